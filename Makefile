@@ -1,0 +1,49 @@
+# Marquee. `make run` serves the demo on the embedded default; `make test` runs every test.
+SHELL := /bin/bash
+GO ?= go
+export PATH := $(HOME)/go/bin:$(shell $(GO) env GOPATH 2>/dev/null)/bin:$(PATH)
+
+TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
+TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
+export TEST_DATABASE_URL TEST_REDIS_URL
+
+.PHONY: run build assets deps test test-go test-types test-browser services bench clean
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+deps: node_modules/.installed
+
+assets: deps
+	$(GO) run ./scripts/build
+
+build: assets
+	$(GO) build -o bin/marquee .
+
+run: build
+	./bin/marquee migrate
+	./bin/marquee seed-demo
+	./bin/marquee serve
+
+# Installs or starts PostgreSQL, Redis, MinIO and Chromium when missing.
+services:
+	bash scripts/services.sh
+
+test: build services test-types test-go test-browser
+
+test-types: deps
+	npx tsc --noEmit -p .
+
+test-go:
+	$(GO) vet ./...
+	$(GO) test -count=1 -p 2 ./...
+
+test-browser: build
+	node --test --test-concurrency=1 scripts/browser/
+
+bench: build services
+	bash scripts/bench
+
+clean:
+	rm -rf bin public/build node_modules/.installed

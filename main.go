@@ -1,0 +1,60 @@
+// Command marquee runs the Marquee creator platform.
+//
+//	marquee serve       serve the main site (PORT) and the auth site (AUTH_PORT)
+//	marquee migrate     apply database migrations
+//	marquee seed-demo   create the demo apps (idempotent)
+//	marquee app ...     manage apps and members from the command line
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], logger); err != nil {
+		fmt.Fprintln(os.Stderr, "marquee:", err)
+		os.Exit(1)
+	}
+}
+
+const usage = `usage: marquee <command>
+
+commands:
+  serve                                  serve the main and auth sites
+  migrate                                apply database migrations
+  seed-demo                              create the demo apps (safe to repeat)
+  app create NAME --creator EMAIL        create an app
+  app set NAME KEY=VALUE...              change app settings (e.g. features.store.enabled=false)
+  member set-role NAME EMAIL ROLE        give a user a role in an app`
+
+func run(ctx context.Context, args []string, logger *slog.Logger) error {
+	if len(args) == 0 {
+		return fmt.Errorf("%s", usage)
+	}
+	switch args[0] {
+	case "serve":
+		return serve(ctx, logger)
+	case "migrate":
+		app, err := openApp(ctx, logger)
+		if err != nil {
+			return err
+		}
+		defer app.Close()
+		logger.Info("migrations applied")
+		return nil
+	case "seed-demo":
+		return seedDemo(ctx, logger)
+	case "app", "member":
+		return manage(ctx, args, logger)
+	default:
+		return fmt.Errorf("unknown command %q\n%s", args[0], usage)
+	}
+}

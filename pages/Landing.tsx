@@ -1,0 +1,222 @@
+import { Layout } from "./components/Layout";
+import { formatDate, formatMoney, formatTime12, relativeTime, truncate } from "./lib/format";
+import { appSeo, SeoHead } from "./lib/seo";
+import { displayTitle } from "./components/Header";
+import type { AppView, EventView, ItemView, LinkItem, MessageView, PageProps } from "./lib/types";
+
+type Props = PageProps<{ appName?: string }>;
+
+const EMPTY = "it's quiet here...";
+
+function visibleLinks(app: AppView): LinkItem[] {
+  const f = app.settings.features.links;
+  if (!app.settings.landingPage.showLinkInBio || !f.enabled) return [];
+  return (f.settings.links ?? []).filter((l) => l.enabled !== false && l.url.trim() !== "");
+}
+
+function domainOf(url: string): string {
+  const m = /^[a-z]+:\/\/([^/?#:]+)/i.exec(url);
+  return m ? m[1] : "";
+}
+
+function faviconUrl(url: string): string {
+  return "https://www.google.com/s2/favicons?domain=" + encodeURIComponent(domainOf(url)) + "&sz=32";
+}
+
+function Section({ title, viewAll, children }: { title: string; viewAll: string | null; children: React.ReactNode }) {
+  return (
+    <section className="landing-section" aria-label={title}>
+      <div className="section-head">
+        <h2>{title}</h2>
+        {viewAll && (
+          <a className="view-all" href={viewAll}>
+            View all
+          </a>
+        )}
+      </div>
+      {children}
+    </section>
+  );
+}
+
+function PostCard({ post, base, now }: { post: MessageView; base: string; now: string }) {
+  const image = post.attachments.find((a) => a.media.type === "IMAGE")?.media;
+  return (
+    <li className="card post-card">
+      <a href={base + "/posts/" + post.id}>
+        {image && <img src={image.signedUrl} alt="" loading="lazy" width={96} height={96} />}
+        <div>
+          <p className="post-text">{truncate(post.content, 120)}</p>
+          <p className="meta">
+            @{post.sender.username} · <time dateTime={post.createdAt}>{relativeTime(post.createdAt, now)}</time>
+            {post._count.reactions > 0 && <> · ❤️ {post._count.reactions}</>}
+          </p>
+        </div>
+      </a>
+    </li>
+  );
+}
+
+function EventCard({ event, base }: { event: EventView; base: string }) {
+  const image = event.media[0];
+  return (
+    <li className="card event-card">
+      <a href={base + "/events/" + event.id}>
+        {image && <img src={image.signedUrl} alt="" loading="lazy" width={120} height={60} />}
+        <div>
+          <h3>{event.name}</h3>
+          <p className="meta">
+            <time dateTime={event.startDate}>
+              {formatDate(event.startDate)} · {formatTime12(event.startDate)}
+            </time>
+            {event.location && <> · {event.location}</>}
+          </p>
+        </div>
+      </a>
+    </li>
+  );
+}
+
+function ItemCard({ item, base }: { item: ItemView; base: string }) {
+  const image = item.media[0];
+  return (
+    <li className="card item-card">
+      <a href={base + "/store/items/" + item.id}>
+        {image && <img src={image.signedUrl} alt="" loading="lazy" width={160} height={160} />}
+        <h3>{item.name}</h3>
+        <p className="price">
+          {formatMoney(item.price, item.currency)}
+          {item.comparePrice != null && item.comparePrice > item.price && (
+            <s className="compare">{formatMoney(item.comparePrice, item.currency)}</s>
+          )}
+        </p>
+      </a>
+    </li>
+  );
+}
+
+function LandingError({ props }: { props: Props }) {
+  return (
+    <main className="page">
+      <div className="state state-error" role="alert">
+        <p>{props.error}</p>
+        <a className="button" href={props.path}>
+          Retry
+        </a>
+      </div>
+    </main>
+  );
+}
+
+export default function Landing(props: Props) {
+  const app = props.app;
+  if (!app) return <LandingError props={props} />;
+  const base = "/apps/" + app.name;
+  const signedIn = props.viewer.user !== null;
+  const f = app.settings.features;
+  const links = visibleLinks(app);
+  const viewAll = (path: string) => (signedIn ? base + path : null);
+  const authQuery = "?app=" + encodeURIComponent(app.name);
+
+  return (
+    <Layout props={props}>
+      {app.banner && (
+        <img className="banner" src={app.banner.signedUrl} alt={displayTitle(app) + " banner"} width={1200} height={400} fetchPriority="high" />
+      )}
+      <div className="landing">
+        <h1 className="landing-title">{displayTitle(app)}</h1>
+        {app.bio && <div className="bio" dangerouslySetInnerHTML={{ __html: app.bio }} />}
+
+        {!signedIn && (
+          <div className="auth-buttons">
+            <a className="button" href={props.authUrl + "/authenticate/signin" + authQuery}>
+              Sign In
+            </a>
+            <a className="button button-secondary" href={props.authUrl + "/authenticate/signup" + authQuery}>
+              Sign Up
+            </a>
+          </div>
+        )}
+
+        {links.length > 0 && (
+          <section className={"links links-" + (f.links.settings.layout || "grid")} aria-label="Links">
+            <h2 className="visually-hidden">Links</h2>
+            <ul>
+              {links.map((l) => (
+                <li key={l.id}>
+                  <a href={l.url} rel="noopener noreferrer" target="_blank">
+                    <img src={faviconUrl(l.url)} alt="" width={32} height={32} loading="lazy" />
+                    <span>{l.title}</span>
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </section>
+        )}
+
+        {f.community.enabled && (
+          <Section title="Posts" viewAll={viewAll("/community")}>
+            {app.recentPosts.length === 0 ? (
+              <p className="empty">{EMPTY}</p>
+            ) : (
+              <ul className="card-list">
+                {app.recentPosts.map((p) => (
+                  <PostCard key={p.id} post={p} base={base} now={props.now} />
+                ))}
+              </ul>
+            )}
+          </Section>
+        )}
+
+        {f.events.enabled && (
+          <Section title="Upcoming Events" viewAll={viewAll("/events")}>
+            {app.upcomingEvents.length === 0 ? (
+              <p className="empty">{EMPTY}</p>
+            ) : (
+              <ul className="card-list">
+                {app.upcomingEvents.map((e) => (
+                  <EventCard key={e.id} event={e} base={base} />
+                ))}
+              </ul>
+            )}
+          </Section>
+        )}
+
+        {f.store.enabled && (
+          <Section title="Featured Items" viewAll={viewAll("/store")}>
+            {app.featuredStoreItems.length === 0 ? (
+              <p className="empty">{EMPTY}</p>
+            ) : (
+              <ul className="item-grid">
+                {app.featuredStoreItems.map((i) => (
+                  <ItemCard key={i.id} item={i} base={base} />
+                ))}
+              </ul>
+            )}
+          </Section>
+        )}
+      </div>
+    </Layout>
+  );
+}
+
+export function head(props: Props) {
+  const app = props.app;
+  if (!app) return <title>Failed to load landing page</title>;
+  const seo = appSeo(app, props);
+  const sameAs = visibleLinks(app).map((l) => l.url);
+  seo.jsonLd = {
+    "@context": "https://schema.org",
+    "@type": "ProfilePage",
+    url: seo.url,
+    mainEntity: {
+      "@type": "Person",
+      name: seo.title,
+      description: seo.description,
+      url: seo.url,
+      ...(seo.image ? { image: seo.image } : {}),
+      ...(sameAs.length ? { sameAs } : {}),
+    },
+  };
+  return <SeoHead seo={seo} />;
+}

@@ -1,0 +1,179 @@
+// The JSON shapes the Go server sends to pages and islands (SPEC.md section 3).
+
+export type Role = "PUBLIC" | "AUTHENTICATED" | "FOLLOWER" | "SUBSCRIBER" | "MODERATOR" | "ADMIN" | "CREATOR";
+
+export interface MediaView {
+  id: string;
+  name: string;
+  type: "IMAGE" | "VIDEO" | "OTHER";
+  size: number;
+  mimeType: string;
+  path: string;
+  description: string;
+  mediaKey: string;
+  appId: string | null;
+  signedUrl: string;
+  createdAt: string;
+}
+
+export interface UserSummary {
+  id: string;
+  username: string;
+  media: MediaView[];
+}
+
+export interface MessageView {
+  id: string;
+  content: string;
+  type: "POST" | "STORY" | "REPLY";
+  senderId: string;
+  sender: UserSummary;
+  attachments: { id: string; mediaId: string; media: MediaView }[];
+  reactions: { id: string; reaction: string; mediaId: string | null; sender: { id: string } }[];
+  tags: { id: string; name: string }[];
+  replies?: MessageView[];
+  createdAt: string;
+  _count: { reactions: number; replies: number };
+  parentMessageId: string | null;
+  communityId: string;
+  isFeatured: boolean;
+}
+
+export interface EventView {
+  id: string;
+  appId: string;
+  name: string;
+  description: string;
+  location: string;
+  startDate: string;
+  endDate: string;
+  type: "LIVESTREAM" | "MEETUP" | "CLASS" | "CONFERENCE" | "OTHER";
+  isFeatured: boolean;
+  isOfficial: boolean;
+  banner: MediaView | null;
+  media: MediaView[];
+  attendeeCount: number;
+  isAttending: boolean;
+  userRole: "HOST" | "MODERATOR" | "ATTENDEE" | null;
+  creatorId: string;
+}
+
+export interface VariantView {
+  id: string;
+  name: string;
+  value: string;
+  priceAdjustment: number;
+  price: number;
+  stock: number | null;
+}
+
+export interface ItemView {
+  id: string;
+  storeId: string;
+  name: string;
+  description: string;
+  type: "PHYSICAL" | "DIGITAL" | "SERVICE" | "SUBSCRIPTION" | "EVENT_TICKET";
+  price: number;
+  comparePrice: number | null;
+  currency: string;
+  stock: number | null;
+  sku: string;
+  isFeatured: boolean;
+  media: MediaView[];
+  tags: { id: string; name: string }[];
+  variants: VariantView[];
+}
+
+export interface LinkItem {
+  id: string;
+  title: string;
+  url: string;
+  icon: string;
+  enabled: boolean;
+}
+
+export interface ContentSettings {
+  create_permission: string;
+}
+
+export interface AppSettings {
+  basic: { displayName: string; metaDescription: string; keywords: string };
+  ui: { footerOrder: string[] };
+  landingPage: { showLinkInBio: boolean };
+  features: {
+    community: {
+      enabled: boolean;
+      name: string;
+      description: string;
+      settings: {
+        content_settings: ContentSettings;
+        allowReactions: boolean;
+        allowSharing: boolean;
+        allowReporting: boolean;
+        allowComments: boolean;
+      };
+    };
+    store: { enabled: boolean };
+    events: { enabled: boolean; settings: { content_settings: ContentSettings } };
+    chat: { enabled: boolean };
+    donations: { enabled: boolean; settings: { suggestedAmounts: number[] } };
+    links: { enabled: boolean; settings: { links: LinkItem[]; layout: string } };
+    subscriptionGating: {
+      enabled: boolean;
+      settings: { required: boolean; landingPageOnly: boolean; description: string };
+    };
+  };
+}
+
+export interface AppView {
+  id: string;
+  name: string;
+  status: string;
+  version: string;
+  description: string;
+  bio: string;
+  media: MediaView[];
+  logo: MediaView | null;
+  banner: MediaView | null;
+  title: MediaView | null;
+  splash: MediaView | null;
+  settings: AppSettings;
+  donationTiers: { id: string; name: string; requiredAmount: number; description: string }[];
+  suggestedDonationAmounts: number[];
+  community: { id: string; name: string; description: string; _count: { posts: number }; posts: MessageView[] } | null;
+  store: { id: string; currency: string; items: ItemView[] } | null;
+  events: EventView[];
+  _count: { members: number; events: number; quizzes: number; media: number };
+  recentPosts: MessageView[];
+  upcomingEvents: EventView[];
+  featuredStoreItems: ItemView[];
+}
+
+export interface Permissions {
+  canPost: boolean;
+  canCreateStories: boolean;
+  canCreateEvents: boolean;
+  canModerate: boolean;
+  canManage: boolean;
+  canAccessStore: boolean;
+  canFeature: boolean;
+}
+
+export interface ViewerProps {
+  user: { id: string; username: string; pictureUrl: string } | null;
+  role: Role;
+  permissions: Permissions;
+}
+
+// PageProps mirrors server.PageProps.
+export interface PageProps<D = unknown> {
+  app: AppView | null;
+  viewer: ViewerProps;
+  path: string;
+  publicUrl: string;
+  authUrl: string;
+  now: string;
+  data: D;
+  error?: string;
+  status?: number;
+}

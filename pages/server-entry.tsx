@@ -1,0 +1,26 @@
+// The server bundle: goja evaluates this once per runtime, then Go calls
+// globalThis.marqueeRender(page, propsJSON) for every request.
+import { createElement } from "react";
+import { renderToStaticMarkup, renderToString } from "react-dom/server";
+import { collectedIslands, resetIslands } from "../islands/Island";
+import { pages } from "./registry";
+
+type RenderOutput = { html: string; head: string; status: number; islands: string[] };
+
+function marqueeRender(name: string, propsJSON: string): string {
+  const page = Object.prototype.hasOwnProperty.call(pages, name) ? pages[name] : undefined;
+  if (!page) throw new Error("unknown page: " + name);
+  const props = JSON.parse(propsJSON);
+  resetIslands();
+  const html = renderToString(createElement(page.component, props));
+  const headEl = page.head ? page.head(props) : null;
+  const out: RenderOutput = {
+    html,
+    head: headEl ? renderToStaticMarkup(headEl) : "",
+    status: page.status ? page.status(props) : 200,
+    islands: collectedIslands().slice(),
+  };
+  return JSON.stringify(out);
+}
+
+(globalThis as any).marqueeRender = marqueeRender;

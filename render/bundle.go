@@ -1,0 +1,87 @@
+package render
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/evanw/esbuild/pkg/api"
+)
+
+// ServerBuildOptions are the esbuild options for a bundle that goja runs.
+// They live here once so the real build (scripts/build) and the test fixtures
+// produce bundles the same way.
+// root is the project root (where node_modules lives); relative entry and
+// out paths are resolved against it.
+func ServerBuildOptions(root, entry, outFile string) api.BuildOptions {
+	return api.BuildOptions{
+		AbsWorkingDir: root,
+		EntryPoints:   []string{entry},
+		Outfile:       outFile,
+		Bundle:        true,
+		Write:         true,
+		Format:        api.FormatIIFE,
+		// "browser" keeps esbuild from assuming Node built-ins; goja has neither.
+		Platform: api.PlatformBrowser,
+		// goja runs ES5.1 plus most of ES2015-2020; es2017 lowers the rest
+		// (object spread, ?. and ??) so nothing newer reaches it.
+		Target:            api.ES2017,
+		MinifyWhitespace:  true,
+		MinifySyntax:      true,
+		MinifyIdentifiers: true,
+		JSX:               api.JSXAutomatic,
+		Define:            map[string]string{"process.env.NODE_ENV": `"production"`},
+		// The legacy server build provides renderToString and touches no host
+		// API (MessageChannel, TextEncoder, ...) that goja lacks.
+		// react-dom's package exports hide cjs/, so alias to the file path
+		// (alias targets starting with ./ resolve in AbsWorkingDir).
+		Alias: map[string]string{
+			"react-dom/server": "./node_modules/react-dom/cjs/react-dom-server-legacy.browser.production.js",
+		},
+		LogLevel: api.LogLevelSilent,
+	}
+}
+
+// BuildServerBundle bundles entry into outFile for goja. Relative paths are
+// taken from the project root (found by walking up to go.mod), so it works
+// from scripts/build and from tests running in render/.
+func BuildServerBundle(entry, outFile string) error {
+	root, err := ProjectRoot()
+	if err != nil {
+		return err
+	}
+	if !filepath.IsAbs(outFile) {
+		outFile = filepath.Join(root, outFile)
+	}
+	res := api.Build(ServerBuildOptions(root, entry, outFile))
+	return BuildError(res.Errors)
+}
+
+// ProjectRoot is the nearest directory at or above the working directory
+// that holds go.mod.
+func ProjectRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// BuildError turns esbuild messages into one readable error (nil if none).
+func BuildError(msgs []api.Message) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	formatted := api.FormatMessages(msgs, api.FormatMessagesOptions{Kind: api.ErrorMessage})
+	return fmt.Errorf("esbuild: %d error(s):\n%s", len(msgs), strings.Join(formatted, ""))
+}

@@ -1,0 +1,128 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"html"
+	"html/template"
+	"strings"
+)
+
+// DocumentData is what the HTML shell needs besides the render result.
+type DocumentData struct {
+	Lang       string // default "en"
+	Result     Result
+	BodyClass  string
+	ThemeColor string
+}
+
+// RuntimeChunksKey is the Manifest.Chunks key for the client runtime's own
+// chunks. Island names start with a capital letter, so it can't collide.
+const RuntimeChunksKey = "runtime"
+
+// Document wraps a render result in the page shell. CSS is inlined so the
+// first paint needs no second request; scripts appear only when the page
+// rendered islands, and they are modules, so they never block the paint.
+func (e *Engine) Document(d DocumentData) []byte {
+	lang := d.Lang
+	if lang == "" {
+		lang = "en"
+	}
+	var b strings.Builder
+	b.Grow(len(d.Result.HTML) + len(d.Result.Head) + len(e.css) + 1024)
+	b.WriteString(`<!doctype html><html lang="`)
+	b.WriteString(html.EscapeString(lang))
+	b.WriteString(`"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover">`)
+	b.WriteString(d.Result.Head)
+	if e.css != "" {
+		b.WriteString("<style>")
+		// A stylesheet can't contain "</style" legitimately; guard anyway.
+		b.WriteString(strings.ReplaceAll(e.css, "</style", `<\/style`))
+		b.WriteString("</style>")
+	}
+	b.WriteString(`<link rel="manifest" href="/manifest.webmanifest">`)
+	if d.ThemeColor != "" {
+		b.WriteString(`<meta name="theme-color" content="`)
+		b.WriteString(html.EscapeString(d.ThemeColor))
+		b.WriteString(`">`)
+	}
+	b.WriteString("</head><body")
+	if d.BodyClass != "" {
+		b.WriteString(` class="`)
+		b.WriteString(html.EscapeString(d.BodyClass))
+		b.WriteString(`"`)
+	}
+	b.WriteString(">")
+	b.WriteString(d.Result.HTML)
+	if len(d.Result.Islands) > 0 {
+		e.writeIslandScripts(&b, d.Result.Islands)
+	}
+	b.WriteString("</body></html>")
+	return []byte(b.String())
+}
+
+// writeIslandScripts writes the island URL map, module preloads for the
+// runtime, the used islands and their chunks, and the runtime script.
+func (e *Engine) writeIslandScripts(b *strings.Builder, islands []string) {
+	urls := make(map[string]string, len(islands))
+	preload := []string{e.manifest.Runtime}
+	preload = append(preload, e.manifest.Chunks[RuntimeChunksKey]...)
+	for _, name := range islands {
+		url, ok := e.manifest.Islands[name]
+		if !ok {
+			e.log.Error("render: island missing from build manifest", "island", name)
+			continue
+		}
+		urls[name] = url
+		preload = append(preload, url)
+		preload = append(preload, e.manifest.Chunks[name]...)
+	}
+	// encoding/json escapes <, > and & as \u003c..., so the map can't end
+	// the script element early.
+	mapJSON, _ := json.Marshal(urls)
+	b.WriteString(`<script type="application/json" id="marquee-islands">`)
+	b.Write(mapJSON)
+	b.WriteString("</script>")
+	seen := make(map[string]bool, len(preload))
+	for _, url := range preload {
+		if url == "" || seen[url] {
+			continue
+		}
+		seen[url] = true
+		b.WriteString(`<link rel="modulepreload" href="`)
+		b.WriteString(html.EscapeString(url))
+		b.WriteString(`">`)
+	}
+	b.WriteString(`<script type="module" src="`)
+	b.WriteString(html.EscapeString(e.manifest.Runtime))
+	b.WriteString(`"></script>`)
+}
+
+var fallbackTemplate = template.Must(template.New("fallback").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover">
+<title>{{.Title}}</title>
+{{if .CSS}}<style>{{.CSS}}</style>{{end}}
+</head><body>
+<main class="fallback">
+<h1>{{.Title}}</h1>
+<p>{{.Message}}</p>
+{{if .Links}}<ul>{{range .Links}}<li><a href="{{index . 1}}">{{index . 0}}</a></li>{{end}}</ul>{{end}}
+</main>
+</body></html>`))
+
+// FallbackDocument is a plain page, rendered without goja, for when a render
+// fails: it still carries the site's CSS and links (label, href) onward.
+func (e *Engine) FallbackDocument(title, message string, links [][2]string) []byte {
+	var buf bytes.Buffer
+	err := fallbackTemplate.Execute(&buf, struct {
+		Title, Message string
+		CSS            template.CSS
+		Links          [][2]string
+	}{title, message, template.CSS(e.css), links})
+	if err != nil {
+		e.log.Error("render: fallback document", "err", err)
+		return []byte("<!doctype html><title>Error</title><p>Something went wrong.</p>")
+	}
+	return buf.Bytes()
+}

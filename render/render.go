@@ -1,0 +1,232 @@
+// Package render runs the React pages under goja: the server bundle is
+// compiled once, a bounded pool of runtimes evaluates it, and Render turns a
+// page name plus props into HTML, head tags, a status and the islands used.
+package render
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/dop251/goja"
+)
+
+// ErrTimeout is returned when a render runs longer than Options.Timeout.
+var ErrTimeout = errors.New("render timed out")
+
+// Options configure an Engine; zero values get sensible defaults.
+type Options struct {
+	ManifestPath string // default public/build/manifest.json
+	PoolSize     int    // default runtime.NumCPU()
+	Timeout      time.Duration
+	Logger       *slog.Logger
+}
+
+// Manifest is public/build/manifest.json, written by scripts/build.
+type Manifest struct {
+	Server  string              `json:"server"`  // file path of the server bundle
+	CSS     string              `json:"css"`     // file path of the stylesheet
+	Runtime string              `json:"runtime"` // URL of the islands client runtime
+	Islands map[string]string   `json:"islands"` // island name -> URL of its module
+	Chunks  map[string][]string `json:"chunks"`  // island name (or "client") -> chunk URLs to preload
+}
+
+// Result is what one page render produced.
+type Result struct {
+	HTML    string   `json:"html"`
+	Head    string   `json:"head"`
+	Status  int      `json:"status"`
+	Islands []string `json:"islands"`
+}
+
+// Engine renders pages. It is safe for concurrent use.
+type Engine struct {
+	opts     Options
+	manifest Manifest
+	program  *goja.Program
+	css      string
+	pool     chan *goja.Runtime // idle runtimes
+	slots    chan struct{}      // one token per runtime that exists; bounds the pool
+	log      *slog.Logger
+}
+
+// New reads the manifest, compiles the server bundle once and reads the CSS.
+// Runtimes are created lazily, up to PoolSize.
+func New(opts Options) (*Engine, error) {
+	if opts.ManifestPath == "" {
+		opts.ManifestPath = "public/build/manifest.json"
+	}
+	if opts.PoolSize <= 0 {
+		opts.PoolSize = runtime.NumCPU()
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 2 * time.Second
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	raw, err := os.ReadFile(opts.ManifestPath)
+	if err != nil {
+		return nil, fmt.Errorf("render: read manifest (run `go run ./scripts/build`): %w", err)
+	}
+	var m Manifest
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("render: parse manifest %s: %w", opts.ManifestPath, err)
+	}
+	// Manifest file paths are relative to the project root, which is where
+	// the manifest's directory tree starts (public/build/manifest.json).
+	base := manifestRoot(opts.ManifestPath)
+	src, err := os.ReadFile(resolve(base, m.Server))
+	if err != nil {
+		return nil, fmt.Errorf("render: read server bundle: %w", err)
+	}
+	program, err := goja.Compile(m.Server, string(src), false)
+	if err != nil {
+		return nil, fmt.Errorf("render: compile server bundle: %w", err)
+	}
+	var css []byte
+	if m.CSS != "" {
+		if css, err = os.ReadFile(resolve(base, m.CSS)); err != nil {
+			return nil, fmt.Errorf("render: read css: %w", err)
+		}
+	}
+	e := &Engine{
+		opts:     opts,
+		manifest: m,
+		program:  program,
+		css:      string(css),
+		pool:     make(chan *goja.Runtime, opts.PoolSize),
+		slots:    make(chan struct{}, opts.PoolSize),
+		log:      opts.Logger,
+	}
+	// Create one runtime now so a bundle that fails to evaluate fails start-up
+	// instead of the first request.
+	rt, err := e.newRuntime()
+	if err != nil {
+		return nil, err
+	}
+	e.slots <- struct{}{}
+	e.pool <- rt
+	return e, nil
+}
+
+// manifestRoot is the directory that manifest paths are relative to: two
+// levels above public/build/manifest.json, or the manifest's own directory
+// for any other layout.
+func manifestRoot(manifestPath string) string {
+	dir := filepath.Dir(manifestPath)
+	if filepath.Base(dir) == "build" && filepath.Base(filepath.Dir(dir)) == "public" {
+		return filepath.Dir(filepath.Dir(dir))
+	}
+	return dir
+}
+
+func resolve(base, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(base, p)
+}
+
+// Manifest returns the build manifest (for static asset routes).
+func (e *Engine) Manifest() Manifest { return e.manifest }
+
+func (e *Engine) newRuntime() (*goja.Runtime, error) {
+	rt := goja.New()
+	if _, err := rt.RunProgram(e.program); err != nil {
+		return nil, fmt.Errorf("render: evaluate server bundle: %w", err)
+	}
+	if _, ok := goja.AssertFunction(rt.Get("marqueeRender")); !ok {
+		return nil, errors.New("render: server bundle does not define marqueeRender")
+	}
+	return rt, nil
+}
+
+// acquire returns an idle runtime, creating one if the pool is not full, or
+// waits until one is released or ctx ends.
+func (e *Engine) acquire(ctx context.Context) (*goja.Runtime, error) {
+	select {
+	case rt := <-e.pool:
+		return rt, nil
+	default:
+	}
+	select {
+	case rt := <-e.pool:
+		return rt, nil
+	case e.slots <- struct{}{}:
+		rt, err := e.newRuntime()
+		if err != nil {
+			<-e.slots
+			return nil, err
+		}
+		return rt, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// release returns a healthy runtime to the pool.
+func (e *Engine) release(rt *goja.Runtime) { e.pool <- rt }
+
+// discard drops a runtime whose state can't be trusted (interrupted or
+// panicked) and frees its slot so a fresh one is made on demand.
+func (e *Engine) discard() { <-e.slots }
+
+// Render runs page with props (marshalled with encoding/json).
+func (e *Engine) Render(ctx context.Context, page string, props any) (res Result, err error) {
+	propsJSON, err := json.Marshal(props)
+	if err != nil {
+		return Result{}, fmt.Errorf("render %s: props: %w", page, err)
+	}
+	rt, err := e.acquire(ctx)
+	if err != nil {
+		return Result{}, fmt.Errorf("render %s: %w", page, err)
+	}
+	healthy := false
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("render %s: panic: %v", page, r)
+		}
+		if healthy {
+			e.release(rt)
+		} else {
+			e.discard()
+		}
+	}()
+
+	// Stop the render at the timeout or when the caller gives up. Either
+	// interrupt leaves the runtime unfit for reuse.
+	timer := time.AfterFunc(e.opts.Timeout, func() { rt.Interrupt(ErrTimeout) })
+	stop := context.AfterFunc(ctx, func() { rt.Interrupt(ctx.Err()) })
+	fn, _ := goja.AssertFunction(rt.Get("marqueeRender"))
+	out, callErr := fn(goja.Undefined(), rt.ToValue(page), rt.ToValue(string(propsJSON)))
+	// If either interrupt fired (even just after the call returned) a pending
+	// interrupt could hit the next render, so the runtime is discarded.
+	timerStopped := timer.Stop()
+	ctxStopped := stop()
+	healthy = timerStopped && ctxStopped
+
+	if callErr != nil {
+		var interrupted *goja.InterruptedError
+		if errors.As(callErr, &interrupted) {
+			if v, ok := interrupted.Value().(error); ok {
+				return Result{}, fmt.Errorf("render %s: %w", page, v)
+			}
+			return Result{}, fmt.Errorf("render %s: %w", page, ErrTimeout)
+		}
+		return Result{}, fmt.Errorf("render %s: %w", page, callErr)
+	}
+	if err := json.Unmarshal([]byte(out.String()), &res); err != nil {
+		return Result{}, fmt.Errorf("render %s: decode result: %w", page, err)
+	}
+	if res.Status == 0 {
+		res.Status = 200
+	}
+	return res, nil
+}

@@ -1,0 +1,207 @@
+// Command build bundles the front end with esbuild into public/build/:
+// the server bundle goja runs, the hashed client modules (islands runtime and
+// one entry per island, sharing React through split chunks), the hashed CSS,
+// and manifest.json that tells the Go server where everything is.
+//
+// Run from the project root: go run ./scripts/build
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/evanw/esbuild/pkg/api"
+
+	"marquee/render"
+)
+
+const outDir = "public/build"
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build failed:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	root, err := render.ProjectRoot()
+	if err != nil {
+		return err
+	}
+	if err := os.Chdir(root); err != nil {
+		return err
+	}
+	// Wipe old output so stale hashed files never linger.
+	if err := os.RemoveAll(outDir); err != nil {
+		return err
+	}
+	m := render.Manifest{
+		Server:  outDir + "/server.js",
+		Islands: map[string]string{},
+		Chunks:  map[string][]string{},
+	}
+	if err := render.BuildServerBundle("pages/server-entry.tsx", m.Server); err != nil {
+		return fmt.Errorf("server bundle: %w", err)
+	}
+	if err := buildClient(root, &m); err != nil {
+		return fmt.Errorf("client bundle: %w", err)
+	}
+	if m.CSS, err = buildCSS(root); err != nil {
+		return fmt.Errorf("css: %w", err)
+	}
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(outDir+"/manifest.json", data, 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("built %s: %d island(s), runtime %s\n", outDir, len(m.Islands), m.Runtime)
+	return nil
+}
+
+// islandEntries lists islands/[A-Z]*.tsx except the Island wrapper itself.
+func islandEntries() ([]string, error) {
+	files, err := filepath.Glob("islands/[A-Z]*.tsx")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, f := range files {
+		if filepath.Base(f) != "Island.tsx" {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+func buildClient(root string, m *render.Manifest) error {
+	islands, err := islandEntries()
+	if err != nil {
+		return err
+	}
+	res := api.Build(api.BuildOptions{
+		AbsWorkingDir:     root,
+		EntryPoints:       append([]string{"islands/client.ts"}, islands...),
+		Outdir:            outDir + "/client",
+		EntryNames:        "[name]-[hash]",
+		ChunkNames:        "chunk-[hash]",
+		Bundle:            true,
+		Write:             true,
+		Splitting:         true,
+		Format:            api.FormatESModule,
+		Platform:          api.PlatformBrowser,
+		Target:            api.ES2020,
+		MinifyWhitespace:  true,
+		MinifySyntax:      true,
+		MinifyIdentifiers: true,
+		JSX:               api.JSXAutomatic,
+		Define:            map[string]string{"process.env.NODE_ENV": `"production"`},
+		Metafile:          true,
+		LogLevel:          api.LogLevelSilent,
+	})
+	if err := render.BuildError(res.Errors); err != nil {
+		return err
+	}
+	var meta metafile
+	if err := json.Unmarshal([]byte(res.Metafile), &meta); err != nil {
+		return err
+	}
+	for out, info := range meta.Outputs {
+		if info.EntryPoint == "" {
+			continue
+		}
+		chunks := meta.staticImports(out)
+		if info.EntryPoint == "islands/client.ts" {
+			m.Runtime = staticURL(out)
+			m.Chunks[render.RuntimeChunksKey] = chunks
+			continue
+		}
+		name := strings.TrimSuffix(filepath.Base(info.EntryPoint), ".tsx")
+		m.Islands[name] = staticURL(out)
+		m.Chunks[name] = chunks
+	}
+	if m.Runtime == "" {
+		return fmt.Errorf("no output for islands/client.ts")
+	}
+	return nil
+}
+
+func buildCSS(root string) (string, error) {
+	res := api.Build(api.BuildOptions{
+		AbsWorkingDir:    root,
+		EntryPoints:      []string{"pages/styles.css"},
+		Outdir:           outDir,
+		EntryNames:       "[name]-[hash]",
+		AssetNames:       "assets/[name]-[hash]",
+		PublicPath:       "/static/build",
+		Bundle:           true,
+		Write:            true,
+		MinifyWhitespace: true,
+		MinifySyntax:     true,
+		Metafile:         true,
+		Loader: map[string]api.Loader{
+			".png": api.LoaderFile, ".svg": api.LoaderFile, ".jpg": api.LoaderFile,
+			".woff": api.LoaderFile, ".woff2": api.LoaderFile,
+		},
+		LogLevel: api.LogLevelSilent,
+	})
+	if err := render.BuildError(res.Errors); err != nil {
+		return "", err
+	}
+	var meta metafile
+	if err := json.Unmarshal([]byte(res.Metafile), &meta); err != nil {
+		return "", err
+	}
+	for out, info := range meta.Outputs {
+		if info.EntryPoint != "" && strings.HasSuffix(out, ".css") {
+			return out, nil
+		}
+	}
+	return "", fmt.Errorf("no css output")
+}
+
+// metafile is the part of esbuild's metafile we read.
+type metafile struct {
+	Outputs map[string]struct {
+		EntryPoint string `json:"entryPoint"`
+		Imports    []struct {
+			Path string `json:"path"`
+			Kind string `json:"kind"`
+		} `json:"imports"`
+	} `json:"outputs"`
+}
+
+// staticImports returns the URLs of every chunk out statically imports,
+// transitively, in a stable order: the browser needs them all before the
+// module runs, so they are worth a modulepreload.
+func (m metafile) staticImports(out string) []string {
+	seen := map[string]bool{}
+	var walk func(string)
+	walk = func(p string) {
+		for _, imp := range m.Outputs[p].Imports {
+			if imp.Kind == "import-statement" && !seen[imp.Path] {
+				seen[imp.Path] = true
+				walk(imp.Path)
+			}
+		}
+	}
+	walk(out)
+	urls := make([]string, 0, len(seen))
+	for p := range seen {
+		urls = append(urls, staticURL(p))
+	}
+	sort.Strings(urls)
+	return urls
+}
+
+// staticURL maps an output path under public/ to the URL the server serves
+// it at: public/build/x.js -> /static/build/x.js.
+func staticURL(path string) string {
+	return "/static/" + strings.TrimPrefix(filepath.ToSlash(path), "public/")
+}

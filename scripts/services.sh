@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Makes sure the servers the tests use are installed and running on this
+# machine: PostgreSQL, Redis, MinIO (for media tests) and Chromium (browser
+# tests). Safe to run repeatedly; it only acts on what is missing.
+set -euo pipefail
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+apt_updated=""
+apt_install() {
+  if [ -z "$apt_updated" ]; then as_root apt-get update -qq; apt_updated=1; fi
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "$@" >/dev/null
+}
+
+# PostgreSQL
+if ! command -v pg_ctlcluster >/dev/null 2>&1; then
+  echo "installing PostgreSQL"; apt_install postgresql
+fi
+if ! pg_isready -h 127.0.0.1 -p 5432 -q 2>/dev/null; then
+  echo "starting PostgreSQL"
+  version=$(ls /etc/postgresql | sort -V | tail -1)
+  as_root pg_ctlcluster --skip-systemctl-redirect "$version" main start
+  for _ in $(seq 1 30); do pg_isready -h 127.0.0.1 -p 5432 -q && break; sleep 1; done
+fi
+# The tests connect as postgres over TCP without a password (trust auth, as on
+# the CI machines). A fresh install uses peer/scram auth; allow local trust.
+if ! psql "postgres://postgres@127.0.0.1:5432/postgres" -Atqc 'select 1' >/dev/null 2>&1; then
+  hba=$(as_root -u postgres psql -Atqc 'show hba_file' 2>/dev/null || true)
+  if [ -n "$hba" ]; then
+    as_root sed -i -E 's/^(host\s+all\s+all\s+127\.0\.0\.1\/32\s+)\S+/\1trust/; s/^(host\s+all\s+all\s+::1\/128\s+)\S+/\1trust/' "$hba"
+    as_root -u postgres psql -Atqc 'select pg_reload_conf()' >/dev/null
+  fi
+fi
+psql "postgres://postgres@127.0.0.1:5432/postgres" -Atqc "select 1 from pg_database where datname='test'" | grep -q 1 ||
+  psql "postgres://postgres@127.0.0.1:5432/postgres" -qc 'create database test'
+
+# Redis
+if ! command -v redis-server >/dev/null 2>&1; then
+  echo "installing Redis"; apt_install redis-server
+fi
+if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
+  echo "starting Redis"
+  mkdir -p /var/lib/redis /var/log/redis 2>/dev/null || true
+  redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no --dir /tmp
+  for _ in $(seq 1 30); do redis-cli ping >/dev/null 2>&1 && break; sleep 0.2; done
+fi
+
+# MinIO (the S3 server the media tests run against), built from source.
+if ! command -v minio >/dev/null 2>&1; then
+  echo "installing MinIO (takes a few minutes the first time)"
+  go install github.com/minio/minio@latest
+fi
+
+# Chromium for the browser tests.
+if [ ! -x /usr/bin/chromium ]; then
+  echo "installing Chromium"; apt_install chromium
+fi

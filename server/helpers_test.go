@@ -1,0 +1,86 @@
+package server
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/uptrace/bun"
+
+	"marquee/render"
+	"marquee/scripts/seed"
+	"marquee/server/media"
+	"marquee/store"
+)
+
+var (
+	engineOnce sync.Once
+	engine     *render.Engine
+	engineErr  error
+)
+
+// testEngine shares one render engine (built by `make build`) across tests.
+func testEngine(t testing.TB) *render.Engine {
+	engineOnce.Do(func() {
+		root, err := render.ProjectRoot()
+		if err != nil {
+			engineErr = err
+			return
+		}
+		engine, engineErr = render.New(render.Options{ManifestPath: filepath.Join(root, "public/build/manifest.json")})
+	})
+	if engineErr != nil {
+		t.Fatalf("render engine (run `make build` first): %v", engineErr)
+	}
+	return engine
+}
+
+type testServer struct {
+	*Server
+	files *media.Local
+}
+
+// newTestServer seeds the demo into db and returns a server over it.
+func newTestServer(t testing.TB, db *bun.DB) *testServer {
+	t.Helper()
+	files := &media.Local{Dir: t.TempDir(), BaseURL: "http://main.test", Key: []byte("test-key")}
+	if err := seed.Demo(context.Background(), db, files); err != nil {
+		t.Fatalf("seed: %v", err)
+	}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if os.Getenv("TEST_VERBOSE") != "" {
+		logger = slog.Default()
+	}
+	st := store.NewStorage(db, store.NewMemoryCache(), media.Signer{Storage: files}, logger)
+	cfg := Config{Port: 3000, AuthPort: 3002, PublicURL: "http://main.test", AuthURL: "http://auth.test"}
+	return &testServer{Server: New(Deps{Config: cfg, Store: st, Renderer: testEngine(t), Files: files, Logger: logger}), files: files}
+}
+
+type response struct {
+	Status int
+	Header http.Header
+	Body   string
+}
+
+// do sends a request to the main site (or the auth site when host is "auth").
+func (ts *testServer) do(t testing.TB, method, target string, body io.Reader, headers map[string]string) response {
+	t.Helper()
+	req := httptest.NewRequest(method, target, body)
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	handler := ts.Main()
+	if strings.HasPrefix(target, "/authenticate") {
+		handler = ts.Auth()
+	}
+	handler.ServeHTTP(rec, req)
+	return response{Status: rec.Code, Header: rec.Header(), Body: rec.Body.String()}
+}

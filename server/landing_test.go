@@ -1,0 +1,120 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/uptrace/bun"
+
+	"marquee/store/storetest"
+)
+
+func TestLandingPageAndAPI(t *testing.T) {
+	storetest.Both(t, func(t *testing.T, db *bun.DB) {
+		ts := newTestServer(t, db)
+
+		page := ts.do(t, "GET", "/apps/demo", nil, nil)
+		if page.Status != http.StatusOK {
+			t.Fatalf("landing status %d: %s", page.Status, page.Body)
+		}
+		for _, want := range []string{
+			"<title>Demo Studio</title>", `<link rel="canonical" href="http://main.test/apps/demo"/>`,
+			`property="og:title"`, `name="twitter:card"`, `application/ld+json`, `name="keywords"`,
+			"Posts", "Upcoming Events", "Featured Items",
+			`href="http://auth.test/authenticate/signin?app=demo"`, `href="http://auth.test/authenticate/signup?app=demo"`,
+			`data-island="Footer"`, `type="module"`,
+		} {
+			if !strings.Contains(page.Body, want) {
+				t.Errorf("landing page lacks %q", want)
+			}
+		}
+		if strings.Contains(page.Body, "View all") {
+			t.Error("visitors must not see View all")
+		}
+		if page.Header.Get("Content-Security-Policy") == "" || page.Header.Get("X-Content-Type-Options") != "nosniff" {
+			t.Error("security headers missing")
+		}
+
+		api := ts.do(t, "GET", "/api/app/demo/landing", nil, nil)
+		if api.Status != http.StatusOK {
+			t.Fatalf("api status %d", api.Status)
+		}
+		var body struct {
+			Success bool
+			Data    struct {
+				ID                 string
+				Name               string
+				Settings           map[string]any
+				RecentPosts        []map[string]any
+				UpcomingEvents     []map[string]any
+				FeaturedStoreItems []map[string]any
+				Community          struct {
+					ID    string
+					Count struct{ Posts int } `json:"_count"`
+				}
+				Banner struct{ SignedURL string }
+			}
+		}
+		if err := json.Unmarshal([]byte(api.Body), &body); err != nil {
+			t.Fatal(err)
+		}
+		if !body.Success || body.Data.Name != "demo" || body.Data.Community.Count.Posts != 30 ||
+			len(body.Data.RecentPosts) == 0 || len(body.Data.UpcomingEvents) == 0 || len(body.Data.FeaturedStoreItems) == 0 ||
+			body.Data.Banner.SignedURL == "" {
+			t.Fatalf("landing api: %+v", body)
+		}
+		// The page shows exactly what the API answers: the first post's text.
+		first := body.Data.RecentPosts[0]["content"].(string)
+		if len(first) > 120 {
+			first = first[:60]
+		}
+		if !strings.Contains(page.Body, htmlEscape(first)) {
+			t.Errorf("page does not show the first post %q", first)
+		}
+
+		byID := ts.do(t, "GET", "/api/app/"+body.Data.ID+"/landing", nil, nil)
+		if byID.Status != http.StatusOK || !strings.Contains(byID.Body, `"name":"demo"`) {
+			t.Fatalf("landing by id: %d", byID.Status)
+		}
+
+		missing := ts.do(t, "GET", "/api/app/nope/landing", nil, nil)
+		if missing.Status != http.StatusNotFound || !strings.Contains(missing.Body, `"success":false`) {
+			t.Fatalf("missing app api: %d %s", missing.Status, missing.Body)
+		}
+		missingPage := ts.do(t, "GET", "/apps/nope", nil, nil)
+		if missingPage.Status != http.StatusNotFound || !strings.Contains(missingPage.Body, "Not found") {
+			t.Fatalf("missing app page: %d", missingPage.Status)
+		}
+
+		acme := ts.do(t, "GET", "/apps/acme", nil, nil)
+		if acme.Status != http.StatusOK || strings.Contains(acme.Body, "Featured Items") {
+			t.Fatalf("acme has the store off and must not show Featured Items (status %d)", acme.Status)
+		}
+
+		index := ts.do(t, "GET", "/apps", nil, nil)
+		if index.Status != http.StatusOK || !strings.Contains(index.Body, "/apps/{appName}") || strings.Contains(index.Body, "<script") {
+			t.Fatalf("apps index: %d", index.Status)
+		}
+
+		health := ts.do(t, "GET", "/healthz", nil, nil)
+		if health.Status != http.StatusOK {
+			t.Fatalf("healthz: %d", health.Status)
+		}
+	})
+}
+
+func htmlEscape(s string) string {
+	r := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#x27;")
+	return r.Replace(s)
+}
+
+func TestHealthzFailsWhenDatabaseIsDown(t *testing.T) {
+	db := storetest.SQLite(t)
+	ts := newTestServer(t, db)
+	db.Close()
+	if got := ts.do(t, "GET", "/healthz", nil, nil); got.Status != http.StatusServiceUnavailable {
+		t.Fatalf("healthz with a closed database: %d", got.Status)
+	}
+}

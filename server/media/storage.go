@@ -1,0 +1,28 @@
+// Package media stores uploaded files in S3/MinIO or on local disk behind the
+// same presigned-URL flow, so the browser code is identical for both.
+package media
+
+import (
+	"context"
+	"io"
+	"time"
+)
+
+// Storage holds file bytes by object key.
+type Storage interface {
+	// PresignPut returns a URL the browser PUTs the file to.
+	PresignPut(ctx context.Context, key, contentType string, ttl time.Duration) (string, error)
+	// PresignGet returns a URL that serves the file until about ttl from now.
+	PresignGet(ctx context.Context, key string, ttl time.Duration) (string, error)
+	// Put stores bytes directly (seed data, server-side writes).
+	Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) error
+	// Open reads a stored object; callers close it.
+	Open(ctx context.Context, key string) (io.ReadCloser, int64, error)
+	// Stat returns the stored size, or an error when the object is missing.
+	Stat(ctx context.Context, key string) (int64, error)
+	Delete(ctx context.Context, key string) error
+}
+
+// URLTTL is how long a signed GET URL stays valid. URLs are computed for a
+// time window so that cached pages carry identical, cacheable URLs.
+const URLTTL = 24 * time.Hour

@@ -1,0 +1,59 @@
+package server
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"marquee/server/media"
+)
+
+// GET /media/{key}?exp&sig serves a locally stored file behind a URL this
+// server signed. With S3 the browser loads presigned S3 URLs instead.
+func (s *Server) mediaGet(c echo.Context) error {
+	local, ok := s.files.(*media.Local)
+	if !ok {
+		return notFound("Not found")
+	}
+	key, err := url.PathUnescape(c.Param("*"))
+	if err != nil {
+		return notFound("Not found")
+	}
+	if err := local.Verify("GET", key, "", c.QueryParam("exp"), c.QueryParam("sig")); err != nil {
+		return forbidden("This link has expired")
+	}
+	f, size, err := local.Open(c.Request().Context(), key)
+	if err != nil {
+		return notFound("Not found")
+	}
+	defer f.Close()
+	ct, inline := media.SafeContentType(key)
+	h := c.Response().Header()
+	h.Set("Content-Type", ct)
+	h.Set("Content-Length", strconv.FormatInt(size, 10))
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
+	h.Set("Cache-Control", "private, max-age=86400")
+	if !inline {
+		h.Set("Content-Disposition", "attachment")
+	}
+	c.Response().WriteHeader(http.StatusOK)
+	if _, err := io.Copy(c.Response(), f); err != nil && !errors.Is(err, io.ErrClosedPipe) {
+		s.logger.Debug("media copy interrupted", "key", key, "err", err)
+	}
+	return nil
+}
+
+// GET /manifest.webmanifest makes the site installable to the home screen.
+func (s *Server) webManifest(c echo.Context) error {
+	c.Response().Header().Set("Content-Type", "application/manifest+json")
+	return c.JSON(http.StatusOK, map[string]any{
+		"name": "Marquee", "short_name": "Marquee", "start_url": "/apps", "display": "standalone",
+		"background_color": "#ffffff", "theme_color": "#111827",
+		"icons": []map[string]string{{"src": "/static/icon.svg", "sizes": "any", "type": "image/svg+xml"}},
+	})
+}

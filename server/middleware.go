@@ -1,0 +1,113 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"marquee/store"
+)
+
+const sessionCookie = "marquee_session"
+
+// Viewer is who is asking, across apps: nil User means a visitor.
+type Viewer struct {
+	User  *store.User
+	Token string
+}
+
+// AppContext is the viewer within one app.
+type AppContext struct {
+	AppID       string
+	Role        string
+	Membership  *store.Membership
+	Permissions store.Permissions
+}
+
+func viewerOf(c echo.Context) *Viewer {
+	if v, ok := c.Get("viewer").(*Viewer); ok {
+		return v
+	}
+	return &Viewer{}
+}
+
+// loadViewer resolves the session cookie. A failed lookup counts as signed
+// out (SPEC.md section 4), so a database hiccup never blocks public pages.
+func (s *Server) loadViewer(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		v := &Viewer{}
+		if ck, err := c.Cookie(sessionCookie); err == nil && ck.Value != "" {
+			user, err := s.store.SessionUser(c.Request().Context(), ck.Value)
+			switch {
+			case err == nil:
+				v.User, v.Token = user, ck.Value
+			case !errors.Is(err, store.ErrNotFound):
+				s.logger.Warn("session lookup failed", "err", err)
+			}
+		}
+		c.Set("viewer", v)
+		return next(c)
+	}
+}
+
+// appContext resolves the viewer's role and permissions in app.
+func (s *Server) appContext(c echo.Context, appID string, settings store.AppSettings) (*AppContext, error) {
+	ac := &AppContext{AppID: appID, Role: store.RolePublic}
+	v := viewerOf(c)
+	if v.User == nil {
+		ac.Permissions = store.PermissionsFor(settings, ac.Role)
+		return ac, nil
+	}
+	ac.Role = store.RoleAuthenticated
+	m, err := s.store.MembershipOf(c.Request().Context(), appID, v.User.ID)
+	if err != nil {
+		return nil, err
+	}
+	if m != nil {
+		ac.Membership, ac.Role = m, m.Role
+	}
+	ac.Permissions = store.PermissionsFor(settings, ac.Role)
+	return ac, nil
+}
+
+// securityHeaders applies to every response; the CSP matters for HTML pages,
+// which inline their CSS and load only same-origin module scripts.
+func (s *Server) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "+
+			"img-src 'self' data: blob: https:; media-src 'self' blob: https:; connect-src 'self' https:; "+
+			"form-action 'self' "+s.cfg.AuthURL+" "+s.cfg.PublicURL+"; frame-ancestors 'none'; base-uri 'self'; object-src 'none'")
+		return next(c)
+	}
+}
+
+// staticCache marks hashed build output immutable; other files revalidate.
+func staticCache(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if strings.HasPrefix(c.Request().URL.Path, "/static/build/") {
+			c.Response().Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+		} else {
+			c.Response().Header().Set("Cache-Control", "public, max-age=3600")
+		}
+		return next(c)
+	}
+}
+
+func setSessionCookie(c echo.Context, token string, secure bool) {
+	c.SetCookie(&http.Cookie{
+		Name: sessionCookie, Value: token, Path: "/", HttpOnly: true, Secure: secure,
+		SameSite: http.SameSiteLaxMode, Expires: time.Now().Add(store.SessionTTL), MaxAge: int(store.SessionTTL / time.Second),
+	})
+}
+
+func clearSessionCookie(c echo.Context, secure bool) {
+	c.SetCookie(&http.Cookie{Name: sessionCookie, Value: "", Path: "/", HttpOnly: true, Secure: secure,
+		SameSite: http.SameSiteLaxMode, MaxAge: -1, Expires: time.Unix(0, 0)})
+}

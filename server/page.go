@@ -1,0 +1,101 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"marquee/store"
+)
+
+// PageProps is what every page component receives. Page-specific data sits
+// in Data, in the same shape the JSON API answers.
+type PageProps struct {
+	App       *store.AppView `json:"app"`
+	Viewer    ViewerProps    `json:"viewer"`
+	Path      string         `json:"path"`
+	PublicURL string         `json:"publicUrl"`
+	AuthURL   string         `json:"authUrl"`
+	Now       time.Time      `json:"now"`
+	Data      any            `json:"data"`
+	Error     string         `json:"error,omitempty"`
+	Status    int            `json:"status,omitempty"`
+}
+
+type ViewerProps struct {
+	User        *ViewerUser       `json:"user"`
+	Role        string            `json:"role"`
+	Permissions store.Permissions `json:"permissions"`
+}
+
+type ViewerUser struct {
+	ID         string `json:"id"`
+	Username   string `json:"username"`
+	PictureURL string `json:"pictureUrl"`
+}
+
+const renderTimeout = 3 * time.Second
+
+// pageProps fills the props every page shares.
+func (s *Server) pageProps(c echo.Context, app *store.AppView, ac *AppContext) PageProps {
+	p := PageProps{
+		App: app, Path: c.Request().URL.Path, PublicURL: s.cfg.PublicURL, AuthURL: s.cfg.AuthURL,
+		Now: time.Now().UTC(), Viewer: ViewerProps{Role: store.RolePublic},
+	}
+	if ac != nil {
+		p.Viewer.Role, p.Viewer.Permissions = ac.Role, ac.Permissions
+	}
+	if u := viewerOf(c).User; u != nil {
+		p.Viewer.User = &ViewerUser{ID: u.ID, Username: u.Username, PictureURL: s.profilePictureURL(c.Request().Context(), u)}
+	}
+	return p
+}
+
+func (s *Server) profilePictureURL(ctx context.Context, u *store.User) string {
+	if u.ProfileMediaID == nil {
+		return ""
+	}
+	m, err := s.store.MediaByID(ctx, *u.ProfileMediaID)
+	if err != nil {
+		return ""
+	}
+	return m.SignedURL
+}
+
+// renderPage runs a page component and writes the document. A failed render
+// is logged and answered with a plain page that still links somewhere useful.
+func (s *Server) renderPage(c echo.Context, page string, props PageProps) error {
+	ctx, cancel := context.WithTimeout(c.Request().Context(), renderTimeout)
+	defer cancel()
+	res, err := s.renderer.Render(ctx, page, props)
+	if err != nil {
+		s.logger.Error("render failed", "page", page, "path", c.Request().URL.Path, "err", err)
+		return s.writeFallback(c, http.StatusInternalServerError, props)
+	}
+	status := res.Status
+	if props.Status != 0 {
+		status = props.Status
+	}
+	c.Response().Header().Set("Cache-Control", "no-cache")
+	return c.HTMLBlob(status, s.renderer.Document(renderDocument(res)))
+}
+
+func (s *Server) writeFallback(c echo.Context, status int, props PageProps) error {
+	title, links := "Marquee", [][2]string{{"Try again", c.Request().URL.String()}}
+	if props.App != nil {
+		title = props.App.Settings.Basic.DisplayName
+		links = append(links, [2]string{"Home", "/apps/" + props.App.Name})
+	}
+	return c.HTMLBlob(status, s.renderer.FallbackDocument(title, "This page could not be shown right now.", links))
+}
+
+// renderErrorPage answers non-API errors with the ErrorPage component.
+func (s *Server) renderErrorPage(c echo.Context, status int, message string) {
+	props := s.pageProps(c, nil, nil)
+	props.Error, props.Status = message, status
+	if err := s.renderPage(c, "ErrorPage", props); err != nil {
+		s.logger.Error("error page failed", "err", err)
+	}
+}

@@ -1,0 +1,95 @@
+// Package server is the HTTP side of Marquee: the main site (pages, JSON API,
+// static files, media) and the auth site, both Echo instances sharing handlers.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"marquee/render"
+	"marquee/server/media"
+	"marquee/store"
+)
+
+// Server holds every dependency a handler needs; nothing is global.
+type Server struct {
+	cfg      Config
+	store    *store.Storage
+	renderer *render.Engine
+	files    media.Storage
+	logger   *slog.Logger
+	main     *echo.Echo
+	auth     *echo.Echo
+}
+
+type Deps struct {
+	Config   Config
+	Store    *store.Storage
+	Renderer *render.Engine
+	Files    media.Storage
+	Logger   *slog.Logger
+}
+
+func New(d Deps) *Server {
+	s := &Server{cfg: d.Config, store: d.Store, renderer: d.Renderer, files: d.Files, logger: d.Logger}
+	if s.logger == nil {
+		s.logger = slog.Default()
+	}
+	s.main = s.newEcho()
+	s.auth = s.newEcho()
+	s.routes()
+	return s
+}
+
+func (s *Server) newEcho() *echo.Echo {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = s.handleError
+	return e
+}
+
+// Main and Auth expose the handlers for tests (httptest) and benchmarks.
+func (s *Server) Main() http.Handler { return s.main }
+func (s *Server) Auth() http.Handler { return s.auth }
+
+// Run serves both sites until ctx is cancelled, then drains in-flight
+// requests for up to 10 seconds.
+func (s *Server) Run(ctx context.Context) error {
+	servers := []*http.Server{
+		{Addr: fmt.Sprintf(":%d", s.cfg.Port), Handler: s.main, ReadHeaderTimeout: 10 * time.Second},
+		{Addr: fmt.Sprintf(":%d", s.cfg.AuthPort), Handler: s.auth, ReadHeaderTimeout: 10 * time.Second},
+	}
+	errs := make(chan error, len(servers))
+	for _, srv := range servers {
+		ln, err := net.Listen("tcp", srv.Addr)
+		if err != nil {
+			return fmt.Errorf("listen %s: %w", srv.Addr, err)
+		}
+		go func(srv *http.Server) {
+			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				errs <- fmt.Errorf("serve %s: %w", srv.Addr, err)
+			}
+		}(srv)
+	}
+	s.logger.Info("serving", "main", s.cfg.PublicURL+"/apps", "auth", s.cfg.AuthURL+"/authenticate/signin")
+	var runErr error
+	select {
+	case <-ctx.Done():
+	case runErr = <-errs:
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, srv := range servers {
+		if err := srv.Shutdown(shutdownCtx); err != nil {
+			s.logger.Warn("shutdown", "addr", srv.Addr, "err", err)
+		}
+	}
+	return runErr
+}

@@ -1,0 +1,141 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+var appNamePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,39}$`)
+
+// CreateApp creates an app with default settings, its community and store,
+// and makes creatorID its CREATOR.
+func (s *Storage) CreateApp(ctx context.Context, name, creatorID string) (*App, error) {
+	if !appNamePattern.MatchString(name) {
+		return nil, fmt.Errorf("app name %q: use 2 to 40 lowercase letters, digits or hyphens", name)
+	}
+	app := &App{ID: NewID(), Name: name, Status: "PUBLIC", Version: "1.0.0", CreatorID: creatorID,
+		Settings: DefaultSettings(name)}
+	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.NewInsert().Model(app).Exec(ctx); err != nil {
+			return fmt.Errorf("insert app: %w", err)
+		}
+		rows := []any{
+			&Community{ID: NewID(), AppID: app.ID, Name: name},
+			&Store{ID: NewID(), AppID: app.ID, Name: name, Currency: "USD"},
+			&Membership{ID: NewID(), AppID: app.ID, UserID: creatorID, Role: RoleCreator},
+		}
+		for _, row := range rows {
+			if _, err := tx.NewInsert().Model(row).Exec(ctx); err != nil {
+				return fmt.Errorf("insert %T: %w", row, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create app %s: %w", name, err)
+	}
+	return app, nil
+}
+
+// UserByEmail finds a user by email (case-insensitive), or ErrNotFound.
+func (s *Storage) UserByEmail(ctx context.Context, email string) (*User, error) {
+	u := new(User)
+	err := s.DB.NewSelect().Model(u).Where("email = ?", strings.ToLower(strings.TrimSpace(email))).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load user %s: %w", email, err)
+	}
+	return u, nil
+}
+
+// SetAppField changes one app field or setting by its dotted path, e.g.
+// "bio", "features.store.enabled" or "basic.displayName". The value is read
+// as JSON when it parses (true, 12, ["A"]) and as a string otherwise.
+func (s *Storage) SetAppField(ctx context.Context, appName, key, raw string) error {
+	app, err := s.AppByIDOrName(ctx, appName)
+	if err != nil {
+		return err
+	}
+	switch key {
+	case "bio":
+		app.Bio = raw
+	case "description":
+		app.Description = raw
+	case "status":
+		app.Status = raw
+	case "version":
+		app.Version = raw
+	default:
+		if app.Settings, err = setSetting(app.Settings, key, raw); err != nil {
+			return err
+		}
+	}
+	app.UpdatedAt = time.Now()
+	if _, err := s.DB.NewUpdate().Model(app).WherePK().Exec(ctx); err != nil {
+		return fmt.Errorf("update app %s: %w", appName, err)
+	}
+	s.InvalidateLanding(ctx, app.ID)
+	return nil
+}
+
+func setSetting(settings AppSettings, key, raw string) (AppSettings, error) {
+	var tree map[string]any
+	b, _ := json.Marshal(settings)
+	if err := json.Unmarshal(b, &tree); err != nil {
+		return settings, fmt.Errorf("read settings: %w", err)
+	}
+	var value any
+	if err := json.Unmarshal([]byte(raw), &value); err != nil {
+		value = raw
+	}
+	parts := strings.Split(key, ".")
+	node := tree
+	for _, p := range parts[:len(parts)-1] {
+		child, ok := node[p].(map[string]any)
+		if !ok {
+			return settings, fmt.Errorf("unknown setting %q", key)
+		}
+		node = child
+	}
+	last := parts[len(parts)-1]
+	if _, ok := node[last]; !ok {
+		return settings, fmt.Errorf("unknown setting %q", key)
+	}
+	node[last] = value
+	b, _ = json.Marshal(tree)
+	var out AppSettings
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&out); err != nil {
+		return settings, fmt.Errorf("setting %q: %w", key, err)
+	}
+	return out, nil
+}
+
+// SetMemberRole gives the user a role in the app; role NONE removes it.
+func (s *Storage) SetMemberRole(ctx context.Context, appID, userID, role string) error {
+	if role == "NONE" {
+		if _, err := s.DB.NewDelete().Model((*Membership)(nil)).Where("app_id = ? AND user_id = ?", appID, userID).Exec(ctx); err != nil {
+			return fmt.Errorf("remove membership: %w", err)
+		}
+		return nil
+	}
+	if !IsMembershipRole(role) {
+		return fmt.Errorf("unknown role %q (use one of %s or NONE)", role, strings.Join(MembershipRoles, ", "))
+	}
+	m := &Membership{ID: NewID(), AppID: appID, UserID: userID, Role: role}
+	if _, err := s.DB.NewInsert().Model(m).On("CONFLICT (app_id, user_id) DO UPDATE").Set("role = EXCLUDED.role").Exec(ctx); err != nil {
+		return fmt.Errorf("set role: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,53 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+	"github.com/uptrace/bun/driver/pgdriver"
+	"github.com/uptrace/bun/driver/sqliteshim"
+)
+
+// Open connects to PostgreSQL when dsn is a postgres:// URL and otherwise
+// treats dsn as a SQLite file path (the embedded default).
+func Open(dsn string) (*bun.DB, error) {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn)))
+		return bun.NewDB(sqldb, pgdialect.New()), nil
+	}
+	path := strings.TrimPrefix(dsn, "sqlite://")
+	if path != ":memory:" && !strings.HasPrefix(path, "file:") {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, fmt.Errorf("create database folder: %w", err)
+		}
+		path = "file:" + path
+	}
+	sep := "?"
+	if strings.Contains(path, "?") {
+		sep = "&"
+	}
+	// WAL and a busy timeout let the server's concurrent requests share one
+	// file; foreign keys are off by default in SQLite.
+	path += sep + "_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)"
+	sqldb, err := sql.Open(sqliteshim.ShimName, path)
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite %s: %w", dsn, err)
+	}
+	return bun.NewDB(sqldb, sqlitedialect.New()), nil
+}
+
+// Ping reports whether the database answers.
+func Ping(ctx context.Context, db *bun.DB) error {
+	var one int
+	if err := db.NewSelect().ColumnExpr("1").Scan(ctx, &one); err != nil {
+		return fmt.Errorf("ping database: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,89 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// EventView is an event in the shape of SPEC.md section 3. IsAttending and
+// UserRole depend on the viewer and stay empty in shared (cached) data.
+type EventView struct {
+	ID            string      `json:"id"`
+	AppID         string      `json:"appId"`
+	Name          string      `json:"name"`
+	Description   string      `json:"description"`
+	Location      string      `json:"location"`
+	StartDate     time.Time   `json:"startDate"`
+	EndDate       time.Time   `json:"endDate"`
+	Type          string      `json:"type"`
+	IsFeatured    bool        `json:"isFeatured"`
+	IsOfficial    bool        `json:"isOfficial"`
+	Banner        *MediaView  `json:"banner"`
+	Media         []MediaView `json:"media"`
+	AttendeeCount int         `json:"attendeeCount"`
+	IsAttending   bool        `json:"isAttending"`
+	UserRole      *string     `json:"userRole"`
+	CreatorID     string      `json:"creatorId"`
+	CreatedAt     time.Time   `json:"createdAt"`
+}
+
+func (s *Storage) eventViews(ctx context.Context, db bun.IDB, events []Event) ([]EventView, error) {
+	views := make([]EventView, len(events))
+	if len(events) == 0 {
+		return views, nil
+	}
+	ids := make([]string, len(events))
+	var mediaIDs []string
+	for i, e := range events {
+		ids[i] = e.ID
+		mediaIDs = append(mediaIDs, derefIDs(e.BannerMediaID)...)
+	}
+	var extra []EventMedia
+	if err := db.NewSelect().Model(&extra).Where("event_id IN (?)", bun.In(ids)).Order("position ASC").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("load event media: %w", err)
+	}
+	for _, m := range extra {
+		mediaIDs = append(mediaIDs, m.MediaID)
+	}
+	media, err := s.mediaViews(ctx, db, mediaIDs)
+	if err != nil {
+		return nil, err
+	}
+	var counts []struct {
+		EventID string `bun:"event_id"`
+		N       int    `bun:"n"`
+	}
+	if err := db.NewSelect().Model((*Attendee)(nil)).ColumnExpr("event_id, COUNT(*) AS n").
+		Where("event_id IN (?)", bun.In(ids)).Group("event_id").Scan(ctx, &counts); err != nil {
+		return nil, fmt.Errorf("count attendees: %w", err)
+	}
+	index := make(map[string]*EventView, len(events))
+	for i, e := range events {
+		views[i] = EventView{
+			ID: e.ID, AppID: e.AppID, Name: e.Name, Description: e.Description, Location: e.Location,
+			StartDate: e.StartDate, EndDate: e.EndDate, Type: e.Type, IsFeatured: e.IsFeatured,
+			IsOfficial: e.IsOfficial, Banner: pick(media, e.BannerMediaID), Media: []MediaView{},
+			CreatorID: e.CreatorID, CreatedAt: e.CreatedAt,
+		}
+		// The banner leads the media list, as the detail carousel shows it first.
+		if views[i].Banner != nil {
+			views[i].Media = append(views[i].Media, *views[i].Banner)
+		}
+		index[e.ID] = &views[i]
+	}
+	for _, m := range extra {
+		if mv, ok := media[m.MediaID]; ok {
+			v := index[m.EventID]
+			if v.Banner == nil || v.Banner.ID != mv.ID {
+				v.Media = append(v.Media, mv)
+			}
+		}
+	}
+	for _, c := range counts {
+		index[c.EventID].AttendeeCount = c.N
+	}
+	return views, nil
+}

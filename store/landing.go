@@ -1,0 +1,253 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/microcosm-cc/bluemonday"
+)
+
+// LandingTTL bounds staleness for what writes cannot invalidate: time passing
+// (an upcoming event becoming past) and signed media URLs expiring.
+const LandingTTL = 10 * time.Minute
+
+const (
+	landingPosts  = 6
+	landingEvents = 5
+	landingItems  = 6
+)
+
+// AppView is the app data of SPEC.md section 3 as GET /api/app/{appId}/landing
+// returns it; the landing page renders from exactly this value.
+type AppView struct {
+	ID                       string         `json:"id"`
+	Name                     string         `json:"name"`
+	Status                   string         `json:"status"`
+	Version                  string         `json:"version"`
+	Description              string         `json:"description"`
+	Bio                      string         `json:"bio"`
+	Media                    []MediaView    `json:"media"`
+	Logo                     *MediaView     `json:"logo"`
+	Banner                   *MediaView     `json:"banner"`
+	Title                    *MediaView     `json:"title"`
+	Splash                   *MediaView     `json:"splash"`
+	Settings                 AppSettings    `json:"settings"`
+	DonationTiers            []DonationTier `json:"donationTiers"`
+	SuggestedDonationAmounts []int64        `json:"suggestedDonationAmounts"`
+	Community                *CommunityView `json:"community"`
+	Store                    *StoreView     `json:"store"`
+	Events                   []EventView    `json:"events"`
+	Count                    AppCount       `json:"_count"`
+	RecentPosts              []MessageView  `json:"recentPosts"`
+	UpcomingEvents           []EventView    `json:"upcomingEvents"`
+	FeaturedStoreItems       []ItemView     `json:"featuredStoreItems"`
+}
+
+type CommunityView struct {
+	ID          string        `json:"id"`
+	Name        string        `json:"name"`
+	Description string        `json:"description"`
+	Count       PostCount     `json:"_count"`
+	Posts       []MessageView `json:"posts"`
+}
+
+type PostCount struct {
+	Posts int `json:"posts"`
+}
+
+type StoreView struct {
+	ID       string     `json:"id"`
+	Currency string     `json:"currency"`
+	Items    []ItemView `json:"items"`
+}
+
+type AppCount struct {
+	Members int `json:"members"`
+	Events  int `json:"events"`
+	Quizzes int `json:"quizzes"`
+	Media   int `json:"media"`
+}
+
+func landingKey(idOrName string) string { return "landing:v1:" + idOrName }
+
+// Landing returns the landing data of an app by id or name, from the cache
+// when it can. A failing cache is logged and skipped: the database answers.
+func (s *Storage) Landing(ctx context.Context, idOrName string) (*AppView, error) {
+	if b, ok, err := s.Cache.Get(ctx, landingKey(idOrName)); err != nil {
+		s.Logger.Warn("landing cache read failed; using the database", "err", err)
+	} else if ok {
+		var view AppView
+		if err := json.Unmarshal(b, &view); err == nil {
+			return &view, nil
+		}
+	}
+	app, err := s.AppByIDOrName(ctx, idOrName)
+	if err != nil {
+		return nil, err
+	}
+	view, err := s.buildLanding(ctx, app, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	if b, err := json.Marshal(view); err == nil {
+		for _, key := range []string{landingKey(app.ID), landingKey(app.Name)} {
+			if err := s.Cache.Set(ctx, key, b, LandingTTL); err != nil {
+				s.Logger.Warn("landing cache write failed", "err", err)
+				break
+			}
+		}
+	}
+	return view, nil
+}
+
+// InvalidateLanding drops the cached landing data of an app. Every write that
+// changes the app, its posts, events or items calls it.
+func (s *Storage) InvalidateLanding(ctx context.Context, appIDOrName string) {
+	appID := appIDOrName
+	keys := []string{landingKey(appID)}
+	if app, err := s.AppByIDOrName(ctx, appID); err == nil {
+		keys = append(keys, landingKey(app.ID), landingKey(app.Name))
+	} else if !errors.Is(err, ErrNotFound) {
+		s.Logger.Warn("landing invalidation: app lookup failed", "app", appID, "err", err)
+	}
+	if err := s.Cache.Delete(ctx, keys...); err != nil {
+		s.Logger.Warn("landing cache invalidation failed", "app", appID, "err", err)
+	}
+}
+
+var bioPolicy = bluemonday.UGCPolicy()
+
+func (s *Storage) buildLanding(ctx context.Context, app *App, now time.Time) (*AppView, error) {
+	db := s.DB
+	view := &AppView{
+		ID: app.ID, Name: app.Name, Status: app.Status, Version: app.Version,
+		Description: app.Description, Bio: bioPolicy.Sanitize(app.Bio), Settings: app.Settings,
+		Media: []MediaView{}, DonationTiers: []DonationTier{}, Events: []EventView{},
+		RecentPosts: []MessageView{}, UpcomingEvents: []EventView{}, FeaturedStoreItems: []ItemView{},
+		SuggestedDonationAmounts: app.Settings.Features.Donations.Settings.SuggestedAmounts,
+	}
+	if view.SuggestedDonationAmounts == nil {
+		view.SuggestedDonationAmounts = []int64{}
+	}
+	if len(view.Settings.UI.FooterOrder) == 0 {
+		view.Settings.UI.FooterOrder = append([]string(nil), DefaultFooterOrder...)
+	}
+	if view.Settings.Features.Links.Settings.Layout == "" {
+		view.Settings.Features.Links.Settings.Layout = "grid"
+	}
+
+	media, err := s.mediaViews(ctx, db, derefIDs(app.LogoMediaID, app.BannerMediaID, app.TitleMediaID, app.SplashMediaID))
+	if err != nil {
+		return nil, err
+	}
+	view.Logo, view.Banner = pick(media, app.LogoMediaID), pick(media, app.BannerMediaID)
+	view.Title, view.Splash = pick(media, app.TitleMediaID), pick(media, app.SplashMediaID)
+
+	links, err := s.LinksOfApp(ctx, app.ID)
+	if err != nil {
+		return nil, err
+	}
+	view.Settings.Features.Links.Settings.Links = links
+
+	features := app.Settings.Features
+	if features.Donations.Enabled {
+		if err := db.NewSelect().Model(&view.DonationTiers).Where("app_id = ?", app.ID).Order("position ASC").Scan(ctx); err != nil {
+			return nil, fmt.Errorf("load donation tiers: %w", err)
+		}
+	}
+
+	if err := s.landingCommunity(ctx, app, view); err != nil {
+		return nil, err
+	}
+	if features.Events.Enabled {
+		var events []Event
+		if err := db.NewSelect().Model(&events).Where("app_id = ? AND end_date >= ?", app.ID, now).
+			Order("start_date ASC").Limit(landingEvents).Scan(ctx); err != nil {
+			return nil, fmt.Errorf("load upcoming events: %w", err)
+		}
+		if view.UpcomingEvents, err = s.eventViews(ctx, db, events); err != nil {
+			return nil, err
+		}
+		view.Events = view.UpcomingEvents
+	}
+	if features.Store.Enabled {
+		if err := s.landingStore(ctx, app, view); err != nil {
+			return nil, err
+		}
+	}
+
+	counts := []struct {
+		dst   *int
+		model any
+	}{
+		{&view.Count.Members, (*Membership)(nil)},
+		{&view.Count.Events, (*Event)(nil)},
+		{&view.Count.Media, (*Media)(nil)},
+	}
+	for _, c := range counts {
+		n, err := db.NewSelect().Model(c.model).Where("app_id = ?", app.ID).Count(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("count %T: %w", c.model, err)
+		}
+		*c.dst = int(n)
+	}
+	return view, nil
+}
+
+func (s *Storage) landingCommunity(ctx context.Context, app *App, view *AppView) error {
+	community, err := s.CommunityOfApp(ctx, app.ID)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	cv := &CommunityView{ID: community.ID, Name: community.Name, Description: community.Description, Posts: []MessageView{}}
+	view.Community = cv
+	if !app.Settings.Features.Community.Enabled {
+		return nil
+	}
+	posts, err := s.DB.NewSelect().Model((*Message)(nil)).
+		Where("community_id = ? AND type = ?", community.ID, MessagePost).Count(ctx)
+	if err != nil {
+		return fmt.Errorf("count posts: %w", err)
+	}
+	cv.Count.Posts = int(posts)
+	var recent []Message
+	if err := s.DB.NewSelect().Model(&recent).Where("community_id = ? AND type = ?", community.ID, MessagePost).
+		Order("created_at DESC", "id DESC").Limit(landingPosts).Scan(ctx); err != nil {
+		return fmt.Errorf("load recent posts: %w", err)
+	}
+	if cv.Posts, err = s.messageViews(ctx, s.DB, recent); err != nil {
+		return err
+	}
+	view.RecentPosts = cv.Posts
+	return nil
+}
+
+func (s *Storage) landingStore(ctx context.Context, app *App, view *AppView) error {
+	shop := new(Store)
+	err := s.DB.NewSelect().Model(shop).Where("app_id = ?", app.ID).Limit(1).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil // an app without a store row simply shows no items
+	}
+	if err != nil {
+		return fmt.Errorf("load store: %w", err)
+	}
+	var items []StoreItem
+	if err := s.DB.NewSelect().Model(&items).Where("store_id = ? AND is_featured = ?", shop.ID, true).
+		Order("created_at DESC", "id DESC").Limit(landingItems).Scan(ctx); err != nil {
+		return fmt.Errorf("load featured items: %w", err)
+	}
+	featured, err := s.itemViews(ctx, s.DB, items)
+	if err != nil {
+		return err
+	}
+	view.FeaturedStoreItems = featured
+	view.Store = &StoreView{ID: shop.ID, Currency: shop.Currency, Items: featured}
+	return nil
+}

@@ -1,0 +1,197 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/uptrace/bun"
+
+	"marquee/scripts/seed"
+	"marquee/server/media"
+	"marquee/store"
+	"marquee/store/storetest"
+)
+
+func seeded(t *testing.T, db *bun.DB, cache store.Cache) *store.Storage {
+	t.Helper()
+	files := &media.Local{Dir: t.TempDir(), BaseURL: "http://test", Key: []byte("k")}
+	if err := seed.Demo(context.Background(), db, files); err != nil {
+		t.Fatalf("seed: %v", err)
+	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	return store.NewStorage(db, cache, media.Signer{Storage: files}, logger)
+}
+
+func testRedis(t *testing.T) *store.RedisCache {
+	t.Helper()
+	url := os.Getenv("TEST_REDIS_URL")
+	if url == "" {
+		url = "redis://127.0.0.1:6379/0"
+	}
+	opts, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := redis.NewClient(opts)
+	t.Cleanup(func() { client.Close() })
+	if err := client.Ping(context.Background()).Err(); err != nil {
+		t.Fatalf("redis at %s: %v", url, err)
+	}
+	// A prefix per test keeps parallel test runs apart.
+	return &store.RedisCache{Client: client, Prefix: fmt.Sprintf("test:%s:%d:", t.Name(), time.Now().UnixNano())}
+}
+
+func TestLandingLoader(t *testing.T) {
+	storetest.Both(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		s := seeded(t, db, store.NewMemoryCache())
+
+		byName, err := s.Landing(ctx, "demo")
+		if err != nil {
+			t.Fatal(err)
+		}
+		byID, err := s.Landing(ctx, byName.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if byID.ID != byName.ID || byID.Name != "demo" {
+			t.Fatalf("id and name lookups differ: %s vs %s", byID.ID, byName.ID)
+		}
+		v := byName
+		if len(v.RecentPosts) == 0 || len(v.RecentPosts) > 6 {
+			t.Fatalf("recent posts: %d", len(v.RecentPosts))
+		}
+		for i := 1; i < len(v.RecentPosts); i++ {
+			if v.RecentPosts[i].CreatedAt.After(v.RecentPosts[i-1].CreatedAt) {
+				t.Fatalf("posts not newest first")
+			}
+		}
+		for _, p := range v.RecentPosts {
+			if p.Type != store.MessagePost || p.Sender.Username == "" {
+				t.Fatalf("bad post %+v", p)
+			}
+			for _, a := range p.Attachments {
+				if !strings.HasPrefix(a.Media.SignedURL, "http://test/media/") {
+					t.Fatalf("attachment not signed: %q", a.Media.SignedURL)
+				}
+			}
+		}
+		if v.Community == nil || v.Community.Count.Posts != 30 {
+			t.Fatalf("community post count: %+v", v.Community)
+		}
+		now := time.Now()
+		if len(v.UpcomingEvents) == 0 || len(v.UpcomingEvents) > 5 {
+			t.Fatalf("upcoming events: %d", len(v.UpcomingEvents))
+		}
+		for _, e := range v.UpcomingEvents {
+			if e.EndDate.Before(now) {
+				t.Fatalf("past event %s in upcoming", e.Name)
+			}
+		}
+		if len(v.FeaturedStoreItems) == 0 {
+			t.Fatal("no featured items")
+		}
+		for _, it := range v.FeaturedStoreItems {
+			if !it.IsFeatured {
+				t.Fatalf("item %s not featured", it.Name)
+			}
+		}
+		if v.Banner == nil || v.Banner.SignedURL == "" || v.Title == nil {
+			t.Fatal("banner and title images missing")
+		}
+		if strings.Contains(v.Bio, "<script") || strings.Contains(v.Bio, "onclick") {
+			t.Fatalf("bio not sanitised: %s", v.Bio)
+		}
+		if !strings.Contains(v.Bio, "<p>") {
+			t.Fatalf("bio lost its markup: %s", v.Bio)
+		}
+		if len(v.Settings.Features.Links.Settings.Links) < 3 || len(v.DonationTiers) == 0 || len(v.SuggestedDonationAmounts) == 0 {
+			t.Fatal("links, tiers or suggested amounts missing")
+		}
+
+		acme, err := s.Landing(ctx, "acme")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if acme.Settings.Features.Store.Enabled || len(acme.FeaturedStoreItems) != 0 || acme.Store != nil {
+			t.Fatal("acme has its store off but the landing shows items")
+		}
+		for _, p := range acme.RecentPosts {
+			for _, d := range v.RecentPosts {
+				if p.ID == d.ID {
+					t.Fatal("acme shows a demo post")
+				}
+			}
+		}
+
+		if _, err := s.Landing(ctx, "missing-app"); err != store.ErrNotFound {
+			t.Fatalf("missing app: %v", err)
+		}
+	})
+}
+
+// insertPost writes a post directly, as a test of caching only.
+func insertPost(t *testing.T, s *store.Storage, app *store.AppView, content string) {
+	t.Helper()
+	msg := &store.Message{ID: store.NewID(), AppID: app.ID, CommunityID: app.Community.ID,
+		SenderID: app.RecentPosts[0].SenderID, Type: store.MessagePost, Content: content,
+		CreatedAt: time.Now().Add(time.Minute)}
+	if _, err := s.DB.NewInsert().Model(msg).Exec(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLandingCacheInvalidation(t *testing.T) {
+	caches := map[string]func(t *testing.T) store.Cache{
+		"memory": func(*testing.T) store.Cache { return store.NewMemoryCache() },
+		"redis":  func(t *testing.T) store.Cache { return testRedis(t) },
+	}
+	for name, makeCache := range caches {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			s := seeded(t, storetest.Postgres(t), makeCache(t))
+			first, err := s.Landing(ctx, "demo")
+			if err != nil {
+				t.Fatal(err)
+			}
+			insertPost(t, s, first, "fresh from the studio")
+
+			// Without invalidation the cached copy is served: proof that it is cached.
+			cached, _ := s.Landing(ctx, first.ID)
+			if cached.RecentPosts[0].Content == "fresh from the studio" {
+				t.Fatal("landing was not cached")
+			}
+			s.InvalidateLanding(ctx, first.ID)
+			for _, key := range []string{"demo", first.ID} {
+				fresh, err := s.Landing(ctx, key)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if fresh.RecentPosts[0].Content != "fresh from the studio" {
+					t.Fatalf("landing by %s still stale after invalidation", key)
+				}
+			}
+		})
+	}
+}
+
+func TestLandingWhenRedisIsDown(t *testing.T) {
+	ctx := context.Background()
+	dead := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", DialTimeout: 100 * time.Millisecond, MaxRetries: -1})
+	t.Cleanup(func() { dead.Close() })
+	s := seeded(t, storetest.SQLite(t), &store.RedisCache{Client: dead})
+	v, err := s.Landing(ctx, "demo")
+	if err != nil {
+		t.Fatalf("landing must fall back to the database: %v", err)
+	}
+	if v.Name != "demo" || len(v.RecentPosts) == 0 {
+		t.Fatalf("fallback landing is empty: %+v", v)
+	}
+	s.InvalidateLanding(ctx, v.ID) // must not panic or block on a dead cache
+}

@@ -1,0 +1,147 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// MessageView is a post, story or reply in the shape of SPEC.md section 3.
+type MessageView struct {
+	ID              string           `json:"id"`
+	Content         string           `json:"content"`
+	Type            string           `json:"type"`
+	SenderID        string           `json:"senderId"`
+	Sender          UserSummary      `json:"sender"`
+	Attachments     []AttachmentView `json:"attachments"`
+	Reactions       []ReactionView   `json:"reactions"`
+	Tags            []TagView        `json:"tags"`
+	Replies         []MessageView    `json:"replies,omitempty"`
+	CreatedAt       time.Time        `json:"createdAt"`
+	Count           MessageCount     `json:"_count"`
+	ParentMessageID *string          `json:"parentMessageId"`
+	CommunityID     string           `json:"communityId"`
+	IsFeatured      bool             `json:"isFeatured"`
+}
+
+type AttachmentView struct {
+	ID      string    `json:"id"`
+	MediaID string    `json:"mediaId"`
+	Media   MediaView `json:"media"`
+}
+
+type ReactionView struct {
+	ID       string       `json:"id"`
+	Reaction string       `json:"reaction"`
+	MediaID  *string      `json:"mediaId"`
+	Sender   ReactionUser `json:"sender"`
+}
+
+type ReactionUser struct {
+	ID string `json:"id"`
+}
+
+type TagView struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+type MessageCount struct {
+	Reactions int `json:"reactions"`
+	Replies   int `json:"replies"`
+}
+
+// messageViews hydrates messages with senders, attachments, reactions, tags
+// and counts using one query per relation, whatever the number of messages.
+func (s *Storage) messageViews(ctx context.Context, db bun.IDB, msgs []Message) ([]MessageView, error) {
+	views := make([]MessageView, len(msgs))
+	if len(msgs) == 0 {
+		return views, nil
+	}
+	ids := make([]string, len(msgs))
+	senders := make([]string, len(msgs))
+	for i, m := range msgs {
+		ids[i], senders[i] = m.ID, m.SenderID
+	}
+
+	users, err := s.userSummaries(ctx, db, senders)
+	if err != nil {
+		return nil, err
+	}
+
+	var attachments []MessageAttachment
+	if err := db.NewSelect().Model(&attachments).Where("message_id IN (?)", bun.In(ids)).
+		Order("position ASC").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("load attachments: %w", err)
+	}
+	mediaIDs := make([]string, len(attachments))
+	for i, a := range attachments {
+		mediaIDs[i] = a.MediaID
+	}
+	media, err := s.mediaViews(ctx, db, mediaIDs)
+	if err != nil {
+		return nil, err
+	}
+
+	var reactions []Reaction
+	if err := db.NewSelect().Model(&reactions).Where("message_id IN (?)", bun.In(ids)).
+		Order("created_at ASC").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("load reactions: %w", err)
+	}
+
+	var tags []struct {
+		MessageID string `bun:"message_id"`
+		ID        string `bun:"id"`
+		Name      string `bun:"name"`
+	}
+	if err := db.NewSelect().TableExpr("message_tags AS mt").Join("JOIN tags AS t ON t.id = mt.tag_id").
+		ColumnExpr("mt.message_id, t.id, t.name").Where("mt.message_id IN (?)", bun.In(ids)).
+		OrderExpr("t.name ASC").Scan(ctx, &tags); err != nil {
+		return nil, fmt.Errorf("load tags: %w", err)
+	}
+
+	var replyCounts []struct {
+		ParentMessageID string `bun:"parent_message_id"`
+		N               int    `bun:"n"`
+	}
+	if err := db.NewSelect().Model((*Message)(nil)).ColumnExpr("parent_message_id, COUNT(*) AS n").
+		Where("parent_message_id IN (?)", bun.In(ids)).Group("parent_message_id").
+		Scan(ctx, &replyCounts); err != nil {
+		return nil, fmt.Errorf("count replies: %w", err)
+	}
+
+	index := make(map[string]*MessageView, len(msgs))
+	for i, m := range msgs {
+		views[i] = MessageView{
+			ID: m.ID, Content: m.Content, Type: m.Type, SenderID: m.SenderID,
+			Sender: users[m.SenderID], Attachments: []AttachmentView{}, Reactions: []ReactionView{},
+			Tags: []TagView{}, CreatedAt: m.CreatedAt, ParentMessageID: m.ParentMessageID,
+			CommunityID: m.CommunityID, IsFeatured: m.IsFeatured,
+		}
+		if views[i].Sender.ID == "" {
+			views[i].Sender = UserSummary{ID: m.SenderID, Username: "unknown", Media: []MediaView{}}
+		}
+		index[m.ID] = &views[i]
+	}
+	for _, a := range attachments {
+		if mv, ok := media[a.MediaID]; ok {
+			v := index[a.MessageID]
+			v.Attachments = append(v.Attachments, AttachmentView{ID: a.MediaID, MediaID: a.MediaID, Media: mv})
+		}
+	}
+	for _, r := range reactions {
+		v := index[r.MessageID]
+		v.Reactions = append(v.Reactions, ReactionView{ID: r.ID, Reaction: r.Reaction, MediaID: r.MediaID, Sender: ReactionUser{ID: r.SenderID}})
+		v.Count.Reactions++
+	}
+	for _, t := range tags {
+		v := index[t.MessageID]
+		v.Tags = append(v.Tags, TagView{ID: t.ID, Name: t.Name})
+	}
+	for _, c := range replyCounts {
+		index[c.ParentMessageID].Count.Replies = c.N
+	}
+	return views, nil
+}

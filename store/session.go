@@ -1,0 +1,66 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// SessionTTL is how long a sign-in lasts.
+const SessionTTL = 30 * 24 * time.Hour
+
+// NewSessionToken returns 256 random bits, URL-safe.
+func NewSessionToken() string {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("crypto/rand failed: " + err.Error())
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+func sessionID(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// CreateSession stores a new session for the user and returns its token.
+func (s *Storage) CreateSession(ctx context.Context, userID, userAgent string) (string, error) {
+	token := NewSessionToken()
+	sess := &Session{ID: sessionID(token), UserID: userID, UserAgent: userAgent, ExpiresAt: time.Now().Add(SessionTTL)}
+	if _, err := s.DB.NewInsert().Model(sess).Exec(ctx); err != nil {
+		return "", fmt.Errorf("create session: %w", err)
+	}
+	return token, nil
+}
+
+// SessionUser returns the user of a live session, or ErrNotFound.
+func (s *Storage) SessionUser(ctx context.Context, token string) (*User, error) {
+	if token == "" {
+		return nil, ErrNotFound
+	}
+	user := new(User)
+	err := s.DB.NewSelect().Model(user).
+		Join("JOIN sessions AS s ON s.user_id = u.id").
+		Where("s.id = ? AND s.expires_at > ?", sessionID(token), time.Now()).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load session: %w", err)
+	}
+	return user, nil
+}
+
+// DeleteSession ends a session; replaying its token afterwards finds nothing.
+func (s *Storage) DeleteSession(ctx context.Context, token string) error {
+	if _, err := s.DB.NewDelete().Model((*Session)(nil)).Where("id = ?", sessionID(token)).Exec(ctx); err != nil {
+		return fmt.Errorf("delete session: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,152 @@
+package store
+
+import (
+	"database/sql/driver"
+	"encoding/json"
+	"fmt"
+)
+
+// AppSettings mirrors the settings tree of SPEC.md section 3. It is stored as
+// JSON text so the same column works on PostgreSQL and SQLite.
+type AppSettings struct {
+	Basic       BasicSettings       `json:"basic"`
+	UI          UISettings          `json:"ui"`
+	LandingPage LandingPageSettings `json:"landingPage"`
+	Features    FeatureSettings     `json:"features"`
+}
+
+type BasicSettings struct {
+	DisplayName     string `json:"displayName"`
+	MetaDescription string `json:"metaDescription"`
+	Keywords        string `json:"keywords"`
+}
+
+type UISettings struct {
+	FooterOrder []string `json:"footerOrder"`
+}
+
+type LandingPageSettings struct {
+	ShowLinkInBio bool `json:"showLinkInBio"`
+}
+
+type FeatureSettings struct {
+	Community          CommunityFeature `json:"community"`
+	Store              SimpleFeature    `json:"store"`
+	Events             EventsFeature    `json:"events"`
+	Chat               SimpleFeature    `json:"chat"`
+	Donations          DonationsFeature `json:"donations"`
+	Links              LinksFeature     `json:"links"`
+	SubscriptionGating GatingFeature    `json:"subscriptionGating"`
+}
+
+type SimpleFeature struct {
+	Enabled bool `json:"enabled"`
+}
+
+type ContentSettings struct {
+	// CreatePermission is a role name (CREATOR, ADMIN, ...); empty means CREATOR.
+	CreatePermission string `json:"create_permission"`
+}
+
+type CommunityFeature struct {
+	Enabled     bool                     `json:"enabled"`
+	Name        string                   `json:"name"`
+	Description string                   `json:"description"`
+	Settings    CommunityFeatureSettings `json:"settings"`
+}
+
+type CommunityFeatureSettings struct {
+	ContentSettings ContentSettings `json:"content_settings"`
+	AllowReactions  bool            `json:"allowReactions"`
+	AllowSharing    bool            `json:"allowSharing"`
+	AllowReporting  bool            `json:"allowReporting"`
+	AllowComments   bool            `json:"allowComments"`
+}
+
+type EventsFeature struct {
+	Enabled  bool                  `json:"enabled"`
+	Settings EventsFeatureSettings `json:"settings"`
+}
+
+type EventsFeatureSettings struct {
+	ContentSettings ContentSettings `json:"content_settings"`
+}
+
+type DonationsFeature struct {
+	Enabled  bool              `json:"enabled"`
+	Settings DonationsSettings `json:"settings"`
+}
+
+type DonationsSettings struct {
+	// SuggestedAmounts are in cents.
+	SuggestedAmounts []int64 `json:"suggestedAmounts"`
+}
+
+type LinksFeature struct {
+	Enabled  bool          `json:"enabled"`
+	Settings LinksSettings `json:"settings"`
+}
+
+type LinksSettings struct {
+	// Links is filled from the links table when the app is loaded; it is not
+	// stored in the settings column.
+	Links  []Link `json:"links"`
+	Layout string `json:"layout"`
+}
+
+type GatingFeature struct {
+	Enabled  bool           `json:"enabled"`
+	Settings GatingSettings `json:"settings"`
+}
+
+type GatingSettings struct {
+	Required        bool   `json:"required"`
+	LandingPageOnly bool   `json:"landingPageOnly"`
+	Description     string `json:"description"`
+}
+
+// DefaultFooterOrder is used when ui.footerOrder is unset.
+var DefaultFooterOrder = []string{"HOME", "COMMUNITY", "STORE", "EVENTS", "CHAT"}
+
+// DefaultSettings are the settings of a new app: community, store and events on.
+func DefaultSettings(displayName string) AppSettings {
+	s := AppSettings{}
+	s.Basic.DisplayName = displayName
+	s.UI.FooterOrder = append([]string(nil), DefaultFooterOrder...)
+	s.Features.Community.Enabled = true
+	s.Features.Community.Settings.AllowReactions = true
+	s.Features.Community.Settings.AllowComments = true
+	s.Features.Store.Enabled = true
+	s.Features.Events.Enabled = true
+	s.Features.Links.Settings.Layout = "grid"
+	return s
+}
+
+func (s AppSettings) Value() (driver.Value, error) {
+	stored := s
+	stored.Features.Links.Settings.Links = nil
+	b, err := json.Marshal(stored)
+	if err != nil {
+		return nil, fmt.Errorf("marshal app settings: %w", err)
+	}
+	return string(b), nil
+}
+
+func (s *AppSettings) Scan(src any) error {
+	var b []byte
+	switch v := src.(type) {
+	case nil:
+		*s = AppSettings{}
+		return nil
+	case string:
+		b = []byte(v)
+	case []byte:
+		b = v
+	default:
+		return fmt.Errorf("scan app settings: unexpected %T", src)
+	}
+	if err := json.Unmarshal(b, s); err != nil {
+		return fmt.Errorf("unmarshal app settings: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,32 @@
+package store
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/uptrace/bun"
+)
+
+// URLSigner turns a media object key into a URL a browser can load.
+type URLSigner interface {
+	SignedURL(ctx context.Context, key string) (string, error)
+}
+
+// Storage is the data layer: the database, the cache and the media URL
+// signer, with one file per entity for its loaders and writes.
+type Storage struct {
+	DB     *bun.DB
+	Cache  Cache
+	Media  URLSigner
+	Logger *slog.Logger
+}
+
+func NewStorage(db *bun.DB, cache Cache, signer URLSigner, logger *slog.Logger) *Storage {
+	if cache == nil {
+		cache = NewMemoryCache()
+	}
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return &Storage{DB: db, Cache: cache, Media: signer, Logger: logger}
+}
