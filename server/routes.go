@@ -33,6 +33,8 @@ func (s *Server) routes() {
 	// Pages.
 	m.GET("/apps", s.pageAppsIndex)
 	m.GET("/apps/:app", s.pageLanding)
+	app := m.Group("/apps/:app", s.appPage)
+	_ = app // app pages are added to this group by their features below
 
 	// JSON API (SPEC.md section 7).
 	api := m.Group("/api")

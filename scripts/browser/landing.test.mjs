@@ -47,7 +47,7 @@ test("with JavaScript the footer island hydrates and its drawer opens", async ()
   await page.goto(server.base + "/apps/demo");
   await page.locator('nav.footer[data-hydrated="true"]').waitFor({ timeout: 10000 });
   const drawer = page.locator(".footer-drawer");
-  assert.equal(await drawer.locator(".footer-drawer-items a").isVisible(), false);
+  assert.equal(await drawer.locator(".footer-drawer-items a", { hasText: "Chat" }).isVisible(), false);
   await page.locator(".footer-drawer-tab").click();
   await page.locator(".footer-drawer-items a", { hasText: "Chat" }).waitFor({ state: "visible" });
   await page.screenshot({ path: join(screenshotDir, "landing-390x844.png"), fullPage: false });
