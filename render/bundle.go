@@ -39,8 +39,40 @@ func ServerBuildOptions(root, entry, outFile string) api.BuildOptions {
 		Alias: map[string]string{
 			"react-dom/server": "./node_modules/react-dom/cjs/react-dom-server-legacy.browser.production.js",
 		},
+		Plugins:  []api.Plugin{joinChunksPlugin},
 		LogLevel: api.LogLevelSilent,
 	}
+}
+
+// joinChunksPlugin rewrites React's renderToString to collect chunks in an
+// array and join them once. Under goja, `result += chunk` copies the whole
+// string on every chunk, which dominated render time (DESIGN.md measures it).
+// The build fails loudly if React's code changes shape, so the patch never
+// silently stops applying.
+var joinChunksPlugin = api.Plugin{
+	Name: "react-join-chunks",
+	Setup: func(b api.PluginBuild) {
+		b.OnLoad(api.OnLoadOptions{Filter: `react-dom-server-legacy\.browser\.production\.js$`}, func(args api.OnLoadArgs) (api.OnLoadResult, error) {
+			raw, err := os.ReadFile(args.Path)
+			if err != nil {
+				return api.OnLoadResult{}, fmt.Errorf("read %s: %w", args.Path, err)
+			}
+			src := string(raw)
+			for _, r := range chunkJoinRewrites {
+				if strings.Count(src, r[0]) != 1 {
+					return api.OnLoadResult{}, fmt.Errorf("react-join-chunks: expected one %q in %s", r[0], args.Path)
+				}
+				src = strings.Replace(src, r[0], r[1], 1)
+			}
+			return api.OnLoadResult{Contents: &src, Loader: api.LoaderJS}, nil
+		})
+	},
+}
+
+var chunkJoinRewrites = [][2]string{
+	{"fatalError = null,\n    result = \"\",", "fatalError = null,\n    result = [],"},
+	{"null !== chunk && (result += chunk);", "null !== chunk && result.push(chunk);"},
+	{"if (!readyToStream) throw Error(formatProdErrorMessage(426));\n  return result;", "if (!readyToStream) throw Error(formatProdErrorMessage(426));\n  return result.join(\"\");"},
 }
 
 // BuildServerBundle bundles entry into outFile for goja. Relative paths are

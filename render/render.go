@@ -5,6 +5,8 @@ package render
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -51,6 +53,7 @@ type Engine struct {
 	manifest Manifest
 	program  *goja.Program
 	css      string
+	buildID  string
 	pool     chan *goja.Runtime // idle runtimes
 	slots    chan struct{}      // one token per runtime that exists; bounds the pool
 	log      *slog.Logger
@@ -101,6 +104,7 @@ func New(opts Options) (*Engine, error) {
 		manifest: m,
 		program:  program,
 		css:      string(css),
+		buildID:  buildID(src, css, raw),
 		pool:     make(chan *goja.Runtime, opts.PoolSize),
 		slots:    make(chan struct{}, opts.PoolSize),
 		log:      opts.Logger,
@@ -114,6 +118,18 @@ func New(opts Options) (*Engine, error) {
 	e.slots <- struct{}{}
 	e.pool <- rt
 	return e, nil
+}
+
+// BuildID changes whenever the bundles, the CSS or the manifest change, so
+// caches of rendered HTML can be keyed by it.
+func (e *Engine) BuildID() string { return e.buildID }
+
+func buildID(parts ...[]byte) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write(p)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 // manifestRoot is the directory that manifest paths are relative to: two

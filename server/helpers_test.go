@@ -59,6 +59,7 @@ func newTestServer(t testing.TB, db *bun.DB) *testServer {
 		logger = slog.Default()
 	}
 	st := store.NewStorage(db, store.NewMemoryCache(), media.Signer{Storage: files}, logger)
+	st.Build = testEngine(t).BuildID()
 	cfg := Config{Port: 3000, AuthPort: 3002, PublicURL: "http://main.test", AuthURL: "http://auth.test"}
 	return &testServer{Server: New(Deps{Config: cfg, Store: st, Renderer: testEngine(t), Files: files, Logger: logger}), files: files}
 }

@@ -27,8 +27,16 @@ func (s *Server) apiLanding(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"success": true, "data": view})
 }
 
-// GET /apps/:app
+// GET /apps/:app. Visitors all see the same page, so it is cached whole for
+// them; signed-in members get it rendered with their role.
 func (s *Server) pageLanding(c echo.Context) error {
+	anonymous := viewerOf(c).User == nil
+	if anonymous {
+		if html, ok := s.store.CachedLandingPage(c.Request().Context(), c.Param("app"), s.store.Build); ok {
+			c.Response().Header().Set("Cache-Control", "no-cache")
+			return c.HTMLBlob(http.StatusOK, html)
+		}
+	}
 	view, err := s.loadLanding(c, c.Param("app"))
 	var appErr *Error
 	if errors.As(err, &appErr) && appErr.Status == http.StatusNotFound {
@@ -46,7 +54,12 @@ func (s *Server) pageLanding(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.renderPage(c, "Landing", s.pageProps(c, view, ac))
+	status, html := s.renderDocument(c, "Landing", s.pageProps(c, view, ac))
+	if anonymous && status == http.StatusOK && c.Param("app") == view.Name {
+		s.store.CacheLandingPage(c.Request().Context(), view.Name, s.store.Build, html)
+	}
+	c.Response().Header().Set("Cache-Control", "no-cache")
+	return c.HTMLBlob(status, html)
 }
 
 // GET /apps

@@ -1,13 +1,18 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/uptrace/bun"
 
+	"marquee/store"
 	"marquee/store/storetest"
 )
 
@@ -110,11 +115,101 @@ func htmlEscape(s string) string {
 	return r.Replace(s)
 }
 
-func TestHealthzFailsWhenDatabaseIsDown(t *testing.T) {
+func TestDatabaseDown(t *testing.T) {
 	db := storetest.SQLite(t)
 	ts := newTestServer(t, db)
 	db.Close()
 	if got := ts.do(t, "GET", "/healthz", nil, nil); got.Status != http.StatusServiceUnavailable {
 		t.Fatalf("healthz with a closed database: %d", got.Status)
+	}
+	// The landing page shows its own error state with Retry, not a blank page.
+	page := ts.do(t, "GET", "/apps/demo", nil, nil)
+	if page.Status != http.StatusServiceUnavailable || !strings.Contains(page.Body, "Failed to load landing page") ||
+		!strings.Contains(page.Body, ">Retry<") {
+		t.Fatalf("landing with a closed database: %d %s", page.Status, page.Body)
+	}
+}
+
+func TestLandingPageCacheFollowsWrites(t *testing.T) {
+	db := storetest.Postgres(t)
+	ts := newTestServer(t, db)
+	ctx := context.Background()
+
+	before := ts.do(t, "GET", "/apps/demo", nil, nil)
+	if before.Status != http.StatusOK {
+		t.Fatalf("status %d", before.Status)
+	}
+	app, err := ts.store.AppByIDOrName(ctx, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	community, err := ts.store.CommunityOfApp(ctx, app.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := &store.Message{ID: store.NewID(), AppID: app.ID, CommunityID: community.ID, SenderID: app.CreatorID,
+		Type: store.MessagePost, Content: "Brand new cached-page check", CreatedAt: time.Now().Add(time.Minute)}
+	if _, err := db.NewInsert().Model(post).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if stale := ts.do(t, "GET", "/apps/demo", nil, nil); strings.Contains(stale.Body, post.Content) {
+		t.Fatal("the visitor page was not cached")
+	}
+	ts.store.InvalidateLanding(ctx, app.ID)
+	if fresh := ts.do(t, "GET", "/apps/demo", nil, nil); !strings.Contains(fresh.Body, post.Content) {
+		t.Fatal("the visitor page is stale after invalidation")
+	}
+
+	// A signed-in member never gets the visitors' cached page.
+	user, err := ts.store.UserByEmail(ctx, "follower@demo.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, err := ts.store.CreateSession(ctx, user.ID, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	member := ts.do(t, "GET", "/apps/demo", nil, map[string]string{"Cookie": sessionCookie + "=" + token})
+	if !strings.Contains(member.Body, "View all") || strings.Contains(member.Body, ">Sign In<") {
+		t.Fatal("signed-in member got the visitor page")
+	}
+}
+
+// TestLandingWithRedis runs the landing page and API as `serve` does with
+// DATABASE_URL=postgres://... and REDIS_URL=redis://...
+func TestLandingWithRedis(t *testing.T) {
+	url := os.Getenv("TEST_REDIS_URL")
+	if url == "" {
+		url = "redis://127.0.0.1:6379/0"
+	}
+	opts, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := redis.NewClient(opts)
+	t.Cleanup(func() { client.Close() })
+	ts := newTestServer(t, storetest.Postgres(t))
+	prefix := "test:landing:" + store.NewID() + ":"
+	ts.store.Cache = &store.RedisCache{Client: client, Prefix: prefix}
+	t.Cleanup(func() {
+		keys, _ := client.Keys(context.Background(), prefix+"*").Result()
+		if len(keys) > 0 {
+			client.Del(context.Background(), keys...)
+		}
+	})
+
+	for i := 0; i < 2; i++ {
+		page := ts.do(t, "GET", "/apps/demo", nil, nil)
+		if page.Status != http.StatusOK || !strings.Contains(page.Body, "Featured Items") {
+			t.Fatalf("landing via redis, round %d: %d", i, page.Status)
+		}
+	}
+	n, err := client.Exists(context.Background(), prefix+"landing:v1:demo").Result()
+	if err != nil || n != 1 {
+		t.Fatalf("landing data not cached in redis: %d %v", n, err)
+	}
+	api := ts.do(t, "GET", "/api/app/demo/landing", nil, nil)
+	if api.Status != http.StatusOK || !strings.Contains(api.Body, `"success":true`) {
+		t.Fatalf("api via redis: %d", api.Status)
 	}
 }

@@ -25,6 +25,9 @@ type AppContext struct {
 	Role        string
 	Membership  *store.Membership
 	Permissions store.Permissions
+	// Gated is the subscription gate's verdict (store.Gated): pages other
+	// than home, cart and checkout redirect home, and the footer hides.
+	Gated bool
 }
 
 func viewerOf(c echo.Context) *Viewer {
@@ -59,6 +62,7 @@ func (s *Server) appContext(c echo.Context, appID string, settings store.AppSett
 	v := viewerOf(c)
 	if v.User == nil {
 		ac.Permissions = store.PermissionsFor(settings, ac.Role)
+		ac.Gated = store.Gated(settings, ac.Role, false)
 		return ac, nil
 	}
 	ac.Role = store.RoleAuthenticated
@@ -70,11 +74,20 @@ func (s *Server) appContext(c echo.Context, appID string, settings store.AppSett
 		ac.Membership, ac.Role = m, m.Role
 	}
 	ac.Permissions = store.PermissionsFor(settings, ac.Role)
+	// Ask for the subscription only when the gate could hold this viewer.
+	if store.Gated(settings, ac.Role, false) {
+		subscribed, err := s.store.HasValidSubscription(c.Request().Context(), appID, v.User.ID, time.Now())
+		if err != nil {
+			return nil, err
+		}
+		ac.Gated = store.Gated(settings, ac.Role, subscribed)
+	}
 	return ac, nil
 }
 
 // securityHeaders applies to every response; the CSP matters for HTML pages,
-// which inline their CSS and load only same-origin module scripts.
+// which inline their CSS and load only same-origin module scripts. Media is
+// served by the main site, so the auth site's pages (app branding) name it.
 func (s *Server) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		h := c.Response().Header()
@@ -82,7 +95,7 @@ func (s *Server) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 		h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "+
-			"img-src 'self' data: blob: https:; media-src 'self' blob: https:; connect-src 'self' https:; "+
+			"img-src 'self' "+s.cfg.PublicURL+" data: blob: https:; media-src 'self' "+s.cfg.PublicURL+" blob: https:; connect-src 'self' https:; "+
 			"form-action 'self' "+s.cfg.AuthURL+" "+s.cfg.PublicURL+"; frame-ancestors 'none'; base-uri 'self'; object-src 'none'")
 		return next(c)
 	}

@@ -28,6 +28,8 @@ type ViewerProps struct {
 	User        *ViewerUser       `json:"user"`
 	Role        string            `json:"role"`
 	Permissions store.Permissions `json:"permissions"`
+	// Gated: the subscription gate holds this viewer back (footer hidden).
+	Gated bool `json:"gated"`
 }
 
 type ViewerUser struct {
@@ -45,7 +47,7 @@ func (s *Server) pageProps(c echo.Context, app *store.AppView, ac *AppContext) P
 		Now: time.Now().UTC(), Viewer: ViewerProps{Role: store.RolePublic},
 	}
 	if ac != nil {
-		p.Viewer.Role, p.Viewer.Permissions = ac.Role, ac.Permissions
+		p.Viewer.Role, p.Viewer.Permissions, p.Viewer.Gated = ac.Role, ac.Permissions, ac.Gated
 	}
 	if u := viewerOf(c).User; u != nil {
 		p.Viewer.User = &ViewerUser{ID: u.ID, Username: u.Username, PictureURL: s.profilePictureURL(c.Request().Context(), u)}
@@ -64,31 +66,37 @@ func (s *Server) profilePictureURL(ctx context.Context, u *store.User) string {
 	return m.SignedURL
 }
 
-// renderPage runs a page component and writes the document. A failed render
-// is logged and answered with a plain page that still links somewhere useful.
+// renderPage runs a page component and writes the document.
 func (s *Server) renderPage(c echo.Context, page string, props PageProps) error {
+	status, body := s.renderDocument(c, page, props)
+	c.Response().Header().Set("Cache-Control", "no-cache")
+	return c.HTMLBlob(status, body)
+}
+
+// renderDocument renders a page to a full HTML document. A failed render is
+// logged and answered with a plain page that still links somewhere useful.
+func (s *Server) renderDocument(c echo.Context, page string, props PageProps) (int, []byte) {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), renderTimeout)
 	defer cancel()
 	res, err := s.renderer.Render(ctx, page, props)
 	if err != nil {
 		s.logger.Error("render failed", "page", page, "path", c.Request().URL.Path, "err", err)
-		return s.writeFallback(c, http.StatusInternalServerError, props)
+		return http.StatusInternalServerError, s.fallbackDocument(c, props)
 	}
 	status := res.Status
 	if props.Status != 0 {
 		status = props.Status
 	}
-	c.Response().Header().Set("Cache-Control", "no-cache")
-	return c.HTMLBlob(status, s.renderer.Document(renderDocument(res)))
+	return status, s.renderer.Document(renderDocument(res))
 }
 
-func (s *Server) writeFallback(c echo.Context, status int, props PageProps) error {
+func (s *Server) fallbackDocument(c echo.Context, props PageProps) []byte {
 	title, links := "Marquee", [][2]string{{"Try again", c.Request().URL.String()}}
 	if props.App != nil {
 		title = props.App.Settings.Basic.DisplayName
 		links = append(links, [2]string{"Home", "/apps/" + props.App.Name})
 	}
-	return c.HTMLBlob(status, s.renderer.FallbackDocument(title, "This page could not be shown right now.", links))
+	return s.renderer.FallbackDocument(title, "This page could not be shown right now.", links)
 }
 
 // renderErrorPage answers non-API errors with the ErrorPage component.

@@ -27,6 +27,10 @@ type Server struct {
 	logger   *slog.Logger
 	main     *echo.Echo
 	auth     *echo.Echo
+	// limiter counts sign-in and sign-up attempts (Redis when present);
+	// crossOrigin refuses cross-site writes on both sites (csrf.go).
+	limiter     *rateLimiter
+	crossOrigin *http.CrossOriginProtection
 }
 
 type Deps struct {
@@ -42,6 +46,8 @@ func New(d Deps) *Server {
 	if s.logger == nil {
 		s.logger = slog.Default()
 	}
+	s.limiter = newRateLimiter(d.Store.Redis, s.logger)
+	s.crossOrigin = s.newCrossOriginProtection()
 	s.main = s.newEcho()
 	s.auth = s.newEcho()
 	s.routes()

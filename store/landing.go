@@ -74,6 +74,29 @@ type AppCount struct {
 
 func landingKey(idOrName string) string { return "landing:v1:" + idOrName }
 
+// LandingPageTTL bounds how stale a cached anonymous landing page may be:
+// its relative times ("5m ago") age with the clock, not with writes.
+const LandingPageTTL = time.Minute
+
+func landingPageKey(appName, build string) string { return "landing-page:v1:" + appName + ":" + build }
+
+// CachedLandingPage returns the rendered landing page for visitors, if cached.
+// build identifies the bundles the HTML references.
+func (s *Storage) CachedLandingPage(ctx context.Context, appName, build string) ([]byte, bool) {
+	b, ok, err := s.Cache.Get(ctx, landingPageKey(appName, build))
+	if err != nil {
+		s.Logger.Warn("landing page cache read failed", "err", err)
+		return nil, false
+	}
+	return b, ok
+}
+
+func (s *Storage) CacheLandingPage(ctx context.Context, appName, build string, html []byte) {
+	if err := s.Cache.Set(ctx, landingPageKey(appName, build), html, LandingPageTTL); err != nil {
+		s.Logger.Warn("landing page cache write failed", "err", err)
+	}
+}
+
 // Landing returns the landing data of an app by id or name, from the cache
 // when it can. A failing cache is logged and skipped: the database answers.
 func (s *Storage) Landing(ctx context.Context, idOrName string) (*AppView, error) {
@@ -104,13 +127,13 @@ func (s *Storage) Landing(ctx context.Context, idOrName string) (*AppView, error
 	return view, nil
 }
 
-// InvalidateLanding drops the cached landing data of an app. Every write that
+// InvalidateLanding drops the cached landing data and page of an app. Every write that
 // changes the app, its posts, events or items calls it.
 func (s *Storage) InvalidateLanding(ctx context.Context, appIDOrName string) {
 	appID := appIDOrName
 	keys := []string{landingKey(appID)}
 	if app, err := s.AppByIDOrName(ctx, appID); err == nil {
-		keys = append(keys, landingKey(app.ID), landingKey(app.Name))
+		keys = append(keys, landingKey(app.ID), landingKey(app.Name), landingPageKey(app.Name, s.Build))
 	} else if !errors.Is(err, ErrNotFound) {
 		s.Logger.Warn("landing invalidation: app lookup failed", "app", appID, "err", err)
 	}

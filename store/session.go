@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // SessionTTL is how long a sign-in lasts.
@@ -24,14 +26,25 @@ func NewSessionToken() string {
 	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
+// sessionID is what is stored: the SHA-256 of the token, so a leaked
+// database or Redis dump holds no usable cookie.
 func sessionID(token string) string {
 	sum := sha256.Sum256([]byte(token))
 	return hex.EncodeToString(sum[:])
 }
 
+func redisSessionKey(token string) string { return "marquee:session:" + sessionID(token) }
+
 // CreateSession stores a new session for the user and returns its token.
+// Every sign-in calls it, so every sign-in gets a fresh token.
 func (s *Storage) CreateSession(ctx context.Context, userID, userAgent string) (string, error) {
 	token := NewSessionToken()
+	if s.Redis != nil {
+		if err := s.Redis.Set(ctx, redisSessionKey(token), userID, SessionTTL).Err(); err != nil {
+			return "", fmt.Errorf("create session in redis: %w", err)
+		}
+		return token, nil
+	}
 	sess := &Session{ID: sessionID(token), UserID: userID, UserAgent: userAgent, ExpiresAt: time.Now().Add(SessionTTL)}
 	if _, err := s.DB.NewInsert().Model(sess).Exec(ctx); err != nil {
 		return "", fmt.Errorf("create session: %w", err)
@@ -43,6 +56,16 @@ func (s *Storage) CreateSession(ctx context.Context, userID, userAgent string) (
 func (s *Storage) SessionUser(ctx context.Context, token string) (*User, error) {
 	if token == "" {
 		return nil, ErrNotFound
+	}
+	if s.Redis != nil {
+		userID, err := s.Redis.Get(ctx, redisSessionKey(token)).Result()
+		if errors.Is(err, redis.Nil) {
+			return nil, ErrNotFound
+		}
+		if err != nil {
+			return nil, fmt.Errorf("load session from redis: %w", err)
+		}
+		return s.UserByID(ctx, userID)
 	}
 	user := new(User)
 	err := s.DB.NewSelect().Model(user).
@@ -59,6 +82,12 @@ func (s *Storage) SessionUser(ctx context.Context, token string) (*User, error) 
 
 // DeleteSession ends a session; replaying its token afterwards finds nothing.
 func (s *Storage) DeleteSession(ctx context.Context, token string) error {
+	if s.Redis != nil {
+		if err := s.Redis.Del(ctx, redisSessionKey(token)).Err(); err != nil {
+			return fmt.Errorf("delete session in redis: %w", err)
+		}
+		return nil
+	}
 	if _, err := s.DB.NewDelete().Model((*Session)(nil)).Where("id = ?", sessionID(token)).Exec(ctx); err != nil {
 		return fmt.Errorf("delete session: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/uptrace/bun"
 )
 
@@ -19,6 +20,11 @@ type Storage struct {
 	Cache  Cache
 	Media  URLSigner
 	Logger *slog.Logger
+	// Build identifies the deployed bundles; cached pages are keyed by it.
+	Build string
+	// Redis, when set (REDIS_URL), holds sessions and rate-limit counters so
+	// every process shares them; nil keeps sessions in the database.
+	Redis *redis.Client
 }
 
 func NewStorage(db *bun.DB, cache Cache, signer URLSigner, logger *slog.Logger) *Storage {

@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import Footer from "../../islands/Footer";
+import HeaderActions from "../../islands/HeaderActions";
 import { Island } from "../../islands/Island";
 import { footerHidden, footerProps } from "../lib/footer";
 import type { PageProps } from "../lib/types";
@@ -9,10 +10,32 @@ import { Header } from "./Header";
 export function Layout({ props, children, hideFooter }: { props: PageProps<any>; children: ReactNode; hideFooter?: boolean }) {
   const app = props.app;
   if (!app) return <main className="page">{children}</main>;
-  const showFooter = !hideFooter && !footerHidden(props.path);
+  // The subscription gate hides the footer too (SPEC.md section 2).
+  const showFooter = !hideFooter && !footerHidden(props.path) && !props.viewer.gated;
+  const p = props.viewer.permissions;
+  const signedIn = props.viewer.user !== null;
   return (
     <div className={"app-shell" + (showFooter ? " with-footer" : "")}>
-      <Header app={app} />
+      <Header app={app}>
+        {signedIn && (
+          <Island
+            name="HeaderActions"
+            component={HeaderActions}
+            when="idle"
+            props={{
+              appId: app.id,
+              appName: app.name,
+              path: props.path,
+              signedIn,
+              canDonate: p.canDonate,
+              canNotifications: p.canNotifications,
+              canSearch: p.canSearch,
+              suggestedAmounts: app.suggestedDonationAmounts ?? [],
+              tiers: app.donationTiers ?? [],
+            }}
+          />
+        )}
+      </Header>
       <main className="page">{children}</main>
       {showFooter && <Island name="Footer" component={Footer} props={footerProps(app, props)} when="idle" />}
     </div>

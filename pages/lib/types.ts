@@ -157,12 +157,16 @@ export interface Permissions {
   canManage: boolean;
   canAccessStore: boolean;
   canFeature: boolean;
+  canDonate: boolean;
+  canNotifications: boolean;
+  canSearch: boolean;
 }
 
 export interface ViewerProps {
   user: { id: string; username: string; pictureUrl: string } | null;
   role: Role;
   permissions: Permissions;
+  gated: boolean;
 }
 
 // PageProps mirrors server.PageProps.
@@ -176,4 +180,15 @@ export interface PageProps<D = unknown> {
   data: D;
   error?: string;
   status?: number;
+}
+
+// AccountUser is the user of GET /api/auth/me (server: store.AccountUser).
+export interface AccountUser {
+  id: string;
+  username: string;
+  email: { email: string };
+  emailVerified: boolean;
+  createdAt: string;
+  profilePicture: { signedUrl: string; updatedAt: string } | null;
+  media: { signedUrl: string; updatedAt: string } | null;
 }

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -49,6 +50,9 @@ func (missCache) Set(context.Context, string, []byte, time.Duration) error { ret
 func (missCache) Delete(context.Context, ...string) error                  { return nil }
 
 func run(ctx context.Context) error {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400) // as `marquee serve` does
+	}
 	dir, err := os.MkdirTemp("", "marquee-bench-")
 	if err != nil {
 		return err
@@ -98,6 +102,7 @@ func run(ctx context.Context) error {
 		cache store.Cache
 	}{{"warm", store.NewMemoryCache()}, {"cold", missCache{}}} {
 		st := store.NewStorage(db, c.cache, media.Signer{Storage: files}, logger)
+		st.Build = engine.BuildID()
 		srv := server.New(server.Deps{Config: cfg, Store: st, Renderer: engine, Files: files, Logger: logger})
 		rps, err := httpLoad(srv.Main())
 		if err != nil {

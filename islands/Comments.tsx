@@ -1,0 +1,96 @@
+import { useState } from "react";
+import type { MessageView } from "../pages/lib/types";
+import { apiError, type Pagination } from "../pages/lib/community";
+import { relativeTime } from "../pages/lib/format";
+import { useHydrated } from "./lib/hydrated";
+
+export interface CommentsProps {
+  postId: string;
+  replies: MessageView[];
+  pagination: Pagination;
+  now: string;
+  signedIn: boolean;
+  canComment: boolean;
+  signInUrl: string;
+}
+
+// Comments lists the replies of a post and lets members add one.
+export default function Comments(props: CommentsProps) {
+  const [replies, setReplies] = useState(props.replies);
+  const [text, setText] = useState("");
+  const [busy, setBusy] = useState(false);
+  const hydrated = useHydrated();
+  const [error, setError] = useState("");
+
+  async function submit(e: React.FormEvent) {
+    e.preventDefault();
+    const content = text.trim();
+    if (!content || busy) return;
+    setBusy(true);
+    setError("");
+    try {
+      const res = await fetch("/api/messages", {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ content, type: "REPLY", parentMessageId: props.postId }),
+      });
+      if (!res.ok) throw new Error(await apiError(res, "Failed to create comment"));
+      const body = await res.json();
+      setReplies((r) => [...r, body.data]);
+      setText("");
+    } catch (err) {
+      setError(err instanceof Error && err.message ? err.message : "Failed to create comment");
+    }
+    setBusy(false);
+  }
+
+  return (
+    <section className="comments" aria-label="Comments" data-hydrated={hydrated ? "true" : undefined}>
+      <h2>Comments ({Math.max(replies.length, props.pagination.total)})</h2>
+      {replies.length === 0 ? (
+        <p className="empty">No comments yet. Be the first to comment!</p>
+      ) : (
+        <ul className="comment-list">
+          {replies.map((r) => (
+            <li key={r.id} className="comment">
+              <p className="meta">
+                <strong>@{r.sender.username}</strong> · <time dateTime={r.createdAt}>{relativeTime(r.createdAt, props.now)}</time>
+              </p>
+              <p className="comment-text">{r.content}</p>
+            </li>
+          ))}
+        </ul>
+      )}
+      {!props.signedIn ? (
+        <p className="hint">
+          <a href={props.signInUrl}>Sign in</a> to comment.
+        </p>
+      ) : !props.canComment ? (
+        <p className="hint">Follow this app to join the conversation.</p>
+      ) : (
+        <form className="comment-form" onSubmit={submit}>
+          <label className="visually-hidden" htmlFor="comment-text">
+            Add a comment
+          </label>
+          <textarea
+            id="comment-text"
+            rows={2}
+            placeholder="Add a comment..."
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+            maxLength={5000}
+          />
+          <button className="button" type="submit" disabled={busy || text.trim() === ""}>
+            {busy ? "Posting..." : "Post"}
+          </button>
+          {error && (
+            <p className="inline-error" role="alert">
+              {error}
+            </p>
+          )}
+        </form>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,109 @@
+import { useState } from "react";
+import type { MessageView } from "../pages/lib/types";
+import { firstVisual, isHeart, type Pagination } from "../pages/lib/community";
+import { relativeTime, truncate } from "../pages/lib/format";
+import { useHydrated } from "./lib/hydrated";
+import { Icon } from "./lib/icons";
+
+export interface FeedProps {
+  communityId: string;
+  posts: MessageView[];
+  pagination: Pagination;
+  base: string;
+  now: string;
+}
+
+// PostCard: posts with media show the picture, 26 characters and 3 tags;
+// text posts show 100 characters and 5 tags (SPEC.md section 9).
+export function PostCard({ post, base, now }: { post: MessageView; base: string; now: string }) {
+  const visual = firstVisual(post);
+  const hearts = post.reactions.filter((r) => isHeart(r.reaction)).length;
+  const tags = post.tags.slice(0, visual ? 3 : 5);
+  return (
+    <li className={"feed-card " + (visual ? "feed-card-media" : "feed-card-text")}>
+      <a href={base + "/posts/" + post.id}>
+        {visual &&
+          (visual.type === "VIDEO" ? (
+            <video src={visual.signedUrl} muted playsInline preload="metadata" className="feed-visual" />
+          ) : (
+            <img src={visual.signedUrl} alt="" loading="lazy" width={720} height={720} className="feed-visual" />
+          ))}
+        <div className="feed-body">
+          <p className="meta">
+            <strong>@{post.sender.username}</strong> · <time dateTime={post.createdAt}>{relativeTime(post.createdAt, now)}</time>
+            {post.isFeatured && <span className="badge">Featured</span>}
+          </p>
+          {post.content && <p className="post-text">{truncate(post.content, visual ? 26 : 100)}</p>}
+          {tags.length > 0 && (
+            <ul className="tags">
+              {tags.map((t) => (
+                <li key={t.id}>#{t.name}</li>
+              ))}
+            </ul>
+          )}
+          <p className="meta counts">
+            <span aria-label={hearts + " likes"}>♥ {hearts}</span>
+            <span className="count-comments" aria-label={post._count.replies + " comments"}>
+              <Icon name="COMMUNITY" size={14} /> {post._count.replies}
+            </span>
+          </p>
+        </div>
+      </a>
+    </li>
+  );
+}
+
+// Feed shows page 1 as rendered by the server and appends later pages while
+// the server says hasNext.
+export default function Feed(props: FeedProps) {
+  const [posts, setPosts] = useState(props.posts);
+  const [pagination, setPagination] = useState(props.pagination);
+  const [loading, setLoading] = useState(false);
+  const hydrated = useHydrated();
+  const [error, setError] = useState("");
+
+  async function loadMore() {
+    setLoading(true);
+    setError("");
+    try {
+      const res = await fetch(
+        `/api/community/${props.communityId}/posts?page=${pagination.page + 1}&limit=${pagination.limit || 20}&type=POST`,
+        { credentials: "same-origin" },
+      );
+      const body = await res.json().catch(() => null);
+      if (!res.ok || !body?.success) {
+        setError("Failed to fetch posts");
+      } else {
+        const seen = new Set(posts.map((p) => p.id));
+        setPosts([...posts, ...body.data.posts.filter((p: MessageView) => !seen.has(p.id))]);
+        setPagination(body.data.pagination);
+      }
+    } catch {
+      setError("Network error while fetching posts");
+    }
+    setLoading(false);
+  }
+
+  if (posts.length === 0) return <p className="empty feed-empty">No posts yet. Be the first to share something!</p>;
+  return (
+    <>
+      <ul className="feed" data-hydrated={hydrated ? "true" : undefined}>
+        {posts.map((p) => (
+          <PostCard key={p.id} post={p} base={props.base} now={props.now} />
+        ))}
+      </ul>
+      {error && (
+        <p className="inline-error" role="alert">
+          {error}
+        </p>
+      )}
+      {pagination.hasNext && (
+        <div className="load-more">
+          <button className="button button-secondary" type="button" onClick={loadMore} disabled={loading}>
+            {loading ? "Loading..." : "Load More Posts"}
+          </button>
+        </div>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,155 @@
+import { useEffect, useState } from "react";
+import { Icon } from "./lib/icons";
+
+export interface HeaderActionsProps {
+  appId: string;
+  appName: string;
+  path: string;
+  signedIn: boolean;
+  // Which buttons show is decided on the server (store.PermissionsFor).
+  canDonate: boolean;
+  canNotifications: boolean;
+  canSearch: boolean;
+  suggestedAmounts: number[]; // cents
+  tiers: { id: string; name: string; requiredAmount: number; description: string }[];
+}
+
+type Panel = "none" | "donate" | "notifications" | "search";
+
+function dollars(cents: number): string {
+  return "$" + (cents % 100 === 0 ? String(cents / 100) : (cents / 100).toFixed(2));
+}
+
+// HeaderActions are the Donate, Notifications and Search buttons of the app
+// header. It also checks the member's session once per page: a 401 on the
+// app-scoped me call (SPEC.md section 8) clears the member context here and,
+// on a sub-path, returns the browser to the app's landing page.
+export default function HeaderActions(props: HeaderActionsProps) {
+  const [member, setMember] = useState(props.signedIn);
+  const [panel, setPanel] = useState<Panel>("none");
+  const [amount, setAmount] = useState("");
+
+  useEffect(() => {
+    if (!props.signedIn) return;
+    let cancelled = false;
+    fetch("/api/auth/me?appId=" + encodeURIComponent(props.appId), { credentials: "same-origin" })
+      .then((res) => {
+        if (cancelled || res.status !== 401) return;
+        setMember(false);
+        setPanel("none");
+        const home = "/apps/" + props.appName;
+        if (props.path !== home) window.location.assign(home);
+      })
+      // A failed check counts as nothing changed: the server decides on
+      // every request anyway, and a flaky network must not sign anyone out.
+      .catch(() => {});
+    return () => {
+      cancelled = true;
+    };
+  }, [props.signedIn, props.appId, props.appName, props.path]);
+
+  useEffect(() => {
+    if (panel === "none") return;
+    const close = (e: KeyboardEvent) => e.key === "Escape" && setPanel("none");
+    window.addEventListener("keydown", close);
+    return () => window.removeEventListener("keydown", close);
+  }, [panel]);
+
+  if (!member) return null;
+  const toggle = (p: Panel) => setPanel(panel === p ? "none" : p);
+  const cents = Math.round(parseFloat(amount) * 100);
+
+  return (
+    <div className="header-actions">
+      {props.canDonate && (
+        <button type="button" className="icon-button" aria-label="Donate" onClick={() => toggle("donate")}>
+          <Icon name="GIFT" />
+        </button>
+      )}
+      {props.canNotifications && (
+        <button type="button" className="icon-button" aria-label="Notifications" onClick={() => toggle("notifications")}>
+          <Icon name="BELL" />
+        </button>
+      )}
+      {props.canSearch && (
+        <button type="button" className="icon-button" aria-label="Search" onClick={() => toggle("search")}>
+          <Icon name="SEARCH" />
+        </button>
+      )}
+
+      {panel !== "none" && <div className="overlay" onClick={() => setPanel("none")} />}
+
+      {panel === "search" && (
+        <div className="search-overlay" role="dialog" aria-label="Search">
+          {/* SPEC.md shows only the overlay with a text input; no search call is made. */}
+          <input type="search" placeholder="Search" aria-label="Search" autoFocus />
+          <button type="button" className="icon-button" aria-label="Close search" onClick={() => setPanel("none")}>
+            <Icon name="CLOSE" />
+          </button>
+        </div>
+      )}
+
+      {panel === "notifications" && (
+        <aside className="side-panel" role="dialog" aria-label="Notifications">
+          <div className="panel-head">
+            <h2>Notifications</h2>
+            <button type="button" className="icon-button" aria-label="Close notifications" onClick={() => setPanel("none")}>
+              <Icon name="CLOSE" />
+            </button>
+          </div>
+          {/* The list, paging and Mark All as Read call
+              /api/notifications/unread and /read, which arrive with the
+              notifications issue; until then the panel says so. */}
+          <p className="empty">Notifications are coming soon.</p>
+        </aside>
+      )}
+
+      {panel === "donate" && (
+        <div className="modal" role="dialog" aria-label="Show Your Support">
+          <div className="panel-head">
+            <h2>Show Your Support</h2>
+            <button type="button" className="icon-button" aria-label="Close" onClick={() => setPanel("none")}>
+              <Icon name="CLOSE" />
+            </button>
+          </div>
+          {props.suggestedAmounts.length > 0 && (
+            <section>
+              <h3>Quick Donation</h3>
+              <div className="amounts">
+                {props.suggestedAmounts.map((a) => (
+                  <button key={a} type="button" className="button button-secondary" onClick={() => setAmount((a / 100).toFixed(2))}>
+                    {dollars(a)}
+                  </button>
+                ))}
+              </div>
+            </section>
+          )}
+          {props.tiers.length > 0 && (
+            <section>
+              <h3>Achievement Tiers</h3>
+              <ul className="tiers">
+                {props.tiers.map((t) => (
+                  <li key={t.id}>
+                    <strong>{t.name}</strong> <span>{dollars(t.requiredAmount)}</span>
+                    {t.description && <p>{t.description}</p>}
+                  </li>
+                ))}
+              </ul>
+            </section>
+          )}
+          <div className="amount-input">
+            <span>$</span>
+            <input type="number" min="0" step="0.01" inputMode="decimal" aria-label="Custom amount" value={amount}
+              onChange={(e) => setAmount(e.target.value)} />
+            {/* POST /api/donations/create and /process belong to the
+                donations issue; the button stays disabled until then. */}
+            <button type="button" className="button" disabled title="Donations open soon">
+              Send
+            </button>
+          </div>
+          {amount !== "" && !(cents > 0) && <p className="field-error">Enter an amount above $0</p>}
+        </div>
+      )}
+    </div>
+  );
+}

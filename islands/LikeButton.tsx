@@ -1,0 +1,81 @@
+import { useState } from "react";
+import { HEART, isHeart } from "../pages/lib/community";
+import { useHydrated } from "./lib/hydrated";
+
+export interface LikeButtonProps {
+  messageId: string;
+  reactions: { id: string; reaction: string; sender: { id: string } }[];
+  viewerId: string | null;
+  signInUrl: string;
+}
+
+// LikeButton toggles the viewer's heart optimistically: the count and the
+// colour change at once and are put back if the server refuses.
+export default function LikeButton({ messageId, reactions, viewerId, signInUrl }: LikeButtonProps) {
+  const hearts = reactions.filter((r) => isHeart(r.reaction));
+  const mine = viewerId ? hearts.find((r) => r.sender.id === viewerId) : undefined;
+  const [state, setState] = useState({ count: hearts.length, reactionId: mine?.id ?? null, liked: !!mine });
+  const [busy, setBusy] = useState(false);
+  const hydrated = useHydrated();
+  const [error, setError] = useState("");
+
+  async function toggle() {
+    if (!viewerId) {
+      window.location.href = signInUrl;
+      return;
+    }
+    if (busy) return;
+    const before = state;
+    setBusy(true);
+    setError("");
+    if (before.liked) {
+      setState({ count: Math.max(0, before.count - 1), reactionId: null, liked: false });
+      try {
+        const res = await fetch(`/api/messages/${messageId}/reactions/${before.reactionId}`, {
+          method: "DELETE",
+          credentials: "same-origin",
+        });
+        if (!res.ok) throw new Error();
+      } catch {
+        setState(before);
+        setError("Failed to remove reaction");
+      }
+    } else {
+      setState({ count: before.count + 1, reactionId: null, liked: true });
+      try {
+        const res = await fetch(`/api/messages/${messageId}/reactions`, {
+          method: "POST",
+          credentials: "same-origin",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ reaction: HEART }),
+        });
+        const body = await res.json();
+        if (!res.ok || !body.success) throw new Error();
+        setState({ count: before.count + 1, reactionId: body.data.id, liked: true });
+      } catch {
+        setState(before);
+        setError("Failed to add reaction");
+      }
+    }
+    setBusy(false);
+  }
+
+  return (
+    <span className="like" data-hydrated={hydrated ? "true" : undefined}>
+      <button
+        type="button"
+        className={"like-button" + (state.liked ? " liked" : "")}
+        aria-pressed={state.liked}
+        aria-label={state.liked ? "Remove like" : "Like"}
+        onClick={toggle}
+      >
+        <span aria-hidden="true">{state.liked ? "♥" : "♡"}</span> <span className="like-count">{state.count}</span>
+      </button>
+      {error && (
+        <span className="inline-error" role="alert">
+          {error}
+        </span>
+      )}
+    </span>
+  );
+}

@@ -1,0 +1,212 @@
+import { useCallback, useEffect, useRef, useState } from "react";
+import type { StoryGroup } from "../pages/lib/community";
+import { relativeTime } from "../pages/lib/format";
+import { useHydrated } from "./lib/hydrated";
+
+export interface StoriesViewerProps {
+  groups: StoryGroup[];
+  canCreate: boolean;
+  createHref: string;
+}
+
+export const IMAGE_SECONDS = 15; // SPEC.md section 9
+const TICK_MS = 100;
+
+function Avatar({ name, url, size }: { name: string; url?: string; size: number }) {
+  // Inline size: the global img rule (height: auto) would turn the circle into an oval.
+  if (url) return <img className="story-avatar" src={url} alt="" width={size} height={size} style={{ width: size, height: size }} />;
+  return (
+    <span className="story-avatar story-initial" style={{ width: size, height: size }} aria-hidden="true">
+      {name.slice(0, 1).toUpperCase()}
+    </span>
+  );
+}
+
+// StoriesViewer is the strip of round thumbnails and the full-screen viewer
+// it opens. The viewer is only ever rendered after a click, so the server
+// HTML (strip only) always matches the first client render.
+export default function StoriesViewer({ groups, canCreate, createHref }: StoriesViewerProps) {
+  const [open, setOpen] = useState<number | null>(null);
+  const hydrated = useHydrated();
+  if (groups.length === 0 && !canCreate) return null;
+  return (
+    <section className="stories" aria-label="Stories" data-hydrated={hydrated ? "true" : undefined}>
+      <ul className="story-strip">
+        {canCreate && (
+          <li>
+            <a className="story-thumb story-add" href={createHref}>
+              <span className="story-ring story-ring-add" aria-hidden="true">
+                +
+              </span>
+              <span className="story-name">Add story</span>
+            </a>
+          </li>
+        )}
+        {groups.map((g, i) => {
+          const thumb = g.stories.find((s) => s.media?.type === "IMAGE")?.media?.signedUrl;
+          return (
+            <li key={g.user.id}>
+              <button type="button" className="story-thumb" onClick={() => setOpen(i)} aria-label={"Open stories of " + g.user.username}>
+                <span className="story-ring">
+                  <Avatar name={g.user.username} url={thumb} size={60} />
+                </span>
+                <span className="story-name">{g.user.username}</span>
+                {g.stories.length > 1 && <span className="story-count">{`${g.stories.length} stories`}</span>}
+              </button>
+            </li>
+          );
+        })}
+      </ul>
+      {open !== null && groups[open] && <Viewer group={groups[open]} onClose={() => setOpen(null)} />}
+    </section>
+  );
+}
+
+function Viewer({ group, onClose }: { group: StoryGroup; onClose: () => void }) {
+  const [index, setIndex] = useState(0);
+  const [elapsed, setElapsed] = useState(0); // ms shown of the current image
+  const [paused, setPaused] = useState(false);
+  const [held, setHeld] = useState(false); // hover or touch
+  const [loaded, setLoaded] = useState(false);
+  const [muted, setMuted] = useState(true);
+  const [videoProgress, setVideoProgress] = useState(0);
+  const videoRef = useRef<HTMLVideoElement>(null);
+  const [now] = useState(() => new Date().toISOString());
+
+  const stories = group.stories;
+  const story = stories[index];
+  const media = story?.media ?? null;
+  const isVideo = media?.type === "VIDEO";
+
+  const next = useCallback(() => {
+    if (index >= stories.length - 1) onClose();
+    else setIndex(index + 1);
+  }, [index, stories.length, onClose]);
+  const prev = useCallback(() => {
+    if (index <= 0) onClose();
+    else setIndex(index - 1);
+  }, [index, onClose]);
+
+  useEffect(() => {
+    setElapsed(0);
+    setLoaded(false);
+    setVideoProgress(0);
+  }, [index]);
+
+  // The image timer runs only while the image is shown and nothing holds it.
+  const running = !!media && !isVideo && loaded && !paused && !held;
+  useEffect(() => {
+    if (!running) return;
+    const t = setInterval(() => setElapsed((e) => e + TICK_MS), TICK_MS);
+    return () => clearInterval(t);
+  }, [running, index]);
+  useEffect(() => {
+    if (elapsed >= IMAGE_SECONDS * 1000) next();
+  }, [elapsed, next]);
+
+  // Without media there is nothing to wait for: the story still advances.
+  useEffect(() => {
+    if (!media) setLoaded(true);
+  }, [media]);
+  useEffect(() => {
+    if (media || paused || held) return;
+    const t = setInterval(() => setElapsed((e) => e + TICK_MS), TICK_MS);
+    return () => clearInterval(t);
+  }, [media, paused, held, index]);
+
+  useEffect(() => {
+    const v = videoRef.current;
+    if (!v) return;
+    if (paused || held) v.pause();
+    else v.play().catch(() => {});
+  }, [paused, held, index, loaded]);
+
+  useEffect(() => {
+    function onKey(e: KeyboardEvent) {
+      if (e.key === "Escape") onClose();
+      else if (e.key === "ArrowRight") next();
+      else if (e.key === "ArrowLeft") prev();
+    }
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [next, prev, onClose]);
+
+  function onStageClick(e: React.MouseEvent<HTMLDivElement>) {
+    const r = e.currentTarget.getBoundingClientRect();
+    if (e.clientX - r.left < r.width / 2) prev();
+    else next();
+  }
+
+  const progress = isVideo ? videoProgress : Math.min(1, elapsed / (IMAGE_SECONDS * 1000));
+  const avatar = group.user.media[0]?.signedUrl;
+
+  return (
+    <div className="story-viewer" role="dialog" aria-modal="true" aria-label={"Stories of " + group.user.username}>
+      <div className="story-progress">
+        {stories.map((s, i) => (
+          <span key={s.id} className="story-progress-track">
+            <span
+              className="story-progress-fill"
+              style={{ width: (i < index ? 100 : i === index ? Math.round(progress * 100) : 0) + "%" }}
+            />
+          </span>
+        ))}
+      </div>
+      <div className="story-top">
+        <Avatar name={group.user.username} url={avatar} size={36} />
+        <div className="story-who">
+          <strong>{group.user.username}</strong>
+          <time dateTime={story.createdAt}>{relativeTime(story.createdAt, now)}</time>
+        </div>
+        <span className="story-counter">
+          {index + 1} of {stories.length}
+        </span>
+        {!isVideo && media && <span className="story-timer">{IMAGE_SECONDS}s</span>}
+        <button type="button" className="story-icon" onClick={() => setPaused(!paused)} aria-label={paused ? "Play" : "Pause"}>
+          {paused ? "▶" : "❚❚"}
+        </button>
+        {isVideo && (
+          <button type="button" className="story-icon" onClick={() => setMuted(!muted)} aria-label={muted ? "Unmute" : "Mute"}>
+            {muted ? "🔇" : "🔊"}
+          </button>
+        )}
+        <button type="button" className="story-icon story-close" onClick={onClose} aria-label="Close">
+          ✕
+        </button>
+      </div>
+      <div
+        className="story-stage"
+        onClick={onStageClick}
+        onMouseEnter={() => setHeld(true)}
+        onMouseLeave={() => setHeld(false)}
+        onTouchStart={() => setHeld(true)}
+        onTouchEnd={() => setHeld(false)}
+        onTouchCancel={() => setHeld(false)}
+      >
+        {!media ? (
+          <p className="story-fallback">No media content</p>
+        ) : isVideo ? (
+          <video
+            key={story.id}
+            ref={videoRef}
+            src={media.signedUrl}
+            muted={muted}
+            playsInline
+            autoPlay
+            onCanPlay={() => setLoaded(true)}
+            onTimeUpdate={(e) => {
+              const v = e.currentTarget;
+              if (v.duration > 0) setVideoProgress(v.currentTime / v.duration);
+            }}
+            onEnded={next}
+          />
+        ) : (
+          <img key={story.id} src={media.signedUrl} alt={story.content || "Story"} onLoad={() => setLoaded(true)} onError={() => setLoaded(true)} />
+        )}
+        {media && !loaded && <p className="story-fallback">Loading story...</p>}
+        {story.content && <p className="story-caption">{story.content}</p>}
+        <p className="story-hint">Click left/right to navigate</p>
+      </div>
+    </div>
+  );
+}

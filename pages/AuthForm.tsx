@@ -1,0 +1,99 @@
+import { displayTitle } from "./components/Header";
+import type { PageProps } from "./lib/types";
+
+type AuthData = {
+  mode: "signin" | "signup";
+  appName: string;
+  action: string;
+  values: { email: string; username: string };
+  errors: Record<string, string>;
+  signedIn?: string;
+};
+
+type Props = PageProps<AuthData>;
+
+function Field({ name, label, type, value, error, autoComplete }: {
+  name: string; label: string; type: string; value?: string; error?: string; autoComplete: string;
+}) {
+  // Ids are fixed strings (not useId): this page renders on the server only.
+  const id = "field-" + name;
+  return (
+    <div className={"field" + (error ? " has-error" : "")}>
+      <label htmlFor={id}>{label}</label>
+      <input id={id} name={name} type={type} defaultValue={value} autoComplete={autoComplete} required
+        aria-invalid={error ? true : undefined} aria-describedby={error ? id + "-error" : undefined} />
+      {error && (
+        <p className="field-error" id={id + "-error"}>
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+// AuthForm is the sign-in and sign-up page of the auth site, branded with the
+// app when ?app= names one. It is a plain form with no JavaScript: the auth
+// site serves no scripts, and the form works everywhere.
+export default function AuthForm(props: Props) {
+  const d = props.data;
+  const app = props.app;
+  const signup = d.mode === "signup";
+  const q = d.appName ? "?app=" + encodeURIComponent(d.appName) : "";
+  const other = signup ? "/authenticate/signin" + q : "/authenticate/signup" + q;
+  const back = app ? props.publicUrl + "/apps/" + app.name : props.publicUrl + "/";
+  const title = app ? displayTitle(app) : "Marquee";
+  return (
+    <main className="auth-page">
+      <div className="auth-card">
+        <div className="auth-brand">
+          {app?.title ? <img src={app.title.signedUrl} alt={title} height={40} /> : <span className="auth-brand-name">{title}</span>}
+        </div>
+        <h1>{signup ? "Create your account" : "Sign in"}</h1>
+        {d.signedIn && <p className="meta">You are signed in as @{d.signedIn}. Signing in again starts a new session.</p>}
+        {d.errors.form && (
+          <p className="form-error" role="alert">
+            {d.errors.form}
+          </p>
+        )}
+        <form method="post" action={d.action} noValidate>
+          {signup ? (
+            <>
+              <Field name="email" label="Email" type="email" value={d.values.email} error={d.errors.email} autoComplete="email" />
+              <Field name="username" label="Username" type="text" value={d.values.username} error={d.errors.username} autoComplete="username" />
+              <Field name="password" label="Password (8 to 128 characters)" type="password" error={d.errors.password} autoComplete="new-password" />
+            </>
+          ) : (
+            <>
+              <Field name="email" label="Email or username" type="text" value={d.values.email} error={d.errors.email} autoComplete="username" />
+              <Field name="password" label="Password" type="password" error={d.errors.password} autoComplete="current-password" />
+            </>
+          )}
+          <button type="submit" className="button auth-submit">
+            {signup ? "Sign Up" : "Sign In"}
+          </button>
+        </form>
+        <p className="auth-switch">
+          {signup ? "Already have an account? " : "New here? "}
+          <a href={other}>{signup ? "Sign In" : "Sign Up"}</a>
+        </p>
+        <p className="auth-back">
+          <a href={back}>{app ? "Back to " + title : "Back to Marquee"}</a>
+        </p>
+      </div>
+    </main>
+  );
+}
+
+export function head(props: Props) {
+  const name = props.app ? displayTitle(props.app) : "Marquee";
+  return (
+    <>
+      <title>{(props.data.mode === "signup" ? "Sign Up" : "Sign In") + " · " + name}</title>
+      <meta name="robots" content="noindex" />
+    </>
+  );
+}
+
+export function status(props: Props) {
+  return props.status ?? 200;
+}

@@ -1,0 +1,66 @@
+import { Layout } from "./components/Layout";
+import { appSeo, SeoHead } from "./lib/seo";
+import { displayTitle } from "./components/Header";
+import type { MessageView, PageProps } from "./lib/types";
+import type { Pagination, StoryGroup } from "./lib/community";
+import { Island } from "../islands/Island";
+import Feed from "../islands/Feed";
+import StoriesViewer from "../islands/StoriesViewer";
+
+type Data = { communityId: string; posts: MessageView[]; pagination: Pagination; stories: StoryGroup[]; disabled: boolean };
+type Props = PageProps<Data>;
+
+// Community is the feed: stories strip, then posts (page 1 rendered here,
+// later pages appended by the Feed island).
+export default function Community(props: Props) {
+  const app = props.app!;
+  const base = "/apps/" + app.name;
+  const d = props.data;
+  if (d.disabled) {
+    const b = app.settings.basic;
+    return (
+      <Layout props={props}>
+        <div className="state community-off">
+          <h1>{b.displayName || displayTitle(app)}</h1>
+          {b.metaDescription && <p>{b.metaDescription}</p>}
+          {b.keywords && <p className="meta">{b.keywords}</p>}
+          <p>This app doesn't have community features enabled.</p>
+        </div>
+      </Layout>
+    );
+  }
+  const perms = props.viewer.permissions;
+  return (
+    <Layout props={props}>
+      <h1 className="visually-hidden">{app.settings.features.community.name || "Community"}</h1>
+      <Island
+        name="StoriesViewer"
+        component={StoriesViewer}
+        props={{ groups: d.stories, canCreate: perms.canCreateStories, createHref: base + "/create-story" }}
+        when="idle"
+      />
+      {props.error ? (
+        <div className="state state-error" role="alert">
+          <p>{props.error}</p>
+          <a className="button" href={props.path}>
+            Retry
+          </a>
+        </div>
+      ) : (
+        <Island
+          name="Feed"
+          component={Feed}
+          props={{ communityId: d.communityId, posts: d.posts, pagination: d.pagination, base, now: props.now }}
+          when="visible"
+        />
+      )}
+    </Layout>
+  );
+}
+
+export function head(props: Props) {
+  const app = props.app!;
+  const seo = appSeo(app, props, "/community");
+  seo.title = (app.settings.features.community.name || "Community") + " · " + seo.title;
+  return <SeoHead seo={seo} />;
+}

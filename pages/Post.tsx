@@ -1,0 +1,105 @@
+import { Layout } from "./components/Layout";
+import { appSeo, SeoHead } from "./lib/seo";
+import { relativeTime, truncate } from "./lib/format";
+import type { MessageView, PageProps } from "./lib/types";
+import type { Pagination } from "./lib/community";
+import { Island } from "../islands/Island";
+import BackButton from "../islands/BackButton";
+import LikeButton from "../islands/LikeButton";
+import Comments from "../islands/Comments";
+
+type Data = { post: MessageView | null; replies: MessageView[]; pagination: Pagination };
+type Props = PageProps<Data>;
+
+const MEMBER_ROLES = ["FOLLOWER", "SUBSCRIBER", "MODERATOR", "ADMIN", "CREATOR"];
+
+export default function Post(props: Props) {
+  const app = props.app!;
+  const community = "/apps/" + app.name + "/community";
+  const post = props.data.post;
+  if (!post) {
+    return (
+      <Layout props={props}>
+        <div className="state state-error" role="alert">
+          <h1>{props.error === "Post not found" ? "Post not found" : props.error}</h1>
+          <Island name="BackButton" component={BackButton} props={{ fallback: community, label: "Go Back" }} />
+        </div>
+      </Layout>
+    );
+  }
+  const signIn = props.authUrl + "/authenticate/signin?app=" + encodeURIComponent(app.name);
+  return (
+    <Layout props={props}>
+      <div className="post-page">
+        <Island name="BackButton" component={BackButton} props={{ fallback: community }} />
+        <article className="post-detail">
+          <header className="meta">
+            <strong>@{post.sender.username}</strong> · <time dateTime={post.createdAt}>{relativeTime(post.createdAt, props.now)}</time>
+            {post.isFeatured && <span className="badge">Featured</span>}
+          </header>
+          {post.attachments.map((a) =>
+            a.media.type === "VIDEO" ? (
+              <video key={a.id} className="post-media" src={a.media.signedUrl} controls playsInline preload="metadata" />
+            ) : (
+              <img key={a.id} className="post-media" src={a.media.signedUrl} alt={a.media.description || ""} width={800} height={800} />
+            ),
+          )}
+          {post.content && <p className="post-body">{post.content}</p>}
+          {post.tags.length > 0 && (
+            <ul className="tags">
+              {post.tags.map((t) => (
+                <li key={t.id}>#{t.name}</li>
+              ))}
+            </ul>
+          )}
+          <Island
+            name="LikeButton"
+            component={LikeButton}
+            props={{ messageId: post.id, reactions: post.reactions, viewerId: props.viewer.user?.id ?? null, signInUrl: signIn }}
+          />
+        </article>
+        <Island
+          name="Comments"
+          component={Comments}
+          props={{
+            postId: post.id,
+            replies: props.data.replies,
+            pagination: props.data.pagination,
+            now: props.now,
+            signedIn: props.viewer.user !== null,
+            canComment: MEMBER_ROLES.includes(props.viewer.role),
+            signInUrl: signIn,
+          }}
+        />
+      </div>
+    </Layout>
+  );
+}
+
+export function head(props: Props) {
+  const app = props.app!;
+  const post = props.data.post;
+  if (!post) return <title>Post not found</title>;
+  const seo = appSeo(app, props, "/posts/" + post.id);
+  const text = post.content.replace(/\s+/g, " ").trim();
+  seo.title = (text ? truncate(text, 60) + " · " : "Post by @" + post.sender.username + " · ") + seo.title;
+  seo.description = text ? truncate(text, 160) : seo.description;
+  seo.type = "article";
+  const image = post.attachments.find((a) => a.media.type === "IMAGE")?.media.signedUrl;
+  if (image) seo.image = image;
+  seo.jsonLd = {
+    "@context": "https://schema.org",
+    "@type": "SocialMediaPosting",
+    url: seo.url,
+    headline: seo.title,
+    articleBody: post.content,
+    datePublished: post.createdAt,
+    author: { "@type": "Person", name: post.sender.username },
+    ...(image ? { image } : {}),
+  };
+  return <SeoHead seo={seo} />;
+}
+
+export function status(props: Props) {
+  return props.status ?? 200;
+}

@@ -1,0 +1,92 @@
+import { Layout } from "./components/Layout";
+import { displayTitle } from "./components/Header";
+import { Island } from "../islands/Island";
+import ProfileActions from "../islands/ProfileActions";
+import ProfilePictureUpload from "../islands/ProfilePictureUpload";
+import type { AccountUser, PageProps } from "./lib/types";
+
+type Props = PageProps<{ user: AccountUser | null; isCreator: boolean }>;
+
+// Profile: who you are in this app, follow or unfollow, sign out, back to
+// the app. The creator also sees the app's status, version and badge.
+// Visitors get sign-in and sign-up links.
+export default function Profile(props: Props) {
+  const app = props.app!;
+  const base = "/apps/" + app.name;
+  const user = props.data.user;
+  const q = "?app=" + encodeURIComponent(app.name);
+  const title = displayTitle(app);
+
+  if (!user) {
+    return (
+      <Layout props={props}>
+        <div className="profile placeholder">
+          <h1>Profile</h1>
+          <p>Sign in to follow {title}, see your profile and get notified.</p>
+          <div className="auth-buttons center">
+            <a className="button" href={props.authUrl + "/authenticate/signin" + q}>
+              Sign In
+            </a>
+            <a className="button button-secondary" href={props.authUrl + "/authenticate/signup" + q}>
+              Sign Up
+            </a>
+          </div>
+          <p>
+            <a href={base}>{"Back to " + title}</a>
+          </p>
+        </div>
+      </Layout>
+    );
+  }
+
+  const picture = user.profilePicture?.signedUrl ?? "";
+  return (
+    <Layout props={props}>
+      <div className="profile">
+        <div className="profile-head">
+          {/* Picture upload (issue 4's island): the picture or the initial. */}
+          <Island name="ProfilePictureUpload" component={ProfilePictureUpload} props={{ pictureUrl: picture, username: user.username }} when="visible" />
+          <div>
+            <h1>@{user.username}</h1>
+            <p className="meta">{user.email.email}</p>
+            {props.data.isCreator && <span className="badge">{"Creator of " + title}</span>}
+          </div>
+        </div>
+
+        {props.data.isCreator && (
+          <dl className="app-facts">
+            <dt>App status</dt>
+            <dd>{app.status}</dd>
+            <dt>Version</dt>
+            <dd>{app.version}</dd>
+          </dl>
+        )}
+
+        <Island
+          name="ProfileActions"
+          component={ProfileActions}
+          props={{ appId: app.id, appName: app.name, authUrl: props.authUrl, role: props.viewer.role }}
+        />
+
+        <section className="profile-push" aria-label="Push notifications">
+          {/* Push enable (VAPID key, subscription) arrives with the push issue. */}
+          <h2>Push notifications</h2>
+          <p className="meta">Push notifications are coming soon.</p>
+        </section>
+
+        <p>
+          <a href={base}>{"Back to " + title}</a>
+        </p>
+      </div>
+    </Layout>
+  );
+}
+
+export function head(props: Props) {
+  return (
+    <>
+      <title>{"Profile · " + (props.app ? displayTitle(props.app) : "Marquee")}</title>
+      <meta name="robots" content="noindex" />
+    </>
+  );
+}

@@ -1,0 +1,42 @@
+// Shapes and helpers of the community screens (SPEC.md sections 3 and 9),
+// shared by pages and islands so server HTML and hydration agree.
+import type { MediaView, MessageView, UserSummary } from "./types";
+
+export interface Pagination {
+  page: number;
+  limit: number;
+  total: number;
+  totalPages: number;
+  hasNext: boolean;
+  hasPrev: boolean;
+}
+
+export interface StoryView extends MessageView {
+  media: MediaView | null;
+  user: UserSummary;
+}
+
+export interface StoryGroup {
+  user: UserSummary;
+  stories: StoryView[];
+}
+
+export const HEART = "❤️";
+
+export function isHeart(reaction: string): boolean {
+  return reaction === HEART || reaction === "❤" || reaction.toLowerCase() === "heart";
+}
+
+// firstVisual is the media a card or a thumbnail shows.
+export function firstVisual(post: MessageView): MediaView | null {
+  return post.attachments.find((a) => a.media.type === "IMAGE" || a.media.type === "VIDEO")?.media ?? null;
+}
+
+// apiError reads the server's {message} and falls back to the SPEC wording.
+export async function apiError(res: Response, fallback: string): Promise<string> {
+  try {
+    const body = await res.json();
+    if (body && typeof body.message === "string" && body.message) return body.message;
+  } catch {}
+  return fallback;
+}

@@ -1,0 +1,287 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/mail"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"marquee/server/auth"
+	"marquee/store"
+)
+
+// authForm is what the sign-in and sign-up forms post, form-encoded or JSON.
+// Sign-in reads Email as "email or username".
+type authForm struct {
+	Email    string `json:"email" form:"email"`
+	Username string `json:"username" form:"username"`
+	Password string `json:"password" form:"password"`
+}
+
+// AuthFormData is the Data of the AuthForm page: the typed values (never the
+// password) and field errors keyed by field name, "form" for the whole form.
+type AuthFormData struct {
+	Mode     string            `json:"mode"` // "signin" or "signup"
+	AppName  string            `json:"appName"`
+	Action   string            `json:"action"`
+	Values   map[string]string `json:"values"`
+	Errors   map[string]string `json:"errors"`
+	SignedIn string            `json:"signedIn,omitempty"`
+}
+
+var usernamePattern = regexp.MustCompile(`^[A-Za-z0-9_]{3,30}$`)
+
+// dummyHash makes a sign-in for an unknown account cost as much as a wrong
+// password, so response times do not reveal which emails are registered.
+var dummyHash = func() string {
+	h, err := auth.HashPassword("not-a-real-password")
+	if err != nil {
+		panic("hash dummy password: " + err.Error())
+	}
+	return h
+}()
+
+// authApp resolves ?app= to an existing app, or nil. Only a real app name is
+// ever put into a redirect, so ?app= cannot make us an open redirect.
+func (s *Server) authApp(c echo.Context) (*store.AppView, error) {
+	name := c.QueryParam("app")
+	if name == "" {
+		return nil, nil
+	}
+	view, err := s.store.Landing(c.Request().Context(), name)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return view, nil
+}
+
+// afterAuthURL is where a successful sign-in or sign-up goes: the app on the
+// main site, or the site root without an app.
+func (s *Server) afterAuthURL(app *store.AppView) string {
+	if app == nil {
+		return s.cfg.PublicURL + "/"
+	}
+	return s.cfg.PublicURL + "/apps/" + url.PathEscape(app.Name)
+}
+
+func authAction(mode string, app *store.AppView) string {
+	action := "/authenticate/" + mode
+	if app != nil {
+		action += "?app=" + url.QueryEscape(app.Name)
+	}
+	return action
+}
+
+func wantsJSON(c echo.Context) bool {
+	return strings.HasPrefix(c.Request().Header.Get(echo.HeaderContentType), echo.MIMEApplicationJSON)
+}
+
+// GET /authenticate/signin and /authenticate/signup on the auth site.
+func (s *Server) authPage(mode string) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		app, err := s.authApp(c)
+		if err != nil {
+			return err
+		}
+		return s.renderAuthForm(c, http.StatusOK, mode, app, authForm{}, nil)
+	}
+}
+
+func (s *Server) renderAuthForm(c echo.Context, status int, mode string, app *store.AppView, f authForm, errs map[string]string) error {
+	if wantsJSON(c) {
+		message := errs["form"]
+		for _, field := range []string{"email", "username", "password"} {
+			if message == "" {
+				message = errs[field]
+			}
+		}
+		return c.JSON(status, map[string]any{"success": false, "message": message, "errors": errs})
+	}
+	props := s.pageProps(c, app, nil)
+	data := AuthFormData{Mode: mode, Action: authAction(mode, app), Errors: errs,
+		Values: map[string]string{"email": strings.TrimSpace(f.Email), "username": strings.TrimSpace(f.Username)}}
+	if app != nil {
+		data.AppName = app.Name
+	}
+	if data.Errors == nil {
+		data.Errors = map[string]string{}
+	}
+	if u := viewerOf(c).User; u != nil {
+		data.SignedIn = u.Username
+	}
+	props.Data, props.Status = data, status
+	return s.renderPage(c, "AuthForm", props)
+}
+
+// limitAuth counts one attempt per address and per account; either over its
+// limit answers 429 with Retry-After.
+func (s *Server) limitAuth(c echo.Context, mode, account string) *Error {
+	ctx := c.Request().Context()
+	if ok, wait := s.limiter.hit(ctx, mode+":addr:"+c.RealIP(), authAddressLimit, authWindow); !ok {
+		return tooManyAttempts(c, wait)
+	}
+	if account = strings.ToLower(strings.TrimSpace(account)); account != "" {
+		if ok, wait := s.limiter.hit(ctx, mode+":acct:"+account, authAccountLimit, authWindow); !ok {
+			return tooManyAttempts(c, wait)
+		}
+	}
+	return nil
+}
+
+// POST /authenticate/signin: email or username, and password.
+func (s *Server) postSignIn(c echo.Context) error {
+	app, err := s.authApp(c)
+	if err != nil {
+		return err
+	}
+	var f authForm
+	if err := c.Bind(&f); err != nil {
+		return s.renderAuthForm(c, http.StatusBadRequest, "signin", app, f, map[string]string{"form": "Could not read the form"})
+	}
+	if limited := s.limitAuth(c, "signin", f.Email); limited != nil {
+		return s.renderAuthForm(c, limited.Status, "signin", app, f, map[string]string{"form": limited.Message})
+	}
+	errs := map[string]string{}
+	if strings.TrimSpace(f.Email) == "" {
+		errs["email"] = "Enter your email or username"
+	}
+	if f.Password == "" {
+		errs["password"] = "Enter your password"
+	}
+	if len(errs) > 0 {
+		return s.renderAuthForm(c, http.StatusBadRequest, "signin", app, f, errs)
+	}
+	user, err := s.checkCredentials(c.Request().Context(), f.Email, f.Password)
+	if err != nil {
+		return err
+	}
+	if user == nil {
+		return s.renderAuthForm(c, http.StatusUnauthorized, "signin", app, f,
+			map[string]string{"form": "Invalid email, username or password"})
+	}
+	return s.startSession(c, user, app)
+}
+
+// checkCredentials returns the user when the password matches, nil when the
+// account or password is wrong, and an error only when the check itself fails.
+func (s *Server) checkCredentials(ctx context.Context, login, password string) (*store.User, error) {
+	user, err := s.store.UserByLogin(ctx, login)
+	if errors.Is(err, store.ErrNotFound) {
+		_, _ = auth.VerifyPassword(dummyHash, password)
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	ok, err := auth.VerifyPassword(user.PasswordHash, password)
+	if err != nil {
+		return nil, &Error{Status: http.StatusInternalServerError, Message: "Something went wrong", Err: err}
+	}
+	if !ok {
+		return nil, nil
+	}
+	return user, nil
+}
+
+// POST /authenticate/signup: email, username and password.
+func (s *Server) postSignUp(c echo.Context) error {
+	app, err := s.authApp(c)
+	if err != nil {
+		return err
+	}
+	var f authForm
+	if err := c.Bind(&f); err != nil {
+		return s.renderAuthForm(c, http.StatusBadRequest, "signup", app, f, map[string]string{"form": "Could not read the form"})
+	}
+	if limited := s.limitAuth(c, "signup", f.Email); limited != nil {
+		return s.renderAuthForm(c, limited.Status, "signup", app, f, map[string]string{"form": limited.Message})
+	}
+	errs := validateSignUp(f)
+	if len(errs) == 0 {
+		switch err := s.store.CheckAvailable(c.Request().Context(), f.Email, f.Username); {
+		case errors.Is(err, store.ErrEmailTaken):
+			errs["email"] = "An account with this email already exists"
+		case errors.Is(err, store.ErrUsernameTaken):
+			errs["username"] = "This username is taken"
+		}
+	}
+	if len(errs) > 0 {
+		return s.renderAuthForm(c, http.StatusBadRequest, "signup", app, f, errs)
+	}
+	hash, err := auth.HashPassword(f.Password)
+	if err != nil {
+		return &Error{Status: http.StatusInternalServerError, Message: "Something went wrong", Err: err}
+	}
+	user, err := s.store.CreateUser(c.Request().Context(), f.Email, f.Username, hash)
+	switch {
+	case errors.Is(err, store.ErrEmailTaken):
+		return s.renderAuthForm(c, http.StatusConflict, "signup", app, f, map[string]string{"email": "An account with this email already exists"})
+	case errors.Is(err, store.ErrUsernameTaken):
+		return s.renderAuthForm(c, http.StatusConflict, "signup", app, f, map[string]string{"username": "This username is taken"})
+	case err != nil:
+		return err
+	}
+	return s.startSession(c, user, app)
+}
+
+func validateSignUp(f authForm) map[string]string {
+	errs := map[string]string{}
+	email := strings.TrimSpace(f.Email)
+	if addr, err := mail.ParseAddress(email); email == "" || err != nil || addr.Address != email || len(email) > 254 {
+		errs["email"] = "Enter a valid email address"
+	}
+	if !usernamePattern.MatchString(strings.TrimSpace(f.Username)) {
+		errs["username"] = "Use 3 to 30 letters, digits or underscores"
+	}
+	if err := auth.ValidatePassword(f.Password); err != nil {
+		errs["password"] = err.Error()
+	}
+	return errs
+}
+
+// startSession issues a fresh token (never reusing one the browser brought:
+// that would allow session fixation), sets the cookie and sends the browser
+// to the app on the main site.
+func (s *Server) startSession(c echo.Context, user *store.User, app *store.AppView) error {
+	token, err := s.store.CreateSession(c.Request().Context(), user.ID, c.Request().UserAgent())
+	if err != nil {
+		return err
+	}
+	setSessionCookie(c, token, s.cfg.SecureCookies())
+	next := s.afterAuthURL(app)
+	if wantsJSON(c) {
+		return c.JSON(http.StatusOK, map[string]any{"success": true,
+			"data": map[string]any{"user": s.store.AccountUserOf(c.Request().Context(), user), "redirectTo": next}})
+	}
+	return c.Redirect(http.StatusSeeOther, next)
+}
+
+// GET /signin and /apps/:app/signin on the main site send the browser to the
+// auth site, keeping the app when it exists.
+func (s *Server) redirectToSignIn(c echo.Context) error {
+	name := c.Param("app")
+	if name == "" {
+		name = c.QueryParam("app")
+	}
+	target := s.cfg.AuthURL + "/authenticate/signin"
+	if name != "" {
+		app, err := s.store.AppByIDOrName(c.Request().Context(), name)
+		switch {
+		case err == nil:
+			target += "?app=" + url.QueryEscape(app.Name)
+		case errors.Is(err, store.ErrNotFound) && c.Param("app") != "":
+			return notFound("App not found")
+		case !errors.Is(err, store.ErrNotFound):
+			return err
+		}
+	}
+	return c.Redirect(http.StatusFound, target)
+}

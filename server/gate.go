@@ -1,0 +1,35 @@
+package server
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+)
+
+// gateOpen lists the app sub-paths the subscription gate lets through: the
+// cart and checkout (SPEC.md section 2) and what completing or leaving a
+// checkout needs (payment-success, cancel_order). The profile stays open
+// too, so a gated member can still sign out or unfollow.
+var gateOpen = map[string]bool{
+	"/cart": true, "/checkout": true, "/payment-success": true, "/cancel_order": true, "/profile": true,
+}
+
+// subscriptionGate runs after appPage on every /apps/:app/... page: a viewer
+// the gate holds back (AppContext.Gated, decided by store.Gated) goes to the
+// app's landing page, which stays open to everyone.
+func (s *Server) subscriptionGate(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		view, ac := appOf(c)
+		if view == nil || ac == nil || !ac.Gated {
+			return next(c)
+		}
+		base := "/apps/" + view.Name
+		sub := strings.TrimPrefix(c.Request().URL.Path, base)
+		if gateOpen[sub] || strings.HasPrefix(sub, "/checkout/") {
+			return next(c)
+		}
+		return c.Redirect(http.StatusFound, "/apps/"+url.PathEscape(view.Name))
+	}
+}

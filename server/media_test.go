@@ -1,0 +1,294 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/png"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"marquee/scripts/seed"
+	"marquee/server/media"
+	"marquee/store"
+	"marquee/store/storetest"
+)
+
+func pngBytes(t *testing.T) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	// A gradient, so the file is a few hundred bytes and not all zeros.
+	im := image.NewRGBA(image.Rect(0, 0, 32, 32))
+	for i := range im.Pix {
+		im.Pix[i] = byte(i * 7)
+	}
+	if err := png.Encode(&buf, im); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+const htmlPretendingPNG = "<!DOCTYPE html><html><body><script>alert(document.cookie)</script></body></html>"
+
+type createdMedia struct {
+	Success bool
+	Data    struct {
+		PresignedUploadURL string `json:"presignedUploadUrl"`
+		Media              store.MediaView
+	}
+	PresignedUploadURL string `json:"presignedUploadUrl"`
+	Media              store.MediaView
+}
+
+func mediaCreate(t *testing.T, ts *testServer, who map[string]string, req map[string]any) (response, createdMedia) {
+	t.Helper()
+	r := ts.do(t, "POST", "/api/media", body(req), who)
+	var out createdMedia
+	if r.Status == http.StatusCreated {
+		commJSON(t, r, &out)
+	}
+	return r, out
+}
+
+func mediaReq(appID, mimeType string, size int, key string) map[string]any {
+	return map[string]any{"name": "photo.png", "type": "IMAGE", "size": size, "mimeType": mimeType,
+		"path": "../../etc/passwd", "description": "", "mediaKey": key, "appId": appID}
+}
+
+// localPut sends the browser's PUT to a URL this test server signed.
+func localPut(t *testing.T, ts *testServer, rawURL, contentType string, data []byte) response {
+	t.Helper()
+	return ts.do(t, "PUT", strings.TrimPrefix(rawURL, "http://main.test"), bytes.NewReader(data), map[string]string{"Content-Type": contentType})
+}
+
+func TestMediaUploadLocal(t *testing.T) {
+	storetest.Both(t, func(t *testing.T, db *bun.DB) {
+		ts := newTestServer(t, db)
+		ctx := context.Background()
+		demo, _ := ts.store.AppByIDOrName(ctx, "demo")
+		ids := commLoad(t, ts)
+		creator, member := commUser(t, ts, "creator@demo.test"), commUser(t, ts, "member@demo.test")
+		img := pngBytes(t)
+
+		// Refusals before any bytes move.
+		r, _ := mediaCreate(t, ts, map[string]string{"Content-Type": "application/json"}, mediaReq(demo.ID, "image/png", len(img), "post"))
+		commExpect(t, "visitor", r, 401, "Authentication required")
+		r, _ = mediaCreate(t, ts, member, mediaReq(demo.ID, "image/png", len(img), "post"))
+		commExpect(t, "non-member", r, 403, "follow this app")
+		r, _ = mediaCreate(t, ts, creator, mediaReq(demo.ID, "application/pdf", 100, "post"))
+		commExpect(t, "pdf post", r, 400, "Only image and video files are supported")
+		r, _ = mediaCreate(t, ts, creator, mediaReq(demo.ID, "image/svg+xml", 100, "story"))
+		commExpect(t, "svg story", r, 400, "Only image and video files are supported")
+		r, _ = mediaCreate(t, ts, creator, mediaReq("", "video/mp4", 100, "profile"))
+		commExpect(t, "video profile", r, 400, "Please select an image file")
+		r, _ = mediaCreate(t, ts, creator, mediaReq("", "image/png", 5<<20, "profile"))
+		commExpect(t, "big profile", r, 400, "File size must be less than 5MB")
+		r, _ = mediaCreate(t, ts, creator, mediaReq(demo.ID, "video/mp4", 51<<20, "post"))
+		commExpect(t, "big video", r, 400, "50MB")
+		r, _ = mediaCreate(t, ts, creator, mediaReq("nope", "image/png", 10, "post"))
+		commExpect(t, "unknown app", r, 404, "App not found")
+		r, _ = mediaCreate(t, ts, creator, mediaReq("", "image/png", 10, "post"))
+		commExpect(t, "post without app", r, 400, "appId is required")
+
+		// The good path: record, PUT, attach, serve.
+		r, cm := mediaCreate(t, ts, creator, mediaReq(demo.ID, "image/png", len(img), "post"))
+		if r.Status != 201 || !cm.Success || cm.Data.PresignedUploadURL == "" || cm.PresignedUploadURL == "" || cm.Media.ID == "" {
+			t.Fatalf("create media: %d %s", r.Status, r.Body)
+		}
+		m := cm.Data.Media
+		if !strings.HasPrefix(m.Path, "apps/"+demo.ID+"/post/") || !strings.HasSuffix(m.Path, ".png") || m.SignedURL == "" || m.Type != "IMAGE" {
+			t.Fatalf("server must choose the key: %+v", m)
+		}
+		attach := func(id string) response {
+			return ts.do(t, "POST", "/api/messages", body(map[string]any{"content": "With a picture", "communityId": ids.demoCommunity, "attachmentIds": []string{id}}), creator)
+		}
+		commExpect(t, "attach before upload", attach(m.ID), 400, "Media upload is not complete")
+		commExpect(t, "bad signature", localPut(t, ts, strings.Replace(cm.Data.PresignedUploadURL, "sig=", "sig=00", 1), "image/png", img), 403, "")
+		commExpect(t, "other content type", localPut(t, ts, cm.Data.PresignedUploadURL, "text/html", img), 403, "")
+		commExpect(t, "html as png", localPut(t, ts, cm.Data.PresignedUploadURL, "image/png", []byte(htmlPretendingPNG+strings.Repeat(" ", len(img)-len(htmlPretendingPNG)))), 400, "declared type")
+		commExpect(t, "short body", localPut(t, ts, cm.Data.PresignedUploadURL, "image/png", img[:10]), 400, "declared size")
+		commExpect(t, "upload", localPut(t, ts, cm.Data.PresignedUploadURL, "image/png", img), 200, "true")
+		commExpect(t, "upload twice", localPut(t, ts, cm.Data.PresignedUploadURL, "image/png", img), 409, "")
+
+		r = attach(m.ID)
+		var msg struct{ Data store.MessageView }
+		commJSON(t, r, &msg)
+		if r.Status != 201 || len(msg.Data.Attachments) != 1 || msg.Data.Attachments[0].Media.SignedURL == "" {
+			t.Fatalf("post with media: %d %s", r.Status, r.Body)
+		}
+		got := ts.do(t, "GET", strings.TrimPrefix(msg.Data.Attachments[0].Media.SignedURL, "http://main.test"), nil, nil)
+		if got.Status != 200 || got.Body != string(img) || got.Header.Get("Content-Type") != "image/png" || got.Header.Get("X-Content-Type-Options") != "nosniff" {
+			t.Fatalf("serve media: %d %v", got.Status, got.Header)
+		}
+		content := ts.do(t, "GET", "/api/media/"+m.ID+"/content", nil, nil)
+		if content.Status != http.StatusFound || !strings.Contains(content.Header.Get("Location"), "/media/apps/") {
+			t.Fatalf("content fallback: %d %v", content.Status, content.Header)
+		}
+		commExpect(t, "content unknown", ts.do(t, "GET", "/api/media/nope/content", nil, nil), 404, "Media not found")
+
+		// Someone else's media cannot be attached.
+		other := commUser(t, ts, "subscriber@demo.test")
+		commExpect(t, "foreign media", ts.do(t, "POST", "/api/messages", body(map[string]any{"content": "x", "communityId": ids.demoCommunity, "attachmentIds": []string{m.ID}}), other), 400, "Attachment not found")
+
+		// Profile picture: upload without app, then set it.
+		r, pm := mediaCreate(t, ts, creator, mediaReq("", "image/png", len(img), "profile"))
+		if r.Status != 201 {
+			t.Fatalf("profile media: %d %s", r.Status, r.Body)
+		}
+		commExpect(t, "profile before upload", ts.do(t, "POST", "/api/auth/profile-picture", body(map[string]any{"mediaId": pm.Media.ID}), creator), 400, "not complete")
+		commExpect(t, "profile upload", localPut(t, ts, pm.PresignedUploadURL, "image/png", img), 200, "")
+		commExpect(t, "profile other user", ts.do(t, "POST", "/api/auth/profile-picture", body(map[string]any{"mediaId": pm.Media.ID}), other), 404, "")
+		commExpect(t, "post media as profile", ts.do(t, "POST", "/api/auth/profile-picture", body(map[string]any{"mediaId": m.ID}), creator), 400, "Please select an image file")
+		commExpect(t, "profile set", ts.do(t, "POST", "/api/auth/profile-picture", body(map[string]any{"mediaId": pm.Media.ID}), creator), 200, "signedUrl")
+		var u store.User
+		if err := db.NewSelect().Model(&u).Where("email = ?", "creator@demo.test").Scan(ctx); err != nil || u.ProfileMediaID == nil || *u.ProfileMediaID != pm.Media.ID {
+			t.Fatalf("profile picture not stored: %v", err)
+		}
+	})
+}
+
+// startMinIO runs a real MinIO server on a free port for the test. A missing
+// binary fails the test: the S3 path must be exercised, not skipped.
+func startMinIO(t *testing.T) media.S3Options {
+	t.Helper()
+	bin, err := exec.LookPath("minio")
+	if err != nil {
+		home, _ := os.UserHomeDir()
+		bin = filepath.Join(home, "go", "bin", "minio")
+		if _, err := os.Stat(bin); err != nil {
+			t.Fatalf("minio binary not found on PATH or in ~/go/bin (go install github.com/minio/minio@latest)")
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := exec.Command(bin, "server", "--quiet", "--address", addr, "--console-address", "127.0.0.1:0", t.TempDir())
+	cmd.Env = append(os.Environ(), "MINIO_ROOT_USER=marquee-test", "MINIO_ROOT_PASSWORD=marquee-test-secret", "MINIO_BROWSER=off")
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start minio: %v", err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		res, err := http.Get("http://" + addr + "/minio/health/live")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == 200 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("minio did not become live: %s", logs.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return media.S3Options{Endpoint: addr, AccessKey: "marquee-test", SecretKey: "marquee-test-secret", Bucket: "marquee-test", Region: "us-east-1"}
+}
+
+func TestMediaUploadMinIO(t *testing.T) {
+	opts := startMinIO(t)
+	db := storetest.Postgres(t)
+	ctx := context.Background()
+	files, err := media.NewS3(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := seed.Demo(ctx, db, files); err != nil {
+		t.Fatalf("seed: %v", err)
+	}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	st := store.NewStorage(db, store.NewMemoryCache(), media.Signer{Storage: files}, logger)
+	st.Build = testEngine(t).BuildID()
+	cfg := Config{Port: 3000, AuthPort: 3002, PublicURL: "http://main.test", AuthURL: "http://auth.test"}
+	ts := &testServer{Server: New(Deps{Config: cfg, Store: st, Renderer: testEngine(t), Files: files, Logger: logger})}
+	demo, _ := st.AppByIDOrName(ctx, "demo")
+	ids := commLoad(t, ts)
+	creator := commUser(t, ts, "creator@demo.test")
+	img := pngBytes(t)
+
+	s3Put := func(rawURL, contentType string, data []byte) {
+		t.Helper()
+		req, _ := http.NewRequest("PUT", rawURL, bytes.NewReader(data))
+		req.Header.Set("Content-Type", contentType)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		if res.StatusCode != 200 {
+			b, _ := io.ReadAll(res.Body)
+			t.Fatalf("s3 put: %d %s", res.StatusCode, b)
+		}
+	}
+	newUpload := func(data []byte) store.MediaView {
+		t.Helper()
+		r, cm := mediaCreate(t, ts, creator, mediaReq(demo.ID, "image/png", len(data), "post"))
+		if r.Status != 201 || !strings.HasPrefix(cm.PresignedUploadURL, "http://"+opts.Endpoint+"/"+opts.Bucket+"/apps/") {
+			t.Fatalf("create media: %d %s", r.Status, r.Body)
+		}
+		s3Put(cm.PresignedUploadURL, "image/png", data)
+		return cm.Media
+	}
+	attach := func(id string) response {
+		return ts.do(t, "POST", "/api/messages", body(map[string]any{"content": "From MinIO", "communityId": ids.demoCommunity, "attachmentIds": []string{id}}), creator)
+	}
+
+	// Good bytes: verified at attach time, then served by a presigned GET.
+	m := newUpload(img)
+	r := attach(m.ID)
+	var msg struct{ Data store.MessageView }
+	commJSON(t, r, &msg)
+	if r.Status != 201 || len(msg.Data.Attachments) != 1 {
+		t.Fatalf("attach: %d %s", r.Status, r.Body)
+	}
+	res, err := http.Get(msg.Data.Attachments[0].Media.SignedURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !bytes.Equal(got, img) || res.Header.Get("Content-Type") != "image/png" {
+		t.Fatalf("presigned get: %d %q", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	content := ts.do(t, "GET", "/api/media/"+m.ID+"/content", nil, nil)
+	if content.Status != http.StatusFound || !strings.HasPrefix(content.Header.Get("Location"), "http://"+opts.Endpoint) {
+		t.Fatalf("content fallback: %d %v", content.Status, content.Header)
+	}
+
+	// HTML pretending to be a PNG: refused when attached, and deleted.
+	html := []byte(htmlPretendingPNG)
+	bad := newUpload(html)
+	commExpect(t, "html as png", attach(bad.ID), 400, "declared type")
+	if _, err := files.Stat(ctx, bad.Path); err == nil {
+		t.Error("rejected object still stored")
+	}
+	// Bytes of another size than declared.
+	r, cm := mediaCreate(t, ts, creator, mediaReq(demo.ID, "image/png", len(img)+5, "post"))
+	if r.Status != 201 {
+		t.Fatal(r.Body)
+	}
+	s3Put(cm.PresignedUploadURL, "image/png", img)
+	commExpect(t, "size mismatch", attach(cm.Media.ID), 400, "declared size")
+	// Nothing uploaded at all.
+	_, cm = mediaCreate(t, ts, creator, mediaReq(demo.ID, "image/png", len(img), "post"))
+	commExpect(t, "never uploaded", attach(cm.Media.ID), 400, "not complete")
+	// The local upload route does not exist with S3.
+	commExpect(t, "no local put", ts.do(t, "PUT", "/media-upload/"+m.Path, bytes.NewReader(img), map[string]string{"Content-Type": "image/png"}), 404, "")
+	_ = fmt.Sprint
+}

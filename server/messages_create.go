@@ -1,0 +1,142 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+
+	"marquee/store"
+)
+
+const maxMessageChars = 5000
+
+type messageRequest struct {
+	Content         string   `json:"content"`
+	Type            string   `json:"type"`
+	AttachmentIDs   []string `json:"attachmentIds"`
+	CommunityID     string   `json:"communityId"`
+	IsFeatured      bool     `json:"isFeatured"`
+	ParentMessageID string   `json:"parentMessageId"`
+	TagIDs          []string `json:"tagIds"`
+}
+
+// POST /api/messages creates a post, a story or a reply.
+func (s *Server) apiCreateMessage(c echo.Context) error {
+	user, err := requireUser(c)
+	if err != nil {
+		return err
+	}
+	var req messageRequest
+	if err := c.Bind(&req); err != nil {
+		return badRequest("Invalid request body")
+	}
+	req.Content = strings.TrimSpace(req.Content)
+	if req.Type == "" {
+		req.Type = store.MessagePost
+		if req.ParentMessageID != "" {
+			req.Type = store.MessageReply
+		}
+	}
+	if utf8.RuneCountInString(req.Content) > maxMessageChars {
+		return badRequest("Message is too long (5000 characters at most)")
+	}
+	ctx := c.Request().Context()
+
+	var sc *communityScope
+	var parent *store.Message
+	switch req.Type {
+	case store.MessagePost, store.MessageStory:
+		if req.CommunityID == "" {
+			return badRequest("Community not loaded")
+		}
+		if sc, err = s.scopeOfCommunity(c, req.CommunityID); err != nil {
+			return err
+		}
+	case store.MessageReply:
+		if req.ParentMessageID == "" {
+			return badRequest("parentMessageId is required")
+		}
+		if parent, err = s.store.MessageByID(ctx, req.ParentMessageID); err != nil {
+			return wrapLoad(err, "Post not found")
+		}
+		// A reply lives in its parent's community; a mismatching id is
+		// treated as missing so apps never learn of each other's posts.
+		if parent.Type == store.MessageReply || (req.CommunityID != "" && req.CommunityID != parent.CommunityID) {
+			return notFound("Post not found")
+		}
+		com, err := s.store.CommunityByID(ctx, parent.CommunityID)
+		if err != nil {
+			return wrapLoad(err, "Post not found")
+		}
+		if sc, err = s.scopeOfApp(c, com); err != nil {
+			return err
+		}
+	default:
+		return badRequest("type must be POST, STORY or REPLY")
+	}
+
+	perms := sc.ac.Permissions
+	switch req.Type {
+	case store.MessagePost:
+		if !perms.CanPost {
+			return forbidden("Cannot create post: insufficient permissions or community not loaded")
+		}
+		if req.Content == "" && len(req.AttachmentIDs) == 0 {
+			return badRequest("Please add some content or media to your post")
+		}
+	case store.MessageStory:
+		if !perms.CanCreateStories {
+			return forbidden("Cannot create story: insufficient permissions or community not loaded")
+		}
+		if len(req.AttachmentIDs) == 0 {
+			return badRequest("No uploaded media")
+		}
+	case store.MessageReply:
+		if !store.CanComment(sc.ac.Role) {
+			return forbidden("Follow this app to comment")
+		}
+		if req.Content == "" {
+			return badRequest("Comment cannot be empty")
+		}
+		if len(req.AttachmentIDs) > 0 {
+			return badRequest("Comments cannot have attachments")
+		}
+	}
+	if len(req.AttachmentIDs) > 10 {
+		return badRequest("At most 10 attachments")
+	}
+	// S3 uploads bypass the server: their bytes are checked now, before they
+	// can appear in anyone's feed.
+	for _, id := range req.AttachmentIDs {
+		m, err := s.store.MediaRecord(ctx, id)
+		if err != nil || m.OwnerID != user.ID || m.AppID == nil || *m.AppID != sc.app.ID {
+			return badRequest("Attachment not found")
+		}
+		if m.Type != store.MediaImage && m.Type != store.MediaVideo {
+			return badRequest("Only image and video files are supported")
+		}
+		if err := s.verifyUpload(ctx, m); err != nil {
+			return err
+		}
+	}
+
+	n := store.NewMessage{AppID: sc.app.ID, CommunityID: sc.community.ID, SenderID: user.ID, Type: req.Type,
+		Content: req.Content, AttachmentIDs: req.AttachmentIDs, TagIDs: req.TagIDs,
+		// Featuring is a creator/admin decision; from anyone else it is ignored.
+		IsFeatured: req.IsFeatured && perms.CanFeature && req.Type == store.MessagePost}
+	if parent != nil {
+		n.ParentMessageID = &parent.ID
+	}
+	msg, err := s.store.CreateMessage(ctx, n)
+	var inv *store.ErrInvalid
+	if errors.As(err, &inv) {
+		return badRequest(inv.Msg)
+	}
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, map[string]any{"success": true, "data": msg})
+}

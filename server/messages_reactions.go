@@ -1,0 +1,93 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"marquee/store"
+)
+
+// GET /api/messages/:id/reactions
+func (s *Server) apiReactions(c echo.Context) error {
+	m, _, err := s.scopeOfMessage(c, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	list, err := s.store.ReactionsOf(c.Request().Context(), m.ID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"success": true, "data": list})
+}
+
+// POST /api/messages/:id/reactions {reaction, mediaId}
+func (s *Server) apiAddReaction(c echo.Context) error {
+	user, err := requireUser(c)
+	if err != nil {
+		return err
+	}
+	var req struct {
+		Reaction string  `json:"reaction"`
+		MediaID  *string `json:"mediaId"`
+	}
+	if err := c.Bind(&req); err != nil {
+		return badRequest("Invalid request body")
+	}
+	reaction, ok := store.NormalizeReaction(req.Reaction)
+	if !ok {
+		return badRequest("Only the heart reaction is supported")
+	}
+	m, sc, err := s.scopeOfMessage(c, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	if !store.CanComment(sc.ac.Role) {
+		return forbidden("Follow this app to react")
+	}
+	if req.MediaID != nil && *req.MediaID == "" {
+		req.MediaID = nil
+	}
+	if req.MediaID != nil {
+		// A reaction may point at one of the message's own attachments only.
+		view, err := s.store.MessageView(c.Request().Context(), m, 0)
+		if err != nil {
+			return err
+		}
+		found := false
+		for _, a := range view.Attachments {
+			found = found || a.MediaID == *req.MediaID
+		}
+		if !found {
+			return badRequest("Media is not part of this message")
+		}
+	}
+	r, err := s.store.AddReaction(c.Request().Context(), m, user.ID, reaction, req.MediaID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, map[string]any{"success": true, "data": r})
+}
+
+// DELETE /api/messages/:id/reactions/:reactionId removes your own reaction.
+func (s *Server) apiRemoveReaction(c echo.Context) error {
+	user, err := requireUser(c)
+	if err != nil {
+		return err
+	}
+	m, _, err := s.scopeOfMessage(c, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	err = s.store.RemoveReaction(c.Request().Context(), m, c.Param("reactionId"), user.ID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return notFound("Reaction not found")
+	case errors.Is(err, store.ErrForbidden):
+		return forbidden("You can only remove your own reaction")
+	case err != nil:
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"success": true, "message": "Reaction removed"})
+}

@@ -1,0 +1,28 @@
+package server
+
+import (
+	"github.com/labstack/echo/v4"
+
+	"marquee/store"
+)
+
+// ProfileData is the Data of the Profile page. User is null for visitors,
+// who see sign-in and sign-up links instead.
+type ProfileData struct {
+	User      *store.AccountUser `json:"user"`
+	IsCreator bool               `json:"isCreator"`
+}
+
+// GET /apps/:app/profile: who you are in this app, follow or unfollow, sign
+// out. The creator also sees the app's status and version.
+func (s *Server) pageProfile(c echo.Context) error {
+	view, ac := appOf(c)
+	props := s.pageProps(c, view, ac)
+	data := ProfileData{IsCreator: ac.Role == store.RoleCreator}
+	if u := viewerOf(c).User; u != nil {
+		acct := s.store.AccountUserOf(c.Request().Context(), u)
+		data.User = &acct
+	}
+	props.Data = data
+	return s.renderPage(c, "Profile", props)
+}

@@ -1,0 +1,44 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/uptrace/bun"
+)
+
+// Follow makes the user a FOLLOWER of the app unless they already hold a
+// membership (a higher role is never lowered). It returns the role the user
+// holds afterwards; repeating it changes nothing.
+func (s *Storage) Follow(ctx context.Context, appID, userID string) (string, error) {
+	m := &Membership{ID: NewID(), AppID: appID, UserID: userID, Role: RoleFollower}
+	if _, err := s.DB.NewInsert().Model(m).On("CONFLICT (app_id, user_id) DO NOTHING").Exec(ctx); err != nil {
+		return "", fmt.Errorf("follow app %s: %w", appID, err)
+	}
+	cur, err := s.MembershipOf(ctx, appID, userID)
+	if err != nil {
+		return "", err
+	}
+	if cur == nil {
+		return "", fmt.Errorf("follow app %s: membership missing after insert", appID)
+	}
+	return cur.Role, nil
+}
+
+// Unfollow removes a FOLLOWER membership and the user's push subscriptions in
+// the app (SPEC.md section 4: unfollowing drops push). Only FOLLOWER rows are
+// deleted, so a concurrent promotion is never undone; the caller checks
+// CanUnfollow first to answer higher roles with a clear refusal.
+func (s *Storage) Unfollow(ctx context.Context, appID, userID string) error {
+	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.NewDelete().Model((*Membership)(nil)).
+			Where("app_id = ? AND user_id = ? AND role = ?", appID, userID, RoleFollower).Exec(ctx); err != nil {
+			return fmt.Errorf("unfollow app %s: %w", appID, err)
+		}
+		if _, err := tx.NewDelete().Model((*PushSubscription)(nil)).
+			Where("app_id = ? AND user_id = ?", appID, userID).Exec(ctx); err != nil {
+			return fmt.Errorf("drop push subscriptions of app %s: %w", appID, err)
+		}
+		return nil
+	})
+}

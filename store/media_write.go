@@ -1,0 +1,61 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// CreateMedia inserts a PENDING media record; the server chose its Path.
+func (s *Storage) CreateMedia(ctx context.Context, m *Media) (MediaView, error) {
+	m.Status = MediaPending
+	if _, err := s.DB.NewInsert().Model(m).Exec(ctx); err != nil {
+		return MediaView{}, fmt.Errorf("insert media: %w", err)
+	}
+	return s.mediaView(ctx, m)
+}
+
+// MediaRecord loads the raw media row (with owner and status), by id.
+func (s *Storage) MediaRecord(ctx context.Context, id string) (*Media, error) {
+	return s.mediaWhere(ctx, "id = ?", id)
+}
+
+// MediaByPath loads the media row stored under an object key.
+func (s *Storage) MediaByPath(ctx context.Context, key string) (*Media, error) {
+	return s.mediaWhere(ctx, "path = ?", key)
+}
+
+func (s *Storage) mediaWhere(ctx context.Context, where string, arg string) (*Media, error) {
+	m := new(Media)
+	err := s.DB.NewSelect().Model(m).Where(where, arg).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load media: %w", err)
+	}
+	return m, nil
+}
+
+// MarkMediaUploaded records that the bytes were received and checked.
+func (s *Storage) MarkMediaUploaded(ctx context.Context, id string) error {
+	if _, err := s.DB.NewUpdate().Model((*Media)(nil)).Set("status = ?", MediaUploaded).Where("id = ?", id).Exec(ctx); err != nil {
+		return fmt.Errorf("mark media %s uploaded: %w", id, err)
+	}
+	return nil
+}
+
+// SetProfilePicture points the user's profile at an uploaded image.
+func (s *Storage) SetProfilePicture(ctx context.Context, userID, mediaID string) error {
+	if _, err := s.DB.NewUpdate().Model((*User)(nil)).Set("profile_media_id = ?", mediaID).
+		Set("updated_at = current_timestamp").Where("id = ?", userID).Exec(ctx); err != nil {
+		return fmt.Errorf("set profile picture of %s: %w", userID, err)
+	}
+	return nil
+}
+
+// MediaViewOf signs a raw media row for a response.
+func (s *Storage) MediaViewOf(ctx context.Context, m *Media) (MediaView, error) {
+	return s.mediaView(ctx, m)
+}

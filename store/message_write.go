@@ -1,0 +1,176 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// ErrInvalid marks a write the data itself rules out (a foreign id, a media
+// that is not ready); its text is safe to show.
+type ErrInvalid struct{ Msg string }
+
+func (e *ErrInvalid) Error() string { return e.Msg }
+
+func invalid(msg string) error { return &ErrInvalid{Msg: msg} }
+
+// NewMessage is what CreateMessage needs; the server has already decided the
+// sender may post and whether IsFeatured is allowed.
+type NewMessage struct {
+	AppID, CommunityID, SenderID, Type, Content string
+	ParentMessageID                             *string
+	IsFeatured                                  bool
+	AttachmentIDs, TagIDs                       []string
+}
+
+// CreateMessage inserts a message with its attachments and tags in one
+// transaction. Attachments must be uploaded media of the sender in the same
+// app; tags must belong to the app. Nothing of another app is ever linked.
+func (s *Storage) CreateMessage(ctx context.Context, n NewMessage) (*MessageView, error) {
+	now := time.Now().UTC()
+	m := &Message{ID: NewID(), AppID: n.AppID, CommunityID: n.CommunityID, SenderID: n.SenderID, Type: n.Type,
+		Content: n.Content, ParentMessageID: n.ParentMessageID, IsFeatured: n.IsFeatured, CreatedAt: now, UpdatedAt: now}
+	attachments, tags := uniq(n.AttachmentIDs), uniq(n.TagIDs)
+	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if len(attachments) > 0 {
+			var media []Media
+			if err := tx.NewSelect().Model(&media).Where("id IN (?)", bun.In(attachments)).Scan(ctx); err != nil {
+				return fmt.Errorf("load attachments: %w", err)
+			}
+			byID := map[string]Media{}
+			for _, md := range media {
+				byID[md.ID] = md
+			}
+			for _, id := range attachments {
+				md, ok := byID[id]
+				if !ok || md.AppID == nil || *md.AppID != n.AppID || md.OwnerID != n.SenderID {
+					return invalid("Attachment not found")
+				}
+				if md.Status != MediaUploaded {
+					return invalid("Media upload is not complete")
+				}
+			}
+		}
+		if len(tags) > 0 {
+			n, err := tx.NewSelect().Model((*Tag)(nil)).Where("id IN (?) AND app_id = ?", bun.In(tags), n.AppID).Count(ctx)
+			if err != nil {
+				return fmt.Errorf("check tags: %w", err)
+			}
+			if int(n) != len(tags) {
+				return invalid("Tag not found")
+			}
+		}
+		if _, err := tx.NewInsert().Model(m).Exec(ctx); err != nil {
+			return fmt.Errorf("insert message: %w", err)
+		}
+		for i, id := range attachments {
+			a := &MessageAttachment{MessageID: m.ID, MediaID: id, AppID: n.AppID, Position: i}
+			if _, err := tx.NewInsert().Model(a).Exec(ctx); err != nil {
+				return fmt.Errorf("attach media %s: %w", id, err)
+			}
+		}
+		for _, id := range tags {
+			if _, err := tx.NewInsert().Model(&MessageTag{MessageID: m.ID, TagID: id, AppID: n.AppID}).Exec(ctx); err != nil {
+				return fmt.Errorf("tag message: %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if m.Type != MessageReply {
+		s.InvalidateLanding(ctx, n.AppID)
+	}
+	return s.MessageView(ctx, m, 0)
+}
+
+// DeleteMessage removes a message, its replies and everything hanging off
+// them. Children are deleted explicitly so the result does not depend on the
+// database enforcing ON DELETE CASCADE.
+func (s *Storage) DeleteMessage(ctx context.Context, m *Message) error {
+	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		ids := []string{m.ID}
+		var replyIDs []string
+		if err := tx.NewSelect().Model((*Message)(nil)).Column("id").Where("parent_message_id = ?", m.ID).
+			Scan(ctx, &replyIDs); err != nil {
+			return fmt.Errorf("list replies: %w", err)
+		}
+		ids = append(ids, replyIDs...)
+		for _, model := range []any{(*Reaction)(nil), (*MessageAttachment)(nil), (*MessageTag)(nil)} {
+			if _, err := tx.NewDelete().Model(model).Where("message_id IN (?)", bun.In(ids)).Exec(ctx); err != nil {
+				return fmt.Errorf("delete message children: %w", err)
+			}
+		}
+		if len(replyIDs) > 0 {
+			if _, err := tx.NewDelete().Model((*Message)(nil)).Where("id IN (?)", bun.In(replyIDs)).Exec(ctx); err != nil {
+				return fmt.Errorf("delete replies: %w", err)
+			}
+		}
+		if _, err := tx.NewDelete().Model((*Message)(nil)).Where("id = ?", m.ID).Exec(ctx); err != nil {
+			return fmt.Errorf("delete message: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("delete message %s: %w", m.ID, err)
+	}
+	s.InvalidateLanding(ctx, m.AppID)
+	return nil
+}
+
+// NormalizeReaction accepts the heart emoji or the word heart (SPEC.md
+// section 3) and stores the emoji, so both spellings count as one heart.
+func NormalizeReaction(r string) (string, bool) {
+	switch strings.TrimSpace(strings.ToLower(r)) {
+	case "❤️", "❤", "heart":
+		return "❤️", true
+	}
+	return "", false
+}
+
+// AddReaction records a reaction once: adding the same reaction twice
+// returns the existing one instead of a duplicate.
+func (s *Storage) AddReaction(ctx context.Context, m *Message, senderID, reaction string, mediaID *string) (*ReactionView, error) {
+	r := &Reaction{ID: NewID(), AppID: m.AppID, MessageID: m.ID, SenderID: senderID, Reaction: reaction,
+		MediaID: mediaID, CreatedAt: time.Now().UTC()}
+	if _, err := s.DB.NewInsert().Model(r).On("CONFLICT DO NOTHING").Exec(ctx); err != nil {
+		return nil, fmt.Errorf("add reaction: %w", err)
+	}
+	got := new(Reaction)
+	if err := s.DB.NewSelect().Model(got).Where("message_id = ? AND sender_id = ? AND reaction = ?", m.ID, senderID, reaction).
+		Scan(ctx); err != nil {
+		return nil, fmt.Errorf("load reaction: %w", err)
+	}
+	s.InvalidateLanding(ctx, m.AppID) // landing cards show heart counts
+	return &ReactionView{ID: got.ID, Reaction: got.Reaction, MediaID: got.MediaID, Sender: ReactionUser{ID: got.SenderID}}, nil
+}
+
+// RemoveReaction deletes the sender's own reaction; anyone else's, or one on
+// another message, is ErrNotFound.
+func (s *Storage) RemoveReaction(ctx context.Context, m *Message, reactionID, senderID string) error {
+	r := new(Reaction)
+	err := s.DB.NewSelect().Model(r).Where("id = ? AND message_id = ?", reactionID, m.ID).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("load reaction %s: %w", reactionID, err)
+	}
+	if r.SenderID != senderID {
+		return ErrForbidden
+	}
+	if _, err := s.DB.NewDelete().Model((*Reaction)(nil)).Where("id = ?", r.ID).Exec(ctx); err != nil {
+		return fmt.Errorf("delete reaction %s: %w", reactionID, err)
+	}
+	s.InvalidateLanding(ctx, m.AppID)
+	return nil
+}
+
+// ErrForbidden is returned when a row exists but belongs to someone else.
+var ErrForbidden = errors.New("forbidden")
