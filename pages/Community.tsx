@@ -1,3 +1,4 @@
+import { ErrorState } from "./components/ErrorState";
 import { Layout } from "./components/Layout";
 import { appSeo, SeoHead } from "./lib/seo";
 import { displayTitle } from "./components/Header";
@@ -40,12 +41,7 @@ export default function Community(props: Props) {
         when="idle"
       />
       {props.error ? (
-        <div className="state state-error" role="alert">
-          <p>{props.error}</p>
-          <a className="button" href={props.path}>
-            Retry
-          </a>
-        </div>
+        <ErrorState message={props.error} retryHref={props.path} />
       ) : (
         <Island
           name="Feed"

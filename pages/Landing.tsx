@@ -1,3 +1,4 @@
+import { ErrorState } from "./components/ErrorState";
 import { Layout } from "./components/Layout";
 import { formatDate, formatMoney, formatTime12, relativeTime, truncate } from "./lib/format";
 import { appSeo, SeoHead } from "./lib/seo";
@@ -95,22 +96,14 @@ function ItemCard({ item, base }: { item: ItemView; base: string }) {
   );
 }
 
-function LandingError({ props }: { props: Props }) {
-  return (
-    <main className="page">
-      <div className="state state-error" role="alert">
-        <p>{props.error}</p>
-        <a className="button" href={props.path}>
-          Retry
-        </a>
-      </div>
-    </main>
-  );
-}
-
 export default function Landing(props: Props) {
   const app = props.app;
-  if (!app) return <LandingError props={props} />;
+  if (!app)
+    return (
+      <main className="page">
+        <ErrorState message={props.error ?? "Failed to load landing page"} retryHref={props.path} />
+      </main>
+    );
   const base = "/apps/" + app.name;
   const signedIn = props.viewer.user !== null;
   const f = app.settings.features;

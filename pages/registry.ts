@@ -1,5 +1,4 @@
 import type { ComponentType, ReactElement } from "react";
-import NotFound from "./NotFound";
 import AppsIndex, * as appsIndex from "./AppsIndex";
 import ErrorPage, * as errorPage from "./ErrorPage";
 import Landing, * as landing from "./Landing";
@@ -7,8 +6,7 @@ import AuthForm, * as authForm from "./AuthForm";
 import Profile, * as profile from "./Profile";
 import Community, * as community from "./Community";
 import Post, * as post from "./Post";
-import CreatePost, * as createPost from "./CreatePost";
-import CreateStory, * as createStory from "./CreateStory";
+import { CreatePost, CreateStory } from "./CreateContent";
 
 // A page module as the server entry sees it. goja bundles need static
 // imports, so every page is listed here by the name Go renders it with.
@@ -19,15 +17,13 @@ export type PageModule = {
 };
 
 export const pages: Record<string, PageModule> = {
-  NotFound,
   AppsIndex: { component: AppsIndex, head: appsIndex.head },
   ErrorPage: { component: ErrorPage, head: errorPage.head, status: errorPage.status },
   Landing: { component: Landing, head: landing.head },
   AuthForm: { component: AuthForm, head: authForm.head, status: authForm.status },
   Profile: { component: Profile, head: profile.head },
-  // Community (issue 4)
   Community: { component: Community, head: community.head },
   Post: { component: Post, head: post.head, status: post.status },
-  CreatePost: { component: CreatePost, head: createPost.head },
-  CreateStory: { component: CreateStory, head: createStory.head },
+  CreatePost,
+  CreateStory,
 };

@@ -7,11 +7,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"testing"
-
-	"github.com/redis/go-redis/v9"
 
 	"marquee/store"
 	"marquee/store/storetest"
@@ -338,20 +335,8 @@ func sessionFor(t *testing.T, ts *testServer, email string) string {
 // TestSessionsInRedis: with Redis, sessions live there under the SHA-256 of
 // the token with a TTL, and nothing is written to the sessions table.
 func TestSessionsInRedis(t *testing.T) {
-	raw := os.Getenv("TEST_REDIS_URL")
-	if raw == "" {
-		raw = "redis://127.0.0.1:6379/0"
-	}
-	opts, err := redis.ParseURL(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rdb := redis.NewClient(opts)
-	defer rdb.Close()
+	rdb := storetest.Redis(t)
 	ctx := context.Background()
-	if err := rdb.Ping(ctx).Err(); err != nil {
-		t.Skipf("redis not reachable at %s: %v", raw, err)
-	}
 	db := storetest.Postgres(t)
 	ts := newTestServer(t, db)
 	ts.store.Redis = rdb

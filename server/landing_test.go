@@ -4,12 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
 	"github.com/uptrace/bun"
 
 	"marquee/store"
@@ -178,16 +176,7 @@ func TestLandingPageCacheFollowsWrites(t *testing.T) {
 // TestLandingWithRedis runs the landing page and API as `serve` does with
 // DATABASE_URL=postgres://... and REDIS_URL=redis://...
 func TestLandingWithRedis(t *testing.T) {
-	url := os.Getenv("TEST_REDIS_URL")
-	if url == "" {
-		url = "redis://127.0.0.1:6379/0"
-	}
-	opts, err := redis.ParseURL(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	client := redis.NewClient(opts)
-	t.Cleanup(func() { client.Close() })
+	client := storetest.Redis(t)
 	ts := newTestServer(t, storetest.Postgres(t))
 	prefix := "test:landing:" + store.NewID() + ":"
 	ts.store.Cache = &store.RedisCache{Client: client, Prefix: prefix}

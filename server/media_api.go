@@ -8,7 +8,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"net/url"
 	"regexp"
 	"strings"
 	"time"
@@ -223,13 +222,9 @@ func (s *Server) discardUpload(ctx context.Context, m *store.Media) {
 // PUT /media-upload/{key}?exp&sig receives a browser upload for local disk
 // storage. The bytes are checked before anything is written.
 func (s *Server) mediaUpload(c echo.Context) error {
-	local, ok := s.files.(*media.Local)
-	if !ok {
-		return notFound("Not found")
-	}
-	key, err := url.PathUnescape(c.Param("*"))
+	local, key, err := s.localObject(c)
 	if err != nil {
-		return notFound("Not found")
+		return err
 	}
 	contentType := c.Request().Header.Get("Content-Type")
 	if err := local.Verify("PUT", key, contentType, c.QueryParam("exp"), c.QueryParam("sig")); err != nil {

@@ -15,13 +15,9 @@ import (
 // GET /media/{key}?exp&sig serves a locally stored file behind a URL this
 // server signed. With S3 the browser loads presigned S3 URLs instead.
 func (s *Server) mediaGet(c echo.Context) error {
-	local, ok := s.files.(*media.Local)
-	if !ok {
-		return notFound("Not found")
-	}
-	key, err := url.PathUnescape(c.Param("*"))
+	local, key, err := s.localObject(c)
 	if err != nil {
-		return notFound("Not found")
+		return err
 	}
 	if err := local.Verify("GET", key, "", c.QueryParam("exp"), c.QueryParam("sig")); err != nil {
 		return forbidden("This link has expired")
@@ -46,6 +42,20 @@ func (s *Server) mediaGet(c echo.Context) error {
 		s.logger.Debug("media copy interrupted", "key", key, "err", err)
 	}
 	return nil
+}
+
+// localObject is the local-disk storage and the object key of a /media or
+// /media-upload URL; with S3 configured these URLs do not exist.
+func (s *Server) localObject(c echo.Context) (*media.Local, string, error) {
+	local, ok := s.files.(*media.Local)
+	if !ok {
+		return nil, "", notFound("Not found")
+	}
+	key, err := url.PathUnescape(c.Param("*"))
+	if err != nil {
+		return nil, "", notFound("Not found")
+	}
+	return local, key, nil
 }
 
 // GET /manifest.webmanifest makes the site installable to the home screen.

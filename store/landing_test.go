@@ -30,19 +30,7 @@ func seeded(t *testing.T, db *bun.DB, cache store.Cache) *store.Storage {
 
 func testRedis(t *testing.T) *store.RedisCache {
 	t.Helper()
-	url := os.Getenv("TEST_REDIS_URL")
-	if url == "" {
-		url = "redis://127.0.0.1:6379/0"
-	}
-	opts, err := redis.ParseURL(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	client := redis.NewClient(opts)
-	t.Cleanup(func() { client.Close() })
-	if err := client.Ping(context.Background()).Err(); err != nil {
-		t.Fatalf("redis at %s: %v", url, err)
-	}
+	client := storetest.Redis(t)
 	// A prefix per test keeps parallel test runs apart.
 	return &store.RedisCache{Client: client, Prefix: fmt.Sprintf("test:%s:%d:", t.Name(), time.Now().UnixNano())}
 }

@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"sync"
@@ -86,6 +87,16 @@ func run(ctx context.Context) error {
 	props := server.PageProps{App: view, Path: "/apps/demo", PublicURL: cfg.PublicURL, AuthURL: cfg.AuthURL,
 		Now: time.Now().UTC(), Viewer: server.ViewerProps{Role: store.RolePublic}}
 
+	if path := os.Getenv("BENCH_CPUPROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	gojaMedian, err := gojaRender(ctx, engine, props)
 	if err != nil {
 		return err

@@ -1,37 +1,21 @@
 // Accounts across both hosts: sign up on the auth site, land back signed in,
 // follow the app, sign out; and the 401 handling of the header island.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { startServer, launchBrowser, screenshotDir } from "./helpers.mjs";
+import { useServerAndBrowser, watchErrors, screenshotDir } from "./helpers.mjs";
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const env = useServerAndBrowser();
 
-function collectErrors(page) {
-  const errors = [];
-  page.on("pageerror", (e) => errors.push(e.message));
-  page.on("console", (m) => m.type() === "error" && !m.text().startsWith("Failed to load resource") && errors.push(m.text()));
-  // Failed requests are listed by URL, so expected ones can be told apart.
-  page.on("response", (r) => r.status() >= 400 && errors.push(r.status() + " " + r.url()));
-  return errors;
-}
 
 test("a visitor signs up on the auth host, follows the app and signs out", async () => {
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  const context = await env.browser.newContext({ viewport: { width: 390, height: 844 } });
   const page = await context.newPage();
-  const errors = collectErrors(page);
+  const errors = watchErrors(page);
 
-  await page.goto(server.base + "/apps/demo");
+  await page.goto(env.server.base + "/apps/demo");
   await page.locator("a", { hasText: "Sign Up" }).first().click();
-  await page.waitForURL(server.auth + "/authenticate/signup?app=demo");
+  await page.waitForURL(env.server.auth + "/authenticate/signup?app=demo");
   assert.match(await page.locator("h1").innerText(), /Create your account/);
 
   // A first try with a short password keeps the typed values and says why.
@@ -49,14 +33,14 @@ test("a visitor signs up on the auth host, follows the app and signs out", async
   await page.fill("#field-password", "");
   await page.screenshot({ path: join(screenshotDir, "signup-390x844.png") });
   await page.fill("#field-password", "a-long-password");
-  await Promise.all([page.waitForURL(server.base + "/apps/demo"), page.locator("button[type=submit]").click()]);
+  await Promise.all([page.waitForURL(env.server.base + "/apps/demo"), page.locator("button[type=submit]").click()]);
 
   // Signed in on the main site: no Sign In button, header actions shown.
   assert.equal(await page.locator(".auth-buttons a", { hasText: "Sign In" }).count(), 0);
   await page.locator('button[aria-label="Search"]').waitFor();
 
   // Follow on the profile page.
-  await page.goto(server.base + "/apps/demo/profile");
+  await page.goto(env.server.base + "/apps/demo/profile");
   assert.match(await page.locator(".profile-head h1").innerText(), /@superfan/);
   assert.match(await page.locator(".profile-head").innerText(), /fan@demo\.test/);
   const follow = page.locator(".profile-actions button", { hasText: "Follow" });
@@ -79,12 +63,12 @@ test("a visitor signs up on the auth host, follows the app and signs out", async
 
   // Sign out: back to the auth site's sign-in for this app, session gone.
   await Promise.all([
-    page.waitForURL(server.auth + "/authenticate/signin?app=demo"),
+    page.waitForURL(env.server.auth + "/authenticate/signin?app=demo"),
     page.locator(".profile-actions button", { hasText: "Sign Out" }).click(),
   ]);
-  const after = await page.request.get(server.base + "/api/auth/me");
+  const after = await page.request.get(env.server.base + "/api/auth/me");
   assert.equal(after.status(), 401);
-  await page.goto(server.base + "/apps/demo");
+  await page.goto(env.server.base + "/apps/demo");
   assert.equal(await page.locator(".auth-buttons a", { hasText: "Sign In" }).count(), 1);
 
   // The one expected failure is the short-password sign-up (400).
@@ -93,18 +77,18 @@ test("a visitor signs up on the auth host, follows the app and signs out", async
 });
 
 test("a 401 on the app-scoped me call returns a sub-path to the landing page", async () => {
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  const context = await env.browser.newContext({ viewport: { width: 390, height: 844 } });
   const page = await context.newPage();
-  await page.goto(server.auth + "/authenticate/signin?app=demo");
+  await page.goto(env.server.auth + "/authenticate/signin?app=demo");
   await page.fill("#field-email", "follower@demo.test");
   await page.fill("#field-password", "demo-password");
-  await Promise.all([page.waitForURL(server.base + "/apps/demo"), page.locator("button[type=submit]").click()]);
+  await Promise.all([page.waitForURL(env.server.base + "/apps/demo"), page.locator("button[type=submit]").click()]);
   // The session dies while the page is open (signed out in another tab).
   await page.route("**/api/auth/me?appId=*", (route) =>
     route.fulfill({ status: 401, contentType: "application/json", body: '{"success":false,"message":"Authentication required"}' }),
   );
-  await page.goto(server.base + "/apps/demo/community");
-  await page.waitForURL(server.base + "/apps/demo", { timeout: 10000 });
+  await page.goto(env.server.base + "/apps/demo/community");
+  await page.waitForURL(env.server.base + "/apps/demo", { timeout: 10000 });
   // On the landing page itself the context clears without another redirect.
   await page.locator('button[aria-label="Search"]').waitFor({ state: "detached", timeout: 10000 });
   await context.close();

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
+import { before, after } from "node:test";
 import { chromium } from "playwright-core";
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -72,4 +73,63 @@ export async function launchBrowser() {
     executablePath: "/usr/bin/chromium",
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
   });
+}
+
+// useServerAndBrowser starts a seeded server and a browser for the test file
+// and stops both at its end; the returned object is filled in before().
+export function useServerAndBrowser(extraEnv = {}) {
+  const env = { server: null, browser: null };
+  before(async () => {
+    env.server = await startServer(extraEnv);
+    env.browser = await launchBrowser();
+  });
+  after(async () => {
+    await env.browser?.close();
+    await env.server?.stop();
+  });
+  return env;
+}
+
+// signIn signs a demo user in through the real auth-site form and returns a
+// page back on the main site.
+export async function signIn(env, email, password = "demo-password") {
+  const context = await env.browser.newContext({ viewport: { width: 390, height: 844 } });
+  const page = await context.newPage();
+  await page.goto(env.server.auth + "/authenticate/signin?app=demo");
+  await page.fill('[name="email"]', email);
+  await page.fill('[name="password"]', password);
+  await Promise.all([
+    page.waitForURL((u) => u.toString().startsWith(env.server.base)),
+    page.locator('form button[type="submit"]').click(),
+  ]);
+  return { context, page };
+}
+
+// watchErrors collects page errors, console errors and failed responses (by
+// URL, so a test can tell expected failures apart).
+export function watchErrors(page) {
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  // The console's copy of a failed load has no URL (the browser's own
+  // favicon probe is one); failed responses are recorded with theirs below.
+  page.on("console", (m) => m.type() === "error" && !m.text().startsWith("Failed to load resource") && errors.push(m.text()));
+  page.on("response", (r) => r.status() >= 400 && errors.push(r.status() + " " + r.url()));
+  return errors;
+}
+
+// testImagePNG draws a small gradient in the browser's canvas and returns it
+// as PNG bytes, so upload tests need no fixture file.
+export async function testImagePNG(page) {
+  const dataUrl = await page.evaluate(() => {
+    const canvas = document.createElement("canvas");
+    canvas.width = canvas.height = 64;
+    const g = canvas.getContext("2d");
+    const grad = g.createLinearGradient(0, 0, 64, 64);
+    grad.addColorStop(0, "#7c3aed");
+    grad.addColorStop(1, "#f472b6");
+    g.fillStyle = grad;
+    g.fillRect(0, 0, 64, 64);
+    return canvas.toDataURL("image/png");
+  });
+  return Buffer.from(dataUrl.split(",")[1], "base64");
 }

@@ -1,22 +1,14 @@
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { startServer, launchBrowser, screenshotDir } from "./helpers.mjs";
+import { useServerAndBrowser, screenshotDir } from "./helpers.mjs";
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const env = useServerAndBrowser();
 
 test("without JavaScript the landing page shows every section's content", async () => {
-  const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 390, height: 844 } });
+  const context = await env.browser.newContext({ javaScriptEnabled: false, viewport: { width: 390, height: 844 } });
   const page = await context.newPage();
-  const res = await page.goto(server.base + "/apps/demo");
+  const res = await page.goto(env.server.base + "/apps/demo");
   assert.equal(res.status(), 200);
   const body = page.locator("body");
   // Header, banner, bio (sanitised), sign-in buttons, links, and the three sections.
@@ -39,12 +31,12 @@ test("without JavaScript the landing page shows every section's content", async 
 });
 
 test("with JavaScript the footer island hydrates and its drawer opens", async () => {
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  const context = await env.browser.newContext({ viewport: { width: 390, height: 844 } });
   const page = await context.newPage();
   const errors = [];
   page.on("pageerror", (e) => errors.push(e.message));
   page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
-  await page.goto(server.base + "/apps/demo");
+  await page.goto(env.server.base + "/apps/demo");
   await page.locator('nav.footer[data-hydrated="true"]').waitFor({ timeout: 10000 });
   const drawer = page.locator(".footer-drawer");
   assert.equal(await drawer.locator(".footer-drawer-items a", { hasText: "Chat" }).isVisible(), false);
@@ -57,8 +49,8 @@ test("with JavaScript the footer island hydrates and its drawer opens", async ()
 });
 
 test("an unknown app answers a 404 page", async () => {
-  const page = await browser.newPage();
-  const res = await page.goto(server.base + "/apps/no-such-app");
+  const page = await env.browser.newPage();
+  const res = await page.goto(env.server.base + "/apps/no-such-app");
   assert.equal(res.status(), 404);
   assert.match(await page.locator("h1").innerText(), /Not found/);
   await page.close();
