@@ -99,9 +99,19 @@ export default function Feed(props: FeedProps) {
       )}
       {pagination.hasNext && (
         <div className="load-more">
-          <button className="button button-secondary" type="button" onClick={loadMore} disabled={loading}>
+          {/* A link, so the next page opens even without JavaScript; with it,
+              the page is appended in place. */}
+          <a
+            className="button button-secondary"
+            href={"?page=" + (pagination.page + 1)}
+            aria-disabled={loading}
+            onClick={(e) => {
+              e.preventDefault();
+              if (!loading) loadMore();
+            }}
+          >
             {loading ? "Loading..." : "Load More Posts"}
-          </button>
+          </a>
         </div>
       )}
     </>

@@ -61,7 +61,7 @@ func (s *Server) apiLogout(c echo.Context) error {
 			return err
 		}
 	}
-	clearSessionCookie(c, s.cfg.SecureCookies())
+	s.clearSessionCookie(c)
 	return c.JSON(http.StatusOK, map[string]any{"success": true})
 }
 

@@ -255,7 +255,7 @@ func (s *Server) startSession(c echo.Context, user *store.User, app *store.AppVi
 	if err != nil {
 		return err
 	}
-	setSessionCookie(c, token, s.cfg.SecureCookies())
+	s.setSessionCookie(c, token)
 	next := s.afterAuthURL(app)
 	if wantsJSON(c) {
 		return c.JSON(http.StatusOK, map[string]any{"success": true,

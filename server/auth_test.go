@@ -170,12 +170,14 @@ func TestSignUpSignInAndOut(t *testing.T) {
 	}
 }
 
-func TestSecureCookieOverHTTPS(t *testing.T) {
+func TestSecureSharedCookieOverHTTPS(t *testing.T) {
 	ts := newTestServer(t, storetest.Postgres(t))
 	ts.cfg.PublicURL = "https://main.test"
+	ts.cfg.CookieDomain = "main.test"
 	res := ts.do(t, "POST", "/authenticate/signin", strings.NewReader(url.Values{"email": {"creator@demo.test"}, "password": {demoPassword}}.Encode()), formHeaders)
-	if res.Status != http.StatusSeeOther || !strings.Contains(res.Header.Get("Set-Cookie"), "Secure") {
-		t.Errorf("https cookie: %d %q", res.Status, res.Header.Get("Set-Cookie"))
+	cookie := res.Header.Get("Set-Cookie")
+	if res.Status != http.StatusSeeOther || !strings.Contains(cookie, "; Secure") || !strings.Contains(cookie, "Domain=main.test") {
+		t.Errorf("https cookie shared with the parent domain: %d %q", res.Status, cookie)
 	}
 }
 

@@ -99,8 +99,9 @@ func (s *Server) apiCommunityStories(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"success": true, "data": map[string]any{"users": groups}, "users": groups})
 }
 
-// GET /apps/:app/community renders page 1 and the stories, so the feed
-// works before (and without) JavaScript.
+// GET /apps/:app/community?page renders a page of posts (1 unless the Load
+// More link was followed without JavaScript) and the stories, so the feed
+// works before and without JavaScript.
 func (s *Server) pageCommunity(c echo.Context) error {
 	view, ac := appOf(c)
 	props := s.pageProps(c, view, ac)
@@ -112,7 +113,8 @@ func (s *Server) pageCommunity(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	data.CommunityID = view.Community.ID
-	p, err := s.store.CommunityPosts(ctx, data.CommunityID, store.MessagePost, 1, store.DefaultPageSize)
+	page, limit := pageParams(c, store.DefaultPageSize)
+	p, err := s.store.CommunityPosts(ctx, data.CommunityID, store.MessagePost, page, limit)
 	if err != nil {
 		s.logger.Error("feed load failed", "app", view.Name, "err", err)
 		props.Error, props.Status = "Failed to fetch posts", http.StatusServiceUnavailable

@@ -19,6 +19,9 @@ type Config struct {
 	PublicURL   string
 	AuthURL     string
 	SecretKey   string
+	// CookieDomain lets the main and auth hosts share the session cookie in
+	// production (e.g. ".example.com"); empty means host-only.
+	CookieDomain string
 }
 
 type S3Config struct {
@@ -64,9 +67,10 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			Region:    get("S3_REGION", "us-east-1"),
 			UseSSL:    get("S3_USE_SSL", "false") == "true",
 		},
-		PublicURL: strings.TrimRight(get("PUBLIC_URL", fmt.Sprintf("http://localhost:%d", port)), "/"),
-		AuthURL:   strings.TrimRight(get("AUTH_URL", fmt.Sprintf("http://localhost:%d", authPort)), "/"),
-		SecretKey: get("SECRET_KEY", ""),
+		PublicURL:    strings.TrimRight(get("PUBLIC_URL", fmt.Sprintf("http://localhost:%d", port)), "/"),
+		AuthURL:      strings.TrimRight(get("AUTH_URL", fmt.Sprintf("http://localhost:%d", authPort)), "/"),
+		SecretKey:    get("SECRET_KEY", ""),
+		CookieDomain: get("COOKIE_DOMAIN", ""),
 	}
 	return cfg, nil
 }

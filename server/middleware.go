@@ -113,14 +113,26 @@ func staticCache(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-func setSessionCookie(c echo.Context, token string, secure bool) {
-	c.SetCookie(&http.Cookie{
-		Name: sessionCookie, Value: token, Path: "/", HttpOnly: true, Secure: secure,
-		SameSite: http.SameSiteLaxMode, Expires: time.Now().Add(store.SessionTTL), MaxAge: int(store.SessionTTL / time.Second),
-	})
+// sessionCookie builds the session cookie. Domain is set only when
+// COOKIE_DOMAIN is: in development both sites are localhost (cookies ignore
+// ports); in production the main and auth hosts share that parent domain.
+func (s *Server) sessionCookie(value string, maxAge int) *http.Cookie {
+	ck := &http.Cookie{
+		Name: sessionCookie, Value: value, Path: "/", Domain: s.cfg.CookieDomain, HttpOnly: true,
+		Secure: s.cfg.SecureCookies(), SameSite: http.SameSiteLaxMode, MaxAge: maxAge,
+	}
+	if maxAge > 0 {
+		ck.Expires = time.Now().Add(time.Duration(maxAge) * time.Second)
+	} else {
+		ck.Expires = time.Unix(0, 0)
+	}
+	return ck
 }
 
-func clearSessionCookie(c echo.Context, secure bool) {
-	c.SetCookie(&http.Cookie{Name: sessionCookie, Value: "", Path: "/", HttpOnly: true, Secure: secure,
-		SameSite: http.SameSiteLaxMode, MaxAge: -1, Expires: time.Unix(0, 0)})
+func (s *Server) setSessionCookie(c echo.Context, token string) {
+	c.SetCookie(s.sessionCookie(token, int(store.SessionTTL/time.Second)))
+}
+
+func (s *Server) clearSessionCookie(c echo.Context) {
+	c.SetCookie(s.sessionCookie("", -1))
 }

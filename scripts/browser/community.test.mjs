@@ -118,11 +118,24 @@ test("Load More Posts appends the next page until there is none", async () => {
   await page.locator('.feed[data-hydrated="true"]').waitFor({ timeout: 10000 });
   const before = await page.locator(".feed-card").count();
   assert.equal(before, 20);
-  await page.locator("button", { hasText: "Load More Posts" }).click();
+  await page.locator("a", { hasText: "Load More Posts" }).click();
   await page.waitForFunction(() => document.querySelectorAll(".feed-card").length > 20);
   assert.equal(await page.locator(".feed-card").count(), 31);
-  assert.equal(await page.locator("button", { hasText: "Load More Posts" }).count(), 0);
+  assert.equal(new URL(page.url()).search, "", "appended in place, no navigation");
+  assert.equal(await page.locator("a", { hasText: "Load More Posts" }).count(), 0);
   await page.close();
+});
+
+test("without JavaScript Load More Posts opens the next page", async () => {
+  const context = await env.browser.newContext({ javaScriptEnabled: false });
+  const page = await context.newPage();
+  await page.goto(env.server.base + "/apps/demo/community");
+  assert.equal(await page.locator(".feed-card").count(), 20);
+  await page.locator("a", { hasText: "Load More Posts" }).click();
+  await page.waitForURL(/\/community\?page=2$/);
+  assert.equal(await page.locator(".feed-card").count(), 11);
+  assert.equal(await page.locator("a", { hasText: "Load More Posts" }).count(), 0);
+  await context.close();
 });
 
 test("a member uploads a profile picture; it shows after the reload", async () => {
