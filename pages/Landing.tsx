@@ -138,7 +138,9 @@ export default function Landing(props: Props) {
               {links.map((l) => (
                 <li key={l.id}>
                   <a href={l.url} rel="noopener noreferrer" target="_blank">
-                    <img src={faviconUrl(l.url)} alt="" width={32} height={32} loading="lazy" />
+                    {/* A background image, so an unreachable favicon service leaves a
+                        plain tile instead of a broken-image icon. */}
+                    <span className="favicon" aria-hidden="true" style={{ backgroundImage: `url("${faviconUrl(l.url)}")` }} />
                     <span>{l.title}</span>
                   </a>
                 </li>

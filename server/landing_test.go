@@ -36,6 +36,9 @@ func TestLandingPageAndAPI(t *testing.T) {
 		if strings.Contains(page.Body, "View all") {
 			t.Error("visitors must not see View all")
 		}
+		if !strings.Contains(page.Body, "Monthly newsletter") || strings.Contains(page.Body, "Old SoundCloud") {
+			t.Error("link-in-bio must show enabled links only")
+		}
 		if page.Header.Get("Content-Security-Policy") == "" || page.Header.Get("X-Content-Type-Options") != "nosniff" {
 			t.Error("security headers missing")
 		}

@@ -94,11 +94,26 @@ func (s *Server) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
 		h.Set("X-Frame-Options", "DENY")
-		h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "+
-			"img-src 'self' "+s.cfg.PublicURL+" data: blob: https:; media-src 'self' "+s.cfg.PublicURL+" blob: https:; connect-src 'self' https:; "+
-			"form-action 'self' "+s.cfg.AuthURL+" "+s.cfg.PublicURL+"; frame-ancestors 'none'; base-uri 'self'; object-src 'none'")
+		h.Set("Content-Security-Policy", s.csp)
 		return next(c)
 	}
+}
+
+// contentSecurityPolicy allows scripts from this site only. Images, video
+// and uploads may also reach the main site (auth pages show its images) and
+// the S3 endpoint, to which the browser PUTs files and from which it loads them.
+func contentSecurityPolicy(cfg Config) string {
+	media := "'self' " + cfg.PublicURL
+	if cfg.S3.Enabled() {
+		scheme := "http://"
+		if cfg.S3.UseSSL {
+			scheme = "https://"
+		}
+		media += " " + scheme + cfg.S3.Endpoint
+	}
+	return "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; " +
+		"img-src " + media + " data: blob: https:; media-src " + media + " blob: https:; connect-src " + media + " https:; " +
+		"form-action 'self' " + cfg.AuthURL + " " + cfg.PublicURL + "; frame-ancestors 'none'; base-uri 'self'; object-src 'none'"
 }
 
 // staticCache marks hashed build output immutable; other files revalidate.

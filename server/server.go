@@ -31,6 +31,7 @@ type Server struct {
 	// crossOrigin refuses cross-site writes on both sites (csrf.go).
 	limiter     *rateLimiter
 	crossOrigin *http.CrossOriginProtection
+	csp         string
 }
 
 type Deps struct {
@@ -42,7 +43,8 @@ type Deps struct {
 }
 
 func New(d Deps) *Server {
-	s := &Server{cfg: d.Config, store: d.Store, renderer: d.Renderer, files: d.Files, logger: d.Logger}
+	s := &Server{cfg: d.Config, store: d.Store, renderer: d.Renderer, files: d.Files, logger: d.Logger,
+		csp: contentSecurityPolicy(d.Config)}
 	if s.logger == nil {
 		s.logger = slog.Default()
 	}

@@ -64,7 +64,7 @@ type Link struct {
 	Title    string `bun:",notnull" json:"title"`
 	URL      string `bun:"url,notnull" json:"url"`
 	Icon     string `bun:",notnull,default:''" json:"icon"`
-	Enabled  bool   `bun:",notnull,default:true" json:"enabled"`
+	Enabled  bool   `bun:",notnull" json:"enabled"`
 	Position int    `bun:",notnull,default:0" json:"-"`
 }
 
