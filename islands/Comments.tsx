@@ -1,6 +1,6 @@
 import { useState } from "react";
 import type { MessageView } from "../pages/lib/types";
-import { apiError, type Pagination } from "../pages/lib/community";
+import { createMessage, type Pagination } from "../pages/lib/community";
 import { relativeTime } from "../pages/lib/format";
 import { useHydrated } from "./lib/hydrated";
 
@@ -29,15 +29,8 @@ export default function Comments(props: CommentsProps) {
     setBusy(true);
     setError("");
     try {
-      const res = await fetch("/api/messages", {
-        method: "POST",
-        credentials: "same-origin",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ content, type: "REPLY", parentMessageId: props.postId }),
-      });
-      if (!res.ok) throw new Error(await apiError(res, "Failed to create comment"));
-      const body = await res.json();
-      setReplies((r) => [...r, body.data]);
+      const reply = await createMessage({ content, type: "REPLY", parentMessageId: props.postId }, "Failed to create comment");
+      setReplies((r) => [...r, reply]);
       setText("");
     } catch (err) {
       setError(err instanceof Error && err.message ? err.message : "Failed to create comment");

@@ -1,6 +1,6 @@
 import { useState } from "react";
 import type { MediaView } from "../pages/lib/types";
-import { apiError } from "../pages/lib/community";
+import { createMessage } from "../pages/lib/community";
 import { checkFile, uploadFile } from "./lib/upload";
 import { useHydrated } from "./lib/hydrated";
 
@@ -88,13 +88,10 @@ export default function CreatePostForm(props: CreateFormProps) {
     }
     setCreating(true);
     try {
-      const res = await fetch("/api/messages", {
-        method: "POST",
-        credentials: "same-origin",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ content: text, type: "POST", attachmentIds, communityId: props.communityId, isFeatured: props.canFeature && featured }),
-      });
-      if (!res.ok) throw new Error(await apiError(res, "Failed to create post"));
+      await createMessage(
+        { content: text, type: "POST", attachmentIds, communityId: props.communityId, isFeatured: props.canFeature && featured },
+        "Failed to create post",
+      );
       window.location.href = props.communityHref;
     } catch (err) {
       setError(err instanceof Error && err.message ? err.message : "Failed to create post");

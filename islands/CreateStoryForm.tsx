@@ -1,5 +1,5 @@
 import { useState } from "react";
-import { apiError } from "../pages/lib/community";
+import { createMessage } from "../pages/lib/community";
 import { MediaField, useUpload, type CreateFormProps } from "./CreatePostForm";
 import { useHydrated } from "./lib/hydrated";
 
@@ -30,13 +30,10 @@ export default function CreateStoryForm(props: CreateFormProps) {
     if (creating) return;
     setCreating(true);
     try {
-      const res = await fetch("/api/messages", {
-        method: "POST",
-        credentials: "same-origin",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ content: caption.trim(), type: "STORY", attachmentIds: [upload.media.id], communityId: props.communityId }),
-      });
-      if (!res.ok) throw new Error(await apiError(res, "Failed to create story"));
+      await createMessage(
+        { content: caption.trim(), type: "STORY", attachmentIds: [upload.media.id], communityId: props.communityId },
+        "Failed to create story",
+      );
       window.location.href = props.communityHref;
     } catch (err) {
       setError(err instanceof Error && err.message ? err.message : "Failed to create story");

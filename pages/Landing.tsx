@@ -1,3 +1,4 @@
+import { AuthButtons } from "./components/AuthButtons";
 import { ErrorState } from "./components/ErrorState";
 import { Layout } from "./components/Layout";
 import { formatDate, formatMoney, formatTime12, relativeTime, truncate } from "./lib/format";
@@ -109,7 +110,6 @@ export default function Landing(props: Props) {
   const f = app.settings.features;
   const links = visibleLinks(app);
   const viewAll = (path: string) => (signedIn ? base + path : null);
-  const authQuery = "?app=" + encodeURIComponent(app.name);
 
   return (
     <Layout props={props}>
@@ -120,16 +120,7 @@ export default function Landing(props: Props) {
         <h1 className="landing-title">{displayTitle(app)}</h1>
         {app.bio && <div className="bio" dangerouslySetInnerHTML={{ __html: app.bio }} />}
 
-        {!signedIn && (
-          <div className="auth-buttons">
-            <a className="button" href={props.authUrl + "/authenticate/signin" + authQuery}>
-              Sign In
-            </a>
-            <a className="button button-secondary" href={props.authUrl + "/authenticate/signup" + authQuery}>
-              Sign Up
-            </a>
-          </div>
-        )}
+        {!signedIn && <AuthButtons authUrl={props.authUrl} appName={app.name} />}
 
         {links.length > 0 && (
           <section className={"links links-" + (f.links.settings.layout || "grid")} aria-label="Links">

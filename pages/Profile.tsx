@@ -1,3 +1,4 @@
+import { AuthButtons } from "./components/AuthButtons";
 import { Layout } from "./components/Layout";
 import { displayTitle } from "./components/Header";
 import { Island } from "../islands/Island";
@@ -14,7 +15,6 @@ export default function Profile(props: Props) {
   const app = props.app!;
   const base = "/apps/" + app.name;
   const user = props.data.user;
-  const q = "?app=" + encodeURIComponent(app.name);
   const title = displayTitle(app);
 
   if (!user) {
@@ -23,14 +23,7 @@ export default function Profile(props: Props) {
         <div className="profile placeholder">
           <h1>Profile</h1>
           <p>Sign in to follow {title}, see your profile and get notified.</p>
-          <div className="auth-buttons center">
-            <a className="button" href={props.authUrl + "/authenticate/signin" + q}>
-              Sign In
-            </a>
-            <a className="button button-secondary" href={props.authUrl + "/authenticate/signup" + q}>
-              Sign Up
-            </a>
-          </div>
+          <AuthButtons authUrl={props.authUrl} appName={app.name} className="center" />
           <p>
             <a href={base}>{"Back to " + title}</a>
           </p>
@@ -44,7 +37,7 @@ export default function Profile(props: Props) {
     <Layout props={props}>
       <div className="profile">
         <div className="profile-head">
-          {/* Picture upload (issue 4's island): the picture or the initial. */}
+          {/* The picture (or the initial) with its upload button. */}
           <Island name="ProfilePictureUpload" component={ProfilePictureUpload} props={{ pictureUrl: picture, username: user.username }} when="visible" />
           <div>
             <h1>@{user.username}</h1>

@@ -19,7 +19,7 @@ func (s *Server) routes() {
 			Skipper: func(c echo.Context) bool { return strings.HasPrefix(c.Request().URL.Path, "/media") },
 		}))
 		e.Use(s.securityHeaders)
-		// Issue 3: refuse cross-site writes before the session is read.
+		// Refuse cross-site writes before the session is read.
 		e.Use(s.refuseCrossSite)
 		// Rate limits key on the client address: take it from the
 		// connection, since X-Forwarded-For is whatever the client says.
@@ -38,34 +38,28 @@ func (s *Server) routes() {
 	// Pages.
 	m.GET("/apps", s.pageAppsIndex)
 	m.GET("/apps/:app", s.pageLanding)
-	app := m.Group("/apps/:app", s.appPage, s.subscriptionGate)
-	_ = app // app pages are added to this group by their features below
-
-	// --- Accounts and roles (issue 3): profile, sign-in entry points. ---
-	app.GET("/profile", s.pageProfile)
 	m.GET("/apps/:app/signin", s.redirectToSignIn)
 	m.GET("/signin", s.redirectToSignIn)
-	// --- end Accounts pages ---
-
-	// --- Community (issue 4): feed, posts, create pages. ---
+	// App sub-pages: the app and the viewer's role are loaded, and the
+	// subscription gate applies.
+	app := m.Group("/apps/:app", s.appPage, s.subscriptionGate)
+	app.GET("/profile", s.pageProfile)
 	app.GET("/community", s.pageCommunity)
 	app.GET("/posts/:postId", s.pagePost)
 	app.GET("/create-post", s.pageCreate("CreatePost"))
 	app.GET("/create-story", s.pageCreate("CreateStory"))
-	// --- end Community pages ---
 
 	// JSON API (SPEC.md section 7).
 	api := m.Group("/api")
 	api.GET("/app/:appId/landing", s.apiLanding)
 
-	// --- Auth and follow (issue 3). ---
+	// Accounts and following.
 	api.GET("/auth/me", s.apiMe)
 	api.POST("/auth/logout", s.apiLogout)
 	api.POST("/notifications/follow/:appId", s.apiFollow)
 	api.POST("/notifications/unfollow/:appId", s.apiUnfollow)
-	// --- end Auth and follow ---
 
-	// --- Community, Messages and Media (issue 4). ---
+	// Community, messages and media.
 	api.GET("/community/:communityId/posts", s.apiCommunityPosts)
 	api.GET("/community/:communityId/stories", s.apiCommunityStories)
 	api.GET("/messages", s.apiMessages)
@@ -80,16 +74,14 @@ func (s *Server) routes() {
 	api.GET("/media/:id/content", s.apiMediaContent)
 	api.POST("/auth/profile-picture", s.apiProfilePicture)
 	m.PUT("/media-upload/*", s.mediaUpload)
-	// --- end Community, Messages and Media ---
 
-	// --- Auth site (issue 3): sign-in and sign-up, page and form post. ---
+	// The auth site: sign-in and sign-up pages and their form posts.
 	au := s.auth
 	au.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusFound, "/authenticate/signin") })
 	au.GET("/authenticate/signin", s.authPage("signin"))
 	au.POST("/authenticate/signin", s.postSignIn)
 	au.GET("/authenticate/signup", s.authPage("signup"))
 	au.POST("/authenticate/signup", s.postSignUp)
-	// --- end Auth site ---
 
 	m.RouteNotFound("/*", func(c echo.Context) error { return notFound("Page not found") })
 	s.auth.RouteNotFound("/*", func(c echo.Context) error { return notFound("Page not found") })

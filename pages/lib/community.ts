@@ -40,3 +40,19 @@ export async function apiError(res: Response, fallback: string): Promise<string>
   } catch {}
   return fallback;
 }
+
+// createMessage sends POST /api/messages (a post, story or reply) and returns
+// the created message; on failure it throws the server's message, or
+// fallback (SPEC.md section 8 wording).
+export async function createMessage(body: Record<string, unknown>, fallback: string): Promise<MessageView> {
+  const res = await fetch("/api/messages", {
+    method: "POST",
+    credentials: "same-origin",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(await apiError(res, fallback));
+  const json = await res.json().catch(() => null);
+  if (!json?.data) throw new Error(fallback);
+  return json.data as MessageView;
+}
