@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-redis/redis_rate/v10"
+
 	"marquee/store"
 	"marquee/store/storetest"
 )
@@ -233,7 +235,27 @@ func TestCrossSiteWritesRefused(t *testing.T) {
 }
 
 func TestSignInRateLimit(t *testing.T) {
-	ts := newTestServer(t, storetest.Postgres(t))
+	t.Run("in process", func(t *testing.T) { testSignInRateLimit(t, newTestServer(t, storetest.Postgres(t))) })
+	t.Run("redis", func(t *testing.T) {
+		ts := newTestServer(t, storetest.Postgres(t))
+		rdb := storetest.Redis(t)
+		ts.limiter.redis = redis_rate.NewLimiter(rdb)
+		// Counters outlive a run by their window: start and end with none.
+		clear := func() {
+			if keys, _ := rdb.Keys(context.Background(), redisRateKeyPrefix+"*").Result(); len(keys) > 0 {
+				rdb.Del(context.Background(), keys...)
+			}
+		}
+		clear()
+		t.Cleanup(clear)
+		testSignInRateLimit(t, ts)
+		if keys, _ := rdb.Keys(context.Background(), redisRateKeyPrefix+"signin:*").Result(); len(keys) == 0 {
+			t.Error("the limit was not counted in redis")
+		}
+	})
+}
+
+func testSignInRateLimit(t *testing.T, ts *testServer) {
 	attempt := func(login string) response {
 		return ts.do(t, "POST", "/authenticate/signin?app=demo",
 			strings.NewReader(url.Values{"email": {login}, "password": {"wrong-password"}}.Encode()), formHeaders)
@@ -342,10 +364,10 @@ func TestSessionsInRedis(t *testing.T) {
 	db := storetest.Postgres(t)
 	ts := newTestServer(t, db)
 	ts.store.Redis = rdb
-	ts.limiter.redis = rdb
+	ts.limiter.redis = redis_rate.NewLimiter(rdb)
 	// Counters outlive a test run by their window: start from none.
 	clearCounters := func() {
-		if keys, _ := rdb.Keys(ctx, rateLimitKeyPrefix+"signin:*").Result(); len(keys) > 0 {
+		if keys, _ := rdb.Keys(ctx, redisRateKeyPrefix+"signin:*").Result(); len(keys) > 0 {
 			rdb.Del(ctx, keys...)
 		}
 	}
@@ -369,7 +391,7 @@ func TestSessionsInRedis(t *testing.T) {
 		t.Errorf("replay after logout with redis: %d", res.Status)
 	}
 	// The rate limit counts in Redis too.
-	keys, _ := rdb.Keys(ctx, rateLimitKeyPrefix+"signin:*").Result()
+	keys, _ := rdb.Keys(ctx, redisRateKeyPrefix+"signin:*").Result()
 	if len(keys) == 0 {
 		t.Error("no rate-limit counters in redis")
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-redis/redis_rate/v10"
 	"github.com/labstack/echo/v4"
 	"github.com/redis/go-redis/v9"
 )
@@ -20,13 +21,16 @@ const (
 	authAccountLimit   = 10
 	authAddressLimit   = 30
 	rateLimitKeyPrefix = "marquee:ratelimit:"
+	// redisRateKeyPrefix is where redis_rate keeps our keys ("rate:" is its own).
+	redisRateKeyPrefix = "rate:" + rateLimitKeyPrefix
 )
 
-// rateLimiter counts attempts in fixed windows, in Redis when present so all
-// processes share the counts, else in this process. A Redis failure falls back
-// to the in-process counts: sign-in keeps working and stays limited.
+// rateLimiter counts attempts in Redis (redis_rate's GCRA) when present, so
+// all processes share the counts, else in fixed windows in this process. A
+// Redis failure falls back to the in-process counts: sign-in keeps working
+// and stays limited.
 type rateLimiter struct {
-	redis  *redis.Client
+	redis  *redis_rate.Limiter
 	logger *slog.Logger
 
 	mu      sync.Mutex
@@ -40,37 +44,24 @@ type window struct {
 }
 
 func newRateLimiter(rdb *redis.Client, logger *slog.Logger) *rateLimiter {
-	return &rateLimiter{redis: rdb, logger: logger, windows: map[string]*window{}, now: time.Now}
+	l := &rateLimiter{logger: logger, windows: map[string]*window{}, now: time.Now}
+	if rdb != nil {
+		l.redis = redis_rate.NewLimiter(rdb)
+	}
+	return l
 }
 
-// hit counts one attempt on key and reports whether it is within limit; when
-// it is not, retryAfter says when the window resets.
+// hit counts one attempt on key and reports whether it is within limit per
+// period; when it is not, retryAfter says when the next attempt may come.
 func (l *rateLimiter) hit(ctx context.Context, key string, limit int, per time.Duration) (ok bool, retryAfter time.Duration) {
 	if l.redis != nil {
-		count, ttl, err := l.hitRedis(ctx, rateLimitKeyPrefix+key, per)
+		res, err := l.redis.Allow(ctx, rateLimitKeyPrefix+key, redis_rate.Limit{Rate: limit, Burst: limit, Period: per})
 		if err == nil {
-			return count <= limit, ttl
+			return res.Allowed > 0, res.RetryAfter
 		}
 		l.logger.Warn("rate limit: redis unavailable, counting in process", "err", err)
 	}
 	return l.hitMemory(key, limit, per)
-}
-
-// hitRedis: SET NX starts the window with its expiry, INCR counts, PTTL tells
-// the remaining time, all in one round trip.
-func (l *rateLimiter) hitRedis(ctx context.Context, key string, per time.Duration) (int, time.Duration, error) {
-	pipe := l.redis.TxPipeline()
-	pipe.SetNX(ctx, key, 0, per)
-	incr := pipe.Incr(ctx, key)
-	pttl := pipe.PTTL(ctx, key)
-	if _, err := pipe.Exec(ctx); err != nil {
-		return 0, 0, fmt.Errorf("redis rate limit %s: %w", key, err)
-	}
-	ttl := pttl.Val()
-	if ttl < 0 {
-		ttl = per
-	}
-	return int(incr.Val()), ttl, nil
 }
 
 func (l *rateLimiter) hitMemory(key string, limit int, per time.Duration) (bool, time.Duration) {
