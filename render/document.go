@@ -40,7 +40,7 @@ func (e *Engine) Document(d DocumentData) []byte {
 		b.WriteString(strings.ReplaceAll(e.css, "</style", `<\/style`))
 		b.WriteString("</style>")
 	}
-	b.WriteString(`<link rel="manifest" href="/manifest.webmanifest">`)
+	b.WriteString(`<link rel="manifest" href="/manifest.webmanifest"><link rel="icon" href="/static/icon.svg" type="image/svg+xml">`)
 	if d.ThemeColor != "" {
 		b.WriteString(`<meta name="theme-color" content="`)
 		b.WriteString(html.EscapeString(d.ThemeColor))

@@ -104,6 +104,10 @@ func TestLandingPageAndAPI(t *testing.T) {
 			t.Fatalf("apps index: %d", index.Status)
 		}
 
+		if head := ts.do(t, "HEAD", "/apps/demo", nil, nil); head.Status != http.StatusOK {
+			t.Fatalf("HEAD landing: %d", head.Status)
+		}
+
 		health := ts.do(t, "GET", "/healthz", nil, nil)
 		if health.Status != http.StatusOK {
 			t.Fatalf("healthz: %d", health.Status)

@@ -116,6 +116,17 @@ func contentSecurityPolicy(cfg Config) string {
 		"form-action 'self' " + cfg.AuthURL + " " + cfg.PublicURL + "; frame-ancestors 'none'; base-uri 'self'; object-src 'none'"
 }
 
+// headAsGet answers HEAD like GET (crawlers and link checkers send it);
+// net/http drops the body of a HEAD response by itself.
+func headAsGet(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if c.Request().Method == http.MethodHead {
+			c.Request().Method = http.MethodGet
+		}
+		return next(c)
+	}
+}
+
 // staticCache marks hashed build output immutable; other files revalidate.
 func staticCache(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {

@@ -11,6 +11,7 @@ import (
 // routes lists every route of both sites in one place.
 func (s *Server) routes() {
 	for _, e := range []*echo.Echo{s.main, s.auth} {
+		e.Pre(headAsGet)
 		e.Pre(middleware.RemoveTrailingSlashWithConfig(middleware.TrailingSlashConfig{RedirectCode: http.StatusMovedPermanently}))
 		e.Use(middleware.Recover())
 		// Slow mobile links: compress pages, JSON and bundles; media is
@@ -33,6 +34,7 @@ func (s *Server) routes() {
 	static := m.Group("/static", staticCache)
 	static.Static("/", "public")
 	m.GET("/manifest.webmanifest", s.webManifest)
+	m.GET("/favicon.ico", func(c echo.Context) error { return c.Redirect(http.StatusMovedPermanently, "/static/icon.svg") })
 	m.GET("/media/*", s.mediaGet)
 
 	// Pages.
