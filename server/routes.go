@@ -27,14 +27,15 @@ func (s *Server) routes() {
 		e.IPExtractor = echo.ExtractIPDirect()
 		e.Use(s.loadViewer)
 		e.GET("/healthz", s.healthz)
+		// Both sites render documents that link the icon, the manifest and,
+		// when a page has islands, the hashed bundles.
+		e.Group("/static", staticCache).Static("/", "public")
+		e.GET("/manifest.webmanifest", s.webManifest)
+		e.GET("/favicon.ico", func(c echo.Context) error { return c.Redirect(http.StatusMovedPermanently, "/static/icon.svg") })
 	}
 
 	m := s.main
 	m.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusFound, "/apps") })
-	static := m.Group("/static", staticCache)
-	static.Static("/", "public")
-	m.GET("/manifest.webmanifest", s.webManifest)
-	m.GET("/favicon.ico", func(c echo.Context) error { return c.Redirect(http.StatusMovedPermanently, "/static/icon.svg") })
 	m.GET("/media/*", s.mediaGet)
 
 	// Pages.
