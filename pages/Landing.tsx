@@ -69,7 +69,9 @@ function EventCard({ event, base }: { event: EventView; base: string }) {
           <h3>{event.name}</h3>
           <p className="meta">
             <time dateTime={event.startDate}>
-              {formatDate(event.startDate)} · {formatTime12(event.startDate)}
+              {/* Server and browser must print the same text, and goja has no
+                  time zones: times are UTC and say so. */}
+              {formatDate(event.startDate) + " · " + formatTime12(event.startDate) + " UTC"}
             </time>
             {event.location && <> · {event.location}</>}
           </p>

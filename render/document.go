@@ -14,6 +14,9 @@ type DocumentData struct {
 	Result     Result
 	BodyClass  string
 	ThemeColor string
+	// ManifestURL is the web app manifest; each creator app has its own so
+	// it installs to the home screen under its name. Default: the site's.
+	ManifestURL string
 }
 
 // RuntimeChunksKey is the Manifest.Chunks key for the client runtime's own
@@ -40,7 +43,13 @@ func (e *Engine) Document(d DocumentData) []byte {
 		b.WriteString(strings.ReplaceAll(e.css, "</style", `<\/style`))
 		b.WriteString("</style>")
 	}
-	b.WriteString(`<link rel="manifest" href="/manifest.webmanifest"><link rel="icon" href="/static/icon.svg" type="image/svg+xml">`)
+	manifest := d.ManifestURL
+	if manifest == "" {
+		manifest = "/manifest.webmanifest"
+	}
+	b.WriteString(`<link rel="manifest" href="`)
+	b.WriteString(html.EscapeString(manifest))
+	b.WriteString(`"><link rel="icon" href="/static/icon.svg" type="image/svg+xml">`)
 	if d.ThemeColor != "" {
 		b.WriteString(`<meta name="theme-color" content="`)
 		b.WriteString(html.EscapeString(d.ThemeColor))

@@ -104,6 +104,25 @@ func TestLandingPageAndAPI(t *testing.T) {
 			t.Fatalf("apps index: %d", index.Status)
 		}
 
+		if !strings.Contains(page.Body, `<link rel="manifest" href="/apps/demo/manifest.webmanifest">`) {
+			t.Error("the landing page must link its app's manifest")
+		}
+		manifest := ts.do(t, "GET", "/apps/demo/manifest.webmanifest", nil, nil)
+		var wm struct {
+			Name     string `json:"name"`
+			StartURL string `json:"start_url"`
+			Display  string `json:"display"`
+			Icons    []struct{ Src string }
+		}
+		if err := json.Unmarshal([]byte(manifest.Body), &wm); err != nil || manifest.Status != http.StatusOK ||
+			wm.Name != "Demo Studio" || wm.StartURL != "/apps/demo" || wm.Display != "standalone" || len(wm.Icons) == 0 ||
+			!strings.HasPrefix(manifest.Header.Get("Content-Type"), "application/manifest+json") {
+			t.Fatalf("app manifest: %d %s", manifest.Status, manifest.Body)
+		}
+		if missing := ts.do(t, "GET", "/apps/nope/manifest.webmanifest", nil, nil); missing.Status != http.StatusNotFound {
+			t.Fatalf("manifest of a missing app: %d", missing.Status)
+		}
+
 		if head := ts.do(t, "HEAD", "/apps/demo", nil, nil); head.Status != http.StatusOK {
 			t.Fatalf("HEAD landing: %d", head.Status)
 		}

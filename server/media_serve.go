@@ -57,13 +57,3 @@ func (s *Server) localObject(c echo.Context) (*media.Local, string, error) {
 	}
 	return local, key, nil
 }
-
-// GET /manifest.webmanifest makes the site installable to the home screen.
-func (s *Server) webManifest(c echo.Context) error {
-	c.Response().Header().Set("Content-Type", "application/manifest+json")
-	return c.JSON(http.StatusOK, map[string]any{
-		"name": "Marquee", "short_name": "Marquee", "start_url": "/apps", "display": "standalone",
-		"background_color": "#ffffff", "theme_color": "#111827",
-		"icons": []map[string]string{{"src": "/static/icon.svg", "sizes": "any", "type": "image/svg+xml"}},
-	})
-}

@@ -87,7 +87,7 @@ func (s *Server) renderDocument(c echo.Context, page string, props PageProps) (i
 	if props.Status != 0 {
 		status = props.Status
 	}
-	return status, s.renderer.Document(renderDocument(res))
+	return status, s.renderer.Document(documentData(res, props.App))
 }
 
 func (s *Server) fallbackDocument(c echo.Context, props PageProps) []byte {

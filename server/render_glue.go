@@ -1,7 +1,19 @@
 package server
 
-import "marquee/render"
+import (
+	"net/url"
 
-func renderDocument(res render.Result) render.DocumentData {
-	return render.DocumentData{Lang: "en", Result: res, ThemeColor: "#111827"}
+	"marquee/render"
+	"marquee/store"
+)
+
+const themeColor = "#111827"
+
+// documentData is the HTML shell of a page; app pages link their app's manifest.
+func documentData(res render.Result, app *store.AppView) render.DocumentData {
+	d := render.DocumentData{Lang: "en", Result: res, ThemeColor: themeColor}
+	if app != nil {
+		d.ManifestURL = "/apps/" + url.PathEscape(app.Name) + "/manifest.webmanifest"
+	}
+	return d
 }

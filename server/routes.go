@@ -30,7 +30,7 @@ func (s *Server) routes() {
 		// Both sites render documents that link the icon, the manifest and,
 		// when a page has islands, the hashed bundles.
 		e.Group("/static", staticCache).Static("/", "public")
-		e.GET("/manifest.webmanifest", s.webManifest)
+		e.GET("/manifest.webmanifest", s.siteManifest)
 		e.GET("/favicon.ico", func(c echo.Context) error { return c.Redirect(http.StatusMovedPermanently, "/static/icon.svg") })
 	}
 
@@ -42,6 +42,7 @@ func (s *Server) routes() {
 	m.GET("/apps", s.pageAppsIndex)
 	m.GET("/apps/:app", s.pageLanding)
 	m.GET("/apps/:app/signin", s.redirectToSignIn)
+	m.GET("/apps/:app/manifest.webmanifest", s.appManifest)
 	m.GET("/signin", s.redirectToSignIn)
 	// App sub-pages: the app and the viewer's role are loaded, and the
 	// subscription gate applies.
