@@ -12,8 +12,12 @@ import (
 // holds afterwards; repeating it changes nothing.
 func (s *Storage) Follow(ctx context.Context, appID, userID string) (string, error) {
 	m := &Membership{ID: NewID(), AppID: appID, UserID: userID, Role: RoleFollower}
-	if _, err := s.DB.NewInsert().Model(m).On("CONFLICT (app_id, user_id) DO NOTHING").Exec(ctx); err != nil {
+	res, err := s.DB.NewInsert().Model(m).On("CONFLICT (app_id, user_id) DO NOTHING").Exec(ctx)
+	if err != nil {
 		return "", fmt.Errorf("follow app %s: %w", appID, err)
+	}
+	if n, _ := res.RowsAffected(); n > 0 {
+		s.InvalidateLanding(ctx, appID) // the landing counts members
 	}
 	cur, err := s.MembershipOf(ctx, appID, userID)
 	if err != nil {
@@ -30,7 +34,7 @@ func (s *Storage) Follow(ctx context.Context, appID, userID string) (string, err
 // deleted, so a concurrent promotion is never undone; the caller checks
 // CanUnfollow first to answer higher roles with a clear refusal.
 func (s *Storage) Unfollow(ctx context.Context, appID, userID string) error {
-	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.NewDelete().Model((*Membership)(nil)).
 			Where("app_id = ? AND user_id = ? AND role = ?", appID, userID, RoleFollower).Exec(ctx); err != nil {
 			return fmt.Errorf("unfollow app %s: %w", appID, err)
@@ -41,4 +45,9 @@ func (s *Storage) Unfollow(ctx context.Context, appID, userID string) error {
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	s.InvalidateLanding(ctx, appID) // the landing counts members
+	return nil
 }

@@ -183,3 +183,29 @@ func TestLandingWhenRedisIsDown(t *testing.T) {
 	}
 	s.InvalidateLanding(ctx, v.ID) // must not panic or block on a dead cache
 }
+
+func TestFollowUpdatesLandingMemberCount(t *testing.T) {
+	ctx := context.Background()
+	s := seeded(t, storetest.SQLite(t), store.NewMemoryCache())
+	before, err := s.Landing(ctx, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	member, err := s.UserByEmail(ctx, "member@demo.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Follow(ctx, before.ID, member.ID); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := s.Landing(ctx, "demo")
+	if after.Count.Members != before.Count.Members+1 {
+		t.Fatalf("members after follow: %d, before %d", after.Count.Members, before.Count.Members)
+	}
+	if err := s.Unfollow(ctx, before.ID, member.ID); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := s.Landing(ctx, "demo"); again.Count.Members != before.Count.Members {
+		t.Fatalf("members after unfollow: %d, want %d", again.Count.Members, before.Count.Members)
+	}
+}
