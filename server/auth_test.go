@@ -59,7 +59,8 @@ func TestSignUpSignInAndOut(t *testing.T) {
 	if page.Status != http.StatusOK {
 		t.Fatalf("signup page: %d", page.Status)
 	}
-	for _, want := range []string{"Demo Studio", `action="/authenticate/signup?app=demo"`, `name="username"`, "Sign Up"} {
+	for _, want := range []string{"Demo Studio", `action="/authenticate/signup?app=demo"`, `name="username"`, "Sign Up",
+		`<link rel="manifest" href="/manifest.webmanifest">`} {
 		if !strings.Contains(page.Body, want) {
 			t.Errorf("signup page lacks %q", want)
 		}

@@ -87,7 +87,11 @@ func (s *Server) renderDocument(c echo.Context, page string, props PageProps) (i
 	if props.Status != 0 {
 		status = props.Status
 	}
-	return status, s.renderer.Document(documentData(res, props.App))
+	app := props.App
+	if c.Echo() != s.main {
+		app = nil // the auth site links the site's manifest, which it serves
+	}
+	return status, s.renderer.Document(documentData(res, app))
 }
 
 func (s *Server) fallbackDocument(c echo.Context, props PageProps) []byte {
