@@ -2,20 +2,14 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 )
 
 // AppByIDOrName finds an app by its id or its name: API paths accept both.
 func (s *Storage) AppByIDOrName(ctx context.Context, idOrName string) (*App, error) {
 	app := new(App)
-	err := s.DB.NewSelect().Model(app).Where("id = ? OR name = ?", idOrName, idOrName).Limit(1).Scan(ctx)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, ErrNotFound
-	}
-	if err != nil {
-		return nil, fmt.Errorf("load app %q: %w", idOrName, err)
+	if err := selectOne(ctx, s.DB.NewSelect().Model(app).Where("id = ? OR name = ?", idOrName, idOrName), "app "+idOrName); err != nil {
+		return nil, err
 	}
 	return app, nil
 }
@@ -23,12 +17,8 @@ func (s *Storage) AppByIDOrName(ctx context.Context, idOrName string) (*App, err
 // CommunityOfApp returns the app's community row.
 func (s *Storage) CommunityOfApp(ctx context.Context, appID string) (*Community, error) {
 	c := new(Community)
-	err := s.DB.NewSelect().Model(c).Where("app_id = ?", appID).Scan(ctx)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, ErrNotFound
-	}
-	if err != nil {
-		return nil, fmt.Errorf("load community of %s: %w", appID, err)
+	if err := selectOne(ctx, s.DB.NewSelect().Model(c).Where("app_id = ?", appID), "community of "+appID); err != nil {
+		return nil, err
 	}
 	return c, nil
 }

@@ -2,9 +2,7 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -48,12 +46,8 @@ func (s *Storage) CreateApp(ctx context.Context, name, creatorID string) (*App, 
 // UserByEmail finds a user by email (case-insensitive), or ErrNotFound.
 func (s *Storage) UserByEmail(ctx context.Context, email string) (*User, error) {
 	u := new(User)
-	err := s.DB.NewSelect().Model(u).Where("email = ?", strings.ToLower(strings.TrimSpace(email))).Scan(ctx)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, ErrNotFound
-	}
-	if err != nil {
-		return nil, fmt.Errorf("load user %s: %w", email, err)
+	if err := selectOne(ctx, s.DB.NewSelect().Model(u).Where("email = ?", NormalizeEmail(email)), "user "+email); err != nil {
+		return nil, err
 	}
 	return u, nil
 }

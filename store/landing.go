@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -100,8 +99,9 @@ func (s *Storage) CacheLandingPage(ctx context.Context, appName, build string, h
 // Landing returns the landing data of an app by id or name, from the cache
 // when it can. A failing cache is logged and skipped: the database answers.
 func (s *Storage) Landing(ctx context.Context, idOrName string) (*AppView, error) {
-	if b, ok, err := s.Cache.Get(ctx, landingKey(idOrName)); err != nil {
-		s.Logger.Warn("landing cache read failed; using the database", "err", err)
+	b, ok, cacheErr := s.Cache.Get(ctx, landingKey(idOrName))
+	if cacheErr != nil {
+		s.Logger.Warn("landing cache read failed; using the database", "err", cacheErr)
 	} else if ok {
 		var view AppView
 		if err := json.Unmarshal(b, &view); err == nil {
@@ -116,7 +116,9 @@ func (s *Storage) Landing(ctx context.Context, idOrName string) (*AppView, error
 	if err != nil {
 		return nil, err
 	}
-	if b, err := json.Marshal(view); err == nil {
+	// A cache that just failed to read is not asked to write: when Redis is
+	// down each page pays its timeout once, not twice.
+	if b, err := json.Marshal(view); err == nil && cacheErr == nil {
 		for _, key := range []string{landingKey(app.ID), landingKey(app.Name)} {
 			if err := s.Cache.Set(ctx, key, b, LandingTTL); err != nil {
 				s.Logger.Warn("landing cache write failed", "err", err)
@@ -254,12 +256,12 @@ func (s *Storage) landingCommunity(ctx context.Context, app *App, view *AppView)
 
 func (s *Storage) landingStore(ctx context.Context, app *App, view *AppView) error {
 	shop := new(Store)
-	err := s.DB.NewSelect().Model(shop).Where("app_id = ?", app.ID).Limit(1).Scan(ctx)
-	if errors.Is(err, sql.ErrNoRows) {
+	err := selectOne(ctx, s.DB.NewSelect().Model(shop).Where("app_id = ?", app.ID), "store of "+app.ID)
+	if errors.Is(err, ErrNotFound) {
 		return nil // an app without a store row simply shows no items
 	}
 	if err != nil {
-		return fmt.Errorf("load store: %w", err)
+		return err
 	}
 	var items []StoreItem
 	if err := s.DB.NewSelect().Model(&items).Where("store_id = ? AND is_featured = ?", shop.ID, true).

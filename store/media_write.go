@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 )
 
@@ -28,12 +26,8 @@ func (s *Storage) MediaByPath(ctx context.Context, key string) (*Media, error) {
 
 func (s *Storage) mediaWhere(ctx context.Context, where string, arg string) (*Media, error) {
 	m := new(Media)
-	err := s.DB.NewSelect().Model(m).Where(where, arg).Scan(ctx)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, ErrNotFound
-	}
-	if err != nil {
-		return nil, fmt.Errorf("load media: %w", err)
+	if err := selectOne(ctx, s.DB.NewSelect().Model(m).Where(where, arg), "media"); err != nil {
+		return nil, err
 	}
 	return m, nil
 }

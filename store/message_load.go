@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 )
@@ -91,12 +89,8 @@ func (s *Storage) Replies(ctx context.Context, parentID string, page, limit int)
 // MessageByID loads a raw message, or ErrNotFound.
 func (s *Storage) MessageByID(ctx context.Context, id string) (*Message, error) {
 	m := new(Message)
-	err := s.DB.NewSelect().Model(m).Where("id = ?", id).Scan(ctx)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, ErrNotFound
-	}
-	if err != nil {
-		return nil, fmt.Errorf("load message %s: %w", id, err)
+	if err := selectOne(ctx, s.DB.NewSelect().Model(m).Where("id = ?", id), "message "+id); err != nil {
+		return nil, err
 	}
 	return m, nil
 }
@@ -184,12 +178,8 @@ func (s *Storage) StoriesByUser(ctx context.Context, communityID string, since t
 // CommunityByID loads a community row, or ErrNotFound.
 func (s *Storage) CommunityByID(ctx context.Context, id string) (*Community, error) {
 	c := new(Community)
-	err := s.DB.NewSelect().Model(c).Where("id = ?", id).Scan(ctx)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, ErrNotFound
-	}
-	if err != nil {
-		return nil, fmt.Errorf("load community %s: %w", id, err)
+	if err := selectOne(ctx, s.DB.NewSelect().Model(c).Where("id = ?", id), "community "+id); err != nil {
+		return nil, err
 	}
 	return c, nil
 }

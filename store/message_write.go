@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -155,12 +154,8 @@ func (s *Storage) AddReaction(ctx context.Context, m *Message, senderID, reactio
 // another message, is ErrNotFound.
 func (s *Storage) RemoveReaction(ctx context.Context, m *Message, reactionID, senderID string) error {
 	r := new(Reaction)
-	err := s.DB.NewSelect().Model(r).Where("id = ? AND message_id = ?", reactionID, m.ID).Scan(ctx)
-	if errors.Is(err, sql.ErrNoRows) {
-		return ErrNotFound
-	}
-	if err != nil {
-		return fmt.Errorf("load reaction %s: %w", reactionID, err)
+	if err := selectOne(ctx, s.DB.NewSelect().Model(r).Where("id = ? AND message_id = ?", reactionID, m.ID), "reaction "+reactionID); err != nil {
+		return err
 	}
 	if r.SenderID != senderID {
 		return ErrForbidden

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
@@ -68,14 +67,10 @@ func (s *Storage) SessionUser(ctx context.Context, token string) (*User, error) 
 		return s.UserByID(ctx, userID)
 	}
 	user := new(User)
-	err := s.DB.NewSelect().Model(user).
-		Join("JOIN sessions AS s ON s.user_id = u.id").
-		Where("s.id = ? AND s.expires_at > ?", sessionID(token), time.Now()).Scan(ctx)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, ErrNotFound
-	}
-	if err != nil {
-		return nil, fmt.Errorf("load session: %w", err)
+	q := s.DB.NewSelect().Model(user).Join("JOIN sessions AS s ON s.user_id = u.id").
+		Where("s.id = ? AND s.expires_at > ?", sessionID(token), time.Now())
+	if err := selectOne(ctx, q, "session"); err != nil {
+		return nil, err
 	}
 	return user, nil
 }

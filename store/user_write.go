@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -54,12 +53,8 @@ func (s *Storage) CheckAvailable(ctx context.Context, email, username string) er
 // UserByID loads a user, or ErrNotFound.
 func (s *Storage) UserByID(ctx context.Context, id string) (*User, error) {
 	u := new(User)
-	err := s.DB.NewSelect().Model(u).Where("id = ?", id).Scan(ctx)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, ErrNotFound
-	}
-	if err != nil {
-		return nil, fmt.Errorf("load user %s: %w", id, err)
+	if err := selectOne(ctx, s.DB.NewSelect().Model(u).Where("id = ?", id), "user "+id); err != nil {
+		return nil, err
 	}
 	return u, nil
 }
@@ -78,12 +73,8 @@ func (s *Storage) UserByLogin(ctx context.Context, login string) (*User, error) 
 	} else {
 		q = q.Where("lower(username) = lower(?)", login)
 	}
-	err := q.Limit(1).Scan(ctx)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, ErrNotFound
-	}
-	if err != nil {
-		return nil, fmt.Errorf("load user by login: %w", err)
+	if err := selectOne(ctx, q, "user by login"); err != nil {
+		return nil, err
 	}
 	return u, nil
 }
