@@ -1,4 +1,14 @@
 // Package migrations holds the schema changes, applied in order at start.
+//
+// Migration files are frozen: once a migration is committed, databases have
+// run it and will never run it again, so editing it only makes fresh
+// databases differ from existing ones. Every later change, including one that
+// follows a model change, is a new file named YYYYMMDDHHMMSS_name.go (the
+// timestamp orders them and is the id bun records). Write its SQL out rather
+// than building it from the store models, which keep changing after the
+// migration has run, and make it work on PostgreSQL and SQLite alike (switch
+// on db.Dialect().Name() where their SQL differs). store's schema test fails
+// when a freshly migrated database no longer matches the models.
 package migrations
 
 import "github.com/uptrace/bun/migrate"
