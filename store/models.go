@@ -1,0 +1,19 @@
+package store
+
+// Models lists every bun table model in this package. The schema test checks
+// each one against a freshly migrated database, so a model change without a
+// matching migration fails there instead of in production.
+func Models() []any {
+	return []any{
+		(*App)(nil), (*Community)(nil),
+		(*User)(nil), (*Session)(nil), (*Membership)(nil),
+		(*Media)(nil),
+		(*Message)(nil), (*MessageAttachment)(nil), (*Reaction)(nil), (*Tag)(nil), (*MessageTag)(nil),
+		(*Store)(nil), (*StoreItem)(nil), (*StoreItemMedia)(nil), (*StoreItemTag)(nil), (*Variant)(nil),
+		(*SubscriptionPlan)(nil), (*Subscription)(nil), (*Cart)(nil), (*CartItem)(nil),
+		(*Order)(nil), (*OrderItem)(nil),
+		(*Event)(nil), (*EventMedia)(nil), (*Attendee)(nil),
+		(*Notification)(nil), (*PushSubscription)(nil), (*Donation)(nil), (*DonationTier)(nil),
+		(*Link)(nil), (*Secret)(nil),
+	}
+}
