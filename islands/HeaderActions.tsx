@@ -6,7 +6,7 @@ export interface HeaderActionsProps {
   appName: string;
   path: string;
   signedIn: boolean;
-  // Which buttons show is decided on the server (store.PermissionsFor).
+  // Which buttons show is decided on the server (server/access).
   canDonate: boolean;
   canNotifications: boolean;
   canSearch: boolean;
@@ -21,32 +21,12 @@ function dollars(cents: number): string {
 }
 
 // HeaderActions are the Donate, Notifications and Search buttons of the app
-// header. It also checks the member's session once per page: a 401 on the
-// app-scoped me call (SPEC.md section 8) clears the member context here and,
-// on a sub-path, returns the browser to the app's landing page.
+// header. The server rendered this page for a signed-in viewer, so there is
+// no session check to repeat here.
 export default function HeaderActions(props: HeaderActionsProps) {
-  const [member, setMember] = useState(props.signedIn);
+  const member = props.signedIn;
   const [panel, setPanel] = useState<Panel>("none");
   const [amount, setAmount] = useState("");
-
-  useEffect(() => {
-    if (!props.signedIn) return;
-    let cancelled = false;
-    fetch("/api/auth/me?appId=" + encodeURIComponent(props.appId), { credentials: "same-origin" })
-      .then((res) => {
-        if (cancelled || res.status !== 401) return;
-        setMember(false);
-        setPanel("none");
-        const home = "/apps/" + props.appName;
-        if (props.path !== home) window.location.assign(home);
-      })
-      // A failed check counts as nothing changed: the server decides on
-      // every request anyway, and a flaky network must not sign anyone out.
-      .catch(() => {});
-    return () => {
-      cancelled = true;
-    };
-  }, [props.signedIn, props.appId, props.appName, props.path]);
 
   useEffect(() => {
     if (panel === "none") return;

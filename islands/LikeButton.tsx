@@ -35,6 +35,8 @@ export default function LikeButton({ messageId, reactions, viewerId, signInUrl }
           method: "DELETE",
           credentials: "same-origin",
         });
+        // Reading the body releases the connection (and lets the page go idle).
+        await res.text();
         if (!res.ok) throw new Error();
       } catch {
         setState(before);

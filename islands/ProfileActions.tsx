@@ -5,18 +5,19 @@ export interface ProfileActionsProps {
   appName: string;
   authUrl: string;
   role: string;
+  // Decided on the server (server/access): who may follow or unfollow.
+  canFollow: boolean;
+  canUnfollow: boolean;
 }
 
-const memberRoles = ["FOLLOWER", "SUBSCRIBER", "MODERATOR", "ADMIN", "CREATOR"];
-
 // ProfileActions: follow or unfollow the app, and sign out. Only a FOLLOWER
-// can unfollow (the server decides, store.CanUnfollow); higher roles see
-// their role instead of a button.
+// can unfollow; higher roles see their role instead of a button.
 export default function ProfileActions(props: ProfileActionsProps) {
   const [role, setRole] = useState(props.role);
+  const [can, setCan] = useState({ canFollow: props.canFollow, canUnfollow: props.canUnfollow });
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState("");
-  const following = memberRoles.includes(role);
+  const following = !can.canFollow && role !== "PUBLIC" && role !== "AUTHENTICATED";
   const home = "/apps/" + props.appName;
 
   async function follow(action: "follow" | "unfollow") {
@@ -44,6 +45,7 @@ export default function ProfileActions(props: ProfileActionsProps) {
         return;
       }
       setRole(body.data.role);
+      setCan({ canFollow: body.data.userPermissions.canFollow, canUnfollow: body.data.userPermissions.canUnfollow });
     } catch {
       setError(action === "follow" ? "Failed to follow app" : "Failed to unfollow app");
     } finally {
@@ -54,7 +56,8 @@ export default function ProfileActions(props: ProfileActionsProps) {
   async function signOut() {
     setBusy(true);
     try {
-      await fetch("/api/auth/logout", { method: "POST", credentials: "same-origin" });
+      const res = await fetch("/api/auth/logout", { method: "POST", credentials: "same-origin" });
+      await res.text();
     } catch (err) {
       // SPEC.md section 8: a logout failure is only logged; go on anyway.
       console.error("logout failed", err);
@@ -67,12 +70,12 @@ export default function ProfileActions(props: ProfileActionsProps) {
       <p className="meta" data-role={role}>
         {following ? "Role in this app: " + role.toLowerCase() : "You don't follow this app yet."}
       </p>
-      {!following && (
+      {can.canFollow && (
         <button type="button" className="button" disabled={busy} onClick={() => follow("follow")}>
           Follow
         </button>
       )}
-      {role === "FOLLOWER" && (
+      {can.canUnfollow && (
         <button type="button" className="button button-secondary" disabled={busy} onClick={() => follow("unfollow")}>
           Unfollow
         </button>

@@ -34,6 +34,7 @@ export default function ProfilePictureUpload({ pictureUrl, username }: ProfilePi
         headers: { "Content-Type": "application/json" },
         body: JSON.stringify({ mediaId: media.id }),
       });
+      await res.text();
       if (!res.ok) throw new Error();
       setToast({ ok: true, text: "Profile picture uploaded successfully!" });
       setTimeout(() => window.location.reload(), 1000);

@@ -11,7 +11,6 @@ import Comments from "../islands/Comments";
 type Data = { post: MessageView | null; replies: MessageView[]; pagination: Pagination };
 type Props = PageProps<Data>;
 
-const MEMBER_ROLES = ["FOLLOWER", "SUBSCRIBER", "MODERATOR", "ADMIN", "CREATOR"];
 
 export default function Post(props: Props) {
   const app = props.app!;
@@ -67,7 +66,7 @@ export default function Post(props: Props) {
             pagination: props.data.pagination,
             now: props.now,
             signedIn: props.viewer.user !== null,
-            canComment: MEMBER_ROLES.includes(props.viewer.role),
+            canComment: props.viewer.permissions.canComment,
             signInUrl: signIn,
           }}
         />

@@ -58,7 +58,14 @@ export default function Profile(props: Props) {
         <Island
           name="ProfileActions"
           component={ProfileActions}
-          props={{ appId: app.id, appName: app.name, authUrl: props.authUrl, role: props.viewer.role }}
+          props={{
+            appId: app.id,
+            appName: app.name,
+            authUrl: props.authUrl,
+            role: props.viewer.role,
+            canFollow: props.viewer.permissions.canFollow,
+            canUnfollow: props.viewer.permissions.canUnfollow,
+          }}
         />
 
         <section className="profile-push" aria-label="Push notifications">

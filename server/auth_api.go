@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"marquee/server/access"
 	"marquee/store"
 )
 
@@ -23,33 +24,38 @@ func (s *Server) apiMe(c echo.Context) error {
 	user := s.store.AccountUserOf(ctx, u)
 	appID := c.QueryParam("appId")
 	if appID == "" {
-		return c.JSON(http.StatusOK, map[string]any{"success": true, "data": map[string]any{"user": user}})
+		return respond(c, http.StatusOK, fields{"user": user})
 	}
-	app, err := s.store.AppByIDOrName(ctx, appID)
-	if err != nil {
-		return wrapLoad(err, "App not found")
-	}
-	ac, err := s.appContext(c, app.ID, app.Settings)
+	sc, err := s.scopeOf(c, appID)
 	if err != nil {
 		return err
 	}
-	acct, err := s.store.AppAccountOf(ctx, app.ID, u.ID, time.Now())
+	acct, err := s.store.AppAccountOf(ctx, sc.App.ID, u.ID, time.Now())
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "data": map[string]any{
+	var membership any
+	if sc.Membership != nil {
+		membership = membershipView(sc.Membership)
+	}
+	return respond(c, http.StatusOK, fields{
 		"user":            user,
 		"devices":         acct.Devices,
 		"appMemberships":  acct.AppMemberships,
 		"media":           acct.Media,
-		"userAppRole":     ac.Role,
-		"userMembership":  ac.Membership,
-		"userPermissions": ac.Permissions,
+		"userAppRole":     sc.Role,
+		"userMembership":  membership,
+		"userPermissions": sc.Can,
 		"subscription": map[string]any{
 			"items":  acct.SubscriptionItems,
 			"status": acct.Subscription,
 		},
-	}})
+	})
+}
+
+// membershipView is SPEC.md's Membership: the app (id) and the role.
+func membershipView(m *store.Membership) map[string]any {
+	return map[string]any{"id": m.ID, "appId": m.AppID, "app": map[string]string{"id": m.AppID}, "role": m.Role, "createdAt": m.CreatedAt}
 }
 
 // POST /api/auth/logout destroys the session server-side (its token is dead
@@ -62,61 +68,64 @@ func (s *Server) apiLogout(c echo.Context) error {
 		}
 	}
 	s.clearSessionCookie(c)
-	return c.JSON(http.StatusOK, map[string]any{"success": true})
+	return respondDone(c, "Signed out")
 }
 
-// followTarget resolves the app of a follow call and the viewer's role in it.
-func (s *Server) followTarget(c echo.Context) (*store.User, *store.App, *AppContext, error) {
+// followScope resolves the app of a follow call and the viewer's role in it.
+func (s *Server) followScope(c echo.Context) (*store.User, *Scope, error) {
 	u, err := requireUser(c)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	app, err := s.store.AppByIDOrName(c.Request().Context(), c.Param("appId"))
+	sc, err := s.scopeOf(c, c.Param("appId"))
 	if err != nil {
-		return nil, nil, nil, wrapLoad(err, "App not found")
+		return nil, nil, err
 	}
-	ac, err := s.appContext(c, app.ID, app.Settings)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return u, app, ac, nil
+	return u, sc, nil
+}
+
+// followAnswer tells the browser the viewer's new standing.
+func followAnswer(c echo.Context, sc *Scope, following bool) error {
+	return respond(c, http.StatusOK, fields{"role": sc.Role, "following": following, "userPermissions": sc.Can})
 }
 
 // POST /api/notifications/follow/:appId makes the viewer a FOLLOWER. Members
 // with a higher role keep it; following twice changes nothing.
 func (s *Server) apiFollow(c echo.Context) error {
-	u, app, ac, err := s.followTarget(c)
+	u, sc, err := s.followScope(c)
 	if err != nil {
 		return err
 	}
-	if !store.CanFollow(ac.Role) {
+	if !access.CanFollowApp(sc.Role) {
 		return forbidden("You cannot follow this app")
 	}
-	role, err := s.store.Follow(c.Request().Context(), app.ID, u.ID)
+	role, err := s.store.Follow(c.Request().Context(), sc.App.ID, u.ID)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "data": map[string]any{
-		"role": role, "following": true, "userPermissions": store.PermissionsFor(app.Settings, role)}})
+	sc.setRole(role)
+	return followAnswer(c, sc, true)
 }
 
 // POST /api/notifications/unfollow/:appId removes a FOLLOWER membership (and
 // the app's push subscriptions of the user). Higher roles are refused with a
-// message saying why (store.CanUnfollow); not following is not an error.
+// message saying why (access.CanUnfollow); not following is not an error.
 func (s *Server) apiUnfollow(c echo.Context) error {
-	u, app, ac, err := s.followTarget(c)
+	u, sc, err := s.followScope(c)
 	if err != nil {
 		return err
 	}
-	if !store.CanUnfollow(ac.Role) {
-		if ac.Role == store.RoleCreator {
-			return forbidden("The creator cannot unfollow their own app")
-		}
-		return forbidden("As " + ac.Role + " of this app you stay a member; ask the creator to change your role")
+	switch {
+	case sc.Role == store.RoleAuthenticated:
+		return followAnswer(c, sc, false)
+	case sc.Role == store.RoleCreator:
+		return forbidden("The creator cannot unfollow their own app")
+	case !access.CanUnfollow(sc.Role):
+		return forbidden("As " + sc.Role + " of this app you stay a member; ask the creator to change your role")
 	}
-	if err := s.store.Unfollow(c.Request().Context(), app.ID, u.ID); err != nil {
+	if err := s.store.Unfollow(c.Request().Context(), sc.App.ID, u.ID); err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "data": map[string]any{
-		"role": store.RoleAuthenticated, "following": false, "userPermissions": store.PermissionsFor(app.Settings, store.RoleAuthenticated)}})
+	sc.setRole(store.RoleAuthenticated)
+	return followAnswer(c, sc, false)
 }

@@ -103,9 +103,14 @@ func (s *Server) renderAuthForm(c echo.Context, status int, mode string, app *st
 				message = errs[field]
 			}
 		}
-		return c.JSON(status, map[string]any{"success": false, "message": message, "errors": errs})
+		return c.JSON(status, map[string]any{"success": false, "message": message, "error": message, "errors": errs})
 	}
-	props := s.pageProps(c, app, nil)
+	var sc *Scope
+	if app != nil {
+		// The auth site only brands the form with the app.
+		sc = &Scope{App: app, Role: store.RolePublic}
+	}
+	props := s.pageProps(c, sc)
 	data := AuthFormData{Mode: mode, Action: authAction(mode, app), Errors: errs,
 		Values: map[string]string{"email": strings.TrimSpace(f.Email), "username": strings.TrimSpace(f.Username)}}
 	if app != nil {
@@ -258,8 +263,7 @@ func (s *Server) startSession(c echo.Context, user *store.User, app *store.AppVi
 	s.setSessionCookie(c, token)
 	next := s.afterAuthURL(app)
 	if wantsJSON(c) {
-		return c.JSON(http.StatusOK, map[string]any{"success": true,
-			"data": map[string]any{"user": s.store.AccountUserOf(c.Request().Context(), user), "redirectTo": next}})
+		return respond(c, http.StatusOK, fields{"user": s.store.AccountUserOf(c.Request().Context(), user), "redirectTo": next})
 	}
 	return c.Redirect(http.StatusSeeOther, next)
 }

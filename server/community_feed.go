@@ -10,7 +10,8 @@ import (
 	"marquee/store"
 )
 
-// FeedData is what the feed page renders and what its islands refetch.
+// FeedData is what the feed page renders and what its islands refetch: the
+// page and GET /api/community/{id}/posts share loadFeed.
 type FeedData struct {
 	CommunityID string              `json:"communityId"`
 	Posts       []store.MessageView `json:"posts"`
@@ -19,46 +20,60 @@ type FeedData struct {
 	Disabled    bool                `json:"disabled"`
 }
 
-// communityScope is a community with the app it belongs to and the viewer's
-// role there: every community and message call starts from one.
-type communityScope struct {
-	community *store.Community
-	app       *store.AppView
-	ac        *AppContext
-}
-
-// scopeOfCommunity resolves a community id, or 404s. A disabled community
-// answers as missing: its content is not reachable while the feature is off.
-func (s *Server) scopeOfCommunity(c echo.Context, communityID string) (*communityScope, error) {
+// scopeOfCommunity resolves a community id to its app's scope, or 404s. A
+// disabled community answers as missing: its content is not reachable while
+// the feature is off.
+func (s *Server) scopeOfCommunity(c echo.Context, communityID string) (*Scope, error) {
 	com, err := s.store.CommunityByID(c.Request().Context(), communityID)
 	if err != nil {
 		return nil, wrapLoad(err, "Community not found")
 	}
-	return s.scopeOfApp(c, com)
-}
-
-func (s *Server) scopeOfApp(c echo.Context, com *store.Community) (*communityScope, error) {
-	view, err := s.loadLanding(c, com.AppID)
+	sc, err := s.scopeOf(c, com.AppID)
 	if err != nil {
 		return nil, err
 	}
-	if !view.Settings.Features.Community.Enabled {
-		return nil, notFound("This app doesn't have community features enabled.")
+	if err := sc.requireFeature(featureCommunity); err != nil {
+		return nil, err
 	}
-	ac, err := s.appContext(c, view.ID, view.Settings)
+	return sc, nil
+}
+
+// pageParams reads page and limit. A value that is not a number is a 400,
+// not silently page 1.
+func pageParams(c echo.Context, defaultLimit int) (int, int, error) {
+	page, limit := 1, defaultLimit
+	if v := c.QueryParam("page"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return 0, 0, badRequest("page must be a number")
+		}
+		page = n
+	}
+	if v := c.QueryParam("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return 0, 0, badRequest("limit must be a number")
+		}
+		limit = n
+	}
+	page, limit = store.ClampPage(page, limit)
+	return page, limit, nil
+}
+
+// loadFeed is the one loader of the community feed: a page of posts (or
+// stories) of the scope's community.
+func (s *Server) loadFeed(c echo.Context, sc *Scope, msgType string) (*store.MessagePage, error) {
+	page, limit, err := pageParams(c, store.DefaultPageSize)
 	if err != nil {
 		return nil, err
 	}
-	return &communityScope{community: com, app: view, ac: ac}, nil
+	return s.store.CommunityPosts(c.Request().Context(), sc.App.Community.ID, msgType, page, limit)
 }
 
-func pageParams(c echo.Context, defaultLimit int) (int, int) {
-	page, _ := strconv.Atoi(c.QueryParam("page"))
-	limit, err := strconv.Atoi(c.QueryParam("limit"))
-	if err != nil {
-		limit = defaultLimit
-	}
-	return store.ClampPage(page, limit)
+// loadStories is the one loader of the stories strip: the last day's
+// stories grouped by user.
+func (s *Server) loadStories(c echo.Context, sc *Scope) ([]store.StoryGroup, error) {
+	return s.store.StoriesByUser(c.Request().Context(), sc.App.Community.ID, time.Now().UTC().Add(-store.StoryLifetime))
 }
 
 // GET /api/community/:communityId/posts?page&limit=20&type=POST
@@ -74,57 +89,53 @@ func (s *Server) apiCommunityPosts(c echo.Context) error {
 	if msgType != store.MessagePost && msgType != store.MessageStory {
 		return badRequest("type must be POST or STORY")
 	}
-	page, limit := pageParams(c, store.DefaultPageSize)
-	p, err := s.store.CommunityPosts(c.Request().Context(), sc.community.ID, msgType, page, limit)
+	p, err := s.loadFeed(c, sc, msgType)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{
-		"success": true, "data": map[string]any{"posts": p.Messages, "pagination": p.Pagination},
-		"posts": p.Messages, "pagination": p.Pagination,
-	})
+	return respondPage(c, fields{"posts": p.Messages, "pagination": p.Pagination}, p.Pagination)
 }
 
-// GET /api/community/:communityId/stories answers the stories of the last
-// day grouped by user.
+// GET /api/community/:communityId/stories
 func (s *Server) apiCommunityStories(c echo.Context) error {
 	sc, err := s.scopeOfCommunity(c, c.Param("communityId"))
 	if err != nil {
 		return err
 	}
-	groups, err := s.store.StoriesByUser(c.Request().Context(), sc.community.ID, time.Now().UTC().Add(-store.StoryLifetime))
+	groups, err := s.loadStories(c, sc)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "data": map[string]any{"users": groups}, "users": groups})
+	return respond(c, http.StatusOK, fields{"users": groups})
 }
 
 // GET /apps/:app/community?page renders a page of posts (1 unless the Load
 // More link was followed without JavaScript) and the stories, so the feed
 // works before and without JavaScript.
 func (s *Server) pageCommunity(c echo.Context) error {
-	view, ac := appOf(c)
-	props := s.pageProps(c, view, ac)
+	sc := scopeFromPage(c)
+	props := s.pageProps(c, sc)
 	data := FeedData{Posts: []store.MessageView{}, Stories: []store.StoryGroup{}}
-	if !view.Settings.Features.Community.Enabled || view.Community == nil {
+	if sc.requireFeature(featureCommunity) != nil {
 		data.Disabled = true
 		props.Data = data
 		return s.renderPage(c, "Community", props)
 	}
-	ctx := c.Request().Context()
-	data.CommunityID = view.Community.ID
-	page, limit := pageParams(c, store.DefaultPageSize)
-	p, err := s.store.CommunityPosts(ctx, data.CommunityID, store.MessagePost, page, limit)
+	data.CommunityID = sc.App.Community.ID
+	p, err := s.loadFeed(c, sc, store.MessagePost)
 	if err != nil {
-		s.logger.Error("feed load failed", "app", view.Name, "err", err)
+		if e, ok := err.(*Error); ok && e.Status == http.StatusBadRequest {
+			return err
+		}
+		s.logger.Error("feed load failed", "app", sc.App.Name, "err", err)
 		props.Error, props.Status = "Failed to fetch posts", http.StatusServiceUnavailable
 		props.Data = data
 		return s.renderPage(c, "Community", props)
 	}
 	data.Posts, data.Pagination = p.Messages, p.Pagination
-	if data.Stories, err = s.store.StoriesByUser(ctx, data.CommunityID, time.Now().UTC().Add(-store.StoryLifetime)); err != nil {
+	if data.Stories, err = s.loadStories(c, sc); err != nil {
 		// The strip is secondary: show the posts without it.
-		s.logger.Error("stories load failed", "app", view.Name, "err", err)
+		s.logger.Error("stories load failed", "app", sc.App.Name, "err", err)
 		data.Stories = []store.StoryGroup{}
 	}
 	props.Data = data

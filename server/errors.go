@@ -32,6 +32,7 @@ func errorf(status int, message string) *Error { return &Error{Status: status, M
 func badRequest(message string) *Error   { return errorf(http.StatusBadRequest, message) }
 func unauthorized(message string) *Error { return errorf(http.StatusUnauthorized, message) }
 func forbidden(message string) *Error    { return errorf(http.StatusForbidden, message) }
+func conflict(message string) *Error     { return errorf(http.StatusConflict, message) }
 func notFound(message string) *Error     { return errorf(http.StatusNotFound, message) }
 
 // wrapLoad turns a loader error into a 404 when the row is missing.
@@ -42,31 +43,67 @@ func wrapLoad(err error, missing string) error {
 	return err
 }
 
-// handleError is Echo's one error handler: JSON {success:false,message} for
-// /api/*, an HTML page otherwise. Internal error text never reaches the client.
-func (s *Server) handleError(err error, c echo.Context) {
-	if c.Response().Committed {
-		return
-	}
-	status, message := http.StatusInternalServerError, "Something went wrong"
+func isNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }
+
+// jsonPath reports whether path is answered in JSON: the API, and the
+// presigned upload target that browsers PUT files to.
+func jsonPath(path string) bool {
+	return path == "/api" || strings.HasPrefix(path, "/api/") || strings.HasPrefix(path, "/media-upload/")
+}
+
+// classify turns any error into the status and safe message the client gets.
+// A dependency that is down (database, cache, object store) is a 503 the
+// client may retry, never a 4xx that blames the request or a bare 500.
+func classify(err error) (int, string) {
 	var appErr *Error
 	var echoErr *echo.HTTPError
 	switch {
 	case errors.As(err, &appErr):
-		status, message = appErr.Status, appErr.Message
-	case errors.As(err, &echoErr):
-		status = echoErr.Code
-		if m, ok := echoErr.Message.(string); ok {
-			message = m
-		} else {
-			message = http.StatusText(status)
+		if appErr.Status >= 500 && appErr.Status != http.StatusServiceUnavailable && store.IsUnavailable(appErr.Err) {
+			return http.StatusServiceUnavailable, unavailableMessage
 		}
+		return appErr.Status, appErr.Message
+	case errors.As(err, &echoErr):
+		switch echoErr.Code {
+		case http.StatusNotFound:
+			return echoErr.Code, "Page not found"
+		case http.StatusMethodNotAllowed:
+			return echoErr.Code, "Method not allowed"
+		case http.StatusRequestEntityTooLarge:
+			return echoErr.Code, "Request body too large"
+		}
+		if m, ok := echoErr.Message.(string); ok {
+			return echoErr.Code, m
+		}
+		return echoErr.Code, http.StatusText(echoErr.Code)
+	case store.IsUnavailable(err):
+		return http.StatusServiceUnavailable, unavailableMessage
 	}
+	return http.StatusInternalServerError, "Something went wrong"
+}
+
+const unavailableMessage = "Service temporarily unavailable. Please try again in a moment."
+
+// handleError is Echo's one error handler: {success:false, message, error}
+// under /api (SPEC.md section 8: messaging screens read `error`, store
+// screens read `message`), an HTML page otherwise. Internal error text never
+// reaches the client.
+func (s *Server) handleError(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	status, message := classify(err)
 	if status >= 500 {
-		s.logger.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
+		s.logger.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "status", status, "err", err)
 	}
-	if strings.HasPrefix(c.Request().URL.Path, "/api/") {
-		_ = c.JSON(status, map[string]any{"success": false, "message": message})
+	if status == http.StatusServiceUnavailable {
+		c.Response().Header().Set("Retry-After", "5")
+	}
+	if jsonPath(c.Request().URL.Path) {
+		if message == "Page not found" {
+			message = "Not found"
+		}
+		_ = c.JSON(status, map[string]any{"success": false, "message": message, "error": message})
 		return
 	}
 	if c.Request().Method == http.MethodHead {

@@ -17,14 +17,15 @@ var gateOpen = map[string]bool{
 }
 
 // subscriptionGate runs after appPage on every /apps/:app/... page: a viewer
-// the gate holds back (AppContext.Gated, decided by store.Gated) goes to the
+// the gate holds back (AppContext.Gated, decided by access.Gated) goes to the
 // app's landing page, which stays open to everyone.
 func (s *Server) subscriptionGate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		view, ac := appOf(c)
-		if view == nil || ac == nil || !ac.Gated {
+		sc := scopeFromPage(c)
+		if sc == nil || !sc.Gated {
 			return next(c)
 		}
+		view := sc.App
 		base := "/apps/" + view.Name
 		sub := strings.TrimPrefix(c.Request().URL.Path, base)
 		if gateOpen[sub] || strings.HasPrefix(sub, "/checkout/") {

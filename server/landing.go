@@ -24,20 +24,23 @@ func (s *Server) apiLanding(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "data": view})
+	return respond(c, http.StatusOK, view)
 }
 
 // GET /apps/:app. Visitors all see the same page, so it is cached whole for
 // them; signed-in members get it rendered with their role.
 func (s *Server) pageLanding(c echo.Context) error {
+	ctx := c.Request().Context()
 	anonymous := viewerOf(c).User == nil
-	if anonymous {
-		if html, ok := s.store.CachedLandingPage(c.Request().Context(), c.Param("app"), s.store.Build); ok {
-			c.Response().Header().Set("Cache-Control", "no-cache")
-			return c.HTMLBlob(http.StatusOK, html)
+	if anonymous && c.Param("app") != "" && !store.LooksLikeID(c.Param("app")) {
+		if appID, err := s.store.AppIDOf(ctx, c.Param("app")); err == nil {
+			if html, ok := s.store.CachedLandingPage(ctx, appID, s.store.Build); ok {
+				c.Response().Header().Set("Cache-Control", "no-cache")
+				return c.HTMLBlob(http.StatusOK, html)
+			}
 		}
 	}
-	view, err := s.loadLanding(c, c.Param("app"))
+	sc, err := s.pageScope(c, c.Param("app"))
 	var appErr *Error
 	if errors.As(err, &appErr) && appErr.Status == http.StatusNotFound {
 		return err
@@ -45,18 +48,14 @@ func (s *Server) pageLanding(c echo.Context) error {
 	if err != nil {
 		// The landing page has its own error state with Retry.
 		s.logger.Error("landing load failed", "app", c.Param("app"), "err", err)
-		props := s.pageProps(c, nil, nil)
+		props := s.pageProps(c, nil)
 		props.Error, props.Status = "Failed to load landing page", http.StatusServiceUnavailable
 		props.Data = map[string]string{"appName": c.Param("app")}
 		return s.renderPage(c, "Landing", props)
 	}
-	ac, err := s.appContext(c, view.ID, view.Settings)
-	if err != nil {
-		return err
-	}
-	status, html := s.renderDocument(c, "Landing", s.pageProps(c, view, ac))
-	if anonymous && status == http.StatusOK && c.Param("app") == view.Name {
-		s.store.CacheLandingPage(c.Request().Context(), view.Name, s.store.Build, html)
+	status, html := s.renderDocument(c, "Landing", s.pageProps(c, sc))
+	if sc.User == nil && status == http.StatusOK && c.Param("app") == sc.App.Name {
+		s.store.CacheLandingPage(ctx, sc.App.ID, s.store.Build, html)
 	}
 	c.Response().Header().Set("Cache-Control", "no-cache")
 	return c.HTMLBlob(status, html)
@@ -64,7 +63,7 @@ func (s *Server) pageLanding(c echo.Context) error {
 
 // GET /apps
 func (s *Server) pageAppsIndex(c echo.Context) error {
-	return s.renderPage(c, "AppsIndex", s.pageProps(c, nil, nil))
+	return s.renderPage(c, "AppsIndex", s.pageProps(c, nil))
 }
 
 // GET /healthz answers 200 only when the database answers.

@@ -219,7 +219,12 @@ func TestLandingWithRedis(t *testing.T) {
 			t.Fatalf("landing via redis, round %d: %d", i, page.Status)
 		}
 	}
-	n, err := client.Exists(context.Background(), prefix+"landing:v1:demo").Result()
+	demo, err := ts.store.AppByIDOrName(context.Background(), "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Entries are keyed by the app's id, never its name.
+	n, err := client.Exists(context.Background(), prefix+"landing:v2:"+demo.ID).Result()
 	if err != nil || n != 1 {
 		t.Fatalf("landing data not cached in redis: %d %v", n, err)
 	}

@@ -121,15 +121,12 @@ func (s *Server) apiCreateMedia(c echo.Context) error {
 	key := "users/" + user.ID + "/" + req.MediaKey + "/" + id + mediaTypes[req.MimeType]
 	var appID *string
 	if req.AppID != "" {
-		view, err := s.loadLanding(c, req.AppID)
+		sc, err := s.scopeOf(c, req.AppID)
 		if err != nil {
 			return err
 		}
-		ac, err := s.appContext(c, view.ID, view.Settings)
-		if err != nil {
-			return err
-		}
-		if !store.CanUploadAppMedia(ac.Role) {
+		view := sc.App
+		if !sc.Can.CanUpload {
 			return forbidden("You must follow this app to upload files")
 		}
 		appID = &view.ID
@@ -150,10 +147,7 @@ func (s *Server) apiCreateMedia(c echo.Context) error {
 		return fmt.Errorf("presign upload: %w", err)
 	}
 	// The spec reads presignedUploadUrl and media.id; both places answer.
-	return c.JSON(http.StatusCreated, map[string]any{
-		"success": true, "data": map[string]any{"presignedUploadUrl": uploadURL, "media": view},
-		"presignedUploadUrl": uploadURL, "media": view,
-	})
+	return respond(c, http.StatusCreated, fields{"presignedUploadUrl": uploadURL, "media": view})
 }
 
 // sniffMatches reports whether the first bytes of a file fit its declared
@@ -255,7 +249,7 @@ func (s *Server) mediaUpload(c echo.Context) error {
 	if err := s.store.MarkMediaUploaded(ctx, m.ID); err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true})
+	return respondDone(c, "Uploaded")
 }
 
 // GET /api/media/{id}/content redirects to a fresh signed URL of the file.
@@ -307,5 +301,5 @@ func (s *Server) apiProfilePicture(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "data": map[string]any{"profilePicture": view}})
+	return respond(c, http.StatusOK, fields{"profilePicture": view})
 }

@@ -45,7 +45,7 @@ func (s *Server) apiCreateMessage(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 
-	var sc *communityScope
+	var sc *Scope
 	var parent *store.Message
 	switch req.Type {
 	case store.MessagePost, store.MessageStory:
@@ -67,18 +67,14 @@ func (s *Server) apiCreateMessage(c echo.Context) error {
 		if parent.Type == store.MessageReply || (req.CommunityID != "" && req.CommunityID != parent.CommunityID) {
 			return notFound("Post not found")
 		}
-		com, err := s.store.CommunityByID(ctx, parent.CommunityID)
-		if err != nil {
-			return wrapLoad(err, "Post not found")
-		}
-		if sc, err = s.scopeOfApp(c, com); err != nil {
+		if sc, err = s.scopeOfCommunity(c, parent.CommunityID); err != nil {
 			return err
 		}
 	default:
 		return badRequest("type must be POST, STORY or REPLY")
 	}
 
-	perms := sc.ac.Permissions
+	perms := sc.Can
 	switch req.Type {
 	case store.MessagePost:
 		if !perms.CanPost {
@@ -95,7 +91,10 @@ func (s *Server) apiCreateMessage(c echo.Context) error {
 			return badRequest("No uploaded media")
 		}
 	case store.MessageReply:
-		if !store.CanComment(sc.ac.Role) {
+		if !perms.CanComment {
+			if !sc.App.Settings.Features.Community.Settings.AllowComments {
+				return forbidden("Comments are turned off in this app")
+			}
 			return forbidden("Follow this app to comment")
 		}
 		if req.Content == "" {
@@ -112,7 +111,10 @@ func (s *Server) apiCreateMessage(c echo.Context) error {
 	// can appear in anyone's feed.
 	for _, id := range req.AttachmentIDs {
 		m, err := s.store.MediaRecord(ctx, id)
-		if err != nil || m.OwnerID != user.ID || m.AppID == nil || *m.AppID != sc.app.ID {
+		if err != nil && !isNotFound(err) {
+			return err
+		}
+		if err != nil || m.OwnerID != user.ID || m.AppID == nil || !sc.contains(*m.AppID) {
 			return badRequest("Attachment not found")
 		}
 		if m.Type != store.MediaImage && m.Type != store.MediaVideo {
@@ -123,7 +125,7 @@ func (s *Server) apiCreateMessage(c echo.Context) error {
 		}
 	}
 
-	n := store.NewMessage{AppID: sc.app.ID, CommunityID: sc.community.ID, SenderID: user.ID, Type: req.Type,
+	n := store.NewMessage{AppID: sc.App.ID, CommunityID: sc.App.Community.ID, SenderID: user.ID, Type: req.Type,
 		Content: req.Content, AttachmentIDs: req.AttachmentIDs, TagIDs: req.TagIDs,
 		// Featuring is a creator/admin decision; from anyone else it is ignored.
 		IsFeatured: req.IsFeatured && perms.CanFeature && req.Type == store.MessagePost}
@@ -138,5 +140,5 @@ func (s *Server) apiCreateMessage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusCreated, map[string]any{"success": true, "data": msg})
+	return respond(c, http.StatusCreated, msg)
 }

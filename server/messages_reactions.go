@@ -19,7 +19,7 @@ func (s *Server) apiReactions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "data": list})
+	return respond(c, http.StatusOK, list)
 }
 
 // POST /api/messages/:id/reactions {reaction, mediaId}
@@ -43,7 +43,10 @@ func (s *Server) apiAddReaction(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if !store.CanComment(sc.ac.Role) {
+	if !sc.Can.CanReact {
+		if !sc.App.Settings.Features.Community.Settings.AllowReactions {
+			return forbidden("Reactions are turned off in this app")
+		}
 		return forbidden("Follow this app to react")
 	}
 	if req.MediaID != nil && *req.MediaID == "" {
@@ -67,7 +70,7 @@ func (s *Server) apiAddReaction(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusCreated, map[string]any{"success": true, "data": r})
+	return respond(c, http.StatusCreated, r)
 }
 
 // DELETE /api/messages/:id/reactions/:reactionId removes your own reaction.
@@ -83,11 +86,12 @@ func (s *Server) apiRemoveReaction(c echo.Context) error {
 	err = s.store.RemoveReaction(c.Request().Context(), m, c.Param("reactionId"), user.ID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return notFound("Reaction not found")
+		// Already gone: removing twice (a retried click) is not an error.
+		return respondDone(c, "Reaction removed")
 	case errors.Is(err, store.ErrForbidden):
 		return forbidden("You can only remove your own reaction")
 	case err != nil:
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "message": "Reaction removed"})
+	return respondDone(c, "Reaction removed")
 }

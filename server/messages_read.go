@@ -6,33 +6,63 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"marquee/server/access"
 	"marquee/store"
 )
 
 // CommentsPageSize is how many comments the post page loads (SPEC.md section 9).
 const CommentsPageSize = 50
 
-// scopeOfMessage loads a message with its community scope, or 404s.
-func (s *Server) scopeOfMessage(c echo.Context, id string) (*store.Message, *communityScope, error) {
-	ctx := c.Request().Context()
-	m, err := s.store.MessageByID(ctx, id)
+// PostData is the post page's data and GET /api/messages/{id}'s: the post,
+// its first comments, and what the viewer may do with it.
+type PostData struct {
+	Post       *store.MessageView  `json:"post"`
+	Replies    []store.MessageView `json:"replies"`
+	Pagination store.Pagination    `json:"pagination"`
+	CanDelete  bool                `json:"canDelete"`
+}
+
+// scopeOfMessage loads a message with its app's scope, or 404s.
+func (s *Server) scopeOfMessage(c echo.Context, id string) (*store.Message, *Scope, error) {
+	m, err := s.store.MessageByID(c.Request().Context(), id)
 	if err != nil {
 		return nil, nil, wrapLoad(err, "Post not found")
 	}
-	com, err := s.store.CommunityByID(ctx, m.CommunityID)
+	sc, err := s.scopeOf(c, m.AppID)
 	if err != nil {
-		return nil, nil, wrapLoad(err, "Post not found")
+		return nil, nil, err
 	}
-	sc, err := s.scopeOfApp(c, com)
-	if err != nil {
+	if err := sc.requireFeature(featureCommunity); err != nil {
 		return nil, nil, err
 	}
 	return m, sc, nil
 }
 
-// GET /api/messages/:id?include=...,replies
+// loadPost is the one loader of a post: the page and the JSON call share it.
+// replies is how many comments to load with it (0 for none).
+func (s *Server) loadPost(c echo.Context, sc *Scope, m *store.Message, replies int) (*PostData, error) {
+	ctx := c.Request().Context()
+	view, err := s.store.MessageView(ctx, m, 0)
+	if err != nil {
+		return nil, err
+	}
+	data := &PostData{Post: view, Replies: []store.MessageView{},
+		CanDelete: access.CanDeleteMessage(sc.Role, sc.User != nil && sc.User.ID == m.SenderID)}
+	if replies > 0 {
+		p, err := s.store.Replies(ctx, m.ID, 1, replies)
+		if err != nil {
+			return nil, err
+		}
+		data.Replies, data.Pagination = p.Messages, p.Pagination
+		view.Replies = p.Messages
+	}
+	return data, nil
+}
+
+// GET /api/messages/:id?include=...,replies answers the message in data,
+// with its first comments in data.replies when asked.
 func (s *Server) apiMessage(c echo.Context) error {
-	m, _, err := s.scopeOfMessage(c, c.Param("id"))
+	m, sc, err := s.scopeOfMessage(c, c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -40,11 +70,37 @@ func (s *Server) apiMessage(c echo.Context) error {
 	if strings.Contains(c.QueryParam("include"), "replies") {
 		replies = CommentsPageSize
 	}
-	view, err := s.store.MessageView(c.Request().Context(), m, replies)
+	data, err := s.loadPost(c, sc, m, replies)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "data": view})
+	return respond(c, http.StatusOK, data.Post)
+}
+
+// GET /apps/:app/posts/:postId. A post of another app, a story or a reply
+// is 'Post not found' here, with a 404 status.
+func (s *Server) pagePost(c echo.Context) error {
+	sc := scopeFromPage(c)
+	props := s.pageProps(c, sc)
+	m, err := s.store.MessageByID(c.Request().Context(), c.Param("postId"))
+	if err == nil && (!sc.contains(m.AppID) || m.Type != store.MessagePost || sc.requireFeature(featureCommunity) != nil) {
+		err = store.ErrNotFound
+	}
+	var data *PostData
+	if err == nil {
+		data, err = s.loadPost(c, sc, m, CommentsPageSize)
+	}
+	if err != nil {
+		props.Error, props.Status = "Post not found", http.StatusNotFound
+		if !isNotFound(err) {
+			s.logger.Error("post load failed", "post", c.Param("postId"), "err", err)
+			props.Error, props.Status = "Failed to fetch post", http.StatusServiceUnavailable
+		}
+		props.Data = PostData{Replies: []store.MessageView{}}
+		return s.renderPage(c, "Post", props)
+	}
+	props.Data = data
+	return s.renderPage(c, "Post", props)
 }
 
 // GET /api/messages/:id/replies?page=1&limit=50
@@ -69,15 +125,15 @@ func (s *Server) answerReplies(c echo.Context, parentID string) error {
 	if err != nil {
 		return err
 	}
-	page, limit := pageParams(c, store.DefaultPageSize)
+	page, limit, err := pageParams(c, store.DefaultPageSize)
+	if err != nil {
+		return err
+	}
 	p, err := s.store.Replies(c.Request().Context(), m.ID, page, limit)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{
-		"success": true, "data": map[string]any{"replies": p.Messages, "messages": p.Messages, "pagination": p.Pagination},
-		"replies": p.Messages, "pagination": p.Pagination,
-	})
+	return respondPage(c, fields{"replies": p.Messages, "messages": p.Messages, "pagination": p.Pagination}, p.Pagination)
 }
 
 // DELETE /api/messages/:id: the author, moderators and above.
@@ -90,11 +146,11 @@ func (s *Server) apiDeleteMessage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if !store.CanDeleteMessage(sc.ac.Role, m.SenderID == user.ID) {
+	if !access.CanDeleteMessage(sc.Role, m.SenderID == user.ID) {
 		return forbidden("You cannot delete this message")
 	}
 	if err := s.store.DeleteMessage(c.Request().Context(), m); err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "message": "Message deleted"})
+	return respondDone(c, "Message deleted")
 }

@@ -17,17 +17,10 @@ const sessionCookie = "marquee_session"
 type Viewer struct {
 	User  *store.User
 	Token string
-}
-
-// AppContext is the viewer within one app.
-type AppContext struct {
-	AppID       string
-	Role        string
-	Membership  *store.Membership
-	Permissions store.Permissions
-	// Gated is the subscription gate's verdict (store.Gated): pages other
-	// than home, cart and checkout redirect home, and the footer hides.
-	Gated bool
+	// LookupErr is set when the session could not be checked (a dependency
+	// is down). Pages treat the viewer as signed out (SPEC.md section 4);
+	// API calls that need to know who is asking answer 503 instead.
+	LookupErr error
 }
 
 func viewerOf(c echo.Context) *Viewer {
@@ -37,52 +30,30 @@ func viewerOf(c echo.Context) *Viewer {
 	return &Viewer{}
 }
 
-// loadViewer resolves the session cookie. A failed lookup counts as signed
-// out (SPEC.md section 4), so a database hiccup never blocks public pages.
+// skipsSession lists what never depends on who asks: static files, media and
+// the health check pay no session lookup.
+func skipsSession(path string) bool {
+	return strings.HasPrefix(path, "/static/") || strings.HasPrefix(path, "/media/") ||
+		path == "/healthz" || path == "/favicon.ico" || path == "/manifest.webmanifest"
+}
+
+// loadViewer resolves the session cookie.
 func (s *Server) loadViewer(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		v := &Viewer{}
-		if ck, err := c.Cookie(sessionCookie); err == nil && ck.Value != "" {
+		if ck, err := c.Cookie(sessionCookie); err == nil && ck.Value != "" && !skipsSession(c.Request().URL.Path) {
 			user, err := s.store.SessionUser(c.Request().Context(), ck.Value)
 			switch {
 			case err == nil:
 				v.User, v.Token = user, ck.Value
 			case !errors.Is(err, store.ErrNotFound):
 				s.logger.Warn("session lookup failed", "err", err)
+				v.LookupErr = err
 			}
 		}
 		c.Set("viewer", v)
 		return next(c)
 	}
-}
-
-// appContext resolves the viewer's role and permissions in app.
-func (s *Server) appContext(c echo.Context, appID string, settings store.AppSettings) (*AppContext, error) {
-	ac := &AppContext{AppID: appID, Role: store.RolePublic}
-	v := viewerOf(c)
-	if v.User == nil {
-		ac.Permissions = store.PermissionsFor(settings, ac.Role)
-		ac.Gated = store.Gated(settings, ac.Role, false)
-		return ac, nil
-	}
-	ac.Role = store.RoleAuthenticated
-	m, err := s.store.MembershipOf(c.Request().Context(), appID, v.User.ID)
-	if err != nil {
-		return nil, err
-	}
-	if m != nil {
-		ac.Membership, ac.Role = m, m.Role
-	}
-	ac.Permissions = store.PermissionsFor(settings, ac.Role)
-	// Ask for the subscription only when the gate could hold this viewer.
-	if store.Gated(settings, ac.Role, false) {
-		subscribed, err := s.store.HasValidSubscription(c.Request().Context(), appID, v.User.ID, time.Now())
-		if err != nil {
-			return nil, err
-		}
-		ac.Gated = store.Gated(settings, ac.Role, subscribed)
-	}
-	return ac, nil
 }
 
 // securityHeaders applies to every response; the CSP matters for HTML pages,

@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"marquee/server/access"
 	"marquee/store"
 )
 
@@ -25,9 +26,9 @@ type PageProps struct {
 }
 
 type ViewerProps struct {
-	User        *ViewerUser       `json:"user"`
-	Role        string            `json:"role"`
-	Permissions store.Permissions `json:"permissions"`
+	User        *ViewerUser  `json:"user"`
+	Role        string       `json:"role"`
+	Permissions access.Flags `json:"permissions"`
 	// Gated: the subscription gate holds this viewer back (footer hidden).
 	Gated bool `json:"gated"`
 }
@@ -41,13 +42,14 @@ type ViewerUser struct {
 const renderTimeout = 3 * time.Second
 
 // pageProps fills the props every page shares.
-func (s *Server) pageProps(c echo.Context, app *store.AppView, ac *AppContext) PageProps {
+func (s *Server) pageProps(c echo.Context, sc *Scope) PageProps {
 	p := PageProps{
-		App: app, Path: c.Request().URL.Path, PublicURL: s.cfg.PublicURL, AuthURL: s.cfg.AuthURL,
+		Path: c.Request().URL.Path, PublicURL: s.cfg.PublicURL, AuthURL: s.cfg.AuthURL,
 		Now: time.Now().UTC(), Viewer: ViewerProps{Role: store.RolePublic},
 	}
-	if ac != nil {
-		p.Viewer.Role, p.Viewer.Permissions, p.Viewer.Gated = ac.Role, ac.Permissions, ac.Gated
+	if sc != nil {
+		p.App = sc.App
+		p.Viewer.Role, p.Viewer.Permissions, p.Viewer.Gated = sc.Role, sc.Can, sc.Gated
 	}
 	if u := viewerOf(c).User; u != nil {
 		p.Viewer.User = &ViewerUser{ID: u.ID, Username: u.Username, PictureURL: s.profilePictureURL(c.Request().Context(), u)}
@@ -105,7 +107,7 @@ func (s *Server) fallbackDocument(c echo.Context, props PageProps) []byte {
 
 // renderErrorPage answers non-API errors with the ErrorPage component.
 func (s *Server) renderErrorPage(c echo.Context, status int, message string) {
-	props := s.pageProps(c, nil, nil)
+	props := s.pageProps(c, nil)
 	props.Error, props.Status = message, status
 	if err := s.renderPage(c, "ErrorPage", props); err != nil {
 		s.logger.Error("error page failed", "err", err)

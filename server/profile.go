@@ -16,9 +16,9 @@ type ProfileData struct {
 // GET /apps/:app/profile: who you are in this app, follow or unfollow, sign
 // out. The creator also sees the app's status and version.
 func (s *Server) pageProfile(c echo.Context) error {
-	view, ac := appOf(c)
-	props := s.pageProps(c, view, ac)
-	data := ProfileData{IsCreator: ac.Role == store.RoleCreator}
+	sc := scopeFromPage(c)
+	props := s.pageProps(c, sc)
+	data := ProfileData{IsCreator: sc.Role == store.RoleCreator}
 	if u := viewerOf(c).User; u != nil {
 		acct := s.store.AccountUserOf(c.Request().Context(), u)
 		data.User = &acct

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"marquee/server/access"
 	"marquee/store"
 	"marquee/store/storetest"
 )
@@ -102,10 +103,13 @@ func TestRolesAcrossApps(t *testing.T) {
 			if rank < store.RoleRank(store.RoleFollower) {
 				followRole = store.RoleFollower
 			}
-			unfollow := http.StatusOK
-			if !store.CanUnfollow(followRole) {
-				unfollow = http.StatusForbidden
-			}
+			// Only a FOLLOWER may leave by unfollowing (after following, a
+			// visitor-level viewer is one); higher roles are refused.
+			unfollow := map[string]int{
+				store.RoleFollower: http.StatusOK, store.RoleSubscriber: http.StatusForbidden,
+				store.RoleModerator: http.StatusForbidden, store.RoleAdmin: http.StatusForbidden,
+				store.RoleCreator: http.StatusForbidden,
+			}[followRole]
 			cid := communities[app]
 			rows := []struct {
 				method, target, body string
@@ -152,7 +156,7 @@ func TestRolesAcrossApps(t *testing.T) {
 					var me struct {
 						Data struct {
 							UserAppRole     string
-							UserPermissions store.Permissions
+							UserPermissions access.Flags
 							UserMembership  *store.Membership
 							Subscription    struct {
 								Items  []map[string]any

@@ -12,8 +12,10 @@ import (
 func (s *Server) routes() {
 	for _, e := range []*echo.Echo{s.main, s.auth} {
 		e.Pre(headAsGet)
-		e.Pre(middleware.RemoveTrailingSlashWithConfig(middleware.TrailingSlashConfig{RedirectCode: http.StatusMovedPermanently}))
+		e.Pre(canonicalPath)
 		e.Use(middleware.Recover())
+		// NUL bytes, invalid UTF-8 and bodies over 1 MB never reach a handler.
+		e.Use(checkInput)
 		// Slow mobile links: compress pages, JSON and bundles; media is
 		// already compressed.
 		e.Use(middleware.GzipWithConfig(middleware.GzipConfig{
@@ -45,13 +47,15 @@ func (s *Server) routes() {
 	m.GET("/apps/:app/manifest.webmanifest", s.appManifest)
 	m.GET("/signin", s.redirectToSignIn)
 	// App sub-pages: the app and the viewer's role are loaded, and the
-	// subscription gate applies.
-	app := m.Group("/apps/:app", s.appPage, s.subscriptionGate)
-	app.GET("/profile", s.pageProfile)
-	app.GET("/community", s.pageCommunity)
-	app.GET("/posts/:postId", s.pagePost)
-	app.GET("/create-post", s.pageCreate("CreatePost"))
-	app.GET("/create-story", s.pageCreate("CreateStory"))
+	// subscription gate applies. Route-level middleware rather than a group:
+	// an Echo group with middleware claims every method of its paths, which
+	// would turn a wrong method's 405 into a 404.
+	app := func(path string, h echo.HandlerFunc) { m.GET("/apps/:app"+path, h, s.appPage, s.subscriptionGate) }
+	app("/profile", s.pageProfile)
+	app("/community", s.pageCommunity)
+	app("/posts/:postId", s.pagePost)
+	app("/create-post", s.pageCreate("CreatePost"))
+	app("/create-story", s.pageCreate("CreateStory"))
 
 	// JSON API (SPEC.md section 7).
 	api := m.Group("/api")
@@ -87,6 +91,6 @@ func (s *Server) routes() {
 	au.GET("/authenticate/signup", s.authPage("signup"))
 	au.POST("/authenticate/signup", s.postSignUp)
 
-	m.RouteNotFound("/*", func(c echo.Context) error { return notFound("Page not found") })
-	s.auth.RouteNotFound("/*", func(c echo.Context) error { return notFound("Page not found") })
+	// Unknown paths and wrong methods fall to Echo's 404 and 405, which
+	// handleError answers in JSON under /api and as a page elsewhere.
 }

@@ -3,12 +3,20 @@ package store
 import (
 	"context"
 	"fmt"
+
+	"github.com/uptrace/bun"
 )
 
 // AppByIDOrName finds an app by its id or its name: API paths accept both.
+// A segment with the shape of an id is only ever an id (names never have that
+// shape), so one app can never answer for another.
 func (s *Storage) AppByIDOrName(ctx context.Context, idOrName string) (*App, error) {
 	app := new(App)
-	if err := selectOne(ctx, s.DB.NewSelect().Model(app).Where("id = ? OR name = ?", idOrName, idOrName), "app "+idOrName); err != nil {
+	column := "name"
+	if LooksLikeID(idOrName) {
+		column = "id"
+	}
+	if err := selectOne(ctx, s.DB.NewSelect().Model(app).Where("? = ?", bun.Ident(column), idOrName), "app "+idOrName); err != nil {
 		return nil, err
 	}
 	return app, nil

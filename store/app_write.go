@@ -13,11 +13,33 @@ import (
 
 var appNamePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,39}$`)
 
+// reservedAppNames would read as routes or roles, not as a creator's app.
+var reservedAppNames = map[string]bool{
+	"api": true, "apps": true, "app": true, "static": true, "media": true, "media-upload": true, "admin": true,
+	"auth": true, "authenticate": true, "signin": true, "signup": true, "login": true, "logout": true, "new": true,
+	"healthz": true, "metrics": true, "manifest": true, "sw": true, "www": true, "marquee": true, "settings": true,
+}
+
+// CheckAppName applies the documented pattern: 2 to 40 lowercase letters,
+// digits or hyphens, not a reserved word, and never the shape of an id (26
+// characters of a-z and 2-7), so an API path's {appId} is never ambiguous.
+func CheckAppName(name string) error {
+	switch {
+	case !appNamePattern.MatchString(name):
+		return fmt.Errorf("app name %q: use 2 to 40 lowercase letters, digits or hyphens, starting with a letter or digit", name)
+	case LooksLikeID(name):
+		return fmt.Errorf("app name %q has the shape of an id (26 characters of a-z and 2-7); add a hyphen or choose another", name)
+	case reservedAppNames[name]:
+		return fmt.Errorf("app name %q is reserved", name)
+	}
+	return nil
+}
+
 // CreateApp creates an app with default settings, its community and store,
 // and makes creatorID its CREATOR.
 func (s *Storage) CreateApp(ctx context.Context, name, creatorID string) (*App, error) {
-	if !appNamePattern.MatchString(name) {
-		return nil, fmt.Errorf("app name %q: use 2 to 40 lowercase letters, digits or hyphens", name)
+	if err := CheckAppName(name); err != nil {
+		return nil, err
 	}
 	app := &App{ID: NewID(), Name: name, Status: "PUBLIC", Version: "1.0.0", CreatorID: creatorID,
 		Settings: DefaultSettings(name)}

@@ -3,6 +3,7 @@ package store
 import (
 	"crypto/rand"
 	"encoding/base32"
+	"regexp"
 	"strings"
 )
 
@@ -17,3 +18,10 @@ func NewID() string {
 	}
 	return strings.ToLower(idEncoding.EncodeToString(b[:]))
 }
+
+var idPattern = regexp.MustCompile(`^[a-z2-7]{26}$`)
+
+// LooksLikeID reports whether s has the shape of NewID's output. App names
+// are refused that shape (CheckAppName), so a path segment that looks like an
+// id is one.
+func LooksLikeID(s string) bool { return idPattern.MatchString(s) }

@@ -71,18 +71,41 @@ type AppCount struct {
 	Media   int `json:"media"`
 }
 
-func landingKey(idOrName string) string { return "landing:v1:" + idOrName }
+// Every cache entry of an app is keyed by its id: names are resolved to ids
+// first, so a name can never reach another app's entries.
+func landingKey(appID string) string { return "landing:v2:" + appID }
+
+func appIDKey(name string) string { return "app-id:v1:" + name }
 
 // LandingPageTTL bounds how stale a cached anonymous landing page may be:
 // its relative times ("5m ago") age with the clock, not with writes.
 const LandingPageTTL = time.Minute
 
-func landingPageKey(appName, build string) string { return "landing-page:v1:" + appName + ":" + build }
+func landingPageKey(appID, build string) string { return "landing-page:v2:" + appID + ":" + build }
+
+// AppIDOf resolves an app id or name to the app's id. Names never change, so
+// the answer is cached; an id is answered as it is (LooksLikeID).
+func (s *Storage) AppIDOf(ctx context.Context, idOrName string) (string, error) {
+	if LooksLikeID(idOrName) {
+		return idOrName, nil
+	}
+	if b, ok, err := s.Cache.Get(ctx, appIDKey(idOrName)); err == nil && ok {
+		return string(b), nil
+	}
+	app, err := s.AppByIDOrName(ctx, idOrName)
+	if err != nil {
+		return "", err
+	}
+	if err := s.Cache.Set(ctx, appIDKey(app.Name), []byte(app.ID), LandingTTL); err != nil {
+		s.Logger.Warn("app id cache write failed", "err", err)
+	}
+	return app.ID, nil
+}
 
 // CachedLandingPage returns the rendered landing page for visitors, if cached.
 // build identifies the bundles the HTML references.
-func (s *Storage) CachedLandingPage(ctx context.Context, appName, build string) ([]byte, bool) {
-	b, ok, err := s.Cache.Get(ctx, landingPageKey(appName, build))
+func (s *Storage) CachedLandingPage(ctx context.Context, appID, build string) ([]byte, bool) {
+	b, ok, err := s.Cache.Get(ctx, landingPageKey(appID, build))
 	if err != nil {
 		s.Logger.Warn("landing page cache read failed", "err", err)
 		return nil, false
@@ -90,8 +113,8 @@ func (s *Storage) CachedLandingPage(ctx context.Context, appName, build string) 
 	return b, ok
 }
 
-func (s *Storage) CacheLandingPage(ctx context.Context, appName, build string, html []byte) {
-	if err := s.Cache.Set(ctx, landingPageKey(appName, build), html, LandingPageTTL); err != nil {
+func (s *Storage) CacheLandingPage(ctx context.Context, appID, build string, html []byte) {
+	if err := s.Cache.Set(ctx, landingPageKey(appID, build), html, LandingPageTTL); err != nil {
 		s.Logger.Warn("landing page cache write failed", "err", err)
 	}
 }
@@ -99,7 +122,11 @@ func (s *Storage) CacheLandingPage(ctx context.Context, appName, build string, h
 // Landing returns the landing data of an app by id or name, from the cache
 // when it can. A failing cache is logged and skipped: the database answers.
 func (s *Storage) Landing(ctx context.Context, idOrName string) (*AppView, error) {
-	b, ok, cacheErr := s.Cache.Get(ctx, landingKey(idOrName))
+	appID, err := s.AppIDOf(ctx, idOrName)
+	if err != nil {
+		return nil, err
+	}
+	b, ok, cacheErr := s.Cache.Get(ctx, landingKey(appID))
 	if cacheErr != nil {
 		s.Logger.Warn("landing cache read failed; using the database", "err", cacheErr)
 	} else if ok {
@@ -108,7 +135,7 @@ func (s *Storage) Landing(ctx context.Context, idOrName string) (*AppView, error
 			return &view, nil
 		}
 	}
-	app, err := s.AppByIDOrName(ctx, idOrName)
+	app, err := s.AppByIDOrName(ctx, appID)
 	if err != nil {
 		return nil, err
 	}
@@ -119,28 +146,63 @@ func (s *Storage) Landing(ctx context.Context, idOrName string) (*AppView, error
 	// A cache that just failed to read is not asked to write: when Redis is
 	// down each page pays its timeout once, not twice.
 	if b, err := json.Marshal(view); err == nil && cacheErr == nil {
-		for _, key := range []string{landingKey(app.ID), landingKey(app.Name)} {
-			if err := s.Cache.Set(ctx, key, b, LandingTTL); err != nil {
-				s.Logger.Warn("landing cache write failed", "err", err)
-				break
-			}
+		if err := s.Cache.Set(ctx, landingKey(app.ID), b, LandingTTL); err != nil {
+			s.Logger.Warn("landing cache write failed", "err", err)
 		}
 	}
 	return view, nil
 }
 
-// InvalidateLanding drops the cached landing data and page of an app. Every write that
-// changes the app, its posts, events or items calls it.
+// InvalidateLanding drops the cached landing data and page of an app. Every
+// write that changes what the landing shows calls it.
 func (s *Storage) InvalidateLanding(ctx context.Context, appIDOrName string) {
-	appID := appIDOrName
-	keys := []string{landingKey(appID)}
-	if app, err := s.AppByIDOrName(ctx, appID); err == nil {
-		keys = append(keys, landingKey(app.ID), landingKey(app.Name), landingPageKey(app.Name, s.Build))
-	} else if !errors.Is(err, ErrNotFound) {
-		s.Logger.Warn("landing invalidation: app lookup failed", "app", appID, "err", err)
+	appID, err := s.AppIDOf(ctx, appIDOrName)
+	if err != nil {
+		if !errors.Is(err, ErrNotFound) {
+			s.Logger.Warn("landing invalidation: app lookup failed", "app", appIDOrName, "err", err)
+		}
+		return
 	}
-	if err := s.Cache.Delete(ctx, keys...); err != nil {
+	if err := s.Cache.Delete(ctx, landingKey(appID), landingPageKey(appID, s.Build)); err != nil {
 		s.Logger.Warn("landing cache invalidation failed", "app", appID, "err", err)
+	}
+}
+
+// InvalidateLandingShowing drops the landing of appID only when it shows
+// message messageID: a like or a reply on an older post changes nothing the
+// landing shows, so it keeps its cache.
+func (s *Storage) InvalidateLandingShowing(ctx context.Context, appID, messageID string) {
+	b, ok, err := s.Cache.Get(ctx, landingKey(appID))
+	if err != nil || !ok {
+		// Nothing cached (or unknown): dropping the page is the safe choice.
+		s.InvalidateLanding(ctx, appID)
+		return
+	}
+	var view struct {
+		RecentPosts []struct {
+			ID string `json:"id"`
+		} `json:"recentPosts"`
+		Community *struct {
+			Posts []struct {
+				ID string `json:"id"`
+			} `json:"posts"`
+		} `json:"community"`
+	}
+	if json.Unmarshal(b, &view) != nil {
+		s.InvalidateLanding(ctx, appID)
+		return
+	}
+	shown := false
+	for _, p := range view.RecentPosts {
+		shown = shown || p.ID == messageID
+	}
+	if view.Community != nil {
+		for _, p := range view.Community.Posts {
+			shown = shown || p.ID == messageID
+		}
+	}
+	if shown {
+		s.InvalidateLanding(ctx, appID)
 	}
 }
 

@@ -18,7 +18,7 @@ type MessageView struct {
 	Attachments     []AttachmentView `json:"attachments"`
 	Reactions       []ReactionView   `json:"reactions"`
 	Tags            []TagView        `json:"tags"`
-	Replies         []MessageView    `json:"replies,omitempty"`
+	Replies         []MessageView    `json:"replies"`
 	CreatedAt       time.Time        `json:"createdAt"`
 	Count           MessageCount     `json:"_count"`
 	ParentMessageID *string          `json:"parentMessageId"`
@@ -117,7 +117,7 @@ func (s *Storage) messageViews(ctx context.Context, db bun.IDB, msgs []Message) 
 		views[i] = MessageView{
 			ID: m.ID, Content: m.Content, Type: m.Type, SenderID: m.SenderID,
 			Sender: users[m.SenderID], Attachments: []AttachmentView{}, Reactions: []ReactionView{},
-			Tags: []TagView{}, CreatedAt: m.CreatedAt, ParentMessageID: m.ParentMessageID,
+			Tags: []TagView{}, Replies: []MessageView{}, CreatedAt: m.CreatedAt, ParentMessageID: m.ParentMessageID,
 			CommunityID: m.CommunityID, IsFeatured: m.IsFeatured,
 		}
 		if views[i].Sender.ID == "" {

@@ -83,7 +83,11 @@ func (s *Storage) CreateMessage(ctx context.Context, n NewMessage) (*MessageView
 	if err != nil {
 		return nil, err
 	}
-	if m.Type != MessageReply {
+	if m.Type == MessageReply {
+		// The parent's reply count changed; the landing shows it only for
+		// its recent posts.
+		s.InvalidateLandingShowing(ctx, n.AppID, *n.ParentMessageID)
+	} else {
 		s.InvalidateLanding(ctx, n.AppID)
 	}
 	return s.MessageView(ctx, m, 0)
@@ -146,7 +150,7 @@ func (s *Storage) AddReaction(ctx context.Context, m *Message, senderID, reactio
 		Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load reaction: %w", err)
 	}
-	s.InvalidateLanding(ctx, m.AppID) // landing cards show heart counts
+	s.InvalidateLandingShowing(ctx, m.AppID, m.ID) // landing cards show heart counts
 	return &ReactionView{ID: got.ID, Reaction: got.Reaction, MediaID: got.MediaID, Sender: ReactionUser{ID: got.SenderID}}, nil
 }
 
@@ -163,7 +167,7 @@ func (s *Storage) RemoveReaction(ctx context.Context, m *Message, reactionID, se
 	if _, err := s.DB.NewDelete().Model((*Reaction)(nil)).Where("id = ?", r.ID).Exec(ctx); err != nil {
 		return fmt.Errorf("delete reaction %s: %w", reactionID, err)
 	}
-	s.InvalidateLanding(ctx, m.AppID)
+	s.InvalidateLandingShowing(ctx, m.AppID, m.ID)
 	return nil
 }
 

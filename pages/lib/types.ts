@@ -156,7 +156,14 @@ export interface Permissions {
   canModerate: boolean;
   canManage: boolean;
   canAccessStore: boolean;
+  canManageStore: boolean;
   canFeature: boolean;
+  canComment: boolean;
+  canReact: boolean;
+  canUpload: boolean;
+  canFollow: boolean;
+  canUnfollow: boolean;
+  canJoinEvents: boolean;
   canDonate: boolean;
   canNotifications: boolean;
   canSearch: boolean;

@@ -1,0 +1,129 @@
+// Package access answers every "may this viewer do X" question of the
+// product in one place (SPEC.md section 6). Handlers ask it before they
+// write; pages hand its flags to the browser, which never re-derives a rule
+// from a list of roles.
+package access
+
+import "marquee/store"
+
+// Roles are ranked (SPEC.md section 6); store.RoleRank holds the numbers.
+const (
+	Public        = store.RolePublic
+	Authenticated = store.RoleAuthenticated
+	Follower      = store.RoleFollower
+	Subscriber    = store.RoleSubscriber
+	Moderator     = store.RoleModerator
+	Admin         = store.RoleAdmin
+	Creator       = store.RoleCreator
+)
+
+// AtLeast reports whether role meets the required role. An empty or unknown
+// requirement means CREATOR, the default create_permission.
+func AtLeast(role, required string) bool {
+	if required != Public && required != Authenticated && !store.IsMembershipRole(required) {
+		required = Creator
+	}
+	return store.RoleRank(role) >= store.RoleRank(required)
+}
+
+func signedIn(role string) bool { return AtLeast(role, Authenticated) }
+
+// Flags are the capability flags of SPEC.md section 3 (canPost,
+// canCreateStories, canModerate, canManage, canAccessStore) plus the ones
+// the pages need so that no island decides a rule by itself.
+type Flags struct {
+	CanPost          bool `json:"canPost"`
+	CanCreateStories bool `json:"canCreateStories"`
+	CanCreateEvents  bool `json:"canCreateEvents"`
+	CanModerate      bool `json:"canModerate"`
+	CanManage        bool `json:"canManage"`
+	CanAccessStore   bool `json:"canAccessStore"`
+	CanManageStore   bool `json:"canManageStore"`
+	CanFeature       bool `json:"canFeature"`
+	CanComment       bool `json:"canComment"`
+	CanReact         bool `json:"canReact"`
+	CanUpload        bool `json:"canUpload"`
+	CanFollow        bool `json:"canFollow"`
+	CanUnfollow      bool `json:"canUnfollow"`
+	CanJoinEvents    bool `json:"canJoinEvents"`
+	// Header buttons (SPEC.md section 2): Donate when donations are on and
+	// the viewer is signed in, Notifications for members (FOLLOWER and up),
+	// Search for anyone signed in.
+	CanDonate        bool `json:"canDonate"`
+	CanNotifications bool `json:"canNotifications"`
+	CanSearch        bool `json:"canSearch"`
+}
+
+// For decides what a viewer with role may do in an app with settings.
+func For(settings store.AppSettings, role string) Flags {
+	f := settings.Features
+	community := f.Community.Enabled
+	communityRule := f.Community.Settings.ContentSettings.CreatePermission
+	eventsRule := f.Events.Settings.ContentSettings.CreatePermission
+	member := AtLeast(role, Follower)
+	return Flags{
+		CanPost:          signedIn(role) && community && AtLeast(role, communityRule),
+		CanCreateStories: signedIn(role) && community && AtLeast(role, communityRule),
+		CanCreateEvents:  signedIn(role) && f.Events.Enabled && AtLeast(role, eventsRule),
+		CanModerate:      AtLeast(role, Moderator),
+		CanManage:        AtLeast(role, Admin),
+		CanAccessStore:   f.Store.Enabled && member,
+		CanManageStore:   f.Store.Enabled && AtLeast(role, Admin),
+		CanFeature:       AtLeast(role, Admin),
+		CanComment:       community && member && f.Community.Settings.AllowComments,
+		CanReact:         community && member && f.Community.Settings.AllowReactions,
+		CanUpload:        member,
+		CanFollow:        signedIn(role) && !member,
+		CanUnfollow:      CanUnfollow(role),
+		CanJoinEvents:    f.Events.Enabled && member,
+		CanDonate:        signedIn(role) && f.Donations.Enabled,
+		CanNotifications: member,
+		CanSearch:        signedIn(role),
+	}
+}
+
+// CanDeleteMessage: the author, and moderators and above, may delete.
+func CanDeleteMessage(role string, isAuthor bool) bool {
+	return (isAuthor && signedIn(role)) || AtLeast(role, Moderator)
+}
+
+// CanFollowApp: any signed-in viewer may call follow; members keep their
+// role (following twice changes nothing).
+func CanFollowApp(role string) bool { return signedIn(role) }
+
+// FollowKeeps reports whether following leaves the membership as it is:
+// following never lowers a higher role.
+func FollowKeeps(role string) bool { return AtLeast(role, Follower) }
+
+// CanUnfollow decides who may drop their membership by unfollowing. Only a
+// FOLLOWER may: the creator owns the app, and ADMIN, MODERATOR and SUBSCRIBER
+// roles are granted by the creator or paid for, so silently deleting them on
+// an unfollow click would lose something the user cannot get back alone.
+func CanUnfollow(role string) bool { return role == Follower }
+
+// SkipsSubscriptionGate: creators, admins and moderators always pass.
+func SkipsSubscriptionGate(role string) bool { return AtLeast(role, Moderator) }
+
+// Gated reports whether the subscription gate of SPEC.md section 2 holds the
+// viewer back: gating is enabled and required, the viewer is not staff, and
+// has no valid subscription. A SUBSCRIBER role alone is not enough: a
+// subscriber is a member whose subscription is valid.
+func Gated(settings store.AppSettings, role string, hasValidSubscription bool) bool {
+	g := settings.Features.SubscriptionGating
+	return g.Enabled && g.Settings.Required && !SkipsSubscriptionGate(role) && !hasValidSubscription
+}
+
+// CanEditEvent: the event's host, and creators and admins, may edit or
+// delete it (SPEC.md section 6).
+func CanEditEvent(role string, isHost bool) bool {
+	return (isHost && signedIn(role)) || AtLeast(role, Admin)
+}
+
+// CanManageAttendees: the event's host and moderators, and the app's
+// moderators and above, manage who attends.
+func CanManageAttendees(role string, attendeeRole string) bool {
+	return attendeeRole == "HOST" || attendeeRole == "MODERATOR" || AtLeast(role, Moderator)
+}
+
+// CanManageOrders: creators and admins fulfil and refund orders.
+func CanManageOrders(role string) bool { return AtLeast(role, Admin) }

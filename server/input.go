@@ -1,0 +1,171 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+)
+
+// maxBodyBytes bounds every request body except file uploads, which carry
+// their own declared size (media_api.go).
+const maxBodyBytes = 1 << 20
+
+// canonicalPath runs before routing. A GET of a path with a trailing slash is
+// redirected to the path without it (one URL per page for crawlers); any
+// other method is served as if the slash were absent, since browsers turn a
+// redirected POST into a GET and the write would be lost.
+func canonicalPath(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		p := r.URL.Path
+		if len(p) <= 1 || !strings.HasSuffix(p, "/") {
+			return next(c)
+		}
+		trimmed := strings.TrimRight(p, "/")
+		if trimmed == "" {
+			trimmed = "/"
+		}
+		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+			target := trimmed
+			if strings.HasPrefix(target, "//") {
+				target = "/" + strings.TrimLeft(target, "/") // never an open redirect
+			}
+			if r.URL.RawQuery != "" {
+				target += "?" + r.URL.RawQuery
+			}
+			return c.Redirect(http.StatusMovedPermanently, target)
+		}
+		r.URL.Path, r.URL.RawPath = trimmed, ""
+		return next(c)
+	}
+}
+
+var errBadText = badRequest("Request contains invalid characters (NUL bytes or invalid UTF-8)")
+
+// cleanText reports whether s is valid UTF-8 without NUL bytes: neither can
+// be stored in PostgreSQL text, and neither belongs in anything a person
+// types.
+func cleanText(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
+}
+
+// checkInput runs before routing and refuses, with a clear 400, paths,
+// queries and bodies that carry NUL bytes or invalid UTF-8, and with 413
+// bodies over 1 MB. Handlers then never see text the database would choke
+// on, whatever endpoint it is sent to.
+func checkInput(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if !cleanText(r.URL.Path) || !cleanText(r.URL.RawPath) {
+			return errBadText
+		}
+		if r.URL.RawQuery != "" {
+			q, err := url.ParseQuery(r.URL.RawQuery)
+			if err != nil {
+				return badRequest("Malformed query string")
+			}
+			for k, vs := range q {
+				if !cleanText(k) {
+					return errBadText
+				}
+				for _, v := range vs {
+					if !cleanText(v) {
+						return errBadText
+					}
+				}
+			}
+		}
+		if r.Body == nil || r.Body == http.NoBody || strings.HasPrefix(r.URL.Path, "/media-upload/") {
+			return next(c)
+		}
+		if r.ContentLength > maxBodyBytes {
+			return echo.ErrStatusRequestEntityTooLarge
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
+		if err != nil {
+			return badRequest("Request body could not be read")
+		}
+		if len(body) > maxBodyBytes {
+			return echo.ErrStatusRequestEntityTooLarge
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if err := checkBodyText(r.Header.Get(echo.HeaderContentType), body); err != nil {
+			return err
+		}
+		return next(c)
+	}
+}
+
+// checkBodyText validates a JSON or form body's text. JSON can smuggle a NUL
+// as "\u0000" and invalid UTF-8 is silently replaced by encoding/json, so
+// the raw bytes and every decoded string are checked.
+func checkBodyText(contentType string, body []byte) error {
+	if len(body) == 0 {
+		return nil
+	}
+	mt, _, _ := mime.ParseMediaType(contentType)
+	switch {
+	case mt == echo.MIMEApplicationJSON || strings.HasSuffix(mt, "+json"):
+		if !utf8.Valid(body) || bytes.IndexByte(body, 0) >= 0 {
+			return errBadText
+		}
+		var v any
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil {
+			var syn *json.SyntaxError
+			if errors.As(err, &syn) || errors.Is(err, io.ErrUnexpectedEOF) {
+				return badRequest("Invalid request body")
+			}
+			return badRequest("Invalid request body")
+		}
+		if !jsonClean(v) {
+			return errBadText
+		}
+	case mt == echo.MIMEApplicationForm:
+		form, err := url.ParseQuery(string(body))
+		if err != nil {
+			return badRequest("Malformed form body")
+		}
+		for k, vs := range form {
+			if !cleanText(k) {
+				return errBadText
+			}
+			for _, v := range vs {
+				if !cleanText(v) {
+					return errBadText
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func jsonClean(v any) bool {
+	switch x := v.(type) {
+	case string:
+		// A lone surrogate ("\ud800") decodes to U+FFFD: refuse it too.
+		return cleanText(x) && !strings.ContainsRune(x, utf8.RuneError)
+	case []any:
+		for _, e := range x {
+			if !jsonClean(e) {
+				return false
+			}
+		}
+	case map[string]any:
+		for k, e := range x {
+			if !jsonClean(k) || !jsonClean(e) {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -1,0 +1,70 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"marquee/store"
+)
+
+// Every JSON answer is built here: {success, data, pagination?, message?}
+// on success and {success:false, message, error} on failure (errors.go).
+
+// fields is a data object whose SPEC-named members are also answered at the
+// top level of the body.
+type fields map[string]any
+
+// topLevel lists the members SPEC.md section 7 reads without `data.`:
+// clients already read them there, so they are answered in both places.
+var topLevel = map[string]bool{
+	"posts": true, "pagination": true, "users": true, "replies": true,
+	"presignedUploadUrl": true, "media": true, "user": true,
+}
+
+type envelope struct {
+	Success    bool              `json:"success"`
+	Data       any               `json:"data,omitempty"`
+	Pagination *store.Pagination `json:"pagination,omitempty"`
+	Message    string            `json:"message,omitempty"`
+}
+
+func envelopeOf(data any, p *store.Pagination, message string) any {
+	f, ok := data.(fields)
+	if !ok {
+		return envelope{Success: true, Data: data, Pagination: p, Message: message}
+	}
+	out := map[string]any{"success": true, "data": f}
+	for k, v := range f {
+		if topLevel[k] {
+			out[k] = v
+		}
+	}
+	if p != nil {
+		out["pagination"] = p
+	}
+	if message != "" {
+		out["message"] = message
+	}
+	return out
+}
+
+// respond answers status with data.
+func respond(c echo.Context, status int, data any) error {
+	return c.JSON(status, envelopeOf(data, nil, ""))
+}
+
+// respondPage answers a list page: data and its pagination at the top level.
+func respondPage(c echo.Context, data any, p store.Pagination) error {
+	return c.JSON(http.StatusOK, envelopeOf(data, &p, ""))
+}
+
+// respondDone answers a write that returns no data, with a message.
+func respondDone(c echo.Context, message string) error {
+	return c.JSON(http.StatusOK, envelopeOf(nil, nil, message))
+}
+
+// respondMessage answers data with a message.
+func respondMessage(c echo.Context, status int, data any, message string) error {
+	return c.JSON(status, envelopeOf(data, nil, message))
+}

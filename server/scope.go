@@ -1,0 +1,160 @@
+package server
+
+import (
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"marquee/server/access"
+	"marquee/store"
+)
+
+// Scope is one app as one viewer sees it. Every page and every API call that
+// touches an app's content starts from one, so "is this feature on, is this
+// object in this app, what may the viewer do" is answered the same way
+// everywhere.
+type Scope struct {
+	App        *store.AppView
+	User       *store.User // nil for visitors
+	Role       string
+	Membership *store.Membership
+	Can        access.Flags
+	// Gated is the subscription gate's verdict (access.Gated): pages other
+	// than home, cart and checkout redirect home, and the footer hides.
+	Gated bool
+}
+
+// scopeOf loads an app by id or name (404 'App not found') and the viewer's
+// standing in it.
+func (s *Server) scopeOf(c echo.Context, idOrName string) (*Scope, error) {
+	view, err := s.loadLanding(c, idOrName)
+	if err != nil {
+		return nil, err
+	}
+	return s.scopeOfView(c, view)
+}
+
+func (s *Server) scopeOfView(c echo.Context, view *store.AppView) (*Scope, error) {
+	v := viewerOf(c)
+	if v.LookupErr != nil {
+		// The session could not be checked: answering as a visitor would
+		// be a wrong answer on a write, so the dependency error surfaces.
+		return nil, v.LookupErr
+	}
+	sc := &Scope{App: view, User: v.User, Role: store.RolePublic}
+	if v.User != nil {
+		sc.Role = store.RoleAuthenticated
+		m, err := s.store.MembershipOf(c.Request().Context(), view.ID, v.User.ID)
+		if err != nil {
+			return nil, err
+		}
+		if m != nil {
+			sc.Membership, sc.Role = m, m.Role
+		}
+	}
+	sc.Can = access.For(view.Settings, sc.Role)
+	// Ask for the subscription only when the gate could hold this viewer.
+	if access.Gated(view.Settings, sc.Role, false) {
+		subscribed := false
+		if v.User != nil {
+			var err error
+			subscribed, err = s.store.HasValidSubscription(c.Request().Context(), view.ID, v.User.ID, time.Now())
+			if err != nil {
+				return nil, err
+			}
+		}
+		sc.Gated = access.Gated(view.Settings, sc.Role, subscribed)
+	}
+	return sc, nil
+}
+
+// setRole updates the scope after a write changed the viewer's membership.
+func (sc *Scope) setRole(role string) {
+	sc.Role = role
+	sc.Can = access.For(sc.App.Settings, role)
+}
+
+// Feature names for requireFeature.
+const (
+	featureCommunity = "community"
+	featureStore     = "store"
+	featureEvents    = "events"
+	featureDonations = "donations"
+)
+
+// requireFeature answers 404 with a clear message when the app has the
+// feature off: its content is not reachable while the feature is off.
+func (sc *Scope) requireFeature(name string) error {
+	f := sc.App.Settings.Features
+	on := map[string]bool{
+		featureCommunity: f.Community.Enabled && sc.App.Community != nil,
+		featureStore:     f.Store.Enabled && sc.App.Store != nil,
+		featureEvents:    f.Events.Enabled,
+		featureDonations: f.Donations.Enabled,
+	}[name]
+	if on {
+		return nil
+	}
+	if name == featureCommunity {
+		return notFound("This app doesn't have community features enabled.")
+	}
+	return notFound("This app doesn't have " + name + " enabled.")
+}
+
+// contains reports whether an object of appID belongs to this scope's app;
+// callers answer 404 otherwise, so apps never learn of each other's objects.
+func (sc *Scope) contains(appID string) bool { return appID == sc.App.ID }
+
+// requireUser answers 401 'Authentication required' to visitors.
+func (sc *Scope) requireUser() (*store.User, error) {
+	if sc.User == nil {
+		return nil, unauthorized("Authentication required")
+	}
+	return sc.User, nil
+}
+
+// requireUser answers 401 'Authentication required' to visitors, and the
+// dependency error when the session could not be checked.
+func requireUser(c echo.Context) (*store.User, error) {
+	v := viewerOf(c)
+	if v.LookupErr != nil {
+		return nil, v.LookupErr
+	}
+	if v.User != nil {
+		return v.User, nil
+	}
+	return nil, unauthorized("Authentication required")
+}
+
+// appPage is the middleware of every /apps/:app/... page: it loads the
+// app's scope (cached landing data and the viewer's role), or answers 404.
+// A session that could not be checked counts as signed out here (SPEC.md
+// section 4): pages stay readable while a dependency is down.
+func (s *Server) appPage(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		sc, err := s.pageScope(c, c.Param("app"))
+		if err != nil {
+			return err
+		}
+		c.Set("scope", sc)
+		return next(c)
+	}
+}
+
+// pageScope is scopeOf for pages: a failed session check reads as a visitor.
+func (s *Server) pageScope(c echo.Context, idOrName string) (*Scope, error) {
+	view, err := s.loadLanding(c, idOrName)
+	if err != nil {
+		return nil, err
+	}
+	if v := viewerOf(c); v.LookupErr != nil {
+		c.Set("viewer", &Viewer{})
+	}
+	return s.scopeOfView(c, view)
+}
+
+// scopeFromPage returns what appPage loaded.
+func scopeFromPage(c echo.Context) *Scope {
+	sc, _ := c.Get("scope").(*Scope)
+	return sc
+}

@@ -1,0 +1,101 @@
+package storetest
+
+import (
+	"io"
+	"net"
+	"net/url"
+	"sync"
+	"testing"
+
+	"github.com/uptrace/bun"
+
+	"marquee/store"
+)
+
+// Proxy forwards TCP connections to a server until Cut, which closes every
+// connection and refuses new ones: a dependency outage, for real.
+type Proxy struct {
+	ln     net.Listener
+	target string
+	mu     sync.Mutex
+	conns  []net.Conn
+	cut    bool
+}
+
+// NewProxy listens on a free loopback port and forwards to target.
+func NewProxy(t testing.TB, target string) *Proxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("proxy listen: %v", err)
+	}
+	p := &Proxy{ln: ln, target: target}
+	go p.accept()
+	t.Cleanup(p.Cut)
+	return p
+}
+
+// Addr is the proxy's host:port.
+func (p *Proxy) Addr() string { return p.ln.Addr().String() }
+
+func (p *Proxy) accept() {
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		up, err := net.Dial("tcp", p.target)
+		if err != nil {
+			c.Close()
+			continue
+		}
+		p.mu.Lock()
+		if p.cut {
+			p.mu.Unlock()
+			c.Close()
+			up.Close()
+			return
+		}
+		p.conns = append(p.conns, c, up)
+		p.mu.Unlock()
+		go func() { _, _ = io.Copy(up, c); up.Close() }()
+		go func() { _, _ = io.Copy(c, up); c.Close() }()
+	}
+}
+
+// Cut starts the outage: open connections drop and new ones are refused.
+func (p *Proxy) Cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cut {
+		return
+	}
+	p.cut = true
+	p.ln.Close()
+	for _, c := range p.conns {
+		c.Close()
+	}
+}
+
+// PostgresBehindProxy is Postgres(t) reached through a Proxy, so a test can
+// take the database away mid-test.
+func PostgresBehindProxy(t testing.TB) (*bun.DB, *Proxy) {
+	t.Helper()
+	direct := Postgres(t)
+	var name string
+	if err := direct.QueryRow("SELECT current_database()").Scan(&name); err != nil {
+		t.Fatalf("current database: %v", err)
+	}
+	u, err := url.Parse(PostgresURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := NewProxy(t, u.Host)
+	u.Host, u.Path = proxy.Addr(), "/"+name
+	db, err := store.Open(u.String())
+	if err != nil {
+		t.Fatalf("open through proxy: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, proxy
+}
