@@ -145,7 +145,7 @@ func (s *Server) apiCreateMedia(c echo.Context) error {
 	if err != nil {
 		return fmt.Errorf("create media record: %w", err)
 	}
-	uploadURL, err := s.files.PresignPut(ctx, key, req.MimeType, uploadURLTTL)
+	uploadURL, err := s.files.PresignPut(ctx, key, req.MimeType, req.Size, uploadURLTTL)
 	if err != nil {
 		return fmt.Errorf("presign upload: %w", err)
 	}

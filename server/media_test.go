@@ -302,7 +302,7 @@ func TestMediaUploadMinIO(t *testing.T) {
 	creator := commUser(t, ts, "creator@demo.test")
 	img := pngBytes(t)
 
-	s3Put := func(rawURL, contentType string, data []byte) {
+	s3Put := func(rawURL, contentType string, data []byte) (int, string) {
 		t.Helper()
 		req, _ := http.NewRequest("PUT", rawURL, bytes.NewReader(data))
 		req.Header.Set("Content-Type", contentType)
@@ -311,10 +311,8 @@ func TestMediaUploadMinIO(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer res.Body.Close()
-		if res.StatusCode != 200 {
-			b, _ := io.ReadAll(res.Body)
-			t.Fatalf("s3 put: %d %s", res.StatusCode, b)
-		}
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
 	}
 	newUpload := func(data []byte) store.MediaView {
 		t.Helper()
@@ -322,7 +320,9 @@ func TestMediaUploadMinIO(t *testing.T) {
 		if r.Status != 201 || !strings.HasPrefix(cm.PresignedUploadURL, "http://"+opts.Endpoint+"/"+opts.Bucket+"/apps/") {
 			t.Fatalf("create media: %d %s", r.Status, r.Body)
 		}
-		s3Put(cm.PresignedUploadURL, "image/png", data)
+		if status, b := s3Put(cm.PresignedUploadURL, "image/png", data); status != 200 {
+			t.Fatalf("s3 put: %d %s", status, b)
+		}
 		return cm.Media
 	}
 	attach := func(id string) response {
@@ -358,13 +358,30 @@ func TestMediaUploadMinIO(t *testing.T) {
 	if _, err := files.Stat(ctx, bad.Path); err == nil {
 		t.Error("rejected object still stored")
 	}
-	// Bytes of another size than declared.
-	r, cm := mediaCreate(t, ts, creator, mediaReq(demo.ID, "image/png", len(img)+5, "post"))
+	// Bytes of another size than declared: the URL signs the declared
+	// Content-Length, so MinIO refuses the PUT and the media stays unusable.
+	r, cm := mediaCreate(t, ts, creator, mediaReq(demo.ID, "image/png", len(img), "post"))
 	if r.Status != 201 {
 		t.Fatal(r.Body)
 	}
-	s3Put(cm.PresignedUploadURL, "image/png", img)
-	commExpect(t, "size mismatch", attach(cm.Media.ID), 400, "declared size")
+	for name, data := range map[string][]byte{"larger": append(append([]byte{}, img...), make([]byte, 1<<20)...), "smaller": img[:len(img)-1]} {
+		if status, b := s3Put(cm.PresignedUploadURL, "image/png", data); status != http.StatusForbidden {
+			t.Errorf("%s than declared: MinIO answered %d %s, want 403", name, status, b)
+		}
+	}
+	if _, err := files.Stat(ctx, cm.Media.Path); err == nil {
+		t.Error("an upload of the wrong size was stored")
+	}
+	commExpect(t, "wrong size never stored", attach(cm.Media.ID), 400, "not complete")
+	// An object of another size that got there some other way is refused
+	// when used, and deleted.
+	if err := files.Put(ctx, cm.Media.Path, bytes.NewReader(img[:len(img)-1]), int64(len(img)-1), "image/png"); err != nil {
+		t.Fatal(err)
+	}
+	commExpect(t, "stored size mismatch", attach(cm.Media.ID), 400, "declared size")
+	if _, err := files.Stat(ctx, cm.Media.Path); err == nil {
+		t.Error("object of the wrong size still stored")
+	}
 	// Nothing uploaded at all.
 	_, cm = mediaCreate(t, ts, creator, mediaReq(demo.ID, "image/png", len(img), "post"))
 	commExpect(t, "never uploaded", attach(cm.Media.ID), 400, "not complete")

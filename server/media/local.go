@@ -74,7 +74,9 @@ func escapeKey(key string) string {
 	return strings.Join(parts, "/")
 }
 
-func (l *Local) PresignPut(_ context.Context, key, contentType string, ttl time.Duration) (string, error) {
+// PresignPut signs key and content type only: the upload handler holds the
+// body to the media record's declared size.
+func (l *Local) PresignPut(_ context.Context, key, contentType string, _ int64, ttl time.Duration) (string, error) {
 	return l.url("/media-upload/", "PUT", key, contentType, ttl), nil
 }
 

@@ -10,8 +10,9 @@ import (
 
 // Storage holds file bytes by object key.
 type Storage interface {
-	// PresignPut returns a URL the browser PUTs the file to.
-	PresignPut(ctx context.Context, key, contentType string, ttl time.Duration) (string, error)
+	// PresignPut returns a URL the browser PUTs the file to; the upload is
+	// refused unless it is exactly size bytes.
+	PresignPut(ctx context.Context, key, contentType string, size int64, ttl time.Duration) (string, error)
 	// PresignGet returns a URL that serves the file until about ttl from now.
 	PresignGet(ctx context.Context, key string, ttl time.Duration) (string, error)
 	// Put stores a file of size bytes read from r (seed data, server-side
