@@ -142,7 +142,7 @@ func (s *Server) apiCreateMedia(c echo.Context) error {
 	if err != nil {
 		return fmt.Errorf("create media record: %w", err)
 	}
-	uploadURL, err := s.files.PresignPut(ctx, key, req.MimeType, uploadURLTTL)
+	uploadURL, err := s.files.PresignPut(ctx, key, req.MimeType, req.Size, uploadURLTTL)
 	if err != nil {
 		return fmt.Errorf("presign upload: %w", err)
 	}
@@ -214,7 +214,8 @@ func (s *Server) discardUpload(ctx context.Context, m *store.Media) {
 }
 
 // PUT /media-upload/{key}?exp&sig receives a browser upload for local disk
-// storage. The bytes are checked before anything is written.
+// storage. The first bytes are checked before anything is written; the file
+// is kept only when exactly the declared size arrives.
 func (s *Server) mediaUpload(c echo.Context) error {
 	local, key, err := s.localObject(c)
 	if err != nil {
@@ -232,18 +233,29 @@ func (s *Server) mediaUpload(c echo.Context) error {
 	if m.Status == store.MediaUploaded {
 		return errorf(http.StatusConflict, "This file was already uploaded")
 	}
-	// One byte more than declared is enough to tell a larger file.
-	body, err := io.ReadAll(io.LimitReader(c.Request().Body, m.Size+1))
-	if err != nil {
-		return badRequest("Upload interrupted")
-	}
-	if int64(len(body)) != m.Size {
-		return errUploadSize
-	}
-	if baseMime(contentType) != m.MimeType || !sniffMatches(m.MimeType, body[:min(len(body), 512)]) {
+	if baseMime(contentType) != m.MimeType {
 		return errUploadType
 	}
-	if err := local.Put(ctx, key, bytes.NewReader(body), m.Size, m.MimeType); err != nil {
+	// Check the first bytes before anything is written, then stream the rest
+	// to disk: holding up to 50 MB per upload in memory is not affordable.
+	body := c.Request().Body
+	head := make([]byte, min(m.Size, 512))
+	if _, err := io.ReadFull(body, head); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return errUploadSize
+		}
+		return badRequest("Upload interrupted")
+	}
+	if !sniffMatches(m.MimeType, head) {
+		return errUploadType
+	}
+	err = local.Put(ctx, key, io.MultiReader(bytes.NewReader(head), body), m.Size, m.MimeType)
+	switch {
+	case errors.Is(err, media.ErrSize):
+		return errUploadSize
+	case errors.Is(err, media.ErrRead):
+		return badRequest("Upload interrupted")
+	case err != nil:
 		return fmt.Errorf("store upload %s: %w", m.ID, err)
 	}
 	if err := s.store.MarkMediaUploaded(ctx, m.ID); err != nil {

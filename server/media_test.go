@@ -158,6 +158,86 @@ func TestMediaUploadLocal(t *testing.T) {
 	})
 }
 
+// Local uploads stream to disk and keep a file only when exactly the
+// declared size arrives; a refused upload leaves nothing in the folder.
+func TestMediaUploadLocalSize(t *testing.T) {
+	storetest.Both(t, func(t *testing.T, db *bun.DB) {
+		ts := newTestServer(t, db)
+		demo, _ := ts.store.AppByIDOrName(context.Background(), "demo")
+		creator := commUser(t, ts, "creator@demo.test")
+		img := pngBytes(t)
+		// A media key of its own gives these uploads a folder no one else writes to.
+		newUpload := func(size int) createdMedia {
+			t.Helper()
+			r, cm := mediaCreate(t, ts, creator, mediaReq(demo.ID, "image/png", size, "size-test"))
+			if r.Status != 201 {
+				t.Fatalf("create media: %d %s", r.Status, r.Body)
+			}
+			return cm
+		}
+		folder := filepath.Join(ts.files.Dir, "apps", demo.ID, "size-test")
+		onDisk := func() map[string]int64 {
+			t.Helper()
+			entries, err := os.ReadDir(folder)
+			if err != nil && !os.IsNotExist(err) {
+				t.Fatal(err)
+			}
+			out := map[string]int64{}
+			for _, e := range entries {
+				if info, err := e.Info(); err == nil {
+					out[e.Name()] = info.Size()
+				}
+			}
+			return out
+		}
+
+		cm := newUpload(len(img))
+		commExpect(t, "larger than declared", localPut(t, ts, cm.PresignedUploadURL, "image/png", append(append([]byte{}, img...), 0)), 400, "declared size")
+		commExpect(t, "smaller than declared", localPut(t, ts, cm.PresignedUploadURL, "image/png", img[:len(img)-1]), 400, "declared size")
+		if files := onDisk(); len(files) != 0 {
+			t.Fatalf("refused uploads left files behind: %v", files)
+		}
+		commExpect(t, "exact size", localPut(t, ts, cm.PresignedUploadURL, "image/png", img), 200, "true")
+		if files := onDisk(); len(files) != 1 || files[filepath.Base(cm.Media.Path)] != int64(len(img)) {
+			t.Fatalf("after upload: %v", files)
+		}
+
+		// A 4 MB upload reaches the disk while its body is still arriving: the
+		// second half is sent only once the first half is in the folder.
+		big := append(append([]byte{}, img...), make([]byte, 4<<20)...)
+		cm = newUpload(len(big))
+		half := len(big) / 2
+		pr, pw := io.Pipe()
+		streamed := make(chan bool, 1)
+		go func() {
+			pw.Write(big[:half])
+			ok := false
+			for deadline := time.Now().Add(5 * time.Second); !ok && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+				for name, size := range onDisk() {
+					ok = ok || (strings.HasPrefix(name, ".upload-") && size >= int64(half))
+				}
+			}
+			streamed <- ok
+			pw.Write(big[half:])
+			pw.Close()
+		}()
+		r := ts.do(t, "PUT", strings.TrimPrefix(cm.PresignedUploadURL, "http://main.test"), pr, map[string]string{"Content-Type": "image/png"})
+		pr.Close() // unblocks the writer if the handler stopped reading early
+		commExpect(t, "streamed upload", r, 200, "true")
+		if !<-streamed {
+			t.Error("the first half of the body was not on disk before the second half was sent")
+		}
+		files := onDisk()
+		if len(files) != 2 || files[filepath.Base(cm.Media.Path)] != int64(len(big)) {
+			t.Fatalf("after streamed upload: %v", files)
+		}
+		stored, err := os.ReadFile(filepath.Join(folder, filepath.Base(cm.Media.Path)))
+		if err != nil || !bytes.Equal(stored, big) {
+			t.Fatalf("stored bytes differ: %v", err)
+		}
+	})
+}
+
 // startMinIO runs a real MinIO server on a free port for the test. A missing
 // binary fails the test: the S3 path must be exercised, not skipped.
 func startMinIO(t *testing.T) media.S3Options {
@@ -222,7 +302,7 @@ func TestMediaUploadMinIO(t *testing.T) {
 	creator := commUser(t, ts, "creator@demo.test")
 	img := pngBytes(t)
 
-	s3Put := func(rawURL, contentType string, data []byte) {
+	s3Put := func(rawURL, contentType string, data []byte) (int, string) {
 		t.Helper()
 		req, _ := http.NewRequest("PUT", rawURL, bytes.NewReader(data))
 		req.Header.Set("Content-Type", contentType)
@@ -231,10 +311,8 @@ func TestMediaUploadMinIO(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer res.Body.Close()
-		if res.StatusCode != 200 {
-			b, _ := io.ReadAll(res.Body)
-			t.Fatalf("s3 put: %d %s", res.StatusCode, b)
-		}
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
 	}
 	newUpload := func(data []byte) store.MediaView {
 		t.Helper()
@@ -242,7 +320,9 @@ func TestMediaUploadMinIO(t *testing.T) {
 		if r.Status != 201 || !strings.HasPrefix(cm.PresignedUploadURL, "http://"+opts.Endpoint+"/"+opts.Bucket+"/apps/") {
 			t.Fatalf("create media: %d %s", r.Status, r.Body)
 		}
-		s3Put(cm.PresignedUploadURL, "image/png", data)
+		if status, b := s3Put(cm.PresignedUploadURL, "image/png", data); status != 200 {
+			t.Fatalf("s3 put: %d %s", status, b)
+		}
 		return cm.Media
 	}
 	attach := func(id string) response {
@@ -278,13 +358,30 @@ func TestMediaUploadMinIO(t *testing.T) {
 	if _, err := files.Stat(ctx, bad.Path); err == nil {
 		t.Error("rejected object still stored")
 	}
-	// Bytes of another size than declared.
-	r, cm := mediaCreate(t, ts, creator, mediaReq(demo.ID, "image/png", len(img)+5, "post"))
+	// Bytes of another size than declared: the URL signs the declared
+	// Content-Length, so MinIO refuses the PUT and the media stays unusable.
+	r, cm := mediaCreate(t, ts, creator, mediaReq(demo.ID, "image/png", len(img), "post"))
 	if r.Status != 201 {
 		t.Fatal(r.Body)
 	}
-	s3Put(cm.PresignedUploadURL, "image/png", img)
-	commExpect(t, "size mismatch", attach(cm.Media.ID), 400, "declared size")
+	for name, data := range map[string][]byte{"larger": append(append([]byte{}, img...), make([]byte, 1<<20)...), "smaller": img[:len(img)-1]} {
+		if status, b := s3Put(cm.PresignedUploadURL, "image/png", data); status != http.StatusForbidden {
+			t.Errorf("%s than declared: MinIO answered %d %s, want 403", name, status, b)
+		}
+	}
+	if _, err := files.Stat(ctx, cm.Media.Path); err == nil {
+		t.Error("an upload of the wrong size was stored")
+	}
+	commExpect(t, "wrong size never stored", attach(cm.Media.ID), 400, "not complete")
+	// An object of another size that got there some other way is refused
+	// when used, and deleted.
+	if err := files.Put(ctx, cm.Media.Path, bytes.NewReader(img[:len(img)-1]), int64(len(img)-1), "image/png"); err != nil {
+		t.Fatal(err)
+	}
+	commExpect(t, "stored size mismatch", attach(cm.Media.ID), 400, "declared size")
+	if _, err := files.Stat(ctx, cm.Media.Path); err == nil {
+		t.Error("object of the wrong size still stored")
+	}
 	// Nothing uploaded at all.
 	_, cm = mediaCreate(t, ts, creator, mediaReq(demo.ID, "image/png", len(img), "post"))
 	commExpect(t, "never uploaded", attach(cm.Media.ID), 400, "not complete")

@@ -74,7 +74,9 @@ func escapeKey(key string) string {
 	return strings.Join(parts, "/")
 }
 
-func (l *Local) PresignPut(_ context.Context, key, contentType string, ttl time.Duration) (string, error) {
+// PresignPut signs key and content type only: the upload handler holds the
+// body to the media record's declared size.
+func (l *Local) PresignPut(_ context.Context, key, contentType string, _ int64, ttl time.Duration) (string, error) {
 	return l.url("/media-upload/", "PUT", key, contentType, ttl), nil
 }
 
@@ -95,7 +97,28 @@ func (l *Local) Verify(method, key, contentType, expParam, sig string) error {
 	return nil
 }
 
-func (l *Local) Put(_ context.Context, key string, r io.Reader, _ int64, _ string) error {
+// ErrSize means the bytes given to Put were more or fewer than the declared size.
+var ErrSize = errors.New("media: size differs from the declared size")
+
+// ErrRead marks a failure to read the bytes being stored (a client that went
+// away mid-upload), as opposed to a failure to write them to disk.
+var ErrRead = errors.New("media: read failed")
+
+type readTagger struct{ r io.Reader }
+
+func (t readTagger) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = fmt.Errorf("%w: %w", ErrRead, err)
+	}
+	return n, err
+}
+
+// Put streams exactly size bytes from r into a temporary file beside the
+// final one and renames it into place only when complete, so readers never
+// see a partial file and a failed upload leaves nothing behind. It reads at
+// most size+1 bytes: one more than declared is enough to tell a larger file.
+func (l *Local) Put(_ context.Context, key string, r io.Reader, size int64, _ string) error {
 	p, err := l.path(key)
 	if err != nil {
 		return err
@@ -107,13 +130,20 @@ func (l *Local) Put(_ context.Context, key string, r io.Reader, _ int64, _ strin
 	if err != nil {
 		return fmt.Errorf("media: create temp file: %w", err)
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := io.Copy(tmp, r); err != nil {
-		tmp.Close()
-		return fmt.Errorf("media: write %s: %w", key, err)
+	defer os.Remove(tmp.Name()) // no-op once renamed
+	n, err := io.Copy(tmp, io.LimitReader(readTagger{r}, size+1))
+	if err == nil && n != size {
+		err = ErrSize
 	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("media: close %s: %w", key, err)
+	if err == nil {
+		// Flush before the rename so a crash cannot leave a short file under the final name.
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("media: write %s: %w", key, err)
 	}
 	if err := os.Rename(tmp.Name(), p); err != nil {
 		return fmt.Errorf("media: store %s: %w", key, err)

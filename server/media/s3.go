@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/minio/minio-go/v7"
@@ -43,8 +45,12 @@ func NewS3(ctx context.Context, o S3Options) (*S3, error) {
 	return &S3{client: client, bucket: o.Bucket, now: time.Now}, nil
 }
 
-func (s *S3) PresignPut(ctx context.Context, key, _ string, ttl time.Duration) (string, error) {
-	u, err := s.client.PresignedPutObject(ctx, s.bucket, key, ttl)
+// PresignPut signs the Content-Length too, so S3 refuses a PUT of any other
+// size (a plain presigned PUT accepts whatever the client sends, up to 5 GB).
+// Browsers set Content-Length from the file, so the SPEC.md flow is unchanged.
+func (s *S3) PresignPut(ctx context.Context, key, _ string, size int64, ttl time.Duration) (string, error) {
+	signed := http.Header{"Content-Length": {strconv.FormatInt(size, 10)}}
+	u, err := s.client.PresignHeader(ctx, http.MethodPut, s.bucket, key, ttl, nil, signed)
 	if err != nil {
 		return "", fmt.Errorf("s3 presign put %s: %w", key, err)
 	}

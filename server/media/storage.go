@@ -10,11 +10,13 @@ import (
 
 // Storage holds file bytes by object key.
 type Storage interface {
-	// PresignPut returns a URL the browser PUTs the file to.
-	PresignPut(ctx context.Context, key, contentType string, ttl time.Duration) (string, error)
+	// PresignPut returns a URL the browser PUTs the file to; the upload is
+	// refused unless it is exactly size bytes.
+	PresignPut(ctx context.Context, key, contentType string, size int64, ttl time.Duration) (string, error)
 	// PresignGet returns a URL that serves the file until about ttl from now.
 	PresignGet(ctx context.Context, key string, ttl time.Duration) (string, error)
-	// Put stores bytes directly (seed data, server-side writes).
+	// Put stores a file of size bytes read from r (seed data, server-side
+	// writes, local uploads).
 	Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) error
 	// Open reads a stored object; callers close it.
 	Open(ctx context.Context, key string) (io.ReadCloser, int64, error)
