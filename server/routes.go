@@ -56,6 +56,17 @@ func (s *Server) routes() {
 	app("/posts/:postId", s.pagePost)
 	app("/create-post", s.pageCreate("CreatePost"))
 	app("/create-story", s.pageCreate("CreateStory"))
+	app("/store", s.pageStore)
+	app("/store/items/new", s.pageItemEdit)
+	app("/store/items/:itemId", s.pageStoreItem)
+	app("/store/items/:itemId/edit", s.pageItemEdit)
+	app("/cart", s.pageCart)
+	// Store forms for browsers without JavaScript: they write through the
+	// same store calls as the API and redirect back (POST, then GET).
+	appForm := func(path string, h echo.HandlerFunc) { m.POST("/apps/:app"+path, h, s.appPage) }
+	appForm("/cart/items", s.formCartAdd)
+	appForm("/cart/items/:cartItemId", s.formCartUpdate)
+	appForm("/cart/clear", s.formCartClear)
 
 	// JSON API (SPEC.md section 7).
 	api := m.Group("/api")
@@ -82,6 +93,19 @@ func (s *Server) routes() {
 	api.GET("/media/:id/content", s.apiMediaContent)
 	api.POST("/auth/profile-picture", s.apiProfilePicture)
 	m.PUT("/media-upload/*", s.mediaUpload)
+
+	// Store and cart.
+	api.GET("/store/apps/:appId/store", s.apiStore)
+	api.GET("/store/:storeId/items", s.apiStoreItems)
+	api.POST("/store/:storeId/items", s.apiCreateItem)
+	api.GET("/store/items/:itemId", s.apiStoreItem)
+	api.PUT("/store/items/:itemId", s.apiUpdateItem)
+	api.DELETE("/store/items/:itemId", s.apiDeleteItem)
+	api.GET("/store/:storeId/cart", s.apiCart)
+	api.DELETE("/store/:storeId/cart", s.apiCartClear)
+	api.POST("/store/:storeId/cart/items", s.apiCartAdd)
+	api.PUT("/store/:storeId/cart/items/:cartItemId", s.apiCartUpdate)
+	api.DELETE("/store/:storeId/cart/items/:cartItemId", s.apiCartRemove)
 
 	// The auth site: sign-in and sign-up pages and their form posts.
 	au := s.auth

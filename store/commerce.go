@@ -43,6 +43,9 @@ type StoreItem struct {
 	Settings     string    `bun:",notnull,default:'{}'" json:"-"`
 	CreatedAt    time.Time `bun:",notnull,default:current_timestamp" json:"createdAt"`
 	UpdatedAt    time.Time `bun:",notnull,default:current_timestamp" json:"updatedAt"`
+	// DeletedAt is set instead of deleting the row, so carts and orders
+	// that hold the item keep it (migration 20261123000001).
+	DeletedAt *time.Time `json:"-"`
 }
 
 type StoreItemMedia struct {

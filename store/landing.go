@@ -326,7 +326,7 @@ func (s *Storage) landingStore(ctx context.Context, app *App, view *AppView) err
 		return err
 	}
 	var items []StoreItem
-	if err := s.DB.NewSelect().Model(&items).Where("store_id = ? AND is_featured = ?", shop.ID, true).
+	if err := s.DB.NewSelect().Model(&items).Where("store_id = ? AND is_featured = ? AND deleted_at IS NULL", shop.ID, true).
 		Order("created_at DESC", "id DESC").Limit(landingItems).Scan(ctx); err != nil {
 		return fmt.Errorf("load featured items: %w", err)
 	}

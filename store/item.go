@@ -1,0 +1,285 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// ItemTypes are the store item types of SPEC.md section 3.
+var ItemTypes = []string{ItemPhysical, ItemDigital, ItemService, ItemSubscription, ItemEventTicket}
+
+// IsItemType reports whether t is one of ItemTypes.
+func IsItemType(t string) bool {
+	for _, x := range ItemTypes {
+		if x == t {
+			return true
+		}
+	}
+	return false
+}
+
+// ItemFilter is the store grid's query (SPEC.md section 7): every field is
+// optional; zero values filter nothing. Prices are cents.
+type ItemFilter struct {
+	Type     string
+	MinPrice *int64
+	MaxPrice *int64
+	InStock  bool
+	Search   string
+	Tags     []string
+	Page     int
+	Limit    int
+}
+
+// Apply narrows a select over store_items (aliased "store_item") to the
+// filter. Untracked stock (NULL) counts as in stock.
+func (f ItemFilter) Apply(q *bun.SelectQuery) *bun.SelectQuery {
+	if f.Type != "" {
+		q = q.Where("store_item.type = ?", f.Type)
+	}
+	if f.MinPrice != nil {
+		q = q.Where("store_item.price >= ?", *f.MinPrice)
+	}
+	if f.MaxPrice != nil {
+		q = q.Where("store_item.price <= ?", *f.MaxPrice)
+	}
+	if f.InStock {
+		q = q.Where("(store_item.stock IS NULL OR store_item.stock > 0)")
+	}
+	if s := strings.TrimSpace(f.Search); s != "" {
+		pattern := "%" + escapeLike(strings.ToLower(s)) + "%"
+		q = q.Where(`(LOWER(store_item.name) LIKE ? ESCAPE '\' OR LOWER(store_item.description) LIKE ? ESCAPE '\')`, pattern, pattern)
+	}
+	if len(f.Tags) > 0 {
+		q = q.Where("EXISTS (SELECT 1 FROM store_item_tags AS st JOIN tags AS t ON t.id = st.tag_id "+
+			"WHERE st.store_item_id = store_item.id AND t.name IN (?))", bun.In(f.Tags))
+	}
+	return q
+}
+
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// ItemPage is one page of the grid.
+type ItemPage struct {
+	Items      []ItemView
+	Pagination Pagination
+}
+
+// StoreByID loads a store row.
+func (s *Storage) StoreByID(ctx context.Context, id string) (*Store, error) {
+	st := new(Store)
+	if err := selectOne(ctx, s.DB.NewSelect().Model(st).Where("id = ?", id), "store "+id); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// StoreOfApp loads the app's store row.
+func (s *Storage) StoreOfApp(ctx context.Context, appID string) (*Store, error) {
+	st := new(Store)
+	if err := selectOne(ctx, s.DB.NewSelect().Model(st).Where("app_id = ?", appID), "store of "+appID); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// Items lists a store's live items, newest first. Ties on created_at are
+// broken by id, so pages never repeat or skip an item.
+func (s *Storage) Items(ctx context.Context, storeID string, f ItemFilter) (*ItemPage, error) {
+	page, limit := ClampPage(f.Page, f.Limit)
+	var items []StoreItem
+	q := s.DB.NewSelect().Model(&items).Where("store_item.store_id = ? AND store_item.deleted_at IS NULL", storeID)
+	total, err := f.Apply(q).Order("store_item.created_at DESC", "store_item.id DESC").
+		Limit(int64(limit)).Offset(int64((page - 1) * limit)).ScanAndCount(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("load items of %s: %w", storeID, err)
+	}
+	views, err := s.itemViews(ctx, s.DB, items)
+	if err != nil {
+		return nil, err
+	}
+	return &ItemPage{Items: views, Pagination: NewPagination(page, limit, int(total))}, nil
+}
+
+// ItemByID loads a live item (ErrNotFound once deleted).
+func (s *Storage) ItemByID(ctx context.Context, id string) (*StoreItem, error) {
+	it := new(StoreItem)
+	if err := selectOne(ctx, s.DB.NewSelect().Model(it).Where("id = ? AND deleted_at IS NULL", id), "item "+id); err != nil {
+		return nil, err
+	}
+	return it, nil
+}
+
+// ItemView loads one item with its media, tags, variants and plan.
+func (s *Storage) ItemView(ctx context.Context, it *StoreItem) (*ItemView, error) {
+	views, err := s.itemViews(ctx, s.DB, []StoreItem{*it})
+	if err != nil {
+		return nil, err
+	}
+	return &views[0], nil
+}
+
+// ItemInput is a new or edited item as a creator submits it; the server
+// validates it (server/store_item_write.go) before it gets here.
+type ItemInput struct {
+	Name, Description, Type, SKU string
+	Price                        int64
+	ComparePrice, Stock          *int64
+	IsFeatured                   bool
+	Tags                         []string
+	MediaIDs                     []string
+	Variants                     []VariantInput
+}
+
+// VariantInput: ID is empty for a new variant; an existing variant keeps its
+// id so cart lines that hold it stay valid.
+type VariantInput struct {
+	ID              string
+	Name, Value     string
+	PriceAdjustment int64
+	Stock           *int64
+}
+
+// SaveItem creates (it.ID empty) or updates an item of shop in one
+// transaction, with its tags, media and variants. Media must be uploaded
+// files of the app; variant ids must be the item's own.
+func (s *Storage) SaveItem(ctx context.Context, shop *Store, itemID string, in ItemInput) (*StoreItem, error) {
+	now := time.Now().UTC()
+	it := &StoreItem{ID: itemID, AppID: shop.AppID, StoreID: shop.ID}
+	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if itemID != "" {
+			if err := selectOne(ctx, tx.NewSelect().Model(it).Where("id = ? AND store_id = ? AND deleted_at IS NULL", itemID, shop.ID), "item "+itemID); err != nil {
+				return err
+			}
+		}
+		it.Name, it.Description, it.Type, it.SKU = in.Name, in.Description, in.Type, in.SKU
+		it.Price, it.ComparePrice, it.Stock, it.IsFeatured = in.Price, in.ComparePrice, in.Stock, in.IsFeatured
+		it.Currency, it.UpdatedAt = shop.Currency, now
+		if itemID == "" {
+			it.ID, it.CreatedAt = NewID(), now
+			if _, err := tx.NewInsert().Model(it).Exec(ctx); err != nil {
+				return fmt.Errorf("insert item: %w", err)
+			}
+		} else if _, err := tx.NewUpdate().Model(it).WherePK().Exec(ctx); err != nil {
+			return fmt.Errorf("update item: %w", err)
+		}
+		if err := saveItemMedia(ctx, tx, it, uniq(in.MediaIDs)); err != nil {
+			return err
+		}
+		if err := saveItemTags(ctx, tx, it, uniq(in.Tags)); err != nil {
+			return err
+		}
+		return saveVariants(ctx, tx, it, in.Variants)
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.InvalidateLanding(ctx, shop.AppID)
+	return it, nil
+}
+
+func saveItemMedia(ctx context.Context, tx bun.Tx, it *StoreItem, ids []string) error {
+	if len(ids) > 0 {
+		var media []Media
+		if err := tx.NewSelect().Model(&media).Where("id IN (?)", bun.In(ids)).Scan(ctx); err != nil {
+			return fmt.Errorf("load item media: %w", err)
+		}
+		ok := map[string]bool{}
+		for _, m := range media {
+			ok[m.ID] = m.AppID != nil && *m.AppID == it.AppID && m.Status == MediaUploaded
+		}
+		for _, id := range ids {
+			if !ok[id] {
+				return invalid("Media not found or not uploaded")
+			}
+		}
+	}
+	if _, err := tx.NewDelete().Model((*StoreItemMedia)(nil)).Where("store_item_id = ?", it.ID).Exec(ctx); err != nil {
+		return fmt.Errorf("clear item media: %w", err)
+	}
+	for i, id := range ids {
+		if _, err := tx.NewInsert().Model(&StoreItemMedia{StoreItemID: it.ID, MediaID: id, AppID: it.AppID, Position: i}).Exec(ctx); err != nil {
+			return fmt.Errorf("link item media: %w", err)
+		}
+	}
+	return nil
+}
+
+func saveItemTags(ctx context.Context, tx bun.Tx, it *StoreItem, names []string) error {
+	if _, err := tx.NewDelete().Model((*StoreItemTag)(nil)).Where("store_item_id = ?", it.ID).Exec(ctx); err != nil {
+		return fmt.Errorf("clear item tags: %w", err)
+	}
+	for _, name := range names {
+		tag := &Tag{ID: NewID(), AppID: it.AppID, Name: name}
+		if _, err := tx.NewInsert().Model(tag).On("CONFLICT (app_id, name) DO NOTHING").Exec(ctx); err != nil {
+			return fmt.Errorf("create tag: %w", err)
+		}
+		if err := tx.NewSelect().Model(tag).Where("app_id = ? AND name = ?", it.AppID, name).Limit(1).Scan(ctx); err != nil {
+			return fmt.Errorf("load tag: %w", err)
+		}
+		if _, err := tx.NewInsert().Model(&StoreItemTag{StoreItemID: it.ID, TagID: tag.ID, AppID: it.AppID}).Exec(ctx); err != nil {
+			return fmt.Errorf("tag item: %w", err)
+		}
+	}
+	return nil
+}
+
+// saveVariants updates kept variants in place, inserts new ones and deletes
+// the rest (cart lines holding a deleted variant go with it: that option no
+// longer exists to be bought).
+func saveVariants(ctx context.Context, tx bun.Tx, it *StoreItem, in []VariantInput) error {
+	var existing []Variant
+	if err := tx.NewSelect().Model(&existing).Where("store_item_id = ?", it.ID).Scan(ctx); err != nil {
+		return fmt.Errorf("load variants: %w", err)
+	}
+	own := map[string]bool{}
+	for _, v := range existing {
+		own[v.ID] = true
+	}
+	kept := map[string]bool{}
+	for i, v := range in {
+		row := &Variant{ID: v.ID, AppID: it.AppID, StoreItemID: it.ID, Name: v.Name, Value: v.Value,
+			PriceAdjustment: v.PriceAdjustment, Stock: v.Stock, Position: i}
+		if v.ID != "" && own[v.ID] {
+			kept[v.ID] = true
+			if _, err := tx.NewUpdate().Model(row).WherePK().Exec(ctx); err != nil {
+				return fmt.Errorf("update variant: %w", err)
+			}
+			continue
+		}
+		if v.ID != "" {
+			return invalid("Variant not found")
+		}
+		row.ID = NewID()
+		if _, err := tx.NewInsert().Model(row).Exec(ctx); err != nil {
+			return fmt.Errorf("insert variant: %w", err)
+		}
+	}
+	for id := range own {
+		if kept[id] {
+			continue
+		}
+		if _, err := tx.NewDelete().Model((*Variant)(nil)).Where("id = ?", id).Exec(ctx); err != nil {
+			return fmt.Errorf("delete variant: %w", err)
+		}
+	}
+	return nil
+}
+
+// DeleteItem marks an item deleted. Carts keep the line (flagged), orders
+// keep their own copy of name and price.
+func (s *Storage) DeleteItem(ctx context.Context, it *StoreItem) error {
+	now := time.Now().UTC()
+	if _, err := s.DB.NewUpdate().Model((*StoreItem)(nil)).Set("deleted_at = ?", now).Set("updated_at = ?", now).
+		Where("id = ?", it.ID).Exec(ctx); err != nil {
+		return fmt.Errorf("delete item: %w", err)
+	}
+	s.InvalidateLanding(ctx, it.AppID)
+	return nil
+}
