@@ -1,7 +1,6 @@
 package server
 
 import (
-
 	"github.com/labstack/echo/v4"
 
 	"marquee/store"
@@ -34,4 +33,3 @@ func (s *Server) pageItemEdit(c echo.Context) error {
 	props.Data = data
 	return s.renderPage(c, "ItemEdit", props)
 }
-

@@ -418,4 +418,3 @@ func (s *Storage) ClearCart(ctx context.Context, shop *Store, userID string) err
 		return touchCart(ctx, tx, cart)
 	})
 }
-
