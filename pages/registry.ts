@@ -7,6 +7,10 @@ import Profile, * as profile from "./Profile";
 import Community, * as community from "./Community";
 import Post, * as post from "./Post";
 import { CreatePost, CreateStory } from "./CreateContent";
+import Store, * as storePage from "./Store";
+import StoreItem, * as storeItem from "./StoreItem";
+import Cart, * as cart from "./Cart";
+import ItemEdit, * as itemEdit from "./ItemEdit";
 
 // A page module as the server entry sees it. goja bundles need static
 // imports, so every page is listed here by the name Go renders it with.
@@ -26,4 +30,8 @@ export const pages: Record<string, PageModule> = {
   Post: { component: Post, head: post.head, status: post.status },
   CreatePost,
   CreateStory,
+  Store: { component: Store, head: storePage.head },
+  StoreItem: { component: StoreItem, head: storeItem.head, status: storeItem.status },
+  Cart: { component: Cart, head: cart.head },
+  ItemEdit: { component: ItemEdit, head: itemEdit.head },
 };

@@ -67,6 +67,7 @@ func (s *Server) routes() {
 	appForm("/cart/items", s.formCartAdd)
 	appForm("/cart/items/:cartItemId", s.formCartUpdate)
 	appForm("/cart/clear", s.formCartClear)
+	appForm("/follow", s.formFollow)
 
 	// JSON API (SPEC.md section 7).
 	api := m.Group("/api")

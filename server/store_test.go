@@ -287,3 +287,58 @@ func TestItemManagement(t *testing.T) {
 		{name: "delete twice", method: "DELETE", path: item, as: "creator@demo.test", status: 404},
 	})
 }
+
+// TestStorePages: the store, item and cart pages render their content in
+// the HTML, and the plain forms write and redirect back (JavaScript off).
+func TestStorePages(t *testing.T) {
+	ts := newTestServer(t, storetest.Postgres(t))
+	ids := loadShop(t, ts)
+	form := map[string]string{"Content-Type": "application/x-www-form-urlencoded"}
+	tee := ids.items["TEE-NS-01"]
+	ts.run(t, []scenario{
+		{name: "visitor", path: "/apps/demo/store", status: 200, contains: []string{"Store Access Required", "Sign In", "Sign Up"}},
+		{name: "non-follower", path: "/apps/demo/store", as: outsider, status: 200,
+			contains: []string{"Follow App to Access Store", `action="/apps/demo/follow"`}},
+		{name: "follower", path: "/apps/demo/store?limit=5", as: follower, status: 200,
+			contains: []string{"page 1 of 3", "Next", `href="/apps/demo/cart"`, "/apps/demo/orders"}, absent: []string{"New Item"}},
+		{name: "filters", path: "/apps/demo/store?type=DIGITAL&min=10&max=20&inStock=true", as: follower, status: 200,
+			contains: []string{"Night Shift Sample Pack", "Gouache Brush Set"}, absent: []string{"Night Shift Tour Tee", "Midnight Bloom: Digital Album"}},
+		{name: "nothing found", path: "/apps/demo/store?search=zzz", as: follower, contains: []string{"No items found"}},
+		{name: "bad filter", path: "/apps/demo/store?min=abc", as: follower, status: 400},
+		{name: "creator sees New Item", path: "/apps/demo/store", as: "creator@demo.test", contains: []string{"New Item"}},
+		{name: "store off", path: "/apps/acme/store", as: "admin@demo.test", status: 200, contains: []string{"doesn&#x27;t have a store enabled"}},
+		{name: "item", path: "/apps/demo/store/items/" + tee, as: follower, status: 200,
+			contains: []string{"Night Shift Tour Tee", `"@type":"Product"`, `"@type":"Offer"`, `"price":"25.00"`, "Add to Cart", `name="variantId"`}},
+		{name: "item for a visitor is indexable", path: "/apps/demo/store/items/" + ids.items["VNL-MB-01"], status: 200,
+			contains: []string{"Midnight Bloom: Vinyl LP", "14% off", "Only 3 left", "Store Access Required"}},
+		{name: "sold out", path: "/apps/demo/store/items/" + ids.items["PRT-A3-01"], as: follower, contains: []string{"Out of stock"}},
+		{name: "unknown item", path: "/apps/demo/store/items/" + store.NewID(), as: follower, status: 404,
+			contains: []string{"Item Not Found", "This item could not be loaded."}},
+		{name: "another app's item", path: "/apps/demo/store/items/" + ids.acmeItem, as: follower, status: 404},
+		{name: "empty cart", path: "/apps/demo/cart", as: follower, status: 200, contains: []string{"Your cart is empty"}},
+		{name: "add by form", method: "POST", path: "/apps/demo/cart/items", as: follower, headers: form,
+			body: "storeItemId=" + tee + "&variantId=" + ids.variants["TEE-NS-01/L"] + "&quantity=2", status: 303},
+		{name: "refused add by form goes to the cart with the reason", method: "POST", path: "/apps/demo/cart/items", as: follower, headers: form,
+			body: "storeItemId=" + ids.items["PRT-A3-01"] + "&quantity=1", status: 303},
+		{name: "cart", path: "/apps/demo/cart", as: follower, status: 200,
+			contains: []string{"Night Shift Tour Tee", "Size: L", "$54.00", "Checkout", `href="/apps/demo/checkout"`}},
+		{name: "visitor form post", method: "POST", path: "/apps/demo/cart/items", headers: form, body: "storeItemId=" + tee, status: 303},
+		{name: "follow by form", method: "POST", path: "/apps/demo/follow", as: outsider, headers: form, status: 303},
+		{name: "now a follower", path: "/apps/demo/store", as: outsider, status: 200, absent: []string{"Follow App to Access Store"}},
+		{name: "item form is for managers", path: "/apps/demo/store/items/new", as: follower, status: 403},
+		{name: "new item form", path: "/apps/demo/store/items/new", as: "admin@demo.test", status: 200, contains: []string{"New Item"}},
+		{name: "edit item form", path: "/apps/demo/store/items/" + tee + "/edit", as: "creator@demo.test", status: 200, contains: []string{"Edit Item", "Night Shift Tour Tee"}},
+	})
+	// The quantity and clear forms.
+	var got struct{ Data store.CartView }
+	commJSON(t, ts.do(t, "GET", "/api/store/"+ids.demo+"/cart", nil, commUser(t, ts, follower)), &got)
+	line := got.Data.Items[0].ID
+	ts.run(t, []scenario{
+		{name: "plus by form", method: "POST", path: "/apps/demo/cart/items/" + line, as: follower, headers: form, body: "quantity=3", status: 303},
+		{name: "past stock by form", method: "POST", path: "/apps/demo/cart/items/" + line, as: follower, headers: form, body: "quantity=9", status: 303},
+		{name: "quantity now", path: "/api/store/" + ids.demo + "/cart", as: follower, json: map[string]any{"data.items.0.quantity": 3}},
+		{name: "remove by form", method: "POST", path: "/apps/demo/cart/items/" + line, as: follower, headers: form, body: "remove=1", status: 303},
+		{name: "clear by form", method: "POST", path: "/apps/demo/cart/clear", as: follower, headers: form, status: 303},
+		{name: "empty again", path: "/apps/demo/cart", as: follower, contains: []string{"Your cart is empty"}},
+	})
+}

@@ -199,3 +199,75 @@ export interface AccountUser {
   profilePicture: { signedUrl: string; updatedAt: string } | null;
   media: { signedUrl: string; updatedAt: string } | null;
 }
+
+// Store (server/store_items.go, store_item.go, cart.go).
+export type StoreAccess = "ok" | "signin" | "follow" | "disabled";
+
+export interface StorePagination {
+  page: number;
+  limit: number;
+  total: number;
+  totalPages: number;
+  hasNext: boolean;
+  hasPrev: boolean;
+}
+
+export interface StoreData {
+  access: StoreAccess;
+  storeId: string;
+  items: ItemView[];
+  pagination: StorePagination;
+  filters: { type: string; min: string; max: string; inStock: boolean; search: string; tags: string };
+  cartCount: number;
+}
+
+export interface ItemData {
+  access: StoreAccess;
+  storeId: string;
+  item: ItemView | null;
+  inCart: string[];
+  cartCount: number;
+  added: boolean;
+}
+
+export interface CartLine {
+  id: string;
+  itemId: string;
+  storeItemId: string;
+  storeItem: ItemView;
+  item: ItemView;
+  variantId: string | null;
+  selectedVariants: { name: string; value: string }[];
+  quantity: number;
+  price: number;
+  lineTotal: number;
+  currency: string;
+  maxQuantity: number | null;
+  available: boolean;
+  issue?: "DELETED" | "OUT_OF_STOCK" | "INSUFFICIENT_STOCK" | "VARIANT_UNAVAILABLE";
+}
+
+export interface CartView {
+  id: string;
+  storeId: string;
+  status: string;
+  items: CartLine[];
+  totals: { subtotal: number; itemCount: number; currency: string };
+  expiresAt: string | null;
+  createdAt: string | null;
+  updatedAt: string | null;
+  appUserRel: { userId: string };
+}
+
+export interface CartData {
+  access: StoreAccess;
+  storeId: string;
+  cart: CartView | null;
+  notice?: string;
+}
+
+export interface ItemEditData {
+  storeId: string;
+  item: ItemView | null;
+  types: string[];
+}

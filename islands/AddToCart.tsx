@@ -1,0 +1,119 @@
+import { useEffect, useState } from "react";
+import { formatMoney } from "../pages/lib/format";
+import type { ItemView, StoreAccess } from "../pages/lib/types";
+import { addLocal, api, mergeLocal, offline } from "./lib/cart-store";
+import { useHydrated } from "./lib/hydrated";
+
+interface Props {
+  appName: string;
+  storeId: string;
+  item: ItemView;
+  access: StoreAccess;
+  // Variant ids ("" for none) of this item already in the cart.
+  inCart: string[];
+  added: boolean;
+}
+
+// AddToCart: variant choice, quantity and the button, as a plain form posting
+// to /apps/:app/cart/items (works without JavaScript). Hydrated, it adds
+// through the API, shows 'Added' for 2 seconds, and keeps the add locally
+// when the server cannot be reached. The rules are SPEC.md section 5.
+export default function AddToCart(props: Props) {
+  const { item } = props;
+  const hydrated = useHydrated();
+  const [variantId, setVariantId] = useState<string>("");
+  const [quantity, setQuantity] = useState(1);
+  const [inCart, setInCart] = useState(props.inCart);
+  const [busy, setBusy] = useState(false);
+  const [added, setAdded] = useState(props.added);
+  const [message, setMessage] = useState("");
+
+  useEffect(() => {
+    if (!added) return;
+    const t = setTimeout(() => setAdded(false), 2000);
+    return () => clearTimeout(t);
+  }, [added]);
+  useEffect(() => {
+    // A cart kept offline earlier goes to the server now that it answers.
+    mergeLocal(props.storeId).catch(() => {});
+  }, []);
+
+  const variant = item.variants.find((v) => v.id === variantId) ?? null;
+  const stock = variant && variant.stock !== null ? variant.stock : item.stock;
+  const price = item.price + (variant?.priceAdjustment ?? 0);
+  const fixedOne = item.type === "SUBSCRIPTION";
+  const already = inCart.includes(variantId);
+  const soldOut = stock === 0;
+  const disabled = busy || soldOut || already || props.access !== "ok";
+  const max = fixedOne ? 1 : stock ?? 1000;
+
+  async function submit(e: React.FormEvent) {
+    e.preventDefault();
+    if (disabled) return;
+    setBusy(true);
+    setMessage("");
+    const body = { storeItemId: item.id, variantId: variantId || null, quantity: fixedOne ? 1 : quantity };
+    try {
+      await api("POST", "/api/store/" + props.storeId + "/cart/items", body);
+      setInCart([...inCart, variantId]);
+      setAdded(true);
+    } catch (err) {
+      if (offline(err)) {
+        addLocal(props.storeId, {
+          itemId: item.id, variantId: variantId || null, quantity: body.quantity, name: item.name, price,
+          currency: item.currency, variantLabel: variant ? variant.name + ": " + variant.value : "",
+        });
+        setInCart([...inCart, variantId]);
+        setAdded(true);
+        setMessage("Saved on this device; it will reach your cart when you are back online.");
+      } else {
+        setMessage((err as Error).message || "Failed to add item to cart");
+      }
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form className="add-to-cart" method="post" action={"/apps/" + props.appName + "/cart/items"} onSubmit={submit} data-hydrated={hydrated || undefined}>
+      <input type="hidden" name="storeItemId" value={item.id} />
+      {item.variants.length > 0 && (
+        <fieldset className="variants">
+          <legend>{item.variants[0].name}</legend>
+          {item.variants.map((v) => (
+            <label key={v.id} className={"variant" + (variantId === v.id ? " selected" : "") + (v.stock === 0 ? " sold-out" : "")}>
+              <input
+                type="radio"
+                name="variantId"
+                value={v.id}
+                checked={variantId === v.id}
+                // Clicking the chosen variant again deselects it (SPEC.md 5).
+                onClick={() => setVariantId(variantId === v.id ? "" : v.id)}
+                onChange={() => {}}
+              />
+              {v.value}
+              {v.priceAdjustment !== 0 && <span className="meta"> {v.priceAdjustment > 0 ? "+" : ""}{formatMoney(v.priceAdjustment, item.currency)}</span>}
+              {v.stock === 0 && <span className="meta"> (sold out)</span>}
+            </label>
+          ))}
+        </fieldset>
+      )}
+      <p className="price add-price">{formatMoney(price, item.currency)}</p>
+      {fixedOne ? (
+        <input type="hidden" name="quantity" value="1" />
+      ) : (
+        <label className="quantity">
+          Quantity{" "}
+          <input type="number" name="quantity" min={1} max={Math.max(1, max)} value={quantity}
+            onChange={(e) => setQuantity(Math.max(1, Math.min(max, Number(e.target.value) || 1)))} />
+        </label>
+      )}
+      <button type="submit" className="button add-button" disabled={disabled}>
+        {soldOut ? "Out of stock" : already ? "In cart" : busy ? "Adding..." : "Add to Cart"}
+      </button>
+      {added && <p className="added-alert" role="status">Added</p>}
+      {message && <p className="inline-error" role="alert">{message}</p>}
+      {already && <p className="meta"><a href={"/apps/" + props.appName + "/cart"}>View cart</a></p>}
+    </form>
+  );
+}

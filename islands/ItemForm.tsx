@@ -1,0 +1,169 @@
+import { useState } from "react";
+import type { ItemView, MediaView } from "../pages/lib/types";
+import { api } from "./lib/cart-store";
+import { useHydrated } from "./lib/hydrated";
+import { checkFile, uploadFile } from "./lib/upload";
+
+interface Props {
+  appId: string;
+  appName: string;
+  storeId: string;
+  item: ItemView | null;
+  types: string[];
+}
+
+interface VariantRow {
+  id: string;
+  name: string;
+  value: string;
+  adjust: string; // dollars as typed
+  stock: string; // "" = untracked
+}
+
+const dollars = (cents: number | null | undefined) => (cents == null ? "" : (cents / 100).toFixed(2));
+// cents turns a typed dollar amount into cents; NaN when it is not one.
+const cents = (s: string) => (s.trim() === "" ? NaN : Math.round(Number(s) * 100));
+
+// ItemForm is the New/Edit Item screen for creators and admins. It sends the
+// whole item to POST /api/store/:storeId/items or PUT /api/store/items/:id;
+// the server validates and its message is shown as it is.
+export default function ItemForm(props: Props) {
+  const it = props.item;
+  const hydrated = useHydrated();
+  const [name, setName] = useState(it?.name ?? "");
+  const [description, setDescription] = useState(it?.description ?? "");
+  const [type, setType] = useState<string>(it?.type ?? "PHYSICAL");
+  const [price, setPrice] = useState(dollars(it?.price));
+  const [compare, setCompare] = useState(dollars(it?.comparePrice));
+  const [tracked, setTracked] = useState(it ? it.stock !== null : true);
+  const [stock, setStock] = useState(it?.stock != null ? String(it.stock) : "0");
+  const [sku, setSku] = useState(it?.sku ?? "");
+  const [featured, setFeatured] = useState(it?.isFeatured ?? false);
+  const [tags, setTags] = useState((it?.tags ?? []).map((t) => t.name).join(", "));
+  const [media, setMedia] = useState<MediaView[]>(it?.media ?? []);
+  const [variants, setVariants] = useState<VariantRow[]>(
+    (it?.variants ?? []).map((v) => ({ id: v.id, name: v.name, value: v.value, adjust: dollars(v.priceAdjustment), stock: v.stock == null ? "" : String(v.stock) })),
+  );
+  const [busy, setBusy] = useState(false);
+  const [uploading, setUploading] = useState(false);
+  const [error, setError] = useState("");
+  const base = "/apps/" + props.appName;
+
+  async function onFiles(files: FileList | null) {
+    if (!files) return;
+    setUploading(true);
+    setError("");
+    try {
+      for (const file of Array.from(files)) {
+        const bad = checkFile(file, "store-item");
+        if (bad) throw new Error(bad);
+        const m = await uploadFile(file, { appId: props.appId, mediaKey: "store-item" });
+        setMedia((prev) => [...prev, m]);
+      }
+    } catch (err) {
+      setError((err as Error).message || "Upload failed");
+    } finally {
+      setUploading(false);
+    }
+  }
+
+  function setVariant(i: number, patch: Partial<VariantRow>) {
+    setVariants(variants.map((v, j) => (j === i ? { ...v, ...patch } : v)));
+  }
+
+  async function submit(e: React.FormEvent) {
+    e.preventDefault();
+    const p = cents(price);
+    if (isNaN(p)) return setError("Please enter a price");
+    const c = compare.trim() === "" ? null : cents(compare);
+    if (c !== null && isNaN(c)) return setError("Compare price must be an amount");
+    const body = {
+      name, description, type, price: p, comparePrice: c, sku, isFeatured: featured,
+      stock: tracked ? Number(stock) : null,
+      tags: tags.split(",").map((t) => t.trim()).filter(Boolean),
+      mediaIds: media.map((m) => m.id),
+      variants: variants.map((v) => ({
+        id: v.id || undefined, name: v.name, value: v.value,
+        priceAdjustment: v.adjust.trim() === "" ? 0 : cents(v.adjust),
+        stock: v.stock.trim() === "" ? null : Number(v.stock),
+      })),
+    };
+    setBusy(true);
+    setError("");
+    try {
+      const saved = it
+        ? await api<ItemView>("PUT", "/api/store/items/" + it.id, body)
+        : await api<ItemView>("POST", "/api/store/" + props.storeId + "/items", body);
+      window.location.href = base + "/store/items/" + saved.id;
+    } catch (err) {
+      setError((err as Error).message || (it ? "Failed to update item" : "Failed to create item"));
+      setBusy(false);
+    }
+  }
+
+  async function remove() {
+    if (!it || !window.confirm("Delete this item? Carts keep it flagged; orders keep their copy.")) return;
+    setBusy(true);
+    try {
+      await api("DELETE", "/api/store/items/" + it.id);
+      window.location.href = base + "/store";
+    } catch (err) {
+      setError((err as Error).message || "Failed to delete item");
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form className="item-form" onSubmit={submit} data-hydrated={hydrated || undefined}>
+      <label>Name <input name="name" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} /></label>
+      <label>Description <textarea name="description" rows={4} maxLength={5000} value={description} onChange={(e) => setDescription(e.target.value)} /></label>
+      <label>Type
+        <select name="type" value={type} onChange={(e) => setType(e.target.value)}>
+          {props.types.map((t) => <option key={t} value={t}>{t.replace("_", " ").toLowerCase()}</option>)}
+        </select>
+      </label>
+      <div className="row">
+        <label>Price ($) <input name="price" type="number" min="0" step="0.01" required value={price} onChange={(e) => setPrice(e.target.value)} /></label>
+        <label>Compare price ($) <input name="comparePrice" type="number" min="0" step="0.01" value={compare} onChange={(e) => setCompare(e.target.value)} /></label>
+      </div>
+      <div className="row">
+        <label className="check"><input type="checkbox" name="tracked" checked={tracked} onChange={(e) => setTracked(e.target.checked)} /> Track stock</label>
+        {tracked && <label>Stock <input name="stock" type="number" min="0" step="1" value={stock} onChange={(e) => setStock(e.target.value)} /></label>}
+      </div>
+      <label>SKU <input name="sku" maxLength={64} value={sku} onChange={(e) => setSku(e.target.value)} /></label>
+      <label className="check"><input type="checkbox" name="isFeatured" checked={featured} onChange={(e) => setFeatured(e.target.checked)} /> Featured on the home page</label>
+      <label>Tags (comma separated) <input name="tags" value={tags} onChange={(e) => setTags(e.target.value)} /></label>
+      <fieldset>
+        <legend>Images</legend>
+        <ul className="media-list">
+          {media.map((m) => (
+            <li key={m.id}>
+              <img src={m.signedUrl} alt="" width={64} height={64} />
+              <button type="button" className="link-button" onClick={() => setMedia(media.filter((x) => x.id !== m.id))}>Remove</button>
+            </li>
+          ))}
+        </ul>
+        <input type="file" accept="image/*" multiple aria-label="Add images" disabled={uploading} onChange={(e) => onFiles(e.target.files)} />
+        {uploading && <p className="meta">Uploading...</p>}
+      </fieldset>
+      <fieldset>
+        <legend>Variants</legend>
+        {variants.map((v, i) => (
+          <div className="variant-row" key={i}>
+            <input aria-label="Variant name" placeholder="Name (e.g. Size)" value={v.name} onChange={(e) => setVariant(i, { name: e.target.value })} />
+            <input aria-label="Variant value" placeholder="Value (e.g. M)" value={v.value} onChange={(e) => setVariant(i, { value: e.target.value })} />
+            <input aria-label="Price adjustment ($)" placeholder="+ $" type="number" step="0.01" value={v.adjust} onChange={(e) => setVariant(i, { adjust: e.target.value })} />
+            <input aria-label="Variant stock" placeholder="Stock (blank: untracked)" type="number" min="0" value={v.stock} onChange={(e) => setVariant(i, { stock: e.target.value })} />
+            <button type="button" className="link-button" onClick={() => setVariants(variants.filter((_, j) => j !== i))}>Remove</button>
+          </div>
+        ))}
+        <button type="button" className="button button-secondary" onClick={() => setVariants([...variants, { id: "", name: variants[0]?.name ?? "", value: "", adjust: "", stock: "" }])}>Add Variant</button>
+      </fieldset>
+      {error && <p className="inline-error" role="alert">{error}</p>}
+      <div className="form-actions">
+        <button type="submit" className="button" disabled={busy || uploading || !hydrated}>{busy ? "Saving..." : it ? "Save Changes" : "Create Item"}</button>
+        {it && <button type="button" className="button button-secondary" disabled={busy} onClick={remove}>Delete Item</button>}
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,43 @@
+import { Layout } from "./components/Layout";
+import { ErrorState } from "./components/ErrorState";
+import { StoreGate } from "./components/StoreGate";
+import { appSeo, SeoHead } from "./lib/seo";
+import type { CartData, PageProps } from "./lib/types";
+import { Island } from "../islands/Island";
+import CartView from "../islands/CartView";
+
+type Props = PageProps<CartData>;
+
+// Cart: the member's server cart, rendered in full so it works without
+// JavaScript; the CartView island adds in-place updates and the offline
+// fallback.
+export default function Cart(props: Props) {
+  const app = props.app!;
+  const d = props.data;
+  const base = "/apps/" + app.name;
+  if (d.access !== "ok") {
+    return (
+      <Layout props={props}>
+        <StoreGate access={d.access} props={props} />
+      </Layout>
+    );
+  }
+  return (
+    <Layout props={props}>
+      <a className="back-button" href={base + "/store"}>← Store</a>
+      <h1 className="page-title">Cart</h1>
+      {props.error && !d.cart ? (
+        <ErrorState message={props.error} retryHref={props.path} />
+      ) : (
+        <Island name="CartView" component={CartView} props={{ appName: app.name, storeId: d.storeId, cart: d.cart, notice: d.notice }} />
+      )}
+    </Layout>
+  );
+}
+
+export function head(props: Props) {
+  const seo = appSeo(props.app!, props, "/cart");
+  seo.title = "Cart · " + seo.title;
+  seo.noindex = true;
+  return <SeoHead seo={seo} />;
+}

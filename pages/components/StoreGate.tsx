@@ -1,0 +1,51 @@
+import type { PageProps, StoreAccess } from "../lib/types";
+import { AuthButtons } from "./AuthButtons";
+
+// StoreGate is what a store page shows instead of its content when the
+// server says the viewer cannot shop (StoreData.access), or null.
+export function StoreGate({ access, props }: { access: StoreAccess; props: PageProps<any> }) {
+  const app = props.app!;
+  switch (access) {
+    case "disabled":
+      return (
+        <div className="state store-off">
+          <h1>Store</h1>
+          <p>This app doesn't have a store enabled.</p>
+          <a className="button" href={"/apps/" + app.name}>Back to home</a>
+        </div>
+      );
+    case "signin":
+      return (
+        <div className="state store-gate">
+          <h1>Store Access Required</h1>
+          <p>Sign in and follow this app to browse and buy from its store.</p>
+          <AuthButtons authUrl={props.authUrl} appName={app.name} className="centered" />
+        </div>
+      );
+    case "follow":
+      return (
+        <div className="state store-gate">
+          <h1>Follow App to Access Store</h1>
+          <p>The store is open to followers. Following is free.</p>
+          <form method="post" action={"/apps/" + app.name + "/follow"}>
+            <button type="submit" className="button">Follow</button>
+          </form>
+        </div>
+      );
+  }
+  return null;
+}
+
+// discountPercent is SPEC.md section 9's rounded discount, or 0.
+export function discountPercent(price: number, compare: number | null): number {
+  if (compare == null || compare <= price || compare <= 0) return 0;
+  return Math.round(((compare - price) / compare) * 100);
+}
+
+// stockLabel: low at 5 or fewer, out at 0, untracked when null (SPEC.md 9).
+export function stockLabel(stock: number | null): { text: string; className: string } {
+  if (stock === null) return { text: "Available", className: "stock-untracked" };
+  if (stock <= 0) return { text: "Out of stock", className: "stock-out" };
+  if (stock <= 5) return { text: "Only " + stock + " left", className: "stock-low" };
+  return { text: "In stock", className: "stock-in" };
+}
