@@ -81,7 +81,7 @@ export default function AddToCart(props: Props) {
         <fieldset className="variants">
           <legend>{item.variants[0].name}</legend>
           {item.variants.map((v) => (
-            <label key={v.id} className={"variant" + (variantId === v.id ? " selected" : "") + (v.stock === 0 ? " sold-out" : "")}>
+            <label key={v.id} data-value={v.value} className={"variant" + (variantId === v.id ? " selected" : "") + (v.stock === 0 ? " sold-out" : "")}>
               <input
                 type="radio"
                 name="variantId"
