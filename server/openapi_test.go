@@ -84,8 +84,8 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 	ts := newTestServer(t, storetest.SQLite(t))
 	routes := map[string]bool{}
 	for _, r := range ts.main.Routes() {
-		// RouteNotFound registers catch-alls ("/*", "/static/*") under a
-		// method of its own; they are not calls.
+		// Echo registers catch-alls (the static group's "/static/*", any
+		// RouteNotFound) under a method of its own; they are not calls.
 		if r.Method == echo.RouteNotFound {
 			continue
 		}
