@@ -84,6 +84,8 @@ test("a 401 from the API on a sub-path returns to the landing page", async () =>
   await page.fill("#field-password", "demo-password");
   await Promise.all([page.waitForURL(env.server.base + "/apps/demo"), page.locator("button[type=submit]").click()]);
   await page.goto(env.server.base + "/apps/demo/community");
+  await page.locator(".feed-card a").first().click();
+  await page.waitForURL(/\/apps\/demo\/posts\//);
   await page.locator('.like[data-hydrated="true"]').first().waitFor();
   // The session dies while the page is open (signed out in another tab):
   // the server forgets it, and the next call answers 401.
