@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+
+	"github.com/uptrace/bun"
 	"testing"
 
 	"marquee/store"
@@ -73,7 +75,10 @@ func addBody(item, variant string, qty int) string {
 }
 
 func TestStoreAccessAndFilters(t *testing.T) {
-	ts := newTestServer(t, storetest.Postgres(t))
+	storetest.Both(t, func(t *testing.T, db *bun.DB) { testStoreAccessAndFilters(t, newTestServer(t, db)) })
+}
+
+func testStoreAccessAndFilters(t *testing.T, ts *testServer) {
 	ids := loadShop(t, ts)
 	items := "/api/store/" + ids.demo + "/items"
 	ts.run(t, []scenario{
@@ -131,7 +136,10 @@ func TestStoreAccessAndFilters(t *testing.T) {
 }
 
 func TestCartRules(t *testing.T) {
-	ts := newTestServer(t, storetest.Postgres(t))
+	storetest.Both(t, func(t *testing.T, db *bun.DB) { testCartRules(t, newTestServer(t, db)) })
+}
+
+func testCartRules(t *testing.T, ts *testServer) {
 	ids := loadShop(t, ts)
 	cart := "/api/store/" + ids.demo + "/cart"
 	add := cart + "/items"

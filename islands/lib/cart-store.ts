@@ -4,6 +4,7 @@
 // lost. The server cart stays the truth; this only holds what it has not
 // received yet.
 import type { CartView } from "../../pages/lib/types";
+import { sessionLost } from "../../pages/lib/session";
 
 export interface LocalLine {
   itemId: string;
@@ -96,6 +97,8 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   } catch {
     throw new ApiError("Network error", 0);
   }
+  // The session ended while the page was open (SPEC.md section 8).
+  if (res.status === 401) sessionLost();
   const json = await res.json().catch(() => null);
   if (!res.ok || !json?.success) throw new ApiError(json?.message || "Request failed", res.status);
   return json.data as T;
