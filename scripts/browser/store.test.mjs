@@ -99,3 +99,30 @@ test("a creator adds an item with an image and a variant and sees it in the grid
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test("without JavaScript a member pages, filters, adds a variant and changes the quantity", async () => {
+  const context = await env.browser.newContext({ viewport: { width: 390, height: 844 }, javaScriptEnabled: false });
+  const page = await context.newPage();
+  await page.goto(env.server.auth + "/authenticate/signin?app=demo");
+  await page.fill('[name="email"]', "subscriber@demo.test");
+  await page.fill('[name="password"]', "demo-password");
+  await Promise.all([page.waitForURL((u) => u.toString().startsWith(env.server.base)), page.locator('form button[type="submit"]').click()]);
+  await page.goto(env.server.base + "/apps/demo/store?limit=5");
+  assert.match(await page.locator(".pager-status").innerText(), /page 1 of 3/);
+  await Promise.all([page.waitForURL(/page=2/), page.locator(".pager a", { hasText: "Next" }).click()]);
+  assert.match(await page.locator(".pager-status").innerText(), /page 2 of 3/);
+  await page.fill('input[name="search"]', "hoodie");
+  await Promise.all([page.waitForURL(/search=hoodie/), page.locator(".store-filters button[type=submit]").click()]);
+  assert.doesNotMatch(page.url(), /page=/, "a new filter starts at page 1");
+  await Promise.all([page.waitForURL(/\/store\/items\//), page.locator(".item-card a").first().click()]);
+  await page.locator('.variant[data-value="XL"]').click();
+  await Promise.all([page.waitForURL(/added=1/), page.locator(".add-button").click()]);
+  await page.locator(".added-alert", { hasText: "Added" }).waitFor();
+  await page.goto(env.server.base + "/apps/demo/cart");
+  assert.match(await page.locator(".cart-line").first().innerText(), /Size: XL/);
+  assert.match(await page.locator(".subtotal").innerText(), /\$58\.00/);
+  await Promise.all([page.waitForURL(/\/cart$/), page.locator(".qty-plus").first().click()]);
+  assert.equal(await page.locator(".qty-value").first().innerText(), "2");
+  assert.match(await page.locator(".subtotal").innerText(), /\$116\.00/);
+  await context.close();
+});
