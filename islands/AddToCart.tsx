@@ -50,6 +50,10 @@ export default function AddToCart(props: Props) {
   async function submit(e: React.FormEvent) {
     e.preventDefault();
     if (disabled) return;
+    if (!props.storeId) {
+      setMessage("Store not loaded. Please ensure the store is loaded before adding items to cart.");
+      return;
+    }
     setBusy(true);
     setMessage("");
     const body = { storeItemId: item.id, variantId: variantId || null, quantity: fixedOne ? 1 : quantity };

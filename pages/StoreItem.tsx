@@ -72,7 +72,7 @@ export default function StoreItem(props: Props) {
             <Island name="AddToCart" component={AddToCart}
               props={{ appName: app.name, storeId: d.storeId, item, access: d.access, inCart: d.inCart, added: d.added }} />
           ) : (
-            <StoreGate access={d.access} props={props} />
+            <StoreGate access={d.access} props={props} inline />
           )}
           <p className="description">{item.description}</p>
           {item.tags.length > 0 && (

@@ -3,13 +3,15 @@ import { AuthButtons } from "./AuthButtons";
 
 // StoreGate is what a store page shows instead of its content when the
 // server says the viewer cannot shop (StoreData.access), or null.
-export function StoreGate({ access, props }: { access: StoreAccess; props: PageProps<any> }) {
+// inline: shown under an item's own heading, so its title is an h2.
+export function StoreGate({ access, props, inline }: { access: StoreAccess; props: PageProps<any>; inline?: boolean }) {
   const app = props.app!;
+  const H = inline ? "h2" : "h1";
   switch (access) {
     case "disabled":
       return (
         <div className="state store-off">
-          <h1>Store</h1>
+          <H>Store</H>
           <p>This app doesn't have a store enabled.</p>
           <a className="button" href={"/apps/" + app.name}>Back to home</a>
         </div>
@@ -17,7 +19,7 @@ export function StoreGate({ access, props }: { access: StoreAccess; props: PageP
     case "signin":
       return (
         <div className="state store-gate">
-          <h1>Store Access Required</h1>
+          <H>Store Access Required</H>
           <p>Sign in and follow this app to browse and buy from its store.</p>
           <AuthButtons authUrl={props.authUrl} appName={app.name} className="centered" />
         </div>
@@ -25,7 +27,7 @@ export function StoreGate({ access, props }: { access: StoreAccess; props: PageP
     case "follow":
       return (
         <div className="state store-gate">
-          <h1>Follow App to Access Store</h1>
+          <H>Follow App to Access Store</H>
           <p>The store is open to followers. Following is free.</p>
           <form method="post" action={"/apps/" + app.name + "/follow"}>
             <button type="submit" className="button">Follow</button>
