@@ -284,10 +284,17 @@ func TestItemManagement(t *testing.T) {
 	keep := created.Data.Variants[0].ID
 	edit, _ := json.Marshal(map[string]any{"name": "Poster v2", "type": "PHYSICAL", "price": 1600, "stock": nil,
 		"variants": []map[string]any{{"id": keep, "name": "Finish", "value": "Matte", "stock": 1}}})
+	gloss := created.Data.Variants[1].ID
+	cart := "/api/store/" + ids.demo + "/cart"
 	ts.run(t, []scenario{
+		{name: "follower adds the Gloss finish", method: "POST", path: cart + "/items", as: follower, body: addBody(created.Data.ID, gloss, 2), status: 200},
 		{name: "follower edits", method: "PUT", path: item, as: follower, body: string(edit), status: 403},
 		{name: "creator edits", method: "PUT", path: item, as: "creator@demo.test", body: string(edit), status: 200, json: map[string]any{
 			"data.name": "Poster v2", "data.stock": nil, "data.variants": arrayLen(1), "data.variants.0.id": keep, "data.tags": arrayLen(0)}},
+		{name: "the removed finish stays in the cart, flagged", path: cart, as: follower, json: map[string]any{
+			"data.items": arrayLen(1), "data.items.0.issue": "VARIANT_UNAVAILABLE", "data.items.0.selectedVariants.0.value": "Gloss",
+			"data.totals.subtotal": 0}},
+		{name: "a removed finish cannot be added", method: "POST", path: cart + "/items", as: follower, body: addBody(created.Data.ID, gloss, 1), status: 400},
 		{name: "foreign variant id", method: "PUT", path: item, as: "creator@demo.test", status: 400,
 			body: `{"name":"x","type":"DIGITAL","price":100,"variants":[{"id":"` + ids.variants["TEE-NS-01/S"] + `","name":"a","value":"b"}]}`},
 		{name: "delete", method: "DELETE", path: item, as: "creator@demo.test", status: 200},

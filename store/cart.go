@@ -121,6 +121,24 @@ func (s *Storage) cartView(ctx context.Context, db bun.IDB, shop *Store, cart *C
 	if err != nil {
 		return nil, err
 	}
+	// Deleted variants are not in the item views; load them for the
+	// labels of the lines that hold them.
+	var variantIDs []string
+	for _, l := range lines {
+		if l.VariantID != nil {
+			variantIDs = append(variantIDs, *l.VariantID)
+		}
+	}
+	allVariants := map[string]Variant{}
+	if len(variantIDs) > 0 {
+		var vs []Variant
+		if err := db.NewSelect().Model(&vs).Where("id IN (?)", bun.In(uniq(variantIDs))).Scan(ctx); err != nil {
+			return nil, fmt.Errorf("load cart variants: %w", err)
+		}
+		for _, v := range vs {
+			allVariants[v.ID] = v
+		}
+	}
 	byID := map[string]int{}
 	for i := range items {
 		byID[items[i].ID] = i
@@ -144,6 +162,9 @@ func (s *Storage) cartView(ctx context.Context, db bun.IDB, shop *Store, cart *C
 			if variant != nil {
 				line.Price += variant.PriceAdjustment
 				line.SelectedVariants = append(line.SelectedVariants, SelectedVariant{variant.Name, variant.Value})
+			} else if v, ok := allVariants[*l.VariantID]; ok {
+				line.Price += v.PriceAdjustment
+				line.SelectedVariants = append(line.SelectedVariants, SelectedVariant{v.Name, v.Value})
 			}
 		}
 		line.MaxQuantity = lineLimit(&it, variant, otherQuantity(lines, l))
@@ -273,7 +294,7 @@ func (s *Storage) AddToCart(ctx context.Context, shop *Store, userID, itemID str
 		var variant *VariantView
 		if variantID != nil {
 			v := new(Variant)
-			err := selectOne(ctx, tx.NewSelect().Model(v).Where("id = ? AND store_item_id = ?", *variantID, it.ID), "variant")
+			err := selectOne(ctx, tx.NewSelect().Model(v).Where("id = ? AND store_item_id = ? AND deleted_at IS NULL", *variantID, it.ID), "variant")
 			if errors.Is(err, ErrNotFound) {
 				return invalid("Variant not found")
 			}
@@ -374,9 +395,10 @@ func (s *Storage) UpdateCartLine(ctx context.Context, shop *Store, userID, lineI
 					if err != nil && !errors.Is(err, ErrNotFound) {
 						return err
 					}
-					if err == nil {
-						variant = &VariantView{ID: v.ID, Stock: v.Stock}
+					if err != nil || v.DeletedAt != nil {
+						return invalid("This option is no longer available")
 					}
+					variant = &VariantView{ID: v.ID, Stock: v.Stock}
 				}
 				if limit := lineLimit(it, variant, otherQuantity(lines, *line)); limit != nil && quantity > *limit {
 					return stockError(*limit)

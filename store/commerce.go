@@ -76,6 +76,9 @@ type Variant struct {
 	PriceAdjustment int64  `bun:",notnull,default:0" json:"priceAdjustment"`
 	Stock           *int64 `json:"stock"`
 	Position        int    `bun:",notnull,default:0" json:"-"`
+	// DeletedAt: removed from the item, kept for the cart lines that hold
+	// it (migration 20261123000002).
+	DeletedAt *time.Time `json:"-"`
 }
 
 type SubscriptionPlan struct {

@@ -230,12 +230,11 @@ func saveItemTags(ctx context.Context, tx bun.Tx, it *StoreItem, names []string)
 	return nil
 }
 
-// saveVariants updates kept variants in place, inserts new ones and deletes
-// the rest (cart lines holding a deleted variant go with it: that option no
-// longer exists to be bought).
+// saveVariants updates kept variants in place, inserts new ones and marks
+// the rest deleted; cart lines holding a deleted variant stay, flagged.
 func saveVariants(ctx context.Context, tx bun.Tx, it *StoreItem, in []VariantInput) error {
 	var existing []Variant
-	if err := tx.NewSelect().Model(&existing).Where("store_item_id = ?", it.ID).Scan(ctx); err != nil {
+	if err := tx.NewSelect().Model(&existing).Where("store_item_id = ? AND deleted_at IS NULL", it.ID).Scan(ctx); err != nil {
 		return fmt.Errorf("load variants: %w", err)
 	}
 	own := map[string]bool{}
@@ -265,7 +264,7 @@ func saveVariants(ctx context.Context, tx bun.Tx, it *StoreItem, in []VariantInp
 		if kept[id] {
 			continue
 		}
-		if _, err := tx.NewDelete().Model((*Variant)(nil)).Where("id = ?", id).Exec(ctx); err != nil {
+		if _, err := tx.NewUpdate().Model((*Variant)(nil)).Set("deleted_at = ?", time.Now().UTC()).Where("id = ?", id).Exec(ctx); err != nil {
 			return fmt.Errorf("delete variant: %w", err)
 		}
 	}

@@ -59,7 +59,7 @@ func (s *Storage) itemViews(ctx context.Context, db bun.IDB, items []StoreItem) 
 		return nil, err
 	}
 	var variants []Variant
-	if err := db.NewSelect().Model(&variants).Where("store_item_id IN (?)", bun.In(ids)).Order("position ASC").Scan(ctx); err != nil {
+	if err := db.NewSelect().Model(&variants).Where("store_item_id IN (?) AND deleted_at IS NULL", bun.In(ids)).Order("position ASC").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load variants: %w", err)
 	}
 	var plans []SubscriptionPlan
