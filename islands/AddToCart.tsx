@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import { formatMoney } from "../pages/lib/format";
-import type { ItemView, StoreAccess } from "../pages/lib/types";
+import type { CartView, ItemView, StoreAccess } from "../pages/lib/types";
 import { addLocal, api, mergeLocal, offline } from "./lib/cart-store";
 import { useHydrated } from "./lib/hydrated";
 
@@ -58,7 +58,10 @@ export default function AddToCart(props: Props) {
     setMessage("");
     const body = { storeItemId: item.id, variantId: variantId || null, quantity: fixedOne ? 1 : quantity };
     try {
-      await api("POST", "/api/store/" + props.storeId + "/cart/items", body);
+      const cart = await api<CartView>("POST", "/api/store/" + props.storeId + "/cart/items", body);
+      // The page's Cart button is server HTML outside any island: update
+      // its count in place.
+      document.querySelectorAll(".cart-count").forEach((el) => (el.textContent = String(cart.totals.itemCount)));
       setInCart([...inCart, variantId]);
       setAdded(true);
     } catch (err) {

@@ -29,6 +29,7 @@ test("a follower filters the store, picks a variant, adds it and changes the qua
   await page.locator('.variant[data-value="S"]').click();
   await page.locator(".add-button").click();
   await page.locator(".added-alert", { hasText: "Added" }).waitFor();
+  assert.equal(await page.locator(".cart-link .cart-count").innerText(), "1", "the Cart button counts the add");
   await page.screenshot({ path: join(screenshotDir, "store-item-390x844.png") });
   assert.equal(await page.locator(".add-button").isDisabled(), true, "the same item and variant cannot be added twice");
   await page.locator(".added-alert").waitFor({ state: "detached", timeout: 4000 });
