@@ -56,6 +56,13 @@ func (s *Server) routes() {
 	app("/posts/:postId", s.pagePost)
 	app("/create-post", s.pageCreate("CreatePost"))
 	app("/create-story", s.pageCreate("CreateStory"))
+	app("/events", s.pageEvents)
+	app("/events.ics", s.eventsFeed)
+	app("/events/:eventId", s.pageEvent)
+	app("/events/:eventId/calendar.ics", s.eventCalendar)
+	app("/create-event", s.pageCreateEvent)
+	// Join/Leave without JavaScript posts here and is sent back to the event.
+	m.POST("/apps/:app/events/:eventId/attend", s.formAttendEvent, s.appPage, s.subscriptionGate)
 
 	// JSON API (SPEC.md section 7).
 	api := m.Group("/api")
@@ -82,6 +89,18 @@ func (s *Server) routes() {
 	api.GET("/media/:id/content", s.apiMediaContent)
 	api.POST("/auth/profile-picture", s.apiProfilePicture)
 	m.PUT("/media-upload/*", s.mediaUpload)
+
+	// Events.
+	api.GET("/events/apps/:appId/events", s.apiEvents)
+	api.POST("/events/apps/:appId/events", s.apiCreateEvent)
+	api.GET("/events/:id", s.apiEvent)
+	api.PUT("/events/:id", s.apiUpdateEvent)
+	api.DELETE("/events/:id", s.apiDeleteEvent)
+	api.POST("/events/:id/join", s.apiJoinEvent)
+	api.DELETE("/events/:id/leave", s.apiLeaveEvent)
+	api.GET("/events/:id/attendees", s.apiEventAttendees)
+	api.PUT("/events/:id/attendees/:userId", s.apiSetAttendeeRole)
+	api.DELETE("/events/:id/attendees/:userId", s.apiRemoveAttendee)
 
 	// The auth site: sign-in and sign-up pages and their form posts.
 	au := s.auth

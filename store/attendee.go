@@ -54,6 +54,19 @@ func (s *Storage) Attendees(ctx context.Context, eventID, role string, page, lim
 	return &AttendeePage{Attendees: views, Pagination: NewPagination(page, limit, int(total))}, nil
 }
 
+// AttendeeView loads one attendee in the list's shape.
+func (s *Storage) AttendeeView(ctx context.Context, eventID, userID string) (*AttendeeView, error) {
+	a, err := s.AttendeeOf(ctx, eventID, userID)
+	if err != nil {
+		return nil, err
+	}
+	users, err := s.userSummaries(ctx, s.DB, []string{userID})
+	if err != nil {
+		return nil, err
+	}
+	return &AttendeeView{ID: a.ID, UserID: a.UserID, EventID: a.EventID, Role: a.Role, User: users[userID], CreatedAt: a.CreatedAt}, nil
+}
+
 // AttendeeOf loads one user's attendance of an event, or ErrNotFound.
 func (s *Storage) AttendeeOf(ctx context.Context, eventID, userID string) (*Attendee, error) {
 	a := new(Attendee)
