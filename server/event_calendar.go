@@ -70,7 +70,8 @@ func writeCalendar(c echo.Context, cal *ics.Calendar, filename string, download 
 	}
 	c.Response().Header().Set("Content-Disposition", disposition+`; filename="`+filename+`"`)
 	c.Response().Header().Set("Cache-Control", "no-cache")
-	return c.Blob(http.StatusOK, "text/calendar; charset=utf-8", []byte(cal.Serialize()))
+	// RFC 5545 content lines end in CRLF; the library defaults to LF.
+	return c.Blob(http.StatusOK, "text/calendar; charset=utf-8", []byte(cal.Serialize(ics.WithNewLine("\r\n"))))
 }
 
 // GET /apps/:app/events/:eventId/calendar.ics: Add to Calendar downloads
