@@ -7,6 +7,9 @@ import Profile, * as profile from "./Profile";
 import Community, * as community from "./Community";
 import Post, * as post from "./Post";
 import { CreatePost, CreateStory } from "./CreateContent";
+import Events, * as events from "./Events";
+import Event, * as event from "./Event";
+import CreateEvent, * as createEvent from "./CreateEvent";
 
 // A page module as the server entry sees it. goja bundles need static
 // imports, so every page is listed here by the name Go renders it with.
@@ -26,4 +29,7 @@ export const pages: Record<string, PageModule> = {
   Post: { component: Post, head: post.head, status: post.status },
   CreatePost,
   CreateStory,
+  Events: { component: Events, head: events.head },
+  Event: { component: Event, head: event.head, status: event.status },
+  CreateEvent: { component: CreateEvent, head: createEvent.head },
 };

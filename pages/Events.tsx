@@ -1,0 +1,180 @@
+import { Layout } from "./components/Layout";
+import { appSeo, SeoHead } from "./lib/seo";
+import { truncate } from "./lib/format";
+import { STATUS_LABELS, timeStatus, typeLabel } from "./lib/events";
+import type { EventView, PageProps } from "./lib/types";
+import type { Pagination } from "./lib/community";
+import { Island } from "../islands/Island";
+import LocalTime from "../islands/LocalTime";
+
+type Filters = { search: string; type: string; isOfficial: boolean; isFeatured: boolean };
+type Data = { events: EventView[]; pagination: Pagination; filters: Filters; filtered: boolean; types: string[] };
+type Props = PageProps<Data>;
+
+// pageHref keeps the filters while paging.
+function pageHref(base: string, f: Filters, page: number): string {
+  const q = new URLSearchParams();
+  if (f.search) q.set("search", f.search);
+  if (f.type) q.set("type", f.type);
+  if (f.isOfficial) q.set("isOfficial", "true");
+  if (f.isFeatured) q.set("isFeatured", "true");
+  if (page > 1) q.set("page", String(page));
+  const s = q.toString();
+  return base + "/events" + (s ? "?" + s : "");
+}
+
+function EventCard({ event, base, now }: { event: EventView; base: string; now: string }) {
+  const preview = event.media.slice(0, 3);
+  const more = event.media.length - preview.length;
+  const status = timeStatus(event, now);
+  return (
+    <li className="card event-list-card">
+      <a href={base + "/events/" + event.id}>
+        {preview.length > 0 && (
+          <div className="event-media-preview">
+            {preview.map((m) =>
+              m.type === "VIDEO" ? (
+                <video key={m.id} src={m.signedUrl} muted playsInline preload="metadata" />
+              ) : (
+                <img key={m.id} src={m.signedUrl} alt="" loading="lazy" width={120} height={80} />
+              ),
+            )}
+            {more > 0 && <span className="media-more">+{more}</span>}
+          </div>
+        )}
+        <div className="event-card-body">
+          <p className="event-badges">
+            <span className={"badge status-" + status}>{STATUS_LABELS[status]}</span>
+            <span className="badge">{typeLabel(event.type)}</span>
+            {event.isOfficial && <span className="badge">Official</span>}
+            {event.isFeatured && <span className="badge">Featured</span>}
+          </p>
+          <h2>{event.name}</h2>
+          {event.description && <p className="event-desc">{truncate(event.description, 100)}</p>}
+          <p className="meta">
+            <Island name="LocalTime" component={LocalTime} props={{ iso: event.startDate }} when="visible" />
+            {event.location && <> · {event.location}</>}
+          </p>
+          <p className="meta">
+            {event.attendeeCount} attending{event.isAttending && " · You're going"}
+          </p>
+        </div>
+      </a>
+    </li>
+  );
+}
+
+export default function Events(props: Props) {
+  const app = props.app!;
+  const base = "/apps/" + app.name;
+  const { events, pagination, filters, filtered, types } = props.data;
+  const canCreate = props.viewer.permissions.canCreateEvents;
+  return (
+    <Layout props={props}>
+      <div className="events-page">
+        <div className="section-head">
+          <h1>Events</h1>
+          {canCreate && (
+            <a className="button" href={base + "/create-event"}>
+              New Event
+            </a>
+          )}
+        </div>
+        <div className="events-layout">
+          {/* A plain GET form: filtering works without JavaScript and every
+              filtered list has its own URL. */}
+          <form className="event-filters" method="get" action={base + "/events"} aria-label="Filter events">
+            <label>
+              Search
+              <input type="search" name="search" defaultValue={filters.search} />
+            </label>
+            <label>
+              Event type
+              <select name="type" defaultValue={filters.type}>
+                <option value="">All types</option>
+                {types.map((t) => (
+                  <option key={t} value={t}>
+                    {typeLabel(t)}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label className="check">
+              <input type="checkbox" name="isOfficial" value="true" defaultChecked={filters.isOfficial} /> Official only
+            </label>
+            <label className="check">
+              <input type="checkbox" name="isFeatured" value="true" defaultChecked={filters.isFeatured} /> Featured only
+            </label>
+            <div className="filter-actions">
+              <button className="button" type="submit">
+                Apply
+              </button>
+              <a className="button button-secondary" href={base + "/events"}>
+                Reset
+              </a>
+            </div>
+          </form>
+          <div className="events-results">
+            {props.error ? (
+              <div className="state state-error" role="alert">
+                <p>{props.error}</p>
+                <a className="button" href={props.path}>
+                  Try again
+                </a>
+              </div>
+            ) : events.length === 0 ? (
+              <div className="state">
+                <p className="empty">No events found</p>
+                {!filtered && canCreate && (
+                  <a className="button" href={base + "/create-event"}>
+                    Create First Event
+                  </a>
+                )}
+              </div>
+            ) : (
+              <>
+                <ul className="card-list event-list">
+                  {events.map((e) => (
+                    <EventCard key={e.id} event={e} base={base} now={props.now} />
+                  ))}
+                </ul>
+                {pagination.totalPages > 1 && (
+                  <nav className="pager" aria-label="Pages">
+                    {pagination.hasPrev ? (
+                      <a className="button button-secondary" href={pageHref(base, filters, pagination.page - 1)} rel="prev">
+                        Previous
+                      </a>
+                    ) : (
+                      <span className="button button-secondary" aria-disabled="true">
+                        Previous
+                      </span>
+                    )}
+                    <span>
+                      Page {pagination.page} of {pagination.totalPages}
+                    </span>
+                    {pagination.hasNext ? (
+                      <a className="button button-secondary" href={pageHref(base, filters, pagination.page + 1)} rel="next">
+                        Next
+                      </a>
+                    ) : (
+                      <span className="button button-secondary" aria-disabled="true">
+                        Next
+                      </span>
+                    )}
+                  </nav>
+                )}
+              </>
+            )}
+          </div>
+        </div>
+      </div>
+    </Layout>
+  );
+}
+
+export function head(props: Props) {
+  const app = props.app!;
+  const seo = appSeo(app, props, "/events");
+  seo.title = "Events · " + seo.title;
+  return <SeoHead seo={seo} />;
+}
