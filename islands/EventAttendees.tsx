@@ -62,7 +62,7 @@ export default function EventAttendees(props: EventAttendeesProps) {
 
   return (
     <section className="attendees" aria-label="Attendees" data-hydrated={hydrated ? "true" : undefined}>
-      <h2>Attendees ({total})</h2>
+      <h2>{"Attendees (" + total + ")"}</h2>
       <ul className="attendee-list">
         {list.map((a) => (
           <li key={a.id} className="attendee" data-user={a.user.username}>

@@ -11,16 +11,17 @@ type Filters = { search: string; type: string; isOfficial: boolean; isFeatured: 
 type Data = { events: EventView[]; pagination: Pagination; filters: Filters; filtered: boolean; types: string[] };
 type Props = PageProps<Data>;
 
-// pageHref keeps the filters while paging.
-function pageHref(base: string, f: Filters, page: number): string {
-  const q = new URLSearchParams();
-  if (f.search) q.set("search", f.search);
-  if (f.type) q.set("type", f.type);
-  if (f.isOfficial) q.set("isOfficial", "true");
-  if (f.isFeatured) q.set("isFeatured", "true");
-  if (page > 1) q.set("page", String(page));
-  const s = q.toString();
-  return base + "/events" + (s ? "?" + s : "");
+// pageHref keeps the filters while paging. (goja has no URLSearchParams.)
+function pageHref(base: string, f: Filters, page: number, limit: number): string {
+  const q: string[] = [];
+  const add = (k: string, v: string) => q.push(k + "=" + encodeURIComponent(v));
+  if (f.search) add("search", f.search);
+  if (f.type) add("type", f.type);
+  if (f.isOfficial) add("isOfficial", "true");
+  if (f.isFeatured) add("isFeatured", "true");
+  if (limit !== 20) add("limit", String(limit));
+  if (page > 1) add("page", String(page));
+  return base + "/events" + (q.length ? "?" + q.join("&") : "");
 }
 
 function EventCard({ event, base, now }: { event: EventView; base: string; now: string }) {
@@ -141,7 +142,7 @@ export default function Events(props: Props) {
                 {pagination.totalPages > 1 && (
                   <nav className="pager" aria-label="Pages">
                     {pagination.hasPrev ? (
-                      <a className="button button-secondary" href={pageHref(base, filters, pagination.page - 1)} rel="prev">
+                      <a className="button button-secondary" href={pageHref(base, filters, pagination.page - 1, pagination.limit)} rel="prev">
                         Previous
                       </a>
                     ) : (
@@ -149,11 +150,9 @@ export default function Events(props: Props) {
                         Previous
                       </span>
                     )}
-                    <span>
-                      Page {pagination.page} of {pagination.totalPages}
-                    </span>
+                    <span>{"Page " + pagination.page + " of " + pagination.totalPages}</span>
                     {pagination.hasNext ? (
-                      <a className="button button-secondary" href={pageHref(base, filters, pagination.page + 1)} rel="next">
+                      <a className="button button-secondary" href={pageHref(base, filters, pagination.page + 1, pagination.limit)} rel="next">
                         Next
                       </a>
                     ) : (

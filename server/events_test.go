@@ -383,3 +383,66 @@ func TestEventCalendar(t *testing.T) {
 		t.Errorf("other app's event ics: %d", r.Status)
 	}
 }
+
+func TestEventPages(t *testing.T) {
+	ts := newTestServer(t, storetest.Postgres(t))
+	summer := eventID(t, ts, "Summer Tour Kick-off")
+	studio := eventID(t, ts, "Studio Open Hours")
+	acmeEvent := eventID(t, ts, "Open Workshop Night")
+	ts.run(t, []scenario{
+		{name: "list for visitors", path: "/apps/demo/events", status: 200,
+			contains: []string{"<h1>Events</h1>", "Summer Tour Kick-off", "Happening now", "Upcoming", "Past", `name="isOfficial"`,
+				" UTC</time>", `data-island="LocalTime"`},
+			absent: []string{"Create First Event", "New Event"}},
+		{name: "description cut at 100", path: "/apps/demo/events?search=Indie", status: 200,
+			contains: []string{"Four days of talks and workshops on releasing music independently. Luna speaks on day three about ar..."}},
+		{name: "media preview +N", path: "/apps/demo/events?search=Midnight", status: 200, contains: []string{"Midnight Bloom"}},
+		{name: "paging", path: "/apps/demo/events?limit=1&page=2&type=LIVESTREAM", status: 200, contains: []string{"Page 2 of 3", `rel="prev"`, `rel="next"`, `href="/apps/demo/events?type=LIVESTREAM&amp;limit=1&amp;page=3"`}},
+		{name: "filtered empty", path: "/apps/demo/events?search=zzzz", as: "creator@demo.test", status: 200,
+			contains: []string{"No events found"}, absent: []string{"Create First Event"}},
+		{name: "bad filter", path: "/apps/demo/events?type=RAVE", status: 400},
+		{name: "detail", path: "/apps/demo/events/" + summer, status: 200,
+			contains: []string{"<h1>Summer Tour Kick-off</h1>", `"@type":"Event"`, "EventScheduled", "OfflineEventAttendanceMode",
+				"Add to Calendar", "/calendar.ics", "Sign in to join"},
+			absent: []string{"Attendees ("}},
+		{name: "livestream is online", path: "/apps/demo/events/" + studio, status: 200, contains: []string{"OnlineEventAttendanceMode"}},
+		{name: "detail as attendee", path: "/apps/demo/events/" + summer, as: "follower@demo.test", status: 200,
+			contains: []string{"Leave Event", `name="action" value="leave"`, "Attendees (5)", "Event Host"},
+			absent: []string{"Make Moderator", "Edit Event"}},
+		{name: "detail as host", path: "/apps/demo/events/" + summer, as: "creator@demo.test", status: 200,
+			contains: []string{"Edit Event", "Delete Event", "Make Moderator", "Remove"}, absent: []string{"Leave Event", "Join Event"}},
+		{name: "detail as non-attendee member", path: "/apps/demo/events/" + studio, as: "follower@demo.test", status: 200,
+			contains: []string{"Join Event"}},
+		{name: "other app's event", path: "/apps/demo/events/" + acmeEvent, status: 404, contains: []string{"Event not found"}},
+		{name: "missing event", path: "/apps/demo/events/nope", status: 404},
+		{name: "create form", path: "/apps/demo/create-event", as: "creator@demo.test", status: 200,
+			contains: []string{"New Event", "Create Event", "Featured event", `value="MEETUP"`, `value="18:00"`, `value="20:00"`}},
+		{name: "create form, admin cannot create", path: "/apps/demo/create-event", as: "admin@demo.test", status: 200,
+			contains: []string{"You do not have permission to create events"}},
+	})
+
+	// Join and leave without JavaScript: the form posts and comes back.
+	h := commUser(t, ts, "follower@demo.test")
+	h["Content-Type"] = "application/x-www-form-urlencoded"
+	r := ts.do(t, "POST", "/apps/demo/events/"+studio+"/attend", strings.NewReader("action=join"), h)
+	if r.Status != 303 || r.Header.Get("Location") != "/apps/demo/events/"+studio {
+		t.Fatalf("form join: %d %s", r.Status, r.Header.Get("Location"))
+	}
+	ts.run(t, []scenario{{name: "joined by form", path: "/api/events/" + studio, as: "follower@demo.test",
+		json: map[string]any{"data.isAttending": true, "data.attendeeCount": 5}}})
+	r = ts.do(t, "POST", "/apps/demo/events/"+studio+"/attend", strings.NewReader("action=leave"), h)
+	if r.Status != 303 {
+		t.Fatalf("form leave: %d", r.Status)
+	}
+	ts.run(t, []scenario{{name: "left by form", path: "/api/events/" + studio, as: "follower@demo.test",
+		json: map[string]any{"data.isAttending": false, "data.attendeeCount": 4}}})
+	h = commUser(t, ts, "creator@demo.test")
+	h["Content-Type"] = "application/x-www-form-urlencoded"
+	if r := ts.do(t, "POST", "/apps/demo/events/"+studio+"/attend", strings.NewReader("action=leave"), h); r.Status != 403 {
+		t.Errorf("host leaves by form: %d", r.Status)
+	}
+	if r := ts.do(t, "POST", "/apps/demo/events/"+studio+"/attend", strings.NewReader("action=join"), nil); r.Status != 303 ||
+		!strings.Contains(r.Header.Get("Location"), "/authenticate/signin") {
+		t.Errorf("visitor form join: %d %s", r.Status, r.Header.Get("Location"))
+	}
+}
