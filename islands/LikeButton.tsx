@@ -1,4 +1,5 @@
 import { useState } from "react";
+import { sessionLost } from "../pages/lib/session";
 import { HEART, isHeart } from "../pages/lib/community";
 import { useHydrated } from "./lib/hydrated";
 
@@ -37,6 +38,7 @@ export default function LikeButton({ messageId, reactions, viewerId, signInUrl }
         });
         // Reading the body releases the connection (and lets the page go idle).
         await res.text();
+        if (res.status === 401) sessionLost();
         if (!res.ok) throw new Error();
       } catch {
         setState(before);
@@ -52,6 +54,7 @@ export default function LikeButton({ messageId, reactions, viewerId, signInUrl }
           body: JSON.stringify({ reaction: HEART }),
         });
         const body = await res.json();
+        if (res.status === 401) sessionLost();
         if (!res.ok || !body.success) throw new Error();
         setState({ count: before.count + 1, reactionId: body.data.id, liked: true });
       } catch {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+	"github.com/minio/minio-go/v7"
 
 	"marquee/store"
 )
@@ -76,10 +77,17 @@ func classify(err error) (int, string) {
 			return echoErr.Code, m
 		}
 		return echoErr.Code, http.StatusText(echoErr.Code)
-	case store.IsUnavailable(err):
+	case store.IsUnavailable(err) || objectStoreDown(err):
 		return http.StatusServiceUnavailable, unavailableMessage
 	}
 	return http.StatusInternalServerError, "Something went wrong"
+}
+
+// objectStoreDown reports an S3 server error (its 5xx answers): the object
+// store is failing, not the request.
+func objectStoreDown(err error) bool {
+	var s3Err minio.ErrorResponse
+	return errors.As(err, &s3Err) && s3Err.StatusCode >= 500
 }
 
 const unavailableMessage = "Service temporarily unavailable. Please try again in a moment."

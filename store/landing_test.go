@@ -181,7 +181,20 @@ func TestLandingWhenRedisIsDown(t *testing.T) {
 	if v.Name != "demo" || len(v.RecentPosts) == 0 {
 		t.Fatalf("fallback landing is empty: %+v", v)
 	}
-	s.InvalidateLanding(ctx, v.ID) // must not panic or block on a dead cache
+	// With the cache dead, a write and its invalidation still reach the
+	// next reader: nothing stale was served from anywhere.
+	if _, err := s.DB.NewUpdate().Model((*store.App)(nil)).Set("bio = ?", "<p>changed while redis was down</p>").
+		Where("id = ?", v.ID).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.InvalidateLanding(ctx, v.ID)
+	again, err := s.Landing(ctx, "demo")
+	if err != nil {
+		t.Fatalf("landing after invalidation with a dead cache: %v", err)
+	}
+	if !strings.Contains(again.Bio, "changed while redis was down") {
+		t.Fatalf("landing is stale: %q", again.Bio)
+	}
 }
 
 func TestFollowUpdatesLandingMemberCount(t *testing.T) {

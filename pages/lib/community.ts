@@ -1,3 +1,4 @@
+import { sessionLost } from "./session";
 // Shapes and helpers of the community screens (SPEC.md sections 3 and 9),
 // shared by pages and islands so server HTML and hydration agree.
 import type { MediaView, MessageView, UserSummary } from "./types";
@@ -34,6 +35,7 @@ export function firstVisual(post: MessageView): MediaView | null {
 
 // apiError reads the server's {message} and falls back to the SPEC wording.
 export async function apiError(res: Response, fallback: string): Promise<string> {
+  if (res.status === 401) sessionLost();
   try {
     const body = await res.json();
     if (body && typeof body.message === "string" && body.message) return body.message;

@@ -76,20 +76,25 @@ test("a visitor signs up on the auth host, follows the app and signs out", async
   await context.close();
 });
 
-test("a 401 on the app-scoped me call returns a sub-path to the landing page", async () => {
+test("a 401 from the API on a sub-path returns to the landing page", async () => {
   const context = await env.browser.newContext({ viewport: { width: 390, height: 844 } });
   const page = await context.newPage();
   await page.goto(env.server.auth + "/authenticate/signin?app=demo");
   await page.fill("#field-email", "follower@demo.test");
   await page.fill("#field-password", "demo-password");
   await Promise.all([page.waitForURL(env.server.base + "/apps/demo"), page.locator("button[type=submit]").click()]);
-  // The session dies while the page is open (signed out in another tab).
-  await page.route("**/api/auth/me?appId=*", (route) =>
-    route.fulfill({ status: 401, contentType: "application/json", body: '{"success":false,"message":"Authentication required"}' }),
-  );
   await page.goto(env.server.base + "/apps/demo/community");
+  await page.locator(".feed-card a").first().click();
+  await page.waitForURL(/\/apps\/demo\/posts\//);
+  await page.locator('.like[data-hydrated="true"]').first().waitFor();
+  // The session dies while the page is open (signed out in another tab):
+  // the server forgets it, and the next call answers 401.
+  const cookies = await context.cookies();
+  const session = cookies.find((c) => c.name === "marquee_session");
+  await fetch(env.server.base + "/api/auth/logout", { method: "POST", headers: { Cookie: "marquee_session=" + session.value } });
+  await page.locator(".like-button").first().click();
   await page.waitForURL(env.server.base + "/apps/demo", { timeout: 10000 });
-  // On the landing page itself the context clears without another redirect.
-  await page.locator('button[aria-label="Search"]').waitFor({ state: "detached", timeout: 10000 });
+  // Back on the landing page the viewer is a visitor: sign-in buttons show.
+  await page.locator("a", { hasText: "Sign In" }).first().waitFor({ timeout: 10000 });
   await context.close();
 });
