@@ -53,7 +53,7 @@ function EventCard({ event, base, now }: { event: EventView; base: string; now: 
           <h2>{event.name}</h2>
           {event.description && <p className="event-desc">{truncate(event.description, 100)}</p>}
           <p className="meta">
-            <Island name="LocalTime" component={LocalTime} props={{ iso: event.startDate }} when="visible" />
+            <Island name="LocalTime" component={LocalTime} props={{ iso: event.startDate }} when="idle" />
             {event.location && <> · {event.location}</>}
           </p>
           <p className="meta">
