@@ -10,6 +10,7 @@ import (
 	"time"
 
 	ics "github.com/arran4/golang-ical"
+	"github.com/uptrace/bun"
 
 	"marquee/store"
 	"marquee/store/storetest"
@@ -61,7 +62,10 @@ func eventBody(over map[string]any) string {
 }
 
 func TestEventsListCalls(t *testing.T) {
-	ts := newTestServer(t, storetest.Postgres(t))
+	storetest.Both(t, func(t *testing.T, db *bun.DB) { testEventsListCalls(t, newTestServer(t, db)) })
+}
+
+func testEventsListCalls(t *testing.T, ts *testServer) {
 	demo, acme := appID(t, ts, "demo"), appID(t, ts, "acme")
 	list := "/api/events/apps/" + demo + "/events"
 	summer := eventID(t, ts, "Summer Tour Kick-off")
@@ -126,7 +130,10 @@ func TestEventsListCalls(t *testing.T) {
 }
 
 func TestEventWriteCalls(t *testing.T) {
-	ts := newTestServer(t, storetest.Postgres(t))
+	storetest.Both(t, func(t *testing.T, db *bun.DB) { testEventWriteCalls(t, newTestServer(t, db)) })
+}
+
+func testEventWriteCalls(t *testing.T, ts *testServer) {
 	demo := appID(t, ts, "demo")
 	list := "/api/events/apps/" + demo + "/events"
 	ts.run(t, []scenario{
@@ -201,7 +208,10 @@ func TestEventWriteCalls(t *testing.T) {
 }
 
 func TestEventAttendanceCalls(t *testing.T) {
-	ts := newTestServer(t, storetest.Postgres(t))
+	storetest.Both(t, func(t *testing.T, db *bun.DB) { testEventAttendanceCalls(t, newTestServer(t, db)) })
+}
+
+func testEventAttendanceCalls(t *testing.T, ts *testServer) {
 	sketch := "/api/events/" + eventID(t, ts, "Sketch & Synth Meetup")
 	acme := "/api/events/" + eventID(t, ts, "Open Workshop Night")
 	ts.run(t, []scenario{
@@ -229,7 +239,10 @@ func TestEventAttendanceCalls(t *testing.T) {
 }
 
 func TestEventAttendeeCalls(t *testing.T) {
-	ts := newTestServer(t, storetest.Postgres(t))
+	storetest.Both(t, func(t *testing.T, db *bun.DB) { testEventAttendeeCalls(t, newTestServer(t, db)) })
+}
+
+func testEventAttendeeCalls(t *testing.T, ts *testServer) {
 	id := eventID(t, ts, "Summer Tour Kick-off")
 	ev := "/api/events/" + id
 	follower, subscriber, creator := userID(t, ts, "follower@demo.test"), userID(t, ts, "subscriber@demo.test"), userID(t, ts, "creator@demo.test")
@@ -312,7 +325,10 @@ func TestConcurrentJoins(t *testing.T) {
 }
 
 func TestEventCalendar(t *testing.T) {
-	ts := newTestServer(t, storetest.Postgres(t))
+	storetest.Both(t, func(t *testing.T, db *bun.DB) { testEventCalendar(t, newTestServer(t, db)) })
+}
+
+func testEventCalendar(t *testing.T, ts *testServer) {
 	h := commUser(t, ts, "creator@demo.test")
 	name := "Jam: Bass, Drums; & \\ Keys\nSecond line"
 	r := ts.do(t, "POST", "/api/events/apps/demo/events", strings.NewReader(eventBody(map[string]any{"name": name,
@@ -385,7 +401,10 @@ func TestEventCalendar(t *testing.T) {
 }
 
 func TestEventPages(t *testing.T) {
-	ts := newTestServer(t, storetest.Postgres(t))
+	storetest.Both(t, func(t *testing.T, db *bun.DB) { testEventPages(t, newTestServer(t, db)) })
+}
+
+func testEventPages(t *testing.T, ts *testServer) {
 	summer := eventID(t, ts, "Summer Tour Kick-off")
 	studio := eventID(t, ts, "Studio Open Hours")
 	acmeEvent := eventID(t, ts, "Open Workshop Night")
@@ -408,7 +427,7 @@ func TestEventPages(t *testing.T) {
 		{name: "livestream is online", path: "/apps/demo/events/" + studio, status: 200, contains: []string{"OnlineEventAttendanceMode"}},
 		{name: "detail as attendee", path: "/apps/demo/events/" + summer, as: "follower@demo.test", status: 200,
 			contains: []string{"Leave Event", `name="action" value="leave"`, "Attendees (5)", "Event Host"},
-			absent: []string{"Make Moderator", "Edit Event"}},
+			absent:   []string{"Make Moderator", "Edit Event"}},
 		{name: "detail as host", path: "/apps/demo/events/" + summer, as: "creator@demo.test", status: 200,
 			contains: []string{"Edit Event", "Delete Event", "Make Moderator", "Remove"}, absent: []string{"Leave Event", "Join Event"}},
 		{name: "detail as non-attendee member", path: "/apps/demo/events/" + studio, as: "follower@demo.test", status: 200,
