@@ -11,6 +11,9 @@ export interface CreateEventFormProps {
   allowed: boolean; // canCreateEvents, decided on the server
   canFeature: boolean; // the featured checkbox is for creators and admins
   now: string; // the server's clock, so the first render matches
+  // After a refused post without JavaScript: what was typed, and why.
+  values?: Record<string, string>;
+  error?: string;
 }
 
 const PREFIX = "media/events/";
@@ -35,12 +38,23 @@ type Extra = { name: string; state: "uploading" | "uploaded"; media?: MediaView 
 export default function CreateEventForm(props: CreateEventFormProps) {
   const hydrated = useHydrated();
   const banner = useUpload(props.appId, "event-banner", PREFIX);
-  const [f, setF] = useState({ name: "", description: "", type: "MEETUP", location: "", isFeatured: false, ...defaults(new Date(props.now), true) });
+  const [f, setF] = useState({
+    name: "",
+    description: "",
+    type: "MEETUP",
+    location: "",
+    isFeatured: false,
+    ...defaults(new Date(props.now), true),
+    ...props.values,
+  });
   const [extras, setExtras] = useState<Extra[]>([]);
   const [creating, setCreating] = useState(false);
-  const [error, setError] = useState("");
-  // The server rendered UTC dates; after hydration "today" is the visitor's.
-  useEffect(() => setF((x) => ({ ...x, ...defaults(new Date(), false) })), []);
+  const [error, setError] = useState(props.error ?? "");
+  // The server rendered UTC dates; after hydration "today" is the visitor's
+  // (unless the form comes back with what was typed).
+  useEffect(() => {
+    if (!props.values?.startDate) setF((x) => ({ ...x, ...defaults(new Date(), false) }));
+  }, []);
 
   const uploading = banner.upload.state === "uploading" || extras.some((x) => x.state === "uploading");
   const disabled = !props.appId || !f.name.trim() || !f.startDate || !f.endDate || uploading || creating;
@@ -108,7 +122,12 @@ export default function CreateEventForm(props: CreateEventFormProps) {
 
   if (!props.allowed) return <p className="state state-error">You do not have permission to create events</p>;
   return (
-    <form className="create-form" onSubmit={submit} data-hydrated={hydrated ? "true" : undefined}>
+    // Without JavaScript the form posts to the page itself (no uploads;
+    // times read as UTC); with it, submit calls the JSON API.
+    <form className="create-form" method="post" action={"/apps/" + props.appName + "/create-event"} onSubmit={submit} data-hydrated={hydrated ? "true" : undefined}>
+      <noscript>
+        <p className="hint">Without JavaScript, times are in UTC and media cannot be added.</p>
+      </noscript>
       <label>
         Event name
         <input name="name" value={f.name} onChange={(e) => setF({ ...f, name: e.target.value })} maxLength={200} />
@@ -153,7 +172,7 @@ export default function CreateEventForm(props: CreateEventFormProps) {
       </div>
       {props.canFeature && (
         <label className="check">
-          <input type="checkbox" checked={f.isFeatured} onChange={(e) => setF({ ...f, isFeatured: e.target.checked })} /> Featured event
+          <input type="checkbox" name="isFeatured" value="true" checked={f.isFeatured} onChange={(e) => setF({ ...f, isFeatured: e.target.checked })} /> Featured event
         </label>
       )}
       <MediaField upload={banner.upload} onPick={banner.pick} onClear={banner.clear} label="Add banner" />
@@ -175,7 +194,8 @@ export default function CreateEventForm(props: CreateEventFormProps) {
           {error || banner.error}
         </p>
       )}
-      <button className="button" type="submit" disabled={!hydrated || disabled}>
+      {/* Before hydration the button stays enabled: it is the no-JavaScript submit. */}
+      <button className="button" type="submit" disabled={hydrated && disabled}>
         {creating ? "Creating Event..." : "Create Event"}
       </button>
     </form>

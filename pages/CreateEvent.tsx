@@ -4,7 +4,7 @@ import type { PageProps } from "./lib/types";
 import { Island } from "../islands/Island";
 import CreateEventForm from "../islands/CreateEventForm";
 
-type Props = PageProps<{ types: string[] }>;
+type Props = PageProps<{ types: string[]; values: Record<string, string>; error: string }>;
 
 // The create-event screen: back and close lead to the events list; the
 // footer is hidden on this path.
@@ -34,7 +34,15 @@ export default function CreateEvent(props: Props) {
           <Island
             name="CreateEventForm"
             component={CreateEventForm}
-            props={{ appId: app.id, appName: app.name, allowed: perms.canCreateEvents, canFeature: perms.canFeature, now: props.now }}
+            props={{
+              appId: app.id,
+              appName: app.name,
+              allowed: perms.canCreateEvents,
+              canFeature: perms.canFeature,
+              now: props.now,
+              values: props.data.values,
+              error: props.data.error,
+            }}
           />
         )}
       </div>

@@ -173,7 +173,7 @@ func (s *Server) apiCreateEvent(c echo.Context) error {
 	// Featuring is a creator/admin decision; from anyone else it is
 	// ignored. Events made by the app's staff are its official ones.
 	in.IsFeatured = req.IsFeatured != nil && *req.IsFeatured && sc.Can.CanFeature
-	in.IsOfficial = access.AtLeast(sc.Role, access.Admin)
+	in.IsOfficial = access.MakesOfficialEvents(sc.Role)
 	e, err := s.store.CreateEvent(ctx, sc.App.ID, sc.User.ID, in)
 	if err != nil {
 		return err

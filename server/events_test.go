@@ -465,3 +465,42 @@ func testEventPages(t *testing.T, ts *testServer) {
 		t.Errorf("visitor form join: %d %s", r.Status, r.Header.Get("Location"))
 	}
 }
+
+// TestCreateEventForm: the create-event form works without JavaScript.
+func TestCreateEventForm(t *testing.T) {
+	ts := newTestServer(t, storetest.Postgres(t))
+	post := func(email, form string) response {
+		h := map[string]string{"Content-Type": "application/x-www-form-urlencoded"}
+		if email != "" {
+			h = commUser(t, ts, email)
+			h["Content-Type"] = "application/x-www-form-urlencoded"
+		}
+		return ts.do(t, "POST", "/apps/demo/create-event", strings.NewReader(form), h)
+	}
+	tomorrow := time.Now().UTC().Add(24 * time.Hour).Format("2006-01-02")
+	good := "name=Form+Jam&description=Plain+HTML&type=CLASS&location=Hall&startDate=" + tomorrow + "&startTime=18:00&endDate=" +
+		tomorrow + "&endTime=20:00&isFeatured=true"
+	r := post("creator@demo.test", good)
+	if r.Status != 303 || !strings.HasPrefix(r.Header.Get("Location"), "/apps/demo/events/") {
+		t.Fatalf("create: %d %s %s", r.Status, r.Header.Get("Location"), r.Body)
+	}
+	id := strings.TrimPrefix(r.Header.Get("Location"), "/apps/demo/events/")
+	ts.run(t, []scenario{{name: "created by form", path: "/api/events/" + id, as: "creator@demo.test",
+		json: map[string]any{"data.name": "Form Jam", "data.type": "CLASS", "data.isFeatured": true, "data.isOfficial": true,
+			"data.userRole": "HOST", "data.startDate": tomorrow + "T18:00:00Z"}}})
+
+	r = post("creator@demo.test", "name=Kept+Name&startDate="+tomorrow+"&startTime=20:00&endDate="+tomorrow+"&endTime=18:00")
+	if r.Status != 400 || !strings.Contains(r.Body, "End date/time must be after start date/time") || !strings.Contains(r.Body, `value="Kept Name"`) {
+		t.Errorf("refused form: %d %.500s", r.Status, r.Body)
+	}
+	r = post("creator@demo.test", "name=&startDate="+tomorrow+"&startTime=18:00&endDate="+tomorrow+"&endTime=20:00")
+	if r.Status != 400 || !strings.Contains(r.Body, "Please enter an event name") {
+		t.Errorf("blank name: %d", r.Status)
+	}
+	if r := post("follower@demo.test", good); r.Status != 403 {
+		t.Errorf("follower: %d", r.Status)
+	}
+	if r := post("", good); r.Status != 303 || !strings.Contains(r.Header.Get("Location"), "/authenticate/signin") {
+		t.Errorf("visitor: %d %s", r.Status, r.Header.Get("Location"))
+	}
+}

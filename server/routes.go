@@ -63,6 +63,7 @@ func (s *Server) routes() {
 	app("/create-event", s.pageCreateEvent)
 	// Join/Leave without JavaScript posts here and is sent back to the event.
 	m.POST("/apps/:app/events/:eventId/attend", s.formAttendEvent, s.appPage, s.subscriptionGate)
+	m.POST("/apps/:app/create-event", s.formCreateEvent, s.appPage, s.subscriptionGate)
 
 	// JSON API (SPEC.md section 7).
 	api := m.Group("/api")

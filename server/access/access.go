@@ -125,6 +125,10 @@ func CanManageAttendees(role string, attendeeRole string) bool {
 	return attendeeRole == "HOST" || attendeeRole == "MODERATOR" || AtLeast(role, Moderator)
 }
 
+// MakesOfficialEvents: events created by the app's creator and admins are
+// its official ones (the "official only" filter of SPEC.md section 2).
+func MakesOfficialEvents(role string) bool { return AtLeast(role, Admin) }
+
 // CanLeaveEvent: attendees and event moderators may leave; the host may
 // not, since an event without its host has nobody to run it.
 func CanLeaveEvent(attendeeRole string) bool {

@@ -108,6 +108,8 @@ func TestRules(t *testing.T) {
 		{"event moderator manages attendees", CanManageAttendees(Follower, "MODERATOR"), y},
 		{"attendee manages attendees", CanManageAttendees(Follower, "ATTENDEE"), n},
 		{"app moderator manages attendees", CanManageAttendees(Moderator, ""), y},
+		{"admin's events are official", MakesOfficialEvents(Admin), y},
+		{"moderator's events are not official", MakesOfficialEvents(Moderator), n},
 		{"attendee leaves", CanLeaveEvent("ATTENDEE"), y},
 		{"event moderator leaves", CanLeaveEvent("MODERATOR"), y},
 		{"host cannot leave", CanLeaveEvent("HOST"), n},
