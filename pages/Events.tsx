@@ -1,18 +1,19 @@
 import { Layout } from "./components/Layout";
 import { appSeo, SeoHead } from "./lib/seo";
-import { truncate } from "./lib/format";
-import { STATUS_LABELS, timeStatus, typeLabel } from "./lib/events";
+import { typeLabel } from "./lib/events";
 import type { EventView, PageProps } from "./lib/types";
 import type { Pagination } from "./lib/community";
 import { Island } from "../islands/Island";
 import LocalTime from "../islands/LocalTime";
+import { EventCard } from "../islands/EventCard";
+import EventsMore from "../islands/EventsMore";
 
 type Filters = { search: string; type: string; isOfficial: boolean; isFeatured: boolean };
 type Data = { events: EventView[]; pagination: Pagination; filters: Filters; filtered: boolean; types: string[] };
 type Props = PageProps<Data>;
 
 // pageHref keeps the filters while paging. (goja has no URLSearchParams.)
-function pageHref(base: string, f: Filters, page: number, limit: number): string {
+export function pageHref(base: string, f: Filters, page: number, limit: number): string {
   const q: string[] = [];
   const add = (k: string, v: string) => q.push(k + "=" + encodeURIComponent(v));
   if (f.search) add("search", f.search);
@@ -22,47 +23,6 @@ function pageHref(base: string, f: Filters, page: number, limit: number): string
   if (limit !== 20) add("limit", String(limit));
   if (page > 1) add("page", String(page));
   return base + "/events" + (q.length ? "?" + q.join("&") : "");
-}
-
-function EventCard({ event, base, now }: { event: EventView; base: string; now: string }) {
-  const preview = event.media.slice(0, 3);
-  const more = event.media.length - preview.length;
-  const status = timeStatus(event, now);
-  return (
-    <li className="card event-list-card">
-      <a href={base + "/events/" + event.id}>
-        {preview.length > 0 && (
-          <div className="event-media-preview">
-            {preview.map((m) =>
-              m.type === "VIDEO" ? (
-                <video key={m.id} src={m.signedUrl} muted playsInline preload="metadata" />
-              ) : (
-                <img key={m.id} src={m.signedUrl} alt="" loading="lazy" width={120} height={80} />
-              ),
-            )}
-            {more > 0 && <span className="media-more">+{more}</span>}
-          </div>
-        )}
-        <div className="event-card-body">
-          <p className="event-badges">
-            <span className={"badge status-" + status}>{STATUS_LABELS[status]}</span>
-            <span className="badge">{typeLabel(event.type)}</span>
-            {event.isOfficial && <span className="badge">Official</span>}
-            {event.isFeatured && <span className="badge">Featured</span>}
-          </p>
-          <h2>{event.name}</h2>
-          {event.description && <p className="event-desc">{truncate(event.description, 100)}</p>}
-          <p className="meta">
-            <Island name="LocalTime" component={LocalTime} props={{ iso: event.startDate }} when="idle" />
-            {event.location && <> · {event.location}</>}
-          </p>
-          <p className="meta">
-            {event.attendeeCount} attending{event.isAttending && " · You're going"}
-          </p>
-        </div>
-      </a>
-    </li>
-  );
 }
 
 export default function Events(props: Props) {
@@ -136,9 +96,27 @@ export default function Events(props: Props) {
               <>
                 <ul className="card-list event-list">
                   {events.map((e) => (
-                    <EventCard key={e.id} event={e} base={base} now={props.now} />
+                    <EventCard
+                      key={e.id}
+                      event={e}
+                      base={base}
+                      now={props.now}
+                      time={(iso) => <Island name="LocalTime" component={LocalTime} props={{ iso }} when="idle" />}
+                    />
                   ))}
                 </ul>
+                {pagination.hasNext &&
+                  (props.viewer.user ? (
+                    <Island
+                      name="EventsMore"
+                      component={EventsMore}
+                      props={{ appId: app.id, base, now: props.now, query: pageHref("", filters, 1, pagination.limit).replace(/^\/events\??/, ""), next: pagination.page + 1, nextHref: pageHref(base, filters, pagination.page + 1, pagination.limit) }}
+                    />
+                  ) : (
+                    <a className="button button-secondary load-more" href={pageHref(base, filters, pagination.page + 1, pagination.limit)}>
+                      Load More Events
+                    </a>
+                  ))}
                 {pagination.totalPages > 1 && (
                   <nav className="pager" aria-label="Pages">
                     {pagination.hasPrev ? (

@@ -67,6 +67,12 @@ test("a follower finds the event, joins it and adds it to their calendar", async
   assert.match(await card.innerText(), /Upcoming/);
   await page.goto(env.server.base + "/apps/demo/events");
   await page.screenshot({ path: join(screenshotDir, "events-list-390x844.png"), fullPage: true });
+  // Load More Events appends the next page of the same list in place.
+  await page.goto(env.server.base + "/apps/demo/events?limit=4");
+  assert.equal(await page.locator(".event-list-card").count(), 4);
+  await page.locator('a.load-more[data-hydrated="true"]').click();
+  await page.waitForFunction(() => document.querySelectorAll(".event-list-card").length === 8);
+  assert.equal(new URL(page.url()).search, "?limit=4", "no navigation");
 
   await page.goto(env.server.base + eventPath);
   await page.locator('.event-details[data-hydrated="true"]').waitFor();
