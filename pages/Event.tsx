@@ -1,4 +1,5 @@
 import { Layout } from "./components/Layout";
+import { displayTitle } from "./components/Header";
 import { appSeo, SeoHead } from "./lib/seo";
 import { truncate } from "./lib/format";
 import { carouselMedia, type EventDetail } from "./lib/events";
@@ -92,7 +93,7 @@ export function head(props: Props) {
     location: online
       ? { "@type": "VirtualLocation", name: event.location || "Online", url: seo.url }
       : { "@type": "Place", name: event.location || app.name, address: event.location || app.name },
-    organizer: { "@type": "Organization", name: seo.title.split(" · ").pop(), url: props.publicUrl + "/apps/" + app.name },
+    organizer: { "@type": "Organization", name: displayTitle(app), url: props.publicUrl + "/apps/" + app.name },
     ...(image ? { image: [image] } : {}),
   };
   return <SeoHead seo={seo} />;

@@ -426,7 +426,7 @@ func testEventPages(t *testing.T, ts *testServer) {
 			contains: []string{"No events found"}, absent: []string{"Create First Event"}},
 		{name: "bad filter", path: "/apps/demo/events?type=RAVE", status: 400},
 		{name: "detail", path: "/apps/demo/events/" + summer, status: 200,
-			contains: []string{"<h1>Summer Tour Kick-off</h1>", `"@type":"Event"`, "EventScheduled", "OfflineEventAttendanceMode",
+			contains: []string{"<h1>Summer Tour Kick-off</h1>", `"@type":"Event"`, "EventScheduled", `"organizer":{"@type":"Organization","name":"Demo Studio"`, "OfflineEventAttendanceMode",
 				"Add to Calendar", "/calendar.ics", "Sign in to join"},
 			absent: []string{"Attendees ("}},
 		{name: "livestream is online", path: "/apps/demo/events/" + studio, status: 200, contains: []string{"OnlineEventAttendanceMode"}},
