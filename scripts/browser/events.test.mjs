@@ -128,3 +128,33 @@ test("join and leave work without JavaScript", async () => {
   await page.locator("button", { hasText: "Join Event" }).waitFor();
   await context.close();
 });
+
+test("the host edits inline, removes an attendee and deletes the event, each confirmed", async () => {
+  const { context, page } = await signInAt("creator@demo.test", "UTC");
+  const errors = watchErrors(page);
+  const dialogs = [];
+  page.on("dialog", (d) => {
+    dialogs.push(d.message());
+    void d.accept();
+  });
+  await page.goto(env.server.base + eventPath);
+  await page.locator('.event-details[data-hydrated="true"]').waitFor();
+  await page.locator("button", { hasText: "Edit Event" }).click();
+  await page.locator("form.event-edit").waitFor();
+  await page.locator("form.event-edit label", { hasText: "Location" }).locator("input").fill("Roof terrace, level 7");
+  await page.locator("button", { hasText: "Save Changes" }).click();
+  await page.locator(".event-facts dd", { hasText: "Roof terrace, level 7" }).waitFor();
+  await page.reload();
+  await page.locator(".event-facts dd", { hasText: "Roof terrace, level 7" }).waitFor();
+
+  await page.locator('.attendees[data-hydrated="true"]').waitFor();
+  await page.locator(".attendee", { hasText: "@follower" }).locator("button", { hasText: /^Remove$/ }).click();
+  await page.locator(".attendee", { hasText: "@follower" }).waitFor({ state: "detached" });
+  assert.equal(dialogs.at(-1), "Are you sure you want to remove this attendee?");
+
+  await Promise.all([page.waitForURL(/\/apps\/demo\/events$/), page.locator("button", { hasText: "Delete Event" }).click()]);
+  assert.equal(dialogs.at(-1), "Are you sure you want to delete this event?");
+  assert.equal(await page.locator(".event-list-card", { hasText: NAME }).count(), 0);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
