@@ -3,6 +3,7 @@ module marquee
 go 1.26.8
 
 require (
+	github.com/arran4/golang-ical v0.3.4
 	github.com/dop251/goja v0.0.0-20260917113740-793a2a65c13b
 	github.com/evanw/esbuild v0.25.12
 	github.com/go-redis/redis_rate/v10 v10.0.1

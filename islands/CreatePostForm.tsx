@@ -16,7 +16,7 @@ type Upload = { state: "none" } | { state: "selected" | "uploading"; preview: st
 
 // MediaPicker selects one image or video and uploads it at once; its state
 // goes selected -> uploading -> uploaded (SPEC.md section 4).
-export function useUpload(appId: string, mediaKey: string) {
+export function useUpload(appId: string, mediaKey: string, pathPrefix?: string) {
   const [upload, setUpload] = useState<Upload>({ state: "none" });
   const [error, setError] = useState("");
   async function pick(file: File | undefined) {
@@ -30,7 +30,7 @@ export function useUpload(appId: string, mediaKey: string) {
     const preview = URL.createObjectURL(file);
     setUpload({ state: "uploading", preview, file });
     try {
-      const media = await uploadFile(file, { appId, mediaKey });
+      const media = await uploadFile(file, { appId, mediaKey, pathPrefix });
       setUpload({ state: "uploaded", preview, file, media });
     } catch (err) {
       setUpload({ state: "none" });

@@ -11,6 +11,9 @@ import Store, * as storePage from "./Store";
 import StoreItem, * as storeItem from "./StoreItem";
 import Cart, * as cart from "./Cart";
 import ItemEdit, * as itemEdit from "./ItemEdit";
+import Events, * as events from "./Events";
+import Event, * as event from "./Event";
+import CreateEvent, * as createEvent from "./CreateEvent";
 
 // A page module as the server entry sees it. goja bundles need static
 // imports, so every page is listed here by the name Go renders it with.
@@ -34,4 +37,7 @@ export const pages: Record<string, PageModule> = {
   StoreItem: { component: StoreItem, head: storeItem.head, status: storeItem.status },
   Cart: { component: Cart, head: cart.head },
   ItemEdit: { component: ItemEdit, head: itemEdit.head },
+  Events: { component: Events, head: events.head },
+  Event: { component: Event, head: event.head, status: event.status },
+  CreateEvent: { component: CreateEvent, head: createEvent.head },
 };

@@ -68,6 +68,14 @@ func (s *Server) routes() {
 	appForm("/cart/items/:cartItemId", s.formCartUpdate)
 	appForm("/cart/clear", s.formCartClear)
 	appForm("/follow", s.formFollow)
+	app("/events", s.pageEvents)
+	app("/events.ics", s.eventsFeed)
+	app("/events/:eventId", s.pageEvent)
+	app("/events/:eventId/calendar.ics", s.eventCalendar)
+	app("/create-event", s.pageCreateEvent)
+	// Join/Leave without JavaScript posts here and is sent back to the event.
+	m.POST("/apps/:app/events/:eventId/attend", s.formAttendEvent, s.appPage, s.subscriptionGate)
+	m.POST("/apps/:app/create-event", s.formCreateEvent, s.appPage, s.subscriptionGate)
 
 	// JSON API (SPEC.md section 7).
 	api := m.Group("/api")
@@ -107,6 +115,17 @@ func (s *Server) routes() {
 	api.POST("/store/:storeId/cart/items", s.apiCartAdd)
 	api.PUT("/store/:storeId/cart/items/:cartItemId", s.apiCartUpdate)
 	api.DELETE("/store/:storeId/cart/items/:cartItemId", s.apiCartRemove)
+	// Events.
+	api.GET("/events/apps/:appId/events", s.apiEvents)
+	api.POST("/events/apps/:appId/events", s.apiCreateEvent)
+	api.GET("/events/:id", s.apiEvent)
+	api.PUT("/events/:id", s.apiUpdateEvent)
+	api.DELETE("/events/:id", s.apiDeleteEvent)
+	api.POST("/events/:id/join", s.apiJoinEvent)
+	api.DELETE("/events/:id/leave", s.apiLeaveEvent)
+	api.GET("/events/:id/attendees", s.apiEventAttendees)
+	api.PUT("/events/:id/attendees/:userId", s.apiSetAttendeeRole)
+	api.DELETE("/events/:id/attendees/:userId", s.apiRemoveAttendee)
 
 	// The auth site: sign-in and sign-up pages and their form posts.
 	au := s.auth

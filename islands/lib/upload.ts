@@ -7,6 +7,9 @@ export interface UploadOptions {
   appId?: string;
   mediaKey: string; // profile, story, post, event-banner
   description?: string;
+  // pathPrefix labels the object (SPEC.md: media/events/ for events); the
+  // server chooses the real key.
+  pathPrefix?: string;
 }
 
 export class UploadError extends Error {}
@@ -36,7 +39,7 @@ export async function uploadFile(file: File, opts: UploadOptions): Promise<Media
         type: file.type.startsWith("video/") ? "VIDEO" : "IMAGE",
         size: file.size,
         mimeType: file.type,
-        path: opts.mediaKey + "/" + Date.now() + "-" + file.name,
+        path: (opts.pathPrefix ?? opts.mediaKey + "/") + Date.now() + "-" + file.name,
         description: opts.description ?? "",
         mediaKey: opts.mediaKey,
         appId: opts.appId,

@@ -125,5 +125,24 @@ func CanManageAttendees(role string, attendeeRole string) bool {
 	return attendeeRole == "HOST" || attendeeRole == "MODERATOR" || AtLeast(role, Moderator)
 }
 
+// MakesOfficialEvents: events created by the app's creator and admins are
+// its official ones (the "official only" filter of SPEC.md section 2).
+func MakesOfficialEvents(role string) bool { return AtLeast(role, Admin) }
+
+// CanLeaveEvent: attendees and event moderators may leave; the host may
+// not, since an event without its host has nobody to run it.
+func CanLeaveEvent(attendeeRole string) bool {
+	return attendeeRole == store.AttendeeAttendee || attendeeRole == store.AttendeeModerator
+}
+
+// CanSetAttendeeRole: only ATTENDEE <-> MODERATOR moves (SPEC.md section 4);
+// the host's row is never changed or removed by anyone.
+func CanSetAttendeeRole(targetRole, newRole string) bool {
+	return CanLeaveEvent(targetRole) && (newRole == store.AttendeeAttendee || newRole == store.AttendeeModerator)
+}
+
+// CanRemoveAttendee: any attendee but the host may be removed.
+func CanRemoveAttendee(targetRole string) bool { return CanLeaveEvent(targetRole) }
+
 // CanManageOrders: creators and admins fulfil and refund orders.
 func CanManageOrders(role string) bool { return AtLeast(role, Admin) }

@@ -1,0 +1,239 @@
+import { useState } from "react";
+import LocalTime from "./LocalTime";
+import { useHydrated } from "./lib/hydrated";
+import { apiCall, calendarHref, EVENT_TYPES, typeLabel, type EventDetail, type EventPermissions } from "../pages/lib/events";
+
+export interface EventDetailsProps {
+  appName: string;
+  event: Pick<EventDetail, "id" | "name" | "description" | "location" | "startDate" | "endDate" | "type" | "isFeatured" | "isAttending" | "attendeeCount" | "userRole">;
+  permissions: EventPermissions;
+  signedIn: boolean;
+  signInUrl: string;
+}
+
+// toLocalInput turns an ISO time into a datetime-local value in the
+// browser's zone (edit mode only exists after hydration).
+function toLocalInput(iso: string): string {
+  const d = new Date(iso);
+  const p = (n: number) => String(n).padStart(2, "0");
+  return d.getFullYear() + "-" + p(d.getMonth() + 1) + "-" + p(d.getDate()) + "T" + p(d.getHours()) + ":" + p(d.getMinutes());
+}
+
+export const ATTENDEES_CHANGED = "marquee:attendees-changed";
+
+// EventDetails shows the event's facts and what the viewer may do: Add to
+// Calendar, Join or Leave (optimistic, rolled back on failure; a plain form
+// post without JavaScript), and for the host, creator or admin, inline Edit
+// and Delete.
+export default function EventDetails(props: EventDetailsProps) {
+  const hydrated = useHydrated();
+  const [event, setEvent] = useState(props.event);
+  const [perms, setPerms] = useState(props.permissions);
+  const [editing, setEditing] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState("");
+  const [form, setForm] = useState({ name: "", description: "", location: "", type: "", start: "", end: "", isFeatured: false });
+  const eventsHref = "/apps/" + props.appName + "/events";
+  const attend = !event.isAttending;
+
+  async function toggleAttendance(e: React.FormEvent) {
+    e.preventDefault();
+    if (busy) return;
+    const before = { event, perms };
+    setBusy(true);
+    setError("");
+    // Optimistic: status and count change at once (SPEC.md section 4).
+    setEvent({ ...event, isAttending: attend, attendeeCount: event.attendeeCount + (attend ? 1 : -1), userRole: attend ? "ATTENDEE" : null });
+    setPerms({ ...perms, canJoin: !attend, canLeave: attend });
+    try {
+      const data = await apiCall<EventDetail>(
+        attend ? "POST" : "DELETE",
+        "/api/events/" + event.id + (attend ? "/join" : "/leave"),
+        undefined,
+        attend ? "Failed to join event" : "Failed to leave event",
+      );
+      setEvent({ ...event, isAttending: data.isAttending, attendeeCount: data.attendeeCount, userRole: data.userRole });
+      setPerms(data.permissions);
+      window.dispatchEvent(new CustomEvent(ATTENDEES_CHANGED));
+    } catch (err) {
+      setEvent(before.event);
+      setPerms(before.perms);
+      setError(err instanceof Error ? err.message : "Network error");
+    }
+    setBusy(false);
+  }
+
+  function startEdit() {
+    setForm({
+      name: event.name,
+      description: event.description,
+      location: event.location,
+      type: event.type,
+      start: toLocalInput(event.startDate),
+      end: toLocalInput(event.endDate),
+      isFeatured: event.isFeatured,
+    });
+    setError("");
+    setEditing(true);
+  }
+
+  async function save(e: React.FormEvent) {
+    e.preventDefault();
+    if (!form.name.trim()) return setError("Please enter an event name");
+    if (!form.start || !form.end) return setError("Please select start and end dates");
+    const start = new Date(form.start);
+    const end = new Date(form.end);
+    if (end <= start) return setError("End date/time must be after start date/time");
+    setBusy(true);
+    try {
+      const body: Record<string, unknown> = {
+        name: form.name.trim(),
+        description: form.description,
+        location: form.location,
+        type: form.type,
+        startDate: start.toISOString(),
+        endDate: end.toISOString(),
+      };
+      // An unchanged start is not sent, so editing a past event's text works.
+      if (start.getTime() === new Date(event.startDate).getTime()) delete body.startDate;
+      if (perms.canFeature) body.isFeatured = form.isFeatured;
+      const data = await apiCall<EventDetail>("PUT", "/api/events/" + event.id, body, "Failed to update event");
+      setEvent({ ...event, ...data });
+      setEditing(false);
+    } catch (err) {
+      setError(err instanceof Error ? err.message : "Failed to update event");
+    }
+    setBusy(false);
+  }
+
+  async function remove() {
+    if (!window.confirm("Are you sure you want to delete this event?")) return;
+    setBusy(true);
+    try {
+      await apiCall("DELETE", "/api/events/" + event.id, undefined, "Failed to delete event");
+      window.location.href = eventsHref;
+    } catch (err) {
+      setError(err instanceof Error ? err.message : "Failed to delete event");
+      setBusy(false);
+    }
+  }
+
+  if (editing) {
+    return (
+      <form className="create-form event-edit" onSubmit={save} data-hydrated="true">
+        <label>
+          Event name
+          <input value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} maxLength={200} required />
+        </label>
+        <label>
+          Description
+          <textarea rows={4} value={form.description} onChange={(e) => setForm({ ...form, description: e.target.value })} maxLength={5000} />
+        </label>
+        <label>
+          Type
+          <select value={form.type} onChange={(e) => setForm({ ...form, type: e.target.value })}>
+            {EVENT_TYPES.map((t) => (
+              <option key={t} value={t}>
+                {typeLabel(t)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Location
+          <input value={form.location} onChange={(e) => setForm({ ...form, location: e.target.value })} maxLength={500} />
+        </label>
+        <label>
+          Start
+          <input type="datetime-local" value={form.start} onChange={(e) => setForm({ ...form, start: e.target.value })} />
+        </label>
+        <label>
+          End
+          <input type="datetime-local" value={form.end} onChange={(e) => setForm({ ...form, end: e.target.value })} />
+        </label>
+        {perms.canFeature && (
+          <label className="check">
+            <input type="checkbox" checked={form.isFeatured} onChange={(e) => setForm({ ...form, isFeatured: e.target.checked })} /> Featured event
+          </label>
+        )}
+        {error && (
+          <p className="inline-error" role="alert">
+            {error}
+          </p>
+        )}
+        <div className="filter-actions">
+          <button className="button" type="submit" disabled={busy}>
+            Save Changes
+          </button>
+          <button className="button button-secondary" type="button" onClick={() => setEditing(false)} disabled={busy}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    );
+  }
+
+  return (
+    <section className="event-details" data-hydrated={hydrated ? "true" : undefined}>
+      <h1>{event.name}</h1>
+      {event.userRole === "HOST" && <span className="badge">Event Host</span>}
+      {event.isFeatured && <span className="badge">Featured</span>}
+      {event.description && <p className="post-body">{event.description}</p>}
+      <dl className="event-facts">
+        <dt>Start</dt>
+        <dd>
+          <LocalTime iso={event.startDate} />
+        </dd>
+        <dt>End</dt>
+        <dd>
+          <LocalTime iso={event.endDate} />
+        </dd>
+        {event.location && (
+          <>
+            <dt>Location</dt>
+            <dd>{event.location}</dd>
+          </>
+        )}
+        <dt>Type</dt>
+        <dd>{typeLabel(event.type)}</dd>
+        <dt>Attending</dt>
+        <dd className="attendee-count">{event.attendeeCount}</dd>
+      </dl>
+      <div className="event-actions">
+        <a className="button button-secondary" href={calendarHref(props.appName, event.id)} download>
+          Add to Calendar
+        </a>
+        {!props.signedIn ? (
+          <a className="button" href={props.signInUrl}>
+            Sign in to join
+          </a>
+        ) : (
+          (perms.canJoin || perms.canLeave) && (
+            // Without JavaScript this form posts and the server redirects back.
+            <form method="post" action={"/apps/" + props.appName + "/events/" + event.id + "/attend"} onSubmit={toggleAttendance}>
+              <input type="hidden" name="action" value={perms.canJoin ? "join" : "leave"} />
+              <button className="button" type="submit" disabled={busy}>
+                {perms.canJoin ? "Join Event" : "Leave Event"}
+              </button>
+            </form>
+          )
+        )}
+        {perms.canEdit && (
+          <>
+            <button className="button button-secondary" type="button" onClick={startEdit} disabled={!hydrated || busy}>
+              Edit Event
+            </button>
+            <button className="button button-secondary" type="button" onClick={remove} disabled={!hydrated || busy}>
+              Delete Event
+            </button>
+          </>
+        )}
+      </div>
+      {error && (
+        <p className="inline-error" role="alert">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}

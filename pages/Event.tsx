@@ -1,0 +1,104 @@
+import { Layout } from "./components/Layout";
+import { displayTitle } from "./components/Header";
+import { appSeo, SeoHead } from "./lib/seo";
+import { truncate } from "./lib/format";
+import { carouselMedia, type EventDetail } from "./lib/events";
+import type { PageProps } from "./lib/types";
+import { Island } from "../islands/Island";
+import BackButton from "../islands/BackButton";
+import EventCarousel from "../islands/EventCarousel";
+import EventDetails from "../islands/EventDetails";
+import EventAttendees from "../islands/EventAttendees";
+
+type Props = PageProps<EventDetail | null>;
+
+export default function Event(props: Props) {
+  const app = props.app!;
+  const events = "/apps/" + app.name + "/events";
+  const event = props.data;
+  if (!event) {
+    return (
+      <Layout props={props}>
+        <div className="state state-error" role="alert">
+          <h1>{props.error ?? "Failed to load event"}</h1>
+          <Island name="BackButton" component={BackButton} props={{ fallback: events, label: "Go Back" }} />
+        </div>
+      </Layout>
+    );
+  }
+  const signedIn = props.viewer.user !== null;
+  const media = carouselMedia(event);
+  return (
+    <Layout props={props}>
+      <div className="event-page">
+        <Island name="BackButton" component={BackButton} props={{ fallback: events }} />
+        {media.length > 0 && <Island name="EventCarousel" component={EventCarousel} props={{ media, name: event.name }} />}
+        <Island
+          name="EventDetails"
+          component={EventDetails}
+          props={{
+            appName: app.name,
+            event: {
+              id: event.id,
+              name: event.name,
+              description: event.description,
+              location: event.location,
+              startDate: event.startDate,
+              endDate: event.endDate,
+              type: event.type,
+              isFeatured: event.isFeatured,
+              isAttending: event.isAttending,
+              attendeeCount: event.attendeeCount,
+              userRole: event.userRole,
+            },
+            permissions: event.permissions,
+            signedIn,
+            signInUrl: props.authUrl + "/authenticate/signin?app=" + encodeURIComponent(app.name),
+          }}
+        />
+        {signedIn && (
+          <Island
+            name="EventAttendees"
+            component={EventAttendees}
+            props={{ eventId: event.id, attendees: event.attendees, total: event.attendeePagination.total, canManage: event.permissions.canManageAttendees }}
+          />
+        )}
+      </div>
+    </Layout>
+  );
+}
+
+// eventStatus and eventAttendanceMode for schema.org: a livestream is
+// online, everything else is attended in person.
+export function head(props: Props) {
+  const app = props.app!;
+  const event = props.data;
+  if (!event) return <title>{props.error ?? "Event not found"}</title>;
+  const seo = appSeo(app, props, "/events/" + event.id);
+  seo.title = event.name + " · " + seo.title;
+  seo.description = event.description ? truncate(event.description.replace(/\s+/g, " "), 160) : seo.description;
+  const image = carouselMedia(event).find((m) => m.type === "IMAGE")?.signedUrl;
+  if (image) seo.image = image;
+  const online = event.type === "LIVESTREAM";
+  seo.jsonLd = {
+    "@context": "https://schema.org",
+    "@type": "Event",
+    name: event.name,
+    description: event.description,
+    url: seo.url,
+    startDate: event.startDate,
+    endDate: event.endDate,
+    eventStatus: "https://schema.org/EventScheduled",
+    eventAttendanceMode: online ? "https://schema.org/OnlineEventAttendanceMode" : "https://schema.org/OfflineEventAttendanceMode",
+    location: online
+      ? { "@type": "VirtualLocation", name: event.location || "Online", url: seo.url }
+      : { "@type": "Place", name: event.location || app.name, address: event.location || app.name },
+    organizer: { "@type": "Organization", name: displayTitle(app), url: props.publicUrl + "/apps/" + app.name },
+    ...(image ? { image: [image] } : {}),
+  };
+  return <SeoHead seo={seo} />;
+}
+
+export function status(props: Props) {
+  return props.status ?? 200;
+}

@@ -1,0 +1,103 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"marquee/server/access"
+	"marquee/store"
+)
+
+// POST /api/events/:id/join makes the viewer an ATTENDEE. Joining twice
+// answers the same event; the count stays exact (store.JoinEvent).
+func (s *Server) apiJoinEvent(c echo.Context) error {
+	e, sc, err := s.scopeOfEvent(c, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	if !sc.Can.CanJoinEvents {
+		return forbidden("Follow this app to join its events")
+	}
+	joined, err := s.store.JoinEvent(c.Request().Context(), e, sc.User.ID)
+	if err != nil {
+		return err
+	}
+	data, err := s.loadEvent(c, sc, e)
+	if err != nil {
+		return err
+	}
+	msg := "Joined event"
+	if !joined {
+		msg = "Already attending"
+	}
+	return respondMessage(c, http.StatusOK, data, msg)
+}
+
+// DELETE /api/events/:id/leave. The host cannot leave their event.
+func (s *Server) apiLeaveEvent(c echo.Context) error {
+	e, sc, err := s.scopeOfEvent(c, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	role, err := s.viewerAttendeeRole(c, sc, e)
+	if err != nil {
+		return err
+	}
+	if role == store.AttendeeHost {
+		return forbidden("The event host cannot leave the event")
+	}
+	msg := "Not attending"
+	if access.CanLeaveEvent(role) {
+		left, err := s.store.LeaveEvent(c.Request().Context(), e, sc.User.ID)
+		if err != nil {
+			return err
+		}
+		if left {
+			msg = "Left event"
+		}
+	}
+	data, err := s.loadEvent(c, sc, e)
+	if err != nil {
+		return err
+	}
+	return respondMessage(c, http.StatusOK, data, msg)
+}
+
+// POST /apps/:app/events/:eventId/attend is the Join/Leave form's target
+// when JavaScript is off: it does what the island's call does and returns
+// to the event page.
+func (s *Server) formAttendEvent(c echo.Context) error {
+	sc := scopeFromPage(c)
+	back := "/apps/" + sc.App.Name + "/events/" + c.Param("eventId")
+	if sc.User == nil {
+		return c.Redirect(http.StatusSeeOther, s.cfg.AuthURL+"/authenticate/signin?app="+sc.App.Name)
+	}
+	e, err := s.store.EventByID(c.Request().Context(), c.Param("eventId"))
+	if err != nil || !sc.contains(e.AppID) || sc.requireFeature(featureEvents) != nil {
+		return notFound("Event not found")
+	}
+	switch c.FormValue("action") {
+	case "join":
+		if !sc.Can.CanJoinEvents {
+			return forbidden("Follow this app to join its events")
+		}
+		if _, err := s.store.JoinEvent(c.Request().Context(), e, sc.User.ID); err != nil {
+			return err
+		}
+	case "leave":
+		role, err := s.viewerAttendeeRole(c, sc, e)
+		if err != nil {
+			return err
+		}
+		if role == store.AttendeeHost {
+			return forbidden("The event host cannot leave the event")
+		}
+		if _, err := s.store.LeaveEvent(c.Request().Context(), e, sc.User.ID); err != nil {
+			return err
+		}
+	default:
+		return badRequest("action must be join or leave")
+	}
+	return c.Redirect(http.StatusSeeOther, back)
+}

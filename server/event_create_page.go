@@ -1,0 +1,83 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"marquee/server/access"
+	"marquee/store"
+)
+
+// CreateEventData is the create-event form's data: the types to offer and,
+// after a refused form post, what was typed and why it was refused.
+type CreateEventData struct {
+	Types  []string          `json:"types"`
+	Values map[string]string `json:"values"`
+	Error  string            `json:"error"`
+}
+
+// GET /apps/:app/create-event. The form shows the featured checkbox only
+// when the viewer may feature (flags); the API enforces every rule.
+func (s *Server) pageCreateEvent(c echo.Context) error {
+	sc := scopeFromPage(c)
+	if err := sc.requireFeature(featureEvents); err != nil {
+		return err
+	}
+	props := s.pageProps(c, sc)
+	props.Data = CreateEventData{Types: store.EventTypes, Values: map[string]string{}}
+	return s.renderPage(c, "CreateEvent", props)
+}
+
+var createEventFields = []string{"name", "description", "type", "location", "startDate", "startTime", "endDate", "endTime"}
+
+// POST /apps/:app/create-event is the form's target without JavaScript
+// (with it, the island calls the JSON API and uploads media). Date and time
+// fields are read as UTC, as the server renders them. A refused post renders
+// the form again with what was typed and the SPEC.md section 5 message.
+func (s *Server) formCreateEvent(c echo.Context) error {
+	sc := scopeFromPage(c)
+	if err := sc.requireFeature(featureEvents); err != nil {
+		return err
+	}
+	if sc.User == nil {
+		return c.Redirect(http.StatusSeeOther, s.cfg.AuthURL+"/authenticate/signin?app="+sc.App.Name)
+	}
+	if !sc.Can.CanCreateEvents {
+		return forbidden("You do not have permission to create events")
+	}
+	values := map[string]string{}
+	for _, k := range createEventFields {
+		values[k] = c.FormValue(k)
+	}
+	req := eventRequest{Name: ptr(values["name"]), Description: ptr(values["description"]), Location: ptr(values["location"]),
+		Type: ptr(values["type"])}
+	if values["startDate"] != "" && values["startTime"] != "" {
+		req.StartDate = ptr(values["startDate"] + "T" + values["startTime"])
+	}
+	if values["endDate"] != "" && values["endTime"] != "" {
+		req.EndDate = ptr(values["endDate"] + "T" + values["endTime"])
+	}
+	in, err := eventInput(&req, store.EventInput{}, true, time.Now())
+	var refused *Error
+	if errors.As(err, &refused) && refused.Status == http.StatusBadRequest {
+		props := s.pageProps(c, sc)
+		props.Status = http.StatusBadRequest
+		props.Data = CreateEventData{Types: store.EventTypes, Values: values, Error: refused.Message}
+		return s.renderPage(c, "CreateEvent", props)
+	}
+	if err != nil {
+		return err
+	}
+	in.IsFeatured = c.FormValue("isFeatured") != "" && sc.Can.CanFeature
+	in.IsOfficial = access.MakesOfficialEvents(sc.Role)
+	e, err := s.store.CreateEvent(c.Request().Context(), sc.App.ID, sc.User.ID, in)
+	if err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/apps/"+sc.App.Name+"/events/"+e.ID)
+}
+
+func ptr(s string) *string { return &s }

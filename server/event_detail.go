@@ -1,0 +1,160 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"marquee/server/access"
+	"marquee/store"
+)
+
+// EventDetail is an event as one viewer sees it: the event (with its first
+// attendees) and what the viewer may do with it. The page and
+// GET /api/events/:id share loadEvent, so the detail island refetches
+// exactly what it was rendered with.
+type EventDetail struct {
+	*store.EventView
+	Attendees          []store.AttendeeView `json:"attendees"`
+	AttendeePagination store.Pagination     `json:"attendeePagination"`
+	Permissions        EventPermissions     `json:"permissions"`
+}
+
+// EventPermissions are access's answers for this viewer and event.
+type EventPermissions struct {
+	CanEdit            bool `json:"canEdit"`
+	CanJoin            bool `json:"canJoin"`
+	CanLeave           bool `json:"canLeave"`
+	CanManageAttendees bool `json:"canManageAttendees"`
+	CanFeature         bool `json:"canFeature"`
+}
+
+// scopeOfEvent loads an event and its app's scope for an API call: signed
+// in, events on, or an error.
+func (s *Server) scopeOfEvent(c echo.Context, id string) (*store.Event, *Scope, error) {
+	if _, err := requireUser(c); err != nil {
+		return nil, nil, err
+	}
+	e, err := s.store.EventByID(c.Request().Context(), id)
+	if err != nil {
+		return nil, nil, wrapLoad(err, "Event not found")
+	}
+	sc, err := s.eventsScope(c, e.AppID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return e, sc, nil
+}
+
+// viewerAttendeeRole is the viewer's role in the event, "" if not attending.
+func (s *Server) viewerAttendeeRole(c echo.Context, sc *Scope, e *store.Event) (string, error) {
+	if sc.User == nil {
+		return "", nil
+	}
+	a, err := s.store.AttendeeOf(c.Request().Context(), e.ID, sc.User.ID)
+	if isNotFound(err) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return a.Role, nil
+}
+
+func eventPermissions(sc *Scope, attendeeRole string) EventPermissions {
+	signedIn := sc.User != nil
+	return EventPermissions{
+		CanEdit:            signedIn && access.CanEditEvent(sc.Role, attendeeRole == store.AttendeeHost),
+		CanJoin:            signedIn && sc.Can.CanJoinEvents && attendeeRole == "",
+		CanLeave:           signedIn && access.CanLeaveEvent(attendeeRole),
+		CanManageAttendees: signedIn && access.CanManageAttendees(sc.Role, attendeeRole),
+		CanFeature:         sc.Can.CanFeature,
+	}
+}
+
+// loadEvent is the one loader of an event's detail.
+func (s *Server) loadEvent(c echo.Context, sc *Scope, e *store.Event) (*EventDetail, error) {
+	ctx := c.Request().Context()
+	viewerID := ""
+	if sc.User != nil {
+		viewerID = sc.User.ID
+	}
+	view, err := s.store.EventView(ctx, e, viewerID)
+	if err != nil {
+		return nil, err
+	}
+	role := ""
+	if view.UserRole != nil {
+		role = *view.UserRole
+	}
+	data := &EventDetail{EventView: view, Attendees: []store.AttendeeView{}, Permissions: eventPermissions(sc, role)}
+	// Who attends is for signed-in viewers only, as the attendees call is.
+	if sc.User != nil {
+		p, err := s.store.Attendees(ctx, e.ID, "", 1, store.AttendeesPageSize)
+		if err != nil {
+			return nil, err
+		}
+		data.Attendees, data.AttendeePagination = p.Attendees, p.Pagination
+	}
+	return data, nil
+}
+
+// GET /api/events/:id
+func (s *Server) apiEvent(c echo.Context) error {
+	e, sc, err := s.scopeOfEvent(c, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	data, err := s.loadEvent(c, sc, e)
+	if err != nil {
+		return err
+	}
+	return respond(c, http.StatusOK, data)
+}
+
+// DELETE /api/events/:id: the host, creators and admins.
+func (s *Server) apiDeleteEvent(c echo.Context) error {
+	e, sc, err := s.scopeOfEvent(c, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	role, err := s.viewerAttendeeRole(c, sc, e)
+	if err != nil {
+		return err
+	}
+	if !access.CanEditEvent(sc.Role, role == store.AttendeeHost) {
+		return forbidden("You cannot delete this event")
+	}
+	if err := s.store.DeleteEvent(c.Request().Context(), e); err != nil {
+		return err
+	}
+	return respondDone(c, "Event deleted")
+}
+
+// GET /apps/:app/events/:eventId. An event of another app is not found.
+func (s *Server) pageEvent(c echo.Context) error {
+	sc := scopeFromPage(c)
+	if err := sc.requireFeature(featureEvents); err != nil {
+		return err
+	}
+	props := s.pageProps(c, sc)
+	e, err := s.store.EventByID(c.Request().Context(), c.Param("eventId"))
+	if err == nil && !sc.contains(e.AppID) {
+		err = store.ErrNotFound
+	}
+	var data *EventDetail
+	if err == nil {
+		data, err = s.loadEvent(c, sc, e)
+	}
+	if err != nil {
+		props.Error, props.Status = "Event not found", http.StatusNotFound
+		if !isNotFound(err) {
+			s.logger.Error("event load failed", "event", c.Param("eventId"), "err", err)
+			props.Error, props.Status = "Failed to load event", http.StatusServiceUnavailable
+		}
+		props.Data = nil
+		return s.renderPage(c, "Event", props)
+	}
+	props.Data = data
+	return s.renderPage(c, "Event", props)
+}

@@ -1,0 +1,117 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// EventInput is an event's editable fields. The server has validated them
+// and decided who may set IsFeatured and IsOfficial; media ids are uploaded
+// media of this app, checked by the caller.
+type EventInput struct {
+	Name, Description, Location, Type string
+	StartDate, EndDate                time.Time
+	IsFeatured, IsOfficial            bool
+	Settings                          string
+	BannerMediaID                     *string
+	MediaIDs                          []string // additional media, in order
+}
+
+// CreateEvent inserts the event, its media and its creator as HOST in one
+// transaction: an event never exists without its host.
+func (s *Storage) CreateEvent(ctx context.Context, appID, creatorID string, in EventInput) (*Event, error) {
+	now := time.Now().UTC()
+	if in.Settings == "" {
+		in.Settings = "{}"
+	}
+	e := &Event{ID: NewID(), AppID: appID, CreatorID: creatorID, Name: in.Name, Description: in.Description,
+		Location: in.Location, StartDate: in.StartDate.UTC(), EndDate: in.EndDate.UTC(), Type: in.Type,
+		IsFeatured: in.IsFeatured, IsOfficial: in.IsOfficial, BannerMediaID: in.BannerMediaID, Settings: in.Settings,
+		CreatedAt: now, UpdatedAt: now}
+	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.NewInsert().Model(e).Exec(ctx); err != nil {
+			return fmt.Errorf("insert event: %w", err)
+		}
+		if err := insertEventMedia(ctx, tx, e, in.MediaIDs); err != nil {
+			return err
+		}
+		host := &Attendee{ID: NewID(), AppID: appID, EventID: e.ID, UserID: creatorID, Role: AttendeeHost, CreatedAt: now}
+		if _, err := tx.NewInsert().Model(host).Exec(ctx); err != nil {
+			return fmt.Errorf("insert host: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.InvalidateLanding(ctx, appID)
+	return e, nil
+}
+
+// UpdateEvent writes in over e. A nil in.MediaIDs keeps the media as they
+// are; a non-nil one replaces them.
+func (s *Storage) UpdateEvent(ctx context.Context, e *Event, in EventInput, replaceMedia bool) error {
+	e.Name, e.Description, e.Location, e.Type = in.Name, in.Description, in.Location, in.Type
+	e.StartDate, e.EndDate = in.StartDate.UTC(), in.EndDate.UTC()
+	e.IsFeatured, e.IsOfficial = in.IsFeatured, in.IsOfficial
+	e.UpdatedAt = time.Now().UTC()
+	if replaceMedia {
+		e.BannerMediaID = in.BannerMediaID
+	}
+	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.NewUpdate().Model(e).
+			Column("name", "description", "location", "type", "start_date", "end_date", "is_featured", "is_official",
+				"banner_media_id", "updated_at").WherePK().Exec(ctx); err != nil {
+			return fmt.Errorf("update event: %w", err)
+		}
+		if !replaceMedia {
+			return nil
+		}
+		if _, err := tx.NewDelete().Model((*EventMedia)(nil)).Where("event_id = ?", e.ID).Exec(ctx); err != nil {
+			return fmt.Errorf("clear event media: %w", err)
+		}
+		return insertEventMedia(ctx, tx, e, in.MediaIDs)
+	})
+	if err != nil {
+		return fmt.Errorf("update event %s: %w", e.ID, err)
+	}
+	s.InvalidateLanding(ctx, e.AppID)
+	return nil
+}
+
+func insertEventMedia(ctx context.Context, tx bun.Tx, e *Event, ids []string) error {
+	for i, id := range uniq(ids) {
+		if e.BannerMediaID != nil && *e.BannerMediaID == id {
+			continue
+		}
+		if _, err := tx.NewInsert().Model(&EventMedia{EventID: e.ID, MediaID: id, AppID: e.AppID, Position: i}).
+			Exec(ctx); err != nil {
+			return fmt.Errorf("attach event media %s: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// DeleteEvent removes an event with its media links and attendees. Children
+// go explicitly so the result does not depend on ON DELETE CASCADE.
+func (s *Storage) DeleteEvent(ctx context.Context, e *Event) error {
+	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		for _, model := range []any{(*Attendee)(nil), (*EventMedia)(nil)} {
+			if _, err := tx.NewDelete().Model(model).Where("event_id = ?", e.ID).Exec(ctx); err != nil {
+				return fmt.Errorf("delete event children: %w", err)
+			}
+		}
+		if _, err := tx.NewDelete().Model((*Event)(nil)).Where("id = ?", e.ID).Exec(ctx); err != nil {
+			return fmt.Errorf("delete event: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("delete event %s: %w", e.ID, err)
+	}
+	s.InvalidateLanding(ctx, e.AppID)
+	return nil
+}
