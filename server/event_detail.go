@@ -112,18 +112,28 @@ func (s *Server) apiEvent(c echo.Context) error {
 	return respond(c, http.StatusOK, data)
 }
 
-// DELETE /api/events/:id: the host, creators and admins.
-func (s *Server) apiDeleteEvent(c echo.Context) error {
+// editableEvent loads the event of :id for a write that only its host,
+// creators and admins may make; refused says what was refused.
+func (s *Server) editableEvent(c echo.Context, refused string) (*store.Event, *Scope, error) {
 	e, sc, err := s.scopeOfEvent(c, c.Param("id"))
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	role, err := s.viewerAttendeeRole(c, sc, e)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	if !access.CanEditEvent(sc.Role, role == store.AttendeeHost) {
-		return forbidden("You cannot delete this event")
+		return nil, nil, forbidden(refused)
+	}
+	return e, sc, nil
+}
+
+// DELETE /api/events/:id: the host, creators and admins.
+func (s *Server) apiDeleteEvent(c echo.Context) error {
+	e, _, err := s.editableEvent(c, "You cannot delete this event")
+	if err != nil {
+		return err
 	}
 	if err := s.store.DeleteEvent(c.Request().Context(), e); err != nil {
 		return err

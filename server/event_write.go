@@ -188,16 +188,9 @@ func (s *Server) apiCreateEvent(c echo.Context) error {
 // PUT /api/events/:id: the host, creators and admins. Absent fields keep
 // their value; mediaIds, when present, replaces the media.
 func (s *Server) apiUpdateEvent(c echo.Context) error {
-	e, sc, err := s.scopeOfEvent(c, c.Param("id"))
+	e, sc, err := s.editableEvent(c, "You cannot edit this event")
 	if err != nil {
 		return err
-	}
-	role, err := s.viewerAttendeeRole(c, sc, e)
-	if err != nil {
-		return err
-	}
-	if !access.CanEditEvent(sc.Role, role == store.AttendeeHost) {
-		return forbidden("You cannot edit this event")
 	}
 	var req eventRequest
 	if err := c.Bind(&req); err != nil {
