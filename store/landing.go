@@ -168,6 +168,58 @@ func (s *Storage) InvalidateLanding(ctx context.Context, appIDOrName string) {
 	}
 }
 
+// RefreshLandingReactions keeps the cached landing data when a reaction
+// changes: the reactions of the one post it shows are re-read and patched in,
+// and only the rendered visitor page (which prints the count) is dropped.
+// Likes are frequent; rebuilding the whole landing for each would be waste.
+func (s *Storage) RefreshLandingReactions(ctx context.Context, appID, messageID string) {
+	b, ok, err := s.Cache.Get(ctx, landingKey(appID))
+	if err != nil || !ok {
+		s.InvalidateLanding(ctx, appID)
+		return
+	}
+	var view AppView
+	if json.Unmarshal(b, &view) != nil {
+		s.InvalidateLanding(ctx, appID)
+		return
+	}
+	lists := [][]MessageView{view.RecentPosts}
+	if view.Community != nil {
+		lists = append(lists, view.Community.Posts)
+	}
+	var reactions []ReactionView
+	shown := false
+	for _, list := range lists {
+		for i := range list {
+			if list[i].ID != messageID {
+				continue
+			}
+			if !shown {
+				if reactions, err = s.ReactionsOf(ctx, messageID); err != nil {
+					s.InvalidateLanding(ctx, appID)
+					return
+				}
+				shown = true
+			}
+			list[i].Reactions, list[i].Count.Reactions = reactions, len(reactions)
+		}
+	}
+	if !shown {
+		return
+	}
+	patched, err := json.Marshal(view)
+	if err == nil {
+		err = s.Cache.Set(ctx, landingKey(appID), patched, LandingTTL)
+	}
+	if err != nil {
+		s.InvalidateLanding(ctx, appID)
+		return
+	}
+	if err := s.Cache.Delete(ctx, landingPageKey(appID, s.Build)); err != nil {
+		s.Logger.Warn("landing page invalidation failed", "app", appID, "err", err)
+	}
+}
+
 // InvalidateLandingShowing drops the landing of appID only when it shows
 // message messageID: a like or a reply on an older post changes nothing the
 // landing shows, so it keeps its cache.

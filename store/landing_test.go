@@ -222,3 +222,50 @@ func TestFollowUpdatesLandingMemberCount(t *testing.T) {
 		t.Fatalf("members after unfollow: %d, want %d", again.Count.Members, before.Count.Members)
 	}
 }
+
+// TestLikeKeepsLandingCache: a like patches the cached landing's count
+// instead of throwing the landing away.
+func TestLikeKeepsLandingCache(t *testing.T) {
+	ctx := context.Background()
+	s := seeded(t, storetest.SQLite(t), store.NewMemoryCache())
+	before, err := s.Landing(ctx, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := before.RecentPosts[0]
+	// A change the cache does not know of: it stays invisible while the
+	// cached landing is kept.
+	if _, err := s.DB.NewUpdate().Model((*store.App)(nil)).Set("bio = ?", "<p>not yet seen</p>").
+		Where("id = ?", before.ID).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	fan, err := s.UserByEmail(ctx, "member@demo.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, err := s.MessageByID(ctx, post.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.AddReaction(ctx, msg, fan.ID, "❤️", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := s.Landing(ctx, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(after.Bio, "not yet seen") {
+		t.Fatal("the like threw the landing cache away")
+	}
+	if after.RecentPosts[0].Count.Reactions != post.Count.Reactions+1 {
+		t.Fatalf("count %d, want %d", after.RecentPosts[0].Count.Reactions, post.Count.Reactions+1)
+	}
+	if err := s.RemoveReaction(ctx, msg, r.ID, fan.ID); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := s.Landing(ctx, "demo")
+	if again.RecentPosts[0].Count.Reactions != post.Count.Reactions || strings.Contains(again.Bio, "not yet seen") {
+		t.Fatalf("after unlike: count %d, bio %q", again.RecentPosts[0].Count.Reactions, again.Bio)
+	}
+}

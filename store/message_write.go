@@ -150,7 +150,7 @@ func (s *Storage) AddReaction(ctx context.Context, m *Message, senderID, reactio
 		Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load reaction: %w", err)
 	}
-	s.InvalidateLandingShowing(ctx, m.AppID, m.ID) // landing cards show heart counts
+	s.RefreshLandingReactions(ctx, m.AppID, m.ID) // landing cards show heart counts
 	return &ReactionView{ID: got.ID, Reaction: got.Reaction, MediaID: got.MediaID, Sender: ReactionUser{ID: got.SenderID}}, nil
 }
 
@@ -167,7 +167,7 @@ func (s *Storage) RemoveReaction(ctx context.Context, m *Message, reactionID, se
 	if _, err := s.DB.NewDelete().Model((*Reaction)(nil)).Where("id = ?", r.ID).Exec(ctx); err != nil {
 		return fmt.Errorf("delete reaction %s: %w", reactionID, err)
 	}
-	s.InvalidateLandingShowing(ctx, m.AppID, m.ID)
+	s.RefreshLandingReactions(ctx, m.AppID, m.ID)
 	return nil
 }
 
