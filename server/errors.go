@@ -33,7 +33,6 @@ func errorf(status int, message string) *Error { return &Error{Status: status, M
 func badRequest(message string) *Error   { return errorf(http.StatusBadRequest, message) }
 func unauthorized(message string) *Error { return errorf(http.StatusUnauthorized, message) }
 func forbidden(message string) *Error    { return errorf(http.StatusForbidden, message) }
-func conflict(message string) *Error     { return errorf(http.StatusConflict, message) }
 func notFound(message string) *Error     { return errorf(http.StatusNotFound, message) }
 
 // wrapLoad turns a loader error into a 404 when the row is missing.

@@ -79,7 +79,6 @@ const (
 	featureCommunity = "community"
 	featureStore     = "store"
 	featureEvents    = "events"
-	featureDonations = "donations"
 )
 
 // requireFeature answers 404 with a clear message when the app has the
@@ -90,7 +89,6 @@ func (sc *Scope) requireFeature(name string) error {
 		featureCommunity: f.Community.Enabled && sc.App.Community != nil,
 		featureStore:     f.Store.Enabled && sc.App.Store != nil,
 		featureEvents:    f.Events.Enabled,
-		featureDonations: f.Donations.Enabled,
 	}[name]
 	if on {
 		return nil
@@ -104,14 +102,6 @@ func (sc *Scope) requireFeature(name string) error {
 // contains reports whether an object of appID belongs to this scope's app;
 // callers answer 404 otherwise, so apps never learn of each other's objects.
 func (sc *Scope) contains(appID string) bool { return appID == sc.App.ID }
-
-// requireUser answers 401 'Authentication required' to visitors.
-func (sc *Scope) requireUser() (*store.User, error) {
-	if sc.User == nil {
-		return nil, unauthorized("Authentication required")
-	}
-	return sc.User, nil
-}
 
 // requireUser answers 401 'Authentication required' to visitors, and the
 // dependency error when the session could not be checked.

@@ -32,7 +32,7 @@ func (s *Storage) Follow(ctx context.Context, appID, userID string) (string, err
 // Unfollow removes a FOLLOWER membership and the user's push subscriptions in
 // the app (SPEC.md section 4: unfollowing drops push). Only FOLLOWER rows are
 // deleted, so a concurrent promotion is never undone; the caller checks
-// CanUnfollow first to answer higher roles with a clear refusal.
+// access.CanUnfollow first to answer higher roles with a clear refusal.
 func (s *Storage) Unfollow(ctx context.Context, appID, userID string) error {
 	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.NewDelete().Model((*Membership)(nil)).

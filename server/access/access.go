@@ -91,10 +91,6 @@ func CanDeleteMessage(role string, isAuthor bool) bool {
 // role (following twice changes nothing).
 func CanFollowApp(role string) bool { return signedIn(role) }
 
-// FollowKeeps reports whether following leaves the membership as it is:
-// following never lowers a higher role.
-func FollowKeeps(role string) bool { return AtLeast(role, Follower) }
-
 // CanUnfollow decides who may drop their membership by unfollowing. Only a
 // FOLLOWER may: the creator owns the app, and ADMIN, MODERATOR and SUBSCRIBER
 // roles are granted by the creator or paid for, so silently deleting them on
@@ -143,6 +139,3 @@ func CanSetAttendeeRole(targetRole, newRole string) bool {
 
 // CanRemoveAttendee: any attendee but the host may be removed.
 func CanRemoveAttendee(targetRole string) bool { return CanLeaveEvent(targetRole) }
-
-// CanManageOrders: creators and admins fulfil and refund orders.
-func CanManageOrders(role string) bool { return AtLeast(role, Admin) }

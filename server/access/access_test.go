@@ -121,12 +121,8 @@ func TestRules(t *testing.T) {
 		{"unknown role", CanSetAttendeeRole("ATTENDEE", "ADMIN"), n},
 		{"attendee removable", CanRemoveAttendee("MODERATOR"), y},
 		{"host not removable", CanRemoveAttendee("HOST"), n},
-		{"admin manages orders", CanManageOrders(Admin), y},
-		{"moderator manages orders", CanManageOrders(Moderator), n},
 		{"creator skips gate", SkipsSubscriptionGate(Creator), y},
 		{"subscriber role alone does not skip gate", SkipsSubscriptionGate(Subscriber), n},
-		{"follower keeps on follow", FollowKeeps(Follower), y},
-		{"authenticated changes on follow", FollowKeeps(Authenticated), n},
 		{"unknown requirement means creator", AtLeast(Admin, "nonsense"), n},
 		{"public requirement", AtLeast(Public, Public), y},
 	} {
