@@ -73,6 +73,7 @@ func (s *Server) formCreateEvent(c echo.Context) error {
 	}
 	in.IsFeatured = c.FormValue("isFeatured") != "" && sc.Can.CanFeature
 	in.IsOfficial = access.MakesOfficialEvents(sc.Role)
+	in.Announce = access.AnnouncesToMembers(sc.Role)
 	e, err := s.store.CreateEvent(c.Request().Context(), sc.App.ID, sc.User.ID, in)
 	if err != nil {
 		return err

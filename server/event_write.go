@@ -174,6 +174,7 @@ func (s *Server) apiCreateEvent(c echo.Context) error {
 	// ignored. Events made by the app's staff are its official ones.
 	in.IsFeatured = req.IsFeatured != nil && *req.IsFeatured && sc.Can.CanFeature
 	in.IsOfficial = access.MakesOfficialEvents(sc.Role)
+	in.Announce = access.AnnouncesToMembers(sc.Role)
 	e, err := s.store.CreateEvent(ctx, sc.App.ID, sc.User.ID, in)
 	if err != nil {
 		return err

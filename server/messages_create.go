@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"marquee/server/access"
 	"marquee/store"
 )
 
@@ -128,7 +129,8 @@ func (s *Server) apiCreateMessage(c echo.Context) error {
 	n := store.NewMessage{AppID: sc.App.ID, CommunityID: sc.App.Community.ID, SenderID: user.ID, Type: req.Type,
 		Content: req.Content, AttachmentIDs: req.AttachmentIDs, TagIDs: req.TagIDs,
 		// Featuring is a creator/admin decision; from anyone else it is ignored.
-		IsFeatured: req.IsFeatured && perms.CanFeature && req.Type == store.MessagePost}
+		IsFeatured: req.IsFeatured && perms.CanFeature && req.Type == store.MessagePost,
+		Announce:   access.AnnouncesToMembers(sc.Role)}
 	if parent != nil {
 		n.ParentMessageID = &parent.ID
 	}

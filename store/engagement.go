@@ -14,6 +14,8 @@ type Notification struct {
 	UserID    string     `bun:",notnull" json:"-"`
 	SenderID  *string    `json:"-"`
 	Content   string     `bun:",notnull" json:"content"`
+	Kind      string     `bun:",notnull,default:'SYSTEM'" json:"kind"`
+	Link      string     `bun:",notnull,default:''" json:"link"`
 	ReadAt    *time.Time `json:"readAt"`
 	CreatedAt time.Time  `bun:",notnull,default:current_timestamp" json:"createdAt"`
 }

@@ -18,6 +18,9 @@ type EventInput struct {
 	Settings                          string
 	BannerMediaID                     *string
 	MediaIDs                          []string // additional media, in order
+	// Announce tells the app's members about a new event (the creator's and
+	// admins' events: access.AnnouncesToMembers).
+	Announce bool
 }
 
 // CreateEvent inserts the event, its media and its creator as HOST in one
@@ -31,6 +34,7 @@ func (s *Storage) CreateEvent(ctx context.Context, appID, creatorID string, in E
 		Location: in.Location, StartDate: in.StartDate.UTC(), EndDate: in.EndDate.UTC(), Type: in.Type,
 		IsFeatured: in.IsFeatured, IsOfficial: in.IsOfficial, BannerMediaID: in.BannerMediaID, Settings: in.Settings,
 		CreatedAt: now, UpdatedAt: now}
+	var notices []Notification
 	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.NewInsert().Model(e).Exec(ctx); err != nil {
 			return fmt.Errorf("insert event: %w", err)
@@ -42,11 +46,18 @@ func (s *Storage) CreateEvent(ctx context.Context, appID, creatorID string, in E
 		if _, err := tx.NewInsert().Model(host).Exec(ctx); err != nil {
 			return fmt.Errorf("insert host: %w", err)
 		}
-		return nil
+		if !in.Announce {
+			return nil
+		}
+		var err error
+		notices, err = Notify(ctx, tx, Notice{AppID: appID, Kind: KindNewEvent, Audience: AudienceMembers, SenderID: creatorID,
+			Text: "New event: " + Snippet(e.Name, 80), Link: "/events/" + e.ID})
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
+	s.notified(ctx, notices)
 	s.InvalidateLanding(ctx, appID)
 	return e, nil
 }

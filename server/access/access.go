@@ -139,3 +139,7 @@ func CanSetAttendeeRole(targetRole, newRole string) bool {
 
 // CanRemoveAttendee: any attendee but the host may be removed.
 func CanRemoveAttendee(targetRole string) bool { return CanLeaveEvent(targetRole) }
+
+// AnnouncesToMembers: a new post or event by the app's creator or admins
+// notifies every member; anyone else's would be noise to thousands of people.
+func AnnouncesToMembers(role string) bool { return AtLeast(role, Admin) }

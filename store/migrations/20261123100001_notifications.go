@@ -1,0 +1,59 @@
+package migrations
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+)
+
+// Notifications carry a kind (so members can mute by kind) and a link (so a
+// click opens what it is about); preferences are per member and app, because
+// notification overload is the first complaint and "quiet this one app" is
+// the usual fix. muted_kinds is a comma-wrapped list (",REPLY,NEW_POST,") so
+// one LIKE filters it on both databases. The partial index serves the unread
+// list and the bell's count.
+func init() {
+	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
+		ts := "TIMESTAMPTZ"
+		if db.Dialect().Name() == dialect.SQLite {
+			ts = "TIMESTAMP"
+		}
+		stmts := []string{
+			`ALTER TABLE "notifications" ADD COLUMN "kind" VARCHAR NOT NULL DEFAULT 'SYSTEM'`,
+			`ALTER TABLE "notifications" ADD COLUMN "link" VARCHAR NOT NULL DEFAULT ''`,
+			`CREATE INDEX "notifications_unread_idx" ON "notifications" ("app_id", "user_id", "created_at") WHERE read_at IS NULL`,
+			`CREATE TABLE "notification_preferences" (
+				"app_id" VARCHAR NOT NULL,
+				"user_id" VARCHAR NOT NULL,
+				"muted_all" BOOLEAN NOT NULL DEFAULT FALSE,
+				"muted_kinds" VARCHAR NOT NULL DEFAULT '',
+				"updated_at" ` + ts + ` NOT NULL DEFAULT current_timestamp,
+				PRIMARY KEY ("app_id", "user_id"),
+				FOREIGN KEY (app_id) REFERENCES apps (id) ON DELETE CASCADE,
+				FOREIGN KEY (user_id) REFERENCES users (id) ON DELETE CASCADE
+			)`,
+		}
+		return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			for _, stmt := range stmts {
+				if _, err := tx.ExecContext(ctx, stmt); err != nil {
+					return fmt.Errorf("notifications migration: %w\n%s", err, stmt)
+				}
+			}
+			return nil
+		})
+	}, func(ctx context.Context, db *bun.DB) error {
+		for _, stmt := range []string{
+			`DROP TABLE IF EXISTS "notification_preferences"`,
+			`DROP INDEX IF EXISTS "notifications_unread_idx"`,
+			`ALTER TABLE "notifications" DROP COLUMN "link"`,
+			`ALTER TABLE "notifications" DROP COLUMN "kind"`,
+		} {
+			if _, err := db.ExecContext(ctx, stmt); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

@@ -1,0 +1,324 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/uptrace/bun"
+)
+
+// Notification kinds. Members mute by kind, so every trigger names one; the
+// commerce, donation and membership branches call Notify with theirs.
+const (
+	KindNewPost           = "NEW_POST"
+	KindNewEvent          = "NEW_EVENT"
+	KindReply             = "REPLY"
+	KindOrderStatus       = "ORDER_STATUS"
+	KindNewOrder          = "NEW_ORDER"
+	KindDonation          = "DONATION"
+	KindEventUpdate       = "EVENT_UPDATE"
+	KindMembershipLapsing = "MEMBERSHIP_LAPSING"
+	KindSystem            = "SYSTEM"
+)
+
+// NotificationKinds are the kinds a member can mute, in the order the
+// settings show them.
+var NotificationKinds = []string{KindNewPost, KindNewEvent, KindReply, KindEventUpdate, KindOrderStatus,
+	KindNewOrder, KindDonation, KindMembershipLapsing}
+
+// Audiences resolve recipients inside the app at send time.
+const (
+	// AudienceMembers is everyone who follows the app, whatever their role.
+	AudienceMembers = "MEMBERS"
+	// AudienceStaff is the creator and the admins (new orders, donations).
+	AudienceStaff = "STAFF"
+)
+
+// NotificationPreference is one member's choice for one app. A missing row
+// means "everything on".
+type NotificationPreference struct {
+	bun.BaseModel `bun:"table:notification_preferences"`
+
+	AppID      string    `bun:",pk" json:"-"`
+	UserID     string    `bun:",pk" json:"-"`
+	MutedAll   bool      `bun:",notnull,default:false" json:"mutedAll"`
+	MutedKinds string    `bun:",notnull,default:''" json:"-"`
+	UpdatedAt  time.Time `bun:",notnull,default:current_timestamp" json:"-"`
+}
+
+// Muted lists the muted kinds.
+func (p *NotificationPreference) Muted() []string {
+	out := []string{}
+	for _, k := range strings.Split(p.MutedKinds, ",") {
+		if k != "" {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// Notice is what a trigger sends. Recipients are RecipientIDs, or everyone
+// Audience names in the app; the sender never notifies themself, and members
+// who muted the app or the kind get nothing. Link is a path inside the app
+// ("/posts/ID"); Notify prefixes the app's base path, so callers need not
+// know the app's name.
+type Notice struct {
+	AppID        string
+	Kind         string
+	RecipientIDs []string
+	Audience     string
+	SenderID     string // "" for system notices
+	Text         string
+	Link         string
+}
+
+// Notify writes one notification per recipient through db, which should be
+// the transaction of the write that caused it: the notice exists exactly when
+// the post, order or donation does. It returns the rows written, for push
+// delivery after commit.
+func Notify(ctx context.Context, db bun.IDB, n Notice) ([]Notification, error) {
+	if n.Kind == "" {
+		n.Kind = KindSystem
+	}
+	recipients, err := noticeRecipients(ctx, db, n)
+	if err != nil || len(recipients) == 0 {
+		return nil, err
+	}
+	var appName string
+	if err := db.NewSelect().Table("apps").Column("name").Where("id = ?", n.AppID).Scan(ctx, &appName); err != nil {
+		return nil, fmt.Errorf("notify: load app %s: %w", n.AppID, err)
+	}
+	link := "/apps/" + appName + n.Link
+	var sender *string
+	if n.SenderID != "" {
+		sender = &n.SenderID
+	}
+	now := time.Now().UTC()
+	rows := make([]Notification, len(recipients))
+	for i, uid := range recipients {
+		rows[i] = Notification{ID: NewID(), AppID: n.AppID, UserID: uid, SenderID: sender, Content: n.Text,
+			Kind: n.Kind, Link: link, CreatedAt: now}
+	}
+	for batch := range slices.Chunk(rows, 500) {
+		if _, err := db.NewInsert().Model(&batch).Exec(ctx); err != nil {
+			return nil, fmt.Errorf("notify %s: insert: %w", n.Kind, err)
+		}
+	}
+	return rows, nil
+}
+
+// noticeRecipients resolves the recipients and drops the sender and every
+// member who muted the app or the kind.
+func noticeRecipients(ctx context.Context, db bun.IDB, n Notice) ([]string, error) {
+	notMuted := func(q *bun.SelectQuery, userCol string) *bun.SelectQuery {
+		return q.Where(`NOT EXISTS (SELECT 1 FROM notification_preferences AS p WHERE p.app_id = ? AND p.user_id = `+userCol+
+			` AND (p.muted_all OR p.muted_kinds LIKE ?))`, n.AppID, "%,"+n.Kind+",%")
+	}
+	var ids []string
+	var q *bun.SelectQuery
+	switch {
+	case n.Audience != "":
+		q = db.NewSelect().Table("memberships").Column("user_id").Where("app_id = ?", n.AppID)
+		switch n.Audience {
+		case AudienceMembers:
+		case AudienceStaff:
+			q = q.Where("role IN (?)", bun.In([]string{RoleCreator, RoleAdmin}))
+		default:
+			return nil, fmt.Errorf("notify: unknown audience %q", n.Audience)
+		}
+		q = notMuted(q, "memberships.user_id")
+		if n.SenderID != "" {
+			q = q.Where("memberships.user_id <> ?", n.SenderID)
+		}
+	case len(n.RecipientIDs) > 0:
+		q = notMuted(db.NewSelect().Table("users").Column("id").Where("id IN (?)", bun.In(uniq(n.RecipientIDs))), "users.id")
+		if n.SenderID != "" {
+			q = q.Where("users.id <> ?", n.SenderID)
+		}
+	default:
+		return nil, nil
+	}
+	if err := q.Scan(ctx, &ids); err != nil {
+		return nil, fmt.Errorf("notify %s: recipients: %w", n.Kind, err)
+	}
+	return ids, nil
+}
+
+// Snippet shortens user text for a notification line.
+func Snippet(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	r := []rune(s)
+	return strings.TrimSpace(string(r[:max-1])) + "…"
+}
+
+// NotificationView is one entry of the panel (SPEC.md section 3:
+// id, content, createdAt, sender.username).
+type NotificationView struct {
+	ID        string        `json:"id"`
+	Content   string        `json:"content"`
+	Kind      string        `json:"kind"`
+	Link      string        `json:"link"`
+	CreatedAt time.Time     `json:"createdAt"`
+	ReadAt    *time.Time    `json:"readAt"`
+	Sender    *NoticeSender `json:"sender"`
+}
+
+type NoticeSender struct {
+	ID       string `json:"id"`
+	Username string `json:"username"`
+}
+
+type NotificationPage struct {
+	Notifications []NotificationView
+	Pagination    Pagination
+}
+
+// UnreadNotifications lists a member's unread notifications in one app,
+// newest first.
+func (s *Storage) UnreadNotifications(ctx context.Context, appID, userID string, page, limit int) (*NotificationPage, error) {
+	page, limit = ClampPage(page, limit)
+	var rows []struct {
+		Notification
+		SenderUsername *string `bun:"sender_username"`
+	}
+	total, err := s.DB.NewSelect().TableExpr("notifications AS n").
+		ColumnExpr("n.*").ColumnExpr("u.username AS sender_username").
+		Join("LEFT JOIN users AS u ON u.id = n.sender_id").
+		Where("n.app_id = ? AND n.user_id = ? AND n.read_at IS NULL", appID, userID).
+		OrderExpr("n.created_at DESC, n.id DESC").Limit(int64(limit)).Offset(int64((page-1)*limit)).
+		ScanAndCount(ctx, &rows)
+	if err != nil {
+		return nil, fmt.Errorf("list notifications: %w", err)
+	}
+	out := make([]NotificationView, 0, len(rows))
+	for _, r := range rows {
+		v := NotificationView{ID: r.ID, Content: r.Content, Kind: r.Kind, Link: r.Link, CreatedAt: r.CreatedAt, ReadAt: r.ReadAt}
+		if r.SenderID != nil && r.SenderUsername != nil {
+			v.Sender = &NoticeSender{ID: *r.SenderID, Username: *r.SenderUsername}
+		}
+		out = append(out, v)
+	}
+	return &NotificationPage{Notifications: out, Pagination: NewPagination(page, limit, int(total))}, nil
+}
+
+// UnreadCount is the bell's badge.
+func (s *Storage) UnreadCount(ctx context.Context, appID, userID string) (int, error) {
+	n, err := s.DB.NewSelect().Model((*Notification)(nil)).
+		Where("app_id = ? AND user_id = ? AND read_at IS NULL", appID, userID).Count(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("count notifications: %w", err)
+	}
+	return int(n), nil
+}
+
+// MarkNotificationsRead marks the given notifications (or all, when all is
+// set) of the member in the app as read; others' rows are never touched.
+func (s *Storage) MarkNotificationsRead(ctx context.Context, appID, userID string, ids []string, all bool) (int, error) {
+	if !all && len(ids) == 0 {
+		return 0, nil
+	}
+	q := s.DB.NewUpdate().Model((*Notification)(nil)).Set("read_at = ?", time.Now().UTC()).
+		Where("app_id = ? AND user_id = ? AND read_at IS NULL", appID, userID)
+	if !all {
+		q = q.Where("id IN (?)", bun.In(uniq(ids)))
+	}
+	res, err := q.Exec(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("mark notifications read: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}
+
+// NotificationPreferences returns the member's choice in the app ("everything
+// on" when never set).
+func (s *Storage) NotificationPreferences(ctx context.Context, appID, userID string) (*NotificationPreference, error) {
+	p := &NotificationPreference{AppID: appID, UserID: userID}
+	err := s.DB.NewSelect().Model(p).WherePK().Scan(ctx)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("load notification preferences: %w", err)
+	}
+	return p, nil
+}
+
+// SetNotificationPreferences stores the member's choice; unknown kinds are
+// the caller's to refuse.
+func (s *Storage) SetNotificationPreferences(ctx context.Context, appID, userID string, mutedAll bool, kinds []string) (*NotificationPreference, error) {
+	kinds = uniq(kinds)
+	slices.Sort(kinds)
+	muted := ""
+	if len(kinds) > 0 {
+		muted = "," + strings.Join(kinds, ",") + ","
+	}
+	p := &NotificationPreference{AppID: appID, UserID: userID, MutedAll: mutedAll, MutedKinds: muted, UpdatedAt: time.Now().UTC()}
+	_, err := s.DB.NewInsert().Model(p).
+		On("CONFLICT (app_id, user_id) DO UPDATE").
+		Set("muted_all = EXCLUDED.muted_all, muted_kinds = EXCLUDED.muted_kinds, updated_at = EXCLUDED.updated_at").
+		Exec(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("save notification preferences: %w", err)
+	}
+	return p, nil
+}
+
+// SavePushSubscription stores a browser's subscription for the member in the
+// app. The same endpoint subscribing again (new keys, or another account on
+// the same browser) replaces the old row instead of adding one.
+func (s *Storage) SavePushSubscription(ctx context.Context, appID, userID, endpoint, p256dh, auth string) (*PushSubscription, error) {
+	sub := &PushSubscription{ID: NewID(), AppID: appID, UserID: userID, Endpoint: endpoint, P256dh: p256dh, Auth: auth,
+		CreatedAt: time.Now().UTC()}
+	_, err := s.DB.NewInsert().Model(sub).
+		On("CONFLICT (app_id, endpoint) DO UPDATE").
+		Set("user_id = EXCLUDED.user_id, p256dh = EXCLUDED.p256dh, auth = EXCLUDED.auth").
+		Exec(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("save push subscription: %w", err)
+	}
+	return sub, nil
+}
+
+// PushSubscriptionsOf lists the subscriptions of the users in the app.
+func (s *Storage) PushSubscriptionsOf(ctx context.Context, appID string, userIDs []string) ([]PushSubscription, error) {
+	var subs []PushSubscription
+	if len(userIDs) == 0 {
+		return subs, nil
+	}
+	if err := s.DB.NewSelect().Model(&subs).Where("app_id = ? AND user_id IN (?)", appID, bun.In(uniq(userIDs))).
+		Scan(ctx); err != nil {
+		return nil, fmt.Errorf("load push subscriptions: %w", err)
+	}
+	return subs, nil
+}
+
+// DeletePushSubscription drops a subscription the push service says is gone.
+func (s *Storage) DeletePushSubscription(ctx context.Context, id string) error {
+	if _, err := s.DB.NewDelete().Model((*PushSubscription)(nil)).Where("id = ?", id).Exec(ctx); err != nil {
+		return fmt.Errorf("delete push subscription: %w", err)
+	}
+	return nil
+}
+
+// HasPushSubscription reports whether the member has one in the app.
+func (s *Storage) HasPushSubscription(ctx context.Context, appID, userID string) (bool, error) {
+	ok, err := s.DB.NewSelect().Model((*PushSubscription)(nil)).Where("app_id = ? AND user_id = ?", appID, userID).Exists(ctx)
+	if err != nil {
+		return false, fmt.Errorf("check push subscription: %w", err)
+	}
+	return ok, nil
+}
+
+// notified hands rows written in a committed transaction to the push sender.
+func (s *Storage) notified(ctx context.Context, rows []Notification) {
+	if len(rows) > 0 && s.OnNotified != nil {
+		s.OnNotified(ctx, rows)
+	}
+}

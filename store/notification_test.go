@@ -1,0 +1,199 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/uptrace/bun"
+
+	"marquee/store"
+	"marquee/store/storetest"
+)
+
+func idOf(t *testing.T, db *bun.DB, email string) string {
+	t.Helper()
+	var id string
+	if err := db.NewSelect().Table("users").Column("id").Where("email = ?", email).Scan(context.Background(), &id); err != nil {
+		t.Fatalf("user %s: %v", email, err)
+	}
+	return id
+}
+
+// unreadOf maps email to the kinds of that user's unread notifications in the app.
+func unreadKinds(t *testing.T, s *store.Storage, appID, userID string) []string {
+	t.Helper()
+	p, err := s.UnreadNotifications(context.Background(), appID, userID, 1, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := []string{}
+	for _, n := range p.Notifications {
+		out = append(out, n.Kind)
+	}
+	return out
+}
+
+func TestNotificationTriggers(t *testing.T) {
+	storetest.Both(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		s := seeded(t, db, store.NewMemoryCache())
+		var pushed []store.Notification
+		s.OnNotified = func(_ context.Context, rows []store.Notification) { pushed = append(pushed, rows...) }
+		demo, err := s.Landing(ctx, "demo")
+		if err != nil {
+			t.Fatal(err)
+		}
+		acme, err := s.Landing(ctx, "acme")
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := func(who string) string { return idOf(t, db, who+"@demo.test") }
+		creator, admin, follower, subscriber, member := id("creator"), id("admin"), id("follower"), id("subscriber"), id("member")
+
+		// subscriber mutes everything, aria mutes only new posts.
+		if _, err := s.SetNotificationPreferences(ctx, demo.ID, subscriber, true, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.SetNotificationPreferences(ctx, demo.ID, id("aria"), false, []string{store.KindNewPost}); err != nil {
+			t.Fatal(err)
+		}
+
+		post, err := s.CreateMessage(ctx, store.NewMessage{AppID: demo.ID, CommunityID: demo.Community.ID, SenderID: creator,
+			Type: store.MessagePost, Content: "Studio tour on Friday", Announce: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for who, want := range map[string][]string{
+			"admin": {store.KindNewPost}, "moderator": {store.KindNewPost}, "follower": {store.KindNewPost},
+			"jonah": {store.KindNewPost}, "aria": {}, "subscriber": {}, "creator": {}, "member": {},
+		} {
+			if got := unreadKinds(t, s, demo.ID, id(who)); !slices.Equal(got, want) {
+				t.Errorf("%s after the creator's post: %v, want %v", who, got, want)
+			}
+		}
+		if len(pushed) != 4 {
+			t.Errorf("push hook got %d rows, want 4", len(pushed))
+		}
+		// admin follows acme too: nothing of demo shows there.
+		if got := unreadKinds(t, s, acme.ID, admin); len(got) != 0 {
+			t.Errorf("admin in acme: %v", got)
+		}
+		p, _ := s.UnreadNotifications(ctx, demo.ID, follower, 1, 20)
+		n := p.Notifications[0]
+		if n.Sender == nil || n.Sender.Username != "creator" || n.Link != "/apps/demo/posts/"+post.ID || n.Content != "New post: Studio tour on Friday" {
+			t.Errorf("notification: %+v sender %+v", n, n.Sender)
+		}
+
+		// A follower's post (not announced) notifies nobody; a reply tells
+		// the author, a reply to a comment tells the comment's author.
+		own, err := s.CreateMessage(ctx, store.NewMessage{AppID: demo.ID, CommunityID: demo.Community.ID, SenderID: follower,
+			Type: store.MessagePost, Content: "My first post"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		comment, err := s.CreateMessage(ctx, store.NewMessage{AppID: demo.ID, CommunityID: demo.Community.ID, SenderID: admin,
+			Type: store.MessageReply, Content: "Welcome!", ParentMessageID: &own.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := unreadKinds(t, s, demo.ID, follower); !slices.Equal(got, []string{store.KindReply, store.KindNewPost}) {
+			t.Errorf("follower after a reply: %v", got)
+		}
+		if _, err := s.CreateMessage(ctx, store.NewMessage{AppID: demo.ID, CommunityID: demo.Community.ID, SenderID: follower,
+			Type: store.MessageReply, Content: "Thanks", ParentMessageID: &comment.ID}); err != nil {
+			t.Fatal(err)
+		}
+		p, _ = s.UnreadNotifications(ctx, demo.ID, admin, 1, 20)
+		if p.Pagination.Total != 2 || p.Notifications[0].Kind != store.KindReply ||
+			p.Notifications[0].Link != "/apps/demo/posts/"+own.ID || p.Notifications[0].Content != "Replied to your comment: Thanks" {
+			t.Errorf("admin after a reply to their comment: %+v", p.Notifications)
+		}
+		// Replying to yourself is not news.
+		if _, err := s.CreateMessage(ctx, store.NewMessage{AppID: demo.ID, CommunityID: demo.Community.ID, SenderID: follower,
+			Type: store.MessageReply, Content: "edit: typo", ParentMessageID: &own.ID}); err != nil {
+			t.Fatal(err)
+		}
+		if got := unreadKinds(t, s, demo.ID, follower); len(got) != 2 {
+			t.Errorf("self-reply notified: %v", got)
+		}
+
+		// Staff audience (orders, donations): creator and admins only, and
+		// only of this app.
+		rows, err := store.Notify(ctx, db, store.Notice{AppID: demo.ID, Kind: store.KindDonation, Audience: store.AudienceStaff,
+			SenderID: member, Text: "New donation", Link: "/"})
+		if err != nil || len(rows) != 2 {
+			t.Fatalf("staff notice: %d rows, %v", len(rows), err)
+		}
+		for _, r := range rows {
+			if r.UserID != creator && r.UserID != admin {
+				t.Errorf("staff notice went to %s", r.UserID)
+			}
+		}
+		// Explicit recipients honour mutes too.
+		rows, err = store.Notify(ctx, db, store.Notice{AppID: demo.ID, Kind: store.KindOrderStatus,
+			RecipientIDs: []string{subscriber, follower}, Text: "Order shipped", Link: "/orders/x"})
+		if err != nil || len(rows) != 1 || rows[0].UserID != follower || rows[0].SenderID != nil {
+			t.Fatalf("order notice: %+v, %v", rows, err)
+		}
+
+		// An event by the creator reaches members like a post.
+		if _, err := s.CreateEvent(ctx, demo.ID, creator, store.EventInput{Name: "Open studio", Type: "MEETUP",
+			StartDate: post.CreatedAt.AddDate(0, 0, 3), EndDate: post.CreatedAt.AddDate(0, 0, 4), Announce: true}); err != nil {
+			t.Fatal(err)
+		}
+		if got := unreadKinds(t, s, demo.ID, id("moderator")); !slices.Equal(got, []string{store.KindNewEvent, store.KindNewPost}) {
+			t.Errorf("moderator after an event: %v", got)
+		}
+	})
+}
+
+func TestNotificationPagesAndMarkAll(t *testing.T) {
+	storetest.Both(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		s := seeded(t, db, store.NewMemoryCache())
+		demo, _ := s.Landing(ctx, "demo")
+		follower, admin := idOf(t, db, "follower@demo.test"), idOf(t, db, "admin@demo.test")
+		for i := range 25 {
+			if _, err := store.Notify(ctx, db, store.Notice{AppID: demo.ID, RecipientIDs: []string{follower, admin},
+				Text: fmt.Sprintf("notice %d", i)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p1, err := s.UnreadNotifications(ctx, demo.ID, follower, 1, 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p2, _ := s.UnreadNotifications(ctx, demo.ID, follower, 2, 20)
+		if len(p1.Notifications) != 20 || len(p2.Notifications) != 5 || p1.Pagination.TotalPages != 2 ||
+			!p1.Pagination.HasNext || p2.Pagination.HasNext || p1.Pagination.Total != 25 {
+			t.Fatalf("pages: %d + %d, %+v", len(p1.Notifications), len(p2.Notifications), p1.Pagination)
+		}
+		seen := map[string]bool{}
+		for _, n := range append(p1.Notifications, p2.Notifications...) {
+			if seen[n.ID] {
+				t.Fatalf("%s on both pages", n.ID)
+			}
+			seen[n.ID] = true
+		}
+		// Marking one, then all; the admin's copies stay unread.
+		if n, err := s.MarkNotificationsRead(ctx, demo.ID, follower, []string{p1.Notifications[0].ID}, false); err != nil || n != 1 {
+			t.Fatalf("mark one: %d %v", n, err)
+		}
+		if n, err := s.MarkNotificationsRead(ctx, demo.ID, follower, nil, true); err != nil || n != 24 {
+			t.Fatalf("mark all: %d %v", n, err)
+		}
+		if c, _ := s.UnreadCount(ctx, demo.ID, follower); c != 0 {
+			t.Errorf("follower unread after mark all: %d", c)
+		}
+		if c, _ := s.UnreadCount(ctx, demo.ID, admin); c != 25 {
+			t.Errorf("admin unread: %d, want 25", c)
+		}
+		// Someone else's id is not marked.
+		pa, _ := s.UnreadNotifications(ctx, demo.ID, admin, 1, 1)
+		if n, _ := s.MarkNotificationsRead(ctx, demo.ID, follower, []string{pa.Notifications[0].ID}, false); n != 0 {
+			t.Errorf("marked another member's notification")
+		}
+	})
+}
