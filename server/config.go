@@ -22,6 +22,11 @@ type Config struct {
 	// CookieDomain lets the main and auth hosts share the session cookie in
 	// production (e.g. ".example.com"); empty means host-only.
 	CookieDomain string
+	// PushAllowLoopbackHTTP accepts http://127.0.0.1 push endpoints (tests
+	// run a local push receiver); never set from the environment.
+	PushAllowLoopbackHTTP bool
+	// PushSubscriber is the VAPID contact (PUSH_SUBSCRIBER, mailto: or https:).
+	PushSubscriber string
 }
 
 type S3Config struct {
@@ -67,10 +72,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			Region:    get("S3_REGION", "us-east-1"),
 			UseSSL:    get("S3_USE_SSL", "false") == "true",
 		},
-		PublicURL:    strings.TrimRight(get("PUBLIC_URL", fmt.Sprintf("http://localhost:%d", port)), "/"),
-		AuthURL:      strings.TrimRight(get("AUTH_URL", fmt.Sprintf("http://localhost:%d", authPort)), "/"),
-		SecretKey:    get("SECRET_KEY", ""),
-		CookieDomain: get("COOKIE_DOMAIN", ""),
+		PublicURL:      strings.TrimRight(get("PUBLIC_URL", fmt.Sprintf("http://localhost:%d", port)), "/"),
+		AuthURL:        strings.TrimRight(get("AUTH_URL", fmt.Sprintf("http://localhost:%d", authPort)), "/"),
+		SecretKey:      get("SECRET_KEY", ""),
+		PushSubscriber: get("PUSH_SUBSCRIBER", ""),
+		CookieDomain:   get("COOKIE_DOMAIN", ""),
 	}
 	return cfg, nil
 }

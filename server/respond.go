@@ -19,7 +19,7 @@ type fields map[string]any
 // clients already read them there, so they are answered in both places.
 var topLevel = map[string]bool{
 	"posts": true, "pagination": true, "users": true, "replies": true,
-	"presignedUploadUrl": true, "media": true, "user": true,
+	"presignedUploadUrl": true, "media": true, "user": true, "publicKey": true,
 }
 
 type envelope struct {

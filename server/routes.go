@@ -68,6 +68,11 @@ func (s *Server) routes() {
 	appForm("/cart/items/:cartItemId", s.formCartUpdate)
 	appForm("/cart/clear", s.formCartClear)
 	appForm("/follow", s.formFollow)
+	app("/notifications", s.pageNotifications)
+	appForm("/notifications/read", s.formReadNotifications)
+	appForm("/notifications/settings", s.formNotificationPrefs)
+	app("/search", s.pageSearch)
+	app("/chat", s.pageComingSoon("Chat", "Chat is coming soon", "Talk with the creator and other members here, soon."))
 	app("/events", s.pageEvents)
 	app("/events.ics", s.eventsFeed)
 	app("/events/:eventId", s.pageEvent)
@@ -86,6 +91,15 @@ func (s *Server) routes() {
 	api.POST("/auth/logout", s.apiLogout)
 	api.POST("/notifications/follow/:appId", s.apiFollow)
 	api.POST("/notifications/unfollow/:appId", s.apiUnfollow)
+
+	// Notifications and web push.
+	api.GET("/notifications/unread/:appId", s.apiUnreadNotifications)
+	api.POST("/notifications/read/:appId", s.apiReadNotifications)
+	api.GET("/notifications/vapid-key", s.apiVapidKey)
+	api.POST("/notifications/enable-push/:appId", s.apiEnablePush)
+	api.GET("/notifications/preferences/:appId", s.apiNotificationPrefs)
+	api.PUT("/notifications/preferences/:appId", s.apiSetNotificationPrefs)
+	api.GET("/search/apps/:appId", s.apiSearch)
 
 	// Community, messages and media.
 	api.GET("/community/:communityId/posts", s.apiCommunityPosts)

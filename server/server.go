@@ -15,6 +15,7 @@ import (
 
 	"marquee/render"
 	"marquee/server/media"
+	"marquee/server/push"
 	"marquee/store"
 )
 
@@ -32,6 +33,7 @@ type Server struct {
 	limiter     *rateLimiter
 	crossOrigin *http.CrossOriginProtection
 	csp         string
+	push        *push.Sender
 }
 
 type Deps struct {
@@ -40,6 +42,9 @@ type Deps struct {
 	Renderer *render.Engine
 	Files    media.Storage
 	Logger   *slog.Logger
+	// Push sends web push; nil builds one on Store (VAPID keys kept in
+	// the database).
+	Push *push.Sender
 }
 
 func New(d Deps) *Server {
@@ -47,6 +52,14 @@ func New(d Deps) *Server {
 		csp: contentSecurityPolicy(d.Config)}
 	if s.logger == nil {
 		s.logger = slog.Default()
+	}
+	s.push = d.Push
+	if s.push == nil {
+		s.push = &push.Sender{Store: d.Store, Subscriber: d.Config.PushSubscriber, Logger: s.logger}
+	}
+	if d.Store.OnNotified == nil {
+		// Notifications committed by any write are pushed in the background.
+		d.Store.OnNotified = s.push.Async
 	}
 	s.limiter = newRateLimiter(d.Store.Redis, s.logger)
 	s.crossOrigin = s.newCrossOriginProtection()

@@ -1,0 +1,53 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"marquee/store"
+)
+
+// notificationScope is the app of a notifications call and a member viewer:
+// visitors get 401, signed-in non-members 403 (the bell is for members,
+// SPEC.md section 2).
+func (s *Server) notificationScope(c echo.Context, idOrName string) (*Scope, error) {
+	if _, err := requireUser(c); err != nil {
+		return nil, err
+	}
+	sc, err := s.scopeOf(c, idOrName)
+	if err != nil {
+		return nil, err
+	}
+	if !sc.Can.CanNotifications {
+		return nil, forbidden("Follow the app to get its notifications")
+	}
+	return sc, nil
+}
+
+// loadNotifications is the one loader of the panel, the page and the API.
+func (s *Server) loadNotifications(c echo.Context, sc *Scope) (*store.NotificationPage, error) {
+	page, limit, err := pageParams(c, store.DefaultPageSize)
+	if err != nil {
+		return nil, err
+	}
+	return s.store.UnreadNotifications(c.Request().Context(), sc.App.ID, sc.User.ID, page, limit)
+}
+
+// GET /api/notifications/unread/:appId?page&limit: the member's unread
+// notifications, newest first, 20 a page. limit=1 doubles as the client's
+// health check, and pagination.total is the bell's badge.
+func (s *Server) apiUnreadNotifications(c echo.Context) error {
+	sc, err := s.notificationScope(c, c.Param("appId"))
+	if err != nil {
+		return err
+	}
+	p, err := s.loadNotifications(c, sc)
+	if err != nil {
+		return err
+	}
+	// Personal data: never cached by anything between us and the member.
+	c.Response().Header().Set("Cache-Control", "private, no-store")
+	return respond(c, http.StatusOK, fields{"notifications": p.Notifications, "pagination": p.Pagination,
+		"unreadCount": p.Pagination.Total})
+}

@@ -1,0 +1,86 @@
+package server
+
+import (
+	"net/http"
+	"slices"
+
+	"github.com/labstack/echo/v4"
+
+	"marquee/store"
+)
+
+type prefsAnswer struct {
+	MutedAll   bool     `json:"mutedAll"`
+	MutedKinds []string `json:"mutedKinds"`
+	Kinds      []string `json:"kinds"`
+}
+
+func prefsOf(p *store.NotificationPreference) prefsAnswer {
+	return prefsAnswer{MutedAll: p.MutedAll, MutedKinds: p.Muted(), Kinds: store.NotificationKinds}
+}
+
+// GET /api/notifications/preferences/:appId: what the member mutes in this app.
+func (s *Server) apiNotificationPrefs(c echo.Context) error {
+	sc, err := s.notificationScope(c, c.Param("appId"))
+	if err != nil {
+		return err
+	}
+	p, err := s.store.NotificationPreferences(c.Request().Context(), sc.App.ID, sc.User.ID)
+	if err != nil {
+		return err
+	}
+	return respond(c, http.StatusOK, prefsOf(p))
+}
+
+type prefsRequest struct {
+	MutedAll   bool     `json:"mutedAll"`
+	MutedKinds []string `json:"mutedKinds"`
+}
+
+// PUT /api/notifications/preferences/:appId replaces the member's choice.
+func (s *Server) apiSetNotificationPrefs(c echo.Context) error {
+	sc, err := s.notificationScope(c, c.Param("appId"))
+	if err != nil {
+		return err
+	}
+	var req prefsRequest
+	if err := c.Bind(&req); err != nil {
+		return badRequest("Invalid request body")
+	}
+	return s.savePrefs(c, sc, req, func(p *store.NotificationPreference) error {
+		return respondMessage(c, http.StatusOK, prefsOf(p), "Notification settings saved")
+	})
+}
+
+// POST /apps/:app/notifications/settings: the same without JavaScript
+// (checkboxes: mutedAll, mutedKinds).
+func (s *Server) formNotificationPrefs(c echo.Context) error {
+	sc := scopeFromPage(c)
+	if sc.User == nil {
+		return s.redirectToSignIn(c)
+	}
+	if !sc.Can.CanNotifications {
+		return forbidden("Follow the app to get its notifications")
+	}
+	form, err := c.FormParams()
+	if err != nil {
+		return badRequest("Invalid form")
+	}
+	req := prefsRequest{MutedAll: form.Get("mutedAll") != "", MutedKinds: form["mutedKinds"]}
+	return s.savePrefs(c, sc, req, func(*store.NotificationPreference) error {
+		return c.Redirect(http.StatusSeeOther, "/apps/"+sc.App.Name+"/profile#notification-settings")
+	})
+}
+
+func (s *Server) savePrefs(c echo.Context, sc *Scope, req prefsRequest, answer func(*store.NotificationPreference) error) error {
+	for _, k := range req.MutedKinds {
+		if !slices.Contains(store.NotificationKinds, k) {
+			return badRequest("Unknown notification kind: " + k)
+		}
+	}
+	p, err := s.store.SetNotificationPreferences(c.Request().Context(), sc.App.ID, sc.User.ID, req.MutedAll, req.MutedKinds)
+	if err != nil {
+		return err
+	}
+	return answer(p)
+}

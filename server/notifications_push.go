@@ -1,0 +1,81 @@
+package server
+
+import (
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+)
+
+// GET /api/notifications/vapid-key: the public half of the server's VAPID
+// key pair, generated once and kept in the database so every process and
+// every restart signs with the key browsers subscribed with.
+func (s *Server) apiVapidKey(c echo.Context) error {
+	keys, err := s.push.Keys(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	return respond(c, http.StatusOK, fields{"publicKey": keys.Public})
+}
+
+type enablePushRequest struct {
+	Endpoint string `json:"endpoint"`
+	P256dh   string `json:"p256dh"`
+	Auth     string `json:"auth"`
+}
+
+// POST /api/notifications/enable-push/:appId stores the browser's push
+// subscription for the member (SPEC.md section 5: following comes first,
+// and both keys are required). The same endpoint again replaces its keys.
+func (s *Server) apiEnablePush(c echo.Context) error {
+	if _, err := requireUser(c); err != nil {
+		return err
+	}
+	sc, err := s.scopeOf(c, c.Param("appId"))
+	if err != nil {
+		return err
+	}
+	if !sc.Can.CanNotifications {
+		return forbidden("You must follow the app before enabling push notifications")
+	}
+	var req enablePushRequest
+	if err := c.Bind(&req); err != nil {
+		return badRequest("Invalid request body")
+	}
+	req.P256dh, req.Auth = strings.TrimSpace(req.P256dh), strings.TrimSpace(req.Auth)
+	if req.P256dh == "" || req.Auth == "" {
+		return badRequest("Failed to setup push subscription - missing keys")
+	}
+	if len(req.P256dh) > 200 || len(req.Auth) > 100 || len(req.Endpoint) > 2000 {
+		return badRequest("Push subscription is too long")
+	}
+	if !s.pushEndpointOK(req.Endpoint) {
+		return badRequest("Push endpoint must be an https URL")
+	}
+	sub, err := s.store.SavePushSubscription(c.Request().Context(), sc.App.ID, sc.User.ID, req.Endpoint, req.P256dh, req.Auth)
+	if err != nil {
+		return err
+	}
+	return respondMessage(c, http.StatusCreated, fields{"id": sub.ID, "endpoint": sub.Endpoint}, "Push notifications enabled")
+}
+
+// pushEndpointOK accepts https URLs (push services are public https
+// endpoints; the server will POST to whatever is stored). Plain http on a
+// loopback address is allowed only when the config says so (tests run a
+// local push receiver).
+func (s *Server) pushEndpointOK(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || u.User != nil {
+		return false
+	}
+	if u.Scheme == "https" {
+		return true
+	}
+	if u.Scheme == "http" && s.cfg.PushAllowLoopbackHTTP {
+		ip := net.ParseIP(u.Hostname())
+		return ip != nil && ip.IsLoopback()
+	}
+	return false
+}

@@ -1,0 +1,211 @@
+// Package push delivers notifications to browsers through the Web Push
+// protocol (RFC 8030) with VAPID (RFC 8292) and aes128gcm payloads (RFC 8291).
+package push
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	webpush "github.com/SherClockHolmes/webpush-go"
+
+	"marquee/store"
+)
+
+// Keys is the server's VAPID key pair, base64url as browsers take them.
+type Keys struct {
+	Public  string `json:"public"`
+	Private string `json:"private"`
+}
+
+const secretName = "vapid-keys"
+
+// Sender loads the VAPID keys once (generating and storing them on the very
+// first use) and sends notifications to every subscription of their
+// recipients.
+type Sender struct {
+	Store *store.Storage
+	// Subscriber is the VAPID contact (mailto: or https:) push services may
+	// use to reach the operator.
+	Subscriber string
+	// Client sends the requests; nil is http.DefaultClient with a timeout.
+	Client webpush.HTTPClient
+	Logger *slog.Logger
+
+	mu   sync.Mutex
+	keys *Keys
+	// inflight bounds concurrent background deliveries.
+	inflight chan struct{}
+	wg       sync.WaitGroup
+}
+
+// Keys returns the stored key pair.
+func (s *Sender) Keys(ctx context.Context) (Keys, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.keys != nil {
+		return *s.keys, nil
+	}
+	raw, err := s.Store.StoredSecret(ctx, secretName, func() (string, error) {
+		priv, pub, err := webpush.GenerateVAPIDKeys()
+		if err != nil {
+			return "", err
+		}
+		b, err := json.Marshal(Keys{Public: pub, Private: priv})
+		return string(b), err
+	})
+	if err != nil {
+		return Keys{}, err
+	}
+	var k Keys
+	if err := json.Unmarshal([]byte(raw), &k); err != nil || k.Public == "" || k.Private == "" {
+		return Keys{}, fmt.Errorf("stored VAPID keys are unreadable")
+	}
+	s.keys = &k
+	return k, nil
+}
+
+// Payload is what the service worker receives (public/sw.js).
+type Payload struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	Body  string `json:"body"`
+	URL   string `json:"url"`
+}
+
+// Result counts one delivery.
+type Result struct{ Sent, Gone, Failed int }
+
+// Deliver sends every notification to its recipient's subscriptions in the
+// notification's app. Subscriptions the push service says are gone (404,
+// 410) are deleted; other failures are logged and left for the next notice.
+func (s *Sender) Deliver(ctx context.Context, rows []store.Notification) (Result, error) {
+	var res Result
+	if len(rows) == 0 {
+		return res, nil
+	}
+	keys, err := s.Keys(ctx)
+	if err != nil {
+		return res, err
+	}
+	byApp := map[string][]store.Notification{}
+	for _, n := range rows {
+		byApp[n.AppID] = append(byApp[n.AppID], n)
+	}
+	for appID, list := range byApp {
+		title := "Notification"
+		if app, err := s.Store.Landing(ctx, appID); err == nil {
+			title = app.Settings.Basic.DisplayName
+			if title == "" {
+				title = app.Name
+			}
+		}
+		users := make([]string, 0, len(list))
+		for _, n := range list {
+			users = append(users, n.UserID)
+		}
+		subs, err := s.Store.PushSubscriptionsOf(ctx, appID, users)
+		if err != nil {
+			return res, err
+		}
+		byUser := map[string][]store.PushSubscription{}
+		for _, sub := range subs {
+			byUser[sub.UserID] = append(byUser[sub.UserID], sub)
+		}
+		for _, n := range list {
+			body, _ := json.Marshal(Payload{ID: n.ID, Title: title, Body: n.Content, URL: n.Link})
+			for _, sub := range byUser[n.UserID] {
+				switch s.send(ctx, keys, body, sub) {
+				case sent:
+					res.Sent++
+				case gone:
+					res.Gone++
+					if err := s.Store.DeletePushSubscription(ctx, sub.ID); err != nil {
+						return res, err
+					}
+				default:
+					res.Failed++
+				}
+			}
+		}
+	}
+	return res, nil
+}
+
+type outcome int
+
+const (
+	sent outcome = iota
+	gone
+	failed
+)
+
+func (s *Sender) send(ctx context.Context, keys Keys, body []byte, sub store.PushSubscription) outcome {
+	client := s.Client
+	if client == nil {
+		client = &http.Client{Timeout: 15 * time.Second}
+	}
+	subscriber := s.Subscriber
+	if subscriber == "" {
+		subscriber = "mailto:push@marquee.invalid"
+	}
+	resp, err := webpush.SendNotificationWithContext(ctx, body,
+		&webpush.Subscription{Endpoint: sub.Endpoint, Keys: webpush.Keys{P256dh: sub.P256dh, Auth: sub.Auth}},
+		&webpush.Options{HTTPClient: client, Subscriber: strings.TrimPrefix(subscriber, "mailto:"), TTL: 24 * 60 * 60,
+			Urgency: webpush.UrgencyNormal, VAPIDPublicKey: keys.Public, VAPIDPrivateKey: keys.Private})
+	if err != nil {
+		s.logger().Warn("push send failed", "subscription", sub.ID, "err", err)
+		return failed
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
+		return gone
+	case resp.StatusCode >= 200 && resp.StatusCode < 300:
+		return sent
+	}
+	s.logger().Warn("push service refused", "subscription", sub.ID, "status", resp.StatusCode)
+	return failed
+}
+
+// Async delivers in the background after the write committed; the request
+// never waits for push services. At most 8 deliveries run at once, later
+// ones wait for a slot.
+//
+// Not durable: a crash between commit and delivery loses the push (the
+// in-app notification is safe). When server/jobs (river) lands this becomes
+// a job enqueued in the write's transaction.
+func (s *Sender) Async(ctx context.Context, rows []store.Notification) {
+	s.mu.Lock()
+	if s.inflight == nil {
+		s.inflight = make(chan struct{}, 8)
+	}
+	sem := s.inflight
+	s.mu.Unlock()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		sem <- struct{}{}
+		defer func() { <-sem }()
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		if _, err := s.Deliver(ctx, rows); err != nil {
+			s.logger().Error("push delivery", "err", err)
+		}
+	}()
+}
+
+// Wait blocks until background deliveries finish (shutdown, tests).
+func (s *Sender) Wait() { s.wg.Wait() }
+
+func (s *Sender) logger() *slog.Logger {
+	if s.Logger != nil {
+		return s.Logger
+	}
+	return slog.Default()
+}
