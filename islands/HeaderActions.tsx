@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 import { Icon } from "./lib/icons";
+import { NotificationsPanel, SearchOverlay, useUnreadCount } from "./lib/notifications";
 
 export interface HeaderActionsProps {
   appId: string;
@@ -27,6 +28,7 @@ export default function HeaderActions(props: HeaderActionsProps) {
   const member = props.signedIn;
   const [panel, setPanel] = useState<Panel>("none");
   const [amount, setAmount] = useState("");
+  const [unread, setUnread] = useUnreadCount(props.appId, props.signedIn && props.canNotifications);
 
   useEffect(() => {
     if (panel === "none") return;
@@ -46,42 +48,42 @@ export default function HeaderActions(props: HeaderActionsProps) {
           <Icon name="GIFT" />
         </button>
       )}
+      {/* Bell and Search are links to their pages, so they work before
+          hydration and without JavaScript; with it they open the panels. */}
       {props.canNotifications && (
-        <button type="button" className="icon-button" aria-label="Notifications" onClick={() => toggle("notifications")}>
+        <a
+          href={"/apps/" + props.appName + "/notifications"}
+          className="icon-button bell"
+          aria-label={unread > 0 ? "Notifications (" + unread + " unread)" : "Notifications"}
+          onClick={(e) => {
+            e.preventDefault();
+            toggle("notifications");
+          }}
+        >
           <Icon name="BELL" />
-        </button>
+          {unread > 0 && <span className="badge-count">{unread > 99 ? "99+" : unread}</span>}
+        </a>
       )}
       {props.canSearch && (
-        <button type="button" className="icon-button" aria-label="Search" onClick={() => toggle("search")}>
+        <a
+          href={"/apps/" + props.appName + "/search"}
+          className="icon-button"
+          aria-label="Search"
+          onClick={(e) => {
+            e.preventDefault();
+            toggle("search");
+          }}
+        >
           <Icon name="SEARCH" />
-        </button>
+        </a>
       )}
 
       {panel !== "none" && <div className="overlay" onClick={() => setPanel("none")} />}
 
-      {panel === "search" && (
-        <div className="search-overlay" role="dialog" aria-label="Search">
-          {/* SPEC.md shows only the overlay with a text input; no search call is made. */}
-          <input type="search" placeholder="Search" aria-label="Search" autoFocus />
-          <button type="button" className="icon-button" aria-label="Close search" onClick={() => setPanel("none")}>
-            <Icon name="CLOSE" />
-          </button>
-        </div>
-      )}
+      {panel === "search" && <SearchOverlay appId={props.appId} appName={props.appName} onClose={() => setPanel("none")} />}
 
       {panel === "notifications" && (
-        <aside className="side-panel" role="dialog" aria-label="Notifications">
-          <div className="panel-head">
-            <h2>Notifications</h2>
-            <button type="button" className="icon-button" aria-label="Close notifications" onClick={() => setPanel("none")}>
-              <Icon name="CLOSE" />
-            </button>
-          </div>
-          {/* The list, paging and Mark All as Read call
-              /api/notifications/unread and /read, which arrive with the
-              notifications issue; until then the panel says so. */}
-          <p className="empty">Notifications are coming soon.</p>
-        </aside>
+        <NotificationsPanel appId={props.appId} onClose={() => setPanel("none")} onCount={setUnread} />
       )}
 
       {panel === "donate" && (

@@ -4,9 +4,12 @@ import { displayTitle } from "./components/Header";
 import { Island } from "../islands/Island";
 import ProfileActions from "../islands/ProfileActions";
 import ProfilePictureUpload from "../islands/ProfilePictureUpload";
+import PushToggle from "../islands/PushToggle";
+import { kindLabels } from "./lib/notifications";
 import type { AccountUser, PageProps } from "./lib/types";
 
-type Props = PageProps<{ user: AccountUser | null; isCreator: boolean }>;
+type NotificationPrefs = { mutedAll: boolean; mutedKinds: string[]; kinds: string[] };
+type Props = PageProps<{ user: AccountUser | null; isCreator: boolean; notifications: NotificationPrefs | null }>;
 
 // Profile: who you are in this app, follow or unfollow, sign out, back to
 // the app. The creator also sees the app's status, version and badge.
@@ -69,16 +72,49 @@ export default function Profile(props: Props) {
         />
 
         <section className="profile-push" aria-label="Push notifications">
-          {/* Push enable (VAPID key, subscription) arrives with the push issue. */}
           <h2>Push notifications</h2>
-          <p className="meta">Push notifications are coming soon.</p>
+          <Island
+            name="PushToggle"
+            component={PushToggle}
+            props={{ appId: app.id, member: props.viewer.permissions.canNotifications }}
+            when="visible"
+          />
         </section>
+
+        {props.data.notifications && <NotificationSettings base={base} prefs={props.data.notifications} />}
 
         <p>
           <a href={base}>{"Back to " + title}</a>
         </p>
       </div>
     </Layout>
+  );
+}
+
+// NotificationSettings: mute the app, or some kinds, as a plain form.
+function NotificationSettings({ base, prefs }: { base: string; prefs: NotificationPrefs }) {
+  return (
+    <section className="notification-settings" id="notification-settings" aria-label="Notification settings">
+      <h2>Notification settings</h2>
+      <form method="post" action={base + "/notifications/settings"}>
+        <label className="check">
+          <input type="checkbox" name="mutedAll" value="1" defaultChecked={prefs.mutedAll} />
+          <span>Mute all notifications from this app</span>
+        </label>
+        <fieldset>
+          <legend>Mute only:</legend>
+          {prefs.kinds.map((k) => (
+            <label className="check" key={k}>
+              <input type="checkbox" name="mutedKinds" value={k} defaultChecked={prefs.mutedKinds.includes(k)} />
+              <span>{kindLabels[k] ?? k}</span>
+            </label>
+          ))}
+        </fieldset>
+        <button type="submit" className="button">
+          Save notification settings
+        </button>
+      </form>
+    </section>
   );
 }
 

@@ -14,6 +14,9 @@ import ItemEdit, * as itemEdit from "./ItemEdit";
 import Events, * as events from "./Events";
 import Event, * as event from "./Event";
 import CreateEvent, * as createEvent from "./CreateEvent";
+import Notifications, * as notifications from "./Notifications";
+import Search, * as search from "./Search";
+import ComingSoon, * as comingSoon from "./ComingSoon";
 
 // A page module as the server entry sees it. goja bundles need static
 // imports, so every page is listed here by the name Go renders it with.
@@ -40,4 +43,7 @@ export const pages: Record<string, PageModule> = {
   Events: { component: Events, head: events.head },
   Event: { component: Event, head: event.head, status: event.status },
   CreateEvent: { component: CreateEvent, head: createEvent.head },
+  Notifications: { component: Notifications, head: notifications.head },
+  Search: { component: Search, head: search.head },
+  ComingSoon: { component: ComingSoon, head: comingSoon.head },
 };

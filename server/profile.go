@@ -11,6 +11,9 @@ import (
 type ProfileData struct {
 	User      *store.AccountUser `json:"user"`
 	IsCreator bool               `json:"isCreator"`
+	// Notifications is the member's notification choice in this app (null
+	// for non-members, who get none).
+	Notifications *prefsAnswer `json:"notifications"`
 }
 
 // GET /apps/:app/profile: who you are in this app, follow or unfollow, sign
@@ -22,6 +25,14 @@ func (s *Server) pageProfile(c echo.Context) error {
 	if u := viewerOf(c).User; u != nil {
 		acct := s.store.AccountUserOf(c.Request().Context(), u)
 		data.User = &acct
+		if sc.Can.CanNotifications {
+			p, err := s.store.NotificationPreferences(c.Request().Context(), sc.App.ID, u.ID)
+			if err != nil {
+				return err
+			}
+			prefs := prefsOf(p)
+			data.Notifications = &prefs
+		}
 	}
 	props.Data = data
 	return s.renderPage(c, "Profile", props)

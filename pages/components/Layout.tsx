@@ -1,10 +1,11 @@
 import type { ReactNode } from "react";
+import AppChrome from "../../islands/AppChrome";
 import Footer from "../../islands/Footer";
 import HeaderActions from "../../islands/HeaderActions";
 import { Island } from "../../islands/Island";
 import { footerHidden, footerProps } from "../lib/footer";
 import type { PageProps } from "../lib/types";
-import { Header } from "./Header";
+import { displayTitle, Header } from "./Header";
 
 // Layout is the frame of every app page: header, content, footer island.
 export function Layout({ props, children, hideFooter }: { props: PageProps<any>; children: ReactNode; hideFooter?: boolean }) {
@@ -38,6 +39,7 @@ export function Layout({ props, children, hideFooter }: { props: PageProps<any>;
       </Header>
       <main className="page">{children}</main>
       {showFooter && <Island name="Footer" component={Footer} props={footerProps(app, props)} when="idle" />}
+      <Island name="AppChrome" component={AppChrome} props={{ appName: app.name, title: displayTitle(app) }} when="idle" />
     </div>
   );
 }

@@ -1,0 +1,157 @@
+import { useEffect, useState } from "react";
+
+export interface PushToggleProps {
+  appId: string;
+  // Following comes first (SPEC.md section 4); the server decides.
+  member: boolean;
+}
+
+type Status = "checking" | "on" | "off";
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function supported(): boolean {
+  return "serviceWorker" in navigator && "PushManager" in window && "Notification" in window;
+}
+
+// waitForWorker polls every 100 ms (SPEC.md section 9: 30 tries, 50 when
+// enabling push) for the active service worker registration.
+export async function waitForWorker(tries: number): Promise<ServiceWorkerRegistration | null> {
+  let reg = await navigator.serviceWorker.getRegistration("/");
+  if (!reg) reg = await navigator.serviceWorker.register("/sw.js").catch(() => undefined);
+  for (let i = 0; i < tries; i++) {
+    if (reg?.active) return reg;
+    await sleep(100);
+    reg = (await navigator.serviceWorker.getRegistration("/")) ?? reg;
+  }
+  return reg?.active ? reg : null;
+}
+
+function keyBytes(base64url: string): Uint8Array<ArrayBuffer> {
+  const pad = "=".repeat((4 - (base64url.length % 4)) % 4);
+  const raw = atob((base64url + pad).replace(/-/g, "+").replace(/_/g, "/"));
+  const out = new Uint8Array(new ArrayBuffer(raw.length));
+  for (let i = 0; i < raw.length; i++) out[i] = raw.charCodeAt(i);
+  return out;
+}
+
+function toBase64url(buf: ArrayBuffer | null): string {
+  if (!buf) return "";
+  let s = "";
+  new Uint8Array(buf).forEach((b) => (s += String.fromCharCode(b)));
+  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+// PushToggle enables web push for this app on this device, with every rule
+// and message of SPEC.md section 5. isSubscribed is true only when a push
+// subscription exists and the unread call succeeds; checked 1 s after load.
+export default function PushToggle(props: PushToggleProps) {
+  const [status, setStatus] = useState<Status>("checking");
+  const [error, setError] = useState("");
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    const t = window.setTimeout(async () => {
+      if (!supported() || !props.member) {
+        setStatus("off");
+        return;
+      }
+      try {
+        const reg = await waitForWorker(30);
+        const sub = reg ? await reg.pushManager.getSubscription() : null;
+        if (!sub) {
+          setStatus("off");
+          return;
+        }
+        const res = await fetch("/api/notifications/unread/" + encodeURIComponent(props.appId) + "?page=1&limit=1", {
+          credentials: "same-origin",
+        });
+        setStatus(res.ok ? "on" : "off");
+      } catch {
+        setError("Failed to check notification status");
+        setStatus("off");
+      }
+    }, 1000);
+    return () => window.clearTimeout(t);
+  }, [props.appId, props.member]);
+
+  async function enable() {
+    setError("");
+    if (!props.appId) return setError("User or app not available");
+    if (!props.member) return setError("You must follow the app before enabling push notifications");
+    if (!supported()) return setError("Push notifications not supported");
+    setBusy(true);
+    try {
+      const permission = await Notification.requestPermission();
+      if (permission !== "granted") return setError("Notification permission denied");
+      const reg = await waitForWorker(50);
+      if (!reg) return setError("Push notifications not supported");
+      const keyRes = await fetch("/api/notifications/vapid-key", { credentials: "same-origin" });
+      const keyBody = await keyRes.json().catch(() => ({}));
+      if (!keyRes.ok || !keyBody.data?.publicKey) return setError("Failed to get VAPID key");
+      const sub =
+        (await reg.pushManager.getSubscription()) ??
+        (await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(keyBody.data.publicKey) }));
+      const p256dh = toBase64url(sub.getKey("p256dh"));
+      const auth = toBase64url(sub.getKey("auth"));
+      if (!p256dh || !auth) return setError("Failed to setup push subscription - missing keys");
+      const res = await fetch("/api/notifications/enable-push/" + encodeURIComponent(props.appId), {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ endpoint: sub.endpoint, p256dh, auth }),
+      });
+      if (!res.ok) {
+        const text = await res.text().catch(() => "");
+        return setError("Failed to save push subscription: " + res.status + " " + text);
+      }
+      setStatus("on");
+    } catch (err) {
+      console.error("marquee: enable push", err);
+      setError("Push notifications not supported");
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function disable() {
+    setBusy(true);
+    try {
+      const reg = await navigator.serviceWorker.getRegistration("/");
+      const sub = await reg?.pushManager.getSubscription();
+      await sub?.unsubscribe();
+      setStatus("off");
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div className="push-toggle">
+      {status === "on" ? (
+        <>
+          <p className="meta" data-push-status="on">
+            Push notifications are on for this device.
+          </p>
+          <button type="button" className="button button-secondary" disabled={busy} onClick={disable}>
+            Turn off on this device
+          </button>
+        </>
+      ) : (
+        <>
+          <p className="meta" data-push-status={status}>
+            {status === "checking" ? "Checking…" : "Get notified on this device, even when the app is closed."}
+          </p>
+          <button type="button" className="button" disabled={busy || status === "checking"} onClick={enable}>
+            Enable push notifications
+          </button>
+        </>
+      )}
+      {error && (
+        <p className="field-error" role="alert">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
