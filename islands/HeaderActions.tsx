@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 import { Icon } from "./lib/icons";
+import { useHydrated } from "./lib/hydrated";
 import { NotificationsPanel, SearchOverlay, useUnreadCount } from "./lib/notifications";
 
 export interface HeaderActionsProps {
@@ -28,6 +29,7 @@ export default function HeaderActions(props: HeaderActionsProps) {
   const member = props.signedIn;
   const [panel, setPanel] = useState<Panel>("none");
   const [amount, setAmount] = useState("");
+  const hydrated = useHydrated();
   const [unread, setUnread] = useUnreadCount(props.appId, props.signedIn && props.canNotifications);
 
   useEffect(() => {
@@ -42,7 +44,7 @@ export default function HeaderActions(props: HeaderActionsProps) {
   const cents = Math.round(parseFloat(amount) * 100);
 
   return (
-    <div className="header-actions">
+    <div className="header-actions" data-hydrated={hydrated ? "true" : undefined}>
       {props.canDonate && (
         <button type="button" className="icon-button" aria-label="Donate" onClick={() => toggle("donate")}>
           <Icon name="GIFT" />

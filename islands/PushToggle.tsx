@@ -1,4 +1,5 @@
 import { useEffect, useState } from "react";
+import { useHydrated } from "./lib/hydrated";
 
 export interface PushToggleProps {
   appId: string;
@@ -49,6 +50,7 @@ export default function PushToggle(props: PushToggleProps) {
   const [status, setStatus] = useState<Status>("checking");
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
+  const hydrated = useHydrated();
 
   useEffect(() => {
     const t = window.setTimeout(async () => {
@@ -127,7 +129,7 @@ export default function PushToggle(props: PushToggleProps) {
   }
 
   return (
-    <div className="push-toggle">
+    <div className="push-toggle" data-hydrated={hydrated ? "true" : undefined}>
       {status === "on" ? (
         <>
           <p className="meta" data-push-status="on">
