@@ -148,7 +148,7 @@ export default function AppChrome(props: AppChromeProps) {
             <strong>{"Install " + props.title}</strong>
             {banner === "ios" ? (
               <span>
-                Tap the Share button <span aria-hidden="true">⎋</span>, then <em>Add to Home Screen</em>.
+                In Safari, tap <strong>Share</strong> (the square with an arrow), then <em>Add to Home Screen</em>.
               </span>
             ) : (
               <span>Add it to your home screen for quick access.</span>

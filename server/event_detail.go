@@ -131,11 +131,11 @@ func (s *Server) editableEvent(c echo.Context, refused string) (*store.Event, *S
 
 // DELETE /api/events/:id: the host, creators and admins.
 func (s *Server) apiDeleteEvent(c echo.Context) error {
-	e, _, err := s.editableEvent(c, "You cannot delete this event")
+	e, sc, err := s.editableEvent(c, "You cannot delete this event")
 	if err != nil {
 		return err
 	}
-	if err := s.store.DeleteEvent(c.Request().Context(), e); err != nil {
+	if err := s.store.DeleteEvent(c.Request().Context(), e, sc.User.ID); err != nil {
 		return err
 	}
 	return respondDone(c, "Event deleted")

@@ -221,6 +221,7 @@ func (s *Server) apiUpdateEvent(c echo.Context) error {
 	if req.IsFeatured != nil && sc.Can.CanFeature {
 		in.IsFeatured = *req.IsFeatured
 	}
+	in.EditorID = sc.User.ID
 	if err := s.store.UpdateEvent(ctx, e, in, req.MediaIDs != nil); err != nil {
 		return err
 	}

@@ -21,6 +21,9 @@ type EventInput struct {
 	// Announce tells the app's members about a new event (the creator's and
 	// admins' events: access.AnnouncesToMembers).
 	Announce bool
+	// EditorID is who updates the event; attendees other than them hear of
+	// a change of name, time or place.
+	EditorID string
 }
 
 // CreateEvent inserts the event, its media and its creator as HOST in one
@@ -65,6 +68,8 @@ func (s *Storage) CreateEvent(ctx context.Context, appID, creatorID string, in E
 // UpdateEvent writes in over e. A nil in.MediaIDs keeps the media as they
 // are; a non-nil one replaces them.
 func (s *Storage) UpdateEvent(ctx context.Context, e *Event, in EventInput, replaceMedia bool) error {
+	changed := e.Name != in.Name || e.Location != in.Location || !e.StartDate.Equal(in.StartDate) || !e.EndDate.Equal(in.EndDate)
+	var notices []Notification
 	e.Name, e.Description, e.Location, e.Type = in.Name, in.Description, in.Location, in.Type
 	e.StartDate, e.EndDate = in.StartDate.UTC(), in.EndDate.UTC()
 	e.IsFeatured, e.IsOfficial = in.IsFeatured, in.IsOfficial
@@ -78,6 +83,12 @@ func (s *Storage) UpdateEvent(ctx context.Context, e *Event, in EventInput, repl
 				"banner_media_id", "updated_at").WherePK().Exec(ctx); err != nil {
 			return fmt.Errorf("update event: %w", err)
 		}
+		if changed {
+			var err error
+			if notices, err = notifyAttendees(ctx, tx, e, in.EditorID, "Event updated: "+Snippet(e.Name, 80), "/events/"+e.ID); err != nil {
+				return err
+			}
+		}
 		if !replaceMedia {
 			return nil
 		}
@@ -89,8 +100,19 @@ func (s *Storage) UpdateEvent(ctx context.Context, e *Event, in EventInput, repl
 	if err != nil {
 		return fmt.Errorf("update event %s: %w", e.ID, err)
 	}
+	s.notified(ctx, notices)
 	s.InvalidateLanding(ctx, e.AppID)
 	return nil
+}
+
+// notifyAttendees tells an event's attendees (but the one who acted) that
+// it changed.
+func notifyAttendees(ctx context.Context, tx bun.Tx, e *Event, by, text, link string) ([]Notification, error) {
+	var ids []string
+	if err := tx.NewSelect().Model((*Attendee)(nil)).Column("user_id").Where("event_id = ?", e.ID).Scan(ctx, &ids); err != nil {
+		return nil, fmt.Errorf("load attendees for notice: %w", err)
+	}
+	return Notify(ctx, tx, Notice{AppID: e.AppID, Kind: KindEventUpdate, RecipientIDs: ids, SenderID: by, Text: text, Link: link})
 }
 
 func insertEventMedia(ctx context.Context, tx bun.Tx, e *Event, ids []string) error {
@@ -106,10 +128,16 @@ func insertEventMedia(ctx context.Context, tx bun.Tx, e *Event, ids []string) er
 	return nil
 }
 
-// DeleteEvent removes an event with its media links and attendees. Children
-// go explicitly so the result does not depend on ON DELETE CASCADE.
-func (s *Storage) DeleteEvent(ctx context.Context, e *Event) error {
+// DeleteEvent removes an event with its media links and attendees, telling
+// the attendees (but by, who deleted it) it is cancelled. Children go
+// explicitly so the result does not depend on ON DELETE CASCADE.
+func (s *Storage) DeleteEvent(ctx context.Context, e *Event, by string) error {
+	var notices []Notification
 	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var err error
+		if notices, err = notifyAttendees(ctx, tx, e, by, "Event cancelled: "+Snippet(e.Name, 80), "/events"); err != nil {
+			return err
+		}
 		for _, model := range []any{(*Attendee)(nil), (*EventMedia)(nil)} {
 			if _, err := tx.NewDelete().Model(model).Where("event_id = ?", e.ID).Exec(ctx); err != nil {
 				return fmt.Errorf("delete event children: %w", err)
@@ -123,6 +151,7 @@ func (s *Storage) DeleteEvent(ctx context.Context, e *Event) error {
 	if err != nil {
 		return fmt.Errorf("delete event %s: %w", e.ID, err)
 	}
+	s.notified(ctx, notices)
 	s.InvalidateLanding(ctx, e.AppID)
 	return nil
 }

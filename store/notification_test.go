@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/uptrace/bun"
 
@@ -139,12 +140,54 @@ func TestNotificationTriggers(t *testing.T) {
 		}
 
 		// An event by the creator reaches members like a post.
-		if _, err := s.CreateEvent(ctx, demo.ID, creator, store.EventInput{Name: "Open studio", Type: "MEETUP",
-			StartDate: post.CreatedAt.AddDate(0, 0, 3), EndDate: post.CreatedAt.AddDate(0, 0, 4), Announce: true}); err != nil {
+		in := store.EventInput{Name: "Open studio", Type: "MEETUP",
+			StartDate: post.CreatedAt.AddDate(0, 0, 3), EndDate: post.CreatedAt.AddDate(0, 0, 4), Announce: true}
+		ev, err := s.CreateEvent(ctx, demo.ID, creator, in)
+		if err != nil {
 			t.Fatal(err)
 		}
 		if got := unreadKinds(t, s, demo.ID, id("moderator")); !slices.Equal(got, []string{store.KindNewEvent, store.KindNewPost}) {
 			t.Errorf("moderator after an event: %v", got)
+		}
+
+		// Attendees hear of a new time and of the cancellation; the host who
+		// made the change and members who did not join do not.
+		if _, err := s.MarkNotificationsRead(ctx, demo.ID, follower, nil, true); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.JoinEvent(ctx, ev, follower); err != nil {
+			t.Fatal(err)
+		}
+		in.Description, in.Announce, in.EditorID = "now with snacks", false, creator
+		if err := s.UpdateEvent(ctx, ev, in, false); err != nil { // no change of name, time or place
+			t.Fatal(err)
+		}
+		if got := unreadKinds(t, s, demo.ID, follower); len(got) != 0 {
+			t.Errorf("description change notified: %v", got)
+		}
+		in.StartDate = in.StartDate.Add(time.Hour)
+		if err := s.UpdateEvent(ctx, ev, in, false); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.DeleteEvent(ctx, ev, creator); err != nil {
+			t.Fatal(err)
+		}
+		p, _ = s.UnreadNotifications(ctx, demo.ID, follower, 1, 20)
+		contents := []string{}
+		for _, n := range p.Notifications {
+			if n.Kind == store.KindEventUpdate && n.Sender != nil && n.Sender.Username == "creator" {
+				contents = append(contents, n.Content)
+			}
+		}
+		slices.Sort(contents)
+		if !slices.Equal(contents, []string{"Event cancelled: Open studio", "Event updated: Open studio"}) {
+			t.Errorf("follower after update and cancel: %+v", p.Notifications)
+		}
+		if got := unreadKinds(t, s, demo.ID, creator); slices.Contains(got, store.KindEventUpdate) {
+			t.Errorf("the host notified of their own change: %v", got)
+		}
+		if got := unreadKinds(t, s, demo.ID, id("jonah")); slices.Contains(got, store.KindEventUpdate) {
+			t.Errorf("non-attendee notified: %v", got)
 		}
 	})
 }
