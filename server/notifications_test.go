@@ -22,15 +22,51 @@ import (
 	"testing"
 	"time"
 
+	"github.com/uptrace/bun"
 	"golang.org/x/crypto/hkdf"
 
+	"marquee/server/jobs"
 	"marquee/store"
 	"marquee/store/storetest"
 )
 
+// startJobs runs the product's job queue (fan-out, push) for a test server.
+func startJobs(t *testing.T, ts *testServer, db *bun.DB) {
+	t.Helper()
+	ctx := context.Background()
+	if err := jobs.Migrate(ctx, db, storetest.URL(db), ts.logger); err != nil {
+		t.Fatalf("migrate jobs: %v", err)
+	}
+	q, err := jobs.New(ctx, jobs.Options{DB: db, DatabaseURL: storetest.URL(db), Logger: ts.logger, PollInterval: 20 * time.Millisecond,
+		Work: jobs.Product(jobs.Deps{Store: ts.store, Files: ts.files, Logger: ts.logger, Push: ts.push})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stop, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		q.Stop(stop)
+	})
+}
+
+// eventually retries check for up to 15 s (jobs run in the background).
+func eventually(t *testing.T, what string, check func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if check() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
 func TestNotificationCalls(t *testing.T) {
 	db := storetest.Postgres(t)
 	ts := newTestServer(t, db)
+	startJobs(t, ts, db)
 	ids := commLoad(t, ts)
 	ctx := context.Background()
 	creator, follower := commUser(t, ts, "creator@demo.test"), commUser(t, ts, "follower@demo.test")
@@ -52,6 +88,10 @@ func TestNotificationCalls(t *testing.T) {
 	}
 	var created struct{ Data store.MessageView }
 	commJSON(t, r, &created)
+	eventually(t, "the fan-out", func() bool {
+		n, _ := ts.store.UnreadCount(ctx, demo.ID, idOfUser(t, ts, "moderator@demo.test"))
+		return n == 1
+	})
 	status, out := unread(follower, demo.ID, "?page=1&limit=20")
 	if status != 200 {
 		t.Fatalf("unread: %d %v", status, out)
@@ -125,11 +165,12 @@ func TestNotificationCalls(t *testing.T) {
 	if r := ts.do(t, "POST", "/api/messages", body(map[string]any{"content": "Second", "type": "POST", "communityId": ids.demoCommunity}), creator); r.Status != 201 {
 		t.Fatal(r.Body)
 	}
+	eventually(t, "the second fan-out", func() bool {
+		_, out := unread(moderator, "demo", "")
+		return len(out["data"].(map[string]any)["notifications"].([]any)) == 2
+	})
 	if _, out := unread(follower, "demo", ""); len(out["data"].(map[string]any)["notifications"].([]any)) != 0 {
 		t.Errorf("muted follower got %v", out["data"])
-	}
-	if _, out := unread(moderator, "demo", ""); len(out["data"].(map[string]any)["notifications"].([]any)) != 2 {
-		t.Errorf("moderator: %v", out["data"])
 	}
 	_ = member
 	_ = acme
@@ -346,6 +387,7 @@ func TestPushRoundTrip(t *testing.T) {
 	db := storetest.Postgres(t)
 	ts := newTestServer(t, db)
 	ts.cfg.PushAllowLoopbackHTTP = true
+	startJobs(t, ts, db)
 	ids := commLoad(t, ts)
 	pr := newPushReceiver(t)
 	creator, follower, admin := commUser(t, ts, "creator@demo.test"), commUser(t, ts, "follower@demo.test"), commUser(t, ts, "admin@demo.test")
@@ -365,7 +407,13 @@ func TestPushRoundTrip(t *testing.T) {
 	}
 	var created struct{ Data store.MessageView }
 	commJSON(t, r, &created)
-	ts.push.Wait()
+	eventually(t, "the push and the dead subscription's removal", func() bool {
+		pr.mu.Lock()
+		got := len(pr.payloads) + len(pr.errs)
+		pr.mu.Unlock()
+		n, _ := db.NewSelect().Model((*store.PushSubscription)(nil)).Count(context.Background())
+		return got > 0 && n == 1
+	})
 
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
@@ -393,4 +441,13 @@ func TestPushRoundTrip(t *testing.T) {
 	if len(left) != 1 || !strings.HasSuffix(left[0].Endpoint, "/follower") {
 		t.Errorf("subscriptions after a 410: %+v", left)
 	}
+}
+
+func idOfUser(t *testing.T, ts *testServer, email string) string {
+	t.Helper()
+	var u store.User
+	if err := ts.store.DB.NewSelect().Model(&u).Where("email = ?", email).Scan(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return u.ID
 }

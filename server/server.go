@@ -57,10 +57,6 @@ func New(d Deps) *Server {
 	if s.push == nil {
 		s.push = &push.Sender{Store: d.Store, Subscriber: d.Config.PushSubscriber, Logger: s.logger}
 	}
-	if d.Store.OnNotified == nil {
-		// Notifications committed by any write are pushed in the background.
-		d.Store.OnNotified = s.push.Async
-	}
 	s.limiter = newRateLimiter(d.Store.Redis, s.logger)
 	s.crossOrigin = s.newCrossOriginProtection()
 	s.main = s.newEcho()

@@ -16,6 +16,7 @@ type Notification struct {
 	Content   string     `bun:",notnull" json:"content"`
 	Kind      string     `bun:",notnull,default:'SYSTEM'" json:"kind"`
 	Link      string     `bun:",notnull,default:''" json:"link"`
+	Source    string     `bun:",notnull,default:''" json:"-"`
 	ReadAt    *time.Time `json:"readAt"`
 	CreatedAt time.Time  `bun:",notnull,default:current_timestamp" json:"createdAt"`
 }

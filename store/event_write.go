@@ -37,7 +37,6 @@ func (s *Storage) CreateEvent(ctx context.Context, appID, creatorID string, in E
 		Location: in.Location, StartDate: in.StartDate.UTC(), EndDate: in.EndDate.UTC(), Type: in.Type,
 		IsFeatured: in.IsFeatured, IsOfficial: in.IsOfficial, BannerMediaID: in.BannerMediaID, Settings: in.Settings,
 		CreatedAt: now, UpdatedAt: now}
-	var notices []Notification
 	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.NewInsert().Model(e).Exec(ctx); err != nil {
 			return fmt.Errorf("insert event: %w", err)
@@ -52,15 +51,13 @@ func (s *Storage) CreateEvent(ctx context.Context, appID, creatorID string, in E
 		if !in.Announce {
 			return nil
 		}
-		var err error
-		notices, err = Notify(ctx, tx, Notice{AppID: appID, Kind: KindNewEvent, Audience: AudienceMembers, SenderID: creatorID,
-			Text: "New event: " + Snippet(e.Name, 80), Link: "/events/" + e.ID})
+		_, err := Notify(ctx, tx, Notice{AppID: appID, Kind: KindNewEvent, Audience: AudienceMembers, SenderID: creatorID,
+			Text: "New event: " + Snippet(e.Name, 80), Link: "/events/" + e.ID, Source: "event:" + e.ID})
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	s.notified(ctx, notices)
 	s.InvalidateLanding(ctx, appID)
 	return e, nil
 }
@@ -69,7 +66,6 @@ func (s *Storage) CreateEvent(ctx context.Context, appID, creatorID string, in E
 // are; a non-nil one replaces them.
 func (s *Storage) UpdateEvent(ctx context.Context, e *Event, in EventInput, replaceMedia bool) error {
 	changed := e.Name != in.Name || e.Location != in.Location || !e.StartDate.Equal(in.StartDate) || !e.EndDate.Equal(in.EndDate)
-	var notices []Notification
 	e.Name, e.Description, e.Location, e.Type = in.Name, in.Description, in.Location, in.Type
 	e.StartDate, e.EndDate = in.StartDate.UTC(), in.EndDate.UTC()
 	e.IsFeatured, e.IsOfficial = in.IsFeatured, in.IsOfficial
@@ -84,8 +80,7 @@ func (s *Storage) UpdateEvent(ctx context.Context, e *Event, in EventInput, repl
 			return fmt.Errorf("update event: %w", err)
 		}
 		if changed {
-			var err error
-			if notices, err = notifyAttendees(ctx, tx, e, in.EditorID, "Event updated: "+Snippet(e.Name, 80), "/events/"+e.ID); err != nil {
+			if err := notifyAttendees(ctx, tx, e, in.EditorID, "Event updated: "+Snippet(e.Name, 80), "/events/"+e.ID); err != nil {
 				return err
 			}
 		}
@@ -100,19 +95,19 @@ func (s *Storage) UpdateEvent(ctx context.Context, e *Event, in EventInput, repl
 	if err != nil {
 		return fmt.Errorf("update event %s: %w", e.ID, err)
 	}
-	s.notified(ctx, notices)
 	s.InvalidateLanding(ctx, e.AppID)
 	return nil
 }
 
 // notifyAttendees tells an event's attendees (but the one who acted) that
 // it changed.
-func notifyAttendees(ctx context.Context, tx bun.Tx, e *Event, by, text, link string) ([]Notification, error) {
+func notifyAttendees(ctx context.Context, tx bun.Tx, e *Event, by, text, link string) error {
 	var ids []string
 	if err := tx.NewSelect().Model((*Attendee)(nil)).Column("user_id").Where("event_id = ?", e.ID).Scan(ctx, &ids); err != nil {
-		return nil, fmt.Errorf("load attendees for notice: %w", err)
+		return fmt.Errorf("load attendees for notice: %w", err)
 	}
-	return Notify(ctx, tx, Notice{AppID: e.AppID, Kind: KindEventUpdate, RecipientIDs: ids, SenderID: by, Text: text, Link: link})
+	_, err := Notify(ctx, tx, Notice{AppID: e.AppID, Kind: KindEventUpdate, RecipientIDs: ids, SenderID: by, Text: text, Link: link})
+	return err
 }
 
 func insertEventMedia(ctx context.Context, tx bun.Tx, e *Event, ids []string) error {
@@ -132,10 +127,8 @@ func insertEventMedia(ctx context.Context, tx bun.Tx, e *Event, ids []string) er
 // the attendees (but by, who deleted it) it is cancelled. Children go
 // explicitly so the result does not depend on ON DELETE CASCADE.
 func (s *Storage) DeleteEvent(ctx context.Context, e *Event, by string) error {
-	var notices []Notification
 	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		var err error
-		if notices, err = notifyAttendees(ctx, tx, e, by, "Event cancelled: "+Snippet(e.Name, 80), "/events"); err != nil {
+		if err := notifyAttendees(ctx, tx, e, by, "Event cancelled: "+Snippet(e.Name, 80), "/events"); err != nil {
 			return err
 		}
 		for _, model := range []any{(*Attendee)(nil), (*EventMedia)(nil)} {
@@ -151,7 +144,6 @@ func (s *Storage) DeleteEvent(ctx context.Context, e *Event, by string) error {
 	if err != nil {
 		return fmt.Errorf("delete event %s: %w", e.ID, err)
 	}
-	s.notified(ctx, notices)
 	s.InvalidateLanding(ctx, e.AppID)
 	return nil
 }

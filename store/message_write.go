@@ -38,7 +38,6 @@ func (s *Storage) CreateMessage(ctx context.Context, n NewMessage) (*MessageView
 	m := &Message{ID: NewID(), AppID: n.AppID, CommunityID: n.CommunityID, SenderID: n.SenderID, Type: n.Type,
 		Content: n.Content, ParentMessageID: n.ParentMessageID, IsFeatured: n.IsFeatured, CreatedAt: now, UpdatedAt: now}
 	attachments, tags := uniq(n.AttachmentIDs), uniq(n.TagIDs)
-	var notices []Notification
 	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if len(attachments) > 0 {
 			var media []Media
@@ -82,14 +81,11 @@ func (s *Storage) CreateMessage(ctx context.Context, n NewMessage) (*MessageView
 				return fmt.Errorf("tag message: %w", err)
 			}
 		}
-		var err error
-		notices, err = messageNotices(ctx, tx, m, n.Announce)
-		return err
+		return messageNotices(ctx, tx, m, n.Announce)
 	})
 	if err != nil {
 		return nil, err
 	}
-	s.notified(ctx, notices)
 	if m.Type == MessageReply {
 		// The parent's reply count changed; the landing shows it only for
 		// its recent posts.
@@ -183,26 +179,28 @@ var ErrForbidden = errors.New("forbidden")
 
 // messageNotices tells the author of the parent about a reply (to a post or
 // to a comment), and the app's members about an announced post.
-func messageNotices(ctx context.Context, tx bun.Tx, m *Message, announce bool) ([]Notification, error) {
+func messageNotices(ctx context.Context, tx bun.Tx, m *Message, announce bool) error {
 	switch {
 	case m.Type == MessageReply && m.ParentMessageID != nil:
 		var parent Message
 		if err := tx.NewSelect().Model(&parent).Where("id = ? AND app_id = ?", *m.ParentMessageID, m.AppID).Scan(ctx); err != nil {
-			return nil, fmt.Errorf("load parent for notice: %w", err)
+			return fmt.Errorf("load parent for notice: %w", err)
 		}
 		postID, what := parent.ID, "post"
 		if parent.Type == MessageReply && parent.ParentMessageID != nil {
 			postID, what = *parent.ParentMessageID, "comment"
 		}
-		return Notify(ctx, tx, Notice{AppID: m.AppID, Kind: KindReply, RecipientIDs: []string{parent.SenderID},
+		_, err := Notify(ctx, tx, Notice{AppID: m.AppID, Kind: KindReply, RecipientIDs: []string{parent.SenderID},
 			SenderID: m.SenderID, Text: "Replied to your " + what + ": " + Snippet(m.Content, 80), Link: "/posts/" + postID})
+		return err
 	case m.Type == MessagePost && announce:
 		text := "New post"
 		if c := Snippet(m.Content, 80); c != "" {
 			text += ": " + c
 		}
-		return Notify(ctx, tx, Notice{AppID: m.AppID, Kind: KindNewPost, Audience: AudienceMembers,
-			SenderID: m.SenderID, Text: text, Link: "/posts/" + m.ID})
+		_, err := Notify(ctx, tx, Notice{AppID: m.AppID, Kind: KindNewPost, Audience: AudienceMembers,
+			SenderID: m.SenderID, Text: text, Link: "/posts/" + m.ID, Source: "message:" + m.ID})
+		return err
 	}
-	return nil, nil
+	return nil
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -31,6 +32,21 @@ const (
 // settings show them.
 var NotificationKinds = []string{KindNewPost, KindNewEvent, KindReply, KindEventUpdate, KindOrderStatus,
 	KindNewOrder, KindDonation, KindMembershipLapsing}
+
+// Background jobs Notify writes to the outbox (server/jobs works them).
+const (
+	// JobNotifyFanOut resolves an audience and writes its notifications
+	// (args: the Notice).
+	JobNotifyFanOut = "notify_fanout"
+	// JobPushNotifications sends written notifications as web push (args:
+	// PushJob).
+	JobPushNotifications = "push_notifications"
+)
+
+// PushJob names the notifications a push job sends.
+type PushJob struct {
+	IDs []string `json:"ids"`
+}
 
 // Audiences resolve recipients inside the app at send time.
 const (
@@ -69,23 +85,75 @@ func (p *NotificationPreference) Muted() []string {
 // ("/posts/ID"); Notify prefixes the app's base path, so callers need not
 // know the app's name.
 type Notice struct {
-	AppID        string
-	Kind         string
-	RecipientIDs []string
-	Audience     string
-	SenderID     string // "" for system notices
-	Text         string
-	Link         string
+	AppID        string   `json:"appId"`
+	Kind         string   `json:"kind"`
+	RecipientIDs []string `json:"recipientIds,omitempty"`
+	Audience     string   `json:"audience,omitempty"`
+	SenderID     string   `json:"senderId,omitempty"` // "" for system notices
+	Text         string   `json:"text"`
+	Link         string   `json:"link"`
+	// Source names what caused an audience notice ("message:ID"), so a
+	// fan-out job that runs twice writes its notifications once.
+	Source string    `json:"source,omitempty"`
+	At     time.Time `json:"at"`
 }
 
-// Notify writes one notification per recipient through db, which should be
-// the transaction of the write that caused it: the notice exists exactly when
-// the post, order or donation does. It returns the rows written, for push
-// delivery after commit.
+// Notify sends a notice through db, which should be the transaction of the
+// write that caused it, so the notice exists exactly when the post, order or
+// donation does. Named recipients get their rows at once (and a push job);
+// an audience, which may be thousands of members, becomes a fan-out job that
+// writes the rows outside the request.
 func Notify(ctx context.Context, db bun.IDB, n Notice) ([]Notification, error) {
 	if n.Kind == "" {
 		n.Kind = KindSystem
 	}
+	if n.At.IsZero() {
+		n.At = time.Now().UTC()
+	}
+	if n.Audience != "" {
+		return nil, enqueue(ctx, db, JobNotifyFanOut, n)
+	}
+	return writeNotice(ctx, db, n)
+}
+
+// FanOut writes an audience notice's notifications and its push job in one
+// transaction (the fan-out job). A notice with a Source is written once even
+// when the job runs again after a crash.
+func (s *Storage) FanOut(ctx context.Context, n Notice) (int, error) {
+	var written int
+	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if n.Source != "" {
+			done, err := tx.NewSelect().Model((*Notification)(nil)).
+				Where("app_id = ? AND kind = ? AND source = ?", n.AppID, n.Kind, n.Source).Exists(ctx)
+			if err != nil {
+				return fmt.Errorf("fan-out: check %s: %w", n.Source, err)
+			}
+			if done {
+				return nil
+			}
+		}
+		rows, err := writeNotice(ctx, tx, n)
+		written = len(rows)
+		return err
+	})
+	return written, err
+}
+
+func enqueue(ctx context.Context, db bun.IDB, kind string, args any) error {
+	body, err := json.Marshal(args)
+	if err != nil {
+		return fmt.Errorf("encode %s job: %w", kind, err)
+	}
+	row := &JobOutbox{Kind: kind, Args: string(body), CreatedAt: time.Now().UTC()}
+	if _, err := db.NewInsert().Model(row).Exec(ctx); err != nil {
+		return fmt.Errorf("enqueue %s job: %w", kind, err)
+	}
+	return nil
+}
+
+// writeNotice writes one notification per recipient and the job that
+// pushes them.
+func writeNotice(ctx context.Context, db bun.IDB, n Notice) ([]Notification, error) {
 	recipients, err := noticeRecipients(ctx, db, n)
 	if err != nil || len(recipients) == 0 {
 		return nil, err
@@ -99,16 +167,34 @@ func Notify(ctx context.Context, db bun.IDB, n Notice) ([]Notification, error) {
 	if n.SenderID != "" {
 		sender = &n.SenderID
 	}
-	now := time.Now().UTC()
 	rows := make([]Notification, len(recipients))
 	for i, uid := range recipients {
 		rows[i] = Notification{ID: NewID(), AppID: n.AppID, UserID: uid, SenderID: sender, Content: n.Text,
-			Kind: n.Kind, Link: link, CreatedAt: now}
+			Kind: n.Kind, Link: link, Source: n.Source, CreatedAt: n.At}
 	}
 	for batch := range slices.Chunk(rows, 500) {
 		if _, err := db.NewInsert().Model(&batch).Exec(ctx); err != nil {
 			return nil, fmt.Errorf("notify %s: insert: %w", n.Kind, err)
 		}
+		ids := make([]string, len(batch))
+		for i, r := range batch {
+			ids[i] = r.ID
+		}
+		if err := enqueue(ctx, db, JobPushNotifications, PushJob{IDs: ids}); err != nil {
+			return nil, err
+		}
+	}
+	return rows, nil
+}
+
+// NotificationsByID loads notifications for a push job.
+func (s *Storage) NotificationsByID(ctx context.Context, ids []string) ([]Notification, error) {
+	var rows []Notification
+	if len(ids) == 0 {
+		return rows, nil
+	}
+	if err := s.DB.NewSelect().Model(&rows).Where("id IN (?)", bun.In(ids)).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("load notifications: %w", err)
 	}
 	return rows, nil
 }
@@ -314,11 +400,4 @@ func (s *Storage) HasPushSubscription(ctx context.Context, appID, userID string)
 		return false, fmt.Errorf("check push subscription: %w", err)
 	}
 	return ok, nil
-}
-
-// notified hands rows written in a committed transaction to the push sender.
-func (s *Storage) notified(ctx context.Context, rows []Notification) {
-	if len(rows) > 0 && s.OnNotified != nil {
-		s.OnNotified(ctx, rows)
-	}
 }

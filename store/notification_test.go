@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"testing"
@@ -36,12 +37,58 @@ func unreadKinds(t *testing.T, s *store.Storage, appID, userID string) []string 
 	return out
 }
 
+// runFanOuts works the fan-out jobs waiting in the outbox as server/jobs
+// would, and answers how many notifications the push jobs name.
+func runFanOuts(t *testing.T, s *store.Storage) int {
+	t.Helper()
+	ctx := context.Background()
+	pushed := 0
+	for {
+		var jobs []store.JobOutbox
+		if err := s.DB.NewSelect().Model(&jobs).Where("kind IN (?)", bun.In([]string{store.JobNotifyFanOut, store.JobPushNotifications})).
+			Order("id ASC").Scan(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if len(jobs) == 0 {
+			return pushed
+		}
+		pushed += runJobs(t, s, jobs)
+	}
+}
+
+func runJobs(t *testing.T, s *store.Storage, jobs []store.JobOutbox) int {
+	ctx := context.Background()
+	pushed := 0
+	for _, j := range jobs {
+		switch j.Kind {
+		case store.JobNotifyFanOut:
+			var n store.Notice
+			if err := json.Unmarshal([]byte(j.Args), &n); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.FanOut(ctx, n); err != nil {
+				t.Fatal(err)
+			}
+		case store.JobPushNotifications:
+			var p store.PushJob
+			if err := json.Unmarshal([]byte(j.Args), &p); err != nil {
+				t.Fatal(err)
+			}
+			pushed += len(p.IDs)
+		default:
+			continue
+		}
+		if _, err := s.DB.NewDelete().Model((*store.JobOutbox)(nil)).Where("id = ?", j.ID).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return pushed
+}
+
 func TestNotificationTriggers(t *testing.T) {
 	storetest.Both(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		s := seeded(t, db, store.NewMemoryCache())
-		var pushed []store.Notification
-		s.OnNotified = func(_ context.Context, rows []store.Notification) { pushed = append(pushed, rows...) }
 		demo, err := s.Landing(ctx, "demo")
 		if err != nil {
 			t.Fatal(err)
@@ -66,6 +113,19 @@ func TestNotificationTriggers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Nothing is written in the request: the fan-out is a job.
+		if got := unreadKinds(t, s, demo.ID, follower); len(got) != 0 {
+			t.Errorf("fan-out ran inside the request: %v", got)
+		}
+		pushed := runFanOuts(t, s)
+		runFanOuts(t, s)
+		// A fan-out job that runs twice writes once.
+		var again store.Notice
+		again = store.Notice{AppID: demo.ID, Kind: store.KindNewPost, Audience: store.AudienceMembers, SenderID: creator,
+			Text: "dup", Link: "/", Source: "message:" + post.ID}
+		if n, err := s.FanOut(ctx, again); err != nil || n != 0 {
+			t.Errorf("second fan-out of the same post wrote %d (%v)", n, err)
+		}
 		for who, want := range map[string][]string{
 			"admin": {store.KindNewPost}, "moderator": {store.KindNewPost}, "follower": {store.KindNewPost},
 			"jonah": {store.KindNewPost}, "aria": {}, "subscriber": {}, "creator": {}, "member": {},
@@ -74,8 +134,8 @@ func TestNotificationTriggers(t *testing.T) {
 				t.Errorf("%s after the creator's post: %v, want %v", who, got, want)
 			}
 		}
-		if len(pushed) != 4 {
-			t.Errorf("push hook got %d rows, want 4", len(pushed))
+		if pushed != 4 {
+			t.Errorf("push jobs name %d notifications, want 4", pushed)
 		}
 		// admin follows acme too: nothing of demo shows there.
 		if got := unreadKinds(t, s, acme.ID, admin); len(got) != 0 {
@@ -122,9 +182,16 @@ func TestNotificationTriggers(t *testing.T) {
 
 		// Staff audience (orders, donations): creator and admins only, and
 		// only of this app.
-		rows, err := store.Notify(ctx, db, store.Notice{AppID: demo.ID, Kind: store.KindDonation, Audience: store.AudienceStaff,
-			SenderID: member, Text: "New donation", Link: "/"})
-		if err != nil || len(rows) != 2 {
+		runFanOuts(t, s) // the replies' push jobs
+		if _, err := store.Notify(ctx, db, store.Notice{AppID: demo.ID, Kind: store.KindDonation, Audience: store.AudienceStaff,
+			SenderID: member, Text: "New donation", Link: "/"}); err != nil {
+			t.Fatal(err)
+		}
+		if n := runFanOuts(t, s); n != 2 {
+			t.Errorf("staff notice pushed %d", n)
+		}
+		var rows []store.Notification
+		if err := db.NewSelect().Model(&rows).Where("kind = ?", store.KindDonation).Scan(ctx); err != nil || len(rows) != 2 {
 			t.Fatalf("staff notice: %d rows, %v", len(rows), err)
 		}
 		for _, r := range rows {
@@ -146,6 +213,7 @@ func TestNotificationTriggers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		runFanOuts(t, s)
 		if got := unreadKinds(t, s, demo.ID, id("moderator")); !slices.Equal(got, []string{store.KindNewEvent, store.KindNewPost}) {
 			t.Errorf("moderator after an event: %v", got)
 		}

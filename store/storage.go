@@ -25,9 +25,6 @@ type Storage struct {
 	// Redis, when set (REDIS_URL), holds sessions and rate-limit counters so
 	// every process shares them; nil keeps sessions in the database.
 	Redis *redis.Client
-	// OnNotified, when set, receives the notifications a committed write
-	// created (web push delivery); it must not block.
-	OnNotified func(ctx context.Context, rows []Notification)
 }
 
 func NewStorage(db *bun.DB, cache Cache, signer URLSigner, logger *slog.Logger) *Storage {

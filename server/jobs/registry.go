@@ -7,6 +7,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"marquee/server/media"
+	"marquee/server/push"
 	"marquee/store"
 )
 
@@ -15,6 +16,8 @@ type Deps struct {
 	Store  *store.Storage
 	Files  media.Storage
 	Logger *slog.Logger
+	// Push sends web push; nil builds one on Store.
+	Push *push.Sender
 }
 
 // Product lists every worker and every repeating job of Marquee, in one
@@ -27,6 +30,13 @@ func Product(d Deps) Work {
 			func() (river.JobArgs, *river.InsertOpts) { return args, nil },
 			&river.PeriodicJobOpts{RunOnStart: true}))
 	}
+
+	sender := d.Push
+	if sender == nil {
+		sender = &push.Sender{Store: d.Store, Logger: d.Logger}
+	}
+	river.AddWorker(workers, &FanOutWorker{Store: d.Store})
+	river.AddWorker(workers, &PushWorker{Store: d.Store, Sender: sender})
 
 	if local, ok := d.Files.(*media.Local); ok {
 		river.AddWorker(workers, &SweepUploadsWorker{Files: local, Logger: d.Logger})

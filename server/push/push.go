@@ -27,7 +27,7 @@ const secretName = "vapid-keys"
 
 // Sender loads the VAPID keys once (generating and storing them on the very
 // first use) and sends notifications to every subscription of their
-// recipients.
+// recipients. It runs inside the push job (server/jobs), never in a request.
 type Sender struct {
 	Store *store.Storage
 	// Subscriber is the VAPID contact (mailto: or https:) push services may
@@ -39,9 +39,6 @@ type Sender struct {
 
 	mu   sync.Mutex
 	keys *Keys
-	// inflight bounds concurrent background deliveries.
-	inflight chan struct{}
-	wg       sync.WaitGroup
 }
 
 // Keys returns the stored key pair.
@@ -172,36 +169,6 @@ func (s *Sender) send(ctx context.Context, keys Keys, body []byte, sub store.Pus
 	s.logger().Warn("push service refused", "subscription", sub.ID, "status", resp.StatusCode)
 	return failed
 }
-
-// Async delivers in the background after the write committed; the request
-// never waits for push services. At most 8 deliveries run at once, later
-// ones wait for a slot.
-//
-// Not durable: a crash between commit and delivery loses the push (the
-// in-app notification is safe). When server/jobs (river) lands this becomes
-// a job enqueued in the write's transaction.
-func (s *Sender) Async(ctx context.Context, rows []store.Notification) {
-	s.mu.Lock()
-	if s.inflight == nil {
-		s.inflight = make(chan struct{}, 8)
-	}
-	sem := s.inflight
-	s.mu.Unlock()
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		sem <- struct{}{}
-		defer func() { <-sem }()
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-		defer cancel()
-		if _, err := s.Deliver(ctx, rows); err != nil {
-			s.logger().Error("push delivery", "err", err)
-		}
-	}()
-}
-
-// Wait blocks until background deliveries finish (shutdown, tests).
-func (s *Sender) Wait() { s.wg.Wait() }
 
 func (s *Sender) logger() *slog.Logger {
 	if s.Logger != nil {
