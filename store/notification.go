@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 )
 
 // Notification kinds. Members mute by kind, so every trigger names one; the
@@ -122,6 +123,15 @@ func Notify(ctx context.Context, db bun.IDB, n Notice) ([]Notification, error) {
 func (s *Storage) FanOut(ctx context.Context, n Notice) (int, error) {
 	var written int
 	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if s.DB.Dialect().Name() == dialect.SQLite {
+			// Take SQLite's write lock first: a transaction that reads and
+			// then writes cannot wait for a concurrent writer (the upgrade
+			// fails at once with SQLITE_BUSY), while a first write waits
+			// out busy_timeout. Fan-out jobs run side by side.
+			if _, err := tx.ExecContext(ctx, `UPDATE notifications SET source = source WHERE 1 = 0`); err != nil {
+				return fmt.Errorf("fan-out: lock: %w", err)
+			}
+		}
 		if n.Source != "" {
 			done, err := tx.NewSelect().Model((*Notification)(nil)).
 				Where("app_id = ? AND kind = ? AND source = ?", n.AppID, n.Kind, n.Source).Exists(ctx)

@@ -4,6 +4,17 @@ import { join } from "node:path";
 import { useServerAndBrowser, signIn, watchErrors } from "./helpers.mjs";
 
 const env = useServerAndBrowser();
+
+// unreadReaches waits until the fan-out jobs (run in the background) have
+// written n unread notifications for the page's user.
+async function unreadReaches(page, n) {
+  let total = -1;
+  for (let i = 0; i < 100 && total !== n; i++) {
+    if (i > 0) await page.waitForTimeout(200);
+    total = await page.evaluate(async () => (await (await fetch("/api/notifications/unread/demo?limit=1")).json()).data.pagination.total);
+  }
+  assert.equal(total, n, "unread notifications written by the fan-out jobs");
+}
 const shots = process.env.SHOTS_DIR || "/tmp/shots-notify";
 
 // post creates posts as the signed-in page's user, through the JSON API.
@@ -35,12 +46,14 @@ test("the bell badge appears after the creator posts; the panel pages and marks 
   await creator.page.goto(env.server.base + "/apps/demo");
   await post(creator.page, ["Studio tour this Friday"]);
 
+  await unreadReaches(page, 1);
   await page.reload();
   await page.locator(".badge-count", { hasText: "1" }).waitFor();
   await page.screenshot({ path: join(shots, "bell-badge.png") });
 
   // 21 more: two pages of 20.
   await post(creator.page, Array.from({ length: 21 }, (_, i) => "Update number " + (i + 1)));
+  await unreadReaches(page, 22);
   await page.reload();
   await page.locator(".badge-count", { hasText: "22" }).waitFor();
   await page.locator("a.bell").click();
