@@ -37,7 +37,7 @@ test("a visitor signs up on the auth host, follows the app and signs out", async
 
   // Signed in on the main site: no Sign In button, header actions shown.
   assert.equal(await page.locator(".auth-buttons a", { hasText: "Sign In" }).count(), 0);
-  await page.locator('button[aria-label="Search"]').waitFor();
+  await page.locator('a[aria-label="Search"]').waitFor();
 
   // Follow on the profile page.
   await page.goto(env.server.base + "/apps/demo/profile");
