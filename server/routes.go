@@ -6,6 +6,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+
+	"marquee/server/payments"
 )
 
 // routes lists every route of both sites in one place.
@@ -115,6 +117,16 @@ func (s *Server) routes() {
 	api.POST("/store/:storeId/cart/items", s.apiCartAdd)
 	api.PUT("/store/:storeId/cart/items/:cartItemId", s.apiCartUpdate)
 	api.DELETE("/store/:storeId/cart/items/:cartItemId", s.apiCartRemove)
+	// Card and PayPal payments (SPEC.md section 7 Payments); the providers'
+	// webhooks are signature-checked instead of session-checked.
+	api.GET("/store/:storeId/stripe-payments/config", s.apiPaymentConfig)
+	api.POST("/store/:storeId/stripe-payments/create-intent", s.apiStripeCreateIntent)
+	api.POST("/store/:storeId/stripe-payments/confirm", s.apiStripeConfirm)
+	api.POST("/store/:storeId/stripe-payments/refund", s.apiPaymentRefund)
+	api.POST("/store/:storeId/paypal/create-order", s.apiPayPalCreateOrder)
+	api.POST("/store/:storeId/paypal/capture-order", s.apiPayPalCapture)
+	api.POST("/webhooks/stripe", s.apiWebhook(payments.Stripe))
+	api.POST("/webhooks/paypal", s.apiWebhook(payments.PayPal))
 	// Events.
 	api.GET("/events/apps/:appId/events", s.apiEvents)
 	api.POST("/events/apps/:appId/events", s.apiCreateEvent)

@@ -60,6 +60,7 @@ func New(d Deps) *Server {
 		if d.Config.WalletEnabled {
 			s.payments.Register(payments.NewWallet(d.Store))
 		}
+		s.registerCardAndPayPal(d)
 	}
 	s.limiter = newRateLimiter(d.Store.Redis, s.logger)
 	s.crossOrigin = s.newCrossOriginProtection()

@@ -76,13 +76,17 @@ func (s *Storage) OrderInStore(ctx context.Context, storeID, userID, orderID str
 }
 
 // OrderByPaymentRef finds the order a provider payment belongs to, in
-// storeID (and of userID when set). An empty ref finds nothing.
+// storeID (and of userID when set; of any method when method is empty). An
+// empty ref finds nothing.
 func (s *Storage) OrderByPaymentRef(ctx context.Context, storeID, userID, method, ref string) (*Order, error) {
 	if strings.TrimSpace(ref) == "" {
 		return nil, ErrNotFound
 	}
 	o := new(Order)
-	q := s.DB.NewSelect().Model(o).Where("payment_ref = ? AND payment_method = ? AND store_id = ?", ref, method, storeID)
+	q := s.DB.NewSelect().Model(o).Where("payment_ref = ? AND store_id = ?", ref, storeID)
+	if method != "" {
+		q = q.Where("payment_method = ?", method)
+	}
 	if userID != "" {
 		q = q.Where("user_id = ?", userID)
 	}

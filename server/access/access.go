@@ -100,6 +100,11 @@ func CanUnfollow(role string) bool { return role == Follower }
 // SkipsSubscriptionGate: creators, admins and moderators always pass.
 func SkipsSubscriptionGate(role string) bool { return AtLeast(role, Moderator) }
 
+// CanRefundPayments: only the app's creator and admins give a buyer's money
+// back (card and PayPal refunds). Moderators keep the community, not the
+// till.
+func CanRefundPayments(role string) bool { return AtLeast(role, Admin) }
+
 // Gated reports whether the subscription gate of SPEC.md section 2 holds the
 // viewer back: gating is enabled and required, the viewer is not staff, and
 // has no valid subscription. A SUBSCRIBER role alone is not enough: a

@@ -123,6 +123,13 @@ func TestRules(t *testing.T) {
 		{"host not removable", CanRemoveAttendee("HOST"), n},
 		{"creator skips gate", SkipsSubscriptionGate(Creator), y},
 		{"subscriber role alone does not skip gate", SkipsSubscriptionGate(Subscriber), n},
+		{"creator refunds payments", CanRefundPayments(Creator), y},
+		{"admin refunds payments", CanRefundPayments(Admin), y},
+		{"moderator does not refund", CanRefundPayments(Moderator), n},
+		{"subscriber does not refund", CanRefundPayments(Subscriber), n},
+		{"follower does not refund", CanRefundPayments(Follower), n},
+		{"signed-in non-member does not refund", CanRefundPayments(Authenticated), n},
+		{"visitor does not refund", CanRefundPayments(Public), n},
 		{"unknown requirement means creator", AtLeast(Admin, "nonsense"), n},
 		{"public requirement", AtLeast(Public, Public), y},
 	} {
