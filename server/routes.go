@@ -115,6 +115,19 @@ func (s *Server) routes() {
 	api.POST("/store/:storeId/cart/items", s.apiCartAdd)
 	api.PUT("/store/:storeId/cart/items/:cartItemId", s.apiCartUpdate)
 	api.DELETE("/store/:storeId/cart/items/:cartItemId", s.apiCartRemove)
+	// Checkout, payments and orders.
+	api.GET("/store/:storeId/stripe-payments/config", s.apiPaymentConfig)
+	api.POST("/store/:storeId/orders/checkout", s.apiCheckout)
+	api.POST("/store/:storeId/musepay/process", s.apiWalletPay)
+	api.GET("/store/:storeId/orders", s.apiOrders)
+	api.GET("/store/:storeId/orders/:orderId", s.apiOrder)
+	api.PUT("/store/:storeId/orders/:orderId/shipping", s.apiOrderShipping)
+	api.POST("/store/:storeId/orders/:orderId/cancel", s.apiOrderCancel)
+	api.GET("/store/:storeId/wallet", s.apiWallet)
+	// Fulfilment (creator and admins).
+	api.GET("/store/:storeId/manage/orders", s.apiManageOrders)
+	api.PUT("/store/:storeId/orders/:orderId/status", s.apiOrderStatus)
+	api.POST("/store/:storeId/orders/:orderId/refund", s.apiOrderRefund)
 	// Events.
 	api.GET("/events/apps/:appId/events", s.apiEvents)
 	api.POST("/events/apps/:appId/events", s.apiCreateEvent)

@@ -255,6 +255,9 @@ func (s *Storage) PayOrderFromWallet(ctx context.Context, appID, userID, orderID
 			}
 			return ErrIllegalTransition
 		}
+		if err := ReadyToPay(ctx, tx, o); err != nil {
+			return err
+		}
 		if o.Currency != WalletCurrency {
 			return invalid("The wallet pays in " + WalletCurrency + " only")
 		}
