@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"marquee/scripts/seed"
+	"marquee/store"
 	"marquee/store/storetest"
 )
 
@@ -50,8 +52,14 @@ func TestCheckoutWithoutJavaScript(t *testing.T) {
 	app, _ := ts.store.AppByIDOrName(ctx, "demo")
 	buyer, creator, other := ts.as(t, follower), ts.as(t, "creator@demo.test"), ts.as(t, subscriber)
 	buyerID := ts.userID(t, follower)
-	if bal, _ := ts.store.WalletBalance(ctx, app.ID, buyerID); bal > 0 {
-		t.Fatalf("test expects an empty wallet before the seed gives one, found %d", bal)
+	// The demo seed gives the follower a balance: spend it elsewhere first,
+	// so the first payment is refused.
+	if bal, _ := ts.store.WalletBalance(ctx, app.ID, buyerID); bal != seed.DemoWalletCredit {
+		t.Fatalf("seeded balance %d, want %d", bal, seed.DemoWalletCredit)
+	}
+	if _, _, err := ts.store.Transfer(ctx, store.TransferInput{AppID: app.ID, Reference: "test:spend", Kind: store.TransferPayment,
+		From: store.Member(buyerID), To: store.AppRevenue, Amount: seed.DemoWalletCredit}); err != nil {
+		t.Fatal(err)
 	}
 	buyer.form("/apps/demo/cart/items", url.Values{"storeItemId": {shop.items["PIN-SET-01"]}, "quantity": {"2"}})
 	buyer.page("/apps/demo/checkout", 200, "Review Cart", "Shipping", "Payment", "Enamel Pin Set", "$24.00", "Continue to Shipping")
@@ -83,7 +91,7 @@ func TestCheckoutWithoutJavaScript(t *testing.T) {
 		t.Fatal("orders page failed")
 	}
 	other.page("/apps/demo/orders/"+orderID, 404, "Order not found")
-	buyer.page("/apps/demo/transactions", 200, "$26.00", "Payment", "Added to wallet")
+	buyer.page("/apps/demo/transactions", 200, "$26.00", "Payment", "Added to wallet", "Welcome credit")
 
 	// Fulfilment: the creator marks it processing, then shipped.
 	buyer.page("/apps/demo/manage/orders", 403)
