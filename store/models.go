@@ -15,6 +15,6 @@ func Models() []any {
 		(*WalletAccount)(nil), (*WalletTransfer)(nil), (*WalletEntry)(nil),
 		(*Event)(nil), (*EventMedia)(nil), (*Attendee)(nil),
 		(*Notification)(nil), (*PushSubscription)(nil), (*Donation)(nil), (*DonationTier)(nil),
-		(*Link)(nil), (*Secret)(nil),
+		(*Link)(nil), (*Secret)(nil), (*JobOutbox)(nil),
 	}
 }

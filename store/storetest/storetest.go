@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/uptrace/bun"
@@ -69,7 +70,21 @@ func Postgres(t testing.TB) *bun.DB {
 	if err := store.Migrate(ctx, db, migrations.Migrations); err != nil {
 		t.Fatalf("migrate %s: %v", name, err)
 	}
+	urls.Store(db, u.String())
+	t.Cleanup(func() { urls.Delete(db) })
 	return db
+}
+
+// urls remembers the URL of each throwaway database, for code that needs
+// its own connection to it (river's pgx pool).
+var urls sync.Map
+
+// URL answers the PostgreSQL URL of a database made by Postgres, or "" for
+// SQLite.
+func URL(db *bun.DB) string {
+	u, _ := urls.Load(db)
+	s, _ := u.(string)
+	return s
 }
 
 // SQLite opens a migrated SQLite file in a temporary folder.
