@@ -51,7 +51,7 @@ export default function CheckoutPayment(props: Props) {
   }
 
   return (
-    <form method="post" action={base + "/checkout/pay"} onSubmit={hydrated ? pay : undefined} className="checkout-pay">
+    <form method="post" action={base + "/checkout/pay"} onSubmit={hydrated ? pay : undefined} className="checkout-pay" data-hydrated={hydrated ? "true" : undefined}>
       <input type="hidden" name="orderId" value={props.orderId} />
       <fieldset className="methods">
         <legend>Payment method</legend>
