@@ -14,6 +14,13 @@ import ItemEdit, * as itemEdit from "./ItemEdit";
 import Events, * as events from "./Events";
 import Event, * as event from "./Event";
 import CreateEvent, * as createEvent from "./CreateEvent";
+import Checkout, * as checkout from "./Checkout";
+import Orders, * as orders from "./Orders";
+import Order, * as order from "./Order";
+import PaymentSuccess, * as paymentSuccess from "./PaymentSuccess";
+import CancelOrder, * as cancelOrder from "./CancelOrder";
+import Transactions, * as transactions from "./Transactions";
+import ManageOrders, * as manageOrders from "./ManageOrders";
 
 // A page module as the server entry sees it. goja bundles need static
 // imports, so every page is listed here by the name Go renders it with.
@@ -40,4 +47,11 @@ export const pages: Record<string, PageModule> = {
   Events: { component: Events, head: events.head },
   Event: { component: Event, head: event.head, status: event.status },
   CreateEvent: { component: CreateEvent, head: createEvent.head },
+  Checkout: { component: Checkout, head: checkout.head },
+  Orders: { component: Orders, head: orders.head },
+  Order: { component: Order, head: order.head, status: order.status },
+  PaymentSuccess: { component: PaymentSuccess, head: paymentSuccess.head },
+  CancelOrder: { component: CancelOrder, head: cancelOrder.head },
+  Transactions: { component: Transactions, head: transactions.head },
+  ManageOrders: { component: ManageOrders, head: manageOrders.head },
 };

@@ -158,22 +158,3 @@ func (s *Server) paymentScope(c echo.Context) (*Scope, error) {
 	}
 	return s.scopeOfStore(c, c.Param("storeId"))
 }
-
-// GET /api/store/:storeId/stripe-payments/config: which methods the
-// checkout offers, from what is configured. The publishable key is public
-// by design; the secret keys never leave the server.
-func (s *Server) apiPaymentConfig(c echo.Context) error {
-	if _, err := s.scopeOfStore(c, c.Param("storeId")); err != nil {
-		return err
-	}
-	var key any
-	if s.payments.Enabled(payments.Stripe) {
-		key = s.cfg.Stripe.PublishableKey
-	}
-	return respond(c, http.StatusOK, fields{
-		"stripe":  map[string]any{"publishableKey": key, "enabled": key != nil},
-		"paypal":  map[string]any{"enabled": s.payments.Enabled(payments.PayPal)},
-		"crypto":  map[string]any{"enabled": s.payments.Enabled(payments.Wallet)},
-		"methods": s.payments.Names(),
-	})
-}

@@ -141,7 +141,7 @@ func TestPaymentConfig(t *testing.T) {
 	follower := commUser(t, f.ts, "follower@demo.test")
 	f.ts.run(t, []scenario{
 		{name: "nothing configured: card and PayPal are not offered", method: "GET", path: "/api/store/" + f.shop.ID + "/stripe-payments/config",
-			as: "follower@demo.test", status: 200, json: map[string]any{"data.stripe.publishableKey": nil, "data.paypal.enabled": false,
+			as: "follower@demo.test", status: 200, json: map[string]any{"data.stripe.publishableKey": "", "data.paypal.enabled": false,
 				"data.crypto.enabled": true}},
 	})
 	r := f.ts.do(t, "POST", "/api/store/"+f.shop.ID+"/stripe-payments/create-intent", body(map[string]any{"orderId": "x"}), follower)
