@@ -178,6 +178,7 @@ export default function Checkout(props: Props) {
                   currency: o.currency,
                   walletBalance: d.walletBalance,
                   methods: d.payment.methods,
+                  publishableKey: d.payment.stripe.publishableKey,
                   error: d.error,
                 }}
               />

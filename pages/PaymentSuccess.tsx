@@ -39,6 +39,11 @@ export default function PaymentSuccess(props: Props) {
           <>
             <h1>Processing your payment...</h1>
             <p>{"Order " + o.orderNumber + " is waiting for the payment to be confirmed."}</p>
+            {d.message && (
+              <p className="checkout-error" role="alert">
+                <span aria-hidden="true" className="cross">✕</span> {d.message}
+              </p>
+            )}
             <div className="form-actions centered">
               <a className="button" href={props.path + "?processor=" + encodeURIComponent(d.processor) + "&orderId=" + o.id}>Check again</a>
               <a className="button button-secondary" href={base + "/orders/" + o.id}>View Order Details</a>
@@ -49,7 +54,7 @@ export default function PaymentSuccess(props: Props) {
           <>
             <p className="result-mark bad" aria-hidden="true">✕</p>
             <h1>Payment Processing Error</h1>
-            <p>{d.state === "missing" ? "Missing payment information" : "Payment processing failed"}</p>
+            <p>{d.state === "missing" ? "Missing payment information" : d.message || "Payment processing failed"}</p>
             <div className="form-actions centered">
               <a className="button" href={base + "/orders"}>View My Orders</a>
               <a className="button button-secondary" href={base}>Continue Shopping</a>

@@ -202,7 +202,19 @@ func (s *Server) formCheckoutPay(c echo.Context) error {
 	if method == "" {
 		method = payments.Wallet
 	}
-	if method != payments.Wallet {
+	switch method {
+	case payments.Wallet:
+	case payments.PayPal:
+		// Without JavaScript the form still pays by PayPal: the server
+		// starts the PayPal order and sends the browser to approve it.
+		approval, err := s.startPayPal(c, sc, payRequest{OrderID: orderID})
+		if err != nil {
+			return formError(c, err, back)
+		}
+		return c.Redirect(http.StatusSeeOther, approval)
+	case payments.Stripe:
+		return formError(c, badRequest("Card payments need JavaScript turned on"), back)
+	default:
 		return formError(c, badRequest(msgMethodOff), back)
 	}
 	if _, err := s.payWithWallet(c, sc, orderID); err != nil {

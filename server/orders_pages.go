@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"marquee/server/access"
+	"marquee/server/payments"
 	"marquee/store"
 )
 
@@ -141,6 +142,8 @@ type PaymentSuccessData struct {
 	State     string           `json:"state"`
 	Processor string           `json:"processor"`
 	Order     *store.OrderView `json:"order"`
+	// Message says why a payment failed (the provider's reason).
+	Message string `json:"message,omitempty"`
 }
 
 // GET /apps/:app/payment-success?processor=&orderId=&paypalOrderId=
@@ -156,6 +159,23 @@ func (s *Server) pagePaymentSuccess(c echo.Context) error {
 	if d.Processor == "" || orderID == "" {
 		d.State = "missing"
 		return s.renderPage(c, "PaymentSuccess", props)
+	}
+	if d.Processor == payments.PayPal {
+		// PayPal sends the buyer back here with its order id (as token);
+		// capturing is this page's job, and repeating it (a reload) is
+		// harmless. The order is PAID only if PayPal says the capture
+		// completed.
+		ppID := c.QueryParam("paypalOrderId")
+		if ppID == "" {
+			ppID = c.QueryParam("token")
+		}
+		if ppID == "" {
+			d.State = "missing"
+			return s.renderPage(c, "PaymentSuccess", props)
+		}
+		if msg := s.capturePayPalOnReturn(c, sc, orderID, ppID); msg != "" {
+			d.Message = msg
+		}
 	}
 	o, err := s.store.OrderOf(c.Request().Context(), sc.App.Store.ID, sc.User.ID, orderID)
 	switch {

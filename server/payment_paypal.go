@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -24,9 +25,21 @@ func (s *Server) apiPayPalCreateOrder(c echo.Context) error {
 	if err := c.Bind(&req); err != nil {
 		return badRequest("Invalid request body")
 	}
-	o, p, err := s.payableOrder(c, sc, payments.PayPal, req)
+	o, started, err := s.paypalStart(c, sc, req)
 	if err != nil {
 		return err
+	}
+	return respond(c, http.StatusOK, fields{
+		"paypalOrderId": started.Ref, "approvalUrl": started.ApprovalURL, "status": started.Status, "orderId": o.ID,
+	})
+}
+
+// paypalStart is the one way a PayPal payment starts: the JSON call and the
+// checkout's form share it.
+func (s *Server) paypalStart(c echo.Context, sc *Scope, req payRequest) (*store.Order, *payments.Started, error) {
+	o, p, err := s.payableOrder(c, sc, payments.PayPal, req)
+	if err != nil {
+		return nil, nil, err
 	}
 	started, err := p.Start(c.Request().Context(), payments.StartRequest{
 		Order: o, Payer: payer(sc), Metadata: clientMetadata(req.Metadata),
@@ -35,11 +48,18 @@ func (s *Server) apiPayPalCreateOrder(c echo.Context) error {
 		CancelURL: s.appURL(sc, "/cancel_order", url.Values{"orderId": {o.ID}}),
 	})
 	if err != nil {
-		return paymentError(err, "Failed to create PayPal order", msgNotAwaiting)
+		return nil, nil, paymentError(err, "Failed to create PayPal order", msgNotAwaiting)
 	}
-	return respond(c, http.StatusOK, fields{
-		"paypalOrderId": started.Ref, "approvalUrl": started.ApprovalURL, "status": started.Status, "orderId": o.ID,
-	})
+	return o, started, nil
+}
+
+// startPayPal answers the approval URL for the checkout form.
+func (s *Server) startPayPal(c echo.Context, sc *Scope, req payRequest) (string, error) {
+	_, started, err := s.paypalStart(c, sc, req)
+	if err != nil {
+		return "", err
+	}
+	return started.ApprovalURL, nil
 }
 
 type paypalCaptureRequest struct {
@@ -77,6 +97,30 @@ func (s *Server) apiPayPalCapture(c echo.Context) error {
 		"paypalOrderId": res.Ref, "status": res.Status, "orderId": res.Order.ID, "orderStatus": res.Order.Status,
 		"orderNumber": res.Order.OrderNumber,
 	}, msg)
+}
+
+// capturePayPalOnReturn captures for the payment-success page and answers
+// what the buyer should read when it did not work ("" when it did, or when
+// the order is simply not paid yet). An order that is not the one PayPal's
+// id belongs to is left alone.
+func (s *Server) capturePayPalOnReturn(c echo.Context, sc *Scope, orderID, paypalOrderID string) string {
+	p, err := s.payments.Get(payments.PayPal)
+	if err != nil {
+		return "Payment method not available"
+	}
+	o, err := s.store.OrderByPaymentRef(c.Request().Context(), sc.App.Store.ID, sc.User.ID, payments.PayPal, paypalOrderID)
+	if err != nil || o.ID != orderID {
+		return "Missing payment information"
+	}
+	if _, err := s.capturePayPal(c, sc, p, paypalOrderID); err != nil {
+		var e *Error
+		if errors.As(err, &e) && e.Status < 500 {
+			return e.Message
+		}
+		s.logger.Error("paypal capture on return failed", "order", orderID, "err", err)
+		return "Failed to capture PayPal payment"
+	}
+	return ""
 }
 
 // capturePayPal is the one capture path: the JSON call and the

@@ -379,6 +379,7 @@ export interface PaymentSuccessData {
   state: "missing" | "error" | "processing" | "success";
   processor: string;
   order: OrderView | null;
+  message?: string;
 }
 
 export interface WalletMovement {

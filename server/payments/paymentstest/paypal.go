@@ -212,7 +212,7 @@ func (p *PayPal) orderJSON(o *ppOrder) map[string]any {
 func (p *PayPal) captureJSON(c *ppCapture) map[string]any {
 	return map[string]any{"id": c.ID, "status": c.Status, "amount": c.Amount, "custom_id": c.CustomID, "final_capture": true,
 		"supplementary_data": map[string]any{"related_ids": map[string]string{"order_id": c.OrderID}},
-		"links": []map[string]string{{"rel": "self", "href": p.URL + "/v2/payments/captures/" + c.ID}}}
+		"links":              []map[string]string{{"rel": "self", "href": p.URL + "/v2/payments/captures/" + c.ID}}}
 }
 
 // ServeHTTP answers the OAuth token, Orders v2 (create, get, capture),
@@ -390,7 +390,7 @@ func (p *PayPal) route(w http.ResponseWriter, r *http.Request) {
 			}
 			rf := map[string]any{"id": p.nextID("REFFAKE"), "status": "COMPLETED",
 				"amount": Money{CurrencyCode: c.Amount.CurrencyCode, Value: fmt.Sprintf("%d.%02d", amount/100, amount%100)},
-				"links": []map[string]string{{"rel": "up", "href": p.URL + "/v2/payments/captures/" + c.ID}}}
+				"links":  []map[string]string{{"rel": "up", "href": p.URL + "/v2/payments/captures/" + c.ID}}}
 			p.emitLocked("PAYMENT.CAPTURE.REFUNDED", rf)
 			writeJSON(w, 201, rf)
 			return
