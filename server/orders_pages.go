@@ -177,6 +177,13 @@ func (s *Server) pagePaymentSuccess(c echo.Context) error {
 			d.Message = msg
 		}
 	}
+	if d.Processor == payments.Stripe {
+		// A card that needed a redirect (3-D Secure) comes back here:
+		// ask Stripe how the order's PaymentIntent stands.
+		if msg := s.confirmStripeOnReturn(c, sc, orderID); msg != "" {
+			d.Message = msg
+		}
+	}
 	o, err := s.store.OrderOf(c.Request().Context(), sc.App.Store.ID, sc.User.ID, orderID)
 	switch {
 	case isNotFound(err):

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 
@@ -145,4 +146,28 @@ func (s *Server) apiPaymentRefund(c echo.Context) error {
 		"paymentIntentId": req.PaymentIntentID, "orderId": out.ID, "status": out.Status, "amount": amount,
 		"currency": out.Currency, "refundReason": out.RefundReason, "refundedAt": out.RefundedAt,
 	}, "Refund processed")
+}
+
+// confirmStripeOnReturn re-reads the PaymentIntent of the viewer's PENDING
+// card order for the payment-success page, and answers what the buyer
+// should read when Stripe refused the card ("" otherwise).
+func (s *Server) confirmStripeOnReturn(c echo.Context, sc *Scope, orderID string) string {
+	p, err := s.payments.Get(payments.Stripe)
+	if err != nil {
+		return ""
+	}
+	ctx := c.Request().Context()
+	o, err := s.store.OrderInStore(ctx, sc.App.Store.ID, sc.User.ID, orderID)
+	if err != nil || o.Status != store.OrderPending || o.PaymentMethod != payments.Stripe || o.PaymentRef == "" {
+		return ""
+	}
+	if _, err := p.Confirm(ctx, payments.ConfirmRequest{Order: o, Payer: payer(sc), Ref: o.PaymentRef}); err != nil {
+		var e *Error
+		if errors.As(paymentError(err, "Payment confirmation failed", msgNotAwaiting), &e) && e.Status < 500 {
+			return e.Message
+		}
+		s.logger.Error("stripe confirm on return failed", "order", orderID, "err", err)
+		return "Payment confirmation failed"
+	}
+	return ""
 }

@@ -646,3 +646,51 @@ func TestWebhooksWithoutConfiguration(t *testing.T) {
 		t.Fatal("unverifiable webhook paid an order")
 	}
 }
+
+// payment-success is where PayPal sends the buyer back: the page captures
+// (PayPal's token is its order id), and says why when it cannot.
+func TestPaymentSuccessPageCapturesPayPal(t *testing.T) {
+	f := newPayFixture(t, storetest.Postgres(t), nil)
+	as := commUser(t, f.ts, "follower@demo.test")
+	o := f.order(t, "follower@demo.test", 2200)
+	a := decodePay(t, f.post(t, "/paypal/create-order", as, map[string]any{"orderId": o.ID}))
+	ppID := a.Data["paypalOrderId"].(string)
+	page := "/apps/demo/payment-success?processor=paypal&orderId=" + o.ID + "&token=" + ppID + "&PayerID=X"
+
+	r := f.ts.do(t, "GET", page, nil, as)
+	if r.Status != 200 || !strings.Contains(r.Body, "The payment was not approved on PayPal.") || strings.Contains(r.Body, "Payment Successful!") {
+		t.Fatalf("unapproved return: %d", r.Status)
+	}
+	if f.reload(t, o.ID).Status != store.OrderPending {
+		t.Fatal("unapproved return paid the order")
+	}
+	// Another order's id with this PayPal order pays nothing.
+	other := f.order(t, "follower@demo.test", 100)
+	r = f.ts.do(t, "GET", "/apps/demo/payment-success?processor=paypal&orderId="+other.ID+"&token="+ppID, nil, as)
+	if !strings.Contains(r.Body, "Missing payment information") && !strings.Contains(r.Body, "Processing") {
+		t.Fatalf("mismatched return: %d", r.Status)
+	}
+	f.approve(t, ppID)
+	for i := 0; i < 2; i++ {
+		r = f.ts.do(t, "GET", page, nil, as)
+		if r.Status != 200 || !strings.Contains(r.Body, "Payment Successful!") {
+			t.Fatalf("approved return %d: %d", i, r.Status)
+		}
+	}
+	if f.reload(t, o.ID).Status != store.OrderPaid || f.paypal.CaptureCount() != 1 || f.reload(t, other.ID).Status != store.OrderPending {
+		t.Fatal("return did not capture exactly once")
+	}
+	r = f.ts.do(t, "GET", "/apps/demo/payment-success?processor=paypal&orderId="+o.ID, nil, as)
+	if !strings.Contains(r.Body, "Missing payment information") {
+		t.Fatalf("no token: %d", r.Status)
+	}
+
+	// A card order coming back from a redirect is re-read at Stripe.
+	o2 := f.order(t, "follower@demo.test", 1800)
+	a = decodePay(t, f.post(t, "/stripe-payments/create-intent", as, map[string]any{"orderId": o2.ID}))
+	f.stripe.Succeed(a.Data["paymentIntentId"].(string))
+	r = f.ts.do(t, "GET", "/apps/demo/payment-success?processor=stripe&orderId="+o2.ID, nil, as)
+	if !strings.Contains(r.Body, "Payment Successful!") || f.reload(t, o2.ID).Status != store.OrderPaid {
+		t.Fatalf("stripe return: %d", r.Status)
+	}
+}
