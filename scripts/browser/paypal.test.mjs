@@ -4,40 +4,22 @@
 // 'Payment Successful!'. Cancelling returns to cancel_order.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
-import { root, startServer, launchBrowser, signIn, watchErrors, screenshotDir } from "./helpers.mjs";
+import { startServer, startFakePayments, launchBrowser, signIn, watchErrors, screenshotDir } from "./helpers.mjs";
 
 mkdirSync(screenshotDir, { recursive: true });
 const shot = (page, name) => page.screenshot({ path: join(screenshotDir, "paypal-" + name + "-390x844.png"), fullPage: true });
 const env = { server: null, browser: null, fake: null, fakeURL: "" };
 
-// startFake builds and runs the fake PayPal; its first line is its URL.
-async function startFake() {
-  const bin = join(mkdtempSync(join(tmpdir(), "fakepaypal-")), "fakepaypal");
-  execFileSync("go", ["build", "-o", bin, "./scripts/fakepaypal"], { cwd: root, stdio: "inherit" });
-  const child = spawn(bin, ["-client-id", "browser-client", "-client-secret", "browser-secret", "-webhook-id", "WH-BROWSER"], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const url = await new Promise((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout });
-    lines.once("line", resolve);
-    child.once("exit", (code) => reject(new Error("fakepaypal exited " + code)));
-  });
-  return { child, url };
-}
-
 before(async () => {
-  const fake = await startFake();
-  env.fake = fake.child;
-  env.fakeURL = fake.url;
+  const fake = await startFakePayments(["-client-id", "browser-client", "-client-secret", "browser-secret", "-webhook-id", "WH-BROWSER"]);
+  env.fake = fake;
+  env.fakeURL = fake.paypal;
   env.server = await startServer({
     PAYPAL_CLIENT_ID: "browser-client",
     PAYPAL_CLIENT_SECRET: "browser-secret",
-    PAYPAL_API_BASE: fake.url,
+    PAYPAL_API_BASE: fake.paypal,
     PAYPAL_WEBHOOK_ID: "WH-BROWSER",
   });
   env.browser = await launchBrowser();
@@ -46,7 +28,7 @@ before(async () => {
 after(async () => {
   await env.browser?.close();
   await env.server?.stop();
-  env.fake?.kill("SIGTERM");
+  env.fake?.stop();
 });
 
 // toPayment puts an item without shipping (found by search) in the cart

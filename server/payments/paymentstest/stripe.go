@@ -227,12 +227,12 @@ func (s *Stripe) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.requests = append(s.requests, r.Method+" "+r.URL.Path)
-	if !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer sk_") {
-		stripeError(w, 401, "invalid_request_error", "", "Invalid API Key provided", nil)
-		return
-	}
 	if err := r.ParseForm(); err != nil {
 		stripeError(w, 400, "invalid_request_error", "", "bad form", nil)
+		return
+	}
+	if !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer sk_") && !s.browserConfirm(r) {
+		stripeError(w, 401, "invalid_request_error", "", "Invalid API Key provided", nil)
 		return
 	}
 	key := r.Header.Get("Idempotency-Key")
@@ -366,4 +366,16 @@ func num(v any) int64 {
 		return i
 	}
 	return 0
+}
+
+// browserConfirm reports whether r is what Stripe.js sends from the
+// browser to confirm a PaymentIntent: the publishable key and the intent's
+// client secret in the body, no secret key.
+func (s *Stripe) browserConfirm(r *http.Request) bool {
+	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	if r.Method != http.MethodPost || len(parts) != 4 || parts[1] != "payment_intents" || parts[3] != "confirm" {
+		return false
+	}
+	pi := s.intents[parts[2]]
+	return strings.HasPrefix(r.PostForm.Get("key"), "pk_") && pi != nil && pi["client_secret"] == r.PostForm.Get("client_secret")
 }
