@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/uptrace/bun"
+
 	"marquee/store"
 	"marquee/store/storetest"
 )
@@ -79,7 +81,10 @@ func (ts *testServer) userID(t *testing.T, email string) string {
 // double submit, someone else's order, paying from the wallet (too little,
 // then enough), fulfilment moves legal and not, refund to the wallet.
 func TestOrderLifecycle(t *testing.T) {
-	ts := newTestServer(t, storetest.Postgres(t))
+	storetest.Both(t, func(t *testing.T, db *bun.DB) { testOrderLifecycle(t, newTestServer(t, db)) })
+}
+
+func testOrderLifecycle(t *testing.T, ts *testServer) {
 	ctx := context.Background()
 	shop := loadShop(t, ts)
 	app, _ := ts.store.AppByIDOrName(ctx, "demo")
@@ -214,7 +219,10 @@ func TestOrderLifecycle(t *testing.T) {
 // The shipping step after the order exists; paying needs it for physical
 // items.
 func TestCheckoutShippingStep(t *testing.T) {
-	ts := newTestServer(t, storetest.Postgres(t))
+	storetest.Both(t, func(t *testing.T, db *bun.DB) { testCheckoutShippingStep(t, newTestServer(t, db)) })
+}
+
+func testCheckoutShippingStep(t *testing.T, ts *testServer) {
 	ctx := context.Background()
 	shop := loadShop(t, ts)
 	app, _ := ts.store.AppByIDOrName(ctx, "demo")
