@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/uptrace/bun"
+
 	"marquee/scripts/seed"
 	"marquee/store"
 	"marquee/store/storetest"
@@ -46,7 +48,10 @@ func (c *caller) page(path string, want int, contains ...string) string {
 // Checkout, payment and fulfilment with JavaScript off: every step is a
 // page and a form.
 func TestCheckoutWithoutJavaScript(t *testing.T) {
-	ts := newTestServer(t, storetest.Postgres(t))
+	storetest.Both(t, func(t *testing.T, db *bun.DB) { testCheckoutWithoutJavaScript(t, newTestServer(t, db)) })
+}
+
+func testCheckoutWithoutJavaScript(t *testing.T, ts *testServer) {
 	ctx := context.Background()
 	shop := loadShop(t, ts)
 	app, _ := ts.store.AppByIDOrName(ctx, "demo")
@@ -68,6 +73,8 @@ func TestCheckoutWithoutJavaScript(t *testing.T) {
 		t.Fatalf("after review: %s", loc)
 	}
 	orderID := strings.TrimPrefix(loc, "/apps/demo/checkout?orderId=")
+	// The cart became the order: back on the checkout, the order is offered.
+	buyer.page("/apps/demo/checkout", 200, "Your cart is empty", "/apps/demo/checkout?orderId="+orderID)
 	buyer.page(loc, 200, "First name", "ZIP code", `href="/apps/demo/checkout?orderId=`+orderID+`&amp;step=review"`)
 	bad := buyer.form("/apps/demo/checkout/shipping", url.Values{"orderId": {orderID}, "firstName": {"Ada"}})
 	buyer.page(bad, 200, "✕", "Last name is required")
