@@ -28,6 +28,7 @@ const (
 // move the status machine does not allow 409, too little money 402.
 func orderError(err error) error {
 	var inv *store.ErrInvalid
+	var declined *payments.DeclinedError
 	switch {
 	case err == nil:
 		return nil
@@ -37,6 +38,13 @@ func orderError(err error) error {
 		return notFound(msgOrderNotFound)
 	case errors.Is(err, store.ErrIllegalTransition):
 		return &Error{Status: http.StatusConflict, Message: "This order cannot be changed that way in its current status", Err: err}
+	case errors.As(err, &declined):
+		// A card or PayPal refusal: the provider's reason, not the wallet's.
+		return &Error{Status: http.StatusPaymentRequired, Message: declined.Message(), Err: err}
+	case errors.Is(err, payments.ErrProvider):
+		return &Error{Status: http.StatusBadGateway, Message: "The payment provider could not be reached. Please try again.", Err: err}
+	case errors.Is(err, payments.ErrNotThisOrder):
+		return &Error{Status: http.StatusConflict, Message: msgPaymentForeign, Err: err}
 	case errors.Is(err, store.ErrInsufficientFunds), errors.Is(err, payments.ErrDeclined):
 		return &Error{Status: http.StatusPaymentRequired, Message: msgNotEnoughWallet, Err: err}
 	case errors.Is(err, store.ErrAmountMismatch):

@@ -694,3 +694,24 @@ func TestPaymentSuccessPageCapturesPayPal(t *testing.T) {
 		t.Fatalf("stripe return: %d", r.Status)
 	}
 }
+
+// The fulfilment screen's refund (POST .../orders/{id}/refund) goes through
+// the order's provider too: a card order is refunded at Stripe.
+func TestFulfilmentRefundOfCardOrder(t *testing.T) {
+	f := newPayFixture(t, storetest.Postgres(t), nil)
+	buyer := commUser(t, f.ts, "follower@demo.test")
+	o := f.order(t, "follower@demo.test", 6400)
+	a := decodePay(t, f.post(t, "/stripe-payments/create-intent", buyer, map[string]any{"orderId": o.ID}))
+	pi := a.Data["paymentIntentId"].(string)
+	if r := f.post(t, "/stripe-payments/confirm", buyer, map[string]any{"paymentIntentId": pi, "paymentMethodId": "pm_card_visa"}); r.Status != 200 {
+		t.Fatalf("pay: %d %s", r.Status, r.Body)
+	}
+	r := f.post(t, "/orders/"+o.ID+"/refund", commUser(t, f.ts, "creator@demo.test"), map[string]any{"reason": "Out of stock after all"})
+	if r.Status != 200 {
+		t.Fatalf("fulfilment refund: %d %s", r.Status, r.Body)
+	}
+	got := f.reload(t, o.ID)
+	if got.Status != store.OrderRefunded || got.RefundReason != "Out of stock after all" || f.stripe.Intent(pi)["amount_refunded"].(float64) != 6400 {
+		t.Fatalf("refunded: %+v, stripe %v", got, f.stripe.Intent(pi)["amount_refunded"])
+	}
+}
