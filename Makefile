@@ -26,7 +26,7 @@ run: build
 	./bin/marquee seed-demo
 	./bin/marquee serve
 
-# Installs or starts PostgreSQL, Redis, MinIO and Chromium when missing.
+# Installs or starts PostgreSQL, Redis, MinIO, stripe-mock and Chromium when missing.
 services:
 	bash scripts/services.sh
 

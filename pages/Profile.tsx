@@ -71,6 +71,13 @@ export default function Profile(props: Props) {
           }}
         />
 
+        {props.viewer.permissions.canAccessStore && (
+          <nav className="profile-links" aria-label="Shopping">
+            <a className="button button-secondary" href={base + "/orders"}>My Orders</a>
+            <a className="button button-secondary" href={base + "/transactions"}>Wallet</a>
+          </nav>
+        )}
+
         <section className="profile-push" aria-label="Push notifications">
           <h2>Push notifications</h2>
           <Island

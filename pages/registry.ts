@@ -17,6 +17,13 @@ import CreateEvent, * as createEvent from "./CreateEvent";
 import Notifications, * as notifications from "./Notifications";
 import Search, * as search from "./Search";
 import ComingSoon, * as comingSoon from "./ComingSoon";
+import Checkout, * as checkout from "./Checkout";
+import Orders, * as orders from "./Orders";
+import Order, * as order from "./Order";
+import PaymentSuccess, * as paymentSuccess from "./PaymentSuccess";
+import CancelOrder, * as cancelOrder from "./CancelOrder";
+import Transactions, * as transactions from "./Transactions";
+import ManageOrders, * as manageOrders from "./ManageOrders";
 
 // A page module as the server entry sees it. goja bundles need static
 // imports, so every page is listed here by the name Go renders it with.
@@ -46,4 +53,11 @@ export const pages: Record<string, PageModule> = {
   Notifications: { component: Notifications, head: notifications.head },
   Search: { component: Search, head: search.head },
   ComingSoon: { component: ComingSoon, head: comingSoon.head },
+  Checkout: { component: Checkout, head: checkout.head },
+  Orders: { component: Orders, head: orders.head },
+  Order: { component: Order, head: order.head, status: order.status },
+  PaymentSuccess: { component: PaymentSuccess, head: paymentSuccess.head },
+  CancelOrder: { component: CancelOrder, head: cancelOrder.head },
+  Transactions: { component: Transactions, head: transactions.head },
+  ManageOrders: { component: ManageOrders, head: manageOrders.head },
 };

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure the servers the tests use are installed and running on this
-# machine: PostgreSQL, Redis, MinIO (for media tests) and Chromium (browser
-# tests). Safe to run repeatedly; it only acts on what is missing.
+# machine: PostgreSQL, Redis, MinIO (for media tests), stripe-mock (card
+# payment tests) and Chromium (browser tests). Safe to run repeatedly; it only acts on what is missing.
 set -euo pipefail
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -48,6 +48,14 @@ fi
 if ! command -v minio >/dev/null 2>&1; then
   echo "installing MinIO (takes a few minutes the first time)"
   go install github.com/minio/minio@latest
+fi
+
+# stripe-mock (Stripe's API double, for the card payment tests), built from
+# source. Like MinIO, each test starts its own on a free port
+# (paymentstest.StartStripeMock); this only installs it.
+if ! command -v stripe-mock >/dev/null 2>&1; then
+  echo "installing stripe-mock"
+  go install github.com/stripe/stripe-mock@latest
 fi
 
 # Chromium for the browser tests.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Config comes from the environment; every field has a default that runs the
@@ -27,7 +28,44 @@ type Config struct {
 	PushAllowLoopbackHTTP bool
 	// PushSubscriber is the VAPID contact (PUSH_SUBSCRIBER, mailto: or https:).
 	PushSubscriber string
+	// OrderExpiry is how long an unpaid order holds its stock before it is
+	// cancelled (ORDER_EXPIRY, a Go duration, default 30m).
+	OrderExpiry time.Duration
+	// WalletEnabled turns the member wallet payment method on (WALLET_ENABLED,
+	// default true).
+	WalletEnabled bool
+	Stripe        StripeConfig
+	PayPal        PayPalConfig
 }
+
+// StripeConfig: the card method is offered only with a secret and a
+// publishable key; webhooks are accepted only with the signing secret.
+type StripeConfig struct {
+	SecretKey      string
+	PublishableKey string
+	WebhookSecret  string
+	// APIBase points the client at stripe-mock or a fake in tests; empty
+	// means Stripe itself.
+	APIBase string
+}
+
+func (s StripeConfig) Enabled() bool { return s.SecretKey != "" && s.PublishableKey != "" }
+
+// PayPalConfig: PayPal is offered only with a client id and secret.
+// WebhookID is the id PayPal gave the webhook subscription; its
+// verify-webhook-signature call needs it.
+type PayPalConfig struct {
+	ClientID     string
+	ClientSecret string
+	APIBase      string
+	WebhookID    string
+}
+
+func (p PayPalConfig) Enabled() bool { return p.ClientID != "" && p.ClientSecret != "" }
+
+// PayPalSandbox is the default PAYPAL_API_BASE: nobody is charged by
+// mistake until a live base is configured on purpose.
+const PayPalSandbox = "https://api-m.sandbox.paypal.com"
 
 type S3Config struct {
 	Endpoint  string
@@ -77,6 +115,23 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		SecretKey:      get("SECRET_KEY", ""),
 		PushSubscriber: get("PUSH_SUBSCRIBER", ""),
 		CookieDomain:   get("COOKIE_DOMAIN", ""),
+	}
+	cfg.OrderExpiry, err = time.ParseDuration(get("ORDER_EXPIRY", "30m"))
+	if err != nil || cfg.OrderExpiry <= 0 {
+		return Config{}, fmt.Errorf("ORDER_EXPIRY: want a positive duration like 30m, got %q", get("ORDER_EXPIRY", ""))
+	}
+	cfg.WalletEnabled = get("WALLET_ENABLED", "true") != "false"
+	cfg.Stripe = StripeConfig{
+		SecretKey:      get("STRIPE_SECRET_KEY", ""),
+		PublishableKey: get("STRIPE_PUBLISHABLE_KEY", ""),
+		WebhookSecret:  get("STRIPE_WEBHOOK_SECRET", ""),
+		APIBase:        strings.TrimRight(get("STRIPE_API_BASE", ""), "/"),
+	}
+	cfg.PayPal = PayPalConfig{
+		ClientID:     get("PAYPAL_CLIENT_ID", ""),
+		ClientSecret: get("PAYPAL_CLIENT_SECRET", ""),
+		APIBase:      strings.TrimRight(get("PAYPAL_API_BASE", PayPalSandbox), "/"),
+		WebhookID:    get("PAYPAL_WEBHOOK_ID", ""),
 	}
 	return cfg, nil
 }

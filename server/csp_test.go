@@ -33,4 +33,22 @@ func TestContentSecurityPolicy(t *testing.T) {
 	if directive(policy, "script-src") != "script-src 'self'" {
 		t.Errorf("scripts must come from this site only: %s", policy)
 	}
+	if strings.Contains(policy, "stripe") || strings.Contains(policy, "paypal") || strings.Contains(policy, "frame-src") {
+		t.Errorf("no payment hosts without payment keys: %s", policy)
+	}
+
+	// Cards: Stripe.js and its frames, nothing else from Stripe.
+	withPay := base
+	withPay.Stripe = StripeConfig{SecretKey: "sk", PublishableKey: "pk"}
+	withPay.PayPal = PayPalConfig{ClientID: "id", ClientSecret: "secret", APIBase: "https://api-m.sandbox.paypal.com/"}
+	policy = contentSecurityPolicy(withPay)
+	if directive(policy, "script-src") != "script-src 'self' https://js.stripe.com" ||
+		directive(policy, "frame-src") != "frame-src https://js.stripe.com https://hooks.stripe.com" {
+		t.Errorf("card policy: %s", policy)
+	}
+	// PayPal: the no-JavaScript pay form is redirected to PayPal's approval page.
+	if f := directive(policy, "form-action"); !strings.Contains(f, "https://www.sandbox.paypal.com") || !strings.Contains(f, "https://www.paypal.com") ||
+		!strings.Contains(f, "https://api-m.sandbox.paypal.com") || strings.Contains(f, "paypal.com/") {
+		t.Errorf("paypal form-action: %s", policy)
+	}
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -82,9 +83,21 @@ func contentSecurityPolicy(cfg Config) string {
 		}
 		media += " " + scheme + cfg.S3.Endpoint
 	}
-	return "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; " +
+	scripts, frames, forms := "'self'", "", "'self' "+cfg.AuthURL+" "+cfg.PublicURL
+	if cfg.Stripe.Enabled() {
+		// The Payment Element is Stripe.js and Stripe's iframes, loaded
+		// only on the checkout's payment step.
+		scripts += " https://js.stripe.com"
+		frames = "; frame-src https://js.stripe.com https://hooks.stripe.com"
+	}
+	if cfg.PayPal.Enabled() {
+		// The pay form without JavaScript is redirected to PayPal's
+		// approval page, which form-action governs in Chromium.
+		forms += " https://www.paypal.com https://www.sandbox.paypal.com " + origin(cfg.PayPal.APIBase)
+	}
+	return "default-src 'self'; script-src " + scripts + "; style-src 'self' 'unsafe-inline'; " +
 		"img-src " + media + " data: blob: https:; media-src " + media + " blob: https:; connect-src " + media + " https:; " +
-		"form-action 'self' " + cfg.AuthURL + " " + cfg.PublicURL + "; frame-ancestors 'none'; base-uri 'self'; object-src 'none'"
+		"form-action " + forms + frames + "; frame-ancestors 'none'; base-uri 'self'; object-src 'none'"
 }
 
 // headAsGet answers HEAD like GET (crawlers and link checkers send it);
@@ -132,4 +145,13 @@ func (s *Server) setSessionCookie(c echo.Context, token string) {
 
 func (s *Server) clearSessionCookie(c echo.Context) {
 	c.SetCookie(s.sessionCookie("", -1))
+}
+
+// origin is scheme://host of a URL ("" when it has none).
+func origin(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
 }

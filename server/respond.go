@@ -20,6 +20,7 @@ type fields map[string]any
 var topLevel = map[string]bool{
 	"posts": true, "pagination": true, "users": true, "replies": true,
 	"presignedUploadUrl": true, "media": true, "user": true, "publicKey": true,
+	"paypalOrderId": true, "approvalUrl": true,
 }
 
 type envelope struct {

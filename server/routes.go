@@ -6,6 +6,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+
+	"marquee/server/payments"
 )
 
 // routes lists every route of both sites in one place.
@@ -74,6 +76,19 @@ func (s *Server) routes() {
 	appForm("/notifications/settings", s.formNotificationPrefs)
 	app("/search", s.pageSearch)
 	app("/chat", s.pageComingSoon("Chat", "Chat is coming soon", "Talk with the creator and other members here, soon."))
+	// Checkout, orders, the wallet and fulfilment.
+	app("/checkout", s.pageCheckout)
+	app("/orders", s.pageOrders)
+	app("/orders/:orderId", s.pageOrder)
+	app("/payment-success", s.pagePaymentSuccess)
+	app("/cancel_order", s.pageCancelOrder)
+	app("/transactions", s.pageTransactions)
+	app("/manage/orders", s.pageManageOrders)
+	appForm("/checkout", s.formCheckout)
+	appForm("/checkout/shipping", s.formCheckoutShipping)
+	appForm("/checkout/pay", s.formCheckoutPay)
+	appForm("/orders/:orderId/cancel", s.formOrderCancel)
+	appForm("/manage/orders/:orderId", s.formManageOrder)
 	app("/events", s.pageEvents)
 	app("/events.ics", s.eventsFeed)
 	app("/events/:eventId", s.pageEvent)
@@ -130,6 +145,28 @@ func (s *Server) routes() {
 	api.POST("/store/:storeId/cart/items", s.apiCartAdd)
 	api.PUT("/store/:storeId/cart/items/:cartItemId", s.apiCartUpdate)
 	api.DELETE("/store/:storeId/cart/items/:cartItemId", s.apiCartRemove)
+	// Checkout, payments and orders.
+	api.GET("/store/:storeId/stripe-payments/config", s.apiPaymentConfig)
+	api.POST("/store/:storeId/orders/checkout", s.apiCheckout)
+	api.POST("/store/:storeId/musepay/process", s.apiWalletPay)
+	api.GET("/store/:storeId/orders", s.apiOrders)
+	api.GET("/store/:storeId/orders/:orderId", s.apiOrder)
+	api.PUT("/store/:storeId/orders/:orderId/shipping", s.apiOrderShipping)
+	api.POST("/store/:storeId/orders/:orderId/cancel", s.apiOrderCancel)
+	api.GET("/store/:storeId/wallet", s.apiWallet)
+	// Fulfilment (creator and admins).
+	api.GET("/store/:storeId/manage/orders", s.apiManageOrders)
+	api.PUT("/store/:storeId/orders/:orderId/status", s.apiOrderStatus)
+	api.POST("/store/:storeId/orders/:orderId/refund", s.apiOrderRefund)
+	// Card and PayPal payments (SPEC.md section 7 Payments); the providers'
+	// webhooks are signature-checked instead of session-checked.
+	api.POST("/store/:storeId/stripe-payments/create-intent", s.apiStripeCreateIntent)
+	api.POST("/store/:storeId/stripe-payments/confirm", s.apiStripeConfirm)
+	api.POST("/store/:storeId/stripe-payments/refund", s.apiPaymentRefund)
+	api.POST("/store/:storeId/paypal/create-order", s.apiPayPalCreateOrder)
+	api.POST("/store/:storeId/paypal/capture-order", s.apiPayPalCapture)
+	api.POST("/webhooks/stripe", s.apiWebhook(payments.Stripe))
+	api.POST("/webhooks/paypal", s.apiWebhook(payments.PayPal))
 	// Events.
 	api.GET("/events/apps/:appId/events", s.apiEvents)
 	api.POST("/events/apps/:appId/events", s.apiCreateEvent)

@@ -15,6 +15,7 @@ import (
 
 	"marquee/render"
 	"marquee/server/media"
+	"marquee/server/payments"
 	"marquee/server/push"
 	"marquee/store"
 )
@@ -34,6 +35,8 @@ type Server struct {
 	crossOrigin *http.CrossOriginProtection
 	csp         string
 	push        *push.Sender
+	// payments holds the enabled payment providers by method name.
+	payments *payments.Registry
 }
 
 type Deps struct {
@@ -45,6 +48,9 @@ type Deps struct {
 	// Push sends web push; nil builds one on Store (VAPID keys kept in
 	// the database).
 	Push *push.Sender
+	// Payments, when nil, is the wallet alone (if Config.WalletEnabled);
+	// the card and PayPal providers are added by whoever builds the server.
+	Payments *payments.Registry
 }
 
 func New(d Deps) *Server {
@@ -56,6 +62,14 @@ func New(d Deps) *Server {
 	s.push = d.Push
 	if s.push == nil {
 		s.push = &push.Sender{Store: d.Store, Subscriber: d.Config.PushSubscriber, Logger: s.logger}
+	}
+	s.payments = d.Payments
+	if s.payments == nil {
+		s.payments = payments.NewRegistry()
+		if d.Config.WalletEnabled {
+			s.payments.Register(payments.NewWallet(d.Store))
+		}
+		s.registerCardAndPayPal(d)
 	}
 	s.limiter = newRateLimiter(d.Store.Redis, s.logger)
 	s.crossOrigin = s.newCrossOriginProtection()

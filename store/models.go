@@ -11,9 +11,12 @@ func Models() []any {
 		(*Message)(nil), (*MessageAttachment)(nil), (*Reaction)(nil), (*Tag)(nil), (*MessageTag)(nil),
 		(*Store)(nil), (*StoreItem)(nil), (*StoreItemMedia)(nil), (*StoreItemTag)(nil), (*Variant)(nil),
 		(*SubscriptionPlan)(nil), (*Subscription)(nil), (*Cart)(nil), (*CartItem)(nil),
-		(*Order)(nil), (*OrderItem)(nil),
+		(*Order)(nil), (*OrderItem)(nil), (*Entitlement)(nil),
+		(*WalletAccount)(nil), (*WalletTransfer)(nil), (*WalletEntry)(nil),
 		(*Event)(nil), (*EventMedia)(nil), (*Attendee)(nil),
 		(*Notification)(nil), (*PushSubscription)(nil), (*Donation)(nil), (*DonationTier)(nil),
 		(*Link)(nil), (*Secret)(nil), (*JobOutbox)(nil), (*NotificationPreference)(nil),
+		(*Link)(nil), (*Secret)(nil), (*JobOutbox)(nil),
+		(*PaymentEvent)(nil),
 	}
 }

@@ -5,6 +5,7 @@ import { mkdtempSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { createServer } from "node:net";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { before, after } from "node:test";
 import { chromium } from "playwright-core";
@@ -132,4 +133,24 @@ export async function testImagePNG(page) {
     return canvas.toDataURL("image/png");
   });
   return Buffer.from(dataUrl.split(",")[1], "base64");
+}
+
+// startFakePayments builds and runs scripts/fakepaypal (the PayPal fake and,
+// with "-stripe", the Stripe fake); it prints one URL per fake, first line
+// first. Returns { paypal, stripe, stop }.
+export async function startFakePayments(args = []) {
+  const bin = join(mkdtempSync(join(tmpdir(), "fakepay-")), "fakepaypal");
+  execFileSync("go", ["build", "-o", bin, "./scripts/fakepaypal"], { cwd: root, stdio: "inherit" });
+  const child = spawn(bin, args, { stdio: ["ignore", "pipe", "inherit"] });
+  const want = args.includes("-stripe") ? 2 : 1;
+  const urls = await new Promise((resolve, reject) => {
+    const got = [];
+    const lines = createInterface({ input: child.stdout });
+    lines.on("line", (l) => {
+      got.push(l.trim());
+      if (got.length === want) resolve(got);
+    });
+    child.once("exit", (code) => reject(new Error("fakepaypal exited " + code)));
+  });
+  return { paypal: urls[0], stripe: urls[1], stop: () => child.kill("SIGTERM") };
 }

@@ -100,6 +100,11 @@ func CanUnfollow(role string) bool { return role == Follower }
 // SkipsSubscriptionGate: creators, admins and moderators always pass.
 func SkipsSubscriptionGate(role string) bool { return AtLeast(role, Moderator) }
 
+// CanRefundPayments: only the app's creator and admins give a buyer's money
+// back (card and PayPal refunds). Moderators keep the community, not the
+// till.
+func CanRefundPayments(role string) bool { return AtLeast(role, Admin) }
+
 // Gated reports whether the subscription gate of SPEC.md section 2 holds the
 // viewer back: gating is enabled and required, the viewer is not staff, and
 // has no valid subscription. A SUBSCRIBER role alone is not enough: a
@@ -143,3 +148,15 @@ func CanRemoveAttendee(targetRole string) bool { return CanLeaveEvent(targetRole
 // AnnouncesToMembers: a new post or event by the app's creator or admins
 // notifies every member; anyone else's would be noise to thousands of people.
 func AnnouncesToMembers(role string) bool { return AtLeast(role, Admin) }
+
+// CanFulfilOrders: the app's creator and admins, who run the store, see
+// every order and move it through fulfilment (processing, shipped,
+// delivered, cancel, refund).
+func CanFulfilOrders(f Flags) bool { return f.CanManageStore }
+
+// CanCancelOrder: a buyer may cancel their own unpaid order; those who
+// fulfil orders may cancel any unpaid one. Whether the order is still
+// unpaid is the status machine's question, not this one.
+func CanCancelOrder(f Flags, isBuyer bool) bool {
+	return (isBuyer && f.CanAccessStore) || CanFulfilOrders(f)
+}

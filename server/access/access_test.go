@@ -127,6 +127,13 @@ func TestRules(t *testing.T) {
 		{"host not removable", CanRemoveAttendee("HOST"), n},
 		{"creator skips gate", SkipsSubscriptionGate(Creator), y},
 		{"subscriber role alone does not skip gate", SkipsSubscriptionGate(Subscriber), n},
+		{"creator refunds payments", CanRefundPayments(Creator), y},
+		{"admin refunds payments", CanRefundPayments(Admin), y},
+		{"moderator does not refund", CanRefundPayments(Moderator), n},
+		{"subscriber does not refund", CanRefundPayments(Subscriber), n},
+		{"follower does not refund", CanRefundPayments(Follower), n},
+		{"signed-in non-member does not refund", CanRefundPayments(Authenticated), n},
+		{"visitor does not refund", CanRefundPayments(Public), n},
 		{"unknown requirement means creator", AtLeast(Admin, "nonsense"), n},
 		{"public requirement", AtLeast(Public, Public), y},
 	} {
@@ -147,5 +154,33 @@ func TestRules(t *testing.T) {
 		if c.got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, c.got, c.want)
 		}
+	}
+}
+
+// TestOrderRules: who fulfils, who cancels, by role (default settings).
+func TestOrderRules(t *testing.T) {
+	settings := store.DefaultSettings("t")
+	table := []struct {
+		role                         string
+		fulfil, cancelOwn, cancelAny bool
+	}{
+		{Public, n, n, n},
+		{Authenticated, n, n, n},
+		{Follower, n, y, n},
+		{Subscriber, n, y, n},
+		{Moderator, n, y, n},
+		{Admin, y, y, y},
+		{Creator, y, y, y},
+	}
+	for _, r := range table {
+		f := For(settings, r.role)
+		if CanFulfilOrders(f) != r.fulfil || CanCancelOrder(f, true) != r.cancelOwn || CanCancelOrder(f, false) != r.cancelAny {
+			t.Errorf("%s: fulfil %v cancelOwn %v cancelAny %v", r.role, CanFulfilOrders(f), CanCancelOrder(f, true), CanCancelOrder(f, false))
+		}
+	}
+	off := store.DefaultSettings("t")
+	off.Features.Store.Enabled = false
+	if f := For(off, Creator); CanFulfilOrders(f) || CanCancelOrder(f, true) {
+		t.Error("store off: no order actions")
 	}
 }

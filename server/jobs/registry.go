@@ -18,6 +18,9 @@ type Deps struct {
 	Logger *slog.Logger
 	// Push sends web push; nil builds one on Store.
 	Push *push.Sender
+	// OrderExpiry is how long an unpaid order holds its stock
+	// (ORDER_EXPIRY; 0 means store.DefaultOrderExpiry).
+	OrderExpiry time.Duration
 }
 
 // Product lists every worker and every repeating job of Marquee, in one
@@ -42,5 +45,9 @@ func Product(d Deps) Work {
 		river.AddWorker(workers, &SweepUploadsWorker{Files: local, Logger: d.Logger})
 		every(time.Hour, SweepUploadsArgs{})
 	}
+	// Unpaid orders give their stock back once their hold is over; checked
+	// every minute, so an order is cancelled at most a minute late.
+	river.AddWorker(workers, &ExpireOrdersWorker{Orders: d.Store, After: d.OrderExpiry, Logger: d.Logger})
+	every(time.Minute, ExpireOrdersArgs{})
 	return Work{Workers: workers, Periodic: periodic}
 }

@@ -1,0 +1,101 @@
+// The card path of the checkout (SPEC.md section 4) with Stripe configured
+// against the local fake Stripe API (scripts/fakepaypal -stripe). The
+// browser cannot reach js.stripe.com here, so a stand-in Stripe.js is served
+// for it: it mounts a form and confirms the PaymentIntent through the fake
+// API the way Stripe.js does (publishable key and client secret). What is
+// real: the lazy loading of Stripe.js on the payment step only, the
+// PaymentIntent from the server, and the server asking Stripe before the
+// order becomes PAID.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { startServer, startFakePayments, launchBrowser, signIn, watchErrors, screenshotDir } from "./helpers.mjs";
+
+mkdirSync(screenshotDir, { recursive: true });
+const shot = (page, name) => page.screenshot({ path: join(screenshotDir, "card-" + name + "-390x844.png"), fullPage: true });
+const env = { server: null, browser: null, fake: null };
+
+before(async () => {
+  env.fake = await startFakePayments(["-stripe", "-stripe-webhook-secret", "whsec_browser"]);
+  env.server = await startServer({
+    STRIPE_SECRET_KEY: "sk_test_browser",
+    STRIPE_PUBLISHABLE_KEY: "pk_test_browser",
+    STRIPE_WEBHOOK_SECRET: "whsec_browser",
+    STRIPE_API_BASE: env.fake.stripe,
+  });
+  env.browser = await launchBrowser();
+});
+
+after(async () => {
+  await env.browser?.close();
+  await env.server?.stop();
+  env.fake?.stop();
+});
+
+const fakeStripeJS = `(function () {
+  function Stripe(pk) {
+    var clientSecret = "";
+    return {
+      _registerWrapper: function () {},
+      elements: function (opts) {
+        clientSecret = opts.clientSecret;
+        return { create: function () { return {
+          mount: function (el) { el.innerHTML = '<div class="fake-payment-element"><label>Card number <input value="4242 4242 4242 4242" readonly></label></div>'; },
+          destroy: function () {},
+        }; } };
+      },
+      confirmPayment: function () {
+        var id = clientSecret.split("_secret_")[0];
+        return fetch("https://api.stripe.com/v1/payment_intents/" + id + "/confirm", {
+          method: "POST",
+          headers: { "Content-Type": "application/x-www-form-urlencoded" },
+          body: "payment_method=pm_card_visa&key=" + encodeURIComponent(pk) + "&client_secret=" + encodeURIComponent(clientSecret),
+        }).then(function (r) { return r.json(); }).then(function (j) { return j.error ? { error: j.error } : { paymentIntent: j }; });
+      },
+    };
+  }
+  Stripe.version = "endive";
+  window.Stripe = Stripe;
+})();`;
+
+test("the card method loads Stripe.js only on the payment step, and the order is paid on Stripe's word", async () => {
+  const { context, page } = await signIn(env, "follower@demo.test");
+  const errors = watchErrors(page);
+  const stripeLoads = [];
+  await context.route("https://js.stripe.com/**", (route) => {
+    stripeLoads.push(route.request().url());
+    return route.fulfill({ contentType: "application/javascript", body: fakeStripeJS });
+  });
+  await context.route("https://api.stripe.com/**", async (route) => {
+    const u = new URL(route.request().url());
+    const res = await route.fetch({ url: env.fake.stripe + u.pathname + u.search });
+    await route.fulfill({ response: res, headers: { ...res.headers(), "access-control-allow-origin": "*" } });
+  });
+
+  await page.goto(env.server.base + "/apps/demo/store?search=brush");
+  await Promise.all([page.waitForURL(/\/store\/items\//), page.locator(".item-card a").first().click()]);
+  await page.locator('.add-to-cart[data-hydrated="true"]').waitFor();
+  await page.locator(".add-button").click();
+  await page.locator(".added-alert", { hasText: "Added" }).waitFor();
+  await page.goto(env.server.base + "/apps/demo/checkout");
+  await Promise.all([page.waitForURL(/orderId=/), page.getByRole("button", { name: "Continue to Payment" }).click()]);
+  await page.locator('.checkout-pay[data-hydrated="true"]').waitFor();
+  const orderId = new URL(page.url()).searchParams.get("orderId");
+
+  const methods = await page.locator(".method").allInnerTexts();
+  assert.deepEqual(methods.map((m) => m.split("\n")[0].trim()), ["Wallet", "Card"], "no PayPal without its keys");
+  assert.equal(stripeLoads.length, 0, "Stripe.js is not loaded before the card is chosen");
+
+  await page.locator(".method", { hasText: "Card" }).click();
+  await page.locator(".fake-payment-element").waitFor();
+  assert.equal(stripeLoads.length, 1, stripeLoads.join(" "));
+  await shot(page, "1-card-form");
+
+  await Promise.all([page.waitForURL(new RegExp("/apps/demo/orders/" + orderId + "$")), page.locator(".pay-button").click()]);
+  assert.match(await page.locator(".status").innerText(), /Payment Confirmed/);
+  assert.match(await page.locator("body").innerText(), /Card/);
+  await shot(page, "2-order");
+  assert.deepEqual(errors, []);
+  await context.close();
+});

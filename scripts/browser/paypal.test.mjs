@@ -1,0 +1,114 @@
+// The PayPal path of the checkout (SPEC.md section 4) against the local fake
+// PayPal (scripts/fakepaypal): create the PayPal order, go to its approval
+// page, approve, come back to payment-success, which captures and shows
+// 'Payment Successful!'. Cancelling returns to cancel_order.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { startServer, startFakePayments, launchBrowser, signIn, watchErrors, screenshotDir } from "./helpers.mjs";
+
+mkdirSync(screenshotDir, { recursive: true });
+const shot = (page, name) => page.screenshot({ path: join(screenshotDir, "paypal-" + name + "-390x844.png"), fullPage: true });
+const env = { server: null, browser: null, fake: null, fakeURL: "" };
+
+before(async () => {
+  const fake = await startFakePayments(["-client-id", "browser-client", "-client-secret", "browser-secret", "-webhook-id", "WH-BROWSER"]);
+  env.fake = fake;
+  env.fakeURL = fake.paypal;
+  env.server = await startServer({
+    PAYPAL_CLIENT_ID: "browser-client",
+    PAYPAL_CLIENT_SECRET: "browser-secret",
+    PAYPAL_API_BASE: fake.paypal,
+    PAYPAL_WEBHOOK_ID: "WH-BROWSER",
+  });
+  env.browser = await launchBrowser();
+});
+
+after(async () => {
+  await env.browser?.close();
+  await env.server?.stop();
+  env.fake?.stop();
+});
+
+// toPayment puts an item without shipping (found by search) in the cart
+// and goes to the checkout's payment step.
+async function toPayment(page, search) {
+  await page.goto(env.server.base + "/apps/demo/store?search=" + encodeURIComponent(search));
+  await Promise.all([page.waitForURL(/\/store\/items\//), page.locator(".item-card a").first().click()]);
+  await page.locator('.add-to-cart[data-hydrated="true"]').waitFor();
+  await page.locator(".add-button").click();
+  await page.locator(".added-alert", { hasText: "Added" }).waitFor();
+  await page.goto(env.server.base + "/apps/demo/checkout");
+  await Promise.all([page.waitForURL(/orderId=/), page.getByRole("button", { name: "Continue to Payment" }).click()]);
+  await page.locator('.checkout-pay[data-hydrated="true"]').waitFor();
+}
+
+test("only configured methods are offered: wallet and PayPal, no card without Stripe keys", async () => {
+  const { context, page } = await signIn(env, "subscriber@demo.test");
+  await toPayment(page, "brush");
+  const methods = await page.locator(".method").allInnerTexts();
+  assert.equal(methods.length, 2, methods.join(" | "));
+  assert.match(methods[0], /Wallet/);
+  assert.match(methods[1], /PayPal/);
+  // Cancelling on PayPal's page returns to cancel_order.
+  await page.locator(".method", { hasText: "PayPal" }).click();
+  await Promise.all([page.waitForURL((u) => u.toString().startsWith(env.fakeURL)), page.locator(".pay-button").click()]);
+  await Promise.all([page.waitForURL(/\/apps\/demo\/cancel_order/), page.getByRole("link", { name: "Cancel and return to merchant" }).click()]);
+  await page.getByRole("link", { name: "View My Orders" }).waitFor();
+  await page.getByRole("link", { name: "Continue Shopping" }).waitFor();
+  await shot(page, "cancelled");
+  await context.close();
+});
+
+test("a follower pays with PayPal: approval page, back to payment-success, captured, 'Payment Successful!'", async () => {
+  const { context, page } = await signIn(env, "follower@demo.test");
+  const errors = watchErrors(page);
+  // The Custom Portrait Commission: $150, more than the demo wallet holds.
+  await toPayment(page, "portrait");
+  const orderId = new URL(page.url()).searchParams.get("orderId");
+  await page.locator(".method", { hasText: "PayPal" }).click();
+  assert.match(await page.locator(".pay-button").innerText(), /Pay with PayPal/);
+  await shot(page, "1-payment");
+
+  await Promise.all([page.waitForURL((u) => u.toString().startsWith(env.fakeURL + "/checkoutnow")), page.locator(".pay-button").click()]);
+  assert.match(await page.locator("body").innerText(), /150\.00 USD/);
+  await shot(page, "2-approve");
+
+  await Promise.all([page.waitForURL(/\/apps\/demo\/payment-success/), page.getByRole("button", { name: "Pay Now" }).click()]);
+  const back = new URL(page.url());
+  assert.equal(back.searchParams.get("processor"), "paypal");
+  assert.equal(back.searchParams.get("orderId"), orderId);
+  assert.ok(back.searchParams.get("token"), "PayPal's order id comes back as token");
+  await page.getByRole("heading", { name: "Payment Successful!" }).waitFor();
+  await shot(page, "3-success");
+  // The local cart copy is gone and the server cart is empty.
+  assert.equal(await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith("marquee-cart:")).length), 0);
+
+  // A reload captures again, harmlessly.
+  await page.reload();
+  await page.getByRole("heading", { name: "Payment Successful!" }).waitFor();
+
+  await Promise.all([page.waitForURL(/\/orders\//), page.getByRole("link", { name: "View Order Details" }).click()]);
+  assert.match(await page.locator(".status").innerText(), /Payment Confirmed/);
+  assert.match(await page.locator("body").innerText(), /PayPal/);
+  await shot(page, "4-order");
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("without JavaScript the PayPal choice still goes to PayPal and back", async () => {
+  const { context, page } = await signIn(env, "admin@demo.test");
+  await toPayment(page, "sample pack");
+  const orderId = new URL(page.url()).searchParams.get("orderId");
+  const nojs = await env.browser.newContext({ viewport: { width: 390, height: 844 }, javaScriptEnabled: false, storageState: await context.storageState() });
+  const p2 = await nojs.newPage();
+  await p2.goto(env.server.base + "/apps/demo/checkout?orderId=" + orderId + "&step=payment");
+  await p2.locator('input[name="paymentMethod"][value="paypal"]').check();
+  await Promise.all([p2.waitForURL((u) => u.toString().startsWith(env.fakeURL + "/checkoutnow")), p2.locator(".pay-button").click()]);
+  await Promise.all([p2.waitForURL(/payment-success/), p2.getByRole("button", { name: "Pay Now" }).click()]);
+  await p2.getByRole("heading", { name: "Payment Successful!" }).waitFor();
+  await shot(p2, "nojs-success");
+  await nojs.close();
+  await context.close();
+});

@@ -1,0 +1,173 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"marquee/server/access"
+	"marquee/server/payments"
+	"marquee/store"
+)
+
+// POST /api/store/:storeId/stripe-payments/create-intent {amount, currency,
+// orderId, metadata}: the order's PaymentIntent, for the amount the server
+// computed when the order was made. One order has one PaymentIntent however
+// often (and however concurrently) Pay is clicked.
+func (s *Server) apiStripeCreateIntent(c echo.Context) error {
+	sc, err := s.paymentScope(c)
+	if err != nil {
+		return err
+	}
+	var req payRequest
+	if err := c.Bind(&req); err != nil {
+		return badRequest("Invalid request body")
+	}
+	o, p, err := s.payableOrder(c, sc, payments.Stripe, req)
+	if err != nil {
+		return err
+	}
+	started, err := p.Start(c.Request().Context(), payments.StartRequest{Order: o, Payer: payer(sc), Metadata: clientMetadata(req.Metadata)})
+	if err != nil {
+		return paymentError(err, "Failed to create payment intent", msgNotAwaiting)
+	}
+	return respond(c, http.StatusOK, fields{
+		"paymentIntentId": started.Ref, "clientSecret": started.ClientSecret, "status": started.Status,
+		"orderId": o.ID, "amount": o.Total, "currency": o.Currency,
+	})
+}
+
+type stripeConfirmRequest struct {
+	PaymentIntentID string `json:"paymentIntentId"`
+	PaymentMethodID string `json:"paymentMethodId"`
+}
+
+// POST /api/store/:storeId/stripe-payments/confirm {paymentIntentId,
+// paymentMethodId}: confirms (or, after the Payment Element confirmed in the
+// browser, re-reads) the PaymentIntent at Stripe. The order is PAID only if
+// Stripe says the money arrived; the browser's word is never enough.
+func (s *Server) apiStripeConfirm(c echo.Context) error {
+	sc, err := s.paymentScope(c)
+	if err != nil {
+		return err
+	}
+	var req stripeConfirmRequest
+	if err := c.Bind(&req); err != nil {
+		return badRequest("Invalid request body")
+	}
+	if req.PaymentIntentID = strings.TrimSpace(req.PaymentIntentID); req.PaymentIntentID == "" {
+		return badRequest("paymentIntentId is required")
+	}
+	p, err := s.payments.Get(payments.Stripe)
+	if err != nil {
+		return badRequest("Payment method not available")
+	}
+	ctx := c.Request().Context()
+	o, err := s.store.OrderByPaymentRef(ctx, sc.App.Store.ID, sc.User.ID, payments.Stripe, req.PaymentIntentID)
+	if err != nil {
+		return wrapLoad(err, msgNoOrder)
+	}
+	res, err := p.Confirm(ctx, payments.ConfirmRequest{Order: o, Payer: payer(sc), Ref: req.PaymentIntentID,
+		PaymentMethodID: strings.TrimSpace(req.PaymentMethodID)})
+	if err != nil {
+		return paymentError(err, "Failed to confirm payment", msgNotAwaiting)
+	}
+	msg := "Payment confirmed"
+	if res.Order.Status == store.OrderPending {
+		msg = "Payment is not complete yet"
+	}
+	return respondMessage(c, http.StatusOK, fields{
+		"paymentIntentId": res.Ref, "status": res.Status, "orderId": res.Order.ID, "orderStatus": res.Order.Status,
+		"orderNumber": res.Order.OrderNumber,
+	}, msg)
+}
+
+type refundRequest struct {
+	PaymentIntentID string `json:"paymentIntentId"`
+	Amount          *int64 `json:"amount"`
+	Reason          string `json:"reason"`
+}
+
+// POST /api/store/:storeId/stripe-payments/refund {paymentIntentId, amount,
+// reason}: the creator or an admin gives money back, fully (no amount) or
+// partly, and the order becomes REFUNDED with the reason. The payment id may
+// be a PaymentIntent or a PayPal order: the order's own method refunds it.
+func (s *Server) apiPaymentRefund(c echo.Context) error {
+	sc, err := s.paymentScope(c)
+	if err != nil {
+		return err
+	}
+	if !access.CanRefundPayments(sc.Role) {
+		return forbidden(msgRefundOnly)
+	}
+	var req refundRequest
+	if err := c.Bind(&req); err != nil {
+		return badRequest("Invalid request body")
+	}
+	if req.PaymentIntentID = strings.TrimSpace(req.PaymentIntentID); req.PaymentIntentID == "" {
+		return badRequest("paymentIntentId is required")
+	}
+	amount := int64(0)
+	if req.Amount != nil {
+		if *req.Amount <= 0 {
+			return badRequest("Refund amount must be between 1 and the order total")
+		}
+		amount = *req.Amount
+	}
+	reason := strings.TrimSpace(req.Reason)
+	if len(reason) > 500 {
+		return badRequest("Refund reason must be at most 500 characters")
+	}
+	if reason == "" {
+		reason = "Refunded by the store"
+	}
+	ctx := c.Request().Context()
+	o, err := s.store.OrderByPaymentRef(ctx, sc.App.Store.ID, "", "", req.PaymentIntentID)
+	if err != nil {
+		return wrapLoad(err, "Order not found")
+	}
+	p, err := s.payments.Get(o.PaymentMethod)
+	if err != nil {
+		return badRequest("Payment method not available")
+	}
+	if amount > o.Total {
+		return badRequest("Refund amount must be between 1 and the order total")
+	}
+	out, err := p.Refund(ctx, payments.RefundRequest{Order: o, Amount: amount, Reason: reason})
+	if err != nil {
+		return paymentError(err, "Failed to process refund", msgNotRefundable)
+	}
+	if amount == 0 {
+		amount = o.Total
+	}
+	return respondMessage(c, http.StatusOK, fields{
+		"paymentIntentId": req.PaymentIntentID, "orderId": out.ID, "status": out.Status, "amount": amount,
+		"currency": out.Currency, "refundReason": out.RefundReason, "refundedAt": out.RefundedAt,
+	}, "Refund processed")
+}
+
+// confirmStripeOnReturn re-reads the PaymentIntent of the viewer's PENDING
+// card order for the payment-success page, and answers what the buyer
+// should read when Stripe refused the card ("" otherwise).
+func (s *Server) confirmStripeOnReturn(c echo.Context, sc *Scope, orderID string) string {
+	p, err := s.payments.Get(payments.Stripe)
+	if err != nil {
+		return ""
+	}
+	ctx := c.Request().Context()
+	o, err := s.store.OrderInStore(ctx, sc.App.Store.ID, sc.User.ID, orderID)
+	if err != nil || o.Status != store.OrderPending || o.PaymentMethod != payments.Stripe || o.PaymentRef == "" {
+		return ""
+	}
+	if _, err := p.Confirm(ctx, payments.ConfirmRequest{Order: o, Payer: payer(sc), Ref: o.PaymentRef}); err != nil {
+		var e *Error
+		if errors.As(paymentError(err, "Payment confirmation failed", msgNotAwaiting), &e) && e.Status < 500 {
+			return e.Message
+		}
+		s.logger.Error("stripe confirm on return failed", "order", orderID, "err", err)
+		return "Payment confirmation failed"
+	}
+	return ""
+}

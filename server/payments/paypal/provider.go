@@ -1,0 +1,350 @@
+package paypal
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"marquee/server/payments"
+	"marquee/store"
+)
+
+// Provider is the PayPal method: an order at PayPal per Marquee order, the
+// buyer approves it on PayPal's page, and the capture (server to server) or
+// a verified webhook says the money arrived.
+type Provider struct {
+	Client *Client
+	Store  *store.Storage
+	Logger *slog.Logger
+	// Tolerance is how old a webhook's transmission time may be; 0 is 300 s.
+	Tolerance time.Duration
+	now       func() time.Time
+}
+
+var (
+	_ payments.Provider = (*Provider)(nil)
+	_ payments.Webhooks = (*Provider)(nil)
+)
+
+func (p *Provider) Name() string { return payments.PayPal }
+
+func (p *Provider) log() *slog.Logger {
+	if p.Logger == nil {
+		return slog.Default()
+	}
+	return p.Logger
+}
+
+// Start makes (or reuses) the PayPal order for o and answers where the
+// buyer approves it.
+func (p *Provider) Start(ctx context.Context, req payments.StartRequest) (*payments.Started, error) {
+	o := req.Order
+	if o.Status != store.OrderPending {
+		return nil, store.ErrIllegalTransition
+	}
+	if o.PaymentMethod == payments.PayPal && o.PaymentRef != "" {
+		if po, err := p.Client.GetOrder(ctx, o.PaymentRef); err == nil && po.OrderRef() == o.ID && po.ApprovalURL() != "" &&
+			(po.Status == "CREATED" || po.Status == "PAYER_ACTION_REQUIRED") {
+			return &payments.Started{Ref: po.ID, ApprovalURL: po.ApprovalURL(), Status: po.Status}, nil
+		}
+	}
+	po, err := p.Client.CreateOrder(ctx, CreateOrder{OrderID: o.ID, Number: o.OrderNumber, Amount: o.Total, Currency: o.Currency,
+		ReturnURL: req.ReturnURL, CancelURL: req.CancelURL,
+		RequestID: fmt.Sprintf("marquee-order-%s-paypal-%d", o.ID, o.Total)})
+	if err != nil {
+		return nil, payments.ProviderError("paypal", err)
+	}
+	if po.ID == "" {
+		return nil, payments.ProviderError("paypal", errors.New("order without id"))
+	}
+	if err := p.Store.AttachPayment(ctx, o.ID, payments.PayPal, po.ID); err != nil {
+		return nil, err
+	}
+	if po.ApprovalURL() == "" {
+		return nil, payments.ErrNoApprovalURL
+	}
+	return &payments.Started{Ref: po.ID, ApprovalURL: po.ApprovalURL(), Status: po.Status}, nil
+}
+
+// Confirm captures the approved PayPal order req.Ref and marks the order
+// PAID when PayPal says the whole amount was captured. Capturing again
+// answers the order as it stands.
+func (p *Provider) Confirm(ctx context.Context, req payments.ConfirmRequest) (*payments.Result, error) {
+	o := req.Order
+	if req.Ref == "" || req.Ref != o.PaymentRef {
+		return nil, payments.ErrNotThisOrder
+	}
+	if o.Status != store.OrderPending {
+		if o.PaidAt != nil {
+			return &payments.Result{Order: o, Ref: req.Ref, Status: "COMPLETED"}, nil
+		}
+		return nil, store.ErrIllegalTransition
+	}
+	po, err := p.Client.CaptureOrder(ctx, req.Ref, "marquee-capture-"+req.Ref)
+	var apiErr *APIError
+	if errors.As(err, &apiErr) && apiErr.Status == http.StatusUnprocessableEntity {
+		switch {
+		case apiErr.Issue("ORDER_NOT_APPROVED"):
+			return nil, payments.Declined("The payment was not approved on PayPal.")
+		case apiErr.Issue("INSTRUMENT_DECLINED"), apiErr.Issue("PAYER_ACTION_REQUIRED"):
+			return nil, payments.Declined("PayPal declined the payment method. Choose another one on PayPal.")
+		}
+		return nil, payments.Declined(apiErr.Message)
+	}
+	if err != nil {
+		return nil, payments.ProviderError("paypal", err)
+	}
+	return p.applyCaptured(ctx, o, po)
+}
+
+// applyCaptured marks o PAID from a captured PayPal order.
+func (p *Provider) applyCaptured(ctx context.Context, o *store.Order, po *Order) (*payments.Result, error) {
+	if po.OrderRef() != o.ID {
+		return nil, payments.ErrNotThisOrder
+	}
+	var done *Capture
+	for _, c := range po.Captures() {
+		c := c
+		switch c.Status {
+		case "COMPLETED":
+			done = &c
+		case "DECLINED", "FAILED":
+			if done == nil {
+				p.recordFailure(ctx, o, po.ID, "capture:"+c.ID, "PayPal "+strings.ToLower(c.Status)+" the capture")
+				return nil, payments.Declined("PayPal declined the payment.")
+			}
+		}
+	}
+	if done == nil {
+		// PENDING captures (an eCheck, a review) finish by webhook.
+		return &payments.Result{Order: o, Ref: po.ID, Status: po.Status}, nil
+	}
+	amount, err := Cents(done.Amount.Value)
+	if err != nil {
+		return nil, payments.ProviderError("paypal", err)
+	}
+	res, err := p.pay(ctx, "capture:"+done.ID, "capture", o, po.ID, amount, done.Amount.CurrencyCode)
+	if err != nil {
+		return nil, err
+	}
+	if res.Order.Status == store.OrderPending {
+		return nil, payments.ErrNotThisOrder
+	}
+	res.Status = po.Status
+	return res, nil
+}
+
+func (p *Provider) pay(ctx context.Context, eventID, typ string, o *store.Order, ref string, amount int64, currency string) (*payments.Result, error) {
+	ev := &store.PaymentEvent{Provider: payments.PayPal, EventID: eventID, Type: typ, AppID: &o.AppID, OrderID: &o.ID,
+		PaymentRef: ref, Amount: amount, Currency: strings.ToUpper(currency)}
+	out, fresh, err := p.Store.ApplyPaymentEvent(ctx, ev, func(ctx context.Context, tx bun.Tx, o *store.Order) (string, error) {
+		return p.Store.PayOrderTx(ctx, tx, o, payments.PayPal, ref, amount, currency)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if ev.Outcome == store.OutcomeMismatch || ev.Outcome == store.OutcomeNotPayable {
+		p.log().Error("paypal payment not applied: needs a refund", "order", o.ID, "paypalOrder", ref, "outcome", ev.Outcome,
+			"amount", amount, "currency", currency)
+	}
+	return &payments.Result{Order: out, Ref: ref, Status: statusOf(ev, fresh)}, nil
+}
+
+func (p *Provider) recordFailure(ctx context.Context, o *store.Order, ref, eventID, message string) {
+	ev := &store.PaymentEvent{Provider: payments.PayPal, EventID: eventID, Type: "capture.failed", AppID: &o.AppID, OrderID: &o.ID,
+		PaymentRef: ref, Message: message}
+	if _, _, err := p.Store.ApplyPaymentEvent(ctx, ev, func(context.Context, bun.Tx, *store.Order) (string, error) {
+		return store.OutcomeFailed, nil
+	}); err != nil {
+		p.log().Warn("record failed paypal payment", "order", o.ID, "err", err)
+	}
+}
+
+// Refund gives back req.Amount (0: the whole total) of the order's capture
+// at PayPal, then moves the order to REFUNDED with the reason.
+func (p *Provider) Refund(ctx context.Context, req payments.RefundRequest) (*store.Order, error) {
+	o := req.Order
+	if !store.CanTransition(o.Status, store.OrderRefunded) {
+		return nil, store.ErrIllegalTransition
+	}
+	amount := req.Amount
+	if amount == 0 {
+		amount = o.Total
+	}
+	if amount < 0 || amount > o.Total {
+		return nil, &store.ErrInvalid{Msg: "Refund amount must be between 1 and the order total"}
+	}
+	if o.PaymentMethod != payments.PayPal || o.PaymentRef == "" {
+		return nil, payments.ErrNotThisOrder
+	}
+	po, err := p.Client.GetOrder(ctx, o.PaymentRef)
+	if err != nil {
+		return nil, payments.ProviderError("paypal", err)
+	}
+	var capture *Capture
+	for _, c := range po.Captures() {
+		if c.Status == "COMPLETED" || c.Status == "PARTIALLY_REFUNDED" {
+			c := c
+			capture = &c
+		}
+	}
+	if capture == nil {
+		return nil, payments.ErrNotThisOrder
+	}
+	r, err := p.Client.RefundCapture(ctx, capture.ID, amount, o.Currency, req.Reason, fmt.Sprintf("marquee-order-%s-refund-%d", o.ID, amount))
+	if err != nil {
+		return nil, payments.ProviderError("paypal refund", err)
+	}
+	refunded, _ := Cents(r.Amount.Value)
+	if refunded == 0 {
+		refunded = amount
+	}
+	ev := &store.PaymentEvent{Provider: payments.PayPal, EventID: "refund:" + r.ID, Type: "refund", AppID: &o.AppID, OrderID: &o.ID,
+		PaymentRef: o.PaymentRef, Amount: refunded, Currency: o.Currency, Message: req.Reason}
+	out, _, err := p.Store.ApplyPaymentEvent(ctx, ev, func(ctx context.Context, tx bun.Tx, o *store.Order) (string, error) {
+		return p.Store.RefundOrderTx(ctx, tx, o, req.Reason)
+	})
+	return out, err
+}
+
+// webhookEvent is PayPal's webhook envelope.
+type webhookEvent struct {
+	ID        string          `json:"id"`
+	EventType string          `json:"event_type"`
+	Resource  json.RawMessage `json:"resource"`
+}
+
+// HandleWebhook checks that the delivery is recent (PAYPAL-TRANSMISSION-TIME
+// within the tolerance) and that PayPal vouches for it
+// (verify-webhook-signature), then applies it once per event id.
+func (p *Provider) HandleWebhook(ctx context.Context, body []byte, header http.Header) (*payments.Result, error) {
+	tol := p.Tolerance
+	if tol <= 0 {
+		tol = 300 * time.Second
+	}
+	now := time.Now
+	if p.now != nil {
+		now = p.now
+	}
+	sent, err := time.Parse(time.RFC3339, header.Get("PAYPAL-TRANSMISSION-TIME"))
+	if err != nil || now().Sub(sent) > tol || sent.Sub(now()) > tol {
+		return nil, fmt.Errorf("%w: transmission time missing or outside %s", payments.ErrInvalidWebhook, tol)
+	}
+	if err := p.Client.VerifyWebhook(ctx, header, body); err != nil {
+		if errors.Is(err, ErrBadSignature) || errors.Is(err, ErrNoWebhookID) {
+			return nil, fmt.Errorf("%w: %v", payments.ErrInvalidWebhook, err)
+		}
+		// PayPal could not be asked: answer an error so PayPal retries.
+		return nil, payments.ProviderError("paypal verify", err)
+	}
+	var ev webhookEvent
+	if err := json.Unmarshal(body, &ev); err != nil || ev.ID == "" {
+		return nil, fmt.Errorf("%w: not a PayPal event", payments.ErrInvalidWebhook)
+	}
+	switch ev.EventType {
+	case "PAYMENT.CAPTURE.COMPLETED", "PAYMENT.CAPTURE.DENIED", "PAYMENT.CAPTURE.DECLINED":
+		var c CaptureDetail
+		if err := json.Unmarshal(ev.Resource, &c); err != nil {
+			return nil, fmt.Errorf("%w: capture: %v", payments.ErrInvalidWebhook, err)
+		}
+		o, err := p.Store.OrderByID(ctx, c.CustomID)
+		if errors.Is(err, store.ErrNotFound) {
+			return &payments.Result{Ref: c.ID, Status: store.OutcomeIgnored}, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		ref := c.SupplementaryData.RelatedIDs.OrderID
+		if ref == "" {
+			ref = o.PaymentRef
+		}
+		if ev.EventType != "PAYMENT.CAPTURE.COMPLETED" {
+			rec := &store.PaymentEvent{Provider: payments.PayPal, EventID: ev.ID, Type: ev.EventType, AppID: &o.AppID, OrderID: &o.ID,
+				PaymentRef: ref, Message: "PayPal " + strings.ToLower(c.Status) + " the capture"}
+			out, fresh, err := p.Store.ApplyPaymentEvent(ctx, rec, func(context.Context, bun.Tx, *store.Order) (string, error) {
+				return store.OutcomeFailed, nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			return &payments.Result{Order: out, Ref: ref, Status: statusOf(rec, fresh)}, nil
+		}
+		amount, err := Cents(c.Amount.Value)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", payments.ErrInvalidWebhook, err)
+		}
+		return p.pay(ctx, ev.ID, ev.EventType, o, ref, amount, c.Amount.CurrencyCode)
+	case "CHECKOUT.ORDER.APPROVED":
+		// The buyer approved but may never come back to payment-success
+		// (closed tab): capture from here.
+		var po Order
+		if err := json.Unmarshal(ev.Resource, &po); err != nil {
+			return nil, fmt.Errorf("%w: order: %v", payments.ErrInvalidWebhook, err)
+		}
+		o, err := p.Store.OrderByID(ctx, po.OrderRef())
+		if errors.Is(err, store.ErrNotFound) {
+			return &payments.Result{Ref: po.ID, Status: store.OutcomeIgnored}, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if o.Status != store.OrderPending || o.PaymentRef != po.ID {
+			return &payments.Result{Order: o, Ref: po.ID, Status: store.OutcomeAlready}, nil
+		}
+		return p.Confirm(ctx, payments.ConfirmRequest{Order: o, Ref: po.ID})
+	case "PAYMENT.CAPTURE.REFUNDED":
+		var r struct {
+			ID     string `json:"id"`
+			Amount Money  `json:"amount"`
+			Links  []link `json:"links"`
+		}
+		if err := json.Unmarshal(ev.Resource, &r); err != nil {
+			return nil, fmt.Errorf("%w: refund: %v", payments.ErrInvalidWebhook, err)
+		}
+		captureID := ""
+		for _, l := range r.Links {
+			if l.Rel == "up" {
+				captureID = l.Href[strings.LastIndex(l.Href, "/")+1:]
+			}
+		}
+		if captureID == "" {
+			return &payments.Result{Status: store.OutcomeIgnored}, nil
+		}
+		c, err := p.Client.GetCapture(ctx, captureID)
+		if err != nil {
+			return nil, payments.ProviderError("paypal", err)
+		}
+		o, err := p.Store.OrderByID(ctx, c.CustomID)
+		if errors.Is(err, store.ErrNotFound) {
+			return &payments.Result{Status: store.OutcomeIgnored}, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		amount, _ := Cents(r.Amount.Value)
+		rec := &store.PaymentEvent{Provider: payments.PayPal, EventID: ev.ID, Type: ev.EventType, AppID: &o.AppID, OrderID: &o.ID,
+			PaymentRef: o.PaymentRef, Amount: amount, Currency: r.Amount.CurrencyCode}
+		out, fresh, err := p.Store.ApplyPaymentEvent(ctx, rec, func(ctx context.Context, tx bun.Tx, o *store.Order) (string, error) {
+			return p.Store.RefundOrderTx(ctx, tx, o, "Refunded in PayPal")
+		})
+		if err != nil {
+			return nil, err
+		}
+		return &payments.Result{Order: out, Ref: o.PaymentRef, Status: statusOf(rec, fresh)}, nil
+	}
+	return &payments.Result{Status: store.OutcomeIgnored}, nil
+}
+
+func statusOf(ev *store.PaymentEvent, fresh bool) string {
+	if !fresh {
+		return "duplicate"
+	}
+	return ev.Outcome
+}

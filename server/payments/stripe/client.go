@@ -1,0 +1,224 @@
+// Package stripe takes card payments through Stripe (stripe/stripe-go):
+// Client is the thin layer over the API (PaymentIntents, refunds, webhook
+// signatures); Provider puts it behind payments.Provider and
+// payments.Webhooks.
+package stripe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	sg "github.com/stripe/stripe-go/v85"
+	"github.com/stripe/stripe-go/v85/webhook"
+)
+
+// Options configure a Client.
+type Options struct {
+	SecretKey     string
+	WebhookSecret string
+	// APIBase is another API address (stripe-mock, a fake); empty is Stripe.
+	APIBase    string
+	HTTPClient *http.Client
+	// Tolerance is how old a webhook signature may be; 0 is 300 s.
+	Tolerance time.Duration
+}
+
+// Client speaks to Stripe's API.
+type Client struct {
+	sc            *sg.Client
+	webhookSecret string
+	tolerance     time.Duration
+}
+
+func NewClient(o Options) *Client {
+	cfg := &sg.BackendConfig{
+		HTTPClient: o.HTTPClient,
+		// stripe-go retries network failures and 409s with the same
+		// idempotency key, so a retry never makes a second charge.
+		MaxNetworkRetries: sg.Int64(2),
+		LeveledLogger:     &sg.LeveledLogger{Level: sg.LevelNull},
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = &http.Client{Timeout: 30 * time.Second}
+	}
+	if o.APIBase != "" {
+		cfg.URL = sg.String(strings.TrimRight(o.APIBase, "/"))
+	}
+	tol := o.Tolerance
+	if tol <= 0 {
+		tol = webhook.DefaultTolerance
+	}
+	return &Client{
+		sc:            sg.NewClient(o.SecretKey, sg.WithBackends(sg.NewBackendsWithConfig(cfg))),
+		webhookSecret: o.WebhookSecret,
+		tolerance:     tol,
+	}
+}
+
+// Intent is the part of a PaymentIntent the product reads.
+type Intent struct {
+	ID             string
+	ClientSecret   string
+	Status         string
+	Amount         int64
+	AmountReceived int64
+	Currency       string
+	OrderID        string
+	// FailureMessage is Stripe's own words for the last failed attempt
+	// ("Your card was declined.").
+	FailureMessage string
+}
+
+func intentOf(pi *sg.PaymentIntent) *Intent {
+	in := &Intent{ID: pi.ID, ClientSecret: pi.ClientSecret, Status: string(pi.Status), Amount: pi.Amount,
+		AmountReceived: pi.AmountReceived, Currency: strings.ToUpper(string(pi.Currency)), OrderID: pi.Metadata["orderId"]}
+	if pi.LastPaymentError != nil {
+		in.FailureMessage = pi.LastPaymentError.Msg
+	}
+	return in
+}
+
+// CreateIntent asks for a PaymentIntent of amount (minor units) for an order.
+type CreateIntent struct {
+	OrderID  string
+	Amount   int64
+	Currency string
+	Email    string
+	Metadata map[string]string
+	// IdempotencyKey makes every retry and concurrent click answer the
+	// same PaymentIntent.
+	IdempotencyKey string
+}
+
+// IntentKey is the idempotency key of an order's PaymentIntent. The amount
+// and currency are part of it because Stripe refuses a reused key with other
+// parameters; an order's total never changes, so in practice one order has
+// one key and so one PaymentIntent.
+func IntentKey(orderID string, amount int64, currency string) string {
+	return fmt.Sprintf("marquee-order-%s-intent-%d-%s", orderID, amount, strings.ToLower(currency))
+}
+
+// RefundKey is the idempotency key of a refund of amount for an order: a
+// retried refund click gives the money back once.
+func RefundKey(orderID string, amount int64) string {
+	return fmt.Sprintf("marquee-order-%s-refund-%d", orderID, amount)
+}
+
+func (c *Client) CreateIntent(ctx context.Context, in CreateIntent) (*Intent, error) {
+	p := &sg.PaymentIntentCreateParams{
+		Amount:   sg.Int64(in.Amount),
+		Currency: sg.String(strings.ToLower(in.Currency)),
+		// The Payment Element offers whatever methods the account has on.
+		AutomaticPaymentMethods: &sg.PaymentIntentCreateAutomaticPaymentMethodsParams{Enabled: sg.Bool(true)},
+	}
+	if in.Email != "" {
+		p.ReceiptEmail = sg.String(in.Email)
+	}
+	for k, v := range in.Metadata {
+		p.AddMetadata(k, v)
+	}
+	p.AddMetadata("orderId", in.OrderID)
+	if in.IdempotencyKey != "" {
+		p.SetIdempotencyKey(in.IdempotencyKey)
+	}
+	pi, err := c.sc.V1PaymentIntents.Create(ctx, p)
+	if err != nil {
+		return nil, fmt.Errorf("create payment intent: %w", err)
+	}
+	return intentOf(pi), nil
+}
+
+// Retrieve asks Stripe how a PaymentIntent stands: the server's only source
+// for "the money arrived" besides a signed webhook.
+func (c *Client) Retrieve(ctx context.Context, id string) (*Intent, error) {
+	pi, err := c.sc.V1PaymentIntents.Retrieve(ctx, id, nil)
+	if err != nil {
+		return nil, fmt.Errorf("retrieve payment intent: %w", err)
+	}
+	return intentOf(pi), nil
+}
+
+// ErrCardDeclined wraps Stripe's refusal of a card; the message is Stripe's.
+type CardError struct{ Message string }
+
+func (e *CardError) Error() string { return "card declined: " + e.Message }
+
+// Confirm confirms a PaymentIntent with a payment method collected by the
+// browser. A declined card is a *CardError with Stripe's message.
+func (c *Client) Confirm(ctx context.Context, id, paymentMethodID, returnURL string) (*Intent, error) {
+	p := &sg.PaymentIntentConfirmParams{}
+	if paymentMethodID != "" {
+		p.PaymentMethod = sg.String(paymentMethodID)
+	}
+	if returnURL != "" {
+		p.ReturnURL = sg.String(returnURL)
+	}
+	pi, err := c.sc.V1PaymentIntents.Confirm(ctx, id, p)
+	if err != nil {
+		var se *sg.Error
+		if errors.As(err, &se) && se.Type == sg.ErrorTypeCard {
+			return nil, &CardError{Message: se.Msg}
+		}
+		return nil, fmt.Errorf("confirm payment intent: %w", err)
+	}
+	return intentOf(pi), nil
+}
+
+// Refund is a refund Stripe made.
+type Refund struct {
+	ID            string
+	Amount        int64
+	Currency      string
+	Status        string
+	PaymentIntent string
+}
+
+// CreateRefund gives back amount (0: all that was paid) of a PaymentIntent.
+func (c *Client) CreateRefund(ctx context.Context, paymentIntentID string, amount int64, idempotencyKey string) (*Refund, error) {
+	p := &sg.RefundCreateParams{PaymentIntent: sg.String(paymentIntentID)}
+	if amount > 0 {
+		p.Amount = sg.Int64(amount)
+	}
+	p.Reason = sg.String(string(sg.RefundReasonRequestedByCustomer))
+	if idempotencyKey != "" {
+		p.SetIdempotencyKey(idempotencyKey)
+	}
+	r, err := c.sc.V1Refunds.Create(ctx, p)
+	if err != nil {
+		return nil, fmt.Errorf("create refund: %w", err)
+	}
+	out := &Refund{ID: r.ID, Amount: r.Amount, Currency: strings.ToUpper(string(r.Currency)), Status: string(r.Status)}
+	if r.PaymentIntent != nil {
+		out.PaymentIntent = r.PaymentIntent.ID
+	}
+	return out, nil
+}
+
+// ErrBadSignature: the webhook is not signed by our endpoint's secret, or
+// the signature is older than the tolerance.
+var ErrBadSignature = errors.New("stripe webhook signature invalid or stale")
+
+// ErrNoWebhookSecret: webhooks are refused until STRIPE_WEBHOOK_SECRET is set.
+var ErrNoWebhookSecret = errors.New("stripe webhook secret not configured")
+
+// VerifyEvent checks the Stripe-Signature header with webhook.ConstructEvent's
+// rules (HMAC over the timestamp and body, 300 s tolerance) and answers the
+// event. The API-version check is relaxed: the endpoint's version is chosen
+// in Stripe's dashboard, and only ids, amounts and metadata are read, which
+// every version carries the same way.
+func (c *Client) VerifyEvent(payload []byte, header string) (sg.Event, error) {
+	if c.webhookSecret == "" {
+		return sg.Event{}, ErrNoWebhookSecret
+	}
+	ev, err := webhook.ConstructEventWithOptions(payload, header, c.webhookSecret, webhook.ConstructEventOptions{
+		Tolerance: c.tolerance, IgnoreAPIVersionMismatch: true,
+	})
+	if err != nil {
+		return sg.Event{}, fmt.Errorf("%w: %v", ErrBadSignature, err)
+	}
+	return ev, nil
+}

@@ -1,0 +1,72 @@
+package stripe
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stripe/stripe-go/v85/webhook"
+
+	"marquee/server/payments/paymentstest"
+)
+
+// The calls Marquee makes are accepted by stripe-mock, which validates
+// every parameter against Stripe's OpenAPI spec.
+func TestRequestShapesAgainstStripeMock(t *testing.T) {
+	base := paymentstest.StartStripeMock(t)
+	c := NewClient(Options{SecretKey: "sk_test_123", APIBase: base})
+	ctx := context.Background()
+	in, err := c.CreateIntent(ctx, CreateIntent{OrderID: "ord_1", Amount: 2599, Currency: "USD", Email: "buyer@example.com",
+		Metadata: map[string]string{"orderNumber": "ORD-1"}, IdempotencyKey: IntentKey("ord_1", 2599, "USD")})
+	if err != nil {
+		t.Fatalf("create intent: %v", err)
+	}
+	if !strings.HasPrefix(in.ID, "pi_") || in.ClientSecret == "" {
+		t.Fatalf("intent %+v", in)
+	}
+	if _, err := c.Retrieve(ctx, in.ID); err != nil {
+		t.Fatalf("retrieve: %v", err)
+	}
+	if _, err := c.Confirm(ctx, in.ID, "pm_card_visa", ""); err != nil {
+		t.Fatalf("confirm: %v", err)
+	}
+	r, err := c.CreateRefund(ctx, in.ID, 1000, RefundKey("ord_1", 1000))
+	if err != nil || !strings.HasPrefix(r.ID, "re_") {
+		t.Fatalf("refund: %+v %v", r, err)
+	}
+	if _, err := c.CreateRefund(ctx, in.ID, 0, RefundKey("ord_1", 0)); err != nil {
+		t.Fatalf("full refund: %v", err)
+	}
+	// A parameter Stripe does not know is refused by stripe-mock, so this
+	// test would catch a malformed request.
+	if _, err := c.Retrieve(ctx, ""); err == nil {
+		t.Fatal("retrieve without id succeeded")
+	}
+}
+
+func TestVerifyEvent(t *testing.T) {
+	fs := paymentstest.NewStripe("whsec_abc")
+	c := NewClient(Options{SecretKey: "sk_test_123", WebhookSecret: "whsec_abc"})
+	ev := fs.Event("payment_intent.succeeded", map[string]any{"id": "pi_1", "object": "payment_intent"})
+	got, err := c.VerifyEvent(ev.Payload, ev.Header)
+	if err != nil || got.ID != ev.ID || got.Type != "payment_intent.succeeded" {
+		t.Fatalf("good event: %+v %v", got, err)
+	}
+	stale := webhook.GenerateTestSignedPayload(&webhook.UnsignedPayload{Payload: ev.Payload, Secret: "whsec_abc", Timestamp: time.Now().Add(-301 * time.Second)})
+	if _, err := c.VerifyEvent(ev.Payload, stale.Header); !errors.Is(err, ErrBadSignature) {
+		t.Fatalf("stale: %v", err)
+	}
+	recent := webhook.GenerateTestSignedPayload(&webhook.UnsignedPayload{Payload: ev.Payload, Secret: "whsec_abc", Timestamp: time.Now().Add(-290 * time.Second)})
+	if _, err := c.VerifyEvent(ev.Payload, recent.Header); err != nil {
+		t.Fatalf("290 s old: %v", err)
+	}
+	other := webhook.GenerateTestSignedPayload(&webhook.UnsignedPayload{Payload: ev.Payload, Secret: "whsec_other"})
+	if _, err := c.VerifyEvent(ev.Payload, other.Header); !errors.Is(err, ErrBadSignature) {
+		t.Fatalf("other secret: %v", err)
+	}
+	if _, err := NewClient(Options{SecretKey: "sk"}).VerifyEvent(ev.Payload, ev.Header); err == nil {
+		t.Fatal("no webhook secret accepted an event")
+	}
+}

@@ -1,0 +1,268 @@
+package stripe
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	sg "github.com/stripe/stripe-go/v85"
+	"github.com/uptrace/bun"
+
+	"marquee/server/payments"
+	"marquee/store"
+)
+
+// Provider is the card method: a PaymentIntent per order, the browser's
+// Payment Element collects the card, and the order becomes PAID when Stripe
+// says so (a retrieve after the browser's confirm, or a signed webhook).
+type Provider struct {
+	Client         *Client
+	Store          *store.Storage
+	PublishableKey string
+	Logger         *slog.Logger
+}
+
+var (
+	_ payments.Provider = (*Provider)(nil)
+	_ payments.Webhooks = (*Provider)(nil)
+)
+
+func (p *Provider) Name() string { return payments.Stripe }
+
+func (p *Provider) log() *slog.Logger {
+	if p.Logger == nil {
+		return slog.Default()
+	}
+	return p.Logger
+}
+
+// Start answers the order's PaymentIntent, creating it at most once: the
+// idempotency key is derived from the order, so fifty concurrent Pay clicks
+// get the same PaymentIntent from Stripe.
+func (p *Provider) Start(ctx context.Context, req payments.StartRequest) (*payments.Started, error) {
+	o := req.Order
+	if o.Status != store.OrderPending {
+		return nil, store.ErrIllegalTransition
+	}
+	// A later click reuses the intent already attached, without asking
+	// Stripe to create anything.
+	if o.PaymentMethod == payments.Stripe && strings.HasPrefix(o.PaymentRef, "pi_") {
+		in, err := p.Client.Retrieve(ctx, o.PaymentRef)
+		if err == nil && in.OrderID == o.ID && in.Amount == o.Total && in.Status != string(sg.PaymentIntentStatusCanceled) {
+			return &payments.Started{Ref: in.ID, ClientSecret: in.ClientSecret, Status: in.Status}, nil
+		}
+	}
+	meta := map[string]string{"orderNumber": o.OrderNumber, "appId": o.AppID, "userId": o.UserID}
+	for k, v := range req.Metadata {
+		if _, taken := meta[k]; !taken && k != "orderId" {
+			meta[k] = v
+		}
+	}
+	in, err := p.Client.CreateIntent(ctx, CreateIntent{OrderID: o.ID, Amount: o.Total, Currency: o.Currency,
+		Email: req.Payer.Email, Metadata: meta, IdempotencyKey: IntentKey(o.ID, o.Total, o.Currency)})
+	if err != nil {
+		return nil, payments.ProviderError("stripe", err)
+	}
+	if in.OrderID != o.ID || in.Amount != o.Total {
+		return nil, payments.ErrNotThisOrder
+	}
+	if err := p.Store.AttachPayment(ctx, o.ID, payments.Stripe, in.ID); err != nil {
+		return nil, err
+	}
+	return &payments.Started{Ref: in.ID, ClientSecret: in.ClientSecret, Status: in.Status}, nil
+}
+
+// Confirm asks Stripe about req.Ref (confirming it first when the browser
+// sent a payment method) and marks the order PAID only if Stripe says the
+// whole amount was received. A declined card leaves the order PENDING with
+// Stripe's reason.
+func (p *Provider) Confirm(ctx context.Context, req payments.ConfirmRequest) (*payments.Result, error) {
+	o := req.Order
+	if req.Ref == "" || req.Ref != o.PaymentRef {
+		return nil, payments.ErrNotThisOrder
+	}
+	var in *Intent
+	var err error
+	if req.PaymentMethodID != "" && o.Status == store.OrderPending {
+		in, err = p.Client.Confirm(ctx, req.Ref, req.PaymentMethodID, "")
+	} else {
+		in, err = p.Client.Retrieve(ctx, req.Ref)
+	}
+	var ce *CardError
+	if errors.As(err, &ce) {
+		p.recordFailure(ctx, o, req.Ref, "confirm:"+req.Ref+":"+store.NewID(), ce.Message)
+		return nil, payments.Declined(ce.Message)
+	}
+	if err != nil {
+		return nil, payments.ProviderError("stripe", err)
+	}
+	if in.OrderID != o.ID {
+		return nil, payments.ErrNotThisOrder
+	}
+	switch sg.PaymentIntentStatus(in.Status) {
+	case sg.PaymentIntentStatusSucceeded:
+		return p.paid(ctx, "intent:"+in.ID+":succeeded", "payment_intent.retrieved", o, in)
+	case sg.PaymentIntentStatusRequiresPaymentMethod:
+		if in.FailureMessage != "" {
+			return nil, payments.Declined(in.FailureMessage)
+		}
+	}
+	// processing, requires_action, requires_confirmation: not paid yet; the
+	// webhook or a later confirm finishes it.
+	return &payments.Result{Order: o, Ref: in.ID, Status: in.Status}, nil
+}
+
+func (p *Provider) paid(ctx context.Context, eventID, typ string, order *store.Order, in *Intent) (*payments.Result, error) {
+	orderID := order.ID
+	ev := &store.PaymentEvent{Provider: payments.Stripe, EventID: eventID, Type: typ, AppID: &order.AppID, OrderID: &orderID,
+		PaymentRef: in.ID, Amount: in.AmountReceived, Currency: in.Currency}
+	o, _, err := p.Store.ApplyPaymentEvent(ctx, ev, func(ctx context.Context, tx bun.Tx, o *store.Order) (string, error) {
+		return p.Store.PayOrderTx(ctx, tx, o, payments.Stripe, in.ID, in.AmountReceived, in.Currency)
+	})
+	if err != nil {
+		return nil, err
+	}
+	switch ev.Outcome {
+	case store.OutcomeMismatch, store.OutcomeNotPayable:
+		p.log().Error("stripe payment not applied: needs a refund", "order", orderID, "intent", in.ID, "outcome", ev.Outcome,
+			"amount", in.AmountReceived, "currency", in.Currency)
+	}
+	if o.Status == store.OrderPending {
+		return nil, payments.ErrNotThisOrder
+	}
+	return &payments.Result{Order: o, Ref: in.ID, Status: in.Status}, nil
+}
+
+func (p *Provider) recordFailure(ctx context.Context, o *store.Order, ref, eventID, message string) {
+	ev := &store.PaymentEvent{Provider: payments.Stripe, EventID: eventID, Type: "payment_intent.payment_failed",
+		AppID: &o.AppID, OrderID: &o.ID, PaymentRef: ref, Message: message}
+	if _, _, err := p.Store.ApplyPaymentEvent(ctx, ev, func(context.Context, bun.Tx, *store.Order) (string, error) {
+		return store.OutcomeFailed, nil
+	}); err != nil {
+		p.log().Warn("record failed card payment", "order", o.ID, "err", err)
+	}
+}
+
+// Refund gives back req.Amount (0: the whole total) at Stripe, then moves
+// the order to REFUNDED with the reason. The refund's idempotency key makes
+// a retried click refund once.
+func (p *Provider) Refund(ctx context.Context, req payments.RefundRequest) (*store.Order, error) {
+	o := req.Order
+	if !store.CanTransition(o.Status, store.OrderRefunded) {
+		return nil, store.ErrIllegalTransition
+	}
+	amount := req.Amount
+	if amount == 0 {
+		amount = o.Total
+	}
+	if amount < 0 || amount > o.Total {
+		return nil, &store.ErrInvalid{Msg: "Refund amount must be between 1 and the order total"}
+	}
+	if o.PaymentMethod != payments.Stripe || o.PaymentRef == "" {
+		return nil, payments.ErrNotThisOrder
+	}
+	r, err := p.Client.CreateRefund(ctx, o.PaymentRef, amount, RefundKey(o.ID, amount))
+	if err != nil {
+		return nil, payments.ProviderError("stripe refund", err)
+	}
+	ev := &store.PaymentEvent{Provider: payments.Stripe, EventID: "refund:" + r.ID, Type: "refund", AppID: &o.AppID,
+		OrderID: &o.ID, PaymentRef: o.PaymentRef, Amount: r.Amount, Currency: r.Currency, Message: req.Reason}
+	out, _, err := p.Store.ApplyPaymentEvent(ctx, ev, func(ctx context.Context, tx bun.Tx, o *store.Order) (string, error) {
+		return p.Store.RefundOrderTx(ctx, tx, o, req.Reason)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// HandleWebhook verifies a delivery's Stripe-Signature and applies it. Each
+// event id is applied once (payment_events); a repeat answers the order as
+// it stands with status "duplicate".
+func (p *Provider) HandleWebhook(ctx context.Context, body []byte, header http.Header) (*payments.Result, error) {
+	ev, err := p.Client.VerifyEvent(body, header.Get("Stripe-Signature"))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", payments.ErrInvalidWebhook, err)
+	}
+	switch ev.Type {
+	case "payment_intent.succeeded", "payment_intent.payment_failed":
+		var pi sg.PaymentIntent
+		if err := json.Unmarshal(ev.Data.Raw, &pi); err != nil {
+			return nil, fmt.Errorf("%w: payment intent: %v", payments.ErrInvalidWebhook, err)
+		}
+		in := intentOf(&pi)
+		o, err := p.Store.OrderByID(ctx, in.OrderID)
+		if errors.Is(err, store.ErrNotFound) {
+			// Not ours (another integration on the same account): nothing to do.
+			return &payments.Result{Ref: in.ID, Status: store.OutcomeIgnored}, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if ev.Type == "payment_intent.succeeded" {
+			return p.webhookPaid(ctx, ev, o, in)
+		}
+		rec := &store.PaymentEvent{Provider: payments.Stripe, EventID: ev.ID, Type: string(ev.Type), AppID: &o.AppID,
+			OrderID: &o.ID, PaymentRef: in.ID, Amount: in.Amount, Currency: in.Currency, Message: in.FailureMessage}
+		o, fresh, err := p.Store.ApplyPaymentEvent(ctx, rec, func(context.Context, bun.Tx, *store.Order) (string, error) {
+			return store.OutcomeFailed, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		return &payments.Result{Order: o, Ref: in.ID, Status: statusOf(rec, fresh)}, nil
+	case "charge.refunded":
+		var ch sg.Charge
+		if err := json.Unmarshal(ev.Data.Raw, &ch); err != nil {
+			return nil, fmt.Errorf("%w: charge: %v", payments.ErrInvalidWebhook, err)
+		}
+		if ch.PaymentIntent == nil {
+			return &payments.Result{Status: store.OutcomeIgnored}, nil
+		}
+		o, err := p.Store.OrderByProviderRef(ctx, payments.Stripe, ch.PaymentIntent.ID)
+		if errors.Is(err, store.ErrNotFound) {
+			return &payments.Result{Ref: ch.PaymentIntent.ID, Status: store.OutcomeIgnored}, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		rec := &store.PaymentEvent{Provider: payments.Stripe, EventID: ev.ID, Type: string(ev.Type), AppID: &o.AppID,
+			OrderID: &o.ID, PaymentRef: ch.PaymentIntent.ID, Amount: ch.AmountRefunded, Currency: strings.ToUpper(string(ch.Currency))}
+		o, fresh, err := p.Store.ApplyPaymentEvent(ctx, rec, func(ctx context.Context, tx bun.Tx, o *store.Order) (string, error) {
+			return p.Store.RefundOrderTx(ctx, tx, o, "Refunded in Stripe")
+		})
+		if err != nil {
+			return nil, err
+		}
+		return &payments.Result{Order: o, Ref: ch.PaymentIntent.ID, Status: statusOf(rec, fresh)}, nil
+	}
+	return &payments.Result{Status: store.OutcomeIgnored}, nil
+}
+
+func (p *Provider) webhookPaid(ctx context.Context, ev sg.Event, o *store.Order, in *Intent) (*payments.Result, error) {
+	rec := &store.PaymentEvent{Provider: payments.Stripe, EventID: ev.ID, Type: string(ev.Type), AppID: &o.AppID,
+		OrderID: &o.ID, PaymentRef: in.ID, Amount: in.AmountReceived, Currency: in.Currency}
+	o, fresh, err := p.Store.ApplyPaymentEvent(ctx, rec, func(ctx context.Context, tx bun.Tx, o *store.Order) (string, error) {
+		return p.Store.PayOrderTx(ctx, tx, o, payments.Stripe, in.ID, in.AmountReceived, in.Currency)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if rec.Outcome == store.OutcomeMismatch || rec.Outcome == store.OutcomeNotPayable {
+		p.log().Error("stripe payment not applied: needs a refund", "order", o.ID, "intent", in.ID, "outcome", rec.Outcome)
+	}
+	return &payments.Result{Order: o, Ref: in.ID, Status: statusOf(rec, fresh)}, nil
+}
+
+// statusOf names what a delivery did: the outcome, or "duplicate" for an
+// event seen before.
+func statusOf(ev *store.PaymentEvent, fresh bool) string {
+	if !fresh {
+		return "duplicate"
+	}
+	return ev.Outcome
+}

@@ -1,0 +1,230 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+)
+
+// PaymentEvent is one thing a payment provider told us about an order: a
+// webhook (its event id), or a refund made through the API (its refund id).
+// (provider, event_id) is unique, so the same event is applied once however
+// often and however concurrently it is delivered.
+type PaymentEvent struct {
+	bun.BaseModel `bun:"table:payment_events"`
+
+	ID         string    `bun:",pk" json:"id"`
+	Provider   string    `bun:",notnull" json:"provider"`
+	EventID    string    `bun:",notnull" json:"eventId"`
+	Type       string    `bun:",notnull" json:"type"`
+	AppID      *string   `json:"-"`
+	OrderID    *string   `json:"orderId"`
+	PaymentRef string    `bun:",notnull,default:''" json:"paymentRef"`
+	Amount     int64     `bun:",notnull,default:0" json:"amount"`
+	Currency   string    `bun:",notnull,default:''" json:"currency"`
+	Outcome    string    `bun:",notnull,default:''" json:"outcome"`
+	Message    string    `bun:",notnull,default:''" json:"message"`
+	CreatedAt  time.Time `bun:",notnull,default:current_timestamp" json:"createdAt"`
+}
+
+// Outcomes of a payment event, kept on its row so support can tell what a
+// delivery did.
+const (
+	OutcomePaid          = "PAID"
+	OutcomeRefunded      = "REFUNDED"
+	OutcomeFailed        = "FAILED"
+	OutcomeAlready       = "ALREADY_APPLIED"
+	OutcomeMismatch      = "AMOUNT_MISMATCH"
+	OutcomeNotPayable    = "NOT_PAYABLE"
+	OutcomeNotRefundable = "NOT_REFUNDABLE"
+	OutcomeIgnored       = "IGNORED"
+)
+
+// AttachPayment remembers the provider payment (PaymentIntent, PayPal
+// order) started for a PENDING order, so a later confirm, capture or webhook
+// that names only the provider's id finds the order. Only a PENDING order
+// takes one: ErrIllegalTransition otherwise.
+func (s *Storage) AttachPayment(ctx context.Context, orderID, method, ref string) error {
+	res, err := s.DB.NewUpdate().Model((*Order)(nil)).
+		Set("payment_method = ?", method).Set("payment_ref = ?", ref).Set("updated_at = ?", time.Now().UTC()).
+		Where("id = ? AND status = ?", orderID, OrderPending).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("attach payment to order: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return ErrIllegalTransition
+	}
+	return nil
+}
+
+// OrderInStore loads an order of storeID; with userID set, only that
+// member's (someone else's order is ErrNotFound, as if it did not exist).
+func (s *Storage) OrderInStore(ctx context.Context, storeID, userID, orderID string) (*Order, error) {
+	o := new(Order)
+	q := s.DB.NewSelect().Model(o).Where("id = ? AND store_id = ?", orderID, storeID)
+	if userID != "" {
+		q = q.Where("user_id = ?", userID)
+	}
+	if err := selectOne(ctx, q, "order"); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// OrderByPaymentRef finds the order a provider payment belongs to, in
+// storeID (and of userID when set; of any method when method is empty). An
+// empty ref finds nothing.
+func (s *Storage) OrderByPaymentRef(ctx context.Context, storeID, userID, method, ref string) (*Order, error) {
+	if strings.TrimSpace(ref) == "" {
+		return nil, ErrNotFound
+	}
+	o := new(Order)
+	q := s.DB.NewSelect().Model(o).Where("payment_ref = ? AND store_id = ?", ref, storeID)
+	if method != "" {
+		q = q.Where("payment_method = ?", method)
+	}
+	if userID != "" {
+		q = q.Where("user_id = ?", userID)
+	}
+	if err := selectOne(ctx, q.Order("created_at DESC"), "order"); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// OrderByID loads any order by id, for webhooks (which are not scoped to a
+// viewer: the provider's signature is the authority).
+func (s *Storage) OrderByID(ctx context.Context, orderID string) (*Order, error) {
+	o := new(Order)
+	if err := selectOne(ctx, s.DB.NewSelect().Model(o).Where("id = ?", orderID), "order"); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// PaymentApply changes the order an event is about, inside the event's
+// transaction, and answers the outcome to record.
+type PaymentApply func(ctx context.Context, tx bun.Tx, o *Order) (string, error)
+
+// ApplyPaymentEvent records ev and, only if this is the first time the
+// provider's event id is seen, runs apply on ev's order in the same
+// transaction (the order row locked). It answers the order as it now
+// stands and whether this delivery was the first. If apply fails nothing is
+// recorded, so the provider's retry tries again.
+func (s *Storage) ApplyPaymentEvent(ctx context.Context, ev *PaymentEvent, apply PaymentApply) (*Order, bool, error) {
+	if ev.ID == "" {
+		ev.ID = NewID()
+	}
+	var order *Order
+	fresh := false
+	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if tx.Dialect().Name() == dialect.SQLite {
+			// Take SQLite's write lock first so two deliveries queue here
+			// instead of failing on a lock upgrade.
+			if _, err := tx.ExecContext(ctx, "UPDATE payment_events SET outcome = outcome WHERE 0"); err != nil {
+				return fmt.Errorf("lock payment events: %w", err)
+			}
+		}
+		// The unique (provider, event_id) decides: a concurrent duplicate
+		// waits here for the first to commit, then inserts nothing.
+		res, err := tx.NewInsert().Model(ev).On("CONFLICT (provider, event_id) DO NOTHING").Exec(ctx)
+		if err != nil {
+			return fmt.Errorf("record payment event: %w", err)
+		}
+		n, _ := res.RowsAffected()
+		fresh = n == 1
+		if ev.OrderID == nil {
+			return nil
+		}
+		o := new(Order)
+		q := tx.NewSelect().Model(o).Where("id = ?", *ev.OrderID)
+		if tx.Dialect().Name() == dialect.PG {
+			q = q.For("UPDATE")
+		}
+		if err := selectOne(ctx, q, "order"); err != nil {
+			return err
+		}
+		order = o
+		if !fresh || apply == nil {
+			return nil
+		}
+		outcome, err := apply(ctx, tx, o)
+		if err != nil {
+			return err
+		}
+		ev.Outcome = outcome
+		if _, err := tx.NewUpdate().Model((*PaymentEvent)(nil)).Set("outcome = ?", outcome).Set("message = ?", ev.Message).
+			Where("id = ?", ev.ID).Exec(ctx); err != nil {
+			return fmt.Errorf("record payment event outcome: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	return order, fresh, nil
+}
+
+// PayOrderTx marks o PAID inside an event's transaction when the provider
+// says amount of currency arrived for ref. A PENDING order of another amount
+// or currency stays PENDING (AMOUNT_MISMATCH); an order already paid by ref
+// is ALREADY_APPLIED; one paid otherwise or cancelled is NOT_PAYABLE (the
+// money needs a refund, which is logged by the caller).
+func (s *Storage) PayOrderTx(ctx context.Context, tx bun.Tx, o *Order, method, ref string, amount int64, currency string) (string, error) {
+	if o.Status != OrderPending {
+		if o.PaidAt != nil && o.PaymentRef == ref {
+			return OutcomeAlready, nil
+		}
+		return OutcomeNotPayable, nil
+	}
+	if amount != o.Total || !strings.EqualFold(currency, o.Currency) {
+		return OutcomeMismatch, nil
+	}
+	if err := s.MarkPaidTx(ctx, tx, o, method, ref); err != nil {
+		return "", err
+	}
+	return OutcomePaid, nil
+}
+
+// RefundOrderTx moves o to REFUNDED with reason inside an event's
+// transaction, for money the provider already gave back.
+func (s *Storage) RefundOrderTx(ctx context.Context, tx bun.Tx, o *Order, reason string) (string, error) {
+	if o.Status == OrderRefunded {
+		return OutcomeAlready, nil
+	}
+	if !CanTransition(o.Status, OrderRefunded) {
+		return OutcomeNotRefundable, nil
+	}
+	if err := s.transition(ctx, tx, o, OrderRefunded, TransitionOptions{RefundReason: reason}); err != nil {
+		return "", err
+	}
+	return OutcomeRefunded, nil
+}
+
+// PaymentEvents lists what providers reported about an order, oldest first
+// (refund amounts for the order page, and tests).
+func (s *Storage) PaymentEvents(ctx context.Context, orderID string) ([]PaymentEvent, error) {
+	var out []PaymentEvent
+	if err := s.DB.NewSelect().Model(&out).Where("order_id = ?", orderID).Order("created_at ASC", "id ASC").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("load payment events: %w", err)
+	}
+	return out, nil
+}
+
+// OrderByProviderRef finds the order whose payment ref is ref, in any app:
+// for webhooks, whose only authority is the provider's signature.
+func (s *Storage) OrderByProviderRef(ctx context.Context, method, ref string) (*Order, error) {
+	if strings.TrimSpace(ref) == "" {
+		return nil, ErrNotFound
+	}
+	o := new(Order)
+	q := s.DB.NewSelect().Model(o).Where("payment_ref = ? AND payment_method = ?", ref, method).Order("created_at DESC")
+	if err := selectOne(ctx, q, "order"); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
