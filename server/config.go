@@ -22,6 +22,9 @@ type Config struct {
 	// CookieDomain lets the main and auth hosts share the session cookie in
 	// production (e.g. ".example.com"); empty means host-only.
 	CookieDomain string
+	// Limits are the brute-force and write limits; zero fields take
+	// DefaultLimits (tests lower them).
+	Limits Limits
 }
 
 type S3Config struct {

@@ -30,6 +30,7 @@ type Server struct {
 	// limiter counts sign-in and sign-up attempts (Redis when present);
 	// crossOrigin refuses cross-site writes on both sites (csrf.go).
 	limiter     *rateLimiter
+	limits      Limits
 	crossOrigin *http.CrossOriginProtection
 	csp         string
 }
@@ -49,6 +50,7 @@ func New(d Deps) *Server {
 		s.logger = slog.Default()
 	}
 	s.limiter = newRateLimiter(d.Store.Redis, s.logger)
+	s.limits = d.Config.Limits.withDefaults()
 	s.crossOrigin = s.newCrossOriginProtection()
 	s.main = s.newEcho()
 	s.auth = s.newEcho()
