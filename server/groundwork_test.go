@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-
 	"marquee/store"
 	"marquee/store/storetest"
 )
@@ -191,4 +190,3 @@ func TestEnvelope(t *testing.T) {
 			json: map[string]any{"data.userMembership.app.id": present{}, "data.userMembership.role": "FOLLOWER"}},
 	})
 }
-

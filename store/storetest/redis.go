@@ -2,8 +2,8 @@ package storetest
 
 import (
 	"context"
-	"os"
 	"net/url"
+	"os"
 	"testing"
 	"time"
 
