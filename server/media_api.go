@@ -117,6 +117,9 @@ func (s *Server) apiCreateMedia(c echo.Context) error {
 	if err := checkUploadRequest(&req); err != nil {
 		return err
 	}
+	if err := s.limitWrite(c, "media", user.ID); err != nil {
+		return err
+	}
 	id := store.NewID()
 	key := "users/" + user.ID + "/" + req.MediaKey + "/" + id + mediaTypes[req.MimeType]
 	var appID *string
