@@ -33,6 +33,14 @@ func PostgresURL() string {
 // own database so tests can run in parallel and never see each other's rows.
 func Postgres(t testing.TB) *bun.DB {
 	t.Helper()
+	db, _ := PostgresURLOf(t)
+	return db
+}
+
+// PostgresURLOf is Postgres, also answering the database's URL, for tests
+// that hand it to a separate process (the built binary, the CLI).
+func PostgresURLOf(t testing.TB) (*bun.DB, string) {
+	t.Helper()
 	ctx := context.Background()
 	base := PostgresURL()
 	admin, err := store.Open(base)
@@ -69,7 +77,7 @@ func Postgres(t testing.TB) *bun.DB {
 	if err := store.Migrate(ctx, db, migrations.Migrations); err != nil {
 		t.Fatalf("migrate %s: %v", name, err)
 	}
-	return db
+	return db, u.String()
 }
 
 // SQLite opens a migrated SQLite file in a temporary folder.
