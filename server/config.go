@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Config comes from the environment; every field has a default that runs the
@@ -22,6 +23,9 @@ type Config struct {
 	// CookieDomain lets the main and auth hosts share the session cookie in
 	// production (e.g. ".example.com"); empty means host-only.
 	CookieDomain string
+	// DrainDelay is how long a shutdown keeps serving after /healthz turned
+	// 503, so load balancers stop sending before the listeners close.
+	DrainDelay time.Duration
 	// Limits are the brute-force and write limits; zero fields take
 	// DefaultLimits (tests lower them).
 	Limits Limits
@@ -56,7 +60,12 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("AUTH_PORT: %w", err)
 	}
+	drain, err := time.ParseDuration(get("SHUTDOWN_DELAY", "3s"))
+	if err != nil || drain < 0 {
+		return Config{}, fmt.Errorf("SHUTDOWN_DELAY: want a duration such as 3s, got %q", get("SHUTDOWN_DELAY", ""))
+	}
 	cfg := Config{
+		DrainDelay:  drain,
 		Port:        port,
 		AuthPort:    authPort,
 		DatabaseURL: get("DATABASE_URL", "data/marquee.db"),

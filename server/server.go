@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -31,6 +32,8 @@ type Server struct {
 	// crossOrigin refuses cross-site writes on both sites (csrf.go).
 	limiter     *rateLimiter
 	limits      Limits
+	// draining is set when a shutdown begins: /healthz answers 503.
+	draining atomic.Bool
 	crossOrigin *http.CrossOriginProtection
 	csp         string
 }
@@ -69,8 +72,12 @@ func (s *Server) newEcho() *echo.Echo {
 func (s *Server) Main() http.Handler { return s.main }
 func (s *Server) Auth() http.Handler { return s.auth }
 
-// Run serves both sites until ctx is cancelled, then drains in-flight
-// requests for up to 10 seconds.
+// Run serves both sites until ctx is cancelled (SIGTERM), then shuts down
+// without dropping a connection: /healthz answers 503 at once and keep-alive
+// ends, the server keeps serving for Config.DrainDelay while load balancers
+// notice and stop sending, and only then closes its listeners (a listener
+// closed while clients still connect resets the connections waiting in its
+// backlog) and waits up to 10 seconds for requests in flight.
 func (s *Server) Run(ctx context.Context) error {
 	servers := []*http.Server{
 		{Addr: fmt.Sprintf(":%d", s.cfg.Port), Handler: s.main, ReadHeaderTimeout: 10 * time.Second},
@@ -92,6 +99,12 @@ func (s *Server) Run(ctx context.Context) error {
 	var runErr error
 	select {
 	case <-ctx.Done():
+		s.draining.Store(true)
+		for _, srv := range servers {
+			srv.SetKeepAlivesEnabled(false)
+		}
+		s.logger.Info("shutting down: health check now 503, draining", "delay", s.cfg.DrainDelay)
+		time.Sleep(s.cfg.DrainDelay)
 	case runErr = <-errs:
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -101,5 +114,6 @@ func (s *Server) Run(ctx context.Context) error {
 			s.logger.Warn("shutdown", "addr", srv.Addr, "err", err)
 		}
 	}
+	s.logger.Info("stopped")
 	return runErr
 }
