@@ -80,7 +80,7 @@ func TestManage(t *testing.T) {
 // list or a per-field path is refused with a message instead of a success
 // that stores nothing.
 func TestAppSetLinks(t *testing.T) {
-	_, dbURL := storetest.PostgresURLOf(t)
+	dbURL := storetest.URL(storetest.Postgres(t))
 	t.Setenv("DATABASE_URL", dbURL)
 	t.Setenv("MEDIA_DIR", t.TempDir())
 	t.Setenv("REDIS_URL", "")

@@ -33,7 +33,7 @@ func TestShutdownUnderLoad(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	_, dbURL := storetest.PostgresURLOf(t)
+	dbURL := storetest.URL(storetest.Postgres(t))
 	port, authPort := freePort(t), freePort(t)
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	env := append(os.Environ(), "DATABASE_URL="+dbURL, "REDIS_URL=", "S3_ENDPOINT=", "MEDIA_DIR="+t.TempDir(),

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/uptrace/bun"
@@ -17,6 +18,7 @@ import (
 	"marquee/render"
 	"marquee/scripts/seed"
 	"marquee/server"
+	"marquee/server/jobs"
 	"marquee/server/media"
 	"marquee/store"
 	"marquee/store/migrations"
@@ -49,6 +51,10 @@ func openApp(ctx context.Context, logger *slog.Logger) (*application, error) {
 		return nil, err
 	}
 	if err := store.Migrate(ctx, db, migrations.Migrations); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := jobs.Migrate(ctx, db, cfg.DatabaseURL, logger); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -138,7 +144,23 @@ func serve(ctx context.Context, logger *slog.Logger) error {
 	}
 	a.storage.Build = engine.BuildID()
 	srv := server.New(server.Deps{Config: a.cfg, Store: a.storage, Renderer: engine, Files: a.files, Logger: logger})
-	return srv.Run(ctx)
+	queue, err := jobs.New(ctx, jobs.Options{DB: a.db, DatabaseURL: a.cfg.DatabaseURL, Logger: logger,
+		Work: jobs.Product(jobs.Deps{Store: a.storage, Files: a.files, Logger: logger})})
+	if err != nil {
+		return err
+	}
+	if err := queue.Start(ctx); err != nil {
+		return err
+	}
+	runErr := srv.Run(ctx)
+	// The server has drained; running jobs get the same grace to finish,
+	// and whatever has not started stays queued in the database.
+	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := queue.Stop(stopCtx); err != nil {
+		logger.Warn("stop job queue", "err", err)
+	}
+	return runErr
 }
 
 func seedDemo(ctx context.Context, logger *slog.Logger) error {

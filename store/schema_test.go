@@ -205,11 +205,13 @@ var typeNames = map[string]string{
 	"timestamp without time zone": "timestamp",
 	"bool":                        "boolean",
 	"int8":                        "bigint",
-	"int":                         "integer",
-	"int4":                        "integer",
-	"int2":                        "smallint",
-	"float8":                      "double precision",
-	"float4":                      "real",
+	// A serial is an integer whose default is a sequence.
+	"bigserial": "bigint",
+	"int":       "integer",
+	"int4":      "integer",
+	"int2":      "smallint",
+	"float8":    "double precision",
+	"float4":    "real",
 }
 
 var typeLength = regexp.MustCompile(`\(.*\)$`)

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/uptrace/bun"
@@ -32,14 +33,6 @@ func PostgresURL() string {
 // PostgresURL, migrates it and drops it when the test ends. Each test gets its
 // own database so tests can run in parallel and never see each other's rows.
 func Postgres(t testing.TB) *bun.DB {
-	t.Helper()
-	db, _ := PostgresURLOf(t)
-	return db
-}
-
-// PostgresURLOf is Postgres, also answering the database's URL, for tests
-// that hand it to a separate process (the built binary, the CLI).
-func PostgresURLOf(t testing.TB) (*bun.DB, string) {
 	t.Helper()
 	ctx := context.Background()
 	base := PostgresURL()
@@ -77,7 +70,21 @@ func PostgresURLOf(t testing.TB) (*bun.DB, string) {
 	if err := store.Migrate(ctx, db, migrations.Migrations); err != nil {
 		t.Fatalf("migrate %s: %v", name, err)
 	}
-	return db, u.String()
+	urls.Store(db, u.String())
+	t.Cleanup(func() { urls.Delete(db) })
+	return db
+}
+
+// urls remembers the URL of each throwaway database, for code that needs
+// its own connection to it (river's pgx pool).
+var urls sync.Map
+
+// URL answers the PostgreSQL URL of a database made by Postgres, or "" for
+// SQLite.
+func URL(db *bun.DB) string {
+	u, _ := urls.Load(db)
+	s, _ := u.(string)
+	return s
 }
 
 // SQLite opens a migrated SQLite file in a temporary folder.

@@ -1,0 +1,36 @@
+package jobs
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"marquee/server/media"
+	"marquee/store"
+)
+
+// Deps are what the product's jobs need.
+type Deps struct {
+	Store  *store.Storage
+	Files  media.Storage
+	Logger *slog.Logger
+}
+
+// Product lists every worker and every repeating job of Marquee, in one
+// place, as routes.go lists every route.
+func Product(d Deps) Work {
+	workers := river.NewWorkers()
+	var periodic []*river.PeriodicJob
+	every := func(interval time.Duration, args river.JobArgs) {
+		periodic = append(periodic, river.NewPeriodicJob(river.PeriodicInterval(interval),
+			func() (river.JobArgs, *river.InsertOpts) { return args, nil },
+			&river.PeriodicJobOpts{RunOnStart: true}))
+	}
+
+	if local, ok := d.Files.(*media.Local); ok {
+		river.AddWorker(workers, &SweepUploadsWorker{Files: local, Logger: d.Logger})
+		every(time.Hour, SweepUploadsArgs{})
+	}
+	return Work{Workers: workers, Periodic: periodic}
+}
