@@ -28,12 +28,13 @@ type Server struct {
 	logger   *slog.Logger
 	main     *echo.Echo
 	auth     *echo.Echo
-	// limiter counts sign-in and sign-up attempts (Redis when present);
+	// limiter counts sign-in attempts and member writes against limits
+	// (Redis when present);
 	// crossOrigin refuses cross-site writes on both sites (csrf.go).
-	limiter     *rateLimiter
-	limits      Limits
+	limiter *rateLimiter
+	limits  Limits
 	// draining is set when a shutdown begins: /healthz answers 503.
-	draining atomic.Bool
+	draining    atomic.Bool
 	crossOrigin *http.CrossOriginProtection
 	csp         string
 }
