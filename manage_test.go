@@ -5,9 +5,11 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"marquee/store"
+	"marquee/store/storetest"
 )
 
 // TestManage runs the CLI commands against a SQLite file, as
@@ -82,5 +84,70 @@ func TestManage(t *testing.T) {
 	// 12.50 once and 5.00 once: the repeated reference credited nothing.
 	if bal, err := a.storage.WalletBalance(ctx, app.ID, fan.ID); err != nil || bal != 1750 {
 		t.Errorf("fan wallet %d (%v), want 1750", bal, err)
+	}
+}
+
+// TestAppSetLinks: `app set NAME features.links.settings.links=JSON` stores
+// the link-in-bio links (on PostgreSQL), the landing shows them, and a bad
+// list or a per-field path is refused with a message instead of a success
+// that stores nothing.
+func TestAppSetLinks(t *testing.T) {
+	dbURL := storetest.URL(storetest.Postgres(t))
+	t.Setenv("DATABASE_URL", dbURL)
+	t.Setenv("MEDIA_DIR", t.TempDir())
+	t.Setenv("REDIS_URL", "")
+	t.Setenv("S3_ENDPOINT", "")
+	ctx := context.Background()
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	a, err := openApp(ctx, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if _, err := a.storage.CreateUser(ctx, "owner@example.test", "owner", "x"); err != nil {
+		t.Fatal(err)
+	}
+	const links = `[{"title":"Shop","url":"https://shop.example.com"},{"title":"Old","url":"http://old.example.com","enabled":false}]`
+	for _, args := range [][]string{
+		{"app", "create", "bio", "--creator", "owner@example.test"},
+		{"app", "set", "bio", "features.links.enabled=true", "features.links.settings.links=" + links},
+	} {
+		if err := manage(ctx, args, logger); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+	}
+	app, err := a.storage.AppByIDOrName(ctx, "bio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := a.storage.LinksOfApp(ctx, app.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Title != "Shop" || got[0].URL != "https://shop.example.com" || !got[0].Enabled ||
+		got[1].Title != "Old" || got[1].Enabled {
+		t.Fatalf("stored links: %+v", got)
+	}
+	for _, bad := range []string{
+		"features.links.settings.links=not json",
+		`features.links.settings.links=[{"title":"","url":"https://x.example"}]`,
+		`features.links.settings.links=[{"title":"X","url":"javascript:alert(1)"}]`,
+		`features.links.settings.links=[{"title":"X","link":"https://x.example"}]`,
+		"features.links.settings.links.0.url=https://x.example",
+	} {
+		err := manage(ctx, []string{"app", "set", "bio", bad}, logger)
+		if err == nil || !strings.Contains(err.Error(), "link") {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+	// A refused list changed nothing; an empty list clears.
+	if after, _ := a.storage.LinksOfApp(ctx, app.ID); len(after) != 2 {
+		t.Errorf("a refused list changed the links: %+v", after)
+	}
+	if err := manage(ctx, []string{"app", "set", "bio", "features.links.settings.links=[]"}, logger); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := a.storage.LinksOfApp(ctx, app.ID); len(after) != 0 {
+		t.Errorf("links after clearing: %+v", after)
 	}
 }

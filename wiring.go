@@ -62,16 +62,14 @@ func openApp(ctx context.Context, logger *slog.Logger) (*application, error) {
 	a := &application{cfg: cfg, db: db, logger: logger}
 	var cache store.Cache = store.NewMemoryCache()
 	if cfg.RedisURL != "" {
-		opts, err := redis.ParseURL(cfg.RedisURL)
+		// Short timeouts and a breaker: when Redis is down, pages, sessions
+		// and rate limits fall back to the database or the process at once.
+		client, err := store.OpenRedis(cfg.RedisURL)
 		if err != nil {
 			db.Close()
-			return nil, fmt.Errorf("REDIS_URL: %w", err)
+			return nil, err
 		}
-		// Short timeouts: when Redis is down, pages fall back to the
-		// database quickly instead of waiting on the cache.
-		opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = 300*time.Millisecond, 300*time.Millisecond, 300*time.Millisecond
-		opts.MaxRetries = 0
-		a.redis = redis.NewClient(opts)
+		a.redis = client
 		cache = &store.RedisCache{Client: a.redis, Prefix: "marquee:"}
 	}
 	files, err := openFiles(ctx, cfg, db)
@@ -81,7 +79,8 @@ func openApp(ctx context.Context, logger *slog.Logger) (*application, error) {
 	}
 	a.files = files
 	a.storage = store.NewStorage(db, cache, media.Signer{Storage: files}, logger)
-	// Sessions and rate-limit counters live in Redis when there is one.
+	// Redis caches sessions (the database keeps them) and holds the
+	// rate-limit counters every process shares.
 	a.storage.Redis = a.redis
 	return a, nil
 }

@@ -78,20 +78,24 @@ function Viewer({ group, onClose }: { group: StoryGroup; onClose: () => void }) 
   const media = story?.media ?? null;
   const isVideo = media?.type === "VIDEO";
 
-  const next = useCallback(() => {
-    if (index >= stories.length - 1) onClose();
-    else setIndex(index + 1);
-  }, [index, stories.length, onClose]);
-  const prev = useCallback(() => {
-    if (index <= 0) onClose();
-    else setIndex(index - 1);
-  }, [index, onClose]);
-
-  useEffect(() => {
+  // Moving to another story resets its clock in the same update: resetting
+  // in an effect afterwards left one render where the new index met the old
+  // elapsed time (15 s), which skipped a story (1 of 3 -> 3 of 3) or closed
+  // the viewer before the second of two.
+  const goTo = useCallback((i: number) => {
+    setIndex(i);
     setElapsed(0);
     setLoaded(false);
     setVideoProgress(0);
-  }, [index]);
+  }, []);
+  const next = useCallback(() => {
+    if (index >= stories.length - 1) onClose();
+    else goTo(index + 1);
+  }, [index, stories.length, onClose, goTo]);
+  const prev = useCallback(() => {
+    if (index <= 0) onClose();
+    else goTo(index - 1);
+  }, [index, onClose, goTo]);
 
   // The image timer runs only while the image is shown and nothing holds it.
   const running = !!media && !isVideo && loaded && !paused && !held;

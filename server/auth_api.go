@@ -60,10 +60,12 @@ func membershipView(m *store.Membership) map[string]any {
 
 // POST /api/auth/logout destroys the session server-side (its token is dead
 // from now on, even if someone kept a copy) and clears the cookie. Signing
-// out twice is not an error.
+// out twice is not an error. The token comes from the cookie itself, not
+// from the session lookup: when that lookup failed (a dependency down) the
+// session still has to be deleted, or the answer is 503, never a false 200.
 func (s *Server) apiLogout(c echo.Context) error {
-	if token := viewerOf(c).Token; token != "" {
-		if err := s.store.DeleteSession(c.Request().Context(), token); err != nil {
+	if ck, err := c.Cookie(sessionCookie); err == nil && ck.Value != "" {
+		if err := s.store.DeleteSession(c.Request().Context(), ck.Value); err != nil {
 			return err
 		}
 	}

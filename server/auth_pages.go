@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"net/mail"
@@ -126,19 +125,58 @@ func (s *Server) renderAuthForm(c echo.Context, status int, mode string, app *st
 	return s.renderPage(c, "AuthForm", props)
 }
 
-// limitAuth counts one attempt per address and per account; either over its
-// limit answers 429 with Retry-After.
-func (s *Server) limitAuth(c echo.Context, mode, account string) *Error {
+// limitSignUp counts one sign-up per address and per e-mail; either over
+// its limit answers 429 with Retry-After.
+func (s *Server) limitSignUp(c echo.Context, email string) *Error {
 	ctx := c.Request().Context()
-	if ok, wait := s.limiter.hit(ctx, mode+":addr:"+c.RealIP(), authAddressLimit, authWindow); !ok {
+	if ok, wait := s.limiter.count(ctx, "signup:addr:"+c.RealIP(), s.limits.SignUpAddress); !ok {
 		return tooManyAttempts(c, wait)
 	}
-	if account = strings.ToLower(strings.TrimSpace(account)); account != "" {
-		if ok, wait := s.limiter.hit(ctx, mode+":acct:"+account, authAccountLimit, authWindow); !ok {
+	if email = strings.ToLower(strings.TrimSpace(email)); email != "" {
+		if ok, wait := s.limiter.count(ctx, "signup:acct:"+email, s.limits.SignUpAccount); !ok {
 			return tooManyAttempts(c, wait)
 		}
 	}
 	return nil
+}
+
+// signInAttempt is one counted sign-in: the account it names (nil when no
+// account has that e-mail or username) and the counters it went on.
+type signInAttempt struct {
+	user *store.User
+	keys []string
+}
+
+// countSignIn counts the attempt per address and per account before the
+// password is checked, so parallel guesses cannot slip past the limit. The
+// account counter is keyed by the user's id, so its e-mail and username
+// share one; a login that names nobody is counted under that string.
+func (s *Server) countSignIn(c echo.Context, login string) (*signInAttempt, error) {
+	ctx := c.Request().Context()
+	a := &signInAttempt{}
+	addrKey := "signin:addr:" + c.RealIP()
+	a.keys = append(a.keys, addrKey)
+	if ok, wait := s.limiter.count(ctx, addrKey, s.limits.SignInAddress); !ok {
+		return nil, tooManyAttempts(c, wait)
+	}
+	user, err := s.store.UserByLogin(ctx, login)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+	case err != nil:
+		s.limiter.refund(ctx, a.keys...)
+		return nil, err
+	default:
+		a.user = user
+	}
+	acctKey := "signin:acct:login:" + strings.ToLower(strings.TrimSpace(login))
+	if a.user != nil {
+		acctKey = "signin:acct:user:" + a.user.ID
+	}
+	a.keys = append(a.keys, acctKey)
+	if ok, wait := s.limiter.count(ctx, acctKey, s.limits.SignInAccount); !ok {
+		return nil, tooManyAttempts(c, wait)
+	}
+	return a, nil
 }
 
 // POST /authenticate/signin: email or username, and password.
@@ -151,9 +189,6 @@ func (s *Server) postSignIn(c echo.Context) error {
 	if err := c.Bind(&f); err != nil {
 		return s.renderAuthForm(c, http.StatusBadRequest, "signin", app, f, map[string]string{"form": "Could not read the form"})
 	}
-	if limited := s.limitAuth(c, "signin", f.Email); limited != nil {
-		return s.renderAuthForm(c, limited.Status, "signin", app, f, map[string]string{"form": limited.Message})
-	}
 	errs := map[string]string{}
 	if strings.TrimSpace(f.Email) == "" {
 		errs["email"] = "Enter your email or username"
@@ -164,7 +199,15 @@ func (s *Server) postSignIn(c echo.Context) error {
 	if len(errs) > 0 {
 		return s.renderAuthForm(c, http.StatusBadRequest, "signin", app, f, errs)
 	}
-	user, err := s.checkCredentials(c.Request().Context(), f.Email, f.Password)
+	attempt, err := s.countSignIn(c, f.Email)
+	var limited *Error
+	if errors.As(err, &limited) && limited.Status == http.StatusTooManyRequests {
+		return s.renderAuthForm(c, limited.Status, "signin", app, f, map[string]string{"form": limited.Message})
+	}
+	if err != nil {
+		return err
+	}
+	user, err := s.checkPassword(attempt.user, f.Password)
 	if err != nil {
 		return err
 	}
@@ -172,19 +215,19 @@ func (s *Server) postSignIn(c echo.Context) error {
 		return s.renderAuthForm(c, http.StatusUnauthorized, "signin", app, f,
 			map[string]string{"form": "Invalid email, username or password"})
 	}
+	// Only failures count: a member who signs in often is never locked out.
+	s.limiter.refund(c.Request().Context(), attempt.keys...)
 	return s.startSession(c, user, app)
 }
 
-// checkCredentials returns the user when the password matches, nil when the
-// account or password is wrong, and an error only when the check itself fails.
-func (s *Server) checkCredentials(ctx context.Context, login, password string) (*store.User, error) {
-	user, err := s.store.UserByLogin(ctx, login)
-	if errors.Is(err, store.ErrNotFound) {
+// checkPassword returns the user when the password matches, nil when the
+// account is unknown or the password wrong, and an error only when the check
+// itself fails. An unknown account still pays for one hash, so timing does
+// not tell which accounts exist.
+func (s *Server) checkPassword(user *store.User, password string) (*store.User, error) {
+	if user == nil {
 		_, _ = auth.VerifyPassword(dummyHash, password)
 		return nil, nil
-	}
-	if err != nil {
-		return nil, err
 	}
 	ok, err := auth.VerifyPassword(user.PasswordHash, password)
 	if err != nil {
@@ -206,16 +249,17 @@ func (s *Server) postSignUp(c echo.Context) error {
 	if err := c.Bind(&f); err != nil {
 		return s.renderAuthForm(c, http.StatusBadRequest, "signup", app, f, map[string]string{"form": "Could not read the form"})
 	}
-	if limited := s.limitAuth(c, "signup", f.Email); limited != nil {
+	if limited := s.limitSignUp(c, f.Email); limited != nil {
 		return s.renderAuthForm(c, limited.Status, "signup", app, f, map[string]string{"form": limited.Message})
 	}
 	errs := validateSignUp(f)
 	if len(errs) == 0 {
 		switch err := s.store.CheckAvailable(c.Request().Context(), f.Email, f.Username); {
 		case errors.Is(err, store.ErrEmailTaken):
-			errs["email"] = "An account with this email already exists"
+			// 409: the request is fine, the address belongs to an account.
+			return s.renderAuthForm(c, http.StatusConflict, "signup", app, f, map[string]string{"email": "An account with this email already exists"})
 		case errors.Is(err, store.ErrUsernameTaken):
-			errs["username"] = "This username is taken"
+			return s.renderAuthForm(c, http.StatusConflict, "signup", app, f, map[string]string{"username": "This username is taken"})
 		}
 	}
 	if len(errs) > 0 {

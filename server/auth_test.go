@@ -9,8 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-
-	"github.com/go-redis/redis_rate/v10"
+	"time"
 
 	"marquee/store"
 	"marquee/store/storetest"
@@ -85,7 +84,7 @@ func TestSignUpSignInAndOut(t *testing.T) {
 	}
 	taken := ts.do(t, "POST", "/authenticate/signup", strings.NewReader(url.Values{
 		"email": {"Creator@Demo.test"}, "username": {"someone"}, "password": {"long-enough-pw"}}.Encode()), formHeaders)
-	if taken.Status != http.StatusBadRequest || !strings.Contains(taken.Body, "already exists") {
+	if taken.Status != http.StatusConflict || !strings.Contains(taken.Body, "already exists") {
 		t.Errorf("taken email: %d", taken.Status)
 	}
 
@@ -240,7 +239,7 @@ func TestSignInRateLimit(t *testing.T) {
 	t.Run("redis", func(t *testing.T) {
 		ts := newTestServer(t, storetest.Postgres(t))
 		rdb := storetest.Redis(t)
-		ts.limiter.redis = redis_rate.NewLimiter(rdb)
+		ts.limiter.useRedis(rdb)
 		// Counters outlive a run by their window: start and end with none.
 		clear := func() {
 			if keys, _ := rdb.Keys(context.Background(), redisRateKeyPrefix+"*").Result(); len(keys) > 0 {
@@ -257,28 +256,49 @@ func TestSignInRateLimit(t *testing.T) {
 }
 
 func testSignInRateLimit(t *testing.T, ts *testServer) {
-	attempt := func(login string) response {
+	d := DefaultLimits()
+	accountLimit, addressLimit := d.SignInAccount.Limit, d.SignInAddress.Limit
+	attempt := func(login, password string) response {
 		return ts.do(t, "POST", "/authenticate/signin?app=demo",
-			strings.NewReader(url.Values{"email": {login}, "password": {"wrong-password"}}.Encode()), formHeaders)
+			strings.NewReader(url.Values{"email": {login}, "password": {password}}.Encode()), formHeaders)
 	}
-	// Per account: the 11th attempt in the window is refused, even with the
-	// right password, and says when to come back.
-	for i := 0; i < authAccountLimit; i++ {
-		if res := attempt("follower@demo.test"); res.Status != http.StatusUnauthorized {
+	// Successful sign-ins do not count: more good sign-ins than the limit
+	// in one window all work.
+	for i := 0; i < accountLimit+5; i++ {
+		if res := attempt("follower@demo.test", demoPassword); res.Status != http.StatusSeeOther {
+			t.Fatalf("good sign-in %d: %d", i+1, res.Status)
+		}
+	}
+	// Per account: the e-mail and the username of one account share one
+	// counter, so alternating them still stops at the limit; the next
+	// attempt is refused even with the right password, and says when to
+	// come back.
+	for i := 0; i < accountLimit; i++ {
+		login := "follower@demo.test"
+		if i%2 == 1 {
+			login = "Follower"
+		}
+		if res := attempt(login, "wrong-password"); res.Status != http.StatusUnauthorized {
 			t.Fatalf("attempt %d: %d", i+1, res.Status)
 		}
 	}
-	res := ts.do(t, "POST", "/authenticate/signin?app=demo",
-		strings.NewReader(url.Values{"email": {"follower@demo.test"}, "password": {demoPassword}}.Encode()), formHeaders)
-	if res.Status != http.StatusTooManyRequests || res.Header.Get("Retry-After") == "" || res.Header.Get("Set-Cookie") != "" {
-		t.Fatalf("over the account limit: %d, Retry-After %q", res.Status, res.Header.Get("Retry-After"))
+	for _, login := range []string{"follower@demo.test", "follower"} {
+		res := attempt(login, demoPassword)
+		if res.Status != http.StatusTooManyRequests || res.Header.Get("Retry-After") == "" || res.Header.Get("Set-Cookie") != "" {
+			t.Fatalf("%s over the account limit: %d, Retry-After %q", login, res.Status, res.Header.Get("Retry-After"))
+		}
+		if !strings.Contains(res.Body, "Too many attempts") {
+			t.Error("429 page lacks its message")
+		}
 	}
-	if !strings.Contains(res.Body, "Too many attempts") {
-		t.Error("429 page lacks its message")
+	// Another account is untouched by the locked one.
+	if res := attempt("subscriber@demo.test", demoPassword); res.Status != http.StatusSeeOther {
+		t.Fatalf("other account: %d", res.Status)
 	}
-	// Per address: other accounts from the same client run out at 30.
-	for i := authAccountLimit + 1; i < authAddressLimit; i++ {
-		if res := attempt("nobody" + string(rune('a'+i)) + "@demo.test"); res.Status != http.StatusUnauthorized {
+	// Per address: failed attempts on other accounts from the same client
+	// run out at the address limit (the two refused attempts above counted).
+	for i := accountLimit + 2; i < addressLimit; i++ {
+		if res := attempt("nobody"+string(rune('a'+i))+"@demo.test", "wrong-password"); res.Status != http.StatusUnauthorized {
 			t.Fatalf("address attempt %d: %d", i+1, res.Status)
 		}
 	}
@@ -357,15 +377,15 @@ func sessionFor(t *testing.T, ts *testServer, email string) string {
 	return token
 }
 
-// TestSessionsInRedis: with Redis, sessions live there under the SHA-256 of
-// the token with a TTL, and nothing is written to the sessions table.
+// TestSessionsInRedis: with Redis, sessions are kept in the database and
+// cached in Redis under the SHA-256 of the token with a bounded TTL.
 func TestSessionsInRedis(t *testing.T) {
 	rdb := storetest.Redis(t)
 	ctx := context.Background()
 	db := storetest.Postgres(t)
 	ts := newTestServer(t, db)
 	ts.store.Redis = rdb
-	ts.limiter.redis = redis_rate.NewLimiter(rdb)
+	ts.limiter.useRedis(rdb)
 	// Counters outlive a test run by their window: start from none.
 	clearCounters := func() {
 		if keys, _ := rdb.Keys(ctx, redisRateKeyPrefix+"signin:*").Result(); len(keys) > 0 {
@@ -378,18 +398,26 @@ func TestSessionsInRedis(t *testing.T) {
 	token := signInToken(t, ts, "creator@demo.test", demoPassword)
 	key := "marquee:session:" + sessionIDForTest(token)
 	ttl, err := rdb.TTL(ctx, key).Result()
-	if err != nil || ttl <= 0 || ttl > store.SessionTTL {
+	if err != nil || ttl <= 0 || ttl > time.Hour {
 		t.Fatalf("session key %s ttl %v (%v)", key, ttl, err)
 	}
-	if n, _ := db.NewSelect().Model((*store.Session)(nil)).Count(ctx); n != 0 {
-		t.Errorf("%d sessions in the database with Redis on", n)
+	if n, _ := db.NewSelect().Model((*store.Session)(nil)).Where("id = ?", sessionIDForTest(token)).Count(ctx); n != 1 {
+		t.Errorf("%d sessions in the database with Redis on, want 1", n)
 	}
 	if res := ts.do(t, "GET", "/api/auth/me", nil, withSession(token)); res.Status != http.StatusOK {
 		t.Fatalf("me with redis session: %d", res.Status)
 	}
-	ts.do(t, "POST", "/api/auth/logout", nil, withSession(token))
+	if res := ts.do(t, "POST", "/api/auth/logout", nil, withSession(token)); res.Status != http.StatusOK {
+		t.Fatalf("logout: %d", res.Status)
+	}
 	if res := ts.do(t, "GET", "/api/auth/me", nil, withSession(token)); res.Status != http.StatusUnauthorized {
 		t.Errorf("replay after logout with redis: %d", res.Status)
+	}
+	if n, _ := rdb.Exists(ctx, key).Result(); n != 0 {
+		t.Error("logout left the session in redis")
+	}
+	if n, _ := db.NewSelect().Model((*store.Session)(nil)).Where("id = ?", sessionIDForTest(token)).Count(ctx); n != 0 {
+		t.Error("logout left the session in the database")
 	}
 	// The rate limit counts in Redis too.
 	keys, _ := rdb.Keys(ctx, redisRateKeyPrefix+"signin:*").Result()

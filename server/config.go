@@ -36,6 +36,12 @@ type Config struct {
 	WalletEnabled bool
 	Stripe        StripeConfig
 	PayPal        PayPalConfig
+	// DrainDelay is how long a shutdown keeps serving after /healthz turned
+	// 503, so load balancers stop sending before the listeners close.
+	DrainDelay time.Duration
+	// Limits are the brute-force and write limits; zero fields take
+	// DefaultLimits (tests lower them).
+	Limits Limits
 }
 
 // StripeConfig: the card method is offered only with a secret and a
@@ -96,7 +102,12 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("AUTH_PORT: %w", err)
 	}
+	drain, err := time.ParseDuration(get("SHUTDOWN_DELAY", "3s"))
+	if err != nil || drain < 0 {
+		return Config{}, fmt.Errorf("SHUTDOWN_DELAY: want a duration such as 3s, got %q", get("SHUTDOWN_DELAY", ""))
+	}
 	cfg := Config{
+		DrainDelay:  drain,
 		Port:        port,
 		AuthPort:    authPort,
 		DatabaseURL: get("DATABASE_URL", "data/marquee.db"),

@@ -66,8 +66,14 @@ func (s *Server) pageAppsIndex(c echo.Context) error {
 	return s.renderPage(c, "AppsIndex", s.pageProps(c, nil))
 }
 
-// GET /healthz answers 200 only when the database answers.
+// GET /healthz answers 200 only when the database answers, and 503 from
+// the moment a shutdown begins, so a load balancer stops sending new
+// connections while the server still serves them (Run's drain delay).
 func (s *Server) healthz(c echo.Context) error {
+	if s.draining.Load() {
+		c.Response().Header().Set("Connection", "close")
+		return c.JSON(http.StatusServiceUnavailable, map[string]any{"status": "shutting down"})
+	}
 	if err := store.Ping(c.Request().Context(), s.store.DB); err != nil {
 		s.logger.Error("health check failed", "err", err)
 		return c.JSON(http.StatusServiceUnavailable, map[string]any{"status": "unavailable"})

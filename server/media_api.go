@@ -117,6 +117,9 @@ func (s *Server) apiCreateMedia(c echo.Context) error {
 	if err := checkUploadRequest(&req); err != nil {
 		return err
 	}
+	if err := s.limitWrite(c, "media", user.ID); err != nil {
+		return err
+	}
 	id := store.NewID()
 	key := "users/" + user.ID + "/" + req.MediaKey + "/" + id + mediaTypes[req.MimeType]
 	var appID *string
@@ -261,6 +264,13 @@ func (s *Server) mediaUpload(c echo.Context) error {
 	if err := s.store.MarkMediaUploaded(ctx, m.ID); err != nil {
 		return err
 	}
+	// SPEC.md's profile flow is create (mediaKey profile) then upload: the
+	// upload itself makes the image the owner's picture, no extra call.
+	if isProfilePicture(m) {
+		if err := s.store.SetProfilePicture(ctx, m.OwnerID, m.ID); err != nil {
+			return err
+		}
+	}
 	return respondDone(c, "Uploaded")
 }
 
@@ -280,6 +290,12 @@ func (s *Server) apiMediaContent(c echo.Context) error {
 	}
 	c.Response().Header().Set("Cache-Control", "private, max-age=300")
 	return c.Redirect(http.StatusFound, u)
+}
+
+// isProfilePicture: an account-level image uploaded as the profile picture
+// (app media with the key is not the account's picture).
+func isProfilePicture(m *store.Media) bool {
+	return m.MediaKey == "profile" && m.AppID == nil && m.Type == store.MediaImage
 }
 
 // POST /api/auth/profile-picture {mediaId} makes an uploaded image the

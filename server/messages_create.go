@@ -108,6 +108,13 @@ func (s *Server) apiCreateMessage(c echo.Context) error {
 	if len(req.AttachmentIDs) > 10 {
 		return badRequest("At most 10 attachments")
 	}
+	kind := "post" // stories count with posts
+	if req.Type == store.MessageReply {
+		kind = "comment"
+	}
+	if err := s.limitWrite(c, kind, user.ID); err != nil {
+		return err
+	}
 	// S3 uploads bypass the server: their bytes are checked now, before they
 	// can appear in anyone's feed.
 	for _, id := range req.AttachmentIDs {

@@ -66,6 +66,9 @@ func (s *Server) apiAddReaction(c echo.Context) error {
 			return badRequest("Media is not part of this message")
 		}
 	}
+	if err := s.limitWrite(c, "reaction", user.ID); err != nil {
+		return err
+	}
 	r, err := s.store.AddReaction(c.Request().Context(), m, user.ID, reaction, req.MediaID)
 	if err != nil {
 		return err
@@ -81,6 +84,9 @@ func (s *Server) apiRemoveReaction(c echo.Context) error {
 	}
 	m, _, err := s.scopeOfMessage(c, c.Param("id"))
 	if err != nil {
+		return err
+	}
+	if err := s.limitWrite(c, "reaction", user.ID); err != nil {
 		return err
 	}
 	err = s.store.RemoveReaction(c.Request().Context(), m, c.Param("reactionId"), user.ID)

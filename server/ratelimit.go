@@ -14,23 +14,68 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Limits on sign-in and sign-up: per account they stop password guessing
-// against one user, per address they stop one client spraying many users.
+// Rate is at most Limit events per Per.
+type Rate struct {
+	Limit int
+	Per   time.Duration
+}
+
+// Limits are the brute-force and write limits. Config.Limits fields left
+// zero take DefaultLimits; tests lower them to reach them quickly.
+type Limits struct {
+	// SignInAccount counts failed sign-ins per account (its e-mail and its
+	// username share one counter); SignInAddress failed sign-ins per client
+	// address. Successful sign-ins are not counted.
+	SignInAccount, SignInAddress Rate
+	// SignUp counts sign-up attempts per address and per e-mail.
+	SignUpAccount, SignUpAddress Rate
+	// Per-member writes under /api.
+	Posts, Comments, Reactions, Media Rate
+}
+
+// DefaultLimits stop password guessing and write floods while staying far
+// above what a person does by hand (or what the test suites do).
+func DefaultLimits() Limits {
+	return Limits{
+		SignInAccount: Rate{10, 15 * time.Minute}, SignInAddress: Rate{30, 15 * time.Minute},
+		SignUpAccount: Rate{10, 15 * time.Minute}, SignUpAddress: Rate{30, 15 * time.Minute},
+		Posts: Rate{60, 10 * time.Minute}, Comments: Rate{120, 10 * time.Minute},
+		Reactions: Rate{600, 10 * time.Minute}, Media: Rate{120, 10 * time.Minute},
+	}
+}
+
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
+	for _, p := range []struct{ got, def *Rate }{
+		{&l.SignInAccount, &d.SignInAccount}, {&l.SignInAddress, &d.SignInAddress},
+		{&l.SignUpAccount, &d.SignUpAccount}, {&l.SignUpAddress, &d.SignUpAddress},
+		{&l.Posts, &d.Posts}, {&l.Comments, &d.Comments}, {&l.Reactions, &d.Reactions}, {&l.Media, &d.Media},
+	} {
+		if p.got.Limit <= 0 || p.got.Per <= 0 {
+			*p.got = *p.def
+		}
+	}
+	return l
+}
+
 const (
-	authWindow         = 15 * time.Minute
-	authAccountLimit   = 10
-	authAddressLimit   = 30
 	rateLimitKeyPrefix = "marquee:ratelimit:"
-	// redisRateKeyPrefix is where redis_rate keeps our keys ("rate:" is its own).
+	// redisRateKeyPrefix is where the keys live in Redis (redis_rate adds
+	// "rate:" to its own; the attempt counters use the same prefix).
 	redisRateKeyPrefix = "rate:" + rateLimitKeyPrefix
 )
 
-// rateLimiter counts attempts in Redis (redis_rate's GCRA) when present, so
-// all processes share the counts, else in fixed windows in this process. A
-// Redis failure falls back to the in-process counts: sign-in keeps working
-// and stays limited.
+// rateLimiter counts in Redis when present, so all processes share the
+// counts, else in this process. A Redis failure (or an open breaker) falls
+// back to the in-process counts: sign-in and writes keep working and stay
+// limited.
+//
+// Two kinds of counting: hit (redis_rate's GCRA) for writes, and
+// count/refund (fixed windows) for sign-in attempts, where a successful
+// attempt is handed back so that signing in often never locks an account.
 type rateLimiter struct {
-	redis  *redis_rate.Limiter
+	rdb    *redis.Client
+	gcra   *redis_rate.Limiter
 	logger *slog.Logger
 
 	mu      sync.Mutex
@@ -45,26 +90,76 @@ type window struct {
 
 func newRateLimiter(rdb *redis.Client, logger *slog.Logger) *rateLimiter {
 	l := &rateLimiter{logger: logger, windows: map[string]*window{}, now: time.Now}
-	if rdb != nil {
-		l.redis = redis_rate.NewLimiter(rdb)
-	}
+	l.useRedis(rdb)
 	return l
 }
 
-// hit counts one attempt on key and reports whether it is within limit per
-// period; when it is not, retryAfter says when the next attempt may come.
-func (l *rateLimiter) hit(ctx context.Context, key string, limit int, per time.Duration) (ok bool, retryAfter time.Duration) {
-	if l.redis != nil {
-		res, err := l.redis.Allow(ctx, rateLimitKeyPrefix+key, redis_rate.Limit{Rate: limit, Burst: limit, Period: per})
+func (l *rateLimiter) useRedis(rdb *redis.Client) {
+	l.rdb, l.gcra = rdb, nil
+	if rdb != nil {
+		l.gcra = redis_rate.NewLimiter(rdb)
+	}
+}
+
+// hit counts one event on key and reports whether it is within the rate;
+// when it is not, retryAfter says when the next one may come.
+func (l *rateLimiter) hit(ctx context.Context, key string, r Rate) (ok bool, retryAfter time.Duration) {
+	if l.gcra != nil {
+		res, err := l.gcra.Allow(ctx, rateLimitKeyPrefix+key, redis_rate.Limit{Rate: r.Limit, Burst: r.Limit, Period: r.Per})
 		if err == nil {
 			return res.Allowed > 0, res.RetryAfter
 		}
 		l.logger.Warn("rate limit: redis unavailable, counting in process", "err", err)
 	}
-	return l.hitMemory(key, limit, per)
+	return l.countMemory(key, r)
 }
 
-func (l *rateLimiter) hitMemory(key string, limit int, per time.Duration) (bool, time.Duration) {
+// countScript increments a fixed window, starting its clock on the first
+// attempt, and answers the count and the milliseconds left.
+var countScript = redis.NewScript(`
+local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
+return {n, ttl}`)
+
+// refundScript hands one attempt back unless the window already ended (a
+// DECR on a missing key would start a counter that never expires).
+var refundScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 and tonumber(redis.call('GET', KEYS[1])) > 0 then
+  return redis.call('DECR', KEYS[1])
+end
+return 0`)
+
+// count counts one attempt on key in a fixed window of r.Per.
+func (l *rateLimiter) count(ctx context.Context, key string, r Rate) (ok bool, retryAfter time.Duration) {
+	if l.rdb != nil {
+		res, err := countScript.Run(ctx, l.rdb, []string{redisRateKeyPrefix + key}, r.Per.Milliseconds()).Int64Slice()
+		if err == nil && len(res) == 2 {
+			return res[0] <= int64(r.Limit), time.Duration(res[1]) * time.Millisecond
+		}
+		l.logger.Warn("rate limit: redis unavailable, counting in process", "err", err)
+	}
+	return l.countMemory(key, r)
+}
+
+// refund takes back one attempt counted by count on each key.
+func (l *rateLimiter) refund(ctx context.Context, keys ...string) {
+	for _, key := range keys {
+		if l.rdb != nil {
+			if err := refundScript.Run(ctx, l.rdb, []string{redisRateKeyPrefix + key}).Err(); err == nil {
+				continue
+			}
+		}
+		l.mu.Lock()
+		if w, ok := l.windows[key]; ok && w.count > 0 {
+			w.count--
+		}
+		l.mu.Unlock()
+	}
+}
+
+func (l *rateLimiter) countMemory(key string, r Rate) (bool, time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()
@@ -78,20 +173,53 @@ func (l *rateLimiter) hitMemory(key string, limit int, per time.Duration) (bool,
 	}
 	w, found := l.windows[key]
 	if !found || now.After(w.reset) {
-		w = &window{reset: now.Add(per)}
+		w = &window{reset: now.Add(r.Per)}
 		l.windows[key] = w
 	}
 	w.count++
-	return w.count <= limit, w.reset.Sub(now)
+	return w.count <= r.Limit, w.reset.Sub(now)
 }
 
-// tooManyAttempts is the 429 answer, with Retry-After in whole seconds.
-func tooManyAttempts(c echo.Context, retryAfter time.Duration) *Error {
-	secs := int(retryAfter.Round(time.Second) / time.Second)
+// limitWrite counts one write of kind by the signed-in member; over the
+// limit it answers 429 with Retry-After.
+func (s *Server) limitWrite(c echo.Context, kind string, userID string) error {
+	var r Rate
+	switch kind {
+	case "post":
+		r = s.limits.Posts
+	case "comment":
+		r = s.limits.Comments
+	case "reaction":
+		r = s.limits.Reactions
+	case "media":
+		r = s.limits.Media
+	default:
+		panic("unknown write limit " + kind)
+	}
+	if ok, wait := s.limiter.hit(c.Request().Context(), "write:"+kind+":"+userID, r); !ok {
+		return tooManyWrites(c, wait)
+	}
+	return nil
+}
+
+// tooManyWrites is the 429 of a write limit, with Retry-After in seconds.
+func tooManyWrites(c echo.Context, retryAfter time.Duration) *Error {
+	secs := retryAfterSeconds(c, retryAfter)
+	return errorf(http.StatusTooManyRequests, fmt.Sprintf("You are doing that too often. Please try again in %d second%s.", secs, plural(secs)))
+}
+
+func retryAfterSeconds(c echo.Context, d time.Duration) int {
+	secs := int((d + time.Second - 1) / time.Second)
 	if secs < 1 {
 		secs = 1
 	}
 	c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
+	return secs
+}
+
+// tooManyAttempts is the 429 answer, with Retry-After in whole seconds.
+func tooManyAttempts(c echo.Context, retryAfter time.Duration) *Error {
+	secs := retryAfterSeconds(c, retryAfter)
 	mins := (secs + 59) / 60
 	return errorf(http.StatusTooManyRequests, fmt.Sprintf("Too many attempts. Please try again in %d minute%s.", mins, plural(mins)))
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -29,9 +30,13 @@ type Server struct {
 	logger   *slog.Logger
 	main     *echo.Echo
 	auth     *echo.Echo
-	// limiter counts sign-in and sign-up attempts (Redis when present);
+	// limiter counts sign-in attempts and member writes against limits
+	// (Redis when present);
 	// crossOrigin refuses cross-site writes on both sites (csrf.go).
-	limiter     *rateLimiter
+	limiter *rateLimiter
+	limits  Limits
+	// draining is set when a shutdown begins: /healthz answers 503.
+	draining    atomic.Bool
 	crossOrigin *http.CrossOriginProtection
 	csp         string
 	push        *push.Sender
@@ -72,6 +77,7 @@ func New(d Deps) *Server {
 		s.registerCardAndPayPal(d)
 	}
 	s.limiter = newRateLimiter(d.Store.Redis, s.logger)
+	s.limits = d.Config.Limits.withDefaults()
 	s.crossOrigin = s.newCrossOriginProtection()
 	s.main = s.newEcho()
 	s.auth = s.newEcho()
@@ -90,8 +96,12 @@ func (s *Server) newEcho() *echo.Echo {
 func (s *Server) Main() http.Handler { return s.main }
 func (s *Server) Auth() http.Handler { return s.auth }
 
-// Run serves both sites until ctx is cancelled, then drains in-flight
-// requests for up to 10 seconds.
+// Run serves both sites until ctx is cancelled (SIGTERM), then shuts down
+// without dropping a connection: /healthz answers 503 at once and keep-alive
+// ends, the server keeps serving for Config.DrainDelay while load balancers
+// notice and stop sending, and only then closes its listeners (a listener
+// closed while clients still connect resets the connections waiting in its
+// backlog) and waits up to 10 seconds for requests in flight.
 func (s *Server) Run(ctx context.Context) error {
 	servers := []*http.Server{
 		{Addr: fmt.Sprintf(":%d", s.cfg.Port), Handler: s.main, ReadHeaderTimeout: 10 * time.Second},
@@ -113,6 +123,12 @@ func (s *Server) Run(ctx context.Context) error {
 	var runErr error
 	select {
 	case <-ctx.Done():
+		s.draining.Store(true)
+		for _, srv := range servers {
+			srv.SetKeepAlivesEnabled(false)
+		}
+		s.logger.Info("shutting down: health check now 503, draining", "delay", s.cfg.DrainDelay)
+		time.Sleep(s.cfg.DrainDelay)
 	case runErr = <-errs:
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -122,5 +138,6 @@ func (s *Server) Run(ctx context.Context) error {
 			s.logger.Warn("shutdown", "addr", srv.Addr, "err", err)
 		}
 	}
+	s.logger.Info("stopped")
 	return runErr
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"regexp"
 	"strings"
 	"time"
@@ -91,7 +92,12 @@ func (s *Storage) SetAppField(ctx context.Context, appName, key, raw string) err
 		app.Status = raw
 	case "version":
 		app.Version = raw
+	case linksKey:
+		return s.SetAppLinks(ctx, app, raw)
 	default:
+		if strings.HasPrefix(key, linksKey+".") {
+			return fmt.Errorf("set the whole list at once: %s='[{\"title\":\"Shop\",\"url\":\"https://example.com\"}]'", linksKey)
+		}
 		if app.Settings, err = setSetting(app.Settings, key, raw); err != nil {
 			return err
 		}
@@ -153,5 +159,57 @@ func (s *Storage) SetMemberRole(ctx context.Context, appID, userID, role string)
 	if _, err := s.DB.NewInsert().Model(m).On("CONFLICT (app_id, user_id) DO UPDATE").Set("role = EXCLUDED.role").Exec(ctx); err != nil {
 		return fmt.Errorf("set role: %w", err)
 	}
+	return nil
+}
+
+// linksKey is the settings path of link-in-bio links. They live in the links
+// table, not in the settings column, so setting them goes through
+// SetAppLinks rather than the settings tree (which would drop them).
+const linksKey = "features.links.settings.links"
+
+// SetAppLinks replaces the app's link-in-bio links with a JSON list of
+// {title, url, icon?, enabled?} in display order. Each link needs a title and
+// an http(s) URL; a bad list changes nothing and says what is wrong.
+func (s *Storage) SetAppLinks(ctx context.Context, app *App, raw string) error {
+	var in []struct {
+		Title   string `json:"title"`
+		URL     string `json:"url"`
+		Icon    string `json:"icon"`
+		Enabled *bool  `json:"enabled"`
+	}
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		return fmt.Errorf("%s must be a JSON list of {\"title\", \"url\", \"icon\", \"enabled\"}: %w", linksKey, err)
+	}
+	links := make([]Link, 0, len(in))
+	for i, l := range in {
+		title, link := strings.TrimSpace(l.Title), strings.TrimSpace(l.URL)
+		u, err := url.Parse(link)
+		if title == "" {
+			return fmt.Errorf("link %d: a title is required", i+1)
+		}
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("link %d (%s): the url must start with http:// or https://", i+1, title)
+		}
+		enabled := l.Enabled == nil || *l.Enabled
+		links = append(links, Link{ID: NewID(), AppID: app.ID, Title: title, URL: link, Icon: strings.TrimSpace(l.Icon), Enabled: enabled, Position: i})
+	}
+	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.NewDelete().Model((*Link)(nil)).Where("app_id = ?", app.ID).Exec(ctx); err != nil {
+			return fmt.Errorf("clear links of %s: %w", app.Name, err)
+		}
+		if len(links) > 0 {
+			if _, err := tx.NewInsert().Model(&links).Exec(ctx); err != nil {
+				return fmt.Errorf("insert links of %s: %w", app.Name, err)
+			}
+		}
+		_, err := tx.NewUpdate().Model((*App)(nil)).Set("updated_at = ?", time.Now()).Where("id = ?", app.ID).Exec(ctx)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	s.InvalidateLanding(ctx, app.ID)
 	return nil
 }

@@ -34,57 +34,99 @@ func sessionID(token string) string {
 
 func redisSessionKey(token string) string { return "marquee:session:" + sessionID(token) }
 
+// sessionCacheTTL bounds how long Redis may answer for a session without
+// the database: a lookup racing a logout can put a copy back into Redis just
+// after the logout removed it, and that copy must not live for 30 days.
+const sessionCacheTTL = time.Hour
+
 // CreateSession stores a new session for the user and returns its token.
-// Every sign-in calls it, so every sign-in gets a fresh token.
+// Every sign-in calls it, so every sign-in gets a fresh token. The database
+// holds the session; Redis only caches it, so signing in works while Redis
+// is down and a Redis restart signs nobody out.
 func (s *Storage) CreateSession(ctx context.Context, userID, userAgent string) (string, error) {
 	token := NewSessionToken()
-	if s.Redis != nil {
-		if err := s.Redis.Set(ctx, redisSessionKey(token), userID, SessionTTL).Err(); err != nil {
-			return "", fmt.Errorf("create session in redis: %w", err)
-		}
-		return token, nil
-	}
 	sess := &Session{ID: sessionID(token), UserID: userID, UserAgent: userAgent, ExpiresAt: time.Now().Add(SessionTTL)}
 	if _, err := s.DB.NewInsert().Model(sess).Exec(ctx); err != nil {
 		return "", fmt.Errorf("create session: %w", err)
 	}
+	s.cacheSession(ctx, token, sess)
 	return token, nil
 }
 
-// SessionUser returns the user of a live session, or ErrNotFound.
+func (s *Storage) cacheSession(ctx context.Context, token string, sess *Session) {
+	if s.Redis == nil {
+		return
+	}
+	ttl := min(time.Until(sess.ExpiresAt), sessionCacheTTL)
+	if ttl <= 0 {
+		return
+	}
+	if err := s.Redis.Set(ctx, redisSessionKey(token), sess.UserID, ttl).Err(); err != nil {
+		s.Logger.Debug("cache session: redis unavailable", "err", err)
+	}
+}
+
+// SessionUser returns the user of a live session, or ErrNotFound. Redis
+// answers first when it can; a miss or a Redis failure asks the database,
+// which is the authority.
 func (s *Storage) SessionUser(ctx context.Context, token string) (*User, error) {
 	if token == "" {
 		return nil, ErrNotFound
 	}
 	if s.Redis != nil {
 		userID, err := s.Redis.Get(ctx, redisSessionKey(token)).Result()
-		if errors.Is(err, redis.Nil) {
-			return nil, ErrNotFound
+		switch {
+		case err == nil:
+			return s.UserByID(ctx, userID)
+		case !errors.Is(err, redis.Nil):
+			s.Logger.Debug("session lookup: redis unavailable, asking the database", "err", err)
 		}
-		if err != nil {
-			return nil, fmt.Errorf("load session from redis: %w", err)
-		}
-		return s.UserByID(ctx, userID)
 	}
-	user := new(User)
-	q := s.DB.NewSelect().Model(user).Join("JOIN sessions AS s ON s.user_id = u.id").
-		Where("s.id = ? AND s.expires_at > ?", sessionID(token), time.Now())
+	if s.Redis == nil {
+		// One query: this runs on every request of a signed-in member.
+		user := new(User)
+		q := s.DB.NewSelect().Model(user).Join("JOIN sessions AS s ON s.user_id = u.id").
+			Where("s.id = ? AND s.expires_at > ?", sessionID(token), time.Now())
+		if err := selectOne(ctx, q, "session"); err != nil {
+			return nil, err
+		}
+		return user, nil
+	}
+	sess := new(Session)
+	q := s.DB.NewSelect().Model(sess).Where("id = ? AND expires_at > ?", sessionID(token), time.Now())
 	if err := selectOne(ctx, q, "session"); err != nil {
 		return nil, err
 	}
+	user, err := s.UserByID(ctx, sess.UserID)
+	if err != nil {
+		return nil, err
+	}
+	s.cacheSession(ctx, token, sess)
 	return user, nil
 }
 
-// DeleteSession ends a session; replaying its token afterwards finds nothing.
+// DeleteSession ends a session in Redis and in the database; replaying its
+// token afterwards finds nothing. It fails (and the caller must not report
+// a sign-out) unless both are gone: a copy left in Redis while it was
+// unreachable would sign the member back in when Redis returns. Redis is
+// cleared on both sides of the database delete so that a lookup racing the
+// logout cannot re-cache the session from the database in between.
 func (s *Storage) DeleteSession(ctx context.Context, token string) error {
-	if s.Redis != nil {
-		if err := s.Redis.Del(ctx, redisSessionKey(token)).Err(); err != nil {
-			return fmt.Errorf("delete session in redis: %w", err)
-		}
-		return nil
+	if err := s.uncacheSession(ctx, token); err != nil {
+		return err
 	}
 	if _, err := s.DB.NewDelete().Model((*Session)(nil)).Where("id = ?", sessionID(token)).Exec(ctx); err != nil {
 		return fmt.Errorf("delete session: %w", err)
+	}
+	return s.uncacheSession(ctx, token)
+}
+
+func (s *Storage) uncacheSession(ctx context.Context, token string) error {
+	if s.Redis == nil {
+		return nil
+	}
+	if err := s.Redis.Del(ctx, redisSessionKey(token)).Err(); err != nil {
+		return fmt.Errorf("delete session in redis: %w", err)
 	}
 	return nil
 }

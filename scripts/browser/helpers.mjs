@@ -39,6 +39,8 @@ export async function startServer(extraEnv = {}) {
     PUBLIC_URL: `http://localhost:${port}`,
     AUTH_URL: `http://localhost:${authPort}`,
     REDIS_URL: "",
+    // No load balancer to wait for: stop at once when the tests end.
+    SHUTDOWN_DELAY: "0s",
     ...extraEnv,
   };
   const bin = join(root, "bin", "marquee");

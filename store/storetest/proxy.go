@@ -39,8 +39,11 @@ func NewProxy(t testing.TB, target string) *Proxy {
 func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 
 func (p *Proxy) accept() {
+	p.mu.Lock()
+	ln := p.ln
+	p.mu.Unlock()
 	for {
-		c, err := p.ln.Accept()
+		c, err := ln.Accept()
 		if err != nil {
 			return
 		}
@@ -75,6 +78,23 @@ func (p *Proxy) Cut() {
 	for _, c := range p.conns {
 		c.Close()
 	}
+}
+
+// Resume ends the outage: the proxy listens again on the same address, so
+// clients that kept it reconnect as they would to a restarted server.
+func (p *Proxy) Resume(t testing.TB) {
+	t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.cut {
+		return
+	}
+	ln, err := net.Listen("tcp", p.ln.Addr().String())
+	if err != nil {
+		t.Fatalf("proxy resume: %v", err)
+	}
+	p.ln, p.cut, p.conns = ln, false, nil
+	go p.accept()
 }
 
 // PostgresBehindProxy is Postgres(t) reached through a Proxy, so a test can

@@ -2,10 +2,14 @@ package storetest
 
 import (
 	"context"
+	"net/url"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"marquee/store"
 )
 
 // DefaultRedisURL is used when TEST_REDIS_URL is unset.
@@ -29,4 +33,31 @@ func Redis(t testing.TB) *redis.Client {
 		t.Fatalf("redis at %s (is it running? `make services` starts it): %v", url, err)
 	}
 	return client
+}
+
+// RedisBehindProxy is the test Redis reached through a Proxy, tuned and
+// guarded by a breaker as `serve` does (with a short cooldown), so a test can
+// take Redis away mid-test and bring it back.
+func RedisBehindProxy(t testing.TB) (*redis.Client, *Proxy) {
+	t.Helper()
+	Redis(t) // fail early, with the hint, when Redis is not running
+	raw := os.Getenv("TEST_REDIS_URL")
+	if raw == "" {
+		raw = DefaultRedisURL
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := NewProxy(t, u.Host)
+	u.Host = proxy.Addr()
+	opts, err := redis.ParseURL(u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	store.TuneRedis(opts)
+	client := redis.NewClient(opts)
+	client.AddHook(store.NewBreaker(3, 200*time.Millisecond))
+	t.Cleanup(func() { client.Close() })
+	return client, proxy
 }
