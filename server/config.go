@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Config comes from the environment; every field has a default that runs the
@@ -22,6 +23,12 @@ type Config struct {
 	// CookieDomain lets the main and auth hosts share the session cookie in
 	// production (e.g. ".example.com"); empty means host-only.
 	CookieDomain string
+	// OrderExpiry is how long an unpaid order holds its stock before it is
+	// cancelled (ORDER_EXPIRY, a Go duration, default 30m).
+	OrderExpiry time.Duration
+	// WalletEnabled turns the member wallet payment method on (WALLET_ENABLED,
+	// default true).
+	WalletEnabled bool
 }
 
 type S3Config struct {
@@ -72,6 +79,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		SecretKey:    get("SECRET_KEY", ""),
 		CookieDomain: get("COOKIE_DOMAIN", ""),
 	}
+	cfg.OrderExpiry, err = time.ParseDuration(get("ORDER_EXPIRY", "30m"))
+	if err != nil || cfg.OrderExpiry <= 0 {
+		return Config{}, fmt.Errorf("ORDER_EXPIRY: want a positive duration like 30m, got %q", get("ORDER_EXPIRY", ""))
+	}
+	cfg.WalletEnabled = get("WALLET_ENABLED", "true") != "false"
 	return cfg, nil
 }
 

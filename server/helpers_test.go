@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/uptrace/bun"
 
@@ -60,7 +61,8 @@ func newTestServer(t testing.TB, db *bun.DB) *testServer {
 	}
 	st := store.NewStorage(db, store.NewMemoryCache(), media.Signer{Storage: files}, logger)
 	st.Build = testEngine(t).BuildID()
-	cfg := Config{Port: 3000, AuthPort: 3002, PublicURL: "http://main.test", AuthURL: "http://auth.test"}
+	cfg := Config{Port: 3000, AuthPort: 3002, PublicURL: "http://main.test", AuthURL: "http://auth.test",
+		WalletEnabled: true, OrderExpiry: 30 * time.Minute}
 	return &testServer{Server: New(Deps{Config: cfg, Store: st, Renderer: testEngine(t), Files: files, Logger: logger}), files: files}
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"marquee/render"
 	"marquee/server/media"
+	"marquee/server/payments"
 	"marquee/store"
 )
 
@@ -32,6 +33,8 @@ type Server struct {
 	limiter     *rateLimiter
 	crossOrigin *http.CrossOriginProtection
 	csp         string
+	// payments holds the enabled payment providers by method name.
+	payments *payments.Registry
 }
 
 type Deps struct {
@@ -40,6 +43,9 @@ type Deps struct {
 	Renderer *render.Engine
 	Files    media.Storage
 	Logger   *slog.Logger
+	// Payments, when nil, is the wallet alone (if Config.WalletEnabled);
+	// the card and PayPal providers are added by whoever builds the server.
+	Payments *payments.Registry
 }
 
 func New(d Deps) *Server {
@@ -47,6 +53,13 @@ func New(d Deps) *Server {
 		csp: contentSecurityPolicy(d.Config)}
 	if s.logger == nil {
 		s.logger = slog.Default()
+	}
+	s.payments = d.Payments
+	if s.payments == nil {
+		s.payments = payments.NewRegistry()
+		if d.Config.WalletEnabled {
+			s.payments.Register(payments.NewWallet(d.Store))
+		}
 	}
 	s.limiter = newRateLimiter(d.Store.Redis, s.logger)
 	s.crossOrigin = s.newCrossOriginProtection()

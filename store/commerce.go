@@ -130,18 +130,21 @@ type CartItem struct {
 type Order struct {
 	bun.BaseModel `bun:"table:orders"`
 
-	ID              string     `bun:",pk" json:"id"`
-	AppID           string     `bun:",notnull" json:"appId"`
-	StoreID         string     `bun:",notnull" json:"storeId"`
-	UserID          string     `bun:",notnull" json:"userId"`
-	OrderNumber     string     `bun:",notnull,unique" json:"orderNumber"`
-	Status          string     `bun:",notnull" json:"status"`
-	Subtotal        int64      `bun:",notnull" json:"subtotal"`
-	PlatformFee     int64      `bun:",notnull,default:0" json:"platformFee"`
-	Total           int64      `bun:",notnull" json:"total"`
-	Currency        string     `bun:",notnull,default:'USD'" json:"currency"`
-	PaymentMethod   string     `bun:",notnull,default:''" json:"paymentMethod"`
-	PaymentRef      string     `bun:",notnull,default:''" json:"-"`
+	ID            string `bun:",pk" json:"id"`
+	AppID         string `bun:",notnull" json:"appId"`
+	StoreID       string `bun:",notnull" json:"storeId"`
+	UserID        string `bun:",notnull" json:"userId"`
+	OrderNumber   string `bun:",notnull,unique" json:"orderNumber"`
+	Status        string `bun:",notnull" json:"status"`
+	Subtotal      int64  `bun:",notnull" json:"subtotal"`
+	PlatformFee   int64  `bun:",notnull,default:0" json:"platformFee"`
+	Total         int64  `bun:",notnull" json:"total"`
+	Currency      string `bun:",notnull,default:'USD'" json:"currency"`
+	PaymentMethod string `bun:",notnull,default:''" json:"paymentMethod"`
+	PaymentRef    string `bun:",notnull,default:''" json:"-"`
+	// CartID is unique: the cart an order was made from is its idempotency
+	// key (migration 20261123110001).
+	CartID          *string    `json:"-"`
 	ShippingAddress string     `bun:",notnull,default:''" json:"shippingAddress"`
 	Notes           string     `bun:",notnull,default:''" json:"notes"`
 	TrackingNumber  string     `bun:",notnull,default:''" json:"trackingNumber"`
@@ -152,6 +155,7 @@ type Order struct {
 	DeliveredAt     *time.Time `json:"deliveredAt"`
 	CancelledAt     *time.Time `json:"cancelledAt"`
 	RefundedAt      *time.Time `json:"refundedAt"`
+	PaidAt          *time.Time `json:"paidAt"`
 }
 
 type OrderItem struct {
@@ -168,4 +172,8 @@ type OrderItem struct {
 	Price         int64   `bun:",notnull" json:"price"`
 	Currency      string  `bun:",notnull,default:'USD'" json:"currency"`
 	CustomOptions string  `bun:",notnull,default:'{}'" json:"customOptions"`
+	// Whether checkout took stock from the item and the variant: a cancel
+	// gives back exactly that.
+	ItemStockTaken    bool `bun:",notnull,default:false" json:"-"`
+	VariantStockTaken bool `bun:",notnull,default:false" json:"-"`
 }

@@ -25,6 +25,8 @@ type Storage struct {
 	// Redis, when set (REDIS_URL), holds sessions and rate-limit counters so
 	// every process shares them; nil keeps sessions in the database.
 	Redis *redis.Client
+	// Hooks: what paying for or refunding each item type does (order_hooks.go).
+	Hooks OrderHooks
 }
 
 func NewStorage(db *bun.DB, cache Cache, signer URLSigner, logger *slog.Logger) *Storage {

@@ -1,0 +1,700 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+)
+
+// Order statuses (SPEC.md section 4).
+const (
+	OrderPending    = "PENDING"
+	OrderPaid       = "PAID"
+	OrderProcessing = "PROCESSING"
+	OrderShipped    = "SHIPPED"
+	OrderDelivered  = "DELIVERED"
+	OrderCancelled  = "CANCELLED"
+	OrderRefunded   = "REFUNDED"
+
+	// CartCheckedOut: the cart became an order and is no longer the member's
+	// active cart; the order's cart_id points back at it.
+	CartCheckedOut = "CHECKED_OUT"
+
+	// DefaultOrderExpiry is how long an unpaid order holds its stock.
+	DefaultOrderExpiry = 30 * time.Minute
+)
+
+// OrderStatuses in the order of the machine, for filters and labels.
+var OrderStatuses = []string{OrderPending, OrderPaid, OrderProcessing, OrderShipped, OrderDelivered, OrderCancelled, OrderRefunded}
+
+// orderMachine is the one place the legal transitions are written down:
+// PENDING -> PAID -> PROCESSING -> SHIPPED -> DELIVERED; PENDING ->
+// CANCELLED; PAID, PROCESSING, SHIPPED and DELIVERED -> REFUNDED.
+var orderMachine = map[string][]string{
+	OrderPending:    {OrderPaid, OrderCancelled},
+	OrderPaid:       {OrderProcessing, OrderRefunded},
+	OrderProcessing: {OrderShipped, OrderRefunded},
+	OrderShipped:    {OrderDelivered, OrderRefunded},
+	OrderDelivered:  {OrderRefunded},
+}
+
+// ErrIllegalTransition: the order is not in a status the requested one may
+// follow (the server answers 409).
+var ErrIllegalTransition = errors.New("illegal order status transition")
+
+// CanTransition reports whether to may follow from.
+func CanTransition(from, to string) bool {
+	for _, t := range orderMachine[from] {
+		if t == to {
+			return true
+		}
+	}
+	return false
+}
+
+// NextStatuses lists what may follow from, for the fulfilment screen.
+func NextStatuses(from string) []string {
+	return append([]string{}, orderMachine[from]...)
+}
+
+// ShippingAddress is the shipping step of checkout (SPEC.md section 5). It
+// is stored on the order as JSON text.
+type ShippingAddress struct {
+	FirstName string `json:"firstName"`
+	LastName  string `json:"lastName"`
+	Address   string `json:"address"`
+	City      string `json:"city"`
+	State     string `json:"state"`
+	ZipCode   string `json:"zipCode"`
+	Country   string `json:"country"`
+	Phone     string `json:"phone,omitempty"`
+}
+
+// ShippingCountries are the countries the shipping step offers; US first,
+// the default.
+var ShippingCountries = []string{"US", "CA", "UK"}
+
+// Normalize trims every field and defaults the country to US.
+func (a *ShippingAddress) Normalize() {
+	for _, f := range []*string{&a.FirstName, &a.LastName, &a.Address, &a.City, &a.State, &a.ZipCode, &a.Country, &a.Phone} {
+		*f = strings.TrimSpace(*f)
+	}
+	a.Country = strings.ToUpper(a.Country)
+	if a.Country == "" {
+		a.Country = "US"
+	}
+}
+
+// Validate answers the first rule of SPEC.md section 5 the address breaks.
+func (a *ShippingAddress) Validate() error {
+	required := []struct{ v, name string }{
+		{a.FirstName, "First name"}, {a.LastName, "Last name"}, {a.Address, "Address"},
+		{a.City, "City"}, {a.State, "State"}, {a.ZipCode, "ZIP code"},
+	}
+	for _, r := range required {
+		if r.v == "" {
+			return invalid(r.name + " is required")
+		}
+		if len(r.v) > 200 {
+			return invalid(r.name + " is too long")
+		}
+	}
+	ok := false
+	for _, c := range ShippingCountries {
+		ok = ok || a.Country == c
+	}
+	if !ok {
+		return invalid("Country must be US, CA or UK")
+	}
+	if len(a.Phone) > 40 {
+		return invalid("Phone is too long")
+	}
+	return nil
+}
+
+// CheckoutInput is what POST .../orders/checkout sends besides the cart.
+// Amounts are never part of it: totals come from stored prices.
+type CheckoutInput struct {
+	CartID        string
+	Shipping      *ShippingAddress
+	Notes         string
+	PaymentMethod string
+}
+
+// newOrderNumber is short enough to read out on the phone and random enough
+// (32^8) that the unique index practically never refuses one.
+func newOrderNumber(now time.Time) string {
+	const alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("crypto/rand failed: " + err.Error())
+	}
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return "ORD-" + now.Format("060102") + "-" + string(b[:])
+}
+
+// CreateOrder turns the member's cart into a PENDING order in one
+// transaction: prices are copied from the stored items and variants, stock is
+// taken with conditional updates (never below zero), and the cart is closed.
+// The cart is the idempotency key: a second call for the same cart (double
+// click, retry after a lost answer) returns the order the first one made,
+// with created false.
+func (s *Storage) CreateOrder(ctx context.Context, shop *Store, userID string, in CheckoutInput) (*Order, bool, error) {
+	var order *Order
+	created := false
+	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		created = false
+		if tx.Dialect().Name() == dialect.SQLite {
+			if _, err := tx.ExecContext(ctx, "UPDATE carts SET status = status WHERE 0"); err != nil {
+				return fmt.Errorf("lock cart: %w", err)
+			}
+		}
+		cart := new(Cart)
+		q := tx.NewSelect().Model(cart).Where("id = ? AND store_id = ? AND user_id = ?", in.CartID, shop.ID, userID)
+		if tx.Dialect().Name() == dialect.PG {
+			q = q.For("UPDATE")
+		}
+		if err := selectOne(ctx, q, "cart"); err != nil {
+			return err
+		}
+		if cart.Status != CartActive {
+			existing := new(Order)
+			err := selectOne(ctx, tx.NewSelect().Model(existing).Where("cart_id = ? AND user_id = ?", cart.ID, userID), "order")
+			if errors.Is(err, ErrNotFound) {
+				return invalid("Your cart is empty")
+			}
+			order = existing
+			return err
+		}
+		var lines []CartItem
+		if err := tx.NewSelect().Model(&lines).Where("cart_id = ?", cart.ID).Order("created_at ASC", "id ASC").Scan(ctx); err != nil {
+			return fmt.Errorf("load cart lines: %w", err)
+		}
+		if len(lines) == 0 {
+			return invalid("Your cart is empty")
+		}
+		sort.SliceStable(lines, func(i, j int) bool {
+			a, b := lines[i], lines[j]
+			if a.StoreItemID != b.StoreItemID {
+				return a.StoreItemID < b.StoreItemID
+			}
+			return derefOr(a.VariantID) < derefOr(b.VariantID)
+		})
+		now := time.Now().UTC()
+		order = &Order{ID: NewID(), AppID: shop.AppID, StoreID: shop.ID, UserID: userID, OrderNumber: newOrderNumber(now),
+			Status: OrderPending, Currency: shop.Currency, PaymentMethod: in.PaymentMethod, Notes: in.Notes,
+			CartID: &cart.ID, CreatedAt: now, UpdatedAt: now}
+		if order.Currency == "" {
+			order.Currency = "USD"
+		}
+		items := make([]OrderItem, 0, len(lines))
+		physical := false
+		for _, l := range lines {
+			oi, err := takeLine(ctx, tx, shop, order, l)
+			if err != nil {
+				return err
+			}
+			physical = physical || oi.Type == ItemPhysical
+			order.Subtotal += oi.Price * oi.Quantity
+			items = append(items, *oi)
+		}
+		if physical {
+			if in.Shipping == nil {
+				return invalid("Shipping address is required")
+			}
+			in.Shipping.Normalize()
+			if err := in.Shipping.Validate(); err != nil {
+				return err
+			}
+			b, _ := json.Marshal(in.Shipping)
+			order.ShippingAddress = string(b)
+		}
+		order.Total = order.Subtotal + order.PlatformFee
+		if _, err := tx.NewInsert().Model(order).Exec(ctx); err != nil {
+			return fmt.Errorf("create order: %w", err)
+		}
+		if _, err := tx.NewInsert().Model(&items).Exec(ctx); err != nil {
+			return fmt.Errorf("create order items: %w", err)
+		}
+		res, err := tx.NewUpdate().Model((*Cart)(nil)).Set("status = ?", CartCheckedOut).Set("updated_at = ?", now).
+			Where("id = ? AND status = ?", cart.ID, CartActive).Exec(ctx)
+		if err != nil {
+			return fmt.Errorf("close cart: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			return fmt.Errorf("close cart: %w", errCartRace)
+		}
+		created = true
+		return nil
+	})
+	if errors.Is(err, errCartRace) || isUniqueViolation(err) {
+		// Another request closed this cart first (SQLite without row
+		// locks, or the unique index on orders.cart_id): answer its order.
+		existing := new(Order)
+		if e := selectOne(ctx, s.DB.NewSelect().Model(existing).Where("cart_id = ? AND user_id = ?", in.CartID, userID), "order"); e == nil {
+			return existing, false, nil
+		}
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return order, created, nil
+}
+
+func derefOr(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+var errCartRace = errors.New("cart closed by another request")
+
+// isUniqueViolation recognises PostgreSQL's 23505 and SQLite's UNIQUE
+// constraint failure without importing either driver's error type.
+func isUniqueViolation(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "23505") || strings.Contains(msg, "UNIQUE constraint failed")
+}
+
+// takeLine prices one cart line from the stored item and variant and takes
+// its stock. The stock updates are conditional: of many concurrent
+// checkouts only those that find enough stock succeed.
+func takeLine(ctx context.Context, tx bun.Tx, shop *Store, order *Order, l CartItem) (*OrderItem, error) {
+	it := new(StoreItem)
+	err := selectOne(ctx, tx.NewSelect().Model(it).Where("id = ? AND store_id = ?", l.StoreItemID, shop.ID), "item")
+	if errors.Is(err, ErrNotFound) || (err == nil && it.DeletedAt != nil) {
+		return nil, invalid("An item in your cart is no longer available")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if it.Type == ItemSubscription && l.Quantity > 1 {
+		return nil, invalid("Subscriptions can only be added once")
+	}
+	oi := &OrderItem{ID: NewID(), AppID: shop.AppID, OrderID: order.ID, StoreItemID: it.ID, VariantID: l.VariantID,
+		Name: it.Name, Type: it.Type, Quantity: l.Quantity, Price: it.Price, Currency: it.Currency, CustomOptions: "{}"}
+	variantTracked := false
+	if l.VariantID != nil {
+		v := new(Variant)
+		err := selectOne(ctx, tx.NewSelect().Model(v).Where("id = ? AND store_item_id = ?", *l.VariantID, it.ID), "variant")
+		if errors.Is(err, ErrNotFound) || (err == nil && v.DeletedAt != nil) {
+			return nil, invalid("An option of " + it.Name + " is no longer available")
+		}
+		if err != nil {
+			return nil, err
+		}
+		oi.Price += v.PriceAdjustment
+		b, _ := json.Marshal(map[string]string{v.Name: v.Value})
+		oi.CustomOptions = string(b)
+		variantTracked = v.Stock != nil
+	}
+	if oi.Price < 0 {
+		oi.Price = 0
+	}
+	if it.Stock != nil {
+		res, err := tx.NewUpdate().Model((*StoreItem)(nil)).Set("stock = stock - ?", l.Quantity).
+			Where("id = ? AND stock IS NOT NULL AND stock >= ?", it.ID, l.Quantity).Exec(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("take item stock: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			return nil, outOfStock(it.Name)
+		}
+		oi.ItemStockTaken = true
+	}
+	// The item's row before the variant's, and lines sorted by item and
+	// variant: every checkout locks rows in the same order, so two never
+	// wait on each other.
+	if variantTracked {
+		res, err := tx.NewUpdate().Model((*Variant)(nil)).Set("stock = stock - ?", l.Quantity).
+			Where("id = ? AND stock IS NOT NULL AND stock >= ?", *l.VariantID, l.Quantity).Exec(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("take variant stock: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			return nil, outOfStock(it.Name)
+		}
+		oi.VariantStockTaken = true
+	}
+	return oi, nil
+}
+
+func outOfStock(name string) error {
+	return invalid("Not enough stock left for " + name)
+}
+
+// giveStockBack returns what the order's checkout took, once: it runs only
+// inside the transition that leaves PENDING for CANCELLED.
+func giveStockBack(ctx context.Context, tx bun.Tx, orderID string) error {
+	var items []OrderItem
+	if err := tx.NewSelect().Model(&items).Where("order_id = ?", orderID).Scan(ctx); err != nil {
+		return fmt.Errorf("load order items: %w", err)
+	}
+	for _, oi := range items {
+		if oi.ItemStockTaken {
+			if _, err := tx.NewUpdate().Model((*StoreItem)(nil)).Set("stock = stock + ?", oi.Quantity).
+				Where("id = ? AND stock IS NOT NULL", oi.StoreItemID).Exec(ctx); err != nil {
+				return fmt.Errorf("return item stock: %w", err)
+			}
+		}
+		if oi.VariantStockTaken && oi.VariantID != nil {
+			if _, err := tx.NewUpdate().Model((*Variant)(nil)).Set("stock = stock + ?", oi.Quantity).
+				Where("id = ? AND stock IS NOT NULL", *oi.VariantID).Exec(ctx); err != nil {
+				return fmt.Errorf("return variant stock: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// TransitionOptions carry what some transitions record.
+type TransitionOptions struct {
+	TrackingNumber string
+	RefundReason   string
+	// PaymentMethod and PaymentRef are recorded on PAID.
+	PaymentMethod string
+	PaymentRef    string
+	// From, when set, is the status the caller saw; the transition is
+	// refused unless the order is still in it.
+	From string
+}
+
+// TransitionOrder moves an order of app to status to. It is a conditional
+// update on the status the order is in, so two concurrent transitions never
+// both apply; an illegal move is ErrIllegalTransition.
+func (s *Storage) TransitionOrder(ctx context.Context, appID, orderID, to string, opts TransitionOptions) (*Order, error) {
+	var order *Order
+	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		o, err := orderForUpdate(ctx, tx, appID, orderID)
+		if err != nil {
+			return err
+		}
+		if err := s.transition(ctx, tx, o, to, opts); err != nil {
+			return err
+		}
+		order = o
+		return nil
+	})
+	return order, err
+}
+
+func orderForUpdate(ctx context.Context, tx bun.Tx, appID, orderID string) (*Order, error) {
+	o := new(Order)
+	q := tx.NewSelect().Model(o).Where("id = ? AND app_id = ?", orderID, appID)
+	if err := selectOne(ctx, q, "order"); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// transition applies one legal move to o inside tx, with its side effects:
+// CANCELLED gives the stock back, PAID runs the paid hooks, REFUNDED the
+// refund hooks. o is updated in place.
+func (s *Storage) transition(ctx context.Context, tx bun.Tx, o *Order, to string, opts TransitionOptions) error {
+	from := o.Status
+	if opts.From != "" && opts.From != from {
+		return ErrIllegalTransition
+	}
+	if !CanTransition(from, to) {
+		return ErrIllegalTransition
+	}
+	now := time.Now().UTC()
+	q := tx.NewUpdate().Model((*Order)(nil)).Set("status = ?", to).Set("updated_at = ?", now).
+		Where("id = ? AND status = ?", o.ID, from)
+	switch to {
+	case OrderPaid:
+		q = q.Set("paid_at = ?", now)
+		o.PaidAt = &now
+		if opts.PaymentMethod != "" {
+			q = q.Set("payment_method = ?", opts.PaymentMethod)
+			o.PaymentMethod = opts.PaymentMethod
+		}
+		if opts.PaymentRef != "" {
+			q = q.Set("payment_ref = ?", opts.PaymentRef)
+			o.PaymentRef = opts.PaymentRef
+		}
+	case OrderShipped:
+		q = q.Set("shipped_at = ?", now).Set("tracking_number = ?", opts.TrackingNumber)
+		o.ShippedAt, o.TrackingNumber = &now, opts.TrackingNumber
+	case OrderDelivered:
+		q = q.Set("delivered_at = ?", now)
+		o.DeliveredAt = &now
+	case OrderCancelled:
+		q = q.Set("cancelled_at = ?", now)
+		o.CancelledAt = &now
+	case OrderRefunded:
+		q = q.Set("refunded_at = ?", now).Set("refund_reason = ?", opts.RefundReason)
+		o.RefundedAt, o.RefundReason = &now, opts.RefundReason
+	}
+	res, err := q.Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("order %s -> %s: %w", from, to, err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		// Someone else moved it between our read and this update.
+		return ErrIllegalTransition
+	}
+	o.Status, o.UpdatedAt = to, now
+	switch to {
+	case OrderCancelled:
+		return giveStockBack(ctx, tx, o.ID)
+	case OrderPaid:
+		return s.runHooks(ctx, tx, o, hookPaid)
+	case OrderRefunded:
+		return s.runHooks(ctx, tx, o, hookRefunded)
+	}
+	return nil
+}
+
+// ErrAmountMismatch: a provider reported a payment that is not the order's
+// total; the order stays PENDING.
+var ErrAmountMismatch = errors.New("payment amount does not match the order total")
+
+// MarkOrderPaid is how a payment provider reports that money arrived: only a
+// PENDING order of exactly this amount becomes PAID. A second report of the
+// same payment (a repeated webhook) finds the order PAID with the same
+// reference and changes nothing.
+func (s *Storage) MarkOrderPaid(ctx context.Context, orderID, method, ref string, amount int64) (*Order, error) {
+	var order *Order
+	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		o := new(Order)
+		if err := selectOne(ctx, tx.NewSelect().Model(o).Where("id = ?", orderID), "order"); err != nil {
+			return err
+		}
+		order = o
+		if o.Status != OrderPending && o.PaymentRef == ref && ref != "" {
+			return nil
+		}
+		if amount != o.Total {
+			return ErrAmountMismatch
+		}
+		return s.MarkPaidTx(ctx, tx, o, method, ref)
+	})
+	return order, err
+}
+
+// MarkPaidTx is MarkOrderPaid inside a caller's transaction, for providers
+// whose money moves in the same database (the wallet).
+func (s *Storage) MarkPaidTx(ctx context.Context, tx bun.Tx, o *Order, method, ref string) error {
+	return s.transition(ctx, tx, o, OrderPaid, TransitionOptions{From: OrderPending, PaymentMethod: method, PaymentRef: ref})
+}
+
+// ExpirePendingOrders cancels orders still PENDING olderThan after they were
+// made, giving their stock back. Each is its own conditional transition, so
+// a payment that lands at the same moment either wins (the order is PAID
+// and stays) or loses (the wallet is not charged). It answers how many
+// expired.
+func (s *Storage) ExpirePendingOrders(ctx context.Context, olderThan time.Duration) (int, error) {
+	if olderThan <= 0 {
+		olderThan = DefaultOrderExpiry
+	}
+	cutoff := time.Now().UTC().Add(-olderThan)
+	var stale []Order
+	if err := s.DB.NewSelect().Model(&stale).Column("id", "app_id").
+		Where("status = ? AND created_at < ?", OrderPending, cutoff).Order("created_at ASC").Limit(500).Scan(ctx); err != nil {
+		return 0, fmt.Errorf("find expired orders: %w", err)
+	}
+	n := 0
+	for _, o := range stale {
+		_, err := s.TransitionOrder(ctx, o.AppID, o.ID, OrderCancelled, TransitionOptions{From: OrderPending})
+		if errors.Is(err, ErrIllegalTransition) || errors.Is(err, ErrNotFound) {
+			continue // paid or cancelled meanwhile
+		}
+		if err != nil {
+			return n, fmt.Errorf("expire order %s: %w", o.ID, err)
+		}
+		n++
+	}
+	return n, nil
+}
+
+// OrderItemView is an order line in the shape of SPEC.md section 3.
+type OrderItemView struct {
+	ID            string            `json:"id"`
+	StoreItemID   string            `json:"storeItemId"`
+	VariantID     *string           `json:"variantId"`
+	StoreItem     OrderItemSnapshot `json:"storeItem"`
+	Quantity      int64             `json:"quantity"`
+	Price         int64             `json:"price"`
+	Currency      string            `json:"currency"`
+	CustomOptions map[string]string `json:"customOptions"`
+	// Downloads are the files of a DIGITAL item, present once the order
+	// granted them (paid and not refunded).
+	Downloads []MediaView `json:"downloads,omitempty"`
+}
+
+// OrderItemSnapshot names the item as it was bought; media comes from the
+// item now (it may have been edited since).
+type OrderItemSnapshot struct {
+	Name  string      `json:"name"`
+	Type  string      `json:"type"`
+	Media []MediaView `json:"media"`
+}
+
+// OrderView is an order in the shape of SPEC.md section 3.
+type OrderView struct {
+	Order
+	Items []OrderItemView `json:"items"`
+	Buyer *OrderBuyer     `json:"buyer,omitempty"`
+}
+
+// OrderBuyer is who placed the order, for the fulfilment screen.
+type OrderBuyer struct {
+	ID       string `json:"id"`
+	Username string `json:"username"`
+	Email    string `json:"email"`
+}
+
+// OrderFilter selects orders of a store: a member's own (UserID set) or
+// every order (fulfilment), optionally by status.
+type OrderFilter struct {
+	StoreID string
+	UserID  string
+	Status  string
+	Page    int
+	Limit   int
+}
+
+func (f OrderFilter) apply(q *bun.SelectQuery) *bun.SelectQuery {
+	q = q.Where("store_id = ?", f.StoreID)
+	if f.UserID != "" {
+		q = q.Where("user_id = ?", f.UserID)
+	}
+	if f.Status != "" {
+		q = q.Where("status = ?", f.Status)
+	}
+	return q
+}
+
+// Orders lists orders newest first.
+func (s *Storage) Orders(ctx context.Context, f OrderFilter) ([]OrderView, Pagination, error) {
+	page, limit := ClampPage(f.Page, f.Limit)
+	var rows []Order
+	total, err := s.DB.NewSelect().Model(&rows).Apply(f.apply).Order("created_at DESC", "id DESC").
+		Limit(int64(limit)).Offset(int64((page - 1) * limit)).ScanAndCount(ctx)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, Pagination{}, fmt.Errorf("list orders: %w", err)
+	}
+	views, err := s.orderViews(ctx, s.DB, rows, f.UserID == "")
+	if err != nil {
+		return nil, Pagination{}, err
+	}
+	return views, NewPagination(page, limit, int(total)), nil
+}
+
+// OrderOf loads one order of store; with userID set, only that member's
+// (another member's order is ErrNotFound, not a refusal that would confirm
+// it exists).
+func (s *Storage) OrderOf(ctx context.Context, storeID, userID, orderID string) (*OrderView, error) {
+	o := new(Order)
+	q := s.DB.NewSelect().Model(o).Where("id = ? AND store_id = ?", orderID, storeID)
+	if userID != "" {
+		q = q.Where("user_id = ?", userID)
+	}
+	if err := selectOne(ctx, q, "order"); err != nil {
+		return nil, err
+	}
+	views, err := s.orderViews(ctx, s.DB, []Order{*o}, userID == "")
+	if err != nil {
+		return nil, err
+	}
+	return &views[0], nil
+}
+
+func (s *Storage) orderViews(ctx context.Context, db bun.IDB, orders []Order, withBuyer bool) ([]OrderView, error) {
+	views := make([]OrderView, len(orders))
+	if len(orders) == 0 {
+		return views, nil
+	}
+	ids := make([]string, len(orders))
+	userIDs := make([]string, len(orders))
+	for i, o := range orders {
+		ids[i], userIDs[i] = o.ID, o.UserID
+		views[i] = OrderView{Order: o, Items: []OrderItemView{}}
+	}
+	var items []OrderItem
+	if err := db.NewSelect().Model(&items).Where("order_id IN (?)", bun.In(ids)).Order("name ASC", "id ASC").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("load order items: %w", err)
+	}
+	itemIDs := make([]string, len(items))
+	for i, it := range items {
+		itemIDs[i] = it.StoreItemID
+	}
+	media := map[string][]MediaView{}
+	if len(itemIDs) > 0 {
+		var links []StoreItemMedia
+		if err := db.NewSelect().Model(&links).Where("store_item_id IN (?)", bun.In(uniq(itemIDs))).Order("position ASC").Scan(ctx); err != nil {
+			return nil, fmt.Errorf("load order item media: %w", err)
+		}
+		mediaIDs := make([]string, len(links))
+		for i, l := range links {
+			mediaIDs[i] = l.MediaID
+		}
+		mv, err := s.mediaViews(ctx, db, mediaIDs)
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range links {
+			if m, ok := mv[l.MediaID]; ok {
+				media[l.StoreItemID] = append(media[l.StoreItemID], m)
+			}
+		}
+	}
+	var ents []Entitlement
+	if err := db.NewSelect().Model(&ents).Where("order_id IN (?) AND kind = ? AND revoked_at IS NULL", bun.In(ids), EntitlementDownload).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("load entitlements: %w", err)
+	}
+	granted := map[string]bool{}
+	for _, e := range ents {
+		granted[e.OrderID+"/"+e.StoreItemID] = true
+	}
+	index := map[string]int{}
+	for i, o := range orders {
+		index[o.ID] = i
+	}
+	for _, it := range items {
+		opts := map[string]string{}
+		_ = json.Unmarshal([]byte(it.CustomOptions), &opts)
+		m := media[it.StoreItemID]
+		if m == nil {
+			m = []MediaView{}
+		}
+		line := OrderItemView{ID: it.ID, StoreItemID: it.StoreItemID, VariantID: it.VariantID,
+			StoreItem: OrderItemSnapshot{Name: it.Name, Type: it.Type, Media: m}, Quantity: it.Quantity,
+			Price: it.Price, Currency: it.Currency, CustomOptions: opts}
+		if granted[it.OrderID+"/"+it.StoreItemID] {
+			line.Downloads = m
+		}
+		v := &views[index[it.OrderID]]
+		v.Items = append(v.Items, line)
+	}
+	if withBuyer {
+		var users []User
+		if err := db.NewSelect().Model(&users).Column("id", "username", "email").Where("id IN (?)", bun.In(uniq(userIDs))).Scan(ctx); err != nil {
+			return nil, fmt.Errorf("load buyers: %w", err)
+		}
+		byID := map[string]*OrderBuyer{}
+		for _, u := range users {
+			byID[u.ID] = &OrderBuyer{ID: u.ID, Username: u.Username, Email: u.Email}
+		}
+		for i := range views {
+			views[i].Buyer = byID[views[i].UserID]
+		}
+	}
+	return views, nil
+}
