@@ -68,6 +68,15 @@ func (s *Server) routes() {
 	appForm("/cart/items/:cartItemId", s.formCartUpdate)
 	appForm("/cart/clear", s.formCartClear)
 	appForm("/follow", s.formFollow)
+	// Memberships and donations: the plan checkout is under /checkout, which
+	// the gate lets through; the profile's membership form and the donation
+	// form are open to gated members too (the profile is).
+	app("/checkout/plan/:itemId", s.pagePlanCheckout)
+	m.POST("/apps/:app/checkout/plan/:itemId", s.formPlanCheckout, s.appPage, s.subscriptionGate)
+	appForm("/profile/membership", s.formMembership)
+	app("/donate", s.pageDonate)
+	appForm("/donate", s.formDonate)
+	app("/donations", s.pageDonations)
 	app("/events", s.pageEvents)
 	app("/events.ics", s.eventsFeed)
 	app("/events/:eventId", s.pageEvent)
@@ -115,6 +124,12 @@ func (s *Server) routes() {
 	api.POST("/store/:storeId/cart/items", s.apiCartAdd)
 	api.PUT("/store/:storeId/cart/items/:cartItemId", s.apiCartUpdate)
 	api.DELETE("/store/:storeId/cart/items/:cartItemId", s.apiCartRemove)
+	// Memberships and donations.
+	api.POST("/subscriptions/apps/:appId/subscribe", s.apiSubscribe)
+	api.POST("/subscriptions/apps/:appId/cancel", s.apiSubscriptionCancel)
+	api.POST("/donations/create", s.apiDonationCreate)
+	api.POST("/donations/process", s.apiDonationProcess)
+	api.GET("/donations/apps/:appId", s.apiDonations)
 	// Events.
 	api.GET("/events/apps/:appId/events", s.apiEvents)
 	api.POST("/events/apps/:appId/events", s.apiCreateEvent)

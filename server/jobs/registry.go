@@ -32,5 +32,9 @@ func Product(d Deps) Work {
 		river.AddWorker(workers, &SweepUploadsWorker{Files: local, Logger: d.Logger})
 		every(time.Hour, SweepUploadsArgs{})
 	}
+	if d.Store != nil {
+		river.AddWorker(workers, &RenewMembershipsWorker{Store: d.Store, Logger: d.Logger})
+		every(RenewMembershipsInterval, RenewMembershipsArgs{})
+	}
 	return Work{Workers: workers, Periodic: periodic}
 }
