@@ -14,6 +14,9 @@ import ItemEdit, * as itemEdit from "./ItemEdit";
 import Events, * as events from "./Events";
 import Event, * as event from "./Event";
 import CreateEvent, * as createEvent from "./CreateEvent";
+import PlanCheckout, * as planCheckout from "./PlanCheckout";
+import Donate, * as donate from "./Donate";
+import Donations, * as donations from "./Donations";
 
 // A page module as the server entry sees it. goja bundles need static
 // imports, so every page is listed here by the name Go renders it with.
@@ -40,4 +43,7 @@ export const pages: Record<string, PageModule> = {
   Events: { component: Events, head: events.head },
   Event: { component: Event, head: event.head, status: event.status },
   CreateEvent: { component: CreateEvent, head: createEvent.head },
+  PlanCheckout: { component: PlanCheckout, head: planCheckout.head },
+  Donate: { component: Donate, head: donate.head },
+  Donations: { component: Donations, head: donations.head },
 };
