@@ -534,6 +534,18 @@ func TestDonations(t *testing.T) {
 	if b := f.balance(t, "follower@demo.test"); b != 7500 {
 		t.Errorf("balance after a repeated process %d, want 7500", b)
 	}
+	// The badge beside the donor's name in the feed.
+	f.credit(t, "creator@demo.test", 500)
+	if st, _ := donate("creator@demo.test", 500); st != 200 {
+		t.Fatalf("creator donation: %d", st)
+	}
+	f.ts.run(t, []scenario{
+		{name: "feed badge", path: "/api/community/" + f.communityID + "/posts", as: "creator@demo.test", status: 200,
+			contains: []string{`"donorTier":"Bronze"`}},
+		{name: "feed page badge", path: "/apps/demo/community", as: "creator@demo.test", status: 200,
+			contains: []string{`<span class="badge tier-badge">Bronze</span>`}},
+	})
+
 	// Too little money: 409, nothing counted.
 	f.ts.run(t, []scenario{create(`{"appId":"demo","amount":9000,"currency":"USD"}`)})
 	if st, _ := donate("follower@demo.test", 9000); st != 409 {

@@ -107,6 +107,10 @@ func (s *Storage) PayDonationFromWallet(ctx context.Context, appID, userID, dona
 		d.Status, d.ProcessedAt, d.PaymentMethod, d.PaymentRef = DonationPaid, &now, WalletMethod, t.ID
 		return nil
 	})
+	if err == nil {
+		// The landing's recent posts carry donor badges.
+		s.InvalidateLanding(ctx, appID)
+	}
 	return out, err
 }
 

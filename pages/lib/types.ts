@@ -20,6 +20,7 @@ export interface UserSummary {
   id: string;
   username: string;
   media: MediaView[];
+  donorTier?: string;
 }
 
 export interface MessageView {
