@@ -4,6 +4,7 @@
 //	marquee migrate     apply database migrations
 //	marquee seed-demo   create the demo apps (idempotent)
 //	marquee app ...     manage apps and members from the command line
+//	marquee wallet ...  credit a member's wallet, show its balance
 package main
 
 import (
@@ -33,7 +34,9 @@ commands:
   seed-demo                              create the demo apps (safe to repeat)
   app create NAME --creator EMAIL        create an app
   app set NAME KEY=VALUE...              change app settings (e.g. features.store.enabled=false)
-  member set-role NAME EMAIL ROLE        give a user a role in an app`
+  member set-role NAME EMAIL ROLE        give a user a role in an app
+  wallet credit NAME EMAIL AMOUNT [--ref REF]  add dollars (e.g. 25.00) to a member's wallet in an app
+  wallet balance NAME EMAIL              show a member's wallet balance in an app`
 
 func run(ctx context.Context, args []string, logger *slog.Logger) error {
 	if len(args) == 0 {
@@ -52,7 +55,7 @@ func run(ctx context.Context, args []string, logger *slog.Logger) error {
 		return nil
 	case "seed-demo":
 		return seedDemo(ctx, logger)
-	case "app", "member":
+	case "app", "member", "wallet":
 		return manage(ctx, args, logger)
 	default:
 		return fmt.Errorf("unknown command %q\n%s", args[0], usage)

@@ -5,12 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 
 	"marquee/store"
 )
 
-// manage runs the `app` and `member` commands: managing apps before any
+// manage runs the `app`, `member` and `wallet` commands: managing apps before any
 // screen does it.
 func manage(ctx context.Context, args []string, logger *slog.Logger) error {
 	a, err := openApp(ctx, logger)
@@ -66,6 +67,85 @@ func manage(ctx context.Context, args []string, logger *slog.Logger) error {
 		}
 		fmt.Printf("%s is now %s in %s\n", args[3], strings.ToUpper(args[4]), app.Name)
 		return nil
+	case (len(args) == 5 || len(args) == 7) && args[0] == "wallet" && args[1] == "credit":
+		app, user, err := appAndUser(ctx, s, args[2], args[3])
+		if err != nil {
+			return err
+		}
+		cents, err := parseDollars(args[4])
+		if err != nil {
+			return err
+		}
+		// A reference makes a repeated command credit once; without one,
+		// every run is a new credit.
+		ref := "cli:" + store.NewID()
+		if len(args) == 7 {
+			if args[5] != "--ref" {
+				return fmt.Errorf("%s", usage)
+			}
+			ref = "cli:" + args[6]
+		}
+		_, replayed, err := s.CreditWallet(ctx, app.ID, user.ID, cents, ref, "Credit")
+		if err != nil {
+			return err
+		}
+		bal, err := s.WalletBalance(ctx, app.ID, user.ID)
+		if err != nil {
+			return err
+		}
+		if replayed {
+			fmt.Printf("%s was already credited with reference %s; balance %s\n", args[3], strings.TrimPrefix(ref, "cli:"), dollars(bal))
+			return nil
+		}
+		fmt.Printf("credited %s to %s in %s; balance %s\n", dollars(cents), args[3], app.Name, dollars(bal))
+		return nil
+	case len(args) == 4 && args[0] == "wallet" && args[1] == "balance":
+		app, user, err := appAndUser(ctx, s, args[2], args[3])
+		if err != nil {
+			return err
+		}
+		bal, err := s.WalletBalance(ctx, app.ID, user.ID)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%s in %s: %s\n", args[3], app.Name, dollars(bal))
+		return nil
 	}
 	return fmt.Errorf("%s", usage)
 }
+
+func appAndUser(ctx context.Context, s *store.Storage, appName, email string) (*store.App, *store.User, error) {
+	app, err := s.AppByIDOrName(ctx, appName)
+	if err != nil {
+		return nil, nil, fmt.Errorf("app %s: %w", appName, err)
+	}
+	user, err := s.UserByEmail(ctx, email)
+	if err != nil {
+		return nil, nil, fmt.Errorf("user %s: %w", email, err)
+	}
+	return app, user, nil
+}
+
+// parseDollars reads "25", "25.5" or "25.50" as cents; money is never a
+// float on its way to the ledger.
+func parseDollars(s string) (int64, error) {
+	whole, frac, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(s), "$"), ".")
+	if len(frac) > 2 {
+		return 0, fmt.Errorf("amount %q: at most 2 decimals", s)
+	}
+	for len(frac) < 2 {
+		frac += "0"
+	}
+	w, err1 := strconv.ParseInt(whole, 10, 64)
+	f, err2 := strconv.ParseInt(frac, 10, 64)
+	if err1 != nil || err2 != nil || w < 0 || w > 1_000_000 {
+		return 0, fmt.Errorf("amount %q: want dollars like 25 or 12.50", s)
+	}
+	cents := w*100 + f
+	if cents <= 0 {
+		return 0, fmt.Errorf("amount %q: must be above 0", s)
+	}
+	return cents, nil
+}
+
+func dollars(cents int64) string { return fmt.Sprintf("$%d.%02d", cents/100, cents%100) }

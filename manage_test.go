@@ -39,6 +39,10 @@ func TestManage(t *testing.T) {
 		{"app", "create", "shop", "--creator", "owner@example.test"},
 		{"app", "set", "shop", "features.store.enabled=false", "basic.displayName=The Shop", "version=2.0.0"},
 		{"member", "set-role", "shop", "fan@example.test", "moderator"},
+		{"wallet", "credit", "shop", "fan@example.test", "12.50"},
+		{"wallet", "credit", "shop", "fan@example.test", "5", "--ref", "gift-1"},
+		{"wallet", "credit", "shop", "fan@example.test", "5", "--ref", "gift-1"},
+		{"wallet", "balance", "shop", "fan@example.test"},
 	} {
 		if err := manage(ctx, args, logger); err != nil {
 			t.Fatalf("%v: %v", args, err)
@@ -49,6 +53,10 @@ func TestManage(t *testing.T) {
 		{"app", "set", "shop", "features.nope=1"},
 		{"member", "set-role", "shop", "owner@example.test", "FOLLOWER"},
 		{"member", "set-role", "shop", "fan@example.test", "KING"},
+		{"wallet", "credit", "shop", "fan@example.test", "-3"},
+		{"wallet", "credit", "shop", "fan@example.test", "1.005"},
+		{"wallet", "credit", "shop", "nobody@example.test", "3"},
+		{"wallet", "credit", "shop", "fan@example.test", "3", "--memo", "x"},
 	} {
 		if err := manage(ctx, bad, logger); err == nil {
 			t.Errorf("%v: no error", bad)
@@ -70,5 +78,9 @@ func TestManage(t *testing.T) {
 	m, err := a.storage.MembershipOf(ctx, app.ID, fan.ID)
 	if err != nil || m == nil || m.Role != store.RoleModerator {
 		t.Errorf("fan membership %+v (%v)", m, err)
+	}
+	// 12.50 once and 5.00 once: the repeated reference credited nothing.
+	if bal, err := a.storage.WalletBalance(ctx, app.ID, fan.ID); err != nil || bal != 1750 {
+		t.Errorf("fan wallet %d (%v), want 1750", bal, err)
 	}
 }

@@ -146,7 +146,7 @@ func serve(ctx context.Context, logger *slog.Logger) error {
 	a.storage.Build = engine.BuildID()
 	srv := server.New(server.Deps{Config: a.cfg, Store: a.storage, Renderer: engine, Files: a.files, Logger: logger})
 	queue, err := jobs.New(ctx, jobs.Options{DB: a.db, DatabaseURL: a.cfg.DatabaseURL, Logger: logger,
-		Work: jobs.Product(jobs.Deps{Store: a.storage, Files: a.files, Logger: logger})})
+		Work: jobs.Product(jobs.Deps{Store: a.storage, Files: a.files, Logger: logger, OrderExpiry: a.cfg.OrderExpiry})})
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,13 @@ import CreateEvent, * as createEvent from "./CreateEvent";
 import PlanCheckout, * as planCheckout from "./PlanCheckout";
 import Donate, * as donate from "./Donate";
 import Donations, * as donations from "./Donations";
+import Checkout, * as checkout from "./Checkout";
+import Orders, * as orders from "./Orders";
+import Order, * as order from "./Order";
+import PaymentSuccess, * as paymentSuccess from "./PaymentSuccess";
+import CancelOrder, * as cancelOrder from "./CancelOrder";
+import Transactions, * as transactions from "./Transactions";
+import ManageOrders, * as manageOrders from "./ManageOrders";
 
 // A page module as the server entry sees it. goja bundles need static
 // imports, so every page is listed here by the name Go renders it with.
@@ -46,4 +53,11 @@ export const pages: Record<string, PageModule> = {
   PlanCheckout: { component: PlanCheckout, head: planCheckout.head },
   Donate: { component: Donate, head: donate.head },
   Donations: { component: Donations, head: donations.head },
+  Checkout: { component: Checkout, head: checkout.head },
+  Orders: { component: Orders, head: orders.head },
+  Order: { component: Order, head: order.head, status: order.status },
+  PaymentSuccess: { component: PaymentSuccess, head: paymentSuccess.head },
+  CancelOrder: { component: CancelOrder, head: cancelOrder.head },
+  Transactions: { component: Transactions, head: transactions.head },
+  ManageOrders: { component: ManageOrders, head: manageOrders.head },
 };

@@ -40,7 +40,26 @@ func newMemberFixture(t *testing.T) *memberFixture {
 	must(db.NewSelect().Table("communities").Column("id").Where("app_id = ?", f.appID).Limit(1).Scan(ctx, &f.communityID))
 	must(db.NewSelect().Table("messages").Column("id").Where("app_id = ? AND type = 'POST'", f.appID).Limit(1).Scan(ctx, &f.postID))
 	must(db.NewSelect().Table("store_items").Column("id").Where("app_id = ? AND type = 'SUBSCRIPTION'", f.appID).Limit(1).Scan(ctx, &f.planItemID))
+	// The demo seeds every member's wallet; these tests count from zero.
+	for _, email := range []string{"follower@demo.test", "moderator@demo.test", "creator@demo.test", "admin@demo.test", "subscriber@demo.test"} {
+		drainWallet(t, ts.store, f.appID, f.userID(t, email))
+	}
 	return f
+}
+
+func drainWallet(t *testing.T, st *store.Storage, appID, userID string) {
+	t.Helper()
+	ctx := context.Background()
+	bal, err := st.WalletBalance(ctx, appID, userID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bal > 0 {
+		if _, _, err := st.Transfer(ctx, store.TransferInput{AppID: appID, Reference: "test-drain-" + userID, Kind: "DEBIT",
+			From: store.Member(userID), To: store.OutsideMoney, Amount: bal}); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 func (f *memberFixture) userID(t *testing.T, email string) string {

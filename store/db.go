@@ -15,11 +15,20 @@ import (
 	"github.com/uptrace/bun/driver/sqliteshim"
 )
 
+// MaxPostgresConns bounds one process's connections to PostgreSQL; with
+// river's own small pool it leaves room for several instances.
+const MaxPostgresConns = 20
+
 // Open connects to PostgreSQL when dsn is a postgres:// URL and otherwise
 // treats dsn as a SQLite file path (the embedded default).
 func Open(dsn string) (*bun.DB, error) {
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
 		sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn)))
+		// A burst of requests waits for a connection instead of opening one
+		// each: PostgreSQL refuses clients past max_connections (100 by
+		// default), which would turn a busy minute into 503s.
+		sqldb.SetMaxOpenConns(MaxPostgresConns)
+		sqldb.SetMaxIdleConns(MaxPostgresConns)
 		return bun.NewDB(sqldb, pgdialect.New()), nil
 	}
 	path := strings.TrimPrefix(dsn, "sqlite://")

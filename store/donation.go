@@ -89,7 +89,7 @@ func (s *Storage) PayDonationFromWallet(ctx context.Context, appID, userID, dona
 		if d.Status != DonationPending {
 			return ErrDonationClosed
 		}
-		t, _, err := transfer(ctx, tx, TransferInput{AppID: appID, Reference: "donation:" + d.ID, Kind: TransferDonation,
+		t, _, err := TransferTx(ctx, tx, TransferInput{AppID: appID, Reference: "donation:" + d.ID, Kind: TransferDonation,
 			From: Member(userID), To: AppRevenue, Amount: d.Amount, Memo: "Donation"})
 		if err != nil {
 			return err

@@ -209,10 +209,9 @@ func (s *Storage) CreateOrder(ctx context.Context, shop *Store, userID string, i
 			order.Subtotal += oi.Price * oi.Quantity
 			items = append(items, *oi)
 		}
-		if physical {
-			if in.Shipping == nil {
-				return invalid("Shipping address is required")
-			}
+		// The address may come now or in the shipping step that follows
+		// (SetOrderShipping); paying needs it (ReadyToPay).
+		if physical && in.Shipping != nil {
 			in.Shipping.Normalize()
 			if err := in.Shipping.Validate(); err != nil {
 				return err
@@ -551,6 +550,10 @@ type OrderView struct {
 	Order
 	Items []OrderItemView `json:"items"`
 	Buyer *OrderBuyer     `json:"buyer,omitempty"`
+	// NeedsShipping: some item is PHYSICAL (the checkout's shipping step).
+	NeedsShipping bool `json:"needsShipping"`
+	// Next lists the statuses the order may move to, for fulfilment.
+	Next []string `json:"next"`
 }
 
 // OrderBuyer is who placed the order, for the fulfilment screen.
@@ -625,7 +628,7 @@ func (s *Storage) orderViews(ctx context.Context, db bun.IDB, orders []Order, wi
 	userIDs := make([]string, len(orders))
 	for i, o := range orders {
 		ids[i], userIDs[i] = o.ID, o.UserID
-		views[i] = OrderView{Order: o, Items: []OrderItemView{}}
+		views[i] = OrderView{Order: o, Items: []OrderItemView{}, Next: NextStatuses(o.Status)}
 	}
 	var items []OrderItem
 	if err := db.NewSelect().Model(&items).Where("order_id IN (?)", bun.In(ids)).Order("name ASC", "id ASC").Scan(ctx); err != nil {
@@ -682,6 +685,7 @@ func (s *Storage) orderViews(ctx context.Context, db bun.IDB, orders []Order, wi
 		}
 		v := &views[index[it.OrderID]]
 		v.Items = append(v.Items, line)
+		v.NeedsShipping = v.NeedsShipping || it.Type == ItemPhysical
 	}
 	if withBuyer {
 		var users []User
@@ -697,4 +701,61 @@ func (s *Storage) orderViews(ctx context.Context, db bun.IDB, orders []Order, wi
 		}
 	}
 	return views, nil
+}
+
+// needsShipping reports whether the order holds a PHYSICAL item.
+func needsShipping(ctx context.Context, db bun.IDB, orderID string) (bool, error) {
+	n, err := db.NewSelect().Model((*OrderItem)(nil)).Where("order_id = ? AND type = ?", orderID, ItemPhysical).Count(ctx)
+	if err != nil {
+		return false, fmt.Errorf("check order items: %w", err)
+	}
+	return n > 0, nil
+}
+
+// ReadyToPay refuses to take money for an order that cannot be fulfilled as
+// it stands: not PENDING, or physical without a shipping address.
+func ReadyToPay(ctx context.Context, db bun.IDB, o *Order) error {
+	if o.Status != OrderPending {
+		return ErrIllegalTransition
+	}
+	if o.ShippingAddress != "" {
+		return nil
+	}
+	physical, err := needsShipping(ctx, db, o.ID)
+	if err != nil {
+		return err
+	}
+	if physical {
+		return invalid("Shipping address is required")
+	}
+	return nil
+}
+
+// ReadyToPay is the check above on the storage's own database, for
+// providers that start a payment elsewhere (card, PayPal).
+func (s *Storage) ReadyToPay(ctx context.Context, o *Order) error { return ReadyToPay(ctx, s.DB, o) }
+
+// SetOrderShipping records the shipping step on the member's own PENDING
+// order (a conditional update: a paid order's address no longer changes).
+func (s *Storage) SetOrderShipping(ctx context.Context, storeID, userID, orderID string, a *ShippingAddress) (*Order, error) {
+	a.Normalize()
+	if err := a.Validate(); err != nil {
+		return nil, err
+	}
+	b, _ := json.Marshal(a)
+	o := new(Order)
+	if err := selectOne(ctx, s.DB.NewSelect().Model(o).Where("id = ? AND store_id = ? AND user_id = ?", orderID, storeID, userID), "order"); err != nil {
+		return nil, err
+	}
+	now := time.Now().UTC()
+	res, err := s.DB.NewUpdate().Model((*Order)(nil)).Set("shipping_address = ?", string(b)).Set("updated_at = ?", now).
+		Where("id = ? AND status = ?", o.ID, OrderPending).Exec(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("save shipping address: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return nil, ErrIllegalTransition
+	}
+	o.ShippingAddress, o.UpdatedAt = string(b), now
+	return o, nil
 }

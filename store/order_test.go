@@ -209,13 +209,38 @@ func TestCheckoutPricesFromStore(t *testing.T) {
 		if err != nil || len(c.Items) != 0 {
 			t.Fatalf("cart after checkout: %+v %v", c, err)
 		}
-		// A physical item needs an address.
+		// A physical order without an address is made (the shipping step
+		// comes after the first), but cannot be paid until it has one.
 		u2 := f.user(t, 2)
 		cart2 := f.cart(t, u2, shirt, nil, 1)
-		_, _, err = f.s.CreateOrder(ctx, f.shop, u2, store.CheckoutInput{CartID: cart2})
+		o2, _, err := f.s.CreateOrder(ctx, f.shop, u2, store.CheckoutInput{CartID: cart2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := f.s.CreditWallet(ctx, f.shop.AppID, u2, 10000, "t:u2", ""); err != nil {
+			t.Fatal(err)
+		}
 		var inv *store.ErrInvalid
-		if !errors.As(err, &inv) {
-			t.Fatalf("no address: %v", err)
+		if _, err := f.s.PayOrderFromWallet(ctx, f.shop.AppID, u2, o2.ID); !errors.As(err, &inv) {
+			t.Fatalf("paid without address: %v", err)
+		}
+		bad := *addr
+		bad.ZipCode = " "
+		if _, err := f.s.SetOrderShipping(ctx, f.shop.ID, u2, o2.ID, &bad); !errors.As(err, &inv) {
+			t.Fatalf("address without ZIP: %v", err)
+		}
+		if _, err := f.s.SetOrderShipping(ctx, f.shop.ID, u, o2.ID, addr); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("address on another member's order: %v", err)
+		}
+		good := *addr
+		if _, err := f.s.SetOrderShipping(ctx, f.shop.ID, u2, o2.ID, &good); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.s.PayOrderFromWallet(ctx, f.shop.AppID, u2, o2.ID); err != nil {
+			t.Fatalf("pay with address: %v", err)
+		}
+		if bal, _ := f.s.WalletBalance(ctx, f.shop.AppID, u2); bal != 10000-2100 {
+			t.Fatalf("balance %d", bal)
 		}
 		// Another member's cart is not found.
 		if _, _, err := f.s.CreateOrder(ctx, f.shop, u, store.CheckoutInput{CartID: cart2, Shipping: addr}); !errors.Is(err, store.ErrNotFound) {

@@ -320,7 +320,7 @@ func (s *Storage) renewFromWallet(ctx context.Context, d *dueSubscription, opt R
 		if err != nil || cur == nil || cur.Status != d.Status || !cur.CurrentPeriodEnd.Equal(d.CurrentPeriodEnd) {
 			return err // another run got here first
 		}
-		t, _, err := transfer(ctx, tx, TransferInput{AppID: d.AppID, Reference: renewalRef(d.ID, d.CurrentPeriodEnd),
+		t, _, err := TransferTx(ctx, tx, TransferInput{AppID: d.AppID, Reference: renewalRef(d.ID, d.CurrentPeriodEnd),
 			Kind: TransferPayment, From: Member(d.UserID), To: AppRevenue, Amount: d.Amount, Memo: "Membership renewal"})
 		if err != nil {
 			return err

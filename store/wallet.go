@@ -124,19 +124,20 @@ func (s *Storage) Transfer(ctx context.Context, in TransferInput) (*WalletTransf
 	var replayed bool
 	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var err error
-		t, replayed, err = transfer(ctx, tx, in)
+		t, replayed, err = TransferTx(ctx, tx, in)
 		return err
 	})
 	return t, replayed, err
 }
 
-// transfer moves money inside tx. The debit is a conditional update
+// TransferTx moves money inside tx (the demo seed runs in its own
+// transaction). The debit is a conditional update
 // (balance >= amount), so of many concurrent payments from one wallet only
 // those the balance covers succeed; the CHECK constraint on the table is the
 // second line of defence. Both accounts are updated in id order so that two
 // transfers between the same pair in opposite directions cannot deadlock.
 // replayed is true when the reference had already moved the money.
-func transfer(ctx context.Context, tx bun.Tx, in TransferInput) (*WalletTransfer, bool, error) {
+func TransferTx(ctx context.Context, tx bun.Tx, in TransferInput) (*WalletTransfer, bool, error) {
 	if in.Amount <= 0 {
 		return nil, false, invalid("Amount must be above 0")
 	}
@@ -255,12 +256,15 @@ func (s *Storage) PayOrderFromWallet(ctx context.Context, appID, userID, orderID
 			}
 			return ErrIllegalTransition
 		}
+		if err := ReadyToPay(ctx, tx, o); err != nil {
+			return err
+		}
 		if o.Currency != WalletCurrency {
 			return invalid("The wallet pays in " + WalletCurrency + " only")
 		}
 		ref := "free"
 		if o.Total > 0 {
-			t, _, err := transfer(ctx, tx, TransferInput{AppID: appID, Reference: orderPaymentRef(o.ID), Kind: TransferPayment,
+			t, _, err := TransferTx(ctx, tx, TransferInput{AppID: appID, Reference: orderPaymentRef(o.ID), Kind: TransferPayment,
 				From: Member(userID), To: AppRevenue, Amount: o.Total, OrderID: &o.ID, Memo: "Order " + o.OrderNumber})
 			if err != nil {
 				return err
@@ -287,7 +291,7 @@ func (s *Storage) RefundOrder(ctx context.Context, appID, orderID, reason string
 			return ErrIllegalTransition
 		}
 		if o.PaymentMethod == WalletMethod && o.Total > 0 && o.PaymentRef != "free" {
-			if _, _, err := transfer(ctx, tx, TransferInput{AppID: appID, Reference: orderRefundRef(o.ID), Kind: TransferRefund,
+			if _, _, err := TransferTx(ctx, tx, TransferInput{AppID: appID, Reference: orderRefundRef(o.ID), Kind: TransferRefund,
 				From: AppRevenue, To: Member(o.UserID), Amount: o.Total, OrderID: &o.ID, Memo: "Refund of order " + o.OrderNumber}); err != nil {
 				return err
 			}

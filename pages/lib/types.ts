@@ -319,3 +319,130 @@ export interface DonationView {
   processedAt: string | null;
   donor: { id: string; username: string };
 }
+
+// Checkout and orders (server/checkout.go, orders_pages.go; store/order.go).
+export type OrderStatus = "PENDING" | "PAID" | "PROCESSING" | "SHIPPED" | "DELIVERED" | "CANCELLED" | "REFUNDED";
+
+export interface OrderItemView {
+  id: string;
+  storeItemId: string;
+  variantId: string | null;
+  storeItem: { name: string; type: string; media: MediaView[] };
+  quantity: number;
+  price: number;
+  currency: string;
+  customOptions: Record<string, string>;
+  downloads?: MediaView[];
+}
+
+export interface OrderView {
+  id: string;
+  orderNumber: string;
+  status: OrderStatus;
+  items: OrderItemView[];
+  subtotal: number;
+  platformFee: number;
+  total: number;
+  currency: string;
+  paymentMethod: string;
+  shippingAddress: string;
+  notes: string;
+  trackingNumber: string;
+  refundReason: string;
+  createdAt: string;
+  updatedAt: string;
+  paidAt: string | null;
+  shippedAt: string | null;
+  deliveredAt: string | null;
+  cancelledAt: string | null;
+  refundedAt: string | null;
+  needsShipping: boolean;
+  next: OrderStatus[];
+  buyer?: { id: string; username: string; email: string };
+}
+
+export interface ShippingAddress {
+  firstName: string;
+  lastName: string;
+  address: string;
+  city: string;
+  state: string;
+  zipCode: string;
+  country: string;
+  phone?: string;
+}
+
+export interface PaymentConfig {
+  stripe: { publishableKey: string };
+  paypal: { enabled: boolean };
+  crypto: { enabled: boolean };
+  methods: string[];
+  defaultMethod: string;
+}
+
+export interface CheckoutStep {
+  key: "review" | "shipping" | "payment";
+  label: string;
+  state: "done" | "current" | "todo";
+  href?: string;
+}
+
+export interface CheckoutData {
+  access: StoreAccess;
+  storeId: string;
+  step: "review" | "shipping" | "payment";
+  steps: CheckoutStep[];
+  cart: CartView | null;
+  order: OrderView | null;
+  address: ShippingAddress;
+  countries: string[];
+  payment: PaymentConfig;
+  walletBalance: number;
+  error?: string;
+}
+
+export interface OrdersData {
+  access: StoreAccess;
+  storeId: string;
+  orders: OrderView[];
+  pagination: StorePagination;
+  status: string;
+  statuses: OrderStatus[];
+  notice?: string;
+  error?: string;
+}
+
+export interface OrderData {
+  access: StoreAccess;
+  storeId: string;
+  order: OrderView | null;
+  canCancel: boolean;
+  canFulfil: boolean;
+  notice?: string;
+  error?: string;
+}
+
+export interface PaymentSuccessData {
+  access: StoreAccess;
+  state: "missing" | "error" | "processing" | "success";
+  processor: string;
+  order: OrderView | null;
+}
+
+export interface WalletMovement {
+  id: string;
+  kind: "CREDIT" | "PAYMENT" | "REFUND";
+  amount: number;
+  balanceAfter: number;
+  currency: string;
+  memo: string;
+  orderId: string | null;
+  createdAt: string;
+}
+
+export interface WalletData {
+  access: StoreAccess;
+  storeId: string;
+  wallet: { balance: number; currency: string; movements: WalletMovement[] } | null;
+  pagination: StorePagination;
+}

@@ -93,6 +93,9 @@ func (s *seeder) run(ctx context.Context) error {
 	if err := s.demoStore(ctx, demo); err != nil {
 		return err
 	}
+	if err := s.demoWallets(ctx, demo); err != nil {
+		return err
+	}
 	return s.createAcme(ctx)
 }
 

@@ -165,3 +165,15 @@ func CanSetAttendeeRole(targetRole, newRole string) bool {
 
 // CanRemoveAttendee: any attendee but the host may be removed.
 func CanRemoveAttendee(targetRole string) bool { return CanLeaveEvent(targetRole) }
+
+// CanFulfilOrders: the app's creator and admins, who run the store, see
+// every order and move it through fulfilment (processing, shipped,
+// delivered, cancel, refund).
+func CanFulfilOrders(f Flags) bool { return f.CanManageStore }
+
+// CanCancelOrder: a buyer may cancel their own unpaid order; those who
+// fulfil orders may cancel any unpaid one. Whether the order is still
+// unpaid is the status machine's question, not this one.
+func CanCancelOrder(f Flags, isBuyer bool) bool {
+	return (isBuyer && f.CanAccessStore) || CanFulfilOrders(f)
+}

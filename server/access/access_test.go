@@ -169,3 +169,31 @@ func TestRules(t *testing.T) {
 		}
 	}
 }
+
+// TestOrderRules: who fulfils, who cancels, by role (default settings).
+func TestOrderRules(t *testing.T) {
+	settings := store.DefaultSettings("t")
+	table := []struct {
+		role                         string
+		fulfil, cancelOwn, cancelAny bool
+	}{
+		{Public, n, n, n},
+		{Authenticated, n, n, n},
+		{Follower, n, y, n},
+		{Subscriber, n, y, n},
+		{Moderator, n, y, n},
+		{Admin, y, y, y},
+		{Creator, y, y, y},
+	}
+	for _, r := range table {
+		f := For(settings, r.role)
+		if CanFulfilOrders(f) != r.fulfil || CanCancelOrder(f, true) != r.cancelOwn || CanCancelOrder(f, false) != r.cancelAny {
+			t.Errorf("%s: fulfil %v cancelOwn %v cancelAny %v", r.role, CanFulfilOrders(f), CanCancelOrder(f, true), CanCancelOrder(f, false))
+		}
+	}
+	off := store.DefaultSettings("t")
+	off.Features.Store.Enabled = false
+	if f := For(off, Creator); CanFulfilOrders(f) || CanCancelOrder(f, true) {
+		t.Error("store off: no order actions")
+	}
+}

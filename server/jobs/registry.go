@@ -15,6 +15,9 @@ type Deps struct {
 	Store  *store.Storage
 	Files  media.Storage
 	Logger *slog.Logger
+	// OrderExpiry is how long an unpaid order holds its stock
+	// (ORDER_EXPIRY; 0 means store.DefaultOrderExpiry).
+	OrderExpiry time.Duration
 }
 
 // Product lists every worker and every repeating job of Marquee, in one
@@ -36,5 +39,9 @@ func Product(d Deps) Work {
 		river.AddWorker(workers, &RenewMembershipsWorker{Store: d.Store, Logger: d.Logger})
 		every(RenewMembershipsInterval, RenewMembershipsArgs{})
 	}
+	// Unpaid orders give their stock back once their hold is over; checked
+	// every minute, so an order is cancelled at most a minute late.
+	river.AddWorker(workers, &ExpireOrdersWorker{Orders: d.Store, After: d.OrderExpiry, Logger: d.Logger})
+	every(time.Minute, ExpireOrdersArgs{})
 	return Work{Workers: workers, Periodic: periodic}
 }

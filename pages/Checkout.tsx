@@ -1,0 +1,200 @@
+import { Layout } from "./components/Layout";
+import { ErrorState } from "./components/ErrorState";
+import { StoreGate } from "./components/StoreGate";
+import { OrderLines } from "./components/OrderLines";
+import { OrderSummary } from "./components/OrderSummary";
+import { formatMoney } from "./lib/format";
+import { appSeo, SeoHead } from "./lib/seo";
+import type { CheckoutData, PageProps } from "./lib/types";
+import { Island } from "../islands/Island";
+import CheckoutPayment from "../islands/CheckoutPayment";
+
+type Props = PageProps<CheckoutData>;
+
+function Steps({ d }: { d: CheckoutData }) {
+  return (
+    <ol className="checkout-steps">
+      {d.steps.map((s, i) => (
+        <li key={s.key} className={"step " + s.state}>
+          {s.state === "done" && s.href ? (
+            <a href={s.href}>
+              <span className="step-num">✓</span> {s.label}
+            </a>
+          ) : (
+            <span aria-current={s.state === "current" ? "step" : undefined}>
+              <span className="step-num">{i + 1}</span> {s.label}
+            </span>
+          )}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+function CrossError({ message }: { message?: string }) {
+  if (!message) return null;
+  return (
+    <p className="checkout-error" role="alert">
+      <span aria-hidden="true" className="cross">✕</span> {message}
+    </p>
+  );
+}
+
+// Checkout: Review Cart, Shipping (only with a PHYSICAL item) and Payment
+// (SPEC.md sections 2 and 4). Every step is a plain page with a real form;
+// leaving Review Cart makes the order, so stock is held while the member
+// types their address. The footer is hidden here (pages/lib/footer.ts).
+export default function Checkout(props: Props) {
+  const app = props.app!;
+  const d = props.data;
+  const base = "/apps/" + app.name;
+  if (d.access !== "ok") {
+    return (
+      <Layout props={props}>
+        <StoreGate access={d.access} props={props} />
+      </Layout>
+    );
+  }
+  if (props.error) {
+    return (
+      <Layout props={props}>
+        <h1 className="page-title">Checkout</h1>
+        <ErrorState message={props.error} retryHref={base + "/cart"} />
+      </Layout>
+    );
+  }
+  const o = d.order;
+  const nextLabel = (shipping: boolean) => (shipping ? "Continue to Shipping" : "Continue to Payment");
+  return (
+    <Layout props={props}>
+      <div className="checkout">
+        <a className="back-button" href={base + "/cart"}>← Cart</a>
+        <h1 className="page-title">Checkout</h1>
+        <Steps d={d} />
+        {d.step === "review" && !o && (() => {
+          const cart = d.cart;
+          if (!cart || cart.items.length === 0) {
+            return (
+              <div className="state">
+                <p>Your cart is empty</p>
+                <a className="button" href={base + "/store"}>Continue Shopping</a>
+              </div>
+            );
+          }
+          const physical = cart.items.some((l) => l.storeItem.type === "PHYSICAL");
+          return (
+            <section className="checkout-step">
+              <h2>Review Cart</h2>
+              <CrossError message={d.error} />
+              <ul className="order-lines">
+                {cart.items.map((l) => (
+                  <li key={l.id} className={"order-line" + (l.available ? "" : " unavailable")}>
+                    {l.storeItem.media[0] ? (
+                      <img src={l.storeItem.media[0].signedUrl} alt="" width={56} height={56} loading="lazy" />
+                    ) : (
+                      <span className="item-placeholder tiny" />
+                    )}
+                    <div className="order-line-body">
+                      <span className="order-line-name">{l.storeItem.name}</span>
+                      {l.selectedVariants.length > 0 && <p className="meta">{l.selectedVariants.map((v) => v.name + ": " + v.value).join(", ")}</p>}
+                      <p className="meta">{"Qty " + l.quantity + " × " + formatMoney(l.price, l.currency)}</p>
+                      {!l.available && <p className="stock-out">Not available as it stands: change it in your cart</p>}
+                    </div>
+                    <span className="line-total">{formatMoney(l.lineTotal, l.currency)}</span>
+                  </li>
+                ))}
+              </ul>
+              <OrderSummary subtotal={cart.totals.subtotal} platformFee={0} total={cart.totals.subtotal} currency={cart.totals.currency} />
+              <form method="post" action={base + "/checkout"} className="checkout-form">
+                <input type="hidden" name="cartId" value={cart.id} />
+                <input type="hidden" name="paymentMethod" value={d.payment.defaultMethod || "musepay"} />
+                <label>
+                  Notes (optional)
+                  <textarea name="notes" rows={2} maxLength={1000} placeholder="Anything the creator should know" />
+                </label>
+                <button type="submit" className="button">{nextLabel(physical)}</button>
+              </form>
+            </section>
+          );
+        })()}
+        {d.step === "review" && o && (
+          <section className="checkout-step">
+            <h2>Review Cart</h2>
+            <p className="meta">{"Order " + o.orderNumber + " is waiting for payment."}</p>
+            <OrderLines items={o.items} />
+            <OrderSummary subtotal={o.subtotal} platformFee={o.platformFee} total={o.total} currency={o.currency} />
+            <a className="button" href={base + "/checkout?orderId=" + o.id + "&step=" + (o.needsShipping ? "shipping" : "payment")}>
+              {nextLabel(o.needsShipping)}
+            </a>
+          </section>
+        )}
+        {d.step === "shipping" && o && (
+          <section className="checkout-step">
+            <h2>Shipping</h2>
+            <CrossError message={d.error} />
+            <form method="post" action={base + "/checkout/shipping"} className="checkout-form shipping-form">
+              <input type="hidden" name="orderId" value={o.id} />
+              <div className="row">
+                <label>First name<input name="firstName" required autoComplete="given-name" defaultValue={d.address.firstName} /></label>
+                <label>Last name<input name="lastName" required autoComplete="family-name" defaultValue={d.address.lastName} /></label>
+              </div>
+              <label>Address<input name="address" required autoComplete="street-address" defaultValue={d.address.address} /></label>
+              <div className="row">
+                <label>City<input name="city" required autoComplete="address-level2" defaultValue={d.address.city} /></label>
+                <label>State<input name="state" required autoComplete="address-level1" defaultValue={d.address.state} /></label>
+              </div>
+              <div className="row">
+                <label>ZIP code<input name="zipCode" required autoComplete="postal-code" defaultValue={d.address.zipCode} /></label>
+                <label>
+                  Country
+                  <select name="country" defaultValue={d.address.country || "US"}>
+                    {d.countries.map((c) => (
+                      <option key={c} value={c}>{c}</option>
+                    ))}
+                  </select>
+                </label>
+              </div>
+              <label>Phone (optional)<input name="phone" type="tel" autoComplete="tel" defaultValue={d.address.phone ?? ""} /></label>
+              <button type="submit" className="button">Continue to Payment</button>
+            </form>
+          </section>
+        )}
+        {d.step === "payment" && o && (
+          <section className="checkout-step">
+            <h2>Payment</h2>
+            <p className="meta">{"Order " + o.orderNumber}</p>
+            <OrderSummary subtotal={o.subtotal} platformFee={o.platformFee} total={o.total} currency={o.currency} />
+            {d.payment.methods.length === 0 ? (
+              <CrossError message="No payment method is available right now." />
+            ) : (
+              <Island
+                name="CheckoutPayment"
+                component={CheckoutPayment}
+                props={{
+                  appName: app.name,
+                  storeId: d.storeId,
+                  orderId: o.id,
+                  total: o.total,
+                  currency: o.currency,
+                  walletBalance: d.walletBalance,
+                  methods: d.payment.methods,
+                  error: d.error,
+                }}
+              />
+            )}
+            <form method="post" action={base + "/orders/" + o.id + "/cancel"} className="cancel-form">
+              <button type="submit" className="link-button">Cancel order</button>
+            </form>
+          </section>
+        )}
+      </div>
+    </Layout>
+  );
+}
+
+export function head(props: Props) {
+  const seo = appSeo(props.app!, props, "/checkout");
+  seo.title = "Checkout · " + seo.title;
+  seo.noindex = true;
+  return <SeoHead seo={seo} />;
+}

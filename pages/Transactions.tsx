@@ -1,0 +1,81 @@
+import { Layout } from "./components/Layout";
+import { StoreGate } from "./components/StoreGate";
+import { ErrorState } from "./components/ErrorState";
+import { formatDateTime, formatMoney } from "./lib/format";
+import { appSeo, SeoHead } from "./lib/seo";
+import type { PageProps, WalletData } from "./lib/types";
+
+type Props = PageProps<WalletData>;
+
+const kindLabels: Record<string, string> = { CREDIT: "Added to wallet", PAYMENT: "Payment", REFUND: "Refund" };
+
+// Transactions: the member's wallet in this app, balance and every
+// movement with the balance after it.
+export default function Transactions(props: Props) {
+  const app = props.app!;
+  const d = props.data;
+  const base = "/apps/" + app.name;
+  if (d.access !== "ok") {
+    return (
+      <Layout props={props}>
+        <StoreGate access={d.access} props={props} />
+      </Layout>
+    );
+  }
+  const w = d.wallet;
+  const p = d.pagination;
+  return (
+    <Layout props={props}>
+      <div className="transactions">
+        <a className="back-button" href={base + "/orders"}>← Orders</a>
+        <h1 className="page-title">Wallet</h1>
+        {props.error || !w ? (
+          <ErrorState message={props.error || "Failed to load transactions"} retryHref={props.path} />
+        ) : (
+          <>
+            <div className="wallet-balance">
+              <span className="meta">Balance</span>
+              <strong>{formatMoney(w.balance, w.currency)}</strong>
+            </div>
+            {w.movements.length === 0 ? (
+              <p className="state">No transactions yet</p>
+            ) : (
+              <ul className="movements">
+                {w.movements.map((m) => (
+                  <li key={m.id} className="movement">
+                    <div>
+                      <span className="movement-kind">{kindLabels[m.kind] ?? m.kind}</span>
+                      <p className="meta">
+                        {formatDateTime(m.createdAt)}
+                        {m.memo ? " · " + m.memo : ""}
+                      </p>
+                      {m.orderId && <a href={base + "/orders/" + m.orderId}>View order</a>}
+                    </div>
+                    <div className="movement-amounts">
+                      <strong className={m.amount < 0 ? "out" : "in"}>{(m.amount > 0 ? "+" : "") + formatMoney(m.amount, m.currency)}</strong>
+                      <span className="meta">{"Balance " + formatMoney(m.balanceAfter, m.currency)}</span>
+                    </div>
+                  </li>
+                ))}
+              </ul>
+            )}
+            {p.totalPages > 1 && (
+              <nav className="pager">
+                {p.hasPrev ? <a href={"?page=" + (p.page - 1)}>Previous</a> : <span className="disabled">Previous</span>}
+                <span>{p.page + " of " + p.totalPages}</span>
+                {p.hasNext ? <a href={"?page=" + (p.page + 1)}>Next</a> : <span className="disabled">Next</span>}
+              </nav>
+            )}
+          </>
+        )}
+      </div>
+    </Layout>
+  );
+}
+
+export function head(props: Props) {
+  const seo = appSeo(props.app!, props, "/transactions");
+  seo.title = "Wallet · " + seo.title;
+  seo.noindex = true;
+  return <SeoHead seo={seo} />;
+}

@@ -1,0 +1,212 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+
+	"github.com/labstack/echo/v4"
+
+	"marquee/server/payments"
+	"marquee/store"
+)
+
+// CheckoutStep is one step of the checkout's progress bar. Done steps link
+// back (SPEC.md section 2: completed steps are clickable).
+type CheckoutStep struct {
+	Key   string `json:"key"`
+	Label string `json:"label"`
+	State string `json:"state"` // done, current, todo
+	Href  string `json:"href,omitempty"`
+}
+
+// CheckoutData is what the checkout page renders: before the order exists
+// the cart (step Review Cart), then the order through Shipping (only with a
+// PHYSICAL item) and Payment.
+type CheckoutData struct {
+	Access        string                `json:"access"`
+	StoreID       string                `json:"storeId"`
+	Step          string                `json:"step"`
+	Steps         []CheckoutStep        `json:"steps"`
+	Cart          *store.CartView       `json:"cart"`
+	Order         *store.OrderView      `json:"order"`
+	Address       store.ShippingAddress `json:"address"`
+	Countries     []string              `json:"countries"`
+	Payment       PaymentConfig         `json:"payment"`
+	WalletBalance int64                 `json:"walletBalance"`
+	Error         string                `json:"error,omitempty"`
+}
+
+func notice(c echo.Context, key string) string {
+	v := c.QueryParam(key)
+	if len(v) > 200 {
+		return ""
+	}
+	return v
+}
+
+// GET /apps/:app/checkout[?orderId=&step=review|shipping|payment]
+func (s *Server) pageCheckout(c echo.Context) error {
+	sc := scopeFromPage(c)
+	props := s.pageProps(c, sc)
+	d := &CheckoutData{Access: storeAccess(sc), Countries: store.ShippingCountries, Error: notice(c, "error")}
+	props.Data = d
+	if d.Access != "ok" {
+		return s.renderPage(c, "Checkout", props)
+	}
+	ctx := c.Request().Context()
+	base := "/apps/" + url.PathEscape(sc.App.Name)
+	d.StoreID, d.Payment = sc.App.Store.ID, s.paymentConfig()
+	d.Address.Country = "US"
+	bal, err := s.store.WalletBalance(ctx, sc.App.ID, sc.User.ID)
+	if err != nil {
+		return err
+	}
+	d.WalletBalance = bal
+	orderID := c.QueryParam("orderId")
+	if orderID == "" {
+		cart, err := s.loadCart(c, sc)
+		if err != nil {
+			return err
+		}
+		d.Cart, d.Step = cart, "review"
+		physical := false
+		for _, l := range cart.Items {
+			physical = physical || l.StoreItem.Type == store.ItemPhysical
+		}
+		d.Steps = checkoutSteps(base, "", physical, false, "review")
+		return s.renderPage(c, "Checkout", props)
+	}
+	o, err := s.store.OrderOf(ctx, sc.App.Store.ID, sc.User.ID, orderID)
+	if isNotFound(err) {
+		props.Status = http.StatusNotFound
+		props.Error = "No order found. Please try again."
+		return s.renderPage(c, "Checkout", props)
+	}
+	if err != nil {
+		return err
+	}
+	if o.Status != store.OrderPending {
+		return c.Redirect(http.StatusSeeOther, base+"/orders/"+url.PathEscape(o.ID))
+	}
+	d.Order = o
+	hasAddress := o.ShippingAddress != ""
+	if hasAddress {
+		_ = json.Unmarshal([]byte(o.ShippingAddress), &d.Address)
+	}
+	step := c.QueryParam("step")
+	switch {
+	case step == "review":
+	case step == "shipping" && o.NeedsShipping:
+	case o.NeedsShipping && !hasAddress:
+		step = "shipping"
+	default:
+		step = "payment"
+	}
+	d.Step = step
+	d.Steps = checkoutSteps(base, o.ID, o.NeedsShipping, hasAddress, step)
+	return s.renderPage(c, "Checkout", props)
+}
+
+// checkoutSteps lays out Review Cart, Shipping (when needed) and Payment.
+// With an order, Review Cart is done; Shipping is done once it has an
+// address; a done step links to itself.
+func checkoutSteps(base, orderID string, shipping, hasAddress bool, current string) []CheckoutStep {
+	keys := []string{"review"}
+	if shipping {
+		keys = append(keys, "shipping")
+	}
+	keys = append(keys, "payment")
+	labels := map[string]string{"review": "Review Cart", "shipping": "Shipping", "payment": "Payment"}
+	var out []CheckoutStep
+	for _, k := range keys {
+		st := CheckoutStep{Key: k, Label: labels[k], State: "todo"}
+		done := orderID != "" && (k == "review" || (k == "shipping" && hasAddress))
+		switch {
+		case k == current:
+			st.State = "current"
+		case done:
+			st.State = "done"
+		}
+		if st.State == "done" {
+			st.Href = base + "/checkout?orderId=" + url.QueryEscape(orderID) + "&step=" + k
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// formError sends a refused form back to where it came from with the
+// reason; anything else (a dependency down) is an error page.
+func formError(c echo.Context, err error, back string) error {
+	var e *Error
+	if errors.As(err, &e) && e.Status < 500 {
+		sep := "?"
+		if u, perr := url.Parse(back); perr == nil && u.RawQuery != "" {
+			sep = "&"
+		}
+		return c.Redirect(http.StatusSeeOther, back+sep+"error="+url.QueryEscape(e.Message))
+	}
+	return err
+}
+
+// POST /apps/:app/checkout: leaving Review Cart makes the order (the same
+// call as POST .../orders/checkout), then on to Shipping or Payment.
+func (s *Server) formCheckout(c echo.Context) error {
+	sc, err := s.formScope(c)
+	if sc == nil {
+		return err
+	}
+	base := "/apps/" + url.PathEscape(sc.App.Name)
+	req := checkoutRequest{CartID: c.FormValue("cartId"), Notes: c.FormValue("notes"), PaymentMethod: c.FormValue("paymentMethod")}
+	o, _, err := s.checkout(c, sc, req, nil)
+	if err != nil {
+		return formError(c, err, base+"/checkout")
+	}
+	return c.Redirect(http.StatusSeeOther, base+"/checkout?orderId="+url.QueryEscape(o.ID))
+}
+
+func addressFromForm(c echo.Context) *store.ShippingAddress {
+	return &store.ShippingAddress{FirstName: c.FormValue("firstName"), LastName: c.FormValue("lastName"),
+		Address: c.FormValue("address"), City: c.FormValue("city"), State: c.FormValue("state"),
+		ZipCode: c.FormValue("zipCode"), Country: c.FormValue("country"), Phone: c.FormValue("phone")}
+}
+
+// POST /apps/:app/checkout/shipping: the shipping step's form.
+func (s *Server) formCheckoutShipping(c echo.Context) error {
+	sc, err := s.formScope(c)
+	if sc == nil {
+		return err
+	}
+	base := "/apps/" + url.PathEscape(sc.App.Name)
+	orderID := c.FormValue("orderId")
+	back := base + "/checkout?orderId=" + url.QueryEscape(orderID) + "&step=shipping"
+	if _, err := s.store.SetOrderShipping(c.Request().Context(), sc.App.Store.ID, sc.User.ID, orderID, addressFromForm(c)); err != nil {
+		return formError(c, orderError(err), back)
+	}
+	return c.Redirect(http.StatusSeeOther, base+"/checkout?orderId="+url.QueryEscape(orderID)+"&step=payment")
+}
+
+// POST /apps/:app/checkout/pay: the payment step's form (the wallet; card
+// and PayPal add their own flows). Success goes to payment-success.
+func (s *Server) formCheckoutPay(c echo.Context) error {
+	sc, err := s.formScope(c)
+	if sc == nil {
+		return err
+	}
+	base := "/apps/" + url.PathEscape(sc.App.Name)
+	orderID := c.FormValue("orderId")
+	back := base + "/checkout?orderId=" + url.QueryEscape(orderID) + "&step=payment"
+	method := c.FormValue("paymentMethod")
+	if method == "" {
+		method = payments.Wallet
+	}
+	if method != payments.Wallet {
+		return formError(c, badRequest(msgMethodOff), back)
+	}
+	if _, err := s.payWithWallet(c, sc, orderID); err != nil {
+		return formError(c, err, back)
+	}
+	return c.Redirect(http.StatusSeeOther, base+"/payment-success?processor="+payments.Wallet+"&orderId="+url.QueryEscape(orderID))
+}
