@@ -2,6 +2,7 @@ import { useState } from "react";
 import { api } from "./lib/cart-store";
 import { Icon } from "./lib/icons";
 import { dollars, dollarsToCents } from "./lib/money";
+import { useHydrated } from "./lib/hydrated";
 
 export interface DonateModalProps {
   appId: string;
@@ -28,6 +29,7 @@ export default function DonateModal(props: DonateModalProps) {
   const [error, setError] = useState("");
   const [done, setDone] = useState(false);
   const cents = dollarsToCents(amount);
+  const hydrated = useHydrated();
 
   async function send(e: React.FormEvent) {
     e.preventDefault();
@@ -99,7 +101,7 @@ export default function DonateModal(props: DonateModalProps) {
     </>
   );
 
-  if (props.asPage) return <div className="donate-page-form">{body}</div>;
+  if (props.asPage) return <div className="donate-page-form" data-hydrated={hydrated || undefined}>{body}</div>;
   return (
     <div className="modal" role="dialog" aria-label="Show Your Support">
       <div className="panel-head">

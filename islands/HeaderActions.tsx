@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react";
 import DonateModal from "./DonateModal";
 import { Icon } from "./lib/icons";
+import { useHydrated } from "./lib/hydrated";
 
 export interface HeaderActionsProps {
   appId: string;
@@ -24,6 +25,7 @@ type Panel = "none" | "donate" | "notifications" | "search";
 export default function HeaderActions(props: HeaderActionsProps) {
   const member = props.signedIn;
   const [panel, setPanel] = useState<Panel>("none");
+  const hydrated = useHydrated();
 
   useEffect(() => {
     if (panel === "none") return;
@@ -36,7 +38,7 @@ export default function HeaderActions(props: HeaderActionsProps) {
   const toggle = (p: Panel) => setPanel(panel === p ? "none" : p);
 
   return (
-    <div className="header-actions">
+    <div className="header-actions" data-hydrated={hydrated || undefined}>
       {props.canDonate && (
         // A link to the donation page, so Donate works before and without
         // JavaScript; hydrated, it opens the modal instead.
