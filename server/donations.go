@@ -25,7 +25,7 @@ func moneyError(err error) error {
 	case errors.As(err, &inv):
 		return badRequest(inv.Msg)
 	case errors.Is(err, store.ErrInsufficientFunds), errors.Is(err, payments.ErrDeclined):
-		return &Error{Status: http.StatusConflict, Message: "Your wallet balance is too low", Err: err}
+		return &Error{Status: http.StatusPaymentRequired, Message: msgNotEnoughWallet, Err: err}
 	case errors.Is(err, payments.ErrDisabled), errors.Is(err, payments.ErrNotSupported):
 		return badRequest("This payment method is not available")
 	case errors.Is(err, store.ErrDonationClosed):

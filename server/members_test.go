@@ -148,7 +148,7 @@ func TestMembershipBuyingAPlanOpensTheGate(t *testing.T) {
 			json: map[string]any{"data.subscription.items": arrayLen(1), "data.subscription.items.0.subscriptionPlan.billingCycle": "MONTHLY",
 				"data.subscription.status.hasValidSubscription": false, "data.subscription.status.status": "NONE"}},
 		{name: "not enough money", method: "POST", path: "/api/subscriptions/apps/demo/subscribe", as: "follower@demo.test",
-			body: `{"itemId":"` + f.planItemID + `"}`, status: 409},
+			body: `{"itemId":"` + f.planItemID + `"}`, status: 402, json: map[string]any{"message": "Insufficient wallet balance"}},
 		{name: "unknown plan", method: "POST", path: "/api/subscriptions/apps/demo/subscribe", as: "follower@demo.test",
 			body: `{"itemId":"nope"}`, status: 404},
 		{name: "visitor cannot subscribe", method: "POST", path: "/api/subscriptions/apps/demo/subscribe",
@@ -207,8 +207,8 @@ func TestMembershipPlanCheckoutForm(t *testing.T) {
 			headers: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, status: 303},
 		{name: "in", path: "/apps/demo/community", as: "follower@demo.test", status: 200},
 		{name: "a second purchase is refused for money, not silently", method: "POST", path: "/apps/demo/checkout/plan/" + f.planItemID,
-			as: "follower@demo.test", headers: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, status: 409,
-			contains: []string{"Your wallet balance is too low"}},
+			as: "follower@demo.test", headers: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, status: 402,
+			contains: []string{"Insufficient wallet balance"}},
 	})
 }
 
@@ -565,9 +565,9 @@ func TestDonations(t *testing.T) {
 			contains: []string{`<span class="badge tier-badge">Bronze</span>`}},
 	})
 
-	// Too little money: 409, nothing counted.
+	// Too little money: 402, nothing counted.
 	f.ts.run(t, []scenario{create(`{"appId":"demo","amount":9000,"currency":"USD"}`)})
-	if st, _ := donate("follower@demo.test", 9000); st != 409 {
+	if st, _ := donate("follower@demo.test", 9000); st != 402 {
 		t.Errorf("overdraw: %d", st)
 	}
 	if s := standing(); s.Total != 2500 {
@@ -589,8 +589,8 @@ func TestDonationForm(t *testing.T) {
 		{name: "three decimals", method: "POST", path: "/apps/demo/donate", as: "follower@demo.test", headers: form, body: "amount=1.005", status: 400},
 		{name: "ok", method: "POST", path: "/apps/demo/donate", as: "follower@demo.test", headers: form, body: "amount=5.00&message=thanks", status: 303},
 		{name: "thanks", path: "/apps/demo/donate?thanks=1", as: "follower@demo.test", status: 200, contains: []string{"Thank you for your support!", "Bronze"}},
-		{name: "too much", method: "POST", path: "/apps/demo/donate", as: "follower@demo.test", headers: form, body: "amount=50", status: 409,
-			contains: []string{"Your wallet balance is too low"}},
+		{name: "too much", method: "POST", path: "/apps/demo/donate", as: "follower@demo.test", headers: form, body: "amount=50", status: 402,
+			contains: []string{"Insufficient wallet balance"}},
 	})
 	if b := f.balance(t, "follower@demo.test"); b != 500 {
 		t.Errorf("balance %d, want 500", b)
@@ -632,7 +632,7 @@ func TestDonationsConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if statuses[200]+statuses[409] != 50 {
+	if statuses[200] != 40 || statuses[402] != 10 {
 		t.Errorf("statuses %v", statuses)
 	}
 	s, err := f.ts.store.DonorStandingOf(context.Background(), f.appID, f.userID(t, "follower@demo.test"))
