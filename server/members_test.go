@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/uptrace/bun"
+
 	"marquee/store"
 	"marquee/store/storetest"
 )
@@ -26,10 +28,15 @@ type memberFixture struct {
 
 func newMemberFixture(t *testing.T) *memberFixture {
 	t.Helper()
-	ts := newTestServer(t, storetest.Postgres(t))
+	return newMemberFixtureOn(t, storetest.Postgres(t))
+}
+
+func newMemberFixtureOn(t *testing.T, db *bun.DB) *memberFixture {
+	t.Helper()
+	ts := newTestServer(t, db)
 	ctx := context.Background()
 	f := &memberFixture{ts: ts}
-	db := ts.store.DB
+	db = ts.store.DB
 	must := func(err error) {
 		t.Helper()
 		if err != nil {
@@ -241,7 +248,12 @@ func TestMembershipNoPlansAndLandingPageOnly(t *testing.T) {
 // A wallet renewal succeeds, a second one fails into the grace period with
 // a notice, and the membership ends when the grace runs out.
 func TestMembershipRenewalGraceAndEnd(t *testing.T) {
-	f := newMemberFixture(t)
+	t.Run("postgres", func(t *testing.T) { testRenewalGraceAndEnd(t, newMemberFixture(t)) })
+	// The embedded default takes the same paths without row locks.
+	t.Run("sqlite", func(t *testing.T) { testRenewalGraceAndEnd(t, newMemberFixtureOn(t, storetest.SQLite(t))) })
+}
+
+func testRenewalGraceAndEnd(t *testing.T, f *memberFixture) {
 	ctx := context.Background()
 	st := f.ts.store
 	f.credit(t, "follower@demo.test", 1700) // two periods and 100 left

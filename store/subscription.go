@@ -282,13 +282,10 @@ func (s *Storage) RenewDueSubscriptions(ctx context.Context, opt RenewOptions) (
 				res.Ended += boolInt(err == nil)
 			}
 		default:
-			var renewed bool
-			renewed, err = s.renewFromWallet(ctx, d, opt)
-			if err == nil && renewed {
-				res.Renewed++
-			} else if err == nil {
-				res.Failed++
-			}
+			var r renewal
+			r, err = s.renewFromWallet(ctx, d, opt)
+			res.Renewed += boolInt(err == nil && r == renewalDone)
+			res.Failed += boolInt(err == nil && r == renewalFailed)
 		}
 		if err != nil {
 			return res, err
@@ -304,6 +301,18 @@ func boolInt(b bool) int {
 	return 0
 }
 
+// renewal is what one wallet renewal attempt did.
+type renewal int
+
+const (
+	renewalSkipped renewal = iota // another run did it, or nothing was due
+	renewalDone
+	renewalFailed
+)
+
+// errRenewalRace rolls back a renewal another run made first.
+var errRenewalRace = errors.New("subscription renewed by another run")
+
 func renewalRef(subID string, periodEnd time.Time) string {
 	return "subscription:" + subID + ":period:" + strconv.FormatInt(periodEnd.Unix(), 10)
 }
@@ -311,8 +320,10 @@ func renewalRef(subID string, periodEnd time.Time) string {
 // renewFromWallet charges the next period and extends the membership in one
 // transaction; renewed false means the wallet could not pay and the
 // membership is (or stays) in its grace period.
-func (s *Storage) renewFromWallet(ctx context.Context, d *dueSubscription, opt RenewOptions) (bool, error) {
+func (s *Storage) renewFromWallet(ctx context.Context, d *dueSubscription, opt RenewOptions) (renewal, error) {
+	charged := false
 	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		charged = false
 		if err := lockSubscriptions(ctx, tx); err != nil {
 			return err
 		}
@@ -320,27 +331,38 @@ func (s *Storage) renewFromWallet(ctx context.Context, d *dueSubscription, opt R
 		if err != nil || cur == nil || cur.Status != d.Status || !cur.CurrentPeriodEnd.Equal(d.CurrentPeriodEnd) {
 			return err // another run got here first
 		}
-		t, _, err := TransferTx(ctx, tx, TransferInput{AppID: d.AppID, Reference: renewalRef(d.ID, d.CurrentPeriodEnd),
+		t, replayed, err := TransferTx(ctx, tx, TransferInput{AppID: d.AppID, Reference: renewalRef(d.ID, d.CurrentPeriodEnd),
 			Kind: TransferPayment, From: Member(d.UserID), To: AppRevenue, Amount: d.Amount, Memo: "Membership renewal"})
-		if err != nil {
+		if err != nil || replayed {
 			return err
 		}
-		if _, err := tx.NewUpdate().Model((*Subscription)(nil)).
+		res, err := tx.NewUpdate().Model((*Subscription)(nil)).
 			Set("status = ?", SubActive).Set("current_period_end = ?", addCycle(d.CurrentPeriodEnd, d.BillingCycle)).
 			Set("grace_until = NULL").Set("renewals = renewals + 1").Set("provider_ref = ?", t.ID).
-			Where("id = ? AND current_period_end = ?", d.ID, d.CurrentPeriodEnd).Exec(ctx); err != nil {
+			Where("id = ? AND current_period_end = ?", d.ID, d.CurrentPeriodEnd).Exec(ctx)
+		if err != nil {
 			return fmt.Errorf("extend subscription: %w", err)
 		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			return errRenewalRace
+		}
+		charged = true
 		return grantSubscriber(ctx, tx, d.AppID, d.UserID)
 	})
+	if errors.Is(err, errRenewalRace) {
+		return renewalSkipped, nil // rolled back: the other run's renewal stands
+	}
+	if err == nil && charged {
+		return renewalDone, nil
+	}
 	if err == nil {
-		return true, nil
+		return renewalSkipped, nil
 	}
 	if !errors.Is(err, ErrInsufficientFunds) {
-		return false, fmt.Errorf("renew subscription %s: %w", d.ID, err)
+		return renewalSkipped, fmt.Errorf("renew subscription %s: %w", d.ID, err)
 	}
 	if d.Status == SubPastDue {
-		return false, nil // already in grace; the notice was sent once
+		return renewalFailed, nil // already in grace; the notice was sent once
 	}
 	err = s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		grace := d.CurrentPeriodEnd.Add(opt.Grace)
@@ -356,7 +378,7 @@ func (s *Storage) renewFromWallet(ctx context.Context, d *dueSubscription, opt R
 			"Your membership renewal failed: your wallet balance is too low. Top up before %s to keep access.",
 			grace.Format("Jan 2, 2006")))
 	})
-	return false, err
+	return renewalFailed, err
 }
 
 // endSubscription ends a membership that was in state d (conditional on
