@@ -77,7 +77,14 @@ export default function Checkout(props: Props) {
             return (
               <div className="state">
                 <p>Your cart is empty</p>
-                <a className="button" href={base + "/store"}>Continue Shopping</a>
+                {d.pending && (
+                  <p>
+                    <a className="button" href={base + "/checkout?orderId=" + d.pending.id}>
+                      {"Pay for order " + d.pending.orderNumber + " (" + formatMoney(d.pending.total, d.pending.currency) + ")"}
+                    </a>
+                  </p>
+                )}
+                <a className="button button-secondary" href={base + "/store"}>Continue Shopping</a>
               </div>
             );
           }

@@ -124,6 +124,13 @@ export default function Profile(props: Props) {
           </p>
         )}
 
+        {props.viewer.permissions.canAccessStore && (
+          <nav className="profile-links" aria-label="Shopping">
+            <a className="button button-secondary" href={base + "/orders"}>My Orders</a>
+            <a className="button button-secondary" href={base + "/transactions"}>Wallet</a>
+          </nav>
+        )}
+
         <section className="profile-push" aria-label="Push notifications">
           {/* Push enable (VAPID key, subscription) arrives with the push issue. */}
           <h2>Push notifications</h2>

@@ -35,7 +35,10 @@ type CheckoutData struct {
 	Countries     []string              `json:"countries"`
 	Payment       PaymentConfig         `json:"payment"`
 	WalletBalance int64                 `json:"walletBalance"`
-	Error         string                `json:"error,omitempty"`
+	// Pending is the member's latest unpaid order, offered when the cart
+	// is empty (the cart became that order).
+	Pending *store.OrderView `json:"pending"`
+	Error   string           `json:"error,omitempty"`
 }
 
 func notice(c echo.Context, key string) string {
@@ -71,6 +74,15 @@ func (s *Server) pageCheckout(c echo.Context) error {
 			return err
 		}
 		d.Cart, d.Step = cart, "review"
+		if len(cart.Items) == 0 {
+			pending, _, err := s.store.Orders(ctx, store.OrderFilter{StoreID: sc.App.Store.ID, UserID: sc.User.ID, Status: store.OrderPending, Limit: 1})
+			if err != nil {
+				return err
+			}
+			if len(pending) > 0 {
+				d.Pending = &pending[0]
+			}
+		}
 		physical := false
 		for _, l := range cart.Items {
 			physical = physical || l.StoreItem.Type == store.ItemPhysical

@@ -39,6 +39,8 @@ func orderError(err error) error {
 		return &Error{Status: http.StatusConflict, Message: "This order cannot be changed that way in its current status", Err: err}
 	case errors.Is(err, store.ErrInsufficientFunds), errors.Is(err, payments.ErrDeclined):
 		return &Error{Status: http.StatusPaymentRequired, Message: msgNotEnoughWallet, Err: err}
+	case errors.Is(err, store.ErrAmountMismatch):
+		return &Error{Status: http.StatusConflict, Message: "The payment does not match the order total", Err: err}
 	case errors.Is(err, payments.ErrDisabled):
 		return badRequest(msgMethodOff)
 	case errors.Is(err, payments.ErrNotSupported):

@@ -73,6 +73,8 @@ func testCheckoutWithoutJavaScript(t *testing.T, ts *testServer) {
 		t.Fatalf("after review: %s", loc)
 	}
 	orderID := strings.TrimPrefix(loc, "/apps/demo/checkout?orderId=")
+	// The cart became the order: back on the checkout, the order is offered.
+	buyer.page("/apps/demo/checkout", 200, "Your cart is empty", "/apps/demo/checkout?orderId="+orderID)
 	buyer.page(loc, 200, "First name", "ZIP code", `href="/apps/demo/checkout?orderId=`+orderID+`&amp;step=review"`)
 	bad := buyer.form("/apps/demo/checkout/shipping", url.Values{"orderId": {orderID}, "firstName": {"Ada"}})
 	buyer.page(bad, 200, "✕", "Last name is required")

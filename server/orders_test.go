@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/uptrace/bun"
@@ -258,4 +259,50 @@ func itemStock(t *testing.T, ts *testServer, id string) int64 {
 		t.Fatalf("item %s: %v", id, err)
 	}
 	return *it.Stock
+}
+
+// 20 concurrent checkout calls for one cart (a double click times ten):
+// one order, one 201, and every answer names it.
+func TestCheckoutDoubleSubmitOverHTTP(t *testing.T) {
+	db := storetest.Postgres(t)
+	ts := newTestServer(t, db)
+	shop := loadShop(t, ts)
+	buyer := ts.as(t, follower)
+	base := "/api/store/" + shop.demo
+	buyer.must(200, "POST", base+"/cart/items", addBody(shop.items["PIN-SET-01"], "", 1))
+	cartID := dataOf(buyer.must(200, "GET", base+"/cart", ""))["id"].(string)
+	body := fmt.Sprintf(`{"cartId":%q,"shippingAddress":%s}`, cartID, shipTo)
+	type answer struct {
+		status int
+		id     string
+	}
+	answers := make(chan answer, 20)
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			status, out := buyer.call("POST", base+"/orders/checkout", body)
+			id, _ := dataOf(out)["id"].(string)
+			answers <- answer{status, id}
+		}()
+	}
+	wg.Wait()
+	close(answers)
+	created, ids := 0, map[string]bool{}
+	for a := range answers {
+		if a.status == 201 {
+			created++
+		} else if a.status != 200 {
+			t.Errorf("status %d", a.status)
+		}
+		ids[a.id] = true
+	}
+	if created != 1 || len(ids) != 1 {
+		t.Fatalf("%d created, ids %v", created, ids)
+	}
+	n, err := db.NewSelect().Model((*store.Order)(nil)).Where("cart_id = ?", cartID).Count(context.Background())
+	if err != nil || n != 1 {
+		t.Fatalf("%d orders (%v)", n, err)
+	}
 }

@@ -530,3 +530,41 @@ func TestOrderPaidHooks(t *testing.T) {
 		t.Fatalf("hook calls %v", calls)
 	}
 }
+
+// MarkOrderPaid is how card and PayPal providers (and their webhooks)
+// report money: only the exact total pays a PENDING order, and the same
+// report again changes nothing.
+func TestMarkOrderPaidFromProvider(t *testing.T) {
+	storetest.Both(t, func(t *testing.T, db *bun.DB) {
+		f := newShop(t, db)
+		ctx := context.Background()
+		album := f.item(t, store.ItemDigital, 999, nil)
+		u := f.user(t, 1)
+		o, _, err := f.s.CreateOrder(ctx, f.shop, u, store.CheckoutInput{CartID: f.cart(t, u, album, nil, 1), PaymentMethod: "stripe"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.s.MarkOrderPaid(ctx, o.ID, "stripe", "pi_1", 1); !errors.Is(err, store.ErrAmountMismatch) {
+			t.Fatalf("wrong amount: %v", err)
+		}
+		for range 3 { // the confirm call, then the webhook twice
+			got, err := f.s.MarkOrderPaid(ctx, o.ID, "stripe", "pi_1", 999)
+			if err != nil || got.Status != store.OrderPaid || got.PaymentRef != "pi_1" {
+				t.Fatalf("paid: %+v %v", got, err)
+			}
+		}
+		if _, err := f.s.MarkOrderPaid(ctx, o.ID, "stripe", "pi_2", 999); !errors.Is(err, store.ErrIllegalTransition) {
+			t.Fatalf("a second, different payment: %v", err)
+		}
+		if ok, _ := f.s.HasDownload(ctx, f.shop.AppID, u, album.ID); !ok {
+			t.Fatal("no download after a provider payment")
+		}
+		// A refund of a non-wallet order moves no wallet money.
+		if _, err := f.s.RefundOrder(ctx, f.shop.AppID, o.ID, "duplicate"); err != nil {
+			t.Fatal(err)
+		}
+		if bal, _ := f.s.WalletBalance(ctx, f.shop.AppID, u); bal != 0 {
+			t.Fatalf("wallet %d after a card refund", bal)
+		}
+	})
+}

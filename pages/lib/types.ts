@@ -398,6 +398,7 @@ export interface CheckoutData {
   countries: string[];
   payment: PaymentConfig;
   walletBalance: number;
+  pending: OrderView | null;
   error?: string;
 }
 
