@@ -48,7 +48,8 @@ export default function Comments(props: CommentsProps) {
           {replies.map((r) => (
             <li key={r.id} className="comment">
               <p className="meta">
-                <strong>@{r.sender.username}</strong> · <time dateTime={r.createdAt}>{relativeTime(r.createdAt, props.now)}</time>
+                <strong>@{r.sender.username}</strong>
+                {r.sender.donorTier && <span className="badge tier-badge">{r.sender.donorTier}</span>} · <time dateTime={r.createdAt}>{relativeTime(r.createdAt, props.now)}</time>
               </p>
               <p className="comment-text">{r.content}</p>
             </li>

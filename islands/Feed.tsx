@@ -30,7 +30,8 @@ export function PostCard({ post, base, now }: { post: MessageView; base: string;
           ))}
         <div className="feed-body">
           <p className="meta">
-            <strong>@{post.sender.username}</strong> · <time dateTime={post.createdAt}>{relativeTime(post.createdAt, now)}</time>
+            <strong>@{post.sender.username}</strong>
+            {post.sender.donorTier && <span className="badge tier-badge">{post.sender.donorTier}</span>} · <time dateTime={post.createdAt}>{relativeTime(post.createdAt, now)}</time>
             {post.isFeatured && <span className="badge">Featured</span>}
           </p>
           {post.content && <p className="post-text">{truncate(post.content, visual ? 26 : 100)}</p>}

@@ -1,4 +1,5 @@
 import { useEffect, useState } from "react";
+import DonateModal from "./DonateModal";
 import { Icon } from "./lib/icons";
 import { useHydrated } from "./lib/hydrated";
 import { NotificationsPanel, SearchOverlay, useUnreadCount } from "./lib/notifications";
@@ -18,9 +19,6 @@ export interface HeaderActionsProps {
 
 type Panel = "none" | "donate" | "notifications" | "search";
 
-function dollars(cents: number): string {
-  return "$" + (cents % 100 === 0 ? String(cents / 100) : (cents / 100).toFixed(2));
-}
 
 // HeaderActions are the Donate, Notifications and Search buttons of the app
 // header. The server rendered this page for a signed-in viewer, so there is
@@ -28,7 +26,6 @@ function dollars(cents: number): string {
 export default function HeaderActions(props: HeaderActionsProps) {
   const member = props.signedIn;
   const [panel, setPanel] = useState<Panel>("none");
-  const [amount, setAmount] = useState("");
   const hydrated = useHydrated();
   const [unread, setUnread] = useUnreadCount(props.appId, props.signedIn && props.canNotifications);
 
@@ -41,14 +38,16 @@ export default function HeaderActions(props: HeaderActionsProps) {
 
   if (!member) return null;
   const toggle = (p: Panel) => setPanel(panel === p ? "none" : p);
-  const cents = Math.round(parseFloat(amount) * 100);
 
   return (
     <div className="header-actions" data-hydrated={hydrated ? "true" : undefined}>
       {props.canDonate && (
-        <button type="button" className="icon-button" aria-label="Donate" onClick={() => toggle("donate")}>
+        // A link to the donation page, so Donate works before and without
+        // JavaScript; hydrated, it opens the modal instead.
+        <a className="icon-button" aria-label="Donate" href={"/apps/" + props.appName + "/donate"}
+          onClick={(e) => { e.preventDefault(); toggle("donate"); }}>
           <Icon name="GIFT" />
-        </button>
+        </a>
       )}
       {/* Bell and Search are links to their pages, so they work before
           hydration and without JavaScript; with it they open the panels. */}
@@ -89,50 +88,8 @@ export default function HeaderActions(props: HeaderActionsProps) {
       )}
 
       {panel === "donate" && (
-        <div className="modal" role="dialog" aria-label="Show Your Support">
-          <div className="panel-head">
-            <h2>Show Your Support</h2>
-            <button type="button" className="icon-button" aria-label="Close" onClick={() => setPanel("none")}>
-              <Icon name="CLOSE" />
-            </button>
-          </div>
-          {props.suggestedAmounts.length > 0 && (
-            <section>
-              <h3>Quick Donation</h3>
-              <div className="amounts">
-                {props.suggestedAmounts.map((a) => (
-                  <button key={a} type="button" className="button button-secondary" onClick={() => setAmount((a / 100).toFixed(2))}>
-                    {dollars(a)}
-                  </button>
-                ))}
-              </div>
-            </section>
-          )}
-          {props.tiers.length > 0 && (
-            <section>
-              <h3>Achievement Tiers</h3>
-              <ul className="tiers">
-                {props.tiers.map((t) => (
-                  <li key={t.id}>
-                    <strong>{t.name}</strong> <span>{dollars(t.requiredAmount)}</span>
-                    {t.description && <p>{t.description}</p>}
-                  </li>
-                ))}
-              </ul>
-            </section>
-          )}
-          <div className="amount-input">
-            <span>$</span>
-            <input type="number" min="0" step="0.01" inputMode="decimal" aria-label="Custom amount" value={amount}
-              onChange={(e) => setAmount(e.target.value)} />
-            {/* POST /api/donations/create and /process belong to the
-                donations issue; the button stays disabled until then. */}
-            <button type="button" className="button" disabled title="Donations open soon">
-              Send
-            </button>
-          </div>
-          {amount !== "" && !(cents > 0) && <p className="field-error">Enter an amount above $0</p>}
-        </div>
+        <DonateModal appId={props.appId} appName={props.appName} suggestedAmounts={props.suggestedAmounts} tiers={props.tiers}
+          onClose={() => setPanel("none")} />
       )}
     </div>
   );

@@ -4,9 +4,10 @@ import { Layout } from "./components/Layout";
 import { formatDate, formatMoney, formatTime12, relativeTime, truncate } from "./lib/format";
 import { appSeo, SeoHead } from "./lib/seo";
 import { displayTitle } from "./components/Header";
-import type { AppView, EventView, ItemView, LinkItem, MessageView, PageProps } from "./lib/types";
+import { Plans } from "./components/Plans";
+import type { AppView, EventView, ItemView, LinkItem, MessageView, PageProps, PlanItem } from "./lib/types";
 
-type Props = PageProps<{ appName?: string }>;
+type Props = PageProps<{ appName?: string; gated?: boolean; plans?: PlanItem[]; description?: string; previews?: boolean }>;
 
 const EMPTY = "it's quiet here...";
 
@@ -111,7 +112,11 @@ export default function Landing(props: Props) {
   const signedIn = props.viewer.user !== null;
   const f = app.settings.features;
   const links = visibleLinks(app);
-  const viewAll = (path: string) => (signedIn ? base + path : null);
+  // The gate sends everyone without a subscription here, so 'View all'
+  // would only bounce back: it shows to those the gate lets in.
+  const gated = !!props.data?.gated;
+  const viewAll = (path: string) => (signedIn && !gated ? base + path : null);
+  const previews = props.data?.previews !== false;
 
   return (
     <Layout props={props}>
@@ -142,7 +147,15 @@ export default function Landing(props: Props) {
           </section>
         )}
 
-        {f.community.enabled && (
+        {gated && (
+          <section className="landing-section gate" aria-label="Subscription required">
+            <h2>Members only</h2>
+            <p>{props.data.description || "Subscribe to see everything " + displayTitle(app) + " shares with members."}</p>
+            <Plans plans={props.data.plans ?? []} appName={app.name} signedIn={signedIn} authUrl={props.authUrl} />
+          </section>
+        )}
+
+        {previews && f.community.enabled && (
           <Section title="Posts" viewAll={viewAll("/community")}>
             {app.recentPosts.length === 0 ? (
               <p className="empty">{EMPTY}</p>
@@ -156,7 +169,7 @@ export default function Landing(props: Props) {
           </Section>
         )}
 
-        {f.events.enabled && (
+        {previews && f.events.enabled && (
           <Section title="Upcoming Events" viewAll={viewAll("/events")}>
             {app.upcomingEvents.length === 0 ? (
               <p className="empty">{EMPTY}</p>
@@ -170,7 +183,7 @@ export default function Landing(props: Props) {
           </Section>
         )}
 
-        {f.store.enabled && (
+        {previews && f.store.enabled && (
           <Section title="Featured Items" viewAll={viewAll("/store")}>
             {app.featuredStoreItems.length === 0 ? (
               <p className="empty">{EMPTY}</p>

@@ -33,7 +33,8 @@ export default function Post(props: Props) {
         <Island name="BackButton" component={BackButton} props={{ fallback: community }} />
         <article className="post-detail">
           <header className="meta">
-            <strong>@{post.sender.username}</strong> · <time dateTime={post.createdAt}>{relativeTime(post.createdAt, props.now)}</time>
+            <strong>@{post.sender.username}</strong>
+          {post.sender.donorTier && <span className="badge tier-badge">{post.sender.donorTier}</span>} · <time dateTime={post.createdAt}>{relativeTime(post.createdAt, props.now)}</time>
             {post.isFeatured && <span className="badge">Featured</span>}
           </header>
           {post.attachments.map((a) =>

@@ -6,10 +6,54 @@ import ProfileActions from "../islands/ProfileActions";
 import ProfilePictureUpload from "../islands/ProfilePictureUpload";
 import PushToggle from "../islands/PushToggle";
 import { kindLabels } from "./lib/notifications";
-import type { AccountUser, PageProps } from "./lib/types";
+import { formatDate, formatMoney } from "./lib/format";
+import type { AccountUser, DonorStanding, PageProps, SubscriptionStatus } from "./lib/types";
 
 type NotificationPrefs = { mutedAll: boolean; mutedKinds: string[]; kinds: string[] };
-type Props = PageProps<{ user: AccountUser | null; isCreator: boolean; notifications: NotificationPrefs | null }>;
+type Props = PageProps<{
+  user: AccountUser | null;
+  isCreator: boolean;
+  notifications: NotificationPrefs | null;
+  membership: SubscriptionStatus | null;
+  donor: DonorStanding | null;
+  canSeeDonations: boolean;
+}>;
+
+const STATUS_TEXT: Record<string, string> = {
+  ACTIVE: "Active",
+  PAST_DUE: "Payment failed",
+  CANCELED: "Cancelled",
+  EXPIRED: "Ended",
+};
+
+// Membership: the paid membership and its Cancel / Keep button (a form, so
+// it works without JavaScript).
+function Membership({ m, base }: { m: SubscriptionStatus; base: string }) {
+  if (m.status === "NONE") return null;
+  const end = m.currentPeriodEnd ? formatDate(m.currentPeriodEnd) : "";
+  return (
+    <section className="profile-membership" aria-label="Membership">
+      <h2>Membership</h2>
+      <p>
+        {m.plan ? m.plan.name + " · " + formatMoney(m.plan.price, m.plan.currency) + " / " + (m.plan.billingCycle === "YEARLY" ? "year" : "month") : "Membership"}
+        <span className="badge">{STATUS_TEXT[m.status] ?? m.status}</span>
+      </p>
+      {m.status === "ACTIVE" && !m.cancelAtPeriodEnd && <p className="meta">{"Renews on " + end}</p>}
+      {m.status === "ACTIVE" && m.cancelAtPeriodEnd && <p className="meta">{"Cancelled: access until " + end}</p>}
+      {m.status === "PAST_DUE" && m.graceUntil && (
+        <p className="field-error">{"The renewal payment failed. Top up your wallet before " + formatDate(m.graceUntil) + " to keep access."}</p>
+      )}
+      {(m.status === "ACTIVE" || m.status === "PAST_DUE") && (
+        <form method="post" action={base + "/profile/membership"}>
+          <input type="hidden" name="cancel" value={m.cancelAtPeriodEnd ? "0" : "1"} />
+          <button type="submit" className="button button-secondary">
+            {m.cancelAtPeriodEnd ? "Keep membership" : "Cancel membership"}
+          </button>
+        </form>
+      )}
+    </section>
+  );
+}
 
 // Profile: who you are in this app, follow or unfollow, sign out, back to
 // the app. The creator also sees the app's status, version and badge.
@@ -46,6 +90,11 @@ export default function Profile(props: Props) {
             <h1>@{user.username}</h1>
             <p className="meta">{user.email.email}</p>
             {props.data.isCreator && <span className="badge">{"Creator of " + title}</span>}
+            {props.data.donor?.tier && (
+              <span className="badge tier-badge" title={"Donated " + formatMoney(props.data.donor.total, "USD")}>
+                {props.data.donor.tier.name}
+              </span>
+            )}
           </div>
         </div>
 
@@ -70,6 +119,14 @@ export default function Profile(props: Props) {
             canUnfollow: props.viewer.permissions.canUnfollow,
           }}
         />
+
+        {props.data.membership && <Membership m={props.data.membership} base={base} />}
+
+        {props.data.canSeeDonations && (
+          <p>
+            <a href={base + "/donations"}>Donations</a>
+          </p>
+        )}
 
         {props.viewer.permissions.canAccessStore && (
           <nav className="profile-links" aria-label="Shopping">

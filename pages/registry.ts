@@ -17,6 +17,9 @@ import CreateEvent, * as createEvent from "./CreateEvent";
 import Notifications, * as notifications from "./Notifications";
 import Search, * as search from "./Search";
 import ComingSoon, * as comingSoon from "./ComingSoon";
+import PlanCheckout, * as planCheckout from "./PlanCheckout";
+import Donate, * as donate from "./Donate";
+import Donations, * as donations from "./Donations";
 import Checkout, * as checkout from "./Checkout";
 import Orders, * as orders from "./Orders";
 import Order, * as order from "./Order";
@@ -53,6 +56,9 @@ export const pages: Record<string, PageModule> = {
   Notifications: { component: Notifications, head: notifications.head },
   Search: { component: Search, head: search.head },
   ComingSoon: { component: ComingSoon, head: comingSoon.head },
+  PlanCheckout: { component: PlanCheckout, head: planCheckout.head },
+  Donate: { component: Donate, head: donate.head },
+  Donations: { component: Donations, head: donations.head },
   Checkout: { component: Checkout, head: checkout.head },
   Orders: { component: Orders, head: orders.head },
   Order: { component: Order, head: order.head, status: order.status },

@@ -35,6 +35,9 @@ func (s *Server) scopeOfCommunity(c echo.Context, communityID string) (*Scope, e
 	if err := sc.requireFeature(featureCommunity); err != nil {
 		return nil, err
 	}
+	if err := sc.requireUngated(); err != nil {
+		return nil, err
+	}
 	return sc, nil
 }
 

@@ -109,6 +109,9 @@ func (s *Server) eventsScope(c echo.Context, appID string) (*Scope, error) {
 	if err := sc.requireFeature(featureEvents); err != nil {
 		return nil, err
 	}
+	if err := sc.requireUngated(); err != nil {
+		return nil, err
+	}
 	return sc, nil
 }
 

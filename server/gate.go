@@ -14,6 +14,8 @@ import (
 // too, so a gated member can still sign out or unfollow.
 var gateOpen = map[string]bool{
 	"/cart": true, "/checkout": true, "/payment-success": true, "/cancel_order": true, "/profile": true,
+	// Supporting the creator is not content: a gated member may donate.
+	"/donate": true,
 }
 
 // subscriptionGate runs after appPage on every /apps/:app/... page: a viewer

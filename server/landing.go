@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"marquee/server/access"
 	"marquee/store"
 )
 
@@ -20,11 +21,59 @@ func (s *Server) loadLanding(c echo.Context, idOrName string) (*store.AppView, e
 
 // GET /api/app/:appId/landing
 func (s *Server) apiLanding(c echo.Context) error {
-	view, err := s.loadLanding(c, c.Param("appId"))
+	sc, err := s.pageScope(c, c.Param("appId"))
 	if err != nil {
 		return err
 	}
-	return respond(c, http.StatusOK, view)
+	return respond(c, http.StatusOK, landingFor(sc))
+}
+
+// landingFor is the landing data as this viewer may see it: a gated viewer
+// of a landingPageOnly app gets a copy without the content previews (the
+// cached value is shared, so it is never changed in place).
+func landingFor(sc *Scope) *store.AppView {
+	if !access.HidesLandingPreviews(sc.App.Settings, sc.Gated) {
+		return sc.App
+	}
+	v := *sc.App
+	v.RecentPosts, v.UpcomingEvents, v.Events, v.FeaturedStoreItems = []store.MessageView{}, []store.EventView{}, []store.EventView{}, []store.ItemView{}
+	if v.Community != nil {
+		com := *v.Community
+		com.Posts = []store.MessageView{}
+		v.Community = &com
+	}
+	if v.Store != nil {
+		st := *v.Store
+		st.Items = []store.ItemView{}
+		v.Store = &st
+	}
+	return &v
+}
+
+// LandingData is the Data of the landing page: for a viewer the gate holds
+// back, the plans that open it (SPEC.md section 8: 'No subscription plans
+// available at the moment.' when there are none).
+type LandingData struct {
+	Gated       bool             `json:"gated"`
+	Plans       []store.ItemView `json:"plans"`
+	Description string           `json:"description"`
+	Previews    bool             `json:"previews"`
+}
+
+func (s *Server) landingProps(c echo.Context, sc *Scope) (PageProps, error) {
+	props := s.pageProps(c, sc)
+	props.App = landingFor(sc)
+	data := LandingData{Gated: sc.Gated, Plans: []store.ItemView{}, Previews: !access.HidesLandingPreviews(sc.App.Settings, sc.Gated),
+		Description: sc.App.Settings.Features.SubscriptionGating.Settings.Description}
+	if sc.Gated {
+		plans, err := s.store.SubscriptionItems(c.Request().Context(), sc.App.ID)
+		if err != nil {
+			return props, err
+		}
+		data.Plans = plans
+	}
+	props.Data = data
+	return props, nil
 }
 
 // GET /apps/:app. Visitors all see the same page, so it is cached whole for
@@ -53,7 +102,11 @@ func (s *Server) pageLanding(c echo.Context) error {
 		props.Data = map[string]string{"appName": c.Param("app")}
 		return s.renderPage(c, "Landing", props)
 	}
-	status, html := s.renderDocument(c, "Landing", s.pageProps(c, sc))
+	props, err := s.landingProps(c, sc)
+	if err != nil {
+		return err
+	}
+	status, html := s.renderDocument(c, "Landing", props)
 	if sc.User == nil && status == http.StatusOK && c.Param("app") == sc.App.Name {
 		s.store.CacheLandingPage(ctx, sc.App.ID, s.store.Build, html)
 	}

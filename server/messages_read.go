@@ -35,6 +35,9 @@ func (s *Server) scopeOfMessage(c echo.Context, id string) (*store.Message, *Sco
 	if err := sc.requireFeature(featureCommunity); err != nil {
 		return nil, nil, err
 	}
+	if err := sc.requireUngated(); err != nil {
+		return nil, nil, err
+	}
 	return m, sc, nil
 }
 

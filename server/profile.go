@@ -1,8 +1,11 @@
 package server
 
 import (
+	"time"
+
 	"github.com/labstack/echo/v4"
 
+	"marquee/server/access"
 	"marquee/store"
 )
 
@@ -14,6 +17,13 @@ type ProfileData struct {
 	// Notifications is the member's notification choice in this app (null
 	// for non-members, who get none).
 	Notifications *prefsAnswer `json:"notifications"`
+	// Membership is the member's paid membership (status NONE without one),
+	// with Cancel / Keep membership.
+	Membership *store.SubscriptionStatus `json:"membership"`
+	// Donor is the member's paid donations total and the tier it reaches
+	// (the badge).
+	Donor           *store.DonorStanding `json:"donor"`
+	CanSeeDonations bool                 `json:"canSeeDonations"`
 }
 
 // GET /apps/:app/profile: who you are in this app, follow or unfollow, sign
@@ -21,9 +31,10 @@ type ProfileData struct {
 func (s *Server) pageProfile(c echo.Context) error {
 	sc := scopeFromPage(c)
 	props := s.pageProps(c, sc)
-	data := ProfileData{IsCreator: sc.Role == store.RoleCreator}
+	data := ProfileData{IsCreator: sc.Role == store.RoleCreator, CanSeeDonations: access.CanSeeDonations(sc.Role)}
 	if u := viewerOf(c).User; u != nil {
-		acct := s.store.AccountUserOf(c.Request().Context(), u)
+		ctx := c.Request().Context()
+		acct := s.store.AccountUserOf(ctx, u)
 		data.User = &acct
 		if sc.Can.CanNotifications {
 			p, err := s.store.NotificationPreferences(c.Request().Context(), sc.App.ID, u.ID)
@@ -32,6 +43,13 @@ func (s *Server) pageProfile(c echo.Context) error {
 			}
 			prefs := prefsOf(p)
 			data.Notifications = &prefs
+		}
+		var err error
+		if data.Membership, err = s.store.SubscriptionStatusOf(ctx, sc.App.ID, u.ID, time.Now()); err != nil {
+			return err
+		}
+		if data.Donor, err = s.store.DonorStandingOf(ctx, sc.App.ID, u.ID); err != nil {
+			return err
 		}
 	}
 	props.Data = data

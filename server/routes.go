@@ -76,6 +76,15 @@ func (s *Server) routes() {
 	appForm("/notifications/settings", s.formNotificationPrefs)
 	app("/search", s.pageSearch)
 	app("/chat", s.pageComingSoon("Chat", "Chat is coming soon", "Talk with the creator and other members here, soon."))
+	// Memberships and donations: the plan checkout is under /checkout, which
+	// the gate lets through; the profile's membership form and the donation
+	// form are open to gated members too (the profile is).
+	app("/checkout/plan/:itemId", s.pagePlanCheckout)
+	m.POST("/apps/:app/checkout/plan/:itemId", s.formPlanCheckout, s.appPage, s.subscriptionGate)
+	appForm("/profile/membership", s.formMembership)
+	app("/donate", s.pageDonate)
+	appForm("/donate", s.formDonate)
+	app("/donations", s.pageDonations)
 	// Checkout, orders, the wallet and fulfilment.
 	app("/checkout", s.pageCheckout)
 	app("/orders", s.pageOrders)
@@ -145,6 +154,12 @@ func (s *Server) routes() {
 	api.POST("/store/:storeId/cart/items", s.apiCartAdd)
 	api.PUT("/store/:storeId/cart/items/:cartItemId", s.apiCartUpdate)
 	api.DELETE("/store/:storeId/cart/items/:cartItemId", s.apiCartRemove)
+	// Memberships and donations.
+	api.POST("/subscriptions/apps/:appId/subscribe", s.apiSubscribe)
+	api.POST("/subscriptions/apps/:appId/cancel", s.apiSubscriptionCancel)
+	api.POST("/donations/create", s.apiDonationCreate)
+	api.POST("/donations/process", s.apiDonationProcess)
+	api.GET("/donations/apps/:appId", s.apiDonations)
 	// Checkout, payments and orders.
 	api.GET("/store/:storeId/stripe-payments/config", s.apiPaymentConfig)
 	api.POST("/store/:storeId/orders/checkout", s.apiCheckout)

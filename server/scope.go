@@ -99,6 +99,23 @@ func (sc *Scope) requireFeature(name string) error {
 	return notFound("This app doesn't have " + name + " enabled.")
 }
 
+// requireUngated is the subscription gate on the JSON API: a gated app's
+// content (posts, stories, replies, reactions, events) answers 401 to
+// visitors and 403 to members without a valid subscription, exactly as the
+// pages redirect them home. It runs after requireFeature, so a feature that
+// is off still reads as missing.
+func (sc *Scope) requireUngated() error {
+	if !sc.Gated {
+		return nil
+	}
+	if sc.User == nil {
+		return unauthorized("Authentication required")
+	}
+	return forbidden(gatedMessage)
+}
+
+const gatedMessage = "An active subscription is required to see this content"
+
 // contains reports whether an object of appID belongs to this scope's app;
 // callers answer 404 otherwise, so apps never learn of each other's objects.
 func (sc *Scope) contains(appID string) bool { return appID == sc.App.ID }

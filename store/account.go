@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -66,11 +65,16 @@ type MembershipApp struct {
 }
 
 // SubscriptionStatus is subscription.status of GET /api/auth/me?appId=.
+// Status is NONE without a membership, else the row's status (ACTIVE,
+// PAST_DUE, CANCELED, EXPIRED); hasValidSubscription is what the gate uses.
 type SubscriptionStatus struct {
-	HasValidSubscription bool       `json:"hasValidSubscription"`
-	Status               string     `json:"status"`
-	CurrentPeriodEnd     *time.Time `json:"currentPeriodEnd"`
-	PlanID               *string    `json:"planId"`
+	HasValidSubscription bool                  `json:"hasValidSubscription"`
+	Status               string                `json:"status"`
+	CurrentPeriodEnd     *time.Time            `json:"currentPeriodEnd"`
+	CancelAtPeriodEnd    bool                  `json:"cancelAtPeriodEnd"`
+	GraceUntil           *time.Time            `json:"graceUntil"`
+	PlanID               *string               `json:"planId"`
+	Plan                 *SubscriptionPlanView `json:"plan"`
 }
 
 // AppAccount is the app-scoped part of GET /api/auth/me?appId=.
@@ -125,31 +129,57 @@ func (s *Storage) AppAccountOf(ctx context.Context, appID, userID string, now ti
 		out.Media = append(out.Media, v)
 	}
 
+	views, err := s.SubscriptionItems(ctx, appID)
+	if err != nil {
+		return nil, err
+	}
+	out.SubscriptionItems = views
+
+	st, err := s.SubscriptionStatusOf(ctx, appID, userID, now)
+	if err != nil {
+		return nil, err
+	}
+	out.Subscription = *st
+	return out, nil
+}
+
+// SubscriptionStatusOf is subscription.status of GET /api/auth/me?appId= and
+// the profile's membership block.
+func (s *Storage) SubscriptionStatusOf(ctx context.Context, appID, userID string, now time.Time) (*SubscriptionStatus, error) {
+	out := &SubscriptionStatus{Status: "NONE"}
+	sub, err := s.SubscriptionOf(ctx, appID, userID)
+	if err != nil {
+		return nil, err
+	}
+	if sub != nil {
+		out.Status, out.CurrentPeriodEnd, out.CancelAtPeriodEnd, out.GraceUntil, out.PlanID =
+			sub.Status, &sub.CurrentPeriodEnd, sub.CancelAtPeriodEnd, sub.GraceUntil, &sub.PlanID
+		if out.Plan, err = s.planView(ctx, sub.PlanID); err != nil {
+			return nil, err
+		}
+	}
+	// Valid means exactly what the gate uses, whichever row is the latest.
+	if out.HasValidSubscription, err = s.HasValidSubscription(ctx, appID, userID, now); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SubscriptionItems are the app's plans (SUBSCRIPTION store items with their
+// subscriptionPlan), cheapest first: subscription.items and the gated
+// screen's list.
+func (s *Storage) SubscriptionItems(ctx context.Context, appID string) ([]ItemView, error) {
 	var items []StoreItem
-	if err := s.DB.NewSelect().Model(&items).Where("app_id = ? AND type = ?", appID, ItemSubscription).
-		Order("price ASC").Scan(ctx); err != nil {
+	if err := s.DB.NewSelect().Model(&items).Where("app_id = ? AND type = ? AND deleted_at IS NULL", appID, ItemSubscription).
+		Order("price ASC", "id ASC").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load subscription items: %w", err)
 	}
 	views, err := s.itemViews(ctx, s.DB, items)
 	if err != nil {
 		return nil, err
 	}
-	out.SubscriptionItems = views
-
-	sub := new(Subscription)
-	err = s.DB.NewSelect().Model(sub).Where("app_id = ? AND user_id = ?", appID, userID).
-		Order("current_period_end DESC").Limit(1).Scan(ctx)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		out.Subscription.Status = "NONE"
-	case err != nil:
-		return nil, fmt.Errorf("load subscription: %w", err)
-	default:
-		out.Subscription = SubscriptionStatus{Status: sub.Status, CurrentPeriodEnd: &sub.CurrentPeriodEnd, PlanID: &sub.PlanID}
+	if views == nil {
+		views = []ItemView{}
 	}
-	// Valid means exactly what the gate uses, whichever row is the latest.
-	if out.Subscription.HasValidSubscription, err = s.HasValidSubscription(ctx, appID, userID, now); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return views, nil
 }

@@ -45,6 +45,10 @@ type Donation struct {
 	Status      string     `bun:",notnull,default:'PENDING'" json:"status"`
 	CreatedAt   time.Time  `bun:",notnull,default:current_timestamp" json:"createdAt"`
 	ProcessedAt *time.Time `json:"processedAt"`
+	// PaymentMethod and PaymentRef: how the donation was paid (migration
+	// 20261123120001); empty until it is.
+	PaymentMethod string `bun:",notnull,default:''" json:"paymentMethod"`
+	PaymentRef    string `bun:",notnull,default:''" json:"-"`
 }
 
 type DonationTier struct {

@@ -112,6 +112,22 @@ func (s *Storage) messageViews(ctx context.Context, db bun.IDB, msgs []Message) 
 		return nil, fmt.Errorf("count replies: %w", err)
 	}
 
+	// Donor badges, per app (a batch normally holds one app's messages).
+	byApp := map[string][]string{}
+	for _, m := range msgs {
+		byApp[m.AppID] = append(byApp[m.AppID], m.SenderID)
+	}
+	tierOf := map[string]string{} // appID + "/" + userID
+	for appID, ids := range byApp {
+		badges, _, err := s.DonorBadges(ctx, appID, ids)
+		if err != nil {
+			return nil, err
+		}
+		for uid, t := range badges {
+			tierOf[appID+"/"+uid] = t.Name
+		}
+	}
+
 	index := make(map[string]*MessageView, len(msgs))
 	for i, m := range msgs {
 		views[i] = MessageView{
@@ -123,6 +139,7 @@ func (s *Storage) messageViews(ctx context.Context, db bun.IDB, msgs []Message) 
 		if views[i].Sender.ID == "" {
 			views[i].Sender = UserSummary{ID: m.SenderID, Username: "unknown", Media: []MediaView{}}
 		}
+		views[i].Sender.DonorTier = tierOf[m.AppID+"/"+m.SenderID]
 		index[m.ID] = &views[i]
 	}
 	for _, a := range attachments {

@@ -12,6 +12,10 @@ type UserSummary struct {
 	ID       string      `json:"id"`
 	Username string      `json:"username"`
 	Media    []MediaView `json:"media"`
+	// DonorTier is the Achievement Tier the user's paid donations reach in
+	// the message's app (the badge beside their name in the feed); only
+	// set on message senders.
+	DonorTier string `json:"donorTier,omitempty"`
 }
 
 func (s *Storage) userSummaries(ctx context.Context, db bun.IDB, ids []string) (map[string]UserSummary, error) {

@@ -20,6 +20,7 @@ export interface UserSummary {
   id: string;
   username: string;
   media: MediaView[];
+  donorTier?: string;
 }
 
 export interface MessageView {
@@ -270,6 +271,53 @@ export interface ItemEditData {
   storeId: string;
   item: ItemView | null;
   types: string[];
+}
+
+// Memberships and donations (server/subscriptions.go, server/donations.go).
+export interface SubscriptionPlanView {
+  id: string;
+  storeItemId: string;
+  name: string;
+  billingCycle: "MONTHLY" | "YEARLY";
+  price: number;
+  currency: string;
+}
+
+export interface SubscriptionStatus {
+  hasValidSubscription: boolean;
+  status: "NONE" | "ACTIVE" | "PAST_DUE" | "CANCELED" | "EXPIRED";
+  currentPeriodEnd: string | null;
+  cancelAtPeriodEnd: boolean;
+  graceUntil: string | null;
+  planId: string | null;
+  plan: SubscriptionPlanView | null;
+}
+
+export interface PlanItem extends ItemView {
+  subscriptionPlan?: { id: string; storeItemId: string; billingCycle: "MONTHLY" | "YEARLY" };
+}
+
+export interface DonationTierView {
+  id: string;
+  name: string;
+  requiredAmount: number;
+  description: string;
+}
+
+export interface DonorStanding {
+  total: number;
+  tier: DonationTierView | null;
+}
+
+export interface DonationView {
+  id: string;
+  amount: number;
+  currency: string;
+  message: string;
+  status: string;
+  createdAt: string;
+  processedAt: string | null;
+  donor: { id: string; username: string };
 }
 
 // Checkout and orders (server/checkout.go, orders_pages.go; store/order.go).

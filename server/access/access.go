@@ -76,7 +76,7 @@ func For(settings store.AppSettings, role string) Flags {
 		CanFollow:        signedIn(role) && !member,
 		CanUnfollow:      CanUnfollow(role),
 		CanJoinEvents:    f.Events.Enabled && member,
-		CanDonate:        signedIn(role) && f.Donations.Enabled,
+		CanDonate:        CanDonate(settings, role),
 		CanNotifications: member,
 		CanSearch:        signedIn(role),
 	}
@@ -106,13 +106,39 @@ func SkipsSubscriptionGate(role string) bool { return AtLeast(role, Moderator) }
 func CanRefundPayments(role string) bool { return AtLeast(role, Admin) }
 
 // Gated reports whether the subscription gate of SPEC.md section 2 holds the
-// viewer back: gating is enabled and required, the viewer is not staff, and
-// has no valid subscription. A SUBSCRIBER role alone is not enough: a
-// subscriber is a member whose subscription is valid.
+// viewer back: gating is enabled and either required or landingPageOnly, the
+// viewer is not staff, and has no valid subscription. A SUBSCRIBER role alone
+// is not enough: a subscriber is a member whose subscription is valid.
+//
+// settings.landingPageOnly means "the landing page is the only public part
+// of the app": it turns the gate on like required does, and it also strips
+// the landing page (and its JSON) of the content previews (recent posts,
+// upcoming events, featured items) for gated viewers, who see the banner,
+// bio, links and the plans. Without it a gated app's landing page keeps its
+// previews as teasers.
 func Gated(settings store.AppSettings, role string, hasValidSubscription bool) bool {
 	g := settings.Features.SubscriptionGating
-	return g.Enabled && g.Settings.Required && !SkipsSubscriptionGate(role) && !hasValidSubscription
+	return g.Enabled && (g.Settings.Required || g.Settings.LandingPageOnly) && !SkipsSubscriptionGate(role) && !hasValidSubscription
 }
+
+// HidesLandingPreviews: a gated viewer of a landingPageOnly app sees no
+// content previews on the landing page.
+func HidesLandingPreviews(settings store.AppSettings, gated bool) bool {
+	return gated && settings.Features.SubscriptionGating.Settings.LandingPageOnly
+}
+
+// CanSeeDonations: the creator and admins see who donated and the totals.
+func CanSeeDonations(role string) bool { return AtLeast(role, Admin) }
+
+// CanDonate: any signed-in viewer of an app with donations on may donate
+// (the header's Donate button, SPEC.md section 2).
+func CanDonate(settings store.AppSettings, role string) bool {
+	return signedIn(role) && settings.Features.Donations.Enabled
+}
+
+// CanSubscribe: signing in is the only requirement to buy a plan; staff may
+// buy one too (it never lowers their role).
+func CanSubscribe(role string) bool { return signedIn(role) }
 
 // CanEditEvent: the event's host, and creators and admins, may edit or
 // delete it (SPEC.md section 6).

@@ -144,12 +144,36 @@ func TestRules(t *testing.T) {
 	gating := store.DefaultSettings("t")
 	gating.Features.SubscriptionGating.Enabled = true
 	gating.Features.SubscriptionGating.Settings.Required = true
+	landingOnly := store.DefaultSettings("t")
+	landingOnly.Features.SubscriptionGating.Enabled = true
+	landingOnly.Features.SubscriptionGating.Settings.LandingPageOnly = true
+	enabledOnly := store.DefaultSettings("t")
+	enabledOnly.Features.SubscriptionGating.Enabled = true
+	donating := store.DefaultSettings("t")
+	donating.Features.Donations.Enabled = true
 	for _, c := range []q{
 		{"follower without subscription gated", Gated(gating, Follower, false), y},
 		{"follower with subscription passes", Gated(gating, Follower, true), n},
 		{"subscriber role without valid subscription gated", Gated(gating, Subscriber, false), y},
 		{"moderator passes", Gated(gating, Moderator, false), n},
 		{"gating off", Gated(store.DefaultSettings("t"), Follower, false), n},
+		{"visitor gated", Gated(gating, Public, false), y},
+		{"admin passes", Gated(gating, Admin, false), n},
+		{"creator passes", Gated(gating, Creator, false), n},
+		{"gated landing keeps previews without landingPageOnly", HidesLandingPreviews(gating, true), n},
+		{"landingPageOnly gates like required", Gated(landingOnly, Follower, false), y},
+		{"landingPageOnly hides previews from the gated", HidesLandingPreviews(landingOnly, true), y},
+		{"landingPageOnly shows previews to subscribers", HidesLandingPreviews(landingOnly, false), n},
+		{"enabled but neither required nor landingPageOnly", Gated(enabledOnly, Follower, false), n},
+		{"creator sees donations", CanSeeDonations(Creator), y},
+		{"admin sees donations", CanSeeDonations(Admin), y},
+		{"moderator does not see donations", CanSeeDonations(Moderator), n},
+		{"follower does not see donations", CanSeeDonations(Follower), n},
+		{"member donates", CanDonate(donating, Authenticated), y},
+		{"visitor does not donate", CanDonate(donating, Public), n},
+		{"donations off", CanDonate(store.DefaultSettings("t"), Follower), n},
+		{"signed-in subscribes", CanSubscribe(Authenticated), y},
+		{"visitor does not subscribe", CanSubscribe(Public), n},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, c.got, c.want)

@@ -45,6 +45,10 @@ func Product(d Deps) Work {
 		river.AddWorker(workers, &SweepUploadsWorker{Files: local, Logger: d.Logger})
 		every(time.Hour, SweepUploadsArgs{})
 	}
+	if d.Store != nil {
+		river.AddWorker(workers, &RenewMembershipsWorker{Store: d.Store, Logger: d.Logger})
+		every(RenewMembershipsInterval, RenewMembershipsArgs{})
+	}
 	// Unpaid orders give their stock back once their hold is over; checked
 	// every minute, so an order is cancelled at most a minute late.
 	river.AddWorker(workers, &ExpireOrdersWorker{Orders: d.Store, After: d.OrderExpiry, Logger: d.Logger})

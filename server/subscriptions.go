@@ -1,0 +1,224 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"marquee/server/access"
+	"marquee/server/payments"
+	"marquee/store"
+)
+
+// SubscribeResult answers a plan purchase: the order, how the payment
+// stands, and (once paid) the membership.
+type SubscribeResult struct {
+	Order        *store.Order              `json:"order"`
+	Payment      *payments.Started         `json:"payment,omitempty"`
+	Subscription *store.SubscriptionStatus `json:"subscription"`
+}
+
+// subscribe buys one period of the plan itemID: a one-line order paid
+// through the payments registry. The wallet pays at once (and the
+// SUBSCRIPTION order hook grants the membership in the same transaction);
+// a card or PayPal answers what the browser needs to finish, and the order
+// becomes PAID when the provider confirms it.
+func (s *Server) subscribe(c echo.Context, sc *Scope, itemID, method string) (*SubscribeResult, error) {
+	if sc.User == nil {
+		return nil, unauthorized("Authentication required")
+	}
+	if !access.CanSubscribe(sc.Role) {
+		return nil, forbidden("You cannot subscribe to this app")
+	}
+	if itemID == "" {
+		return nil, badRequest("itemId is required")
+	}
+	if method == "" {
+		method = payments.Wallet
+	}
+	provider, err := s.payments.Get(method)
+	if err != nil {
+		return nil, moneyError(err)
+	}
+	ctx := c.Request().Context()
+	order, err := s.store.CreatePlanOrder(ctx, sc.App.ID, sc.User.ID, itemID, method)
+	if isNotFound(err) {
+		return nil, notFound("Subscription plan not found")
+	}
+	if err != nil {
+		return nil, err
+	}
+	payer := payments.Payer{UserID: sc.User.ID, Email: sc.User.Email}
+	base := s.cfg.PublicURL + "/apps/" + url.PathEscape(sc.App.Name)
+	started, err := provider.Start(ctx, payments.StartRequest{Order: order, Payer: payer,
+		ReturnURL: base + "/payment-success", CancelURL: base + "/cancel_order",
+		Metadata: map[string]string{"kind": "subscription", "appId": sc.App.ID}})
+	if err != nil {
+		return nil, moneyError(err)
+	}
+	out := &SubscribeResult{Order: order, Payment: started}
+	if method == payments.Wallet {
+		res, err := provider.Confirm(ctx, payments.ConfirmRequest{Order: order, Payer: payer, Ref: started.Ref})
+		if err != nil {
+			return nil, moneyError(err)
+		}
+		out.Order, out.Payment = res.Order, nil
+	}
+	if out.Subscription, err = s.store.SubscriptionStatusOf(ctx, sc.App.ID, sc.User.ID, time.Now()); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+type subscribeRequest struct {
+	ItemID        string `json:"itemId"`
+	PaymentMethod string `json:"paymentMethod"`
+}
+
+// POST /api/subscriptions/apps/:appId/subscribe {itemId, paymentMethod}
+func (s *Server) apiSubscribe(c echo.Context) error {
+	if _, err := requireUser(c); err != nil {
+		return err
+	}
+	var req subscribeRequest
+	if err := c.Bind(&req); err != nil {
+		return badRequest("Invalid request body")
+	}
+	sc, err := s.scopeOf(c, c.Param("appId"))
+	if err != nil {
+		return err
+	}
+	res, err := s.subscribe(c, sc, req.ItemID, req.PaymentMethod)
+	if err != nil {
+		return err
+	}
+	msg := "Payment started"
+	if res.Subscription.HasValidSubscription && res.Order.Status != store.OrderPending {
+		msg = "Welcome! Your membership is active"
+	}
+	return respondMessage(c, http.StatusOK, res, msg)
+}
+
+type cancelRequest struct {
+	// Cancel false resumes renewing a membership cancelled at period end.
+	Cancel *bool `json:"cancel"`
+}
+
+// POST /api/subscriptions/apps/:appId/cancel {cancel}: stop (or resume)
+// renewing at the end of the paid period; access lasts until then.
+func (s *Server) apiSubscriptionCancel(c echo.Context) error {
+	if _, err := requireUser(c); err != nil {
+		return err
+	}
+	var req cancelRequest
+	if err := c.Bind(&req); err != nil {
+		return badRequest("Invalid request body")
+	}
+	sc, err := s.scopeOf(c, c.Param("appId"))
+	if err != nil {
+		return err
+	}
+	cancel := req.Cancel == nil || *req.Cancel
+	st, err := s.setCancel(c, sc, cancel)
+	if err != nil {
+		return err
+	}
+	msg := "Your membership will end at the end of the current period"
+	if !cancel {
+		msg = "Your membership will renew"
+	}
+	return respondMessage(c, http.StatusOK, st, msg)
+}
+
+func (s *Server) setCancel(c echo.Context, sc *Scope, cancel bool) (*store.SubscriptionStatus, error) {
+	ctx := c.Request().Context()
+	if _, err := s.store.SetCancelAtPeriodEnd(ctx, sc.App.ID, sc.User.ID, cancel); err != nil {
+		if errors.Is(err, store.ErrNoSubscription) {
+			return nil, notFound("You have no active membership in this app")
+		}
+		return nil, err
+	}
+	return s.store.SubscriptionStatusOf(ctx, sc.App.ID, sc.User.ID, time.Now())
+}
+
+// POST /apps/:app/profile/membership (cancel=1 or 0): the profile's Cancel
+// membership / Keep membership button without JavaScript.
+func (s *Server) formMembership(c echo.Context) error {
+	sc := scopeFromPage(c)
+	if sc.User == nil {
+		return c.Redirect(http.StatusSeeOther, s.cfg.AuthURL+"/authenticate/signin?app="+url.QueryEscape(sc.App.Name))
+	}
+	if _, err := s.setCancel(c, sc, c.FormValue("cancel") != "0"); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/apps/"+url.PathEscape(sc.App.Name)+"/profile")
+}
+
+// PlanCheckoutData is the plan checkout page: the plan, the wallet balance
+// and, after a refused post, why.
+type PlanCheckoutData struct {
+	Plan    *store.ItemView           `json:"plan"`
+	Balance int64                     `json:"balance"`
+	Status  *store.SubscriptionStatus `json:"status"`
+	Error   string                    `json:"error"`
+}
+
+// GET /apps/:app/checkout/plan/:itemId: the Subscribe button of the gated
+// screen lands here (a checkout path, so the gate lets it through).
+func (s *Server) pagePlanCheckout(c echo.Context) error {
+	return s.renderPlanCheckout(c, "", http.StatusOK)
+}
+
+func (s *Server) renderPlanCheckout(c echo.Context, errMsg string, status int) error {
+	sc := scopeFromPage(c)
+	if sc.User == nil {
+		return c.Redirect(http.StatusFound, s.cfg.AuthURL+"/authenticate/signin?app="+url.QueryEscape(sc.App.Name))
+	}
+	ctx := c.Request().Context()
+	plans, err := s.store.SubscriptionItems(ctx, sc.App.ID)
+	if err != nil {
+		return err
+	}
+	data := PlanCheckoutData{Error: errMsg}
+	for i := range plans {
+		if plans[i].ID == c.Param("itemId") {
+			data.Plan = &plans[i]
+		}
+	}
+	if data.Plan == nil {
+		return notFound("Subscription plan not found")
+	}
+	if data.Balance, err = s.store.WalletBalance(ctx, sc.App.ID, sc.User.ID); err != nil {
+		return err
+	}
+	if data.Status, err = s.store.SubscriptionStatusOf(ctx, sc.App.ID, sc.User.ID, time.Now()); err != nil {
+		return err
+	}
+	props := s.pageProps(c, sc)
+	props.Data = data
+	code, body := s.renderDocument(c, "PlanCheckout", props)
+	if status != http.StatusOK {
+		code = status
+	}
+	c.Response().Header().Set("Cache-Control", "no-cache")
+	return c.HTMLBlob(code, body)
+}
+
+// POST /apps/:app/checkout/plan/:itemId: pay with the wallet, then into the
+// app (the gate is open now), or the page again with the reason.
+func (s *Server) formPlanCheckout(c echo.Context) error {
+	sc := scopeFromPage(c)
+	if sc.User == nil {
+		return c.Redirect(http.StatusSeeOther, s.cfg.AuthURL+"/authenticate/signin?app="+url.QueryEscape(sc.App.Name))
+	}
+	if _, err := s.subscribe(c, sc, c.Param("itemId"), payments.Wallet); err != nil {
+		if e, ok := err.(*Error); ok && e.Status < 500 && e.Status != http.StatusNotFound {
+			return s.renderPlanCheckout(c, e.Message, e.Status)
+		}
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/apps/"+url.PathEscape(sc.App.Name)+"/community?welcome=1")
+}

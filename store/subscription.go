@@ -1,0 +1,546 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+)
+
+// Subscription statuses (see the Subscription model).
+const (
+	SubActive   = "ACTIVE"
+	SubPastDue  = "PAST_DUE"
+	SubCanceled = "CANCELED"
+	SubExpired  = "EXPIRED"
+
+	CycleMonthly = "MONTHLY"
+	CycleYearly  = "YEARLY"
+
+	// DefaultGracePeriod is how long a member keeps access after a failed
+	// renewal: long enough to top up a wallet or change a card.
+	DefaultGracePeriod = 7 * 24 * time.Hour
+	// DefaultRenewLead: wallet memberships renew this long before their
+	// period ends, so a member never meets the gate between the end of a
+	// period and the job's next run.
+	DefaultRenewLead = time.Hour
+)
+
+// addCycle moves t on by one billing period.
+func addCycle(t time.Time, cycle string) time.Time {
+	if cycle == CycleYearly {
+		return t.AddDate(1, 0, 0)
+	}
+	return t.AddDate(0, 1, 0)
+}
+
+// validSubscription is the one definition of "this membership gives access
+// now": active within its period, or past due within its grace period.
+func validSubscription(q *bun.SelectQuery, now time.Time) *bun.SelectQuery {
+	return q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
+		return q.Where("(status = ? AND current_period_end > ?)", SubActive, now).
+			WhereOr("(status = ? AND grace_until > ?)", SubPastDue, now)
+	})
+}
+
+// HasValidSubscription reports whether the user's membership of the app gives
+// access at now (ACTIVE in its period, or PAST_DUE in its grace period).
+func (s *Storage) HasValidSubscription(ctx context.Context, appID, userID string, now time.Time) (bool, error) {
+	n, err := validSubscription(s.DB.NewSelect().Model((*Subscription)(nil)).
+		Where("app_id = ? AND user_id = ?", appID, userID), now).Count(ctx)
+	if err != nil {
+		return false, fmt.Errorf("check subscription: %w", err)
+	}
+	return n > 0, nil
+}
+
+// SubscriptionOf returns the member's subscription row in the app, or nil.
+func (s *Storage) SubscriptionOf(ctx context.Context, appID, userID string) (*Subscription, error) {
+	sub := new(Subscription)
+	err := selectOne(ctx, s.DB.NewSelect().Model(sub).Where("app_id = ? AND user_id = ?", appID, userID), "subscription")
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	return sub, err
+}
+
+// lockSubscriptions makes SQLite writers queue up front (it has no row
+// locks): the read-then-update below must not interleave.
+func lockSubscriptions(ctx context.Context, tx bun.Tx) error {
+	if tx.Dialect().Name() == dialect.SQLite {
+		if _, err := tx.ExecContext(ctx, "UPDATE subscriptions SET status = status WHERE 0"); err != nil {
+			return fmt.Errorf("lock subscriptions: %w", err)
+		}
+	}
+	return nil
+}
+
+func subscriptionForUpdate(ctx context.Context, tx bun.Tx, where string, args ...any) (*Subscription, error) {
+	sub := new(Subscription)
+	q := tx.NewSelect().Model(sub).Where(where, args...)
+	if tx.Dialect().Name() == dialect.PG {
+		q = q.For("UPDATE")
+	}
+	err := selectOne(ctx, q, "subscription")
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	return sub, err
+}
+
+// grantSubscriber makes the user SUBSCRIBER in the app, never lowering a
+// higher role (a moderator who buys a plan stays a moderator).
+func grantSubscriber(ctx context.Context, tx bun.IDB, appID, userID string) error {
+	m := &Membership{ID: NewID(), AppID: appID, UserID: userID, Role: RoleSubscriber, CreatedAt: time.Now().UTC()}
+	if _, err := tx.NewInsert().Model(m).On("CONFLICT (app_id, user_id) DO UPDATE").
+		Set("role = EXCLUDED.role").Where("membership.role = ?", RoleFollower).Exec(ctx); err != nil {
+		return fmt.Errorf("grant subscriber: %w", err)
+	}
+	return nil
+}
+
+// dropSubscriber ends the SUBSCRIBER role (back to FOLLOWER, so the member
+// still follows the app); any other role is left alone.
+func dropSubscriber(ctx context.Context, tx bun.IDB, appID, userID string) error {
+	if _, err := tx.NewUpdate().Model((*Membership)(nil)).Set("role = ?", RoleFollower).
+		Where("app_id = ? AND user_id = ? AND role = ?", appID, userID, RoleSubscriber).Exec(ctx); err != nil {
+		return fmt.Errorf("drop subscriber: %w", err)
+	}
+	return nil
+}
+
+func notify(ctx context.Context, tx bun.IDB, appID, userID, text string) error {
+	n := &Notification{ID: NewID(), AppID: appID, UserID: userID, Content: text, CreatedAt: time.Now().UTC()}
+	if _, err := tx.NewInsert().Model(n).Exec(ctx); err != nil {
+		return fmt.Errorf("notify member: %w", err)
+	}
+	return nil
+}
+
+// planOfItem answers the subscription plan of a SUBSCRIPTION store item.
+func planOfItem(ctx context.Context, db bun.IDB, itemID string) (*SubscriptionPlan, error) {
+	plan := new(SubscriptionPlan)
+	if err := selectOne(ctx, db.NewSelect().Model(plan).Where("store_item_id = ?", itemID), "subscription plan"); err != nil {
+		return nil, err
+	}
+	return plan, nil
+}
+
+// StartSubscription records a paid period of plan for the user: a new
+// membership starts now; buying while still valid extends from the current
+// period end, so no paid day is lost. It runs in the payer's transaction
+// (the SUBSCRIPTION order hook, a provider's webhook).
+func StartSubscription(ctx context.Context, tx bun.Tx, appID, userID string, plan *SubscriptionPlan, amount int64, currency, provider, providerRef string, orderID *string, now time.Time) (*Subscription, error) {
+	if err := lockSubscriptions(ctx, tx); err != nil {
+		return nil, err
+	}
+	cur, err := subscriptionForUpdate(ctx, tx, "app_id = ? AND user_id = ?", appID, userID)
+	if err != nil {
+		return nil, err
+	}
+	start := now
+	if cur != nil && cur.Status == SubActive && cur.CurrentPeriodEnd.After(now) {
+		start = cur.CurrentPeriodEnd
+	}
+	sub := &Subscription{ID: NewID(), AppID: appID, UserID: userID, PlanID: plan.ID, Status: SubActive,
+		CurrentPeriodEnd: addCycle(start, plan.BillingCycle), CreatedAt: now, Amount: amount, Currency: currency,
+		Provider: provider, ProviderRef: providerRef, OrderID: orderID}
+	if cur == nil {
+		if _, err := tx.NewInsert().Model(sub).Exec(ctx); err != nil {
+			return nil, fmt.Errorf("start subscription: %w", err)
+		}
+	} else {
+		sub.ID, sub.CreatedAt, sub.Renewals = cur.ID, cur.CreatedAt, cur.Renewals
+		if _, err := tx.NewUpdate().Model(sub).WherePK().
+			Column("plan_id", "status", "current_period_end", "amount", "currency", "provider", "provider_ref",
+				"order_id", "cancel_at_period_end", "grace_until", "ended_at").Exec(ctx); err != nil {
+			return nil, fmt.Errorf("restart subscription: %w", err)
+		}
+	}
+	if err := grantSubscriber(ctx, tx, appID, userID); err != nil {
+		return nil, err
+	}
+	return sub, nil
+}
+
+// grantMembership is the SUBSCRIPTION order hook: a paid plan makes the
+// buyer SUBSCRIBER until the end of the period it bought.
+func grantMembership(ctx context.Context, tx bun.Tx, o *Order, it *OrderItem) error {
+	plan, err := planOfItem(ctx, tx, it.StoreItemID)
+	if err != nil {
+		return fmt.Errorf("plan of %s: %w", it.StoreItemID, err)
+	}
+	_, err = StartSubscription(ctx, tx, o.AppID, o.UserID, plan, it.Price, o.Currency, o.PaymentMethod, "", &o.ID, time.Now().UTC())
+	return err
+}
+
+// revokeMembership is the refund hook: the membership this order bought ends
+// now.
+func revokeMembership(ctx context.Context, tx bun.Tx, o *Order, it *OrderItem) error {
+	now := time.Now().UTC()
+	res, err := tx.NewUpdate().Model((*Subscription)(nil)).Set("status = ?", SubExpired).Set("ended_at = ?", now).
+		Where("app_id = ? AND user_id = ? AND order_id = ? AND status IN (?)", o.AppID, o.UserID, o.ID, bun.In([]string{SubActive, SubPastDue})).
+		Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("end refunded membership: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n > 0 {
+		return dropSubscriber(ctx, tx, o.AppID, o.UserID)
+	}
+	return nil
+}
+
+func init() {
+	builtinHooks.paid[ItemSubscription] = append(builtinHooks.paid[ItemSubscription], grantMembership)
+	builtinHooks.refunded[ItemSubscription] = append(builtinHooks.refunded[ItemSubscription], revokeMembership)
+}
+
+// ErrNoSubscription: the member has no membership that can be changed.
+var ErrNoSubscription = errors.New("no active subscription")
+
+// SetCancelAtPeriodEnd records the member's choice to stop (or, with
+// cancel false, keep) renewing. Access lasts until the period ends either
+// way; the renewal job ends the membership then.
+func (s *Storage) SetCancelAtPeriodEnd(ctx context.Context, appID, userID string, cancel bool) (*Subscription, error) {
+	res, err := s.DB.NewUpdate().Model((*Subscription)(nil)).Set("cancel_at_period_end = ?", cancel).
+		Where("app_id = ? AND user_id = ? AND status IN (?)", appID, userID, bun.In([]string{SubActive, SubPastDue})).Exec(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("cancel subscription: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil, ErrNoSubscription
+	}
+	return s.SubscriptionOf(ctx, appID, userID)
+}
+
+// RenewOptions tune RenewDueSubscriptions; zero values take the defaults.
+type RenewOptions struct {
+	Now   time.Time
+	Lead  time.Duration
+	Grace time.Duration
+}
+
+// RenewResult counts what one run did.
+type RenewResult struct {
+	Renewed, Failed, Ended int
+}
+
+type dueSubscription struct {
+	Subscription
+	BillingCycle string `bun:"billing_cycle"`
+}
+
+// RenewDueSubscriptions is the renewal job's work: wallet memberships whose
+// period ends within the lead time are charged for the next period; a
+// charge the wallet cannot cover moves the membership into its grace period
+// with a notice (and is retried on later runs); memberships whose grace ran
+// out, that were cancelled at period end, or that nothing renews (granted by
+// hand, or a provider that stopped reporting) end, and the member is a
+// FOLLOWER again. Every change is a conditional update on the state it read
+// and every charge has a reference naming the period, so two servers
+// running it at once charge a member once.
+func (s *Storage) RenewDueSubscriptions(ctx context.Context, opt RenewOptions) (RenewResult, error) {
+	if opt.Now.IsZero() {
+		opt.Now = time.Now().UTC()
+	}
+	if opt.Lead <= 0 {
+		opt.Lead = DefaultRenewLead
+	}
+	if opt.Grace <= 0 {
+		opt.Grace = DefaultGracePeriod
+	}
+	var res RenewResult
+	var due []dueSubscription
+	if err := s.DB.NewSelect().TableExpr("subscriptions AS s").ColumnExpr("s.*").ColumnExpr("p.billing_cycle").
+		Join("JOIN subscription_plans AS p ON p.id = s.plan_id").
+		Where("(s.status = ? AND s.current_period_end <= ?)", SubActive, opt.Now.Add(opt.Lead)).
+		WhereOr("s.status = ?", SubPastDue).
+		OrderExpr("s.current_period_end ASC").Limit(500).Scan(ctx, &due); err != nil {
+		return res, fmt.Errorf("find due subscriptions: %w", err)
+	}
+	for i := range due {
+		d := &due[i]
+		var err error
+		switch {
+		case d.Status == SubPastDue && d.GraceUntil != nil && !d.GraceUntil.After(opt.Now):
+			err = s.endSubscription(ctx, d, SubExpired, opt.Now, "Your membership has ended: the renewal payment did not go through.")
+			res.Ended += boolInt(err == nil)
+		case d.CancelAtPeriodEnd || d.Provider != WalletMethod || d.Amount <= 0:
+			// Nothing to charge here: end it once its paid time is over
+			// (a past-due card membership waits for its grace to run out).
+			if d.Status == SubActive && !d.CurrentPeriodEnd.After(opt.Now) {
+				status := SubExpired
+				if d.CancelAtPeriodEnd {
+					status = SubCanceled
+				}
+				err = s.endSubscription(ctx, d, status, opt.Now, "")
+				res.Ended += boolInt(err == nil)
+			}
+		default:
+			var r renewal
+			r, err = s.renewFromWallet(ctx, d, opt)
+			res.Renewed += boolInt(err == nil && r == renewalDone)
+			res.Failed += boolInt(err == nil && r == renewalFailed)
+		}
+		if err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// renewal is what one wallet renewal attempt did.
+type renewal int
+
+const (
+	renewalSkipped renewal = iota // another run did it, or nothing was due
+	renewalDone
+	renewalFailed
+)
+
+// errRenewalRace rolls back a renewal another run made first.
+var errRenewalRace = errors.New("subscription renewed by another run")
+
+func renewalRef(subID string, periodEnd time.Time) string {
+	return "subscription:" + subID + ":period:" + strconv.FormatInt(periodEnd.Unix(), 10)
+}
+
+// renewFromWallet charges the next period and extends the membership in one
+// transaction; renewed false means the wallet could not pay and the
+// membership is (or stays) in its grace period.
+func (s *Storage) renewFromWallet(ctx context.Context, d *dueSubscription, opt RenewOptions) (renewal, error) {
+	charged := false
+	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		charged = false
+		if err := lockSubscriptions(ctx, tx); err != nil {
+			return err
+		}
+		cur, err := subscriptionForUpdate(ctx, tx, "id = ?", d.ID)
+		if err != nil || cur == nil || cur.Status != d.Status || !cur.CurrentPeriodEnd.Equal(d.CurrentPeriodEnd) {
+			return err // another run got here first
+		}
+		t, replayed, err := TransferTx(ctx, tx, TransferInput{AppID: d.AppID, Reference: renewalRef(d.ID, d.CurrentPeriodEnd),
+			Kind: TransferPayment, From: Member(d.UserID), To: AppRevenue, Amount: d.Amount, Memo: "Membership renewal"})
+		if err != nil || replayed {
+			return err
+		}
+		res, err := tx.NewUpdate().Model((*Subscription)(nil)).
+			Set("status = ?", SubActive).Set("current_period_end = ?", addCycle(d.CurrentPeriodEnd, d.BillingCycle)).
+			Set("grace_until = NULL").Set("renewals = renewals + 1").Set("provider_ref = ?", t.ID).
+			Where("id = ? AND current_period_end = ?", d.ID, d.CurrentPeriodEnd).Exec(ctx)
+		if err != nil {
+			return fmt.Errorf("extend subscription: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			return errRenewalRace
+		}
+		charged = true
+		return grantSubscriber(ctx, tx, d.AppID, d.UserID)
+	})
+	if errors.Is(err, errRenewalRace) {
+		return renewalSkipped, nil // rolled back: the other run's renewal stands
+	}
+	if err == nil && charged {
+		return renewalDone, nil
+	}
+	if err == nil {
+		return renewalSkipped, nil
+	}
+	if !errors.Is(err, ErrInsufficientFunds) {
+		return renewalSkipped, fmt.Errorf("renew subscription %s: %w", d.ID, err)
+	}
+	if d.Status == SubPastDue {
+		return renewalFailed, nil // already in grace; the notice was sent once
+	}
+	err = s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		grace := d.CurrentPeriodEnd.Add(opt.Grace)
+		res, err := tx.NewUpdate().Model((*Subscription)(nil)).Set("status = ?", SubPastDue).Set("grace_until = ?", grace).
+			Where("id = ? AND status = ? AND current_period_end = ?", d.ID, SubActive, d.CurrentPeriodEnd).Exec(ctx)
+		if err != nil {
+			return fmt.Errorf("start grace period: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil
+		}
+		return notify(ctx, tx, d.AppID, d.UserID, fmt.Sprintf(
+			"Your membership renewal failed: your wallet balance is too low. Top up before %s to keep access.",
+			grace.Format("Jan 2, 2006")))
+	})
+	return renewalFailed, err
+}
+
+// endSubscription ends a membership that was in state d (conditional on
+// it), drops the SUBSCRIBER role and, with a text, tells the member.
+func (s *Storage) endSubscription(ctx context.Context, d *dueSubscription, status string, now time.Time, text string) error {
+	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		res, err := tx.NewUpdate().Model((*Subscription)(nil)).Set("status = ?", status).Set("ended_at = ?", now).
+			Where("id = ? AND status = ? AND current_period_end = ?", d.ID, d.Status, d.CurrentPeriodEnd).Exec(ctx)
+		if err != nil {
+			return fmt.Errorf("end subscription: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil
+		}
+		if err := dropSubscriber(ctx, tx, d.AppID, d.UserID); err != nil {
+			return err
+		}
+		if text == "" {
+			return nil
+		}
+		return notify(ctx, tx, d.AppID, d.UserID, text)
+	})
+}
+
+// ApplyProviderRenewal is what a card provider's webhook reports about the
+// subscription it renews (by its reference): paid extends to periodEnd,
+// failed starts the grace period, ended ends the membership. A stale or
+// repeated report changes nothing: a paid period never moves the end
+// backwards, and each state change is conditional on the state before it.
+func (s *Storage) ApplyProviderRenewal(ctx context.Context, providerRef, event string, periodEnd time.Time, grace time.Duration) (*Subscription, error) {
+	if grace <= 0 {
+		grace = DefaultGracePeriod
+	}
+	var out *Subscription
+	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if err := lockSubscriptions(ctx, tx); err != nil {
+			return err
+		}
+		cur, err := subscriptionForUpdate(ctx, tx, "provider_ref = ?", providerRef)
+		if err != nil {
+			return err
+		}
+		if cur == nil {
+			return ErrNotFound
+		}
+		out = cur
+		now := time.Now().UTC()
+		q := tx.NewUpdate().Model(cur).WherePK()
+		switch event {
+		case "paid":
+			if cur.Status == SubCanceled || cur.Status == SubExpired || !periodEnd.After(cur.CurrentPeriodEnd) {
+				return nil
+			}
+			cur.Status, cur.CurrentPeriodEnd, cur.GraceUntil = SubActive, periodEnd, nil
+			cur.Renewals++
+			if _, err := q.Column("status", "current_period_end", "grace_until", "renewals").Exec(ctx); err != nil {
+				return fmt.Errorf("extend subscription: %w", err)
+			}
+			return grantSubscriber(ctx, tx, cur.AppID, cur.UserID)
+		case "failed":
+			if cur.Status != SubActive {
+				return nil
+			}
+			g := cur.CurrentPeriodEnd.Add(grace)
+			cur.Status, cur.GraceUntil = SubPastDue, &g
+			if _, err := q.Column("status", "grace_until").Exec(ctx); err != nil {
+				return fmt.Errorf("start grace period: %w", err)
+			}
+			return notify(ctx, tx, cur.AppID, cur.UserID, "Your membership renewal failed: please update your card to keep access.")
+		case "ended":
+			if cur.Status == SubCanceled || cur.Status == SubExpired {
+				return nil
+			}
+			cur.Status, cur.EndedAt = SubExpired, &now
+			if _, err := q.Column("status", "ended_at").Exec(ctx); err != nil {
+				return fmt.Errorf("end subscription: %w", err)
+			}
+			return dropSubscriber(ctx, tx, cur.AppID, cur.UserID)
+		}
+		return fmt.Errorf("unknown renewal event %q", event)
+	})
+	return out, err
+}
+
+// SubscriptionPlanView is the plan of the member's subscription as
+// subscription.status shows it.
+type SubscriptionPlanView struct {
+	ID           string `json:"id"`
+	StoreItemID  string `json:"storeItemId"`
+	Name         string `json:"name"`
+	BillingCycle string `json:"billingCycle"`
+	Price        int64  `json:"price"`
+	Currency     string `json:"currency"`
+}
+
+// planView loads the plan and its item for the status view.
+func (s *Storage) planView(ctx context.Context, planID string) (*SubscriptionPlanView, error) {
+	var row struct {
+		ID           string `bun:"id"`
+		StoreItemID  string `bun:"store_item_id"`
+		BillingCycle string `bun:"billing_cycle"`
+		Name         string `bun:"name"`
+		Price        int64  `bun:"price"`
+		Currency     string `bun:"currency"`
+	}
+	err := s.DB.NewSelect().TableExpr("subscription_plans AS p").Join("JOIN store_items AS i ON i.id = p.store_item_id").
+		ColumnExpr("p.id, p.store_item_id, p.billing_cycle, i.name, i.price, i.currency").
+		Where("p.id = ?", planID).Limit(1).Scan(ctx, &row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load plan: %w", err)
+	}
+	return &SubscriptionPlanView{ID: row.ID, StoreItemID: row.StoreItemID, Name: row.Name, BillingCycle: row.BillingCycle,
+		Price: row.Price, Currency: row.Currency}, nil
+}
+
+// CreatePlanOrder makes a PENDING order for one period of a plan, outside
+// the member's cart: subscribing from the gated screen must not check out
+// whatever else sits in the cart. An unpaid order for the same plan is
+// reused, so a second click pays one order, not two.
+func (s *Storage) CreatePlanOrder(ctx context.Context, appID, userID, itemID, method string) (*Order, error) {
+	var order *Order
+	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		it := new(StoreItem)
+		if err := selectOne(ctx, tx.NewSelect().Model(it).
+			Where("id = ? AND app_id = ? AND type = ? AND deleted_at IS NULL", itemID, appID, ItemSubscription), "plan"); err != nil {
+			return err
+		}
+		if _, err := planOfItem(ctx, tx, it.ID); err != nil {
+			return err
+		}
+		existing := new(Order)
+		err := selectOne(ctx, tx.NewSelect().Model(existing).
+			Where("app_id = ? AND user_id = ? AND status = ? AND cart_id IS NULL", appID, userID, OrderPending).
+			Where("EXISTS (SELECT 1 FROM order_items AS oi WHERE oi.order_id = ?TableAlias.id AND oi.store_item_id = ?)", it.ID).
+			Where("total = ?", it.Price).OrderExpr("created_at DESC"), "order")
+		if err == nil {
+			order = existing
+			return nil
+		}
+		if !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		now := time.Now().UTC()
+		currency := it.Currency
+		if currency == "" {
+			currency = WalletCurrency
+		}
+		order = &Order{ID: NewID(), AppID: appID, StoreID: it.StoreID, UserID: userID, OrderNumber: newOrderNumber(now),
+			Status: OrderPending, Subtotal: it.Price, Total: it.Price, Currency: currency, PaymentMethod: method,
+			Notes: "Membership: " + it.Name, CreatedAt: now, UpdatedAt: now}
+		if _, err := tx.NewInsert().Model(order).Exec(ctx); err != nil {
+			return fmt.Errorf("create plan order: %w", err)
+		}
+		line := &OrderItem{ID: NewID(), AppID: appID, OrderID: order.ID, StoreItemID: it.ID, Name: it.Name,
+			Type: ItemSubscription, Quantity: 1, Price: it.Price, Currency: currency}
+		if _, err := tx.NewInsert().Model(line).Exec(ctx); err != nil {
+			return fmt.Errorf("create plan order line: %w", err)
+		}
+		return nil
+	})
+	return order, err
+}
