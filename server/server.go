@@ -32,6 +32,10 @@ type Server struct {
 	limiter     *rateLimiter
 	crossOrigin *http.CrossOriginProtection
 	csp         string
+	// pages holds rendered pages shared by a viewer class (pagecache.go);
+	// cachedRoutes names the routes that use it.
+	pages        *pageCache
+	cachedRoutes map[string]bool
 }
 
 type Deps struct {
@@ -44,7 +48,7 @@ type Deps struct {
 
 func New(d Deps) *Server {
 	s := &Server{cfg: d.Config, store: d.Store, renderer: d.Renderer, files: d.Files, logger: d.Logger,
-		csp: contentSecurityPolicy(d.Config)}
+		csp: contentSecurityPolicy(d.Config), pages: newPageCache(d.Store), cachedRoutes: map[string]bool{}}
 	if s.logger == nil {
 		s.logger = slog.Default()
 	}
@@ -86,6 +90,9 @@ func (s *Server) Run(ctx context.Context) error {
 			}
 		}(srv)
 	}
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	go s.WatchPageVersions(watchCtx)
 	s.logger.Info("serving", "main", s.cfg.PublicURL+"/apps", "auth", s.cfg.AuthURL+"/authenticate/signin")
 	var runErr error
 	select {

@@ -77,12 +77,6 @@ func landingKey(appID string) string { return "landing:v2:" + appID }
 
 func appIDKey(name string) string { return "app-id:v1:" + name }
 
-// LandingPageTTL bounds how stale a cached anonymous landing page may be:
-// its relative times ("5m ago") age with the clock, not with writes.
-const LandingPageTTL = time.Minute
-
-func landingPageKey(appID, build string) string { return "landing-page:v2:" + appID + ":" + build }
-
 // AppIDOf resolves an app id or name to the app's id. Names never change, so
 // the answer is cached; an id is answered as it is (LooksLikeID).
 func (s *Storage) AppIDOf(ctx context.Context, idOrName string) (string, error) {
@@ -100,23 +94,6 @@ func (s *Storage) AppIDOf(ctx context.Context, idOrName string) (string, error) 
 		s.Logger.Warn("app id cache write failed", "err", err)
 	}
 	return app.ID, nil
-}
-
-// CachedLandingPage returns the rendered landing page for visitors, if cached.
-// build identifies the bundles the HTML references.
-func (s *Storage) CachedLandingPage(ctx context.Context, appID, build string) ([]byte, bool) {
-	b, ok, err := s.Cache.Get(ctx, landingPageKey(appID, build))
-	if err != nil {
-		s.Logger.Warn("landing page cache read failed", "err", err)
-		return nil, false
-	}
-	return b, ok
-}
-
-func (s *Storage) CacheLandingPage(ctx context.Context, appID, build string, html []byte) {
-	if err := s.Cache.Set(ctx, landingPageKey(appID, build), html, LandingPageTTL); err != nil {
-		s.Logger.Warn("landing page cache write failed", "err", err)
-	}
 }
 
 // Landing returns the landing data of an app by id or name, from the cache
@@ -153,8 +130,8 @@ func (s *Storage) Landing(ctx context.Context, idOrName string) (*AppView, error
 	return view, nil
 }
 
-// InvalidateLanding drops the cached landing data and page of an app. Every
-// write that changes what the landing shows calls it.
+// InvalidateLanding drops the cached landing data of an app and bumps its
+// page version. Every write that changes what the landing shows calls it.
 func (s *Storage) InvalidateLanding(ctx context.Context, appIDOrName string) {
 	appID, err := s.AppIDOf(ctx, appIDOrName)
 	if err != nil {
@@ -163,16 +140,19 @@ func (s *Storage) InvalidateLanding(ctx context.Context, appIDOrName string) {
 		}
 		return
 	}
-	if err := s.Cache.Delete(ctx, landingKey(appID), landingPageKey(appID, s.Build)); err != nil {
+	s.InvalidateApp(ctx, appID)
+	if err := s.Cache.Delete(ctx, landingKey(appID)); err != nil {
 		s.Logger.Warn("landing cache invalidation failed", "app", appID, "err", err)
 	}
 }
 
 // RefreshLandingReactions keeps the cached landing data when a reaction
 // changes: the reactions of the one post it shows are re-read and patched in,
-// and only the rendered visitor page (which prints the count) is dropped.
+// and only the rendered pages (which print the count) are dropped.
 // Likes are frequent; rebuilding the whole landing for each would be waste.
 func (s *Storage) RefreshLandingReactions(ctx context.Context, appID, messageID string) {
+	// The post's own page and the community feed print the count too.
+	s.InvalidateApp(ctx, appID)
 	b, ok, err := s.Cache.Get(ctx, landingKey(appID))
 	if err != nil || !ok {
 		s.InvalidateLanding(ctx, appID)
@@ -213,10 +193,6 @@ func (s *Storage) RefreshLandingReactions(ctx context.Context, appID, messageID 
 	}
 	if err != nil {
 		s.InvalidateLanding(ctx, appID)
-		return
-	}
-	if err := s.Cache.Delete(ctx, landingPageKey(appID, s.Build)); err != nil {
-		s.Logger.Warn("landing page invalidation failed", "app", appID, "err", err)
 	}
 }
 
@@ -224,6 +200,8 @@ func (s *Storage) RefreshLandingReactions(ctx context.Context, appID, messageID 
 // message messageID: a like or a reply on an older post changes nothing the
 // landing shows, so it keeps its cache.
 func (s *Storage) InvalidateLandingShowing(ctx context.Context, appID, messageID string) {
+	// Whatever the landing shows, the post's own page changed.
+	s.InvalidateApp(ctx, appID)
 	b, ok, err := s.Cache.Get(ctx, landingKey(appID))
 	if err != nil || !ok {
 		// Nothing cached (or unknown): dropping the page is the safe choice.

@@ -14,6 +14,6 @@ func Models() []any {
 		(*Order)(nil), (*OrderItem)(nil),
 		(*Event)(nil), (*EventMedia)(nil), (*Attendee)(nil),
 		(*Notification)(nil), (*PushSubscription)(nil), (*Donation)(nil), (*DonationTier)(nil),
-		(*Link)(nil), (*Secret)(nil),
+		(*Link)(nil), (*Secret)(nil), (*PageVersion)(nil),
 	}
 }

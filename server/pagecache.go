@@ -1,0 +1,513 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/gzip"
+	"github.com/labstack/echo/v4"
+	"github.com/redis/go-redis/v9"
+
+	"marquee/store"
+)
+
+// The page cache answers a page from memory, already compressed, when
+// everyone in the viewer's class would get the same bytes:
+//
+//   - visitors (no session cookie): every visitor sees the same page;
+//   - on routes that opt in with shareMembers, signed-in viewers of the same
+//     app, role, permissions and gate verdict: the page is rendered once with
+//     a blank signed-in viewer (pageProps) and the islands fetch what is
+//     personal (name, picture, likes) from GET /api/auth/me.
+//
+// An entry is keyed by app id, the app's page version and the global one
+// (store.InvalidateApp / InvalidateAllApps, bumped by every write), the
+// build, the path and the normalised query, so a write is visible on the
+// very next request. PageTTL bounds what no write announces: relative times
+// ("5m ago") and signed media URLs age with the clock.
+//
+// Only 200 answers without Set-Cookie are kept. The app's CSRF defence is
+// Sec-Fetch-Site/Origin (csrf.go), so forms carry no per-viewer token that a
+// shared page could leak.
+const (
+	PageTTL = time.Minute
+	// pageCacheBytes bounds the memory all entries hold (three encodings each).
+	pageCacheBytes = 64 << 20
+	// versionTrust is how long a version learned from the database is used
+	// without asking again while Redis announces bumps; without Redis (or
+	// while its subscription is down) every request asks the database.
+	versionTrust = 5 * time.Second
+)
+
+type cachedPage struct {
+	status   int
+	header   http.Header
+	etag     string // base tag; encodings append -gz / -br
+	identity []byte
+	gz, br   []byte
+	expires  time.Time
+	size     int
+}
+
+type pageCache struct {
+	mu      sync.Mutex
+	entries map[string]*cachedPage
+	bytes   int
+	// fill collapses concurrent misses of one key into one render.
+	fill     map[string]*pageFill
+	versions *pageVersions
+	appIDs   sync.Map // app name -> id; names never change
+}
+
+type pageFill struct {
+	done chan struct{}
+	page *cachedPage
+}
+
+func newPageCache(st *store.Storage) *pageCache {
+	return &pageCache{
+		entries:  map[string]*cachedPage{},
+		fill:     map[string]*pageFill{},
+		versions: &pageVersions{store: st, known: map[string]knownVersion{}},
+	}
+}
+
+func (pc *pageCache) get(key string, now time.Time) *cachedPage {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	p := pc.entries[key]
+	if p != nil && now.After(p.expires) {
+		pc.dropLocked(key)
+		return nil
+	}
+	return p
+}
+
+func (pc *pageCache) put(key string, p *cachedPage) {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	pc.dropLocked(key)
+	// Evict arbitrary entries (Go's map order) until the new one fits: old
+	// versions are never asked for again and go first in practice as they
+	// expire; a full cache only costs renders.
+	for k := range pc.entries {
+		if pc.bytes+p.size <= pageCacheBytes {
+			break
+		}
+		pc.dropLocked(k)
+	}
+	pc.entries[key] = p
+	pc.bytes += p.size
+}
+
+func (pc *pageCache) dropLocked(key string) {
+	if old, ok := pc.entries[key]; ok {
+		pc.bytes -= old.size
+		delete(pc.entries, key)
+	}
+}
+
+// pageVersions answers the version part of a cache key.
+type pageVersions struct {
+	store *store.Storage
+	mu    sync.Mutex
+	// live: subscribed to store.PageVersionChannel, so known versions are
+	// dropped as soon as they are bumped. gen counts drops, so a database
+	// read that raced a bump is not remembered.
+	live  bool
+	gen   uint64
+	known map[string]knownVersion
+}
+
+type knownVersion struct {
+	version int64
+	at      time.Time
+}
+
+// of returns "appVersion.globalVersion" for an app.
+func (pv *pageVersions) of(ctx context.Context, appID string) (string, error) {
+	now := time.Now()
+	pv.mu.Lock()
+	app, okApp := pv.known[appID]
+	global, okGlobal := pv.known[store.GlobalPageScope]
+	fresh := pv.live && okApp && okGlobal && now.Sub(app.at) < versionTrust && now.Sub(global.at) < versionTrust
+	gen := pv.gen
+	pv.mu.Unlock()
+	if fresh {
+		return versionKey(app.version, global.version), nil
+	}
+	got, err := pv.store.PageVersions(ctx, appID, store.GlobalPageScope)
+	if err != nil {
+		return "", err
+	}
+	pv.mu.Lock()
+	if pv.live && pv.gen == gen {
+		pv.known[appID] = knownVersion{got[appID], now}
+		pv.known[store.GlobalPageScope] = knownVersion{got[store.GlobalPageScope], now}
+	}
+	pv.mu.Unlock()
+	return versionKey(got[appID], got[store.GlobalPageScope]), nil
+}
+
+func versionKey(app, global int64) string {
+	return strconv.FormatInt(app, 10) + "." + strconv.FormatInt(global, 10)
+}
+
+func (pv *pageVersions) forget(scope string, live bool) {
+	pv.mu.Lock()
+	defer pv.mu.Unlock()
+	pv.gen++
+	pv.live = live
+	if scope == "" || scope == store.GlobalPageScope {
+		clear(pv.known)
+		return
+	}
+	delete(pv.known, scope)
+}
+
+// WatchPageVersions listens for version bumps on Redis until ctx ends, so
+// cache keys cost no database read per request. Without it every request
+// reads the versions from the database, which is always correct.
+func (s *Server) WatchPageVersions(ctx context.Context) {
+	rdb := s.store.Redis
+	if rdb == nil {
+		return
+	}
+	pv := s.pages.versions
+	for ctx.Err() == nil {
+		ps := rdb.Subscribe(ctx, store.PageVersionChannel)
+		for {
+			msg, err := ps.Receive(ctx)
+			if err != nil {
+				// Bumps may be missed from now on: ask the database per
+				// request until subscribed again.
+				pv.forget("", false)
+				break
+			}
+			switch m := msg.(type) {
+			case *redis.Subscription:
+				if m.Kind == "subscribe" {
+					pv.forget("", true)
+				}
+			case *redis.Message:
+				pv.forget(m.Payload, true)
+			}
+		}
+		ps.Close()
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// pageCached lists the route paths whose answers the page cache writes
+// (compressed by itself); the general gzip middleware skips them.
+func (s *Server) pageCachedRoute(c echo.Context) bool { return s.cachedRoutes[c.Path()] }
+
+// cachePage is the route middleware any page opts into (before appPage, so a
+// hit costs no app load). shareMembers: the page renders the same for every
+// member of a role (it reads nothing personal but Viewer.User).
+func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			req := c.Request()
+			v := viewerOf(c)
+			class := ""
+			switch {
+			case req.Method != http.MethodGet || v.LookupErr != nil:
+				return s.answerUncached(c, next)
+			case v.User == nil:
+				if _, err := req.Cookie(sessionCookie); err == nil {
+					// A stale cookie: the page may clear it (Set-Cookie).
+					return s.answerUncached(c, next)
+				}
+				class = "visitor"
+			case shareMembers:
+				sc, err := s.pageScope(c, c.Param("app"))
+				if err != nil {
+					return s.answerUncached(c, next)
+				}
+				c.Set("scope", sc)
+				perms, _ := json.Marshal(sc.Can)
+				class = "member|" + sc.Role + "|" + strconv.FormatBool(sc.Gated) + "|" + string(perms)
+				c.Set(sharedRenderKey, true)
+			default:
+				return s.answerUncached(c, next)
+			}
+			ctx := req.Context()
+			appID, err := s.pageAppID(ctx, c.Param("app"))
+			if err != nil {
+				return s.answerUncached(c, next) // the handler answers 404 or 503
+			}
+			version, err := s.pages.versions.of(ctx, appID)
+			if err != nil {
+				s.logger.Warn("page version unavailable; rendering uncached", "err", err)
+				return s.answerUncached(c, next)
+			}
+			key := strings.Join([]string{appID, version, s.store.Build, req.URL.Path, normalizedQuery(req.URL), class}, "\x00")
+			if p := s.pages.get(key, time.Now()); p != nil {
+				return s.serveCached(c, p, class != "visitor")
+			}
+			p, err := s.fillPage(c, key, next)
+			if err != nil || p == nil {
+				return err
+			}
+			return s.serveCached(c, p, class != "visitor")
+		}
+	}
+}
+
+const sharedRenderKey = "pagecache.shared"
+
+// fillPage renders a missing entry once, however many requests wait for it.
+// A render that cannot be kept (not 200, Set-Cookie) is answered as it is to
+// the request that made it, and nil is returned.
+func (s *Server) fillPage(c echo.Context, key string, next echo.HandlerFunc) (*cachedPage, error) {
+	pc := s.pages
+	pc.mu.Lock()
+	if f, ok := pc.fill[key]; ok {
+		pc.mu.Unlock()
+		select {
+		case <-f.done:
+		case <-c.Request().Context().Done():
+			return nil, c.Request().Context().Err()
+		}
+		if f.page != nil {
+			return f.page, nil
+		}
+		return nil, s.answerUncached(c, next)
+	}
+	f := &pageFill{done: make(chan struct{})}
+	pc.fill[key] = f
+	pc.mu.Unlock()
+	defer func() {
+		pc.mu.Lock()
+		delete(pc.fill, key)
+		pc.mu.Unlock()
+		close(f.done)
+	}()
+
+	rec := s.capture(c, next)
+	if rec.status != http.StatusOK || rec.header.Get("Set-Cookie") != "" || strings.Contains(rec.header.Get("Cache-Control"), "no-store") {
+		return nil, s.writeCompressed(c, rec)
+	}
+	p := newCachedPage(rec)
+	pc.put(key, p)
+	f.page = p
+	return p, nil
+}
+
+// pageAppID resolves the :app parameter to the app's id, remembering names.
+func (s *Server) pageAppID(ctx context.Context, idOrName string) (string, error) {
+	if id, ok := s.pages.appIDs.Load(idOrName); ok {
+		return id.(string), nil
+	}
+	id, err := s.store.AppIDOf(ctx, idOrName)
+	if err != nil {
+		return "", err
+	}
+	if !store.LooksLikeID(idOrName) {
+		s.pages.appIDs.Store(idOrName, id)
+	}
+	return id, nil
+}
+
+// normalizedQuery sorts the query so that ?a=1&b=2 and ?b=2&a=1 share an
+// entry, and drops campaign tags no page reads.
+func normalizedQuery(u *url.URL) string {
+	if u.RawQuery == "" {
+		return ""
+	}
+	q := u.Query()
+	for k := range q {
+		if strings.HasPrefix(k, "utm_") || k == "fbclid" || k == "gclid" {
+			delete(q, k)
+		}
+	}
+	for _, vs := range q {
+		sort.Strings(vs)
+	}
+	return q.Encode() // sorted by key
+}
+
+// recorded is a response captured from a handler.
+type recorded struct {
+	status int
+	header http.Header
+	body   bytes.Buffer
+}
+
+type recordWriter struct{ rec *recorded }
+
+func (w recordWriter) Header() http.Header         { return w.rec.header }
+func (w recordWriter) Write(b []byte) (int, error) { return w.rec.body.Write(b) }
+func (w recordWriter) WriteHeader(status int)      { w.rec.status = status }
+
+// capture runs the handler (and the error handler, for its error pages)
+// into memory, then hands the response back untouched.
+func (s *Server) capture(c echo.Context, next echo.HandlerFunc) *recorded {
+	rec := &recorded{status: http.StatusOK, header: http.Header{}}
+	res := c.Response()
+	orig := res.Writer
+	res.Writer = recordWriter{rec}
+	if err := next(c); err != nil {
+		c.Error(err)
+	}
+	res.Writer = orig
+	res.Committed, res.Size, res.Status = false, 0, http.StatusOK
+	return rec
+}
+
+// answerUncached renders per request and compresses the answer.
+func (s *Server) answerUncached(c echo.Context, next echo.HandlerFunc) error {
+	c.Response().Header().Add("Vary", "Accept-Encoding")
+	c.Response().Header().Add("Vary", "Cookie")
+	return s.writeCompressed(c, s.capture(c, next))
+}
+
+func (s *Server) writeCompressed(c echo.Context, rec *recorded) error {
+	h := c.Response().Header()
+	for k, vs := range rec.header {
+		h[k] = vs
+	}
+	body := rec.body.Bytes()
+	if rec.status != http.StatusNotModified && rec.status != http.StatusNoContent && len(body) > 1024 && acceptsEncoding(c.Request(), "gzip") && h.Get("Content-Encoding") == "" {
+		body = gzipBytes(body, gzip.DefaultCompression)
+		h.Set("Content-Encoding", "gzip")
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	c.Response().WriteHeader(rec.status)
+	_, err := c.Response().Write(body)
+	return err
+}
+
+func newCachedPage(rec *recorded) *cachedPage {
+	body := bytes.Clone(rec.body.Bytes())
+	sum := sha256.Sum256(body)
+	header := http.Header{}
+	for k, vs := range rec.header {
+		header[k] = vs
+	}
+	header.Del("Content-Length")
+	p := &cachedPage{
+		status: rec.status, header: header, etag: hex.EncodeToString(sum[:12]),
+		identity: body, gz: gzipBytes(body, gzip.BestCompression), br: brotliBytes(body),
+		expires: time.Now().Add(PageTTL),
+	}
+	p.size = len(p.identity) + len(p.gz) + len(p.br) + len(p.etag) + 256
+	return p
+}
+
+// serveCached answers from an entry: 304 when the client holds it already,
+// else the smallest encoding the client accepts.
+func (s *Server) serveCached(c echo.Context, p *cachedPage, member bool) error {
+	h := c.Response().Header()
+	for k, vs := range p.header {
+		h[k] = vs
+	}
+	// Cookie: a browser (or a shared cache) must not answer a signed-in
+	// request with a visitor's page or the other way round.
+	h.Set("Vary", "Accept-Encoding, Cookie")
+	if member {
+		h.Set("Cache-Control", "private, no-cache")
+	} else {
+		h.Set("Cache-Control", "no-cache")
+	}
+	body, enc := p.identity, ""
+	switch {
+	case acceptsEncoding(c.Request(), "br"):
+		body, enc = p.br, "br"
+	case acceptsEncoding(c.Request(), "gzip"):
+		body, enc = p.gz, "gzip"
+	}
+	etag := `"` + p.etag + map[string]string{"": "", "br": "-br", "gzip": "-gz"}[enc] + `"`
+	h.Set("ETag", etag)
+	if matchesETag(c.Request().Header.Get("If-None-Match"), p.etag) {
+		return c.NoContent(http.StatusNotModified)
+	}
+	if enc != "" {
+		h.Set("Content-Encoding", enc)
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	c.Response().WriteHeader(p.status)
+	_, err := c.Response().Write(body)
+	return err
+}
+
+// matchesETag compares If-None-Match weakly: any encoding of the same bytes
+// is the same page.
+func matchesETag(header, base string) bool {
+	if header == "" {
+		return false
+	}
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == "*" {
+			return true
+		}
+		t = strings.Trim(t, `"`)
+		t = strings.TrimSuffix(strings.TrimSuffix(t, "-gz"), "-br")
+		if t == base {
+			return true
+		}
+	}
+	return false
+}
+
+// acceptsEncoding reads Accept-Encoding, honouring q=0 as a refusal.
+func acceptsEncoding(r *http.Request, enc string) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if !strings.EqualFold(strings.TrimSpace(name), enc) {
+			continue
+		}
+		params = strings.ReplaceAll(params, " ", "")
+		if q, ok := strings.CutPrefix(params, "q="); ok {
+			if f, err := strconv.ParseFloat(q, 64); err == nil && f == 0 {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+var gzipPools sync.Map // level -> *sync.Pool
+
+func gzipBytes(b []byte, level int) []byte {
+	pool, _ := gzipPools.LoadOrStore(level, &sync.Pool{})
+	var out bytes.Buffer
+	out.Grow(len(b) / 4)
+	w, _ := pool.(*sync.Pool).Get().(*gzip.Writer)
+	if w == nil {
+		w, _ = gzip.NewWriterLevel(&out, level)
+	} else {
+		w.Reset(&out)
+	}
+	_, _ = w.Write(b)
+	_ = w.Close()
+	pool.(*sync.Pool).Put(w)
+	return out.Bytes()
+}
+
+func brotliBytes(b []byte) []byte {
+	var out bytes.Buffer
+	// Level 9: most of level 11's gain at a fraction of its time, paid once
+	// per entry.
+	w := brotli.NewWriterLevel(&out, 9)
+	_, _ = w.Write(b)
+	_ = w.Close()
+	return out.Bytes()
+}
