@@ -164,6 +164,21 @@ func versionKey(app, global int64) string {
 	return strconv.FormatInt(app, 10) + "." + strconv.FormatInt(global, 10)
 }
 
+func (pv *pageVersions) isLive() bool {
+	pv.mu.Lock()
+	defer pv.mu.Unlock()
+	return pv.live
+}
+
+// bumped drops a version this process bumped itself: its own writes show on
+// its next request without waiting for the announcement to come back.
+func (pv *pageVersions) bumped(scope string) {
+	pv.mu.Lock()
+	live := pv.live
+	pv.mu.Unlock()
+	pv.forget(scope, live)
+}
+
 func (pv *pageVersions) forget(scope string, live bool) {
 	pv.mu.Lock()
 	defer pv.mu.Unlock()
@@ -258,13 +273,13 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 			}
 			key := strings.Join([]string{appID, version, s.store.Build, req.URL.Path, normalizedQuery(req.URL), class}, "\x00")
 			if p := s.pages.get(key, time.Now()); p != nil {
-				return s.serveCached(c, p, class != "visitor")
+				return s.serveCached(c, p, class != "visitor", "hit")
 			}
 			p, err := s.fillPage(c, key, next)
 			if err != nil || p == nil {
 				return err
 			}
-			return s.serveCached(c, p, class != "visitor")
+			return s.serveCached(c, p, class != "visitor", "miss")
 		}
 	}
 }
@@ -301,6 +316,8 @@ func (s *Server) fillPage(c echo.Context, key string, next echo.HandlerFunc) (*c
 
 	rec := s.capture(c, next)
 	if rec.status != http.StatusOK || rec.header.Get("Set-Cookie") != "" || strings.Contains(rec.header.Get("Cache-Control"), "no-store") {
+		c.Response().Header().Set("Vary", "Accept-Encoding, Cookie")
+		c.Response().Header().Set("X-Page-Cache", "bypass")
 		return nil, s.writeCompressed(c, rec)
 	}
 	p := newCachedPage(rec)
@@ -372,8 +389,9 @@ func (s *Server) capture(c echo.Context, next echo.HandlerFunc) *recorded {
 
 // answerUncached renders per request and compresses the answer.
 func (s *Server) answerUncached(c echo.Context, next echo.HandlerFunc) error {
-	c.Response().Header().Add("Vary", "Accept-Encoding")
-	c.Response().Header().Add("Vary", "Cookie")
+	h := c.Response().Header()
+	h.Set("Vary", "Accept-Encoding, Cookie")
+	h.Set("X-Page-Cache", "bypass")
 	return s.writeCompressed(c, s.capture(c, next))
 }
 
@@ -412,11 +430,13 @@ func newCachedPage(rec *recorded) *cachedPage {
 
 // serveCached answers from an entry: 304 when the client holds it already,
 // else the smallest encoding the client accepts.
-func (s *Server) serveCached(c echo.Context, p *cachedPage, member bool) error {
+func (s *Server) serveCached(c echo.Context, p *cachedPage, member bool, state string) error {
 	h := c.Response().Header()
 	for k, vs := range p.header {
 		h[k] = vs
 	}
+	// Says whether the cache answered (tests, scripts/bench, operators).
+	h.Set("X-Page-Cache", state)
 	// Cookie: a browser (or a shared cache) must not answer a signed-in
 	// request with a visitor's page or the other way round.
 	h.Set("Vary", "Accept-Encoding, Cookie")

@@ -53,6 +53,7 @@ func New(d Deps) *Server {
 		s.logger = slog.Default()
 	}
 	s.limiter = newRateLimiter(d.Store.Redis, s.logger)
+	d.Store.PageBumped = s.pages.versions.bumped
 	s.crossOrigin = s.newCrossOriginProtection()
 	s.main = s.newEcho()
 	s.auth = s.newEcho()

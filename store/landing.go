@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/microcosm-cc/bluemonday"
@@ -103,7 +104,8 @@ func (s *Storage) Landing(ctx context.Context, idOrName string) (*AppView, error
 	if err != nil {
 		return nil, err
 	}
-	b, ok, cacheErr := s.Cache.Get(ctx, landingKey(appID))
+	key := s.landingCacheKey(ctx, appID)
+	b, ok, cacheErr := s.Cache.Get(ctx, key)
 	if cacheErr != nil {
 		s.Logger.Warn("landing cache read failed; using the database", "err", cacheErr)
 	} else if ok {
@@ -123,11 +125,25 @@ func (s *Storage) Landing(ctx context.Context, idOrName string) (*AppView, error
 	// A cache that just failed to read is not asked to write: when Redis is
 	// down each page pays its timeout once, not twice.
 	if b, err := json.Marshal(view); err == nil && cacheErr == nil {
-		if err := s.Cache.Set(ctx, landingKey(app.ID), b, LandingTTL); err != nil {
+		if err := s.Cache.Set(ctx, key, b, LandingTTL); err != nil {
 			s.Logger.Warn("landing cache write failed", "err", err)
 		}
 	}
 	return view, nil
+}
+
+// landingCacheKey is landingKey, and with the in-process cache also the app's
+// page version: the CLI, another process, cannot delete from this memory, but
+// its bump of the version in the database reaches it (one primary-key read).
+func (s *Storage) landingCacheKey(ctx context.Context, appID string) string {
+	if _, local := s.Cache.(*MemoryCache); !local {
+		return landingKey(appID)
+	}
+	v, err := s.PageVersions(ctx, appID)
+	if err != nil {
+		return landingKey(appID) + ":unversioned"
+	}
+	return landingKey(appID) + ":" + strconv.FormatInt(v[appID], 10)
 }
 
 // InvalidateLanding drops the cached landing data of an app and bumps its

@@ -46,6 +46,9 @@ func (s *Storage) bumpPageVersion(ctx context.Context, scope string) {
 		// The write itself succeeded; a page may stay stale for PageTTL.
 		s.Logger.Error("page version bump failed", "scope", scope, "err", err)
 	}
+	if s.PageBumped != nil {
+		s.PageBumped(scope)
+	}
 	if s.Redis != nil {
 		if err := s.Redis.Publish(ctx, PageVersionChannel, scope).Err(); err != nil {
 			s.Logger.Warn("page version announcement failed", "scope", scope, "err", err)

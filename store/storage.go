@@ -25,6 +25,9 @@ type Storage struct {
 	// Redis, when set (REDIS_URL), holds sessions and rate-limit counters so
 	// every process shares them; nil keeps sessions in the database.
 	Redis *redis.Client
+	// PageBumped, when set, hears of every page version this process bumps
+	// (the server's page cache forgets the old one at once).
+	PageBumped func(scope string)
 }
 
 func NewStorage(db *bun.DB, cache Cache, signer URLSigner, logger *slog.Logger) *Storage {
