@@ -28,6 +28,9 @@ type Options struct {
 	PoolSize     int    // default runtime.NumCPU()
 	Timeout      time.Duration
 	Logger       *slog.Logger
+	// Observe, when set, sees every page's props as rendered: scripts/bench
+	// hands the same props to a Node server for a like-for-like comparison.
+	Observe func(page string, propsJSON []byte)
 }
 
 // Manifest is public/build/manifest.json, written by scripts/build.
@@ -199,6 +202,9 @@ func (e *Engine) Render(ctx context.Context, page string, props any) (res Result
 	propsJSON, err := json.Marshal(props)
 	if err != nil {
 		return Result{}, fmt.Errorf("render %s: props: %w", page, err)
+	}
+	if e.opts.Observe != nil {
+		e.opts.Observe(page, propsJSON)
 	}
 	rt, err := e.acquire(ctx)
 	if err != nil {

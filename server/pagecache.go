@@ -45,9 +45,13 @@ const (
 	// pageCacheBytes bounds the memory all entries hold (three encodings each).
 	pageCacheBytes = 64 << 20
 	// versionTrust is how long a version learned from the database is used
-	// without asking again while Redis announces bumps; without Redis (or
-	// while its subscription is down) every request asks the database.
-	versionTrust = 5 * time.Second
+	// without asking again while Redis announces bumps. Without Redis (or
+	// while its subscription is down) it is unannouncedTrust: this process's
+	// own writes still show at once (Storage.PageBumped), another process's
+	// (the CLI's) within that second. Asking the database on every request
+	// instead serialised visitors on SQLite's connection (scripts/bench).
+	versionTrust     = 5 * time.Second
+	unannouncedTrust = time.Second
 )
 
 type cachedPage struct {
@@ -68,6 +72,8 @@ type pageCache struct {
 	fill     map[string]*pageFill
 	versions *pageVersions
 	appIDs   sync.Map // app name -> id; names never change
+	views    sync.Map // app id -> appViewEntry
+	off      bool
 }
 
 type pageFill struct {
@@ -141,7 +147,11 @@ func (pv *pageVersions) of(ctx context.Context, appID string) (string, error) {
 	pv.mu.Lock()
 	app, okApp := pv.known[appID]
 	global, okGlobal := pv.known[store.GlobalPageScope]
-	fresh := pv.live && okApp && okGlobal && now.Sub(app.at) < versionTrust && now.Sub(global.at) < versionTrust
+	trust := unannouncedTrust
+	if pv.live {
+		trust = versionTrust
+	}
+	fresh := okApp && okGlobal && now.Sub(app.at) < trust && now.Sub(global.at) < trust
 	gen := pv.gen
 	pv.mu.Unlock()
 	if fresh {
@@ -152,7 +162,7 @@ func (pv *pageVersions) of(ctx context.Context, appID string) (string, error) {
 		return "", err
 	}
 	pv.mu.Lock()
-	if pv.live && pv.gen == gen {
+	if pv.gen == gen {
 		pv.known[appID] = knownVersion{got[appID], now}
 		pv.known[store.GlobalPageScope] = knownVersion{got[store.GlobalPageScope], now}
 	}
@@ -239,26 +249,15 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
 			v := viewerOf(c)
-			class := ""
 			switch {
-			case req.Method != http.MethodGet || v.LookupErr != nil:
+			case req.Method != http.MethodGet || v.LookupErr != nil || s.pages.off:
 				return s.answerUncached(c, next)
 			case v.User == nil:
 				if _, err := req.Cookie(sessionCookie); err == nil {
 					// A stale cookie: the page may clear it (Set-Cookie).
 					return s.answerUncached(c, next)
 				}
-				class = "visitor"
-			case shareMembers:
-				sc, err := s.pageScope(c, c.Param("app"))
-				if err != nil {
-					return s.answerUncached(c, next)
-				}
-				c.Set("scope", sc)
-				perms, _ := json.Marshal(sc.Can)
-				class = "member|" + sc.Role + "|" + strconv.FormatBool(sc.Gated) + "|" + string(perms)
-				c.Set(sharedRenderKey, true)
-			default:
+			case !shareMembers:
 				return s.answerUncached(c, next)
 			}
 			ctx := req.Context()
@@ -270,6 +269,23 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 			if err != nil {
 				s.logger.Warn("page version unavailable; rendering uncached", "err", err)
 				return s.answerUncached(c, next)
+			}
+			class := "visitor"
+			if v.User != nil {
+				// The member's standing in the app decides the page: the app
+				// is read once per version, then a membership lookup.
+				view, err := s.pages.appView(ctx, s.store, appID, version)
+				if err != nil {
+					return s.answerUncached(c, next)
+				}
+				sc, err := s.scopeOfView(c, view)
+				if err != nil {
+					return s.answerUncached(c, next)
+				}
+				c.Set("scope", sc)
+				perms, _ := json.Marshal(sc.Can)
+				class = "member|" + sc.Role + "|" + strconv.FormatBool(sc.Gated) + "|" + string(perms)
+				c.Set(sharedRenderKey, true)
 			}
 			key := strings.Join([]string{appID, version, s.store.Build, req.URL.Path, normalizedQuery(req.URL), class}, "\x00")
 			if p := s.pages.get(key, time.Now()); p != nil {
@@ -324,6 +340,30 @@ func (s *Server) fillPage(c echo.Context, key string, next echo.HandlerFunc) (*c
 	pc.put(key, p)
 	f.page = p
 	return p, nil
+}
+
+type appViewEntry struct {
+	version string
+	view    *store.AppView
+	expires time.Time
+}
+
+// appView is the app's landing data for one page version, decoded once and
+// shared read-only by the member pages rendered from it (the cached landing
+// data would be decoded from JSON on every request).
+func (pc *pageCache) appView(ctx context.Context, st *store.Storage, appID, version string) (*store.AppView, error) {
+	now := time.Now()
+	if e, ok := pc.views.Load(appID); ok {
+		if e := e.(appViewEntry); e.version == version && now.Before(e.expires) {
+			return e.view, nil
+		}
+	}
+	view, err := st.Landing(ctx, appID)
+	if err != nil {
+		return nil, err
+	}
+	pc.views.Store(appID, appViewEntry{version: version, view: view, expires: now.Add(PageTTL)})
+	return view, nil
 }
 
 // pageAppID resolves the :app parameter to the app's id, remembering names.

@@ -44,6 +44,9 @@ type Deps struct {
 	Renderer *render.Engine
 	Files    media.Storage
 	Logger   *slog.Logger
+	// NoPageCache renders every page per request: scripts/bench's "cache
+	// off" column.
+	NoPageCache bool
 }
 
 func New(d Deps) *Server {
@@ -54,6 +57,7 @@ func New(d Deps) *Server {
 	}
 	s.limiter = newRateLimiter(d.Store.Redis, s.logger)
 	d.Store.PageBumped = s.pages.versions.bumped
+	s.pages.off = d.NoPageCache
 	s.crossOrigin = s.newCrossOriginProtection()
 	s.main = s.newEcho()
 	s.auth = s.newEcho()

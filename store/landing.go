@@ -156,10 +156,12 @@ func (s *Storage) InvalidateLanding(ctx context.Context, appIDOrName string) {
 		}
 		return
 	}
-	s.InvalidateApp(ctx, appID)
 	if err := s.Cache.Delete(ctx, landingKey(appID)); err != nil {
 		s.Logger.Warn("landing cache invalidation failed", "app", appID, "err", err)
 	}
+	// Bumped after the delete: a page rendered for the new version must not
+	// find the old landing data still cached.
+	s.InvalidateApp(ctx, appID)
 }
 
 // RefreshLandingReactions keeps the cached landing data when a reaction
@@ -167,8 +169,9 @@ func (s *Storage) InvalidateLanding(ctx context.Context, appIDOrName string) {
 // and only the rendered pages (which print the count) are dropped.
 // Likes are frequent; rebuilding the whole landing for each would be waste.
 func (s *Storage) RefreshLandingReactions(ctx context.Context, appID, messageID string) {
-	// The post's own page and the community feed print the count too.
-	s.InvalidateApp(ctx, appID)
+	// The post's own page and the community feed print the count too;
+	// bumped once the landing data is right (see InvalidateLanding).
+	defer s.InvalidateApp(ctx, appID)
 	b, ok, err := s.Cache.Get(ctx, landingKey(appID))
 	if err != nil || !ok {
 		s.InvalidateLanding(ctx, appID)
@@ -217,7 +220,7 @@ func (s *Storage) RefreshLandingReactions(ctx context.Context, appID, messageID 
 // landing shows, so it keeps its cache.
 func (s *Storage) InvalidateLandingShowing(ctx context.Context, appID, messageID string) {
 	// Whatever the landing shows, the post's own page changed.
-	s.InvalidateApp(ctx, appID)
+	defer s.InvalidateApp(ctx, appID)
 	b, ok, err := s.Cache.Get(ctx, landingKey(appID))
 	if err != nil || !ok {
 		// Nothing cached (or unknown): dropping the page is the safe choice.

@@ -37,7 +37,15 @@ export function Layout({ props, children, hideFooter }: { props: PageProps<any>;
         )}
       </Header>
       <main className="page">{children}</main>
-      {showFooter && <Island name="Footer" component={Footer} props={footerProps(app, props)} when="idle" />}
+      {showFooter &&
+        (signedIn ? (
+          <Island name="Footer" component={Footer} props={footerProps(app, props)} when="idle" />
+        ) : (
+          // Visitors get the footer as plain HTML: its drawer is a <details>
+          // and works unhydrated, so a visitor's page ships no JavaScript
+          // unless its own content needs some.
+          <Footer {...footerProps(app, props)} />
+        ))}
     </div>
   );
 }
