@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/andybalholm/brotli"
@@ -73,7 +74,10 @@ type pageCache struct {
 	versions *pageVersions
 	appIDs   sync.Map // app name -> id; names never change
 	views    sync.Map // app id -> appViewEntry
-	off      bool
+	// classes remembers a member's viewer class per app and version.
+	classes    sync.Map // app id, user id, version -> memberClass
+	classCount atomic.Int64
+	off        bool
 }
 
 type pageFill struct {
@@ -273,23 +277,42 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 			class := "visitor"
 			if v.User != nil {
 				// The member's standing in the app decides the page: the app
-				// is read once per version, then a membership lookup.
-				view, err := s.pages.appView(ctx, s.store, appID, version)
-				if err != nil {
-					return s.answerUncached(c, next)
+				// is read once per version, then a membership lookup, itself
+				// remembered for this version (memberships change only by
+				// writes that bump it) and a few seconds (subscriptions lapse).
+				memo := appID + "\x00" + v.User.ID + "\x00" + version
+				if m, ok := s.pages.classes.Load(memo); ok && time.Now().Before(m.(memberClass).expires) {
+					class = m.(memberClass).class
+				} else {
+					sc, err := s.memberScope(c, appID, version)
+					if err != nil {
+						return s.answerUncached(c, next)
+					}
+					class = memberClassOf(sc)
+					s.pages.rememberClass(memo, class)
 				}
-				sc, err := s.scopeOfView(c, view)
-				if err != nil {
-					return s.answerUncached(c, next)
-				}
-				c.Set("scope", sc)
-				perms, _ := json.Marshal(sc.Can)
-				class = "member|" + sc.Role + "|" + strconv.FormatBool(sc.Gated) + "|" + string(perms)
 				c.Set(sharedRenderKey, true)
 			}
-			key := strings.Join([]string{appID, version, s.store.Build, req.URL.Path, normalizedQuery(req.URL), class}, "\x00")
+			keyOf := func(class string) string {
+				return strings.Join([]string{appID, version, s.store.Build, req.URL.Path, normalizedQuery(req.URL), class}, "\x00")
+			}
+			key := keyOf(class)
 			if p := s.pages.get(key, time.Now()); p != nil {
 				return s.serveCached(c, p, class != "visitor", "hit")
+			}
+			if v.User != nil && scopeFromPage(c) == nil {
+				// A miss renders: the handler needs the scope itself, and the
+				// page is filed under what it says now, not the memo.
+				sc, err := s.memberScope(c, appID, version)
+				if err != nil {
+					return s.answerUncached(c, next)
+				}
+				if fresh := memberClassOf(sc); fresh != class {
+					class, key = fresh, keyOf(fresh)
+					if p := s.pages.get(key, time.Now()); p != nil {
+						return s.serveCached(c, p, true, "hit")
+					}
+				}
 			}
 			p, err := s.fillPage(c, key, next)
 			if err != nil || p == nil {
@@ -340,6 +363,43 @@ func (s *Server) fillPage(c echo.Context, key string, next echo.HandlerFunc) (*c
 	pc.put(key, p)
 	f.page = p
 	return p, nil
+}
+
+func memberClassOf(sc *Scope) string {
+	perms, _ := json.Marshal(sc.Can)
+	return "member|" + sc.Role + "|" + strconv.FormatBool(sc.Gated) + "|" + string(perms)
+}
+
+type memberClass struct {
+	class   string
+	expires time.Time
+}
+
+// memberClassTTL bounds how late a lapsed subscription is noticed.
+const memberClassTTL = 10 * time.Second
+
+func (pc *pageCache) rememberClass(memo, class string) {
+	// Bounded: past the limit the memo starts over (a lookup per member).
+	if pc.classCount.Add(1) > 100_000 {
+		pc.classes.Clear()
+		pc.classCount.Store(1)
+	}
+	pc.classes.Store(memo, memberClass{class: class, expires: time.Now().Add(memberClassTTL)})
+}
+
+// memberScope loads the signed-in viewer's scope from the app view of this
+// version and leaves it for appPage and the handler.
+func (s *Server) memberScope(c echo.Context, appID, version string) (*Scope, error) {
+	view, err := s.pages.appView(c.Request().Context(), s.store, appID, version)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := s.scopeOfView(c, view)
+	if err != nil {
+		return nil, err
+	}
+	c.Set("scope", sc)
+	return sc, nil
 }
 
 type appViewEntry struct {

@@ -207,10 +207,27 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// BENCH_BEFORE names another checkout (with bin/marquee and its build)
+	// to measure in the same run, e.g. main before this branch.
+	before, beforeCookie := "", ""
+	if dir := os.Getenv("BENCH_BEFORE"); dir != "" {
+		var stopBefore func()
+		if before, beforeCookie, stopBefore, err = startBefore(ctx, dir, logger); err != nil {
+			return err
+		}
+		defer stopBefore()
+	}
 
 	fmt.Printf("Marquee %s; wrk -t1 -c%s -d%s, Accept-Encoding: gzip, loopback, %d cores\n\n", mode, wrkConns, wrkFor, numCPU())
-	fmt.Println("| page | viewer | nginx gzip_static | Marquee | Marquee, page cache off | Node SSR per request | Marquee / nginx | Marquee / Node |")
-	fmt.Println("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+	beforeCol := ""
+	if before != "" {
+		beforeCol = " before (" + os.Getenv("BENCH_BEFORE") + ") |"
+		fmt.Println("| page | viewer | nginx gzip_static | Marquee | Marquee, page cache off | Node SSR per request | Marquee / nginx | Marquee / Node |" + beforeCol)
+		fmt.Println("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	} else {
+		fmt.Println("| page | viewer | nginx gzip_static | Marquee | Marquee, page cache off | Node SSR per request | Marquee / nginx | Marquee / Node |")
+		fmt.Println("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+	}
 	for _, p := range pagesUnderTest {
 		for _, member := range []bool{false, true} {
 			ck, who := "", "visitor"
@@ -245,7 +262,19 @@ func run(ctx context.Context) error {
 			if nd.rps > 0 {
 				vsNode = fmt.Sprintf("%.1fx", mq.rps/nd.rps)
 			}
-			fmt.Printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", p.name, who, ng, mq, off, nd, vsNginx, vsNode)
+			extra := ""
+			if before != "" {
+				bck := ""
+				if member {
+					bck = beforeCookie
+				}
+				bf, err := wrk(before+p.path, bck)
+				if err != nil {
+					return err
+				}
+				extra = " " + bf.String() + " |"
+			}
+			fmt.Printf("| %s | %s | %s | %s | %s | %s | %s | %s |%s\n", p.name, who, ng, mq, off, nd, vsNginx, vsNode, extra)
 		}
 	}
 	fmt.Println()
@@ -255,6 +284,63 @@ func run(ctx context.Context) error {
 	fmt.Printf("landing render, median of %d: goja %.2f ms, Node %.3f ms, goja/Node %.0fx\n", renderRuns, gojaMs, nodeMs, gojaMs/nodeMs)
 	fmt.Printf("RSS after the runs: Marquee (both servers, one process) %s, Node %s\n", rss("self"), rss(strconv.Itoa(nodePID)))
 	return nil
+}
+
+// startBefore runs another checkout's server on its own seeded SQLite file.
+func startBefore(ctx context.Context, checkout string, logger *slog.Logger) (string, string, func(), error) {
+	tmp, err := os.MkdirTemp("", "marquee-bench-before-")
+	if err != nil {
+		return "", "", nil, err
+	}
+	port, err := freePort()
+	if err != nil {
+		return "", "", nil, err
+	}
+	authPort, err := freePort()
+	if err != nil {
+		return "", "", nil, err
+	}
+	dbFile := filepath.Join(tmp, "before.db")
+	env := append(os.Environ(), "DATABASE_URL="+dbFile, "MEDIA_DIR="+filepath.Join(tmp, "media"), "REDIS_URL=",
+		fmt.Sprintf("PORT=%d", port), fmt.Sprintf("AUTH_PORT=%d", authPort))
+	bin := filepath.Join(checkout, "bin/marquee")
+	for _, sub := range []string{"migrate", "seed-demo"} {
+		cmd := exec.CommandContext(ctx, bin, sub)
+		cmd.Dir, cmd.Env = checkout, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return "", "", nil, fmt.Errorf("%s %s: %v: %s", bin, sub, err, out)
+		}
+	}
+	db, err := store.Open(dbFile)
+	if err != nil {
+		return "", "", nil, err
+	}
+	st := store.NewStorage(db, store.NewMemoryCache(), nil, logger)
+	u, err := st.UserByLogin(ctx, "follower@demo.test")
+	if err != nil {
+		return "", "", nil, err
+	}
+	token, err := st.CreateSession(ctx, u.ID, "bench")
+	db.Close()
+	if err != nil {
+		return "", "", nil, err
+	}
+	cmd := exec.Command(bin, "serve")
+	cmd.Dir, cmd.Env = checkout, env
+	if err := cmd.Start(); err != nil {
+		return "", "", nil, err
+	}
+	stop := func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait(); os.RemoveAll(tmp) }
+	url := fmt.Sprintf("http://127.0.0.1:%d", port)
+	if err := waitFor(url + pagesUnderTest[0].path); err != nil {
+		stop()
+		return "", "", nil, fmt.Errorf("before server: %w", err)
+	}
+	for _, p := range pagesUnderTest {
+		_, _ = fetch(url+p.path, "")
+		_, _ = fetch(url+p.path, "marquee_session="+token)
+	}
+	return url, "marquee_session=" + token, stop, nil
 }
 
 // serveHTTP serves h on a loopback port until the process ends.
