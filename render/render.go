@@ -48,6 +48,9 @@ type Result struct {
 	Head    string   `json:"head"`
 	Status  int      `json:"status"`
 	Islands []string `json:"islands"`
+	// Lazy lists the islands that hydrate on idle or visible only: they are
+	// not preloaded.
+	Lazy []string `json:"lazy,omitempty"`
 }
 
 // Engine renders pages. It is safe for concurrent use.
