@@ -169,10 +169,8 @@ func (s *Storage) InvalidateLanding(ctx context.Context, appIDOrName string) {
 // and only the rendered pages (which print the count) are dropped.
 // Likes are frequent; rebuilding the whole landing for each would be waste.
 func (s *Storage) RefreshLandingReactions(ctx context.Context, appID, messageID string) {
-	// The post's own page and the community feed print the count too;
-	// bumped once the landing data is right (see InvalidateLanding).
-	defer s.InvalidateApp(ctx, appID)
-	b, ok, err := s.Cache.Get(ctx, landingKey(appID))
+	key := s.landingCacheKey(ctx, appID)
+	b, ok, err := s.Cache.Get(ctx, key)
 	if err != nil || !ok {
 		s.InvalidateLanding(ctx, appID)
 		return
@@ -204,15 +202,31 @@ func (s *Storage) RefreshLandingReactions(ctx context.Context, appID, messageID 
 		}
 	}
 	if !shown {
+		// The post's own page and the community feed print the count.
+		s.InvalidateApp(ctx, appID)
 		return
 	}
 	patched, err := json.Marshal(view)
-	if err == nil {
-		err = s.Cache.Set(ctx, landingKey(appID), patched, LandingTTL)
-	}
 	if err != nil {
 		s.InvalidateLanding(ctx, appID)
+		return
 	}
+	if _, local := s.Cache.(*MemoryCache); local {
+		// The in-process key carries the page version (landingCacheKey):
+		// bump, then file the patch under the new version.
+		s.InvalidateApp(ctx, appID)
+		key = s.landingCacheKey(ctx, appID)
+		if err := s.Cache.Set(ctx, key, patched, LandingTTL); err != nil {
+			s.InvalidateLanding(ctx, appID)
+		}
+		return
+	}
+	if err := s.Cache.Set(ctx, key, patched, LandingTTL); err != nil {
+		s.InvalidateLanding(ctx, appID)
+		return
+	}
+	// Bumped once the landing data is right (see InvalidateLanding).
+	s.InvalidateApp(ctx, appID)
 }
 
 // InvalidateLandingShowing drops the landing of appID only when it shows
