@@ -5,12 +5,27 @@ import { relativeTime, truncate } from "../pages/lib/format";
 import { useHydrated } from "./lib/hydrated";
 import { Icon } from "./lib/icons";
 
+// The first page's posts are server HTML outside the island (Community.tsx,
+// FeedList): only their ids travel as props, so the page does not carry the
+// feed twice (once as HTML, once as JSON).
 export interface FeedProps {
   communityId: string;
-  posts: MessageView[];
+  shownIds: string[];
   pagination: Pagination;
   base: string;
   now: string;
+}
+
+// FeedList is the server-rendered first page.
+export function FeedList({ posts, base, now }: { posts: MessageView[]; base: string; now: string }) {
+  if (posts.length === 0) return <p className="empty feed-empty">No posts yet. Be the first to share something!</p>;
+  return (
+    <ul className="feed feed-first">
+      {posts.map((p) => (
+        <PostCard key={p.id} post={p} base={base} now={now} />
+      ))}
+    </ul>
+  );
 }
 
 // PostCard: posts with media show the picture, 26 characters and 3 tags;
@@ -54,10 +69,10 @@ export function PostCard({ post, base, now }: { post: MessageView; base: string;
   );
 }
 
-// Feed shows page 1 as rendered by the server and appends later pages while
-// the server says hasNext.
+// Feed appends later pages below the server's first page while the server
+// says hasNext.
 export default function Feed(props: FeedProps) {
-  const [posts, setPosts] = useState(props.posts);
+  const [posts, setPosts] = useState<MessageView[]>([]);
   const [pagination, setPagination] = useState(props.pagination);
   const [loading, setLoading] = useState(false);
   const hydrated = useHydrated();
@@ -75,7 +90,7 @@ export default function Feed(props: FeedProps) {
       if (!res.ok || !body?.success) {
         setError("Failed to fetch posts");
       } else {
-        const seen = new Set(posts.map((p) => p.id));
+        const seen = new Set([...props.shownIds, ...posts.map((p) => p.id)]);
         setPosts([...posts, ...body.data.posts.filter((p: MessageView) => !seen.has(p.id))]);
         setPagination(body.data.pagination);
       }
@@ -85,10 +100,9 @@ export default function Feed(props: FeedProps) {
     setLoading(false);
   }
 
-  if (posts.length === 0) return <p className="empty feed-empty">No posts yet. Be the first to share something!</p>;
   return (
     <>
-      <ul className="feed" data-hydrated={hydrated ? "true" : undefined}>
+      <ul className="feed feed-more" data-hydrated={hydrated ? "true" : undefined}>
         {posts.map((p) => (
           <PostCard key={p.id} post={p} base={props.base} now={props.now} />
         ))}

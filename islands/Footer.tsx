@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react";
 import type { FooterProps, FooterTab } from "../pages/lib/footer";
 import { Icon } from "./lib/icons";
+import { useViewerPicture } from "./lib/viewer";
 
 function Tab({ tab }: { tab: FooterTab }) {
   return (
@@ -17,6 +18,7 @@ export default function Footer(props: FooterProps) {
   const [drawerOpen, setDrawerOpen] = useState(false);
   const [createOpen, setCreateOpen] = useState(false);
   const [hydrated, setHydrated] = useState(false);
+  const pictureUrl = useViewerPicture(props.profile.pictureUrl, props.profile.viewerUnknown);
   useEffect(() => setHydrated(true), []);
   useEffect(() => {
     if (!createOpen) return;
@@ -61,8 +63,8 @@ export default function Footer(props: FooterProps) {
           <Tab key={t.key} tab={t} />
         ))}
         <a className={"footer-tab" + (props.profile.active ? " active" : "")} href={props.profile.href}>
-          {props.profile.pictureUrl ? (
-            <img className="footer-avatar" src={props.profile.pictureUrl} alt="" width={24} height={24} />
+          {pictureUrl ? (
+            <img className="footer-avatar" src={pictureUrl} alt="" width={24} height={24} />
           ) : (
             <Icon name="USER" />
           )}

@@ -20,13 +20,22 @@ export type When = "load" | "idle" | "visible";
 // Names of the islands rendered by the current page. A goja runtime renders
 // one page at a time, so a module-level list reset per render is enough.
 let rendered: string[] = [];
+// eager: islands with at least one instance hydrating on load. The others
+// (idle, visible) only add a nicety: their modules are not preloaded, so they
+// never compete with the first paint for bandwidth.
+let eager = new Set<string>();
 
 export function resetIslands(): void {
   rendered = [];
+  eager = new Set();
 }
 
 export function collectedIslands(): string[] {
   return rendered;
+}
+
+export function lazyIslands(): string[] {
+  return rendered.filter((n) => !eager.has(n));
 }
 
 // Island renders component on the server inside a marker carrying its name
@@ -46,6 +55,7 @@ export function Island<P extends object>({
   when?: When;
 }) {
   if (!rendered.includes(name)) rendered.push(name);
+  if ((when ?? "load") === "load") eager.add(name);
   return (
     <marquee-island data-island={name} data-props={JSON.stringify(props)} data-when={when ?? "load"}>
       <Component {...props} />

@@ -1,7 +1,8 @@
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { sessionLost } from "../pages/lib/session";
 import { HEART, isHeart } from "../pages/lib/community";
 import { useHydrated } from "./lib/hydrated";
+import { useViewerId } from "./lib/viewer";
 
 export interface LikeButtonProps {
   messageId: string;
@@ -12,15 +13,25 @@ export interface LikeButtonProps {
 
 // LikeButton toggles the viewer's heart optimistically: the count and the
 // colour change at once and are put back if the server refuses.
-export default function LikeButton({ messageId, reactions, viewerId, signInUrl }: LikeButtonProps) {
+// viewerId "" means a signed-in viewer the shared page does not name: who it
+// is (and so whether this post is liked) is asked after hydration.
+export default function LikeButton({ messageId, reactions, viewerId: rendered, signInUrl }: LikeButtonProps) {
+  const viewerId = useViewerId(rendered);
   const hearts = reactions.filter((r) => isHeart(r.reaction));
   const mine = viewerId ? hearts.find((r) => r.sender.id === viewerId) : undefined;
   const [state, setState] = useState({ count: hearts.length, reactionId: mine?.id ?? null, liked: !!mine });
+  useEffect(() => {
+    if (rendered !== "" || !viewerId) return;
+    const own = hearts.find((r) => r.sender.id === viewerId);
+    if (own) setState((s) => ({ ...s, reactionId: own.id, liked: true }));
+    // Only when the viewer becomes known: later changes are the button's own.
+  }, [viewerId]);
   const [busy, setBusy] = useState(false);
   const hydrated = useHydrated();
   const [error, setError] = useState("");
 
   async function toggle() {
+    if (viewerId === "") return; // still asking who is signed in
     if (!viewerId) {
       window.location.href = signInUrl;
       return;

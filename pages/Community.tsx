@@ -5,7 +5,7 @@ import { displayTitle } from "./components/Header";
 import type { MessageView, PageProps } from "./lib/types";
 import type { Pagination, StoryGroup } from "./lib/community";
 import { Island } from "../islands/Island";
-import Feed from "../islands/Feed";
+import Feed, { FeedList } from "../islands/Feed";
 import StoriesViewer from "../islands/StoriesViewer";
 
 type Data = { communityId: string; posts: MessageView[]; pagination: Pagination; stories: StoryGroup[]; disabled: boolean };
@@ -43,12 +43,17 @@ export default function Community(props: Props) {
       {props.error ? (
         <ErrorState message={props.error} retryHref={props.path} />
       ) : (
-        <Island
-          name="Feed"
-          component={Feed}
-          props={{ communityId: d.communityId, posts: d.posts, pagination: d.pagination, base, now: props.now }}
-          when="visible"
-        />
+        <>
+          <FeedList posts={d.posts} base={base} now={props.now} />
+          {d.pagination.hasNext && (
+            <Island
+              name="Feed"
+              component={Feed}
+              props={{ communityId: d.communityId, shownIds: d.posts.map((p) => p.id), pagination: d.pagination, base, now: props.now }}
+              when="visible"
+            />
+          )}
+        </>
       )}
     </Layout>
   );

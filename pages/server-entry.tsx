@@ -2,10 +2,10 @@
 // globalThis.marqueeRender(page, propsJSON) for every request.
 import { createElement } from "react";
 import { renderToStaticMarkup, renderToString } from "react-dom/server";
-import { collectedIslands, resetIslands } from "../islands/Island";
+import { collectedIslands, lazyIslands, resetIslands } from "../islands/Island";
 import { pages } from "./registry";
 
-type RenderOutput = { html: string; head: string; status: number; islands: string[] };
+type RenderOutput = { html: string; head: string; status: number; islands: string[]; lazy: string[] };
 
 function marqueeRender(name: string, propsJSON: string): string {
   const page = Object.prototype.hasOwnProperty.call(pages, name) ? pages[name] : undefined;
@@ -19,6 +19,7 @@ function marqueeRender(name: string, propsJSON: string): string {
     head: headEl ? renderToStaticMarkup(headEl) : "",
     status: page.status ? page.status(props) : 200,
     islands: collectedIslands().slice(),
+    lazy: lazyIslands(),
   };
   return JSON.stringify(out);
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"html"
 	"html/template"
+	"slices"
 	"strings"
 )
 
@@ -64,7 +65,7 @@ func (e *Engine) Document(d DocumentData) []byte {
 	b.WriteString(">")
 	b.WriteString(d.Result.HTML)
 	if len(d.Result.Islands) > 0 {
-		e.writeIslandScripts(&b, d.Result.Islands)
+		e.writeIslandScripts(&b, d.Result.Islands, d.Result.Lazy)
 	}
 	b.WriteString("</body></html>")
 	return []byte(b.String())
@@ -72,7 +73,7 @@ func (e *Engine) Document(d DocumentData) []byte {
 
 // writeIslandScripts writes the island URL map, module preloads for the
 // runtime, the used islands and their chunks, and the runtime script.
-func (e *Engine) writeIslandScripts(b *strings.Builder, islands []string) {
+func (e *Engine) writeIslandScripts(b *strings.Builder, islands, lazy []string) {
 	urls := make(map[string]string, len(islands))
 	preload := []string{e.manifest.Runtime}
 	preload = append(preload, e.manifest.Chunks[RuntimeChunksKey]...)
@@ -83,6 +84,9 @@ func (e *Engine) writeIslandScripts(b *strings.Builder, islands []string) {
 			continue
 		}
 		urls[name] = url
+		if slices.Contains(lazy, name) {
+			continue // fetched when it hydrates, after the first paint
+		}
 		preload = append(preload, url)
 		preload = append(preload, e.manifest.Chunks[name]...)
 	}

@@ -28,6 +28,9 @@ type Options struct {
 	PoolSize     int    // default runtime.NumCPU()
 	Timeout      time.Duration
 	Logger       *slog.Logger
+	// Observe, when set, sees every page's props as rendered: scripts/bench
+	// hands the same props to a Node server for a like-for-like comparison.
+	Observe func(page string, propsJSON []byte)
 }
 
 // Manifest is public/build/manifest.json, written by scripts/build.
@@ -45,6 +48,9 @@ type Result struct {
 	Head    string   `json:"head"`
 	Status  int      `json:"status"`
 	Islands []string `json:"islands"`
+	// Lazy lists the islands that hydrate on idle or visible only: they are
+	// not preloaded.
+	Lazy []string `json:"lazy,omitempty"`
 }
 
 // Engine renders pages. It is safe for concurrent use.
@@ -199,6 +205,9 @@ func (e *Engine) Render(ctx context.Context, page string, props any) (res Result
 	propsJSON, err := json.Marshal(props)
 	if err != nil {
 		return Result{}, fmt.Errorf("render %s: props: %w", page, err)
+	}
+	if e.opts.Observe != nil {
+		e.opts.Observe(page, propsJSON)
 	}
 	rt, err := e.acquire(ctx)
 	if err != nil {

@@ -232,6 +232,14 @@ func TestIslandPropsEscaped(t *testing.T) {
 	if n := strings.Count(doc, "chunk-C.js"); n != 1 {
 		t.Errorf("chunk preloaded %d times", n)
 	}
+	// An island that only hydrates on idle or visible is mapped, not preloaded
+	// (chunk-C stays: the runtime needs it).
+	res.Lazy = []string{"Echo"}
+	lazy := string(e.Document(DocumentData{Result: res}))
+	if !strings.Contains(lazy, `{"Echo":"/static/build/client/Echo-E.js"}`) || strings.Contains(lazy, `modulepreload" href="/static/build/client/Echo-E.js"`) ||
+		!strings.Contains(lazy, `<link rel="modulepreload" href="/static/build/client/client-R.js">`) {
+		t.Errorf("lazy island preloaded or runtime missing: %s", lazy[strings.Index(lazy, "<script"):])
+	}
 }
 
 func TestFallbackDocument(t *testing.T) {

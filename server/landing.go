@@ -76,20 +76,14 @@ func (s *Server) landingProps(c echo.Context, sc *Scope) (PageProps, error) {
 	return props, nil
 }
 
-// GET /apps/:app. Visitors all see the same page, so it is cached whole for
-// them; signed-in members get it rendered with their role.
+// GET /apps/:app. The page cache (pagecache.go) keeps it whole for visitors
+// and once per role for members.
 func (s *Server) pageLanding(c echo.Context) error {
-	ctx := c.Request().Context()
-	anonymous := viewerOf(c).User == nil
-	if anonymous && c.Param("app") != "" && !store.LooksLikeID(c.Param("app")) {
-		if appID, err := s.store.AppIDOf(ctx, c.Param("app")); err == nil {
-			if html, ok := s.store.CachedLandingPage(ctx, appID, s.store.Build); ok {
-				c.Response().Header().Set("Cache-Control", "no-cache")
-				return c.HTMLBlob(http.StatusOK, html)
-			}
-		}
+	sc := scopeFromPage(c) // loaded already when the page cache keyed a member's page
+	var err error
+	if sc == nil {
+		sc, err = s.pageScope(c, c.Param("app"))
 	}
-	sc, err := s.pageScope(c, c.Param("app"))
 	var appErr *Error
 	if errors.As(err, &appErr) && appErr.Status == http.StatusNotFound {
 		return err
@@ -106,12 +100,7 @@ func (s *Server) pageLanding(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	status, html := s.renderDocument(c, "Landing", props)
-	if sc.User == nil && status == http.StatusOK && c.Param("app") == sc.App.Name {
-		s.store.CacheLandingPage(ctx, sc.App.ID, s.store.Build, html)
-	}
-	c.Response().Header().Set("Cache-Control", "no-cache")
-	return c.HTMLBlob(status, html)
+	return s.renderPage(c, "Landing", props)
 }
 
 // GET /apps

@@ -27,7 +27,7 @@ func TestLandingPageAndAPI(t *testing.T) {
 			`property="og:title"`, `name="twitter:card"`, `application/ld+json`, `name="keywords"`,
 			"Posts", "Upcoming Events", "Featured Items",
 			`href="http://auth.test/authenticate/signin?app=demo"`, `href="http://auth.test/authenticate/signup?app=demo"`,
-			`data-island="Footer"`, `type="module"`,
+			`<nav class="footer"`,
 		} {
 			if !strings.Contains(page.Body, want) {
 				t.Errorf("landing page lacks %q", want)
@@ -35,6 +35,10 @@ func TestLandingPageAndAPI(t *testing.T) {
 		}
 		if strings.Contains(page.Body, "View all") {
 			t.Error("visitors must not see View all")
+		}
+		// A visitor's landing has no island: its footer is plain HTML.
+		if strings.Contains(page.Body, `type="module"`) || strings.Contains(page.Body, "data-island=") {
+			t.Error("a visitor's landing ships JavaScript")
 		}
 		if !strings.Contains(page.Body, "Monthly newsletter") || strings.Contains(page.Body, "Old SoundCloud") {
 			t.Error("link-in-bio must show enabled links only")

@@ -51,7 +51,11 @@ func (s *Server) pageProps(c echo.Context, sc *Scope) PageProps {
 		p.App = sc.App
 		p.Viewer.Role, p.Viewer.Permissions, p.Viewer.Gated = sc.Role, sc.Can, sc.Gated
 	}
-	if u := viewerOf(c).User; u != nil {
+	if shared, _ := c.Get(sharedRenderKey).(bool); shared && viewerOf(c).User != nil {
+		// One render for every member of the role (pagecache.go): signed
+		// in, but nobody in particular; islands ask /api/auth/me who.
+		p.Viewer.User = &ViewerUser{}
+	} else if u := viewerOf(c).User; u != nil {
 		p.Viewer.User = &ViewerUser{ID: u.ID, Username: u.Username, PictureURL: s.profilePictureURL(c.Request().Context(), u)}
 	}
 	return p

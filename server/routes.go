@@ -19,9 +19,11 @@ func (s *Server) routes() {
 		// NUL bytes, invalid UTF-8 and bodies over 1 MB never reach a handler.
 		e.Use(checkInput)
 		// Slow mobile links: compress pages, JSON and bundles; media is
-		// already compressed.
+		// already compressed, and cached pages are stored compressed.
 		e.Use(middleware.GzipWithConfig(middleware.GzipConfig{
-			Skipper: func(c echo.Context) bool { return strings.HasPrefix(c.Request().URL.Path, "/media") },
+			Skipper: func(c echo.Context) bool {
+				return strings.HasPrefix(c.Request().URL.Path, "/media") || s.pageCachedRoute(c)
+			},
 		}))
 		e.Use(s.securityHeaders)
 		// Refuse cross-site writes before the session is read.
@@ -45,7 +47,15 @@ func (s *Server) routes() {
 
 	// Pages.
 	m.GET("/apps", s.pageAppsIndex)
-	m.GET("/apps/:app", s.pageLanding)
+	// Pages every visitor sees alike are cached whole (pagecache.go):
+	// cached(path, shareMembers) opts a route in; shareMembers when the page
+	// shows nothing personal beyond Viewer.User, so members of one role share
+	// a render too.
+	cached := func(path string, shareMembers bool) echo.MiddlewareFunc {
+		s.cachedRoutes[path] = true
+		return s.cachePage(shareMembers)
+	}
+	m.GET("/apps/:app", s.pageLanding, cached("/apps/:app", true))
 	m.GET("/apps/:app/signin", s.redirectToSignIn)
 	m.GET("/apps/:app/manifest.webmanifest", s.appManifest)
 	m.GET("/signin", s.redirectToSignIn)
@@ -54,14 +64,22 @@ func (s *Server) routes() {
 	// an Echo group with middleware claims every method of its paths, which
 	// would turn a wrong method's 405 into a 404.
 	app := func(path string, h echo.HandlerFunc) { m.GET("/apps/:app"+path, h, s.appPage, s.subscriptionGate) }
+	// Pages with a visitor cache; sharedApp also shares one render between
+	// the members of a role.
+	cachedApp := func(path string, h echo.HandlerFunc) {
+		m.GET("/apps/:app"+path, h, cached("/apps/:app"+path, false), s.appPage, s.subscriptionGate)
+	}
+	sharedApp := func(path string, h echo.HandlerFunc) {
+		m.GET("/apps/:app"+path, h, cached("/apps/:app"+path, true), s.appPage, s.subscriptionGate)
+	}
 	app("/profile", s.pageProfile)
-	app("/community", s.pageCommunity)
-	app("/posts/:postId", s.pagePost)
+	sharedApp("/community", s.pageCommunity)
+	sharedApp("/posts/:postId", s.pagePost)
 	app("/create-post", s.pageCreate("CreatePost"))
 	app("/create-story", s.pageCreate("CreateStory"))
-	app("/store", s.pageStore)
+	cachedApp("/store", s.pageStore)
 	app("/store/items/new", s.pageItemEdit)
-	app("/store/items/:itemId", s.pageStoreItem)
+	cachedApp("/store/items/:itemId", s.pageStoreItem)
 	app("/store/items/:itemId/edit", s.pageItemEdit)
 	app("/cart", s.pageCart)
 	// Store forms for browsers without JavaScript: they write through the
@@ -98,9 +116,9 @@ func (s *Server) routes() {
 	appForm("/checkout/pay", s.formCheckoutPay)
 	appForm("/orders/:orderId/cancel", s.formOrderCancel)
 	appForm("/manage/orders/:orderId", s.formManageOrder)
-	app("/events", s.pageEvents)
+	cachedApp("/events", s.pageEvents)
 	app("/events.ics", s.eventsFeed)
-	app("/events/:eventId", s.pageEvent)
+	cachedApp("/events/:eventId", s.pageEvent)
 	app("/events/:eventId/calendar.ics", s.eventCalendar)
 	app("/create-event", s.pageCreateEvent)
 	// Join/Leave without JavaScript posts here and is sent back to the event.

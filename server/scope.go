@@ -139,6 +139,9 @@ func requireUser(c echo.Context) (*store.User, error) {
 // section 4): pages stay readable while a dependency is down.
 func (s *Server) appPage(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
+		if scopeFromPage(c) != nil {
+			return next(c) // the page cache loaded it to key the page
+		}
 		sc, err := s.pageScope(c, c.Param("app"))
 		if err != nil {
 			return err

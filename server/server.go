@@ -42,6 +42,10 @@ type Server struct {
 	push        *push.Sender
 	// payments holds the enabled payment providers by method name.
 	payments *payments.Registry
+	// pages holds rendered pages shared by a viewer class (pagecache.go);
+	// cachedRoutes names the routes that use it.
+	pages        *pageCache
+	cachedRoutes map[string]bool
 }
 
 type Deps struct {
@@ -56,11 +60,14 @@ type Deps struct {
 	// Payments, when nil, is the wallet alone (if Config.WalletEnabled);
 	// the card and PayPal providers are added by whoever builds the server.
 	Payments *payments.Registry
+	// NoPageCache renders every page per request: scripts/bench's "cache
+	// off" column.
+	NoPageCache bool
 }
 
 func New(d Deps) *Server {
 	s := &Server{cfg: d.Config, store: d.Store, renderer: d.Renderer, files: d.Files, logger: d.Logger,
-		csp: contentSecurityPolicy(d.Config)}
+		csp: contentSecurityPolicy(d.Config), pages: newPageCache(d.Store), cachedRoutes: map[string]bool{}}
 	if s.logger == nil {
 		s.logger = slog.Default()
 	}
@@ -78,6 +85,8 @@ func New(d Deps) *Server {
 	}
 	s.limiter = newRateLimiter(d.Store.Redis, s.logger)
 	s.limits = d.Config.Limits.withDefaults()
+	d.Store.PageBumped = s.pages.versions.bumped
+	s.pages.off = d.NoPageCache
 	s.crossOrigin = s.newCrossOriginProtection()
 	s.main = s.newEcho()
 	s.auth = s.newEcho()
@@ -119,6 +128,9 @@ func (s *Server) Run(ctx context.Context) error {
 			}
 		}(srv)
 	}
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	go s.WatchPageVersions(watchCtx)
 	s.logger.Info("serving", "main", s.cfg.PublicURL+"/apps", "auth", s.cfg.AuthURL+"/authenticate/signin")
 	var runErr error
 	select {

@@ -150,6 +150,7 @@ func (s *Storage) SetMemberRole(ctx context.Context, appID, userID, role string)
 		if _, err := s.DB.NewDelete().Model((*Membership)(nil)).Where("app_id = ? AND user_id = ?", appID, userID).Exec(ctx); err != nil {
 			return fmt.Errorf("remove membership: %w", err)
 		}
+		s.InvalidateLanding(ctx, appID) // the landing counts members
 		return nil
 	}
 	if !IsMembershipRole(role) {
@@ -159,6 +160,7 @@ func (s *Storage) SetMemberRole(ctx context.Context, appID, userID, role string)
 	if _, err := s.DB.NewInsert().Model(m).On("CONFLICT (app_id, user_id) DO UPDATE").Set("role = EXCLUDED.role").Exec(ctx); err != nil {
 		return fmt.Errorf("set role: %w", err)
 	}
+	s.InvalidateLanding(ctx, appID) // the landing counts members
 	return nil
 }
 

@@ -127,5 +127,6 @@ func (s *Storage) SetAttendeeRole(ctx context.Context, e *Event, userID, role st
 	if n, _ := res.RowsAffected(); n == 0 {
 		return ErrNotFound
 	}
+	s.InvalidateApp(ctx, e.AppID) // the attendee list shows roles
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/microcosm-cc/bluemonday"
@@ -77,12 +78,6 @@ func landingKey(appID string) string { return "landing:v2:" + appID }
 
 func appIDKey(name string) string { return "app-id:v1:" + name }
 
-// LandingPageTTL bounds how stale a cached anonymous landing page may be:
-// its relative times ("5m ago") age with the clock, not with writes.
-const LandingPageTTL = time.Minute
-
-func landingPageKey(appID, build string) string { return "landing-page:v2:" + appID + ":" + build }
-
 // AppIDOf resolves an app id or name to the app's id. Names never change, so
 // the answer is cached; an id is answered as it is (LooksLikeID).
 func (s *Storage) AppIDOf(ctx context.Context, idOrName string) (string, error) {
@@ -102,23 +97,6 @@ func (s *Storage) AppIDOf(ctx context.Context, idOrName string) (string, error) 
 	return app.ID, nil
 }
 
-// CachedLandingPage returns the rendered landing page for visitors, if cached.
-// build identifies the bundles the HTML references.
-func (s *Storage) CachedLandingPage(ctx context.Context, appID, build string) ([]byte, bool) {
-	b, ok, err := s.Cache.Get(ctx, landingPageKey(appID, build))
-	if err != nil {
-		s.Logger.Warn("landing page cache read failed", "err", err)
-		return nil, false
-	}
-	return b, ok
-}
-
-func (s *Storage) CacheLandingPage(ctx context.Context, appID, build string, html []byte) {
-	if err := s.Cache.Set(ctx, landingPageKey(appID, build), html, LandingPageTTL); err != nil {
-		s.Logger.Warn("landing page cache write failed", "err", err)
-	}
-}
-
 // Landing returns the landing data of an app by id or name, from the cache
 // when it can. A failing cache is logged and skipped: the database answers.
 func (s *Storage) Landing(ctx context.Context, idOrName string) (*AppView, error) {
@@ -126,7 +104,8 @@ func (s *Storage) Landing(ctx context.Context, idOrName string) (*AppView, error
 	if err != nil {
 		return nil, err
 	}
-	b, ok, cacheErr := s.Cache.Get(ctx, landingKey(appID))
+	key := s.landingCacheKey(ctx, appID)
+	b, ok, cacheErr := s.Cache.Get(ctx, key)
 	if cacheErr != nil {
 		s.Logger.Warn("landing cache read failed; using the database", "err", cacheErr)
 	} else if ok {
@@ -146,15 +125,29 @@ func (s *Storage) Landing(ctx context.Context, idOrName string) (*AppView, error
 	// A cache that just failed to read is not asked to write: when Redis is
 	// down each page pays its timeout once, not twice.
 	if b, err := json.Marshal(view); err == nil && cacheErr == nil {
-		if err := s.Cache.Set(ctx, landingKey(app.ID), b, LandingTTL); err != nil {
+		if err := s.Cache.Set(ctx, key, b, LandingTTL); err != nil {
 			s.Logger.Warn("landing cache write failed", "err", err)
 		}
 	}
 	return view, nil
 }
 
-// InvalidateLanding drops the cached landing data and page of an app. Every
-// write that changes what the landing shows calls it.
+// landingCacheKey is landingKey, and with the in-process cache also the app's
+// page version: the CLI, another process, cannot delete from this memory, but
+// its bump of the version in the database reaches it (one primary-key read).
+func (s *Storage) landingCacheKey(ctx context.Context, appID string) string {
+	if _, local := s.Cache.(*MemoryCache); !local {
+		return landingKey(appID)
+	}
+	v, err := s.PageVersions(ctx, appID)
+	if err != nil {
+		return landingKey(appID) + ":unversioned"
+	}
+	return landingKey(appID) + ":" + strconv.FormatInt(v[appID], 10)
+}
+
+// InvalidateLanding drops the cached landing data of an app and bumps its
+// page version. Every write that changes what the landing shows calls it.
 func (s *Storage) InvalidateLanding(ctx context.Context, appIDOrName string) {
 	appID, err := s.AppIDOf(ctx, appIDOrName)
 	if err != nil {
@@ -163,17 +156,21 @@ func (s *Storage) InvalidateLanding(ctx context.Context, appIDOrName string) {
 		}
 		return
 	}
-	if err := s.Cache.Delete(ctx, landingKey(appID), landingPageKey(appID, s.Build)); err != nil {
+	if err := s.Cache.Delete(ctx, landingKey(appID)); err != nil {
 		s.Logger.Warn("landing cache invalidation failed", "app", appID, "err", err)
 	}
+	// Bumped after the delete: a page rendered for the new version must not
+	// find the old landing data still cached.
+	s.InvalidateApp(ctx, appID)
 }
 
 // RefreshLandingReactions keeps the cached landing data when a reaction
 // changes: the reactions of the one post it shows are re-read and patched in,
-// and only the rendered visitor page (which prints the count) is dropped.
+// and only the rendered pages (which print the count) are dropped.
 // Likes are frequent; rebuilding the whole landing for each would be waste.
 func (s *Storage) RefreshLandingReactions(ctx context.Context, appID, messageID string) {
-	b, ok, err := s.Cache.Get(ctx, landingKey(appID))
+	key := s.landingCacheKey(ctx, appID)
+	b, ok, err := s.Cache.Get(ctx, key)
 	if err != nil || !ok {
 		s.InvalidateLanding(ctx, appID)
 		return
@@ -205,25 +202,39 @@ func (s *Storage) RefreshLandingReactions(ctx context.Context, appID, messageID 
 		}
 	}
 	if !shown {
+		// The post's own page and the community feed print the count.
+		s.InvalidateApp(ctx, appID)
 		return
 	}
 	patched, err := json.Marshal(view)
-	if err == nil {
-		err = s.Cache.Set(ctx, landingKey(appID), patched, LandingTTL)
-	}
 	if err != nil {
 		s.InvalidateLanding(ctx, appID)
 		return
 	}
-	if err := s.Cache.Delete(ctx, landingPageKey(appID, s.Build)); err != nil {
-		s.Logger.Warn("landing page invalidation failed", "app", appID, "err", err)
+	if _, local := s.Cache.(*MemoryCache); local {
+		// The in-process key carries the page version (landingCacheKey):
+		// bump, then file the patch under the new version.
+		s.InvalidateApp(ctx, appID)
+		key = s.landingCacheKey(ctx, appID)
+		if err := s.Cache.Set(ctx, key, patched, LandingTTL); err != nil {
+			s.InvalidateLanding(ctx, appID)
+		}
+		return
 	}
+	if err := s.Cache.Set(ctx, key, patched, LandingTTL); err != nil {
+		s.InvalidateLanding(ctx, appID)
+		return
+	}
+	// Bumped once the landing data is right (see InvalidateLanding).
+	s.InvalidateApp(ctx, appID)
 }
 
 // InvalidateLandingShowing drops the landing of appID only when it shows
 // message messageID: a like or a reply on an older post changes nothing the
 // landing shows, so it keeps its cache.
 func (s *Storage) InvalidateLandingShowing(ctx context.Context, appID, messageID string) {
+	// Whatever the landing shows, the post's own page changed.
+	defer s.InvalidateApp(ctx, appID)
 	b, ok, err := s.Cache.Get(ctx, landingKey(appID))
 	if err != nil || !ok {
 		// Nothing cached (or unknown): dropping the page is the safe choice.

@@ -248,6 +248,10 @@ func (s *Storage) CreateOrder(ctx context.Context, shop *Store, userID string, i
 	if err != nil {
 		return nil, false, err
 	}
+	if created {
+		// The checkout took stock: the store's cached pages show it.
+		s.InvalidateApp(ctx, shop.AppID)
+	}
 	return order, created, nil
 }
 
@@ -389,6 +393,10 @@ func (s *Storage) TransitionOrder(ctx context.Context, appID, orderID, to string
 		order = o
 		return nil
 	})
+	if err == nil && to == OrderCancelled {
+		// Cancelling gave the stock back.
+		s.InvalidateApp(ctx, appID)
+	}
 	return order, err
 }
 

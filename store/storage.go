@@ -27,6 +27,9 @@ type Storage struct {
 	Redis *redis.Client
 	// Hooks: what paying for or refunding each item type does (order_hooks.go).
 	Hooks OrderHooks
+	// PageBumped, when set, hears of every page version this process bumps
+	// (the server's page cache forgets the old one at once).
+	PageBumped func(scope string)
 }
 
 func NewStorage(db *bun.DB, cache Cache, signer URLSigner, logger *slog.Logger) *Storage {

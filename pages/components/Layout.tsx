@@ -38,8 +38,18 @@ export function Layout({ props, children, hideFooter }: { props: PageProps<any>;
         )}
       </Header>
       <main className="page">{children}</main>
-      {showFooter && <Island name="Footer" component={Footer} props={footerProps(app, props)} when="idle" />}
-      <Island name="AppChrome" component={AppChrome} props={{ appName: app.name, title: displayTitle(app) }} when="idle" />
+      {showFooter &&
+        (signedIn ? (
+          <Island name="Footer" component={Footer} props={footerProps(app, props)} when="idle" />
+        ) : (
+          // Visitors get the footer as plain HTML: its drawer is a <details>
+          // and works unhydrated, so a visitor's page ships no JavaScript
+          // unless its own content needs some.
+          <Footer {...footerProps(app, props)} />
+        ))}
+      {/* The installable app (service worker, install banner, pull to
+          refresh) is for members; a visitor's page stays free of JavaScript. */}
+      {signedIn && <Island name="AppChrome" component={AppChrome} props={{ appName: app.name, title: displayTitle(app) }} when="idle" />}
     </div>
   );
 }

@@ -12,7 +12,9 @@ export interface FooterProps {
   right: FooterTab[];
   drawer: FooterTab[];
   create: { label: string; href: string }[];
-  profile: { href: string; pictureUrl: string; active: boolean };
+  // viewerUnknown: a page shared by the members of a role; the island asks
+  // /api/auth/me for the picture.
+  profile: { href: string; pictureUrl: string; active: boolean; viewerUnknown: boolean };
 }
 
 const labels: Record<string, string> = {
@@ -99,6 +101,7 @@ export function footerProps(app: AppView, props: PageProps): FooterProps {
       href: base + "/profile",
       pictureUrl: props.viewer.user?.pictureUrl ?? "",
       active: props.path === base + "/profile",
+      viewerUnknown: props.viewer.user !== null && props.viewer.user.id === "",
     },
   };
 }

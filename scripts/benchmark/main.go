@@ -1,26 +1,33 @@
-// Command benchmark measures the demo landing page: median render time under
-// goja and under Node for the same server bundle, and HTTP requests per
-// second with the landing cache warm and cold. Run it through scripts/bench.
+// Command benchmark measures Marquee's pages side by side, in one run, with
+// nginx serving the same bytes (gzip_static) and a Node server rendering the
+// same server bundle per request, all driven by wrk on loopback with
+// `Accept-Encoding: gzip`; it also prints the goja/Node render ratio and the
+// server's RSS. Run it through scripts/bench (it installs wrk and nginx).
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
-	"runtime/pprof"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"marquee/render"
 	"marquee/scripts/seed"
@@ -30,11 +37,19 @@ import (
 	"marquee/store/migrations"
 )
 
-const (
-	renderRuns  = 200
-	httpWorkers = 16
-	httpFor     = 5 * time.Second
+const renderRuns = 200
+
+var (
+	wrkFor   = envOr("BENCH_DURATION", "5s")
+	wrkConns = envOr("BENCH_CONNECTIONS", "64")
 )
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
 
 func main() {
 	if err := run(context.Background()); err != nil {
@@ -43,12 +58,15 @@ func main() {
 	}
 }
 
-// missCache never hits, so every request loads the landing from the database.
-type missCache struct{}
+type page struct{ name, path string }
 
-func (missCache) Get(context.Context, string) ([]byte, bool, error)        { return nil, false, nil }
-func (missCache) Set(context.Context, string, []byte, time.Duration) error { return nil }
-func (missCache) Delete(context.Context, ...string) error                  { return nil }
+var pagesUnderTest = []page{{"landing", "/apps/demo"}, {"community", "/apps/demo/community"}}
+
+// route is what the Node server renders for one path and viewer class.
+type route struct {
+	Page  string `json:"page"`
+	Props string `json:"props"`
+}
 
 func run(ctx context.Context) error {
 	if os.Getenv("GOGC") == "" {
@@ -72,134 +90,519 @@ func run(ctx context.Context) error {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	engine, err := render.New(render.Options{Logger: logger})
+
+	// Every render's props, by viewer class and path, for the Node server.
+	var mu sync.Mutex
+	routes := map[string]route{}
+	engine, err := render.New(render.Options{Logger: logger, Observe: func(name string, props []byte) {
+		var p struct {
+			Path   string `json:"path"`
+			Viewer struct {
+				User *struct{} `json:"user"`
+			} `json:"viewer"`
+		}
+		if json.Unmarshal(props, &p) != nil {
+			return
+		}
+		class := "visitor:"
+		if p.Viewer.User != nil {
+			class = "member:"
+		}
+		mu.Lock()
+		routes[class+p.Path] = route{Page: name, Props: string(props)}
+		mu.Unlock()
+	}})
 	if err != nil {
 		return err
 	}
 	cfg, _ := server.LoadConfig(func(string) string { return "" })
 
-	// The props the landing page is rendered with, taken from a real request.
-	warmStore := store.NewStorage(db, store.NewMemoryCache(), media.Signer{Storage: files}, logger)
-	view, err := warmStore.Landing(ctx, "demo")
+	var cache store.Cache = store.NewMemoryCache()
+	var rdb *redis.Client
+	mode := "embedded (SQLite, in-process cache)"
+	if url := os.Getenv("REDIS_URL"); url != "" {
+		opts, err := redis.ParseURL(url)
+		if err != nil {
+			return fmt.Errorf("REDIS_URL: %w", err)
+		}
+		rdb = redis.NewClient(opts)
+		defer rdb.Close()
+		cache = &store.RedisCache{Client: rdb, Prefix: fmt.Sprintf("bench:%d:", time.Now().UnixNano())}
+		mode = "SQLite + Redis (" + url + ")"
+	}
+	newStore := func() *store.Storage {
+		st := store.NewStorage(db, cache, media.Signer{Storage: files}, logger)
+		st.Build, st.Redis = engine.BuildID(), rdb
+		return st
+	}
+	st := newStore()
+	follower, err := st.UserByLogin(ctx, "follower@demo.test")
 	if err != nil {
 		return err
 	}
-	props := server.PageProps{App: view, Path: "/apps/demo", PublicURL: cfg.PublicURL, AuthURL: cfg.AuthURL,
-		Now: time.Now().UTC(), Viewer: server.ViewerProps{Role: store.RolePublic}}
+	token, err := st.CreateSession(ctx, follower.ID, "bench")
+	if err != nil {
+		return err
+	}
+	cookie := "marquee_session=" + token
 
-	if path := os.Getenv("BENCH_CPUPROFILE"); path != "" {
-		f, err := os.Create(path)
+	cached := server.New(server.Deps{Config: cfg, Store: st, Renderer: engine, Files: files, Logger: logger})
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	go cached.WatchPageVersions(watchCtx)
+	uncached := server.New(server.Deps{Config: cfg, Store: newStore(), Renderer: engine, Files: files, Logger: logger, NoPageCache: true})
+	marquee, err := serveHTTP(cached.Main())
+	if err != nil {
+		return err
+	}
+	marqueeOff, err := serveHTTP(uncached.Main())
+	if err != nil {
+		return err
+	}
+
+	// Warm every page once per viewer class; keep the visitor's bytes for
+	// nginx and the props for Node.
+	www := filepath.Join(dir, "www")
+	if err := os.MkdirAll(www, 0o755); err != nil {
+		return err
+	}
+	sizes := map[string][2]int{}
+	for _, p := range pagesUnderTest {
+		body, err := fetch(marquee+p.path, "")
 		if err != nil {
 			return err
 		}
-		if err := pprof.StartCPUProfile(f); err != nil {
+		gz := gzipBytes(body)
+		sizes[p.name] = [2]int{len(body), len(gz)}
+		if err := os.WriteFile(filepath.Join(www, p.name+".html"), body, 0o644); err != nil {
 			return err
 		}
-		defer pprof.StopCPUProfile()
+		if err := os.WriteFile(filepath.Join(www, p.name+".html.gz"), gz, 0o644); err != nil {
+			return err
+		}
+		if _, err := fetch(marquee+p.path, cookie); err != nil {
+			return err
+		}
 	}
-	gojaMedian, err := gojaRender(ctx, engine, props)
-	if err != nil {
+	routesFile := filepath.Join(dir, "routes.json")
+	mu.Lock()
+	b, _ := json.Marshal(routes)
+	mu.Unlock()
+	if err := os.WriteFile(routesFile, b, 0o644); err != nil {
 		return err
 	}
-	nodeMedian, err := nodeRender(dir, engine, props)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("landing render, median of %d: goja %.2f ms, node %.3f ms, goja/node %.0fx\n",
-		renderRuns, gojaMedian, nodeMedian, gojaMedian/nodeMedian)
 
-	for _, c := range []struct {
-		name  string
-		cache store.Cache
-	}{{"warm", store.NewMemoryCache()}, {"cold", missCache{}}} {
-		st := store.NewStorage(db, c.cache, media.Signer{Storage: files}, logger)
-		st.Build = engine.BuildID()
-		srv := server.New(server.Deps{Config: cfg, Store: st, Renderer: engine, Files: files, Logger: logger})
-		rps, err := httpLoad(srv.Main())
-		if err != nil {
+	nginxURL, stopNginx, err := startNginx(dir, www)
+	if err != nil {
+		return err
+	}
+	defer stopNginx()
+	nodeURL, nodePID, stopNode, err := startNode(engine, routesFile)
+	if err != nil {
+		return err
+	}
+	defer stopNode()
+
+	gojaMs, nodeMs, err := renderRatio(ctx, engine, routes["visitor:/apps/demo"])
+	if err != nil {
+		return err
+	}
+	// BENCH_BEFORE names another checkout (with bin/marquee and its build)
+	// to measure in the same run, e.g. main before this branch.
+	before, beforeCookie := "", ""
+	if dir := os.Getenv("BENCH_BEFORE"); dir != "" {
+		var stopBefore func()
+		if before, beforeCookie, stopBefore, err = startBefore(ctx, dir, logger); err != nil {
 			return err
 		}
-		fmt.Printf("GET /apps/demo over HTTP, %d connections, cache %s: %.0f requests/s\n", httpWorkers, c.name, rps)
+		defer stopBefore()
 	}
+
+	fmt.Printf("Marquee %s; wrk -t1 -c%s -d%s, Accept-Encoding: gzip, loopback, %d cores\n\n", mode, wrkConns, wrkFor, numCPU())
+	beforeCol := ""
+	if before != "" {
+		beforeCol = " before (" + os.Getenv("BENCH_BEFORE") + ") |"
+		fmt.Println("| page | viewer | nginx gzip_static | Marquee | Marquee, page cache off | Node SSR per request | Marquee / nginx | Marquee / Node |" + beforeCol)
+		fmt.Println("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	} else {
+		fmt.Println("| page | viewer | nginx gzip_static | Marquee | Marquee, page cache off | Node SSR per request | Marquee / nginx | Marquee / Node |")
+		fmt.Println("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+	}
+	for _, p := range pagesUnderTest {
+		for _, member := range []bool{false, true} {
+			ck, who := "", "visitor"
+			if member {
+				ck, who = cookie, "member"
+			}
+			ng := "-"
+			var ngFig figure
+			if !member {
+				if ngFig, err = wrk(nginxURL+p.path, ""); err != nil {
+					return err
+				}
+				ng = ngFig.String()
+			}
+			mq, err := wrk(marquee+p.path, ck)
+			if err != nil {
+				return err
+			}
+			off, err := wrk(marqueeOff+p.path, ck)
+			if err != nil {
+				return err
+			}
+			nd, err := wrk(nodeURL+p.path, ck)
+			if err != nil {
+				return err
+			}
+			vsNginx := "-"
+			if ngFig.rps > 0 {
+				vsNginx = fmt.Sprintf("%.2fx", mq.rps/ngFig.rps)
+			}
+			vsNode := "-"
+			if nd.rps > 0 {
+				vsNode = fmt.Sprintf("%.1fx", mq.rps/nd.rps)
+			}
+			extra := ""
+			if before != "" {
+				bck := ""
+				if member {
+					bck = beforeCookie
+				}
+				bf, err := wrk(before+p.path, bck)
+				if err != nil {
+					return err
+				}
+				extra = " " + bf.String() + " |"
+			}
+			fmt.Printf("| %s | %s | %s | %s | %s | %s | %s | %s |%s\n", p.name, who, ng, mq, off, nd, vsNginx, vsNode, extra)
+		}
+	}
+	fmt.Println()
+	for _, p := range pagesUnderTest {
+		fmt.Printf("%s: %d bytes of HTML, %d gzipped\n", p.name, sizes[p.name][0], sizes[p.name][1])
+	}
+	fmt.Printf("landing render, median of %d: goja %.2f ms, Node %.3f ms, goja/Node %.0fx\n", renderRuns, gojaMs, nodeMs, gojaMs/nodeMs)
+	fmt.Printf("RSS after the runs: Marquee (both servers, one process) %s, Node %s\n", rss("self"), rss(strconv.Itoa(nodePID)))
 	return nil
 }
 
-func gojaRender(ctx context.Context, engine *render.Engine, props server.PageProps) (float64, error) {
+// startBefore runs another checkout's server on its own seeded SQLite file.
+func startBefore(ctx context.Context, checkout string, logger *slog.Logger) (string, string, func(), error) {
+	tmp, err := os.MkdirTemp("", "marquee-bench-before-")
+	if err != nil {
+		return "", "", nil, err
+	}
+	port, err := freePort()
+	if err != nil {
+		return "", "", nil, err
+	}
+	authPort, err := freePort()
+	if err != nil {
+		return "", "", nil, err
+	}
+	dbFile := filepath.Join(tmp, "before.db")
+	env := append(os.Environ(), "DATABASE_URL="+dbFile, "MEDIA_DIR="+filepath.Join(tmp, "media"), "REDIS_URL=",
+		fmt.Sprintf("PORT=%d", port), fmt.Sprintf("AUTH_PORT=%d", authPort))
+	bin := filepath.Join(checkout, "bin/marquee")
+	for _, sub := range []string{"migrate", "seed-demo"} {
+		cmd := exec.CommandContext(ctx, bin, sub)
+		cmd.Dir, cmd.Env = checkout, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return "", "", nil, fmt.Errorf("%s %s: %v: %s", bin, sub, err, out)
+		}
+	}
+	db, err := store.Open(dbFile)
+	if err != nil {
+		return "", "", nil, err
+	}
+	st := store.NewStorage(db, store.NewMemoryCache(), nil, logger)
+	u, err := st.UserByLogin(ctx, "follower@demo.test")
+	if err != nil {
+		return "", "", nil, err
+	}
+	token, err := st.CreateSession(ctx, u.ID, "bench")
+	db.Close()
+	if err != nil {
+		return "", "", nil, err
+	}
+	cmd := exec.Command(bin, "serve")
+	cmd.Dir, cmd.Env = checkout, env
+	if err := cmd.Start(); err != nil {
+		return "", "", nil, err
+	}
+	stop := func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait(); os.RemoveAll(tmp) }
+	url := fmt.Sprintf("http://127.0.0.1:%d", port)
+	if err := waitFor(url + pagesUnderTest[0].path); err != nil {
+		stop()
+		return "", "", nil, fmt.Errorf("before server: %w", err)
+	}
+	for _, p := range pagesUnderTest {
+		_, _ = fetch(url+p.path, "")
+		_, _ = fetch(url+p.path, "marquee_session="+token)
+	}
+	return url, "marquee_session=" + token, stop, nil
+}
+
+// serveHTTP serves h on a loopback port until the process ends.
+func serveHTTP(h http.Handler) (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	go (&http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}).Serve(ln)
+	return "http://" + ln.Addr().String(), nil
+}
+
+// fetch GETs a page, trying again a few times: on a busy machine a first
+// render can hit the renderer's timeout.
+func fetch(url, cookie string) (b []byte, err error) {
+	for i := 0; i < 5; i++ {
+		if b, err = fetchOnce(url, cookie); err == nil {
+			return b, nil
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return nil, err
+}
+
+func fetchOnce(url, cookie string) ([]byte, error) {
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	req.Header.Set("Accept-Encoding", "identity")
+	if cookie != "" {
+		req.Header.Set("Cookie", cookie)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err == nil && res.StatusCode != http.StatusOK {
+		err = fmt.Errorf("GET %s: %d", url, res.StatusCode)
+	}
+	return b, err
+}
+
+func gzipBytes(b []byte) []byte {
+	var out bytes.Buffer
+	w, _ := gzip.NewWriterLevel(&out, gzip.BestCompression)
+	_, _ = w.Write(b)
+	_ = w.Close()
+	return out.Bytes()
+}
+
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// startNginx serves the visitor pages' bytes as static files, precompressed.
+func startNginx(dir, www string) (string, func(), error) {
+	port, err := freePort()
+	if err != nil {
+		return "", nil, err
+	}
+	var locations strings.Builder
+	for _, p := range pagesUnderTest {
+		fmt.Fprintf(&locations, "    location = %s { default_type text/html; try_files /%s.html =404; }\n", p.path, p.name)
+	}
+	conf := fmt.Sprintf(`worker_processes auto;
+daemon off;
+pid %[1]s/nginx.pid;
+error_log %[1]s/nginx-error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path %[1]s;
+  proxy_temp_path %[1]s;
+  fastcgi_temp_path %[1]s;
+  uwsgi_temp_path %[1]s;
+  scgi_temp_path %[1]s;
+  gzip_static on;
+  etag on;
+  server {
+    listen 127.0.0.1:%[2]d;
+    root %[3]s;
+%[4]s  }
+}
+`, dir, port, www, locations.String())
+	confFile := filepath.Join(dir, "nginx.conf")
+	if err := os.WriteFile(confFile, []byte(conf), 0o644); err != nil {
+		return "", nil, err
+	}
+	cmd := exec.Command("nginx", "-p", dir, "-c", confFile)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return "", nil, fmt.Errorf("start nginx: %w", err)
+	}
+	url := fmt.Sprintf("http://127.0.0.1:%d", port)
+	stop := func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() }
+	if err := waitFor(url + pagesUnderTest[0].path); err != nil {
+		stop()
+		return "", nil, fmt.Errorf("nginx: %w", err)
+	}
+	return url, stop, nil
+}
+
+func startNode(engine *render.Engine, routesFile string) (string, int, func(), error) {
+	root, err := render.ProjectRoot()
+	if err != nil {
+		return "", 0, nil, err
+	}
+	port, err := freePort()
+	if err != nil {
+		return "", 0, nil, err
+	}
+	m := engine.Manifest()
+	css := ""
+	if m.CSS != "" {
+		css = filepath.Join(root, m.CSS)
+	}
+	cmd := exec.Command("node", filepath.Join(root, "scripts/benchmark/node-server.mjs"),
+		filepath.Join(root, m.Server), css, strconv.Itoa(port), routesFile)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return "", 0, nil, fmt.Errorf("start node: %w", err)
+	}
+	url := fmt.Sprintf("http://127.0.0.1:%d", port)
+	stop := func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }
+	if err := waitFor(url + pagesUnderTest[0].path); err != nil {
+		stop()
+		return "", 0, nil, fmt.Errorf("node server: %w", err)
+	}
+	return url, cmd.Process.Pid, stop, nil
+}
+
+func waitFor(url string) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, err := fetch(url, "")
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+var (
+	rpsLine    = regexp.MustCompile(`Requests/sec:\s+([\d.]+)`)
+	errorsLine = regexp.MustCompile(`Non-2xx or 3xx responses: (\d+)`)
+)
+
+// figure is a wrk result: successful requests per second, and how many
+// answers were errors (an overloaded renderer times out).
+type figure struct {
+	rps    float64
+	failed int
+}
+
+func (f figure) String() string {
+	if f.failed > 0 {
+		return fmt.Sprintf("%.0f (%d failed)", f.rps, f.failed)
+	}
+	return fmt.Sprintf("%.0f", f.rps)
+}
+
+// wrk loads url and returns its figure.
+func wrk(url, cookie string) (figure, error) {
+	args := []string{"-t1", "-c" + wrkConns, "-d" + wrkFor, "-H", "Accept-Encoding: gzip"}
+	if cookie != "" {
+		args = append(args, "-H", "Cookie: "+cookie)
+	}
+	out, err := exec.Command("wrk", append(args, url)...).CombinedOutput()
+	if err != nil {
+		return figure{}, fmt.Errorf("wrk %s: %v: %s", url, err, out)
+	}
+	m := rpsLine.FindSubmatch(out)
+	if m == nil {
+		return figure{}, errors.New("wrk output: " + string(out))
+	}
+	var f figure
+	f.rps, _ = strconv.ParseFloat(string(m[1]), 64)
+	if e := errorsLine.FindSubmatch(out); e != nil {
+		f.failed, _ = strconv.Atoi(string(e[1]))
+	}
+	// Requests/sec counts failures too; report only the answered pages.
+	if total := totalRequests(out); total > 0 && f.failed > 0 {
+		f.rps *= float64(total-f.failed) / float64(total)
+	}
+	return f, nil
+}
+
+var totalLine = regexp.MustCompile(`(\d+) requests in`)
+
+func totalRequests(out []byte) int {
+	m := totalLine.FindSubmatch(out)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(string(m[1]))
+	return n
+}
+
+func renderRatio(ctx context.Context, engine *render.Engine, r route) (float64, float64, error) {
+	if r.Page == "" {
+		return 0, 0, errors.New("the landing was never rendered")
+	}
+	props := json.RawMessage(r.Props)
 	times := make([]float64, 0, renderRuns)
 	for i := 0; i < renderRuns+20; i++ {
 		start := time.Now()
-		if _, err := engine.Render(ctx, "Landing", props); err != nil {
-			return 0, err
+		if _, err := engine.Render(ctx, r.Page, props); err != nil {
+			return 0, 0, err
 		}
 		if i >= 20 { // the first renders warm the pool
 			times = append(times, float64(time.Since(start).Microseconds())/1000)
 		}
 	}
-	return median(times), nil
-}
-
-func nodeRender(dir string, engine *render.Engine, props server.PageProps) (float64, error) {
-	b, err := json.Marshal(props)
-	if err != nil {
-		return 0, err
-	}
-	propsFile := filepath.Join(dir, "props.json")
-	if err := os.WriteFile(propsFile, b, 0o644); err != nil {
-		return 0, err
-	}
 	root, err := render.ProjectRoot()
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
+	propsFile := filepath.Join(os.TempDir(), fmt.Sprintf("marquee-bench-props-%d.json", os.Getpid()))
+	if err := os.WriteFile(propsFile, props, 0o644); err != nil {
+		return 0, 0, err
+	}
+	defer os.Remove(propsFile)
 	out, err := exec.Command("node", filepath.Join(root, "scripts/benchmark/node-render.mjs"),
-		filepath.Join(root, engine.Manifest().Server), propsFile, "Landing", fmt.Sprint(renderRuns)).CombinedOutput()
+		filepath.Join(root, engine.Manifest().Server), propsFile, r.Page, fmt.Sprint(renderRuns)).CombinedOutput()
 	if err != nil {
-		return 0, fmt.Errorf("node render: %v: %s", err, out)
+		return 0, 0, fmt.Errorf("node render: %v: %s", err, out)
 	}
-	var ms float64
-	if _, err := fmt.Sscanf(strings.TrimSpace(string(out)), "%g", &ms); err != nil {
-		return 0, fmt.Errorf("node output %q: %w", out, err)
+	nodeMs, err := strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
+	if err != nil {
+		return 0, 0, fmt.Errorf("node output %q: %w", out, err)
 	}
-	return ms, nil
-}
-
-// httpLoad drives the handler over real loopback HTTP for a fixed time.
-func httpLoad(h http.Handler) (float64, error) {
-	ts := httptest.NewServer(h)
-	defer ts.Close()
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: httpWorkers}}
-	var count atomic.Int64
-	var firstErr atomic.Value
-	deadline := time.Now().Add(httpFor)
-	var wg sync.WaitGroup
-	for w := 0; w < httpWorkers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for time.Now().Before(deadline) {
-				res, err := client.Get(ts.URL + "/apps/demo")
-				if err != nil {
-					firstErr.CompareAndSwap(nil, err)
-					return
-				}
-				_, _ = io.Copy(io.Discard, res.Body)
-				res.Body.Close()
-				if res.StatusCode != http.StatusOK {
-					firstErr.CompareAndSwap(nil, fmt.Errorf("status %d", res.StatusCode))
-					return
-				}
-				count.Add(1)
-			}
-		}()
-	}
-	wg.Wait()
-	if err, ok := firstErr.Load().(error); ok {
-		return 0, err
-	}
-	return float64(count.Load()) / httpFor.Seconds(), nil
+	return median(times), nodeMs, nil
 }
 
 func median(xs []float64) float64 {
 	sort.Float64s(xs)
 	return xs[len(xs)/2]
+}
+
+func rss(pid string) string {
+	b, err := os.ReadFile("/proc/" + pid + "/status")
+	if err != nil {
+		return "?"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "VmRSS:") {
+			kb, _ := strconv.Atoi(strings.Fields(line)[1])
+			return fmt.Sprintf("%d MB", kb/1024)
+		}
+	}
+	return "?"
+}
+
+func numCPU() int {
+	b, _ := os.ReadFile("/proc/cpuinfo")
+	return strings.Count(string(b), "processor\t:")
 }

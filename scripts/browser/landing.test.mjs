@@ -34,14 +34,18 @@ test("without JavaScript the landing page shows every section's content", async 
   await context.close();
 });
 
-test("with JavaScript the footer island hydrates and its drawer opens", async () => {
+test("a visitor's landing ships no JavaScript and its footer drawer still opens", async () => {
   const context = await env.browser.newContext({ viewport: { width: 390, height: 844 } });
   const page = await context.newPage();
   const errors = [];
+  const scripts = [];
   page.on("pageerror", (e) => errors.push(e.message));
   page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+  page.on("request", (r) => r.resourceType() === "script" && scripts.push(r.url()));
   await page.goto(env.server.base + "/apps/demo");
-  await page.locator('nav.footer[data-hydrated="true"]').waitFor({ timeout: 10000 });
+  await page.waitForLoadState("networkidle");
+  assert.deepEqual(scripts, [], "no script requested");
+  assert.equal(await page.locator("script[src], link[rel=modulepreload]").count(), 0, "no script or preload in the HTML");
   const drawer = page.locator(".footer-drawer");
   assert.equal(await drawer.locator(".footer-drawer-items a", { hasText: "Chat" }).isVisible(), false);
   await page.locator(".footer-drawer-tab").click();

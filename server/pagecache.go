@@ -1,0 +1,633 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/gzip"
+	"github.com/labstack/echo/v4"
+	"github.com/redis/go-redis/v9"
+
+	"marquee/store"
+)
+
+// The page cache answers a page from memory, already compressed, when
+// everyone in the viewer's class would get the same bytes:
+//
+//   - visitors (no session cookie): every visitor sees the same page;
+//   - on routes that opt in with shareMembers, signed-in viewers of the same
+//     app, role, permissions and gate verdict: the page is rendered once with
+//     a blank signed-in viewer (pageProps) and the islands fetch what is
+//     personal (name, picture, likes) from GET /api/auth/me.
+//
+// An entry is keyed by app id, the app's page version and the global one
+// (store.InvalidateApp / InvalidateAllApps, bumped by every write), the
+// build, the path and the normalised query, so a write is visible on the
+// very next request. PageTTL bounds what no write announces: relative times
+// ("5m ago") and signed media URLs age with the clock.
+//
+// Only 200 answers without Set-Cookie are kept. The app's CSRF defence is
+// Sec-Fetch-Site/Origin (csrf.go), so forms carry no per-viewer token that a
+// shared page could leak.
+const (
+	PageTTL = time.Minute
+	// pageCacheBytes bounds the memory all entries hold (three encodings each).
+	pageCacheBytes = 64 << 20
+	// versionTrust is how long a version learned from the database is used
+	// without asking again while Redis announces bumps. Without Redis (or
+	// while its subscription is down) it is unannouncedTrust: this process's
+	// own writes still show at once (Storage.PageBumped), another process's
+	// (the CLI's) within that second. Asking the database on every request
+	// instead serialised visitors on SQLite's connection (scripts/bench).
+	versionTrust     = 5 * time.Second
+	unannouncedTrust = time.Second
+)
+
+type cachedPage struct {
+	status   int
+	header   http.Header
+	etag     string // base tag; encodings append -gz / -br
+	identity []byte
+	gz, br   []byte
+	expires  time.Time
+	size     int
+}
+
+type pageCache struct {
+	mu      sync.Mutex
+	entries map[string]*cachedPage
+	bytes   int
+	// fill collapses concurrent misses of one key into one render.
+	fill     map[string]*pageFill
+	versions *pageVersions
+	appIDs   sync.Map // app name -> id; names never change
+	views    sync.Map // app id -> appViewEntry
+	// classes remembers a member's viewer class per app and version.
+	classes    sync.Map // app id, user id, version -> memberClass
+	classCount atomic.Int64
+	off        bool
+}
+
+type pageFill struct {
+	done chan struct{}
+	page *cachedPage
+}
+
+func newPageCache(st *store.Storage) *pageCache {
+	return &pageCache{
+		entries:  map[string]*cachedPage{},
+		fill:     map[string]*pageFill{},
+		versions: &pageVersions{store: st, known: map[string]knownVersion{}},
+	}
+}
+
+func (pc *pageCache) get(key string, now time.Time) *cachedPage {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	p := pc.entries[key]
+	if p != nil && now.After(p.expires) {
+		pc.dropLocked(key)
+		return nil
+	}
+	return p
+}
+
+func (pc *pageCache) put(key string, p *cachedPage) {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	pc.dropLocked(key)
+	// Evict arbitrary entries (Go's map order) until the new one fits: old
+	// versions are never asked for again and go first in practice as they
+	// expire; a full cache only costs renders.
+	for k := range pc.entries {
+		if pc.bytes+p.size <= pageCacheBytes {
+			break
+		}
+		pc.dropLocked(k)
+	}
+	pc.entries[key] = p
+	pc.bytes += p.size
+}
+
+func (pc *pageCache) dropLocked(key string) {
+	if old, ok := pc.entries[key]; ok {
+		pc.bytes -= old.size
+		delete(pc.entries, key)
+	}
+}
+
+// pageVersions answers the version part of a cache key.
+type pageVersions struct {
+	store *store.Storage
+	mu    sync.Mutex
+	// live: subscribed to store.PageVersionChannel, so known versions are
+	// dropped as soon as they are bumped. gen counts drops, so a database
+	// read that raced a bump is not remembered.
+	live  bool
+	gen   uint64
+	known map[string]knownVersion
+}
+
+type knownVersion struct {
+	version int64
+	at      time.Time
+}
+
+// of returns "appVersion.globalVersion" for an app.
+func (pv *pageVersions) of(ctx context.Context, appID string) (string, error) {
+	now := time.Now()
+	pv.mu.Lock()
+	app, okApp := pv.known[appID]
+	global, okGlobal := pv.known[store.GlobalPageScope]
+	trust := unannouncedTrust
+	if pv.live {
+		trust = versionTrust
+	}
+	fresh := okApp && okGlobal && now.Sub(app.at) < trust && now.Sub(global.at) < trust
+	gen := pv.gen
+	pv.mu.Unlock()
+	if fresh {
+		return versionKey(app.version, global.version), nil
+	}
+	got, err := pv.store.PageVersions(ctx, appID, store.GlobalPageScope)
+	if err != nil {
+		return "", err
+	}
+	pv.mu.Lock()
+	if pv.gen == gen {
+		pv.known[appID] = knownVersion{got[appID], now}
+		pv.known[store.GlobalPageScope] = knownVersion{got[store.GlobalPageScope], now}
+	}
+	pv.mu.Unlock()
+	return versionKey(got[appID], got[store.GlobalPageScope]), nil
+}
+
+func versionKey(app, global int64) string {
+	return strconv.FormatInt(app, 10) + "." + strconv.FormatInt(global, 10)
+}
+
+func (pv *pageVersions) isLive() bool {
+	pv.mu.Lock()
+	defer pv.mu.Unlock()
+	return pv.live
+}
+
+// bumped drops a version this process bumped itself: its own writes show on
+// its next request without waiting for the announcement to come back.
+func (pv *pageVersions) bumped(scope string) {
+	pv.mu.Lock()
+	live := pv.live
+	pv.mu.Unlock()
+	pv.forget(scope, live)
+}
+
+func (pv *pageVersions) forget(scope string, live bool) {
+	pv.mu.Lock()
+	defer pv.mu.Unlock()
+	pv.gen++
+	pv.live = live
+	if scope == "" || scope == store.GlobalPageScope {
+		clear(pv.known)
+		return
+	}
+	delete(pv.known, scope)
+}
+
+// WatchPageVersions listens for version bumps on Redis until ctx ends, so
+// cache keys cost no database read per request. Without it every request
+// reads the versions from the database, which is always correct.
+func (s *Server) WatchPageVersions(ctx context.Context) {
+	rdb := s.store.Redis
+	if rdb == nil {
+		return
+	}
+	pv := s.pages.versions
+	for ctx.Err() == nil {
+		ps := rdb.Subscribe(ctx, store.PageVersionChannel)
+		for {
+			msg, err := ps.Receive(ctx)
+			if err != nil {
+				// Bumps may be missed from now on: ask the database per
+				// request until subscribed again.
+				pv.forget("", false)
+				break
+			}
+			switch m := msg.(type) {
+			case *redis.Subscription:
+				if m.Kind == "subscribe" {
+					pv.forget("", true)
+				}
+			case *redis.Message:
+				pv.forget(m.Payload, true)
+			}
+		}
+		ps.Close()
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// pageCached lists the route paths whose answers the page cache writes
+// (compressed by itself); the general gzip middleware skips them.
+func (s *Server) pageCachedRoute(c echo.Context) bool { return s.cachedRoutes[c.Path()] }
+
+// cachePage is the route middleware any page opts into (before appPage, so a
+// hit costs no app load). shareMembers: the page renders the same for every
+// member of a role (it reads nothing personal but Viewer.User).
+func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			req := c.Request()
+			v := viewerOf(c)
+			switch {
+			case req.Method != http.MethodGet || v.LookupErr != nil || s.pages.off:
+				return s.answerUncached(c, next)
+			case v.User == nil:
+				if _, err := req.Cookie(sessionCookie); err == nil {
+					// A stale cookie: the page may clear it (Set-Cookie).
+					return s.answerUncached(c, next)
+				}
+			case !shareMembers:
+				return s.answerUncached(c, next)
+			}
+			ctx := req.Context()
+			appID, err := s.pageAppID(ctx, c.Param("app"))
+			if err != nil {
+				return s.answerUncached(c, next) // the handler answers 404 or 503
+			}
+			version, err := s.pages.versions.of(ctx, appID)
+			if err != nil {
+				s.logger.Warn("page version unavailable; rendering uncached", "err", err)
+				return s.answerUncached(c, next)
+			}
+			class := "visitor"
+			if v.User != nil {
+				// The member's standing in the app decides the page: the app
+				// is read once per version, then a membership lookup, itself
+				// remembered for this version (memberships change only by
+				// writes that bump it) and a few seconds (subscriptions lapse).
+				memo := appID + "\x00" + v.User.ID + "\x00" + version
+				if m, ok := s.pages.classes.Load(memo); ok && time.Now().Before(m.(memberClass).expires) {
+					class = m.(memberClass).class
+				} else {
+					sc, err := s.memberScope(c, appID, version)
+					if err != nil {
+						return s.answerUncached(c, next)
+					}
+					class = memberClassOf(sc)
+					s.pages.rememberClass(memo, class)
+				}
+				c.Set(sharedRenderKey, true)
+			}
+			keyOf := func(class string) string {
+				return strings.Join([]string{appID, version, s.store.Build, req.URL.Path, normalizedQuery(req.URL), class}, "\x00")
+			}
+			key := keyOf(class)
+			if p := s.pages.get(key, time.Now()); p != nil {
+				return s.serveCached(c, p, class != "visitor", "hit")
+			}
+			if v.User != nil && scopeFromPage(c) == nil {
+				// A miss renders: the handler needs the scope itself, and the
+				// page is filed under what it says now, not the memo.
+				sc, err := s.memberScope(c, appID, version)
+				if err != nil {
+					return s.answerUncached(c, next)
+				}
+				if fresh := memberClassOf(sc); fresh != class {
+					class, key = fresh, keyOf(fresh)
+					if p := s.pages.get(key, time.Now()); p != nil {
+						return s.serveCached(c, p, true, "hit")
+					}
+				}
+			}
+			p, err := s.fillPage(c, key, next)
+			if err != nil || p == nil {
+				return err
+			}
+			return s.serveCached(c, p, class != "visitor", "miss")
+		}
+	}
+}
+
+const sharedRenderKey = "pagecache.shared"
+
+// fillPage renders a missing entry once, however many requests wait for it.
+// A render that cannot be kept (not 200, Set-Cookie) is answered as it is to
+// the request that made it, and nil is returned.
+func (s *Server) fillPage(c echo.Context, key string, next echo.HandlerFunc) (*cachedPage, error) {
+	pc := s.pages
+	pc.mu.Lock()
+	if f, ok := pc.fill[key]; ok {
+		pc.mu.Unlock()
+		select {
+		case <-f.done:
+		case <-c.Request().Context().Done():
+			return nil, c.Request().Context().Err()
+		}
+		if f.page != nil {
+			return f.page, nil
+		}
+		return nil, s.answerUncached(c, next)
+	}
+	f := &pageFill{done: make(chan struct{})}
+	pc.fill[key] = f
+	pc.mu.Unlock()
+	defer func() {
+		pc.mu.Lock()
+		delete(pc.fill, key)
+		pc.mu.Unlock()
+		close(f.done)
+	}()
+
+	rec := s.capture(c, next)
+	if rec.status != http.StatusOK || rec.header.Get("Set-Cookie") != "" || strings.Contains(rec.header.Get("Cache-Control"), "no-store") {
+		c.Response().Header().Set("Vary", "Accept-Encoding, Cookie")
+		c.Response().Header().Set("X-Page-Cache", "bypass")
+		return nil, s.writeCompressed(c, rec)
+	}
+	p := newCachedPage(rec)
+	pc.put(key, p)
+	f.page = p
+	return p, nil
+}
+
+func memberClassOf(sc *Scope) string {
+	perms, _ := json.Marshal(sc.Can)
+	return "member|" + sc.Role + "|" + strconv.FormatBool(sc.Gated) + "|" + string(perms)
+}
+
+type memberClass struct {
+	class   string
+	expires time.Time
+}
+
+// memberClassTTL bounds how late a lapsed subscription is noticed.
+const memberClassTTL = 10 * time.Second
+
+func (pc *pageCache) rememberClass(memo, class string) {
+	// Bounded: past the limit the memo starts over (a lookup per member).
+	if pc.classCount.Add(1) > 100_000 {
+		pc.classes.Clear()
+		pc.classCount.Store(1)
+	}
+	pc.classes.Store(memo, memberClass{class: class, expires: time.Now().Add(memberClassTTL)})
+}
+
+// memberScope loads the signed-in viewer's scope from the app view of this
+// version and leaves it for appPage and the handler.
+func (s *Server) memberScope(c echo.Context, appID, version string) (*Scope, error) {
+	view, err := s.pages.appView(c.Request().Context(), s.store, appID, version)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := s.scopeOfView(c, view)
+	if err != nil {
+		return nil, err
+	}
+	c.Set("scope", sc)
+	return sc, nil
+}
+
+type appViewEntry struct {
+	version string
+	view    *store.AppView
+	expires time.Time
+}
+
+// appView is the app's landing data for one page version, decoded once and
+// shared read-only by the member pages rendered from it (the cached landing
+// data would be decoded from JSON on every request).
+func (pc *pageCache) appView(ctx context.Context, st *store.Storage, appID, version string) (*store.AppView, error) {
+	now := time.Now()
+	if e, ok := pc.views.Load(appID); ok {
+		if e := e.(appViewEntry); e.version == version && now.Before(e.expires) {
+			return e.view, nil
+		}
+	}
+	view, err := st.Landing(ctx, appID)
+	if err != nil {
+		return nil, err
+	}
+	pc.views.Store(appID, appViewEntry{version: version, view: view, expires: now.Add(PageTTL)})
+	return view, nil
+}
+
+// pageAppID resolves the :app parameter to the app's id, remembering names.
+func (s *Server) pageAppID(ctx context.Context, idOrName string) (string, error) {
+	if id, ok := s.pages.appIDs.Load(idOrName); ok {
+		return id.(string), nil
+	}
+	id, err := s.store.AppIDOf(ctx, idOrName)
+	if err != nil {
+		return "", err
+	}
+	if !store.LooksLikeID(idOrName) {
+		s.pages.appIDs.Store(idOrName, id)
+	}
+	return id, nil
+}
+
+// normalizedQuery sorts the query so that ?a=1&b=2 and ?b=2&a=1 share an
+// entry, and drops campaign tags no page reads.
+func normalizedQuery(u *url.URL) string {
+	if u.RawQuery == "" {
+		return ""
+	}
+	q := u.Query()
+	for k := range q {
+		if strings.HasPrefix(k, "utm_") || k == "fbclid" || k == "gclid" {
+			delete(q, k)
+		}
+	}
+	for _, vs := range q {
+		sort.Strings(vs)
+	}
+	return q.Encode() // sorted by key
+}
+
+// recorded is a response captured from a handler.
+type recorded struct {
+	status int
+	header http.Header
+	body   bytes.Buffer
+}
+
+type recordWriter struct{ rec *recorded }
+
+func (w recordWriter) Header() http.Header         { return w.rec.header }
+func (w recordWriter) Write(b []byte) (int, error) { return w.rec.body.Write(b) }
+func (w recordWriter) WriteHeader(status int)      { w.rec.status = status }
+
+// capture runs the handler (and the error handler, for its error pages)
+// into memory, then hands the response back untouched.
+func (s *Server) capture(c echo.Context, next echo.HandlerFunc) *recorded {
+	rec := &recorded{status: http.StatusOK, header: http.Header{}}
+	res := c.Response()
+	orig := res.Writer
+	res.Writer = recordWriter{rec}
+	if err := next(c); err != nil {
+		c.Error(err)
+	}
+	res.Writer = orig
+	res.Committed, res.Size, res.Status = false, 0, http.StatusOK
+	return rec
+}
+
+// answerUncached renders per request and compresses the answer.
+func (s *Server) answerUncached(c echo.Context, next echo.HandlerFunc) error {
+	h := c.Response().Header()
+	h.Set("Vary", "Accept-Encoding, Cookie")
+	h.Set("X-Page-Cache", "bypass")
+	return s.writeCompressed(c, s.capture(c, next))
+}
+
+func (s *Server) writeCompressed(c echo.Context, rec *recorded) error {
+	h := c.Response().Header()
+	for k, vs := range rec.header {
+		h[k] = vs
+	}
+	body := rec.body.Bytes()
+	if rec.status != http.StatusNotModified && rec.status != http.StatusNoContent && len(body) > 1024 && acceptsEncoding(c.Request(), "gzip") && h.Get("Content-Encoding") == "" {
+		body = gzipBytes(body, gzip.DefaultCompression)
+		h.Set("Content-Encoding", "gzip")
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	c.Response().WriteHeader(rec.status)
+	_, err := c.Response().Write(body)
+	return err
+}
+
+func newCachedPage(rec *recorded) *cachedPage {
+	body := bytes.Clone(rec.body.Bytes())
+	sum := sha256.Sum256(body)
+	header := http.Header{}
+	for k, vs := range rec.header {
+		header[k] = vs
+	}
+	header.Del("Content-Length")
+	p := &cachedPage{
+		status: rec.status, header: header, etag: hex.EncodeToString(sum[:12]),
+		identity: body, gz: gzipBytes(body, gzip.BestCompression), br: brotliBytes(body),
+		expires: time.Now().Add(PageTTL),
+	}
+	p.size = len(p.identity) + len(p.gz) + len(p.br) + len(p.etag) + 256
+	return p
+}
+
+// serveCached answers from an entry: 304 when the client holds it already,
+// else the smallest encoding the client accepts.
+func (s *Server) serveCached(c echo.Context, p *cachedPage, member bool, state string) error {
+	h := c.Response().Header()
+	for k, vs := range p.header {
+		h[k] = vs
+	}
+	// Says whether the cache answered (tests, scripts/bench, operators).
+	h.Set("X-Page-Cache", state)
+	// Cookie: a browser (or a shared cache) must not answer a signed-in
+	// request with a visitor's page or the other way round.
+	h.Set("Vary", "Accept-Encoding, Cookie")
+	if member {
+		h.Set("Cache-Control", "private, no-cache")
+	} else {
+		h.Set("Cache-Control", "no-cache")
+	}
+	body, enc := p.identity, ""
+	switch {
+	case acceptsEncoding(c.Request(), "br"):
+		body, enc = p.br, "br"
+	case acceptsEncoding(c.Request(), "gzip"):
+		body, enc = p.gz, "gzip"
+	}
+	etag := `"` + p.etag + map[string]string{"": "", "br": "-br", "gzip": "-gz"}[enc] + `"`
+	h.Set("ETag", etag)
+	if matchesETag(c.Request().Header.Get("If-None-Match"), p.etag) {
+		return c.NoContent(http.StatusNotModified)
+	}
+	if enc != "" {
+		h.Set("Content-Encoding", enc)
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	c.Response().WriteHeader(p.status)
+	_, err := c.Response().Write(body)
+	return err
+}
+
+// matchesETag compares If-None-Match weakly: any encoding of the same bytes
+// is the same page.
+func matchesETag(header, base string) bool {
+	if header == "" {
+		return false
+	}
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == "*" {
+			return true
+		}
+		t = strings.Trim(t, `"`)
+		t = strings.TrimSuffix(strings.TrimSuffix(t, "-gz"), "-br")
+		if t == base {
+			return true
+		}
+	}
+	return false
+}
+
+// acceptsEncoding reads Accept-Encoding, honouring q=0 as a refusal.
+func acceptsEncoding(r *http.Request, enc string) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if !strings.EqualFold(strings.TrimSpace(name), enc) {
+			continue
+		}
+		params = strings.ReplaceAll(params, " ", "")
+		if q, ok := strings.CutPrefix(params, "q="); ok {
+			if f, err := strconv.ParseFloat(q, 64); err == nil && f == 0 {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+var gzipPools sync.Map // level -> *sync.Pool
+
+func gzipBytes(b []byte, level int) []byte {
+	pool, _ := gzipPools.LoadOrStore(level, &sync.Pool{})
+	var out bytes.Buffer
+	out.Grow(len(b) / 4)
+	w, _ := pool.(*sync.Pool).Get().(*gzip.Writer)
+	if w == nil {
+		w, _ = gzip.NewWriterLevel(&out, level)
+	} else {
+		w.Reset(&out)
+	}
+	_, _ = w.Write(b)
+	_ = w.Close()
+	pool.(*sync.Pool).Put(w)
+	return out.Bytes()
+}
+
+func brotliBytes(b []byte) []byte {
+	var out bytes.Buffer
+	// Level 9: most of level 11's gain at a fraction of its time, paid once
+	// per entry.
+	w := brotli.NewWriterLevel(&out, 9)
+	_, _ = w.Write(b)
+	_ = w.Close()
+	return out.Bytes()
+}

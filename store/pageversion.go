@@ -1,0 +1,71 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/uptrace/bun"
+)
+
+// PageVersion is the counter cached pages of one scope are keyed by: an
+// app's id, or GlobalPageScope for what every app shows (a member's
+// username or picture next to their posts).
+type PageVersion struct {
+	bun.BaseModel `bun:"table:page_versions"`
+
+	Scope   string `bun:",pk"`
+	Version int64  `bun:",notnull,default:0"`
+}
+
+const GlobalPageScope = "*"
+
+// PageVersionChannel is the Redis channel a bump is announced on, so that
+// servers holding versions in memory drop theirs at once.
+const PageVersionChannel = "marquee:page-versions"
+
+// InvalidateApp bumps the page version of an app: every cached page of it,
+// for visitors and members, is stale from the next request on. Every write
+// that changes what any page of the app shows calls it (through
+// InvalidateLanding and its siblings, or directly).
+func (s *Storage) InvalidateApp(ctx context.Context, appID string) {
+	s.bumpPageVersion(ctx, appID)
+}
+
+// InvalidateAllApps bumps the version every cached page also carries: for
+// writes whose effect crosses apps (a member's picture).
+func (s *Storage) InvalidateAllApps(ctx context.Context) {
+	s.bumpPageVersion(ctx, GlobalPageScope)
+}
+
+func (s *Storage) bumpPageVersion(ctx context.Context, scope string) {
+	// Bumped in the database first: that is what a server falls back to when
+	// it misses the announcement, so a lost publish costs speed, not truth.
+	_, err := s.DB.NewInsert().Model(&PageVersion{Scope: scope, Version: 1}).
+		On("CONFLICT (scope) DO UPDATE").Set("version = page_version.version + 1").Exec(ctx)
+	if err != nil {
+		// The write itself succeeded; a page may stay stale for PageTTL.
+		s.Logger.Error("page version bump failed", "scope", scope, "err", err)
+	}
+	if s.PageBumped != nil {
+		s.PageBumped(scope)
+	}
+	if s.Redis != nil {
+		if err := s.Redis.Publish(ctx, PageVersionChannel, scope).Err(); err != nil {
+			s.Logger.Warn("page version announcement failed", "scope", scope, "err", err)
+		}
+	}
+}
+
+// PageVersions returns the versions of an app and of GlobalPageScope, 0 when
+// never bumped.
+func (s *Storage) PageVersions(ctx context.Context, scopes ...string) (map[string]int64, error) {
+	var rows []PageVersion
+	if err := s.DB.NewSelect().Model(&rows).Where("scope IN (?)", bun.In(scopes)).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("load page versions: %w", err)
+	}
+	out := make(map[string]int64, len(scopes))
+	for _, r := range rows {
+		out[r.Scope] = r.Version
+	}
+	return out, nil
+}
