@@ -1,6 +1,6 @@
 import { Layout } from "./components/Layout";
 import { ErrorState } from "./components/ErrorState";
-import { StoreGate } from "./components/StoreGate";
+import { storeGatePage } from "./components/StoreGate";
 import { appSeo, SeoHead } from "./lib/seo";
 import type { CartData, PageProps } from "./lib/types";
 import { Island } from "../islands/Island";
@@ -15,13 +15,8 @@ export default function Cart(props: Props) {
   const app = props.app!;
   const d = props.data;
   const base = "/apps/" + app.name;
-  if (d.access !== "ok") {
-    return (
-      <Layout props={props}>
-        <StoreGate access={d.access} props={props} />
-      </Layout>
-    );
-  }
+  const gate = storeGatePage(props, d.access);
+  if (gate) return gate;
   return (
     <Layout props={props}>
       <a className="back-button" href={base + "/store"}>← Store</a>

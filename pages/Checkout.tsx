@@ -1,6 +1,6 @@
 import { Layout } from "./components/Layout";
 import { ErrorState } from "./components/ErrorState";
-import { StoreGate } from "./components/StoreGate";
+import { storeGatePage } from "./components/StoreGate";
 import { OrderLines } from "./components/OrderLines";
 import { OrderSummary } from "./components/OrderSummary";
 import { formatMoney } from "./lib/format";
@@ -48,13 +48,8 @@ export default function Checkout(props: Props) {
   const app = props.app!;
   const d = props.data;
   const base = "/apps/" + app.name;
-  if (d.access !== "ok") {
-    return (
-      <Layout props={props}>
-        <StoreGate access={d.access} props={props} />
-      </Layout>
-    );
-  }
+  const gate = storeGatePage(props, d.access);
+  if (gate) return gate;
   if (props.error) {
     return (
       <Layout props={props}>

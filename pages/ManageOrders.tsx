@@ -1,5 +1,5 @@
 import { Layout } from "./components/Layout";
-import { StoreGate } from "./components/StoreGate";
+import { storeGatePage } from "./components/StoreGate";
 import { OrderLines } from "./components/OrderLines";
 import { formatDateTime, formatMoney } from "./lib/format";
 import { actionLabels, methodLabel, parseAddress, statusLabels } from "./lib/orders";
@@ -38,13 +38,8 @@ export default function ManageOrders(props: Props) {
   const app = props.app!;
   const d = props.data;
   const base = "/apps/" + app.name;
-  if (d.access !== "ok") {
-    return (
-      <Layout props={props}>
-        <StoreGate access={d.access} props={props} />
-      </Layout>
-    );
-  }
+  const gate = storeGatePage(props, d.access);
+  if (gate) return gate;
   const p = d.pagination;
   const filterHref = (s: string) => base + "/manage/orders" + (s ? "?status=" + s : "");
   const pageHref = (n: number) => filterHref(d.status) + (d.status ? "&" : "?") + "page=" + n;

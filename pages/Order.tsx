@@ -1,6 +1,6 @@
 import { Fragment } from "react";
 import { Layout } from "./components/Layout";
-import { StoreGate } from "./components/StoreGate";
+import { storeGatePage } from "./components/StoreGate";
 import { OrderLines } from "./components/OrderLines";
 import { OrderSummary } from "./components/OrderSummary";
 import { formatDateTime } from "./lib/format";
@@ -16,13 +16,8 @@ export default function Order(props: Props) {
   const app = props.app!;
   const d = props.data;
   const base = "/apps/" + app.name;
-  if (d.access !== "ok") {
-    return (
-      <Layout props={props}>
-        <StoreGate access={d.access} props={props} />
-      </Layout>
-    );
-  }
+  const gate = storeGatePage(props, d.access);
+  if (gate) return gate;
   const o = d.order;
   if (!o) {
     return (

@@ -1,5 +1,5 @@
 import { Layout } from "./components/Layout";
-import { StoreGate } from "./components/StoreGate";
+import { storeGatePage } from "./components/StoreGate";
 import { formatDate, formatMoney } from "./lib/format";
 import { itemCount, methodLabel, statusLabels } from "./lib/orders";
 import { appSeo, SeoHead } from "./lib/seo";
@@ -13,13 +13,8 @@ export default function Orders(props: Props) {
   const app = props.app!;
   const d = props.data;
   const base = "/apps/" + app.name;
-  if (d.access !== "ok") {
-    return (
-      <Layout props={props}>
-        <StoreGate access={d.access} props={props} />
-      </Layout>
-    );
-  }
+  const gate = storeGatePage(props, d.access);
+  if (gate) return gate;
   const p = d.pagination;
   return (
     <Layout props={props}>

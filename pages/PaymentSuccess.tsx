@@ -1,5 +1,5 @@
 import { Layout } from "./components/Layout";
-import { StoreGate } from "./components/StoreGate";
+import { storeGatePage } from "./components/StoreGate";
 import { formatMoney } from "./lib/format";
 import { appSeo, SeoHead } from "./lib/seo";
 import type { PageProps, PaymentSuccessData } from "./lib/types";
@@ -13,13 +13,8 @@ export default function PaymentSuccess(props: Props) {
   const app = props.app!;
   const d = props.data;
   const base = "/apps/" + app.name;
-  if (d.access !== "ok") {
-    return (
-      <Layout props={props}>
-        <StoreGate access={d.access} props={props} />
-      </Layout>
-    );
-  }
+  const gate = storeGatePage(props, d.access);
+  if (gate) return gate;
   const o = d.order;
   return (
     <Layout props={props}>

@@ -1,6 +1,6 @@
 import { Layout } from "./components/Layout";
 import { ErrorState } from "./components/ErrorState";
-import { StoreGate, discountPercent } from "./components/StoreGate";
+import { discountPercent, storeGatePage } from "./components/StoreGate";
 import { appSeo, SeoHead } from "./lib/seo";
 import { formatMoney, truncate } from "./lib/format";
 import type { ItemView, PageProps, StoreData } from "./lib/types";
@@ -21,13 +21,8 @@ export default function Store(props: Props) {
   const app = props.app!;
   const d = props.data;
   const base = "/apps/" + app.name;
-  if (d.access !== "ok") {
-    return (
-      <Layout props={props}>
-        <StoreGate access={d.access} props={props} />
-      </Layout>
-    );
-  }
+  const gate = storeGatePage(props, d.access);
+  if (gate) return gate;
   const f = d.filters ?? { type: "", min: "", max: "", inStock: false, search: "", tags: "" };
   const p = d.pagination;
   const query = (page: number) => {

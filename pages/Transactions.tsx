@@ -1,5 +1,5 @@
 import { Layout } from "./components/Layout";
-import { StoreGate } from "./components/StoreGate";
+import { storeGatePage } from "./components/StoreGate";
 import { ErrorState } from "./components/ErrorState";
 import { formatDateTime, formatMoney } from "./lib/format";
 import { appSeo, SeoHead } from "./lib/seo";
@@ -15,13 +15,8 @@ export default function Transactions(props: Props) {
   const app = props.app!;
   const d = props.data;
   const base = "/apps/" + app.name;
-  if (d.access !== "ok") {
-    return (
-      <Layout props={props}>
-        <StoreGate access={d.access} props={props} />
-      </Layout>
-    );
-  }
+  const gate = storeGatePage(props, d.access);
+  if (gate) return gate;
   const w = d.wallet;
   const p = d.pagination;
   return (

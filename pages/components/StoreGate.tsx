@@ -1,5 +1,6 @@
 import type { PageProps, StoreAccess } from "../lib/types";
 import { AuthButtons } from "./AuthButtons";
+import { Layout } from "./Layout";
 
 // StoreGate is what a store page shows instead of its content when the
 // server says the viewer cannot shop (StoreData.access), or null.
@@ -50,4 +51,15 @@ export function stockLabel(stock: number | null): { text: string; className: str
   if (stock <= 0) return { text: "Out of stock", className: "stock-out" };
   if (stock <= 5) return { text: "Only " + stock + " left", className: "stock-low" };
   return { text: "In stock", className: "stock-in" };
+}
+
+// storeGatePage is the whole page a store screen answers when the viewer
+// cannot shop, or null when they can and the screen renders itself.
+export function storeGatePage(props: PageProps<any>, access: StoreAccess) {
+  if (access === "ok") return null;
+  return (
+    <Layout props={props}>
+      <StoreGate access={access} props={props} />
+    </Layout>
+  );
 }

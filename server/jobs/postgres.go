@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -50,18 +49,10 @@ func (d *postgresDriver) moveOutbox(ctx context.Context, limit int) (int, error)
 	if err != nil {
 		return 0, fmt.Errorf("take outbox rows: %w", err)
 	}
-	var params []river.InsertManyParams
-	for rows.Next() {
-		var kind, args string
-		if err := rows.Scan(&kind, &args); err != nil {
-			rows.Close()
-			return 0, fmt.Errorf("read outbox row: %w", err)
-		}
-		params = append(params, river.InsertManyParams{Args: storedArgs{kind: kind, args: json.RawMessage(args)}})
-	}
+	params, err := outboxParams(rows)
 	rows.Close()
-	if err := rows.Err(); err != nil {
-		return 0, fmt.Errorf("read outbox: %w", err)
+	if err != nil {
+		return 0, err
 	}
 	if len(params) == 0 {
 		return 0, nil

@@ -50,6 +50,29 @@ type storedArgs struct {
 func (a storedArgs) Kind() string                 { return a.kind }
 func (a storedArgs) MarshalJSON() ([]byte, error) { return a.args, nil }
 
+// outboxRows is what both drivers' query results offer (pgx.Rows, *sql.Rows).
+type outboxRows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// outboxParams reads taken outbox rows (kind, args) as river inserts.
+func outboxParams(rows outboxRows) ([]river.InsertManyParams, error) {
+	var params []river.InsertManyParams
+	for rows.Next() {
+		var kind, args string
+		if err := rows.Scan(&kind, &args); err != nil {
+			return nil, fmt.Errorf("read outbox row: %w", err)
+		}
+		params = append(params, river.InsertManyParams{Args: storedArgs{kind: kind, args: json.RawMessage(args)}})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read outbox: %w", err)
+	}
+	return params, nil
+}
+
 // Work is what a queue runs: the workers and the jobs that repeat.
 type Work struct {
 	Workers  *river.Workers
