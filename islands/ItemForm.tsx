@@ -1,5 +1,6 @@
 import { useState } from "react";
 import type { EventOption, ItemView, MediaView } from "../pages/lib/types";
+import { formatDate } from "../pages/lib/format";
 import { api } from "./lib/cart-store";
 import { useHydrated } from "./lib/hydrated";
 import { checkFile, uploadFile } from "./lib/upload";
@@ -132,7 +133,7 @@ export default function ItemForm(props: Props) {
           <select name="eventId" value={eventId} onChange={(e) => setEventId(e.target.value)}>
             <option value="">No event (not linked)</option>
             {props.events.map((ev) => (
-              <option key={ev.id} value={ev.id}>{ev.name + " · " + ev.startDate.slice(0, 10)}</option>
+              <option key={ev.id} value={ev.id}>{ev.name + " · " + formatDate(ev.startDate)}</option>
             ))}
           </select>
         </label>

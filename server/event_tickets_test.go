@@ -62,6 +62,8 @@ func TestEventTickets(t *testing.T) {
 			json: map[string]any{"message": "This event requires a ticket"}},
 		{name: "page sells the ticket", path: "/apps/demo/events/" + sketch, status: 200,
 			contains: []string{"Get Ticket", "/apps/demo/store/items/" + ticket}, absent: []string{"Sign in to join"}},
+		{name: "item page names the event", path: "/apps/demo/store/items/" + ticket, status: 200,
+			contains: []string{"Ticket for", "/apps/demo/events/" + sketch}},
 		{name: "member page too", path: "/apps/demo/events/" + sketch, as: follower, status: 200,
 			contains: []string{"Get Ticket"}, absent: []string{"Join Event"}},
 	})

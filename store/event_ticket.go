@@ -55,7 +55,7 @@ type EventOption struct {
 func ticketEvent(ctx context.Context, tx bun.Tx, it *OrderItem) (string, error) {
 	var eventID *string
 	err := tx.NewSelect().TableExpr("store_items AS si").ColumnExpr("si.event_id").
-		Join("JOIN events AS e ON e.id = si.event_id").Where("si.id = ?", it.StoreItemID).Limit(1).Scan(ctx, &eventID)
+		Join("JOIN events AS e ON e.id = si.event_id AND e.app_id = si.app_id").Where("si.id = ?", it.StoreItemID).Limit(1).Scan(ctx, &eventID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}

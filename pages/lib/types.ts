@@ -231,6 +231,7 @@ export interface ItemData {
   inCart: string[];
   cartCount: number;
   added: boolean;
+  event?: EventOption | null;
 }
 
 export interface CartLine {
