@@ -143,4 +143,12 @@ func TestEventTickets(t *testing.T) {
 		{name: "free again", method: "POST", path: "/api/events/" + sketch + "/join", as: follower, status: 200,
 			json: map[string]any{"message": "Joined event", "data.ticket": nil}},
 	})
+
+	// Deleting an event unlinks its tickets (they stay for their orders).
+	gone := dataOf(creator.must(201, "POST", "/api/events/apps/"+demoApp+"/events", eventBody(nil)))["id"].(string)
+	linked := dataOf(creator.must(201, "POST", base+"/items", item("EVENT_TICKET", gone)))["id"].(string)
+	creator.must(200, "DELETE", "/api/events/"+gone, "")
+	if it, err := ts.store.ItemByID(ctx, linked); err != nil || it.EventID != nil {
+		t.Fatalf("ticket of a deleted event: %v %v", it, err)
+	}
 }
