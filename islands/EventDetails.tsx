@@ -1,12 +1,14 @@
 import { useState } from "react";
 import LocalTime from "./LocalTime";
 import { useHydrated } from "./lib/hydrated";
-import { apiCall, calendarHref, EVENT_TYPES, typeLabel, type EventDetail, type EventPermissions } from "../pages/lib/events";
+import { apiCall, calendarHref, EVENT_TYPES, typeLabel, type EventDetail, type EventPermissions, type EventTicket } from "../pages/lib/events";
 
 export interface EventDetailsProps {
   appName: string;
   event: Pick<EventDetail, "id" | "name" | "description" | "location" | "startDate" | "endDate" | "type" | "isFeatured" | "isAttending" | "attendeeCount" | "userRole">;
   permissions: EventPermissions;
+  // ticket: the event is joined by buying this store item, not for free.
+  ticket?: EventTicket | null;
   signedIn: boolean;
   signInUrl: string;
 }
@@ -203,7 +205,13 @@ export default function EventDetails(props: EventDetailsProps) {
         <a className="button button-secondary" href={calendarHref(props.appName, event.id)} download>
           Add to Calendar
         </a>
-        {!props.signedIn ? (
+        {props.ticket && !event.isAttending ? (
+          // A ticketed event is joined by paying for the ticket (the join
+          // call refuses); the store's own page sells it, signed in or not.
+          <a className="button" href={"/apps/" + props.appName + "/store/items/" + props.ticket.itemId}>
+            Get Ticket
+          </a>
+        ) : !props.signedIn ? (
           <a className="button" href={props.signInUrl}>
             Sign in to join
           </a>

@@ -1,5 +1,6 @@
 import { useState } from "react";
-import type { ItemView, MediaView } from "../pages/lib/types";
+import type { EventOption, ItemView, MediaView } from "../pages/lib/types";
+import { formatDate } from "../pages/lib/format";
 import { api } from "./lib/cart-store";
 import { useHydrated } from "./lib/hydrated";
 import { checkFile, uploadFile } from "./lib/upload";
@@ -10,6 +11,7 @@ interface Props {
   storeId: string;
   item: ItemView | null;
   types: string[];
+  events: EventOption[];
 }
 
 interface VariantRow {
@@ -38,6 +40,7 @@ export default function ItemForm(props: Props) {
   const [tracked, setTracked] = useState(it ? it.stock !== null : true);
   const [stock, setStock] = useState(it?.stock != null ? String(it.stock) : "0");
   const [sku, setSku] = useState(it?.sku ?? "");
+  const [eventId, setEventId] = useState(it?.eventId ?? "");
   const [featured, setFeatured] = useState(it?.isFeatured ?? false);
   const [tags, setTags] = useState((it?.tags ?? []).map((t) => t.name).join(", "));
   const [media, setMedia] = useState<MediaView[]>(it?.media ?? []);
@@ -82,6 +85,7 @@ export default function ItemForm(props: Props) {
       stock: tracked ? Number(stock) : null,
       tags: tags.split(",").map((t) => t.trim()).filter(Boolean),
       mediaIds: media.map((m) => m.id),
+      eventId: type === "EVENT_TICKET" ? eventId : "",
       variants: variants.map((v) => ({
         id: v.id || undefined, name: v.name, value: v.value,
         priceAdjustment: v.adjust.trim() === "" ? 0 : cents(v.adjust),
@@ -122,6 +126,18 @@ export default function ItemForm(props: Props) {
           {props.types.map((t) => <option key={t} value={t}>{t.replace("_", " ").toLowerCase()}</option>)}
         </select>
       </label>
+      {type === "EVENT_TICKET" && (
+        // Paying for the ticket makes the buyer an attendee of this event,
+        // and the event page then sells the ticket instead of a free Join.
+        <label>Event
+          <select name="eventId" value={eventId} onChange={(e) => setEventId(e.target.value)}>
+            <option value="">No event (not linked)</option>
+            {props.events.map((ev) => (
+              <option key={ev.id} value={ev.id}>{ev.name + " · " + formatDate(ev.startDate)}</option>
+            ))}
+          </select>
+        </label>
+      )}
       <div className="row">
         <label>Price ($) <input name="price" type="number" min="0" step="0.01" required value={price} onChange={(e) => setPrice(e.target.value)} /></label>
         <label>Compare price ($) <input name="comparePrice" type="number" min="0" step="0.01" value={compare} onChange={(e) => setCompare(e.target.value)} /></label>

@@ -52,6 +52,7 @@ export default function Event(props: Props) {
               userRole: event.userRole,
             },
             permissions: event.permissions,
+            ticket: event.ticket,
             signedIn,
             signInUrl: props.authUrl + "/authenticate/signin?app=" + encodeURIComponent(app.name),
           }}

@@ -1,7 +1,7 @@
 import { Layout } from "./components/Layout";
 import { StoreGate, discountPercent, stockLabel } from "./components/StoreGate";
 import { appSeo, SeoHead } from "./lib/seo";
-import { formatMoney, truncate } from "./lib/format";
+import { formatDate, formatMoney, truncate } from "./lib/format";
 import type { ItemData, PageProps } from "./lib/types";
 import { Island } from "../islands/Island";
 import AddToCart from "../islands/AddToCart";
@@ -65,6 +65,13 @@ export default function StoreItem(props: Props) {
             )}
           </p>
           <p className={"stock " + stock.className}>{stock.text}</p>
+          {d.event && (
+            <p className="ticket-event">
+              {"Ticket for "}
+              <a href={base + "/events/" + d.event.id}>{d.event.name}</a>
+              {" · " + formatDate(d.event.startDate)}
+            </p>
+          )}
           {props.viewer.permissions.canManageStore && (
             <p><a href={base + "/store/items/" + item.id + "/edit"}>Edit item</a></p>
           )}

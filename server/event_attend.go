@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -21,7 +22,7 @@ func (s *Server) apiJoinEvent(c echo.Context) error {
 	}
 	joined, err := s.store.JoinEvent(c.Request().Context(), e, sc.User.ID)
 	if err != nil {
-		return err
+		return joinError(err)
 	}
 	data, err := s.loadEvent(c, sc, e)
 	if err != nil {
@@ -83,7 +84,7 @@ func (s *Server) formAttendEvent(c echo.Context) error {
 			return forbidden("Follow this app to join its events")
 		}
 		if _, err := s.store.JoinEvent(c.Request().Context(), e, sc.User.ID); err != nil {
-			return err
+			return joinError(err)
 		}
 	case "leave":
 		role, err := s.viewerAttendeeRole(c, sc, e)
@@ -100,4 +101,14 @@ func (s *Server) formAttendEvent(c echo.Context) error {
 		return badRequest("action must be join or leave")
 	}
 	return c.Redirect(http.StatusSeeOther, back)
+}
+
+// joinError answers a refused join: an event that sells tickets is joined
+// by buying one (403, the viewer lacks what the event asks for; the event
+// page links the ticket).
+func joinError(err error) error {
+	if errors.Is(err, store.ErrTicketRequired) {
+		return forbidden("This event requires a ticket")
+	}
+	return err
 }

@@ -18,6 +18,17 @@ type EventDetail struct {
 	Attendees          []store.AttendeeView `json:"attendees"`
 	AttendeePagination store.Pagination     `json:"attendeePagination"`
 	Permissions        EventPermissions     `json:"permissions"`
+	// Ticket is the store item that admits to the event, nil when joining
+	// is free. With one, the page offers Get Ticket instead of Join.
+	Ticket *EventTicketInfo `json:"ticket"`
+}
+
+// EventTicketInfo is what the event page needs of its ticket item.
+type EventTicketInfo struct {
+	ItemID   string `json:"itemId"`
+	Name     string `json:"name"`
+	Price    int64  `json:"price"`
+	Currency string `json:"currency"`
 }
 
 // EventPermissions are access's answers for this viewer and event.
@@ -88,6 +99,15 @@ func (s *Server) loadEvent(c echo.Context, sc *Scope, e *store.Event) (*EventDet
 		role = *view.UserRole
 	}
 	data := &EventDetail{EventView: view, Attendees: []store.AttendeeView{}, Permissions: eventPermissions(sc, role)}
+	ticket, err := s.store.EventTicket(ctx, e.ID)
+	switch {
+	case err == nil:
+		data.Ticket = &EventTicketInfo{ItemID: ticket.ID, Name: ticket.Name, Price: ticket.Price, Currency: ticket.Currency}
+		// Joining is buying the ticket (store.JoinEvent refuses free joins).
+		data.Permissions.CanJoin = false
+	case !isNotFound(err):
+		return nil, err
+	}
 	// Who attends is for signed-in viewers only, as the attendees call is.
 	if sc.User != nil {
 		p, err := s.store.Attendees(ctx, e.ID, "", 1, store.AttendeesPageSize)

@@ -18,6 +18,9 @@ type ItemData struct {
 	InCart    []string        `json:"inCart"`
 	CartCount int64           `json:"cartCount"`
 	Added     bool            `json:"added"`
+	// Event is what an EVENT_TICKET admits to (nil otherwise, or when the
+	// event is gone).
+	Event *store.EventOption `json:"event"`
 }
 
 // loadItem is the one loader of an item: the item with media, tags and
@@ -71,6 +74,11 @@ func (s *Server) pageStoreItem(c echo.Context) error {
 		return s.renderPage(c, "StoreItem", props)
 	}
 	data.Item = view
+	if view.EventID != nil {
+		if e, err := s.store.EventByID(c.Request().Context(), *view.EventID); err == nil && e.AppID == sc.App.ID {
+			data.Event = &store.EventOption{ID: e.ID, Name: e.Name, StartDate: e.StartDate}
+		}
+	}
 	if data.Access == "ok" {
 		if cart, err := s.store.Cart(c.Request().Context(), sc.shop(), sc.User.ID); err == nil {
 			data.CartCount = cart.Totals.ItemCount

@@ -12,6 +12,8 @@ type ItemEditData struct {
 	StoreID string          `json:"storeId"`
 	Item    *store.ItemView `json:"item"`
 	Types   []string        `json:"types"`
+	// Events are what an EVENT_TICKET can be linked to.
+	Events []store.EventOption `json:"events"`
 }
 
 // GET /apps/:app/store/items/new and /apps/:app/store/items/:itemId/edit:
@@ -22,7 +24,11 @@ func (s *Server) pageItemEdit(c echo.Context) error {
 		return err
 	}
 	props := s.pageProps(c, sc)
-	data := &ItemEditData{StoreID: sc.App.Store.ID, Types: store.ItemTypes}
+	events, err := s.store.EventOptions(c.Request().Context(), sc.App.ID)
+	if err != nil {
+		return err
+	}
+	data := &ItemEditData{StoreID: sc.App.Store.ID, Types: store.ItemTypes, Events: events}
 	if id := c.Param("itemId"); id != "" {
 		view, err := s.loadItem(c, sc, id)
 		if err != nil {

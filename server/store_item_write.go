@@ -24,7 +24,10 @@ type itemRequest struct {
 	IsFeatured   bool     `json:"isFeatured"`
 	Tags         []string `json:"tags"`
 	MediaIDs     []string `json:"mediaIds"`
-	Variants     []struct {
+	// EventID links an EVENT_TICKET to an event of the same app: paying
+	// for the ticket makes the buyer an attendee (store/event_ticket.go).
+	EventID  string `json:"eventId"`
+	Variants []struct {
 		ID              string `json:"id"`
 		Name            string `json:"name"`
 		Value           string `json:"value"`
@@ -40,7 +43,8 @@ const maxPriceCents = 100_000_000 // one million dollars
 func (r *itemRequest) validate() (store.ItemInput, error) {
 	in := store.ItemInput{Name: strings.TrimSpace(r.Name), Description: strings.TrimSpace(r.Description),
 		Type: strings.ToUpper(strings.TrimSpace(r.Type)), SKU: strings.TrimSpace(r.SKU), IsFeatured: r.IsFeatured,
-		ComparePrice: r.ComparePrice, Stock: r.Stock, MediaIDs: r.MediaIDs}
+		ComparePrice: r.ComparePrice, Stock: r.Stock, MediaIDs: r.MediaIDs,
+		EventID: strings.TrimSpace(r.EventID)}
 	switch {
 	case in.Name == "":
 		return in, badRequest("Please enter an item name")
@@ -66,6 +70,8 @@ func (r *itemRequest) validate() (store.ItemInput, error) {
 		return in, badRequest("An item can have 20 tags at most")
 	case len(r.Variants) > 50:
 		return in, badRequest("An item can have 50 variants at most")
+	case in.EventID != "" && in.Type != store.ItemEventTicket:
+		return in, badRequest("Only an event ticket can be linked to an event")
 	}
 	in.Price = *r.Price
 	for _, t := range r.Tags {

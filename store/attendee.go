@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -80,7 +81,21 @@ func (s *Storage) AttendeeOf(ctx context.Context, eventID, userID string) (*Atte
 // JoinEvent makes userID an ATTENDEE. Joining twice changes nothing: the
 // unique (event_id, user_id) constraint decides, so concurrent joins never
 // count anyone twice. It reports whether a row was added.
+//
+// An event with a ticket for sale (EventTicket) is joined by paying for the
+// ticket, never for free: ErrTicketRequired, unless the member already
+// attends (joining again is the same no-op as for a free event).
 func (s *Storage) JoinEvent(ctx context.Context, e *Event, userID string) (bool, error) {
+	if _, err := s.EventTicket(ctx, e.ID); err == nil {
+		if _, err := s.AttendeeOf(ctx, e.ID, userID); err == nil {
+			return false, nil
+		} else if !errors.Is(err, ErrNotFound) {
+			return false, err
+		}
+		return false, ErrTicketRequired
+	} else if !errors.Is(err, ErrNotFound) {
+		return false, err
+	}
 	a := &Attendee{ID: NewID(), AppID: e.AppID, EventID: e.ID, UserID: userID, Role: AttendeeAttendee, CreatedAt: time.Now().UTC()}
 	res, err := s.DB.NewInsert().Model(a).On("CONFLICT DO NOTHING").Exec(ctx)
 	if err != nil {

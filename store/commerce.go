@@ -28,21 +28,24 @@ type Store struct {
 type StoreItem struct {
 	bun.BaseModel `bun:"table:store_items"`
 
-	ID           string    `bun:",pk" json:"id"`
-	AppID        string    `bun:",notnull" json:"appId"`
-	StoreID      string    `bun:",notnull" json:"storeId"`
-	Name         string    `bun:",notnull" json:"name"`
-	Description  string    `bun:",notnull,default:''" json:"description"`
-	Type         string    `bun:",notnull" json:"type"`
-	Price        int64     `bun:",notnull" json:"price"`
-	ComparePrice *int64    `json:"comparePrice"`
-	Currency     string    `bun:",notnull,default:'USD'" json:"currency"`
-	Stock        *int64    `json:"stock"`
-	SKU          string    `bun:"sku,notnull,default:''" json:"sku"`
-	IsFeatured   bool      `bun:",notnull,default:false" json:"isFeatured"`
-	Settings     string    `bun:",notnull,default:'{}'" json:"-"`
-	CreatedAt    time.Time `bun:",notnull,default:current_timestamp" json:"createdAt"`
-	UpdatedAt    time.Time `bun:",notnull,default:current_timestamp" json:"updatedAt"`
+	ID           string `bun:",pk" json:"id"`
+	AppID        string `bun:",notnull" json:"appId"`
+	StoreID      string `bun:",notnull" json:"storeId"`
+	Name         string `bun:",notnull" json:"name"`
+	Description  string `bun:",notnull,default:''" json:"description"`
+	Type         string `bun:",notnull" json:"type"`
+	Price        int64  `bun:",notnull" json:"price"`
+	ComparePrice *int64 `json:"comparePrice"`
+	Currency     string `bun:",notnull,default:'USD'" json:"currency"`
+	Stock        *int64 `json:"stock"`
+	SKU          string `bun:"sku,notnull,default:''" json:"sku"`
+	IsFeatured   bool   `bun:",notnull,default:false" json:"isFeatured"`
+	Settings     string `bun:",notnull,default:'{}'" json:"-"`
+	// EventID is the event an EVENT_TICKET admits to (nil for other types;
+	// migration 20261123130001).
+	EventID   *string   `json:"eventId"`
+	CreatedAt time.Time `bun:",notnull,default:current_timestamp" json:"createdAt"`
+	UpdatedAt time.Time `bun:",notnull,default:current_timestamp" json:"updatedAt"`
 	// DeletedAt is set instead of deleting the row, so carts and orders
 	// that hold the item keep it (migration 20261123000001).
 	DeletedAt *time.Time `json:"-"`

@@ -136,6 +136,11 @@ func (s *Storage) DeleteEvent(ctx context.Context, e *Event, by string) error {
 				return fmt.Errorf("delete event children: %w", err)
 			}
 		}
+		// Its tickets stay in the store (orders hold them) but admit to
+		// nothing any more.
+		if _, err := tx.NewUpdate().Model((*StoreItem)(nil)).Set("event_id = NULL").Where("event_id = ?", e.ID).Exec(ctx); err != nil {
+			return fmt.Errorf("unlink event tickets: %w", err)
+		}
 		if _, err := tx.NewDelete().Model((*Event)(nil)).Where("id = ?", e.ID).Exec(ctx); err != nil {
 			return fmt.Errorf("delete event: %w", err)
 		}

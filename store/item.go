@@ -135,6 +135,9 @@ type ItemInput struct {
 	Tags                         []string
 	MediaIDs                     []string
 	Variants                     []VariantInput
+	// EventID links an EVENT_TICKET to an event of the same app; ignored
+	// (and cleared) for other types.
+	EventID string
 }
 
 // VariantInput: ID is empty for a new variant; an existing variant keeps its
@@ -161,6 +164,19 @@ func (s *Storage) SaveItem(ctx context.Context, shop *Store, itemID string, in I
 		it.Name, it.Description, it.Type, it.SKU = in.Name, in.Description, in.Type, in.SKU
 		it.Price, it.ComparePrice, it.Stock, it.IsFeatured = in.Price, in.ComparePrice, in.Stock, in.IsFeatured
 		it.Currency, it.UpdatedAt = shop.Currency, now
+		it.EventID = nil
+		if in.Type == ItemEventTicket && in.EventID != "" {
+			n, err := tx.NewSelect().Model((*Event)(nil)).Where("id = ? AND app_id = ?", in.EventID, shop.AppID).Count(ctx)
+			if err != nil {
+				return fmt.Errorf("check ticket event: %w", err)
+			}
+			if n == 0 {
+				// Another app's event reads as missing: ids must not leak
+				// across apps.
+				return invalid("Event not found")
+			}
+			it.EventID = &in.EventID
+		}
 		if itemID == "" {
 			it.ID, it.CreatedAt = NewID(), now
 			if _, err := tx.NewInsert().Model(it).Exec(ctx); err != nil {

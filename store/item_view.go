@@ -25,6 +25,7 @@ type ItemView struct {
 	Tags             []TagView         `json:"tags"`
 	Variants         []VariantView     `json:"variants"`
 	SubscriptionPlan *SubscriptionPlan `json:"subscriptionPlan,omitempty"`
+	EventID          *string           `json:"eventId"`
 	CreatedAt        time.Time         `json:"createdAt"`
 }
 
@@ -82,7 +83,7 @@ func (s *Storage) itemViews(ctx context.Context, db bun.IDB, items []StoreItem) 
 			ID: it.ID, StoreID: it.StoreID, Name: it.Name, Description: it.Description, Type: it.Type,
 			Price: it.Price, ComparePrice: it.ComparePrice, Currency: it.Currency, Stock: it.Stock,
 			SKU: it.SKU, IsFeatured: it.IsFeatured, Media: []MediaView{}, Tags: []TagView{},
-			Variants: []VariantView{}, CreatedAt: it.CreatedAt,
+			Variants: []VariantView{}, EventID: it.EventID, CreatedAt: it.CreatedAt,
 		}
 		index[it.ID] = &views[i]
 	}

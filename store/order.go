@@ -396,6 +396,8 @@ func (s *Storage) TransitionOrder(ctx context.Context, appID, orderID, to string
 	if err == nil && to == OrderCancelled {
 		// Cancelling gave the stock back.
 		s.InvalidateApp(ctx, appID)
+	} else if err == nil {
+		s.afterOrderSettled(ctx, order)
 	}
 	return order, err
 }
@@ -492,6 +494,9 @@ func (s *Storage) MarkOrderPaid(ctx context.Context, orderID, method, ref string
 		}
 		return s.MarkPaidTx(ctx, tx, o, method, ref)
 	})
+	if err == nil {
+		s.afterOrderSettled(ctx, order)
+	}
 	return order, err
 }
 

@@ -166,6 +166,9 @@ func (s *Storage) ApplyPaymentEvent(ctx context.Context, ev *PaymentEvent, apply
 	if err != nil {
 		return nil, false, err
 	}
+	if fresh {
+		s.afterOrderSettled(ctx, order)
+	}
 	return order, fresh, nil
 }
 

@@ -273,6 +273,9 @@ func (s *Storage) PayOrderFromWallet(ctx context.Context, appID, userID, orderID
 		}
 		return s.MarkPaidTx(ctx, tx, o, WalletMethod, ref)
 	})
+	if err == nil {
+		s.afterOrderSettled(ctx, order)
+	}
 	return order, err
 }
 
@@ -302,6 +305,9 @@ func (s *Storage) RefundOrder(ctx context.Context, appID, orderID, reason string
 		order = o
 		return nil
 	})
+	if err == nil {
+		s.afterOrderSettled(ctx, order)
+	}
 	return order, err
 }
 

@@ -52,6 +52,15 @@ export interface EventDetail extends EventView {
   attendees: AttendeeView[];
   attendeePagination: { page: number; limit: number; total: number; totalPages: number; hasNext: boolean; hasPrev: boolean };
   permissions: EventPermissions;
+  // The store item that admits to the event; null when joining is free.
+  ticket: EventTicket | null;
+}
+
+export interface EventTicket {
+  itemId: string;
+  name: string;
+  price: number;
+  currency: string;
 }
 
 // carouselMedia: the banner first, then the other media newest first.

@@ -83,6 +83,8 @@ export interface ItemView {
   media: MediaView[];
   tags: { id: string; name: string }[];
   variants: VariantView[];
+  // The event an EVENT_TICKET admits to, null when unlinked.
+  eventId?: string | null;
 }
 
 export interface LinkItem {
@@ -229,6 +231,7 @@ export interface ItemData {
   inCart: string[];
   cartCount: number;
   added: boolean;
+  event?: EventOption | null;
 }
 
 export interface CartLine {
@@ -271,6 +274,14 @@ export interface ItemEditData {
   storeId: string;
   item: ItemView | null;
   types: string[];
+  events: EventOption[];
+}
+
+// EventOption is an event the ticket form can link an item to.
+export interface EventOption {
+  id: string;
+  name: string;
+  startDate: string;
 }
 
 // Memberships and donations (server/subscriptions.go, server/donations.go).
