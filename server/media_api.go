@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"regexp"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"marquee/server/jobs"
 	"marquee/server/media"
 	"marquee/store"
 )
@@ -45,14 +45,6 @@ type mediaRequest struct {
 	AppID       string `json:"appId"`
 }
 
-// baseMime lowercases a content type and drops parameters ("; charset=").
-func baseMime(ct string) string {
-	if t, _, err := mime.ParseMediaType(ct); err == nil {
-		return t
-	}
-	return strings.ToLower(strings.TrimSpace(ct))
-}
-
 func mediaTypeOf(mimeType string) string {
 	switch {
 	case strings.HasPrefix(mimeType, "image/"):
@@ -66,7 +58,7 @@ func mediaTypeOf(mimeType string) string {
 // checkUploadRequest applies SPEC.md section 5 to a declared file; the
 // declared values are checked again against the bytes once they arrive.
 func checkUploadRequest(r *mediaRequest) error {
-	r.MimeType = baseMime(r.MimeType)
+	r.MimeType = media.BaseMime(r.MimeType)
 	_, allowed := mediaTypes[r.MimeType]
 	if r.MediaKey == "profile" {
 		if !allowed || !strings.HasPrefix(r.MimeType, "image/") {
@@ -145,27 +137,19 @@ func (s *Server) apiCreateMedia(c echo.Context) error {
 	if err != nil {
 		return fmt.Errorf("create media record: %w", err)
 	}
+	if _, local := s.files.(*media.Local); !local && isProfilePicture(m) {
+		// The upload goes straight to the bucket; a job makes it the
+		// picture once it lands (local uploads do it in their PUT).
+		if err := jobs.Enqueue(ctx, s.store.DB, jobs.AdoptProfilePictureArgs{MediaID: m.ID}); err != nil {
+			return err
+		}
+	}
 	uploadURL, err := s.files.PresignPut(ctx, key, req.MimeType, req.Size, uploadURLTTL)
 	if err != nil {
 		return fmt.Errorf("presign upload: %w", err)
 	}
 	// The spec reads presignedUploadUrl and media.id; both places answer.
 	return respond(c, http.StatusCreated, fields{"presignedUploadUrl": uploadURL, "media": view})
-}
-
-// sniffMatches reports whether the first bytes of a file fit its declared
-// type's family. HTML or script pretending to be an image fails here.
-func sniffMatches(declared string, head []byte) bool {
-	detected := baseMime(http.DetectContentType(head))
-	switch {
-	case strings.HasPrefix(declared, "image/"):
-		return strings.HasPrefix(detected, "image/") && detected != "image/svg+xml"
-	case strings.HasPrefix(declared, "video/"):
-		// Go's sniffer knows mp4, webm, avi and ogg only; other containers
-		// (QuickTime) come back as octet-stream, which is still not markup.
-		return strings.HasPrefix(detected, "video/") || detected == "application/ogg" || detected == "application/octet-stream"
-	}
-	return false
 }
 
 var (
@@ -181,27 +165,17 @@ func (s *Server) verifyUpload(ctx context.Context, m *store.Media) error {
 	if m.Status == store.MediaUploaded {
 		return nil
 	}
-	size, err := s.files.Stat(ctx, m.Path)
-	if err != nil {
+	switch err := media.Verify(ctx, s.files, m.Path, m.Size, m.MimeType); {
+	case errors.Is(err, media.ErrIncomplete):
 		return errUploadIncomplete
-	}
-	if size != m.Size {
+	case errors.Is(err, media.ErrSizeMismatch):
 		s.discardUpload(ctx, m)
 		return errUploadSize
-	}
-	f, _, err := s.files.Open(ctx, m.Path)
-	if err != nil {
-		return fmt.Errorf("open upload %s: %w", m.ID, err)
-	}
-	head := make([]byte, 512)
-	n, err := io.ReadFull(f, head)
-	f.Close()
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return fmt.Errorf("read upload %s: %w", m.ID, err)
-	}
-	if !sniffMatches(m.MimeType, head[:n]) {
+	case errors.Is(err, media.ErrTypeMismatch):
 		s.discardUpload(ctx, m)
 		return errUploadType
+	case err != nil:
+		return err
 	}
 	if err := s.store.MarkMediaUploaded(ctx, m.ID); err != nil {
 		return err
@@ -236,7 +210,7 @@ func (s *Server) mediaUpload(c echo.Context) error {
 	if m.Status == store.MediaUploaded {
 		return errorf(http.StatusConflict, "This file was already uploaded")
 	}
-	if baseMime(contentType) != m.MimeType {
+	if media.BaseMime(contentType) != m.MimeType {
 		return errUploadType
 	}
 	// Check the first bytes before anything is written, then stream the rest
@@ -249,7 +223,7 @@ func (s *Server) mediaUpload(c echo.Context) error {
 		}
 		return badRequest("Upload interrupted")
 	}
-	if !sniffMatches(m.MimeType, head) {
+	if !media.SniffMatches(m.MimeType, head) {
 		return errUploadType
 	}
 	err = local.Put(ctx, key, io.MultiReader(bytes.NewReader(head), body), m.Size, m.MimeType)

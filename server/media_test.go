@@ -20,6 +20,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"marquee/scripts/seed"
+	"marquee/server/jobs"
 	"marquee/server/media"
 	"marquee/store"
 	"marquee/store/storetest"
@@ -388,4 +389,105 @@ func TestMediaUploadMinIO(t *testing.T) {
 	// The local upload route does not exist with S3.
 	commExpect(t, "no local put", ts.do(t, "PUT", "/media-upload/"+m.Path, bytes.NewReader(img), map[string]string{"Content-Type": "image/png"}), 404, "")
 	_ = fmt.Sprint
+}
+
+// On S3 the upload goes straight to the bucket, so nothing reaches the
+// server after it: a job notices the file and makes it the picture, and a
+// file that is not what was declared never becomes one.
+func TestProfilePictureFromS3(t *testing.T) {
+	opts := startMinIO(t)
+	db := storetest.Postgres(t)
+	ctx := context.Background()
+	files, err := media.NewS3(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := seed.Demo(ctx, db, files); err != nil {
+		t.Fatalf("seed: %v", err)
+	}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	st := store.NewStorage(db, store.NewMemoryCache(), media.Signer{Storage: files}, logger)
+	st.Build = testEngine(t).BuildID()
+	cfg := Config{Port: 3000, AuthPort: 3002, PublicURL: "http://main.test", AuthURL: "http://auth.test"}
+	ts := &testServer{Server: New(Deps{Config: cfg, Store: st, Renderer: testEngine(t), Files: files, Logger: logger})}
+	if err := jobs.Migrate(ctx, db, storetest.URL(db), logger); err != nil {
+		t.Fatal(err)
+	}
+	q, err := jobs.New(ctx, jobs.Options{DB: db, DatabaseURL: storetest.URL(db), Logger: logger,
+		Work: jobs.Product(jobs.Deps{Store: st, Files: files, Logger: logger})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = q.Stop(stop)
+	})
+
+	put := func(rawURL string, data []byte) {
+		t.Helper()
+		req, _ := http.NewRequest("PUT", rawURL, bytes.NewReader(data))
+		req.Header.Set("Content-Type", "image/png")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			t.Fatalf("s3 put: %d", res.StatusCode)
+		}
+	}
+	pictureOf := func(email string) string {
+		var u store.User
+		if err := db.NewSelect().Model(&u).Where("email = ?", email).Scan(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if u.ProfileMediaID == nil {
+			return ""
+		}
+		return *u.ProfileMediaID
+	}
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); !ok(); time.Sleep(100 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out: %s", what)
+			}
+		}
+	}
+
+	// A file that is not a PNG is refused, and the picture stays unset.
+	fake := bytes.Repeat([]byte("<script>"), 20)
+	r, bad := mediaCreate(t, ts, commUser(t, ts, "follower@demo.test"), mediaReq("", "image/png", len(fake), "profile"))
+	if r.Status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.Status, r.Body)
+	}
+	put(bad.PresignedUploadURL, fake)
+
+	img := pngBytes(t)
+	r, good := mediaCreate(t, ts, commUser(t, ts, "member@demo.test"), mediaReq("", "image/png", len(img), "profile"))
+	if r.Status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.Status, r.Body)
+	}
+	if pictureOf("member@demo.test") != "" {
+		t.Fatal("picture set before the upload")
+	}
+	put(good.PresignedUploadURL, img)
+	waitFor("the uploaded picture to be adopted", func() bool { return pictureOf("member@demo.test") == good.Media.ID })
+	ts.run(t, []scenario{{name: "me shows it", path: "/api/auth/me", as: "member@demo.test", status: 200,
+		json: map[string]any{"data.user.profilePicture.signedUrl": present{}}}})
+	badRecord, err := st.MediaRecord(ctx, bad.Media.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor("the fake to be discarded", func() bool {
+		_, err := files.Stat(ctx, badRecord.Path)
+		return err != nil
+	})
+	if got := pictureOf("follower@demo.test"); got != "" {
+		t.Errorf("a rejected upload became the picture: %s", got)
+	}
 }

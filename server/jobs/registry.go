@@ -45,6 +45,7 @@ func Product(d Deps) Work {
 		river.AddWorker(workers, &SweepUploadsWorker{Files: local, Logger: d.Logger})
 		every(time.Hour, SweepUploadsArgs{})
 	}
+	river.AddWorker(workers, &AdoptProfilePictureWorker{Store: d.Store, Files: d.Files, Logger: d.Logger})
 	if d.Store != nil {
 		river.AddWorker(workers, &RenewMembershipsWorker{Store: d.Store, Logger: d.Logger})
 		every(RenewMembershipsInterval, RenewMembershipsArgs{})
