@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
@@ -36,9 +37,11 @@ const SearchLimit = 10
 
 // Search looks for q in the app's posts, store items and events.
 // PostgreSQL matches words with full-text search (English stemming, so
-// "painting" finds "paintings") plus a substring match for partial words;
-// SQLite, the embedded default, matches substrings case-insensitively (LIKE).
-// Everything is scoped by app: nothing of another app is ever returned.
+// "painting" finds "paintings") plus a substring match for partial words.
+// SQLite, the embedded default, matches words through the FTS5 indexes of
+// migration 20261123140001_search_fts, the last word as a prefix (the overlay
+// searches as you type), and ranks by bm25. Everything is scoped by app:
+// nothing of another app is ever returned.
 func (s *Storage) Search(ctx context.Context, appID, appName, q string, scope SearchScope) (*SearchResults, error) {
 	q = strings.Join(strings.Fields(q), " ")
 	res := &SearchResults{Query: q, Posts: []SearchHit{}, Items: []SearchHit{}, Events: []SearchHit{}}
@@ -46,24 +49,34 @@ func (s *Storage) Search(ctx context.Context, appID, appName, q string, scope Se
 		return res, nil
 	}
 	pg := s.DB.Dialect().Name() == dialect.PG
+	fts := ftsQuery(q)
+	if !pg && fts == "" {
+		return res, nil // only punctuation: no word to look for
+	}
 	like := "%" + escapeLike(strings.ToLower(q)) + "%"
-	match := func(sel *bun.SelectQuery, cols ...string) *bun.SelectQuery {
+	// match narrows sel (whose model alias is alias) to rows matching q and
+	// orders them, best first; order is the tie-break and PostgreSQL's order.
+	match := func(sel *bun.SelectQuery, alias, ftsTable, order string, weights string, cols ...string) *bun.SelectQuery {
+		if !pg {
+			return sel.Join(`JOIN "`+ftsTable+`" ON "`+ftsTable+`".id = "`+alias+`".id`).
+				Where(`"`+ftsTable+`" MATCH ?`, fts).
+				OrderExpr(`bm25("` + ftsTable + `", ` + weights + `)`).Order(order)
+		}
 		return sel.WhereGroup(" AND ", func(w *bun.SelectQuery) *bun.SelectQuery {
-			if pg {
-				doc := "coalesce(" + strings.Join(cols, ",'') || ' ' || coalesce(") + ",'')"
-				w = w.WhereOr("to_tsvector('english', "+doc+") @@ websearch_to_tsquery('english', ?)", q)
-			}
+			doc := "coalesce(" + strings.Join(cols, ",'') || ' ' || coalesce(") + ",'')"
+			w = w.WhereOr("to_tsvector('english', "+doc+") @@ websearch_to_tsquery('english', ?)", q)
 			for _, c := range cols {
 				w = w.WhereOr("lower("+c+") LIKE ? ESCAPE '\\'", like)
 			}
 			return w
-		})
+		}).Order(order)
 	}
 	base := "/apps/" + appName
 	if scope.Posts {
 		var rows []Message
-		if err := match(s.DB.NewSelect().Model(&rows).Where("app_id = ? AND type = ?", appID, MessagePost), "content").
-			Order("created_at DESC").Limit(SearchLimit).Scan(ctx); err != nil {
+		if err := match(s.DB.NewSelect().Model(&rows).Where("message.app_id = ? AND message.type = ?", appID, MessagePost),
+			"message", "messages_fts", "message.created_at DESC", "0, 1", "message.content").
+			Limit(SearchLimit).Scan(ctx); err != nil {
 			return nil, fmt.Errorf("search posts: %w", err)
 		}
 		for _, m := range rows {
@@ -72,8 +85,10 @@ func (s *Storage) Search(ctx context.Context, appID, appName, q string, scope Se
 	}
 	if scope.Items {
 		var rows []StoreItem
-		if err := match(s.DB.NewSelect().Model(&rows).Where("app_id = ? AND deleted_at IS NULL", appID), "name", "description").
-			Order("created_at DESC").Limit(SearchLimit).Scan(ctx); err != nil {
+		// A word in the name weighs more than one in the description.
+		if err := match(s.DB.NewSelect().Model(&rows).Where("store_item.app_id = ? AND store_item.deleted_at IS NULL", appID),
+			"store_item", "store_items_fts", "store_item.created_at DESC", "0, 5, 1", "store_item.name", "store_item.description").
+			Limit(SearchLimit).Scan(ctx); err != nil {
 			return nil, fmt.Errorf("search items: %w", err)
 		}
 		for _, it := range rows {
@@ -83,8 +98,9 @@ func (s *Storage) Search(ctx context.Context, appID, appName, q string, scope Se
 	}
 	if scope.Events {
 		var rows []Event
-		if err := match(s.DB.NewSelect().Model(&rows).Where("app_id = ?", appID), "name", "description", "location").
-			Order("start_date DESC").Limit(SearchLimit).Scan(ctx); err != nil {
+		if err := match(s.DB.NewSelect().Model(&rows).Where("event.app_id = ?", appID),
+			"event", "events_fts", "event.start_date DESC", "0, 5, 1, 2", "event.name", "event.description", "event.location").
+			Limit(SearchLimit).Scan(ctx); err != nil {
 			return nil, fmt.Errorf("search events: %w", err)
 		}
 		for _, e := range rows {
@@ -93,4 +109,23 @@ func (s *Storage) Search(ctx context.Context, appID, appName, q string, scope Se
 		}
 	}
 	return res, nil
+}
+
+// ftsQuery turns what the viewer typed into an FTS5 query that cannot be a
+// syntax error: every word becomes a quoted string (so AND, NEAR(, * and
+// column filters are plain text), words are ANDed, and the last one matches
+// as a prefix. Words without a letter or digit are dropped: the tokenizer
+// would make them an empty phrase. "" means nothing is left to search for.
+func ftsQuery(q string) string {
+	var terms []string
+	for _, w := range strings.Fields(q) {
+		if strings.IndexFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }) < 0 {
+			continue
+		}
+		terms = append(terms, `"`+strings.ReplaceAll(w, `"`, `""`)+`"`)
+	}
+	if len(terms) == 0 {
+		return ""
+	}
+	return strings.Join(terms, " ") + "*"
 }
