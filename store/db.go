@@ -44,7 +44,12 @@ func Open(dsn string) (*bun.DB, error) {
 	}
 	// WAL and a busy timeout let the server's concurrent requests share one
 	// file; foreign keys are off by default in SQLite.
-	path += sep + "_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)"
+	// Transactions begin IMMEDIATE: a deferred one that reads and then
+	// writes must upgrade its lock, and SQLite answers SQLITE_BUSY at once to
+	// an upgrade while another writer (a background job) holds the lock,
+	// without waiting out busy_timeout. Taking the write lock at BEGIN makes
+	// concurrent writers queue instead.
+	path += sep + "_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_txlock=immediate"
 	sqldb, err := sql.Open(sqliteshim.ShimName, path)
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite %s: %w", dsn, err)

@@ -95,8 +95,8 @@ export function useServerAndBrowser(extraEnv = {}) {
 
 // signIn signs a demo user in through the real auth-site form and returns a
 // page back on the main site.
-export async function signIn(env, email, password = "demo-password") {
-  const context = await env.browser.newContext({ viewport: { width: 390, height: 844 } });
+export async function signIn(env, email, password = "demo-password", contextOptions = {}) {
+  const context = await env.browser.newContext({ viewport: { width: 390, height: 844 }, ...contextOptions });
   const page = await context.newPage();
   await page.goto(env.server.auth + "/authenticate/signin?app=demo");
   await page.fill('[name="email"]', email);

@@ -145,12 +145,12 @@ test("enabling push with permission granted stores a subscription", async () => 
   await context.close();
 });
 
+// The installable app is for members: a visitor's landing ships no
+// JavaScript at all (issue 14), so these sign in first.
 test("the iOS install banner shows the how-to and stays dismissed", async () => {
-  const context = await env.browser.newContext({
-    viewport: { width: 390, height: 844 },
+  const { context, page } = await signIn(env, "follower@demo.test", undefined, {
     userAgent: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1",
   });
-  const page = await context.newPage();
   await page.goto(env.server.base + "/apps/demo");
   const banner = page.locator(".install-banner");
   await banner.waitFor();
@@ -171,8 +171,7 @@ test("the iOS install banner shows the how-to and stays dismissed", async () => 
 });
 
 test("pull-to-refresh past 30 reloads the page; a short pull does not", async () => {
-  const context = await env.browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
-  const page = await context.newPage();
+  const { context, page } = await signIn(env, "follower@demo.test", undefined, { hasTouch: true, isMobile: true });
   await page.goto(env.server.base + "/apps/demo");
   await page.waitForFunction(() => document.querySelector("marquee-island[data-island=AppChrome]") !== null);
   await page.waitForTimeout(1500); // idle hydration
