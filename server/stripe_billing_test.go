@@ -80,6 +80,14 @@ func TestStripeMembershipRenewals(t *testing.T) {
 		t.Fatalf("after card purchase: %+v role %s stripe %+v", s, role(), ss)
 	}
 	paidUntil := s.CurrentPeriodEnd
+	// The renewal job leaves it to Stripe: an invoice.paid arriving after
+	// the period end must still find the membership alive.
+	if r, err := f.ts.store.RenewDueSubscriptions(ctx, store.RenewOptions{Now: paidUntil.Add(time.Hour)}); err != nil || r.Ended != 0 || r.Renewed != 0 {
+		t.Fatalf("the wallet job touched a card membership: %+v %v", r, err)
+	}
+	if got := sub(); got.Status != store.SubActive {
+		t.Fatalf("after the job: %+v", got)
+	}
 
 	// Forged and stale renewals change nothing.
 	ev := f.stripe.RenewSubscription(ids[0])
@@ -111,6 +119,10 @@ func TestStripeMembershipRenewals(t *testing.T) {
 	if got := sub(); !got.CurrentPeriodEnd.Equal(want) || got.Renewals != 1 || got.Status != store.SubActive || eventCount(t, db, "stripe", ev.ID) != 1 {
 		t.Fatalf("after invoice.paid: %+v (want end %s)", got, want)
 	}
+
+	// Buying again while Stripe renews it would orphan the Stripe subscription.
+	commExpect(t, "second purchase", f.ts.do(t, "POST", "/api/subscriptions/apps/demo/subscribe",
+		body(map[string]any{"itemId": planItemID, "paymentMethod": "musepay"}), as), 409, "already renews by card")
 
 	// Cancel at period end reaches Stripe; keeping it reaches Stripe too.
 	commExpect(t, "cancel", f.ts.do(t, "POST", "/api/subscriptions/apps/demo/cancel", body(map[string]any{}), as), 200, "end of the current period")
@@ -148,4 +160,9 @@ func TestStripeMembershipRenewals(t *testing.T) {
 	if eventCount(t, db, "stripe", end.ID) != 1 {
 		t.Fatalf("deleted event recorded more than once")
 	}
+	// Another integration's subscription on the same account: recorded, ignored.
+	other := f.stripe.Event("invoice.paid", map[string]any{"id": "in_other", "object": "invoice", "currency": "usd",
+		"parent": map[string]any{"subscription_details": map[string]any{"subscription": "sub_not_ours"}},
+		"lines": map[string]any{"data": []any{map[string]any{"id": "il_1", "period": map[string]any{"start": 1, "end": time.Now().Unix()}}}}})
+	commExpect(t, "unknown subscription", stripeHook(t, f, other.Payload, other.Header), 200, store.OutcomeIgnored)
 }

@@ -45,6 +45,15 @@ func (s *Server) subscribe(c echo.Context, sc *Scope, itemID, method string) (*S
 		return nil, moneyError(err)
 	}
 	ctx := c.Request().Context()
+	// A membership a provider renews (a Stripe subscription) is changed by
+	// cancelling it first: buying again would orphan the provider's
+	// subscription, which would go on charging the card.
+	if cur, err := s.store.SubscriptionOf(ctx, sc.App.ID, sc.User.ID); err != nil {
+		return nil, err
+	} else if cur != nil && cur.Provider != payments.Wallet && cur.ProviderRef != "" && !cur.CancelAtPeriodEnd &&
+		(cur.Status == store.SubActive || cur.Status == store.SubPastDue) {
+		return nil, &Error{Status: http.StatusConflict, Message: "Your membership already renews by card; cancel it first to change plans"}
+	}
 	order, err := s.store.CreatePlanOrder(ctx, sc.App.ID, sc.User.ID, itemID, method)
 	if isNotFound(err) {
 		return nil, notFound("Subscription plan not found")
@@ -156,7 +165,7 @@ func (s *Server) setCancel(c echo.Context, sc *Scope, cancel bool) (*store.Subsc
 		if p, err := s.payments.Get(cur.Provider); err == nil {
 			if rc, ok := p.(renewalCanceler); ok {
 				if err := rc.SetCancelAtPeriodEnd(ctx, cur.ProviderRef, cancel); err != nil {
-					return nil, moneyError(err)
+					return nil, &Error{Status: http.StatusBadGateway, Message: "The payment provider could not be reached. Please try again.", Err: err}
 				}
 			}
 		}
