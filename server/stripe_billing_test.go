@@ -163,6 +163,6 @@ func TestStripeMembershipRenewals(t *testing.T) {
 	// Another integration's subscription on the same account: recorded, ignored.
 	other := f.stripe.Event("invoice.paid", map[string]any{"id": "in_other", "object": "invoice", "currency": "usd",
 		"parent": map[string]any{"subscription_details": map[string]any{"subscription": "sub_not_ours"}},
-		"lines": map[string]any{"data": []any{map[string]any{"id": "il_1", "period": map[string]any{"start": 1, "end": time.Now().Unix()}}}}})
+		"lines":  map[string]any{"data": []any{map[string]any{"id": "il_1", "period": map[string]any{"start": 1, "end": time.Now().Unix()}}}}})
 	commExpect(t, "unknown subscription", stripeHook(t, f, other.Payload, other.Header), 200, store.OutcomeIgnored)
 }
