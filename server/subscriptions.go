@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/url"
@@ -44,6 +45,15 @@ func (s *Server) subscribe(c echo.Context, sc *Scope, itemID, method string) (*S
 		return nil, moneyError(err)
 	}
 	ctx := c.Request().Context()
+	// A membership a provider renews (a Stripe subscription) is changed by
+	// cancelling it first: buying again would orphan the provider's
+	// subscription, which would go on charging the card.
+	if cur, err := s.store.SubscriptionOf(ctx, sc.App.ID, sc.User.ID); err != nil {
+		return nil, err
+	} else if cur != nil && cur.Provider != payments.Wallet && cur.ProviderRef != "" && !cur.CancelAtPeriodEnd &&
+		(cur.Status == store.SubActive || cur.Status == store.SubPastDue) {
+		return nil, &Error{Status: http.StatusConflict, Message: "Your membership already renews by card; cancel it first to change plans"}
+	}
 	order, err := s.store.CreatePlanOrder(ctx, sc.App.ID, sc.User.ID, itemID, method)
 	if isNotFound(err) {
 		return nil, notFound("Subscription plan not found")
@@ -133,8 +143,33 @@ func (s *Server) apiSubscriptionCancel(c echo.Context) error {
 	return respondMessage(c, http.StatusOK, st, msg)
 }
 
+// renewalCanceler is a provider that renews memberships on its side (a
+// Stripe subscription) and must hear about cancel at period end.
+type renewalCanceler interface {
+	SetCancelAtPeriodEnd(ctx context.Context, ref string, cancel bool) error
+}
+
 func (s *Server) setCancel(c echo.Context, sc *Scope, cancel bool) (*store.SubscriptionStatus, error) {
 	ctx := c.Request().Context()
+	if sc.User == nil {
+		return nil, unauthorized("Authentication required")
+	}
+	// The provider hears first: if it cannot be told, the member is not
+	// shown a cancellation that would still be charged.
+	cur, err := s.store.SubscriptionOf(ctx, sc.App.ID, sc.User.ID)
+	if err != nil {
+		return nil, err
+	}
+	if cur != nil && cur.ProviderRef != "" && cur.Provider != payments.Wallet &&
+		(cur.Status == store.SubActive || cur.Status == store.SubPastDue) {
+		if p, err := s.payments.Get(cur.Provider); err == nil {
+			if rc, ok := p.(renewalCanceler); ok {
+				if err := rc.SetCancelAtPeriodEnd(ctx, cur.ProviderRef, cancel); err != nil {
+					return nil, &Error{Status: http.StatusBadGateway, Message: "The payment provider could not be reached. Please try again.", Err: err}
+				}
+			}
+		}
+	}
 	if _, err := s.store.SetCancelAtPeriodEnd(ctx, sc.App.ID, sc.User.ID, cancel); err != nil {
 		if errors.Is(err, store.ErrNoSubscription) {
 			return nil, notFound("You have no active membership in this app")

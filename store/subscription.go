@@ -273,7 +273,14 @@ func (s *Storage) RenewDueSubscriptions(ctx context.Context, opt RenewOptions) (
 		case d.CancelAtPeriodEnd || d.Provider != WalletMethod || d.Amount <= 0:
 			// Nothing to charge here: end it once its paid time is over
 			// (a past-due card membership waits for its grace to run out).
-			if d.Status == SubActive && !d.CurrentPeriodEnd.After(opt.Now) {
+			end := d.CurrentPeriodEnd
+			if !d.CancelAtPeriodEnd && d.Provider != WalletMethod && d.ProviderRef != "" {
+				// A provider renews it: its invoice.paid can arrive a while
+				// after the period ends, so wait out the grace before
+				// deciding it stopped reporting.
+				end = end.Add(opt.Grace)
+			}
+			if d.Status == SubActive && !end.After(opt.Now) {
 				status := SubExpired
 				if d.CancelAtPeriodEnd {
 					status = SubCanceled
@@ -414,53 +421,125 @@ func (s *Storage) ApplyProviderRenewal(ctx context.Context, providerRef, event s
 	}
 	var out *Subscription
 	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var err error
+		out, _, err = applyProviderRenewalTx(ctx, tx, providerRef, event, periodEnd, grace)
+		return err
+	})
+	return out, err
+}
+
+// Outcomes of a provider's renewal report (payment_events.outcome).
+const (
+	OutcomeRenewed = "RENEWED"
+	OutcomePastDue = "PAST_DUE"
+	OutcomeEnded   = "ENDED"
+)
+
+// ApplyProviderRenewalEvent records the provider's event ev and, only the
+// first time its id is seen, applies it to the membership providerRef in
+// the same transaction: a repeated delivery changes nothing, and a failed
+// apply records nothing, so the provider's retry tries again. An unknown
+// providerRef is recorded as IGNORED (another integration's subscription).
+func (s *Storage) ApplyProviderRenewalEvent(ctx context.Context, ev *PaymentEvent, providerRef, event string, periodEnd time.Time, grace time.Duration) (*Subscription, bool, error) {
+	if grace <= 0 {
+		grace = DefaultGracePeriod
+	}
+	if ev.ID == "" {
+		ev.ID = NewID()
+	}
+	var out *Subscription
+	fresh := false
+	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if err := lockSubscriptions(ctx, tx); err != nil {
 			return err
 		}
-		cur, err := subscriptionForUpdate(ctx, tx, "provider_ref = ?", providerRef)
+		res, err := tx.NewInsert().Model(ev).On("CONFLICT (provider, event_id) DO NOTHING").Exec(ctx)
 		if err != nil {
+			return fmt.Errorf("record renewal event: %w", err)
+		}
+		n, _ := res.RowsAffected()
+		if fresh = n == 1; !fresh {
+			return nil
+		}
+		var changed bool
+		out, changed, err = applyProviderRenewalTx(ctx, tx, providerRef, event, periodEnd, grace)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			ev.Outcome = OutcomeIgnored
+		case err != nil:
 			return err
+		case !changed:
+			ev.Outcome = OutcomeAlready
+		case event == "paid":
+			ev.Outcome = OutcomeRenewed
+		case event == "failed":
+			ev.Outcome = OutcomePastDue
+		default:
+			ev.Outcome = OutcomeEnded
 		}
-		if cur == nil {
-			return ErrNotFound
+		q := tx.NewUpdate().Model((*PaymentEvent)(nil)).Set("outcome = ?", ev.Outcome).Where("id = ?", ev.ID)
+		if out != nil {
+			q = q.Set("app_id = ?", out.AppID)
 		}
-		out = cur
-		now := time.Now().UTC()
-		q := tx.NewUpdate().Model(cur).WherePK()
-		switch event {
-		case "paid":
-			if cur.Status == SubCanceled || cur.Status == SubExpired || !periodEnd.After(cur.CurrentPeriodEnd) {
-				return nil
-			}
-			cur.Status, cur.CurrentPeriodEnd, cur.GraceUntil = SubActive, periodEnd, nil
-			cur.Renewals++
-			if _, err := q.Column("status", "current_period_end", "grace_until", "renewals").Exec(ctx); err != nil {
-				return fmt.Errorf("extend subscription: %w", err)
-			}
-			return grantSubscriber(ctx, tx, cur.AppID, cur.UserID)
-		case "failed":
-			if cur.Status != SubActive {
-				return nil
-			}
-			g := cur.CurrentPeriodEnd.Add(grace)
-			cur.Status, cur.GraceUntil = SubPastDue, &g
-			if _, err := q.Column("status", "grace_until").Exec(ctx); err != nil {
-				return fmt.Errorf("start grace period: %w", err)
-			}
-			return notify(ctx, tx, cur.AppID, cur.UserID, "Your membership renewal failed: please update your card to keep access.")
-		case "ended":
-			if cur.Status == SubCanceled || cur.Status == SubExpired {
-				return nil
-			}
-			cur.Status, cur.EndedAt = SubExpired, &now
-			if _, err := q.Column("status", "ended_at").Exec(ctx); err != nil {
-				return fmt.Errorf("end subscription: %w", err)
-			}
-			return dropSubscriber(ctx, tx, cur.AppID, cur.UserID)
+		if _, err := q.Exec(ctx); err != nil {
+			return fmt.Errorf("record renewal outcome: %w", err)
 		}
-		return fmt.Errorf("unknown renewal event %q", event)
+		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, false, err
+	}
+	return out, fresh, nil
+}
+
+// applyProviderRenewalTx is ApplyProviderRenewal inside tx; changed says
+// whether the report moved the membership (false for a stale or repeated
+// one).
+func applyProviderRenewalTx(ctx context.Context, tx bun.Tx, providerRef, event string, periodEnd time.Time, grace time.Duration) (*Subscription, bool, error) {
+	if err := lockSubscriptions(ctx, tx); err != nil {
+		return nil, false, err
+	}
+	cur, err := subscriptionForUpdate(ctx, tx, "provider_ref = ?", providerRef)
+	if err != nil {
+		return nil, false, err
+	}
+	if cur == nil {
+		return nil, false, ErrNotFound
+	}
+	now := time.Now().UTC()
+	q := tx.NewUpdate().Model(cur).WherePK()
+	switch event {
+	case "paid":
+		if cur.Status == SubCanceled || cur.Status == SubExpired || !periodEnd.After(cur.CurrentPeriodEnd) {
+			return cur, false, nil
+		}
+		cur.Status, cur.CurrentPeriodEnd, cur.GraceUntil = SubActive, periodEnd, nil
+		cur.Renewals++
+		if _, err := q.Column("status", "current_period_end", "grace_until", "renewals").Exec(ctx); err != nil {
+			return nil, false, fmt.Errorf("extend subscription: %w", err)
+		}
+		return cur, true, grantSubscriber(ctx, tx, cur.AppID, cur.UserID)
+	case "failed":
+		if cur.Status != SubActive {
+			return cur, false, nil
+		}
+		g := cur.CurrentPeriodEnd.Add(grace)
+		cur.Status, cur.GraceUntil = SubPastDue, &g
+		if _, err := q.Column("status", "grace_until").Exec(ctx); err != nil {
+			return nil, false, fmt.Errorf("start grace period: %w", err)
+		}
+		return cur, true, notify(ctx, tx, cur.AppID, cur.UserID, "Your membership renewal failed: please update your card to keep access.")
+	case "ended":
+		if cur.Status == SubCanceled || cur.Status == SubExpired {
+			return cur, false, nil
+		}
+		cur.Status, cur.EndedAt = SubExpired, &now
+		if _, err := q.Column("status", "ended_at").Exec(ctx); err != nil {
+			return nil, false, fmt.Errorf("end subscription: %w", err)
+		}
+		return cur, true, dropSubscriber(ctx, tx, cur.AppID, cur.UserID)
+	}
+	return nil, false, fmt.Errorf("unknown renewal event %q", event)
 }
 
 // SubscriptionPlanView is the plan of the member's subscription as
@@ -543,4 +622,23 @@ func (s *Storage) CreatePlanOrder(ctx context.Context, appID, userID, itemID, me
 		return nil
 	})
 	return order, err
+}
+
+// PlanOf answers the plan (with its item's name and price) of a
+// membership, nil when it is gone.
+func (s *Storage) PlanOf(ctx context.Context, planID string) (*SubscriptionPlanView, error) {
+	return s.planView(ctx, planID)
+}
+
+// SetProviderRef records the provider's subscription that renews the
+// membership bought by orderID. Only the first ref sticks: a second
+// report (the webhook racing the browser's confirm) changes nothing.
+func (s *Storage) SetProviderRef(ctx context.Context, subID, orderID, ref string) (bool, error) {
+	res, err := s.DB.NewUpdate().Model((*Subscription)(nil)).Set("provider_ref = ?", ref).
+		Where("id = ? AND order_id = ? AND provider_ref = ''", subID, orderID).Exec(ctx)
+	if err != nil {
+		return false, fmt.Errorf("set subscription provider ref: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
 }

@@ -34,6 +34,10 @@ type Stripe struct {
 	seq     int
 	intents map[string]map[string]any
 	refunds map[string]map[string]any
+	// customers, prices and subscriptions: Billing, for memberships.
+	customers     map[string]map[string]any
+	prices        map[string]map[string]any
+	subscriptions map[string]map[string]any
 	// idem remembers each Idempotency-Key's first answer.
 	idem     map[string]idemAnswer
 	events   []SignedEvent
@@ -57,7 +61,8 @@ type SignedEvent struct {
 
 func NewStripe(webhookSecret string) *Stripe {
 	return &Stripe{WebhookSecret: webhookSecret, intents: map[string]map[string]any{}, refunds: map[string]map[string]any{},
-		idem: map[string]idemAnswer{}}
+		idem: map[string]idemAnswer{}, customers: map[string]map[string]any{}, prices: map[string]map[string]any{},
+		subscriptions: map[string]map[string]any{}}
 }
 
 // StartStripe runs a fake Stripe for the test and closes it at the end.
@@ -287,7 +292,8 @@ func (s *Stripe) route(w http.ResponseWriter, r *http.Request) {
 		pi := map[string]any{"id": id, "object": "payment_intent", "amount": amount, "amount_received": 0,
 			"currency": r.PostForm.Get("currency"), "status": "requires_payment_method",
 			"client_secret": id + "_secret_fake", "metadata": meta, "last_payment_error": nil,
-			"created": time.Now().Unix(), "livemode": false, "receipt_email": r.PostForm.Get("receipt_email")}
+			"created": time.Now().Unix(), "livemode": false, "receipt_email": r.PostForm.Get("receipt_email"),
+			"customer": nilIfEmpty(r.PostForm.Get("customer")), "setup_future_usage": nilIfEmpty(r.PostForm.Get("setup_future_usage"))}
 		s.intents[id] = pi
 		writeJSON(w, 200, pi)
 	case len(parts) >= 3 && parts[0] == "v1" && parts[1] == "payment_intents":
@@ -349,7 +355,9 @@ func (s *Stripe) route(w http.ResponseWriter, r *http.Request) {
 			"payment_intent": pi["id"], "metadata": pi["metadata"]})
 		writeJSON(w, 200, rf)
 	default:
-		stripeError(w, 404, "invalid_request_error", "", "Unrecognized request URL ("+r.Method+": "+r.URL.Path+")", nil)
+		if !s.billing(w, r, parts) {
+			stripeError(w, 404, "invalid_request_error", "", "Unrecognized request URL ("+r.Method+": "+r.URL.Path+")", nil)
+		}
 	}
 }
 

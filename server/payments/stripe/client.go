@@ -71,6 +71,9 @@ type Intent struct {
 	// FailureMessage is Stripe's own words for the last failed attempt
 	// ("Your card was declined.").
 	FailureMessage string
+	// Customer and PaymentMethod: the saved card a membership renews with.
+	Customer      string
+	PaymentMethod string
 }
 
 func intentOf(pi *sg.PaymentIntent) *Intent {
@@ -78,6 +81,12 @@ func intentOf(pi *sg.PaymentIntent) *Intent {
 		AmountReceived: pi.AmountReceived, Currency: strings.ToUpper(string(pi.Currency)), OrderID: pi.Metadata["orderId"]}
 	if pi.LastPaymentError != nil {
 		in.FailureMessage = pi.LastPaymentError.Msg
+	}
+	if pi.Customer != nil {
+		in.Customer = pi.Customer.ID
+	}
+	if pi.PaymentMethod != nil {
+		in.PaymentMethod = pi.PaymentMethod.ID
 	}
 	return in
 }
@@ -92,6 +101,9 @@ type CreateIntent struct {
 	// IdempotencyKey makes every retry and concurrent click answer the
 	// same PaymentIntent.
 	IdempotencyKey string
+	// Customer, when set, keeps the card for later off-session charges
+	// (a membership's renewals).
+	Customer string
 }
 
 // IntentKey is the idempotency key of an order's PaymentIntent. The amount
@@ -114,6 +126,10 @@ func (c *Client) CreateIntent(ctx context.Context, in CreateIntent) (*Intent, er
 		Currency: sg.String(strings.ToLower(in.Currency)),
 		// The Payment Element offers whatever methods the account has on.
 		AutomaticPaymentMethods: &sg.PaymentIntentCreateAutomaticPaymentMethodsParams{Enabled: sg.Bool(true)},
+	}
+	if in.Customer != "" {
+		p.Customer = sg.String(in.Customer)
+		p.SetupFutureUsage = sg.String(string(sg.PaymentIntentSetupFutureUsageOffSession))
 	}
 	if in.Email != "" {
 		p.ReceiptEmail = sg.String(in.Email)
@@ -221,4 +237,89 @@ func (c *Client) VerifyEvent(payload []byte, header string) (sg.Event, error) {
 		return sg.Event{}, fmt.Errorf("%w: %v", ErrBadSignature, err)
 	}
 	return ev, nil
+}
+
+// CreateCustomer makes the Stripe customer a membership's card is saved on,
+// once per key (the plan order's).
+func (c *Client) CreateCustomer(ctx context.Context, email string, meta map[string]string, idempotencyKey string) (string, error) {
+	p := &sg.CustomerCreateParams{}
+	if email != "" {
+		p.Email = sg.String(email)
+	}
+	for k, v := range meta {
+		p.AddMetadata(k, v)
+	}
+	if idempotencyKey != "" {
+		p.SetIdempotencyKey(idempotencyKey)
+	}
+	cu, err := c.sc.V1Customers.Create(ctx, p)
+	if err != nil {
+		return "", fmt.Errorf("create customer: %w", err)
+	}
+	return cu.ID, nil
+}
+
+// Renewal asks for a Stripe subscription that renews a membership already
+// paid until TrialEnd.
+type Renewal struct {
+	Customer      string
+	PaymentMethod string
+	Name          string
+	Amount        int64
+	Currency      string
+	// Interval is "month" or "year".
+	Interval string
+	// TrialEnd is the end of the period the first payment bought: Stripe
+	// charges nothing before it, so that period is not paid twice.
+	TrialEnd       time.Time
+	Metadata       map[string]string
+	IdempotencyKey string
+}
+
+// CreateSubscription makes the price and the subscription of a membership
+// and answers the subscription's id. Both calls carry keys derived from
+// IdempotencyKey, so a retry (the browser's confirm racing the webhook)
+// answers the same subscription.
+func (c *Client) CreateSubscription(ctx context.Context, r Renewal) (string, error) {
+	pp := &sg.PriceCreateParams{
+		Currency:    sg.String(strings.ToLower(r.Currency)),
+		UnitAmount:  sg.Int64(r.Amount),
+		Recurring:   &sg.PriceCreateRecurringParams{Interval: sg.String(r.Interval)},
+		ProductData: &sg.PriceCreateProductDataParams{Name: sg.String(r.Name)},
+	}
+	if r.IdempotencyKey != "" {
+		pp.SetIdempotencyKey(r.IdempotencyKey + "-price")
+	}
+	price, err := c.sc.V1Prices.Create(ctx, pp)
+	if err != nil {
+		return "", fmt.Errorf("create price: %w", err)
+	}
+	sp := &sg.SubscriptionCreateParams{
+		Customer: sg.String(r.Customer),
+		Items:    []*sg.SubscriptionCreateItemParams{{Price: sg.String(price.ID)}},
+		TrialEnd: sg.Int64(r.TrialEnd.Unix()),
+	}
+	if r.PaymentMethod != "" {
+		sp.DefaultPaymentMethod = sg.String(r.PaymentMethod)
+	}
+	for k, v := range r.Metadata {
+		sp.AddMetadata(k, v)
+	}
+	if r.IdempotencyKey != "" {
+		sp.SetIdempotencyKey(r.IdempotencyKey + "-subscription")
+	}
+	sub, err := c.sc.V1Subscriptions.Create(ctx, sp)
+	if err != nil {
+		return "", fmt.Errorf("create subscription: %w", err)
+	}
+	return sub.ID, nil
+}
+
+// SetCancelAtPeriodEnd stops (or resumes) a subscription's renewals at the
+// end of its period.
+func (c *Client) SetCancelAtPeriodEnd(ctx context.Context, id string, cancel bool) error {
+	if _, err := c.sc.V1Subscriptions.Update(ctx, id, &sg.SubscriptionUpdateParams{CancelAtPeriodEnd: sg.Bool(cancel)}); err != nil {
+		return fmt.Errorf("update subscription: %w", err)
+	}
+	return nil
 }

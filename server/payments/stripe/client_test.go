@@ -39,6 +39,24 @@ func TestRequestShapesAgainstStripeMock(t *testing.T) {
 	if _, err := c.CreateRefund(ctx, in.ID, 0, RefundKey("ord_1", 0)); err != nil {
 		t.Fatalf("full refund: %v", err)
 	}
+	// A membership: customer, intent saving the card, subscription from
+	// the end of the paid period, cancel at period end.
+	cu, err := c.CreateCustomer(ctx, "buyer@example.com", map[string]string{"appId": "app_1"}, "marquee-order-ord_2-customer")
+	if err != nil || !strings.HasPrefix(cu, "cus_") {
+		t.Fatalf("customer: %q %v", cu, err)
+	}
+	if _, err := c.CreateIntent(ctx, CreateIntent{OrderID: "ord_2", Amount: 800, Currency: "USD", Customer: cu}); err != nil {
+		t.Fatalf("intent with customer: %v", err)
+	}
+	sub, err := c.CreateSubscription(ctx, Renewal{Customer: cu, PaymentMethod: "pm_card_visa", Name: "Studio Circle", Amount: 800,
+		Currency: "USD", Interval: "month", TrialEnd: time.Now().AddDate(0, 1, 0),
+		Metadata: map[string]string{"appId": "app_1", "userId": "u_1", "planId": "p_1"}, IdempotencyKey: "marquee-order-ord_2-renewal"})
+	if err != nil || !strings.HasPrefix(sub, "sub_") {
+		t.Fatalf("subscription: %q %v", sub, err)
+	}
+	if err := c.SetCancelAtPeriodEnd(ctx, sub, true); err != nil {
+		t.Fatalf("cancel at period end: %v", err)
+	}
 	// A parameter Stripe does not know is refused by stripe-mock, so this
 	// test would catch a malformed request.
 	if _, err := c.Retrieve(ctx, ""); err == nil {

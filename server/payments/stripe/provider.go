@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	sg "github.com/stripe/stripe-go/v85"
 	"github.com/uptrace/bun"
@@ -24,6 +25,9 @@ type Provider struct {
 	Store          *store.Storage
 	PublishableKey string
 	Logger         *slog.Logger
+	// Grace is how long a membership whose renewal failed keeps access;
+	// 0 is store.DefaultGracePeriod.
+	Grace time.Duration
 }
 
 var (
@@ -62,8 +66,19 @@ func (p *Provider) Start(ctx context.Context, req payments.StartRequest) (*payme
 			meta[k] = v
 		}
 	}
-	in, err := p.Client.CreateIntent(ctx, CreateIntent{OrderID: o.ID, Amount: o.Total, Currency: o.Currency,
-		Email: req.Payer.Email, Metadata: meta, IdempotencyKey: IntentKey(o.ID, o.Total, o.Currency)})
+	ci := CreateIntent{OrderID: o.ID, Amount: o.Total, Currency: o.Currency,
+		Email: req.Payer.Email, Metadata: meta, IdempotencyKey: IntentKey(o.ID, o.Total, o.Currency)}
+	if req.Metadata["kind"] == "subscription" {
+		// A membership renews off-session with this card: the intent saves
+		// it on a customer of its own (one per plan order, by key).
+		cu, err := p.Client.CreateCustomer(ctx, req.Payer.Email, map[string]string{"appId": o.AppID, "userId": o.UserID},
+			"marquee-order-"+o.ID+"-customer")
+		if err != nil {
+			return nil, payments.ProviderError("stripe", err)
+		}
+		ci.Customer = cu
+	}
+	in, err := p.Client.CreateIntent(ctx, ci)
 	if err != nil {
 		return nil, payments.ProviderError("stripe", err)
 	}
@@ -134,6 +149,7 @@ func (p *Provider) paid(ctx context.Context, eventID, typ string, order *store.O
 	if o.Status == store.OrderPending {
 		return nil, payments.ErrNotThisOrder
 	}
+	p.startRenewals(ctx, o, in)
 	return &payments.Result{Order: o, Ref: in.ID, Status: in.Status}, nil
 }
 
@@ -215,6 +231,25 @@ func (p *Provider) HandleWebhook(ctx context.Context, body []byte, header http.H
 			return nil, err
 		}
 		return &payments.Result{Order: o, Ref: in.ID, Status: statusOf(rec, fresh)}, nil
+	case "invoice.paid", "invoice.payment_failed":
+		var inv sg.Invoice
+		if err := json.Unmarshal(ev.Data.Raw, &inv); err != nil {
+			return nil, fmt.Errorf("%w: invoice: %v", payments.ErrInvalidWebhook, err)
+		}
+		ref, periodEnd := invoiceRenewal(&inv)
+		if ref == "" {
+			return &payments.Result{Status: store.OutcomeIgnored}, nil // a one-off invoice
+		}
+		if ev.Type == "invoice.paid" {
+			return p.renewal(ctx, ev, ref, "paid", periodEnd, inv.AmountPaid, string(inv.Currency))
+		}
+		return p.renewal(ctx, ev, ref, "failed", time.Time{}, inv.AmountDue, string(inv.Currency))
+	case "customer.subscription.deleted":
+		var sub sg.Subscription
+		if err := json.Unmarshal(ev.Data.Raw, &sub); err != nil || sub.ID == "" {
+			return nil, fmt.Errorf("%w: subscription: %v", payments.ErrInvalidWebhook, err)
+		}
+		return p.renewal(ctx, ev, sub.ID, "ended", time.Time{}, 0, "")
 	case "charge.refunded":
 		var ch sg.Charge
 		if err := json.Unmarshal(ev.Data.Raw, &ch); err != nil {
@@ -255,6 +290,7 @@ func (p *Provider) webhookPaid(ctx context.Context, ev sg.Event, o *store.Order,
 	if rec.Outcome == store.OutcomeMismatch || rec.Outcome == store.OutcomeNotPayable {
 		p.log().Error("stripe payment not applied: needs a refund", "order", o.ID, "intent", in.ID, "outcome", rec.Outcome)
 	}
+	p.startRenewals(ctx, o, in)
 	return &payments.Result{Order: o, Ref: in.ID, Status: statusOf(rec, fresh)}, nil
 }
 
@@ -265,4 +301,89 @@ func statusOf(ev *store.PaymentEvent, fresh bool) string {
 		return "duplicate"
 	}
 	return ev.Outcome
+}
+
+// startRenewals makes the Stripe subscription that renews a membership
+// just paid by card, starting when the paid period ends (trial_end), so the
+// first period is charged once. Confirm and the webhook may both get here:
+// the idempotency key and the conditional ref update make that one
+// subscription. A failure is logged, not returned: the member paid, and the
+// membership is good until its period ends either way.
+func (p *Provider) startRenewals(ctx context.Context, o *store.Order, in *Intent) {
+	if in.Customer == "" {
+		return // not a membership payment
+	}
+	sub, err := p.Store.SubscriptionOf(ctx, o.AppID, o.UserID)
+	if err != nil || sub == nil || sub.Provider != payments.Stripe || sub.OrderID == nil || *sub.OrderID != o.ID ||
+		sub.ProviderRef != "" || sub.Status != store.SubActive {
+		if err != nil {
+			p.log().Error("stripe renewals: load membership", "order", o.ID, "err", err)
+		}
+		return
+	}
+	plan, err := p.Store.PlanOf(ctx, sub.PlanID)
+	if err != nil || plan == nil {
+		p.log().Error("stripe renewals: load plan", "order", o.ID, "plan", sub.PlanID, "err", err)
+		return
+	}
+	interval := "month"
+	if plan.BillingCycle == store.CycleYearly {
+		interval = "year"
+	}
+	id, err := p.Client.CreateSubscription(ctx, Renewal{Customer: in.Customer, PaymentMethod: in.PaymentMethod,
+		Name: plan.Name, Amount: sub.Amount, Currency: sub.Currency, Interval: interval, TrialEnd: sub.CurrentPeriodEnd,
+		Metadata:       map[string]string{"appId": o.AppID, "userId": o.UserID, "planId": plan.ID, "orderId": o.ID},
+		IdempotencyKey: "marquee-order-" + o.ID + "-renewal"})
+	if err != nil {
+		p.log().Error("stripe renewals: create subscription", "order", o.ID, "err", err)
+		return
+	}
+	if _, err := p.Store.SetProviderRef(ctx, sub.ID, o.ID, id); err != nil {
+		p.log().Error("stripe renewals: record subscription", "order", o.ID, "subscription", id, "err", err)
+	}
+}
+
+// invoiceRenewal answers the subscription an invoice bills and the end of
+// the period it pays for (the latest end among its lines).
+func invoiceRenewal(inv *sg.Invoice) (string, time.Time) {
+	ref := ""
+	if inv.Parent != nil && inv.Parent.SubscriptionDetails != nil && inv.Parent.SubscriptionDetails.Subscription != nil {
+		ref = inv.Parent.SubscriptionDetails.Subscription.ID
+	}
+	var end int64
+	if inv.Lines != nil {
+		for _, l := range inv.Lines.Data {
+			if ref == "" && l.Subscription != nil {
+				ref = l.Subscription.ID
+			}
+			if l.Period != nil && l.Period.End > end {
+				end = l.Period.End
+			}
+		}
+	}
+	if end == 0 {
+		end = inv.PeriodEnd
+	}
+	return ref, time.Unix(end, 0).UTC()
+}
+
+// renewal applies what Stripe says about a membership's subscription ref,
+// once per event id.
+func (p *Provider) renewal(ctx context.Context, ev sg.Event, ref, event string, periodEnd time.Time, amount int64, currency string) (*payments.Result, error) {
+	rec := &store.PaymentEvent{Provider: payments.Stripe, EventID: ev.ID, Type: string(ev.Type), PaymentRef: ref,
+		Amount: amount, Currency: strings.ToUpper(currency)}
+	_, fresh, err := p.Store.ApplyProviderRenewalEvent(ctx, rec, ref, event, periodEnd, p.Grace)
+	if err != nil {
+		return nil, err
+	}
+	return &payments.Result{Ref: ref, Status: statusOf(rec, fresh)}, nil
+}
+
+// SetCancelAtPeriodEnd tells Stripe to stop (or resume) renewing the
+// membership subscription ref at the end of its period.
+func (p *Provider) SetCancelAtPeriodEnd(ctx context.Context, ref string, cancel bool) error {
+	if err := p.Client.SetCancelAtPeriodEnd(ctx, ref, cancel); err != nil {
+		return payments.ProviderError("stripe", err)
+	}
+	return nil
 }
