@@ -282,15 +282,25 @@ func startMinIO(t *testing.T) media.S3Options {
 	return media.S3Options{Endpoint: addr, AccessKey: "marquee-test", SecretKey: "marquee-test-secret", Bucket: "marquee-test", Region: "us-east-1"}
 }
 
-func TestMediaUploadMinIO(t *testing.T) {
+// minioServer is a test server whose media live in a real MinIO.
+type minioServer struct {
+	ts     *testServer
+	opts   media.S3Options
+	db     *bun.DB
+	st     *store.Storage
+	files  media.Storage
+	logger *slog.Logger
+}
+
+func newMinIOServer(t *testing.T) minioServer {
+	t.Helper()
 	opts := startMinIO(t)
 	db := storetest.Postgres(t)
-	ctx := context.Background()
-	files, err := media.NewS3(ctx, opts)
+	files, err := media.NewS3(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := seed.Demo(ctx, db, files); err != nil {
+	if err := seed.Demo(context.Background(), db, files); err != nil {
 		t.Fatalf("seed: %v", err)
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -298,6 +308,13 @@ func TestMediaUploadMinIO(t *testing.T) {
 	st.Build = testEngine(t).BuildID()
 	cfg := Config{Port: 3000, AuthPort: 3002, PublicURL: "http://main.test", AuthURL: "http://auth.test"}
 	ts := &testServer{Server: New(Deps{Config: cfg, Store: st, Renderer: testEngine(t), Files: files, Logger: logger})}
+	return minioServer{ts: ts, opts: opts, db: db, st: st, files: files, logger: logger}
+}
+
+func TestMediaUploadMinIO(t *testing.T) {
+	srv := newMinIOServer(t)
+	ts, opts, st, files := srv.ts, srv.opts, srv.st, srv.files
+	ctx := context.Background()
 	demo, _ := st.AppByIDOrName(ctx, "demo")
 	ids := commLoad(t, ts)
 	creator := commUser(t, ts, "creator@demo.test")
@@ -395,21 +412,9 @@ func TestMediaUploadMinIO(t *testing.T) {
 // server after it: a job notices the file and makes it the picture, and a
 // file that is not what was declared never becomes one.
 func TestProfilePictureFromS3(t *testing.T) {
-	opts := startMinIO(t)
-	db := storetest.Postgres(t)
+	srv := newMinIOServer(t)
+	ts, db, st, files, logger := srv.ts, srv.db, srv.st, srv.files, srv.logger
 	ctx := context.Background()
-	files, err := media.NewS3(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := seed.Demo(ctx, db, files); err != nil {
-		t.Fatalf("seed: %v", err)
-	}
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	st := store.NewStorage(db, store.NewMemoryCache(), media.Signer{Storage: files}, logger)
-	st.Build = testEngine(t).BuildID()
-	cfg := Config{Port: 3000, AuthPort: 3002, PublicURL: "http://main.test", AuthURL: "http://auth.test"}
-	ts := &testServer{Server: New(Deps{Config: cfg, Store: st, Renderer: testEngine(t), Files: files, Logger: logger})}
 	if err := jobs.Migrate(ctx, db, storetest.URL(db), logger); err != nil {
 		t.Fatal(err)
 	}

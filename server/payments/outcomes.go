@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"marquee/store"
 )
 
 // Errors of the card and PayPal providers, beside the ones in payments.go.
@@ -44,4 +46,24 @@ func Declined(reason string) error { return &DeclinedError{Reason: reason} }
 // providerError marks err as the provider's failure.
 func ProviderError(what string, err error) error {
 	return fmt.Errorf("%s: %w: %w", what, ErrProvider, err)
+}
+
+// RefundAmount checks a refund of an order paid by method and answers how
+// much to give back: req.Amount, or the whole total when it is 0.
+func RefundAmount(req RefundRequest, method string) (int64, error) {
+	o := req.Order
+	if !store.CanTransition(o.Status, store.OrderRefunded) {
+		return 0, store.ErrIllegalTransition
+	}
+	amount := req.Amount
+	if amount == 0 {
+		amount = o.Total
+	}
+	if amount < 0 || amount > o.Total {
+		return 0, &store.ErrInvalid{Msg: "Refund amount must be between 1 and the order total"}
+	}
+	if o.PaymentMethod != method || o.PaymentRef == "" {
+		return 0, ErrNotThisOrder
+	}
+	return amount, nil
 }

@@ -171,18 +171,9 @@ func (p *Provider) recordFailure(ctx context.Context, o *store.Order, ref, event
 // at PayPal, then moves the order to REFUNDED with the reason.
 func (p *Provider) Refund(ctx context.Context, req payments.RefundRequest) (*store.Order, error) {
 	o := req.Order
-	if !store.CanTransition(o.Status, store.OrderRefunded) {
-		return nil, store.ErrIllegalTransition
-	}
-	amount := req.Amount
-	if amount == 0 {
-		amount = o.Total
-	}
-	if amount < 0 || amount > o.Total {
-		return nil, &store.ErrInvalid{Msg: "Refund amount must be between 1 and the order total"}
-	}
-	if o.PaymentMethod != payments.PayPal || o.PaymentRef == "" {
-		return nil, payments.ErrNotThisOrder
+	amount, err := payments.RefundAmount(req, payments.PayPal)
+	if err != nil {
+		return nil, err
 	}
 	po, err := p.Client.GetOrder(ctx, o.PaymentRef)
 	if err != nil {

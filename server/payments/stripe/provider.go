@@ -168,18 +168,9 @@ func (p *Provider) recordFailure(ctx context.Context, o *store.Order, ref, event
 // a retried click refund once.
 func (p *Provider) Refund(ctx context.Context, req payments.RefundRequest) (*store.Order, error) {
 	o := req.Order
-	if !store.CanTransition(o.Status, store.OrderRefunded) {
-		return nil, store.ErrIllegalTransition
-	}
-	amount := req.Amount
-	if amount == 0 {
-		amount = o.Total
-	}
-	if amount < 0 || amount > o.Total {
-		return nil, &store.ErrInvalid{Msg: "Refund amount must be between 1 and the order total"}
-	}
-	if o.PaymentMethod != payments.Stripe || o.PaymentRef == "" {
-		return nil, payments.ErrNotThisOrder
+	amount, err := payments.RefundAmount(req, payments.Stripe)
+	if err != nil {
+		return nil, err
 	}
 	r, err := p.Client.CreateRefund(ctx, o.PaymentRef, amount, RefundKey(o.ID, amount))
 	if err != nil {
