@@ -1,13 +1,16 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/labstack/echo/v4"
+	"github.com/uptrace/bun"
 
+	"marquee/server/jobs"
 	"marquee/server/payments"
 	"marquee/server/payments/paypal"
 	"marquee/server/payments/stripe"
@@ -18,10 +21,22 @@ import (
 // configured; without keys they are simply not offered.
 func (s *Server) registerCardAndPayPal(d Deps) {
 	if d.Config.Stripe.Enabled() {
-		s.payments.Register(&stripe.Provider{
+		card := &stripe.Provider{
 			Client: stripe.NewClient(stripe.Options{SecretKey: d.Config.Stripe.SecretKey, WebhookSecret: d.Config.Stripe.WebhookSecret,
 				APIBase: d.Config.Stripe.APIBase}),
 			Store: d.Store, PublishableKey: d.Config.Stripe.PublishableKey, Logger: s.logger,
+		}
+		s.payments.Register(card)
+		s.cardRenewals = card
+		// A plan paid by card renews through Stripe Billing, whether it was
+		// bought with the Subscribe button or through the cart: the job
+		// that makes the Stripe subscription is written in the same
+		// transaction that marks the order PAID, so it cannot be lost.
+		d.Store.OnOrderPaid(store.ItemSubscription, func(ctx context.Context, tx bun.Tx, o *store.Order, _ *store.OrderItem) error {
+			if o.PaymentMethod != payments.Stripe {
+				return nil
+			}
+			return jobs.Enqueue(ctx, tx, jobs.StartCardRenewalArgs{OrderID: o.ID})
 		})
 	}
 	if d.Config.PayPal.Enabled() {
@@ -31,6 +46,15 @@ func (s *Server) registerCardAndPayPal(d Deps) {
 			Store: d.Store, Logger: s.logger,
 		})
 	}
+}
+
+// CardRenewals is the card provider's half of the start_card_renewal job
+// (nil when cards are not configured), for the job queue's wiring.
+func (s *Server) CardRenewals() jobs.CardRenewals {
+	if s.cardRenewals == nil {
+		return nil
+	}
+	return s.cardRenewals
 }
 
 // Messages of the payment calls (SPEC.md section 8 where it names one).

@@ -17,6 +17,7 @@ import (
 	"marquee/render"
 	"marquee/server/media"
 	"marquee/server/payments"
+	"marquee/server/payments/stripe"
 	"marquee/server/push"
 	"marquee/store"
 )
@@ -42,6 +43,9 @@ type Server struct {
 	push        *push.Sender
 	// payments holds the enabled payment providers by method name.
 	payments *payments.Registry
+	// cardRenewals is the Stripe provider when cards are on: it makes the
+	// subscriptions that renew memberships (the start_card_renewal job).
+	cardRenewals *stripe.Provider
 	// pages holds rendered pages shared by a viewer class (pagecache.go);
 	// cachedRoutes names the routes that use it.
 	pages        *pageCache

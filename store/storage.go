@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/uptrace/bun"
@@ -30,6 +31,18 @@ type Storage struct {
 	// PageBumped, when set, hears of every page version this process bumps
 	// (the server's page cache forgets the old one at once).
 	PageBumped func(scope string)
+	// Grace is how long a membership keeps access after a renewal is due
+	// and has not arrived (a wallet that could not pay, a card whose
+	// invoice is late or failed); 0 is DefaultGracePeriod.
+	Grace time.Duration
+}
+
+// GracePeriod answers the configured grace, DefaultGracePeriod when unset.
+func (s *Storage) GracePeriod() time.Duration {
+	if s.Grace <= 0 {
+		return DefaultGracePeriod
+	}
+	return s.Grace
 }
 
 func NewStorage(db *bun.DB, cache Cache, signer URLSigner, logger *slog.Logger) *Storage {

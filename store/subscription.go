@@ -40,19 +40,25 @@ func addCycle(t time.Time, cycle string) time.Time {
 }
 
 // validSubscription is the one definition of "this membership gives access
-// now": active within its period, or past due within its grace period.
-func validSubscription(q *bun.SelectQuery, now time.Time) *bun.SelectQuery {
+// now": active within its period; past due within its grace period; or
+// renewed by a card provider whose invoice for the next period is late
+// (Stripe's invoice.paid can arrive hours after the period ends), within
+// the grace after the period end. A membership cancelled at period end
+// gets no such grace: nothing is coming.
+func validSubscription(q *bun.SelectQuery, now time.Time, grace time.Duration) *bun.SelectQuery {
 	return q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
 		return q.Where("(status = ? AND current_period_end > ?)", SubActive, now).
-			WhereOr("(status = ? AND grace_until > ?)", SubPastDue, now)
+			WhereOr("(status = ? AND grace_until > ?)", SubPastDue, now).
+			WhereOr("(status = ? AND provider <> ? AND provider_ref <> '' AND cancel_at_period_end = ? AND current_period_end > ?)",
+				SubActive, WalletMethod, false, now.Add(-grace))
 	})
 }
 
 // HasValidSubscription reports whether the user's membership of the app gives
-// access at now (ACTIVE in its period, or PAST_DUE in its grace period).
+// access at now (see validSubscription).
 func (s *Storage) HasValidSubscription(ctx context.Context, appID, userID string, now time.Time) (bool, error) {
 	n, err := validSubscription(s.DB.NewSelect().Model((*Subscription)(nil)).
-		Where("app_id = ? AND user_id = ?", appID, userID), now).Count(ctx)
+		Where("app_id = ? AND user_id = ?", appID, userID), now, s.GracePeriod()).Count(ctx)
 	if err != nil {
 		return false, fmt.Errorf("check subscription: %w", err)
 	}
@@ -252,40 +258,60 @@ func (s *Storage) RenewDueSubscriptions(ctx context.Context, opt RenewOptions) (
 		opt.Lead = DefaultRenewLead
 	}
 	if opt.Grace <= 0 {
-		opt.Grace = DefaultGracePeriod
+		opt.Grace = s.GracePeriod()
 	}
 	var res RenewResult
 	var due []dueSubscription
+	// A card membership waiting for its late invoice is not due until its
+	// grace is over: leaving it out keeps it from crowding the batch.
+	cardLate := "(s.provider <> ? AND s.provider_ref <> '' AND s.cancel_at_period_end = ? AND s.current_period_end > ?)"
 	if err := s.DB.NewSelect().TableExpr("subscriptions AS s").ColumnExpr("s.*").ColumnExpr("p.billing_cycle").
 		Join("JOIN subscription_plans AS p ON p.id = s.plan_id").
-		Where("(s.status = ? AND s.current_period_end <= ?)", SubActive, opt.Now.Add(opt.Lead)).
-		WhereOr("s.status = ?", SubPastDue).
+		WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
+			return q.Where("(s.status = ? AND s.current_period_end <= ? AND NOT "+cardLate+")", SubActive, opt.Now.Add(opt.Lead),
+				WalletMethod, false, opt.Now.Add(-opt.Grace)).
+				WhereOr("s.status = ?", SubPastDue)
+		}).
 		OrderExpr("s.current_period_end ASC").Limit(500).Scan(ctx, &due); err != nil {
 		return res, fmt.Errorf("find due subscriptions: %w", err)
 	}
 	for i := range due {
 		d := &due[i]
 		var err error
+		cardRenewed := d.Provider != WalletMethod && d.ProviderRef != ""
 		switch {
 		case d.Status == SubPastDue && d.GraceUntil != nil && !d.GraceUntil.After(opt.Now):
-			err = s.endSubscription(ctx, d, SubExpired, opt.Now, "Your membership has ended: the renewal payment did not go through.")
-			res.Ended += boolInt(err == nil)
-		case d.CancelAtPeriodEnd || d.Provider != WalletMethod || d.Amount <= 0:
-			// Nothing to charge here: end it once its paid time is over
-			// (a past-due card membership waits for its grace to run out).
-			end := d.CurrentPeriodEnd
-			if !d.CancelAtPeriodEnd && d.Provider != WalletMethod && d.ProviderRef != "" {
-				// A provider renews it: its invoice.paid can arrive a while
-				// after the period ends, so wait out the grace before
-				// deciding it stopped reporting.
-				end = end.Add(opt.Grace)
+			text := "Your membership has ended: the renewal payment did not go through."
+			if d.CancelAtPeriodEnd {
+				text = ""
 			}
-			if d.Status == SubActive && !end.After(opt.Now) {
-				status := SubExpired
-				if d.CancelAtPeriodEnd {
-					status = SubCanceled
-				}
-				err = s.endSubscription(ctx, d, status, opt.Now, "")
+			err = s.endSubscription(ctx, d, SubExpired, opt.Now, text)
+			res.Ended += boolInt(err == nil)
+		case d.Status == SubPastDue && d.Provider != WalletMethod:
+			// A card provider retries on its own schedule and reports
+			// with invoice.paid; only the grace running out ends it.
+		case d.CancelAtPeriodEnd:
+			// The member chose to stop: access ends with the paid period
+			// (one already in its grace keeps the grace).
+			if d.Status == SubActive && !d.CurrentPeriodEnd.After(opt.Now) {
+				err = s.endSubscription(ctx, d, SubCanceled, opt.Now, "")
+				res.Ended += boolInt(err == nil)
+			}
+		case d.Status == SubActive && cardRenewed:
+			// A card provider renews it and its invoice.paid has not come:
+			// access lasted through the grace after the period end
+			// (validSubscription); now it is over.
+			if !d.CurrentPeriodEnd.Add(opt.Grace).After(opt.Now) {
+				err = s.endSubscription(ctx, d, SubExpired, opt.Now,
+					"Your membership has ended: the card renewal did not arrive. Subscribe again to keep access.")
+				res.Ended += boolInt(err == nil)
+			}
+		case d.Provider != WalletMethod || d.Amount <= 0:
+			// Nothing renews it (granted by hand, or a card membership
+			// whose provider subscription was never made): it ends with
+			// its paid time.
+			if d.Status == SubActive && !d.CurrentPeriodEnd.After(opt.Now) {
+				err = s.endSubscription(ctx, d, SubExpired, opt.Now, "")
 				res.Ended += boolInt(err == nil)
 			}
 		default:
@@ -417,7 +443,7 @@ func (s *Storage) endSubscription(ctx context.Context, d *dueSubscription, statu
 // backwards, and each state change is conditional on the state before it.
 func (s *Storage) ApplyProviderRenewal(ctx context.Context, providerRef, event string, periodEnd time.Time, grace time.Duration) (*Subscription, error) {
 	if grace <= 0 {
-		grace = DefaultGracePeriod
+		grace = s.GracePeriod()
 	}
 	var out *Subscription
 	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
@@ -442,7 +468,7 @@ const (
 // providerRef is recorded as IGNORED (another integration's subscription).
 func (s *Storage) ApplyProviderRenewalEvent(ctx context.Context, ev *PaymentEvent, providerRef, event string, periodEnd time.Time, grace time.Duration) (*Subscription, bool, error) {
 	if grace <= 0 {
-		grace = DefaultGracePeriod
+		grace = s.GracePeriod()
 	}
 	if ev.ID == "" {
 		ev.ID = NewID()
@@ -641,4 +667,14 @@ func (s *Storage) SetProviderRef(ctx context.Context, subID, orderID, ref string
 	}
 	n, _ := res.RowsAffected()
 	return n == 1, nil
+}
+
+// OrderBuysMembership reports whether the order holds a SUBSCRIPTION line:
+// a card paying for it is saved so the membership can renew.
+func (s *Storage) OrderBuysMembership(ctx context.Context, orderID string) (bool, error) {
+	n, err := s.DB.NewSelect().Model((*OrderItem)(nil)).Where("order_id = ? AND type = ?", orderID, ItemSubscription).Count(ctx)
+	if err != nil {
+		return false, fmt.Errorf("check membership lines: %w", err)
+	}
+	return n > 0, nil
 }

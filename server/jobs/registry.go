@@ -21,6 +21,9 @@ type Deps struct {
 	// OrderExpiry is how long an unpaid order holds its stock
 	// (ORDER_EXPIRY; 0 means store.DefaultOrderExpiry).
 	OrderExpiry time.Duration
+	// CardRenewals makes the Stripe subscription of a membership bought by
+	// card; nil when cards are not configured (nothing enqueues the job).
+	CardRenewals CardRenewals
 }
 
 // Product lists every worker and every repeating job of Marquee, in one
@@ -49,6 +52,9 @@ func Product(d Deps) Work {
 	if d.Store != nil {
 		river.AddWorker(workers, &RenewMembershipsWorker{Store: d.Store, Logger: d.Logger})
 		every(RenewMembershipsInterval, RenewMembershipsArgs{})
+	}
+	if d.CardRenewals != nil {
+		river.AddWorker(workers, &StartCardRenewalWorker{Renewals: d.CardRenewals})
 	}
 	// Unpaid orders give their stock back once their hold is over; checked
 	// every minute, so an order is cancelled at most a minute late.

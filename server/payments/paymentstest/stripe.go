@@ -42,6 +42,8 @@ type Stripe struct {
 	idem     map[string]idemAnswer
 	events   []SignedEvent
 	requests []string
+	// failing counts the coming requests to a path that answer 500.
+	failing map[string]int
 	srv      *httptest.Server
 }
 
@@ -77,6 +79,17 @@ func StartStripe(t interface{ Cleanup(func()) }, webhookSecret string) *Stripe {
 func (s *Stripe) nextID(prefix string) string {
 	s.seq++
 	return fmt.Sprintf("%s_fake%06d", prefix, s.seq)
+}
+
+// FailNext makes the next n requests to path (such as "/v1/subscriptions")
+// answer 500, as during an outage of Stripe's.
+func (s *Stripe) FailNext(path string, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.failing == nil {
+		s.failing = map[string]int{}
+	}
+	s.failing[path] = n
 }
 
 // IntentCount is how many PaymentIntents were created.
@@ -238,6 +251,14 @@ func (s *Stripe) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer sk_") && !s.browserConfirm(r) {
 		stripeError(w, 401, "invalid_request_error", "", "Invalid API Key provided", nil)
+		return
+	}
+	if s.failing[r.URL.Path] > 0 {
+		s.failing[r.URL.Path]--
+		// Stripe says not to retry at once; the caller's own retry comes
+		// later (and, keyed alike, gets one object).
+		w.Header().Set("Stripe-Should-Retry", "false")
+		stripeError(w, 500, "api_error", "", "An unknown error occurred", nil)
 		return
 	}
 	key := r.Header.Get("Idempotency-Key")

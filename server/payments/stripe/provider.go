@@ -68,9 +68,15 @@ func (p *Provider) Start(ctx context.Context, req payments.StartRequest) (*payme
 	}
 	ci := CreateIntent{OrderID: o.ID, Amount: o.Total, Currency: o.Currency,
 		Email: req.Payer.Email, Metadata: meta, IdempotencyKey: IntentKey(o.ID, o.Total, o.Currency)}
-	if req.Metadata["kind"] == "subscription" {
-		// A membership renews off-session with this card: the intent saves
-		// it on a customer of its own (one per plan order, by key).
+	membership, err := p.Store.OrderBuysMembership(ctx, o.ID)
+	if err != nil {
+		return nil, err
+	}
+	if membership {
+		// A membership renews off-session with this card, however it was
+		// bought (the Subscribe button or a cart holding a plan): the
+		// intent saves it on a customer of its own (one per order, by key).
+		meta["kind"] = "subscription"
 		cu, err := p.Client.CreateCustomer(ctx, req.Payer.Email, map[string]string{"appId": o.AppID, "userId": o.UserID},
 			"marquee-order-"+o.ID+"-customer")
 		if err != nil {
@@ -149,7 +155,6 @@ func (p *Provider) paid(ctx context.Context, eventID, typ string, order *store.O
 	if o.Status == store.OrderPending {
 		return nil, payments.ErrNotThisOrder
 	}
-	p.startRenewals(ctx, o, in)
 	return &payments.Result{Order: o, Ref: in.ID, Status: in.Status}, nil
 }
 
@@ -281,7 +286,6 @@ func (p *Provider) webhookPaid(ctx context.Context, ev sg.Event, o *store.Order,
 	if rec.Outcome == store.OutcomeMismatch || rec.Outcome == store.OutcomeNotPayable {
 		p.log().Error("stripe payment not applied: needs a refund", "order", o.ID, "intent", in.ID, "outcome", rec.Outcome)
 	}
-	p.startRenewals(ctx, o, in)
 	return &payments.Result{Order: o, Ref: in.ID, Status: statusOf(rec, fresh)}, nil
 }
 
@@ -294,28 +298,66 @@ func statusOf(ev *store.PaymentEvent, fresh bool) string {
 	return ev.Outcome
 }
 
-// startRenewals makes the Stripe subscription that renews a membership
-// just paid by card, starting when the paid period ends (trial_end), so the
-// first period is charged once. Confirm and the webhook may both get here:
-// the idempotency key and the conditional ref update make that one
-// subscription. A failure is logged, not returned: the member paid, and the
-// membership is good until its period ends either way.
-func (p *Provider) startRenewals(ctx context.Context, o *store.Order, in *Intent) {
-	if in.Customer == "" {
-		return // not a membership payment
+// RenewalKey is the idempotency key of the Stripe subscription (and its
+// price) that renews membership subID as bought by orderID: every retry of
+// the job asks Stripe with the same key and so gets the same subscription.
+// The order is part of it because a membership row is reused when its
+// member buys again later, and that purchase needs a subscription of its own.
+func RenewalKey(subID, orderID string) string {
+	return "marquee-subscription-" + subID + "-order-" + orderID + "-renewal"
+}
+
+// StartRenewals makes the Stripe subscription that renews the membership a
+// paid card order bought, starting when the paid period ends (trial_end),
+// so the first period is charged once. It is the start_card_renewal job's
+// work (enqueued in the transaction that marked the order PAID): an error
+// means "try again later" and river retries; nil means done or nothing to
+// do (the order did not buy a membership, a later purchase or a refund
+// superseded it, or it is linked already). The idempotency key and the
+// conditional SetProviderRef make any number of runs one subscription.
+func (p *Provider) StartRenewals(ctx context.Context, orderID string) error {
+	o, err := p.Store.OrderByID(ctx, orderID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if o.PaymentMethod != payments.Stripe || o.PaymentRef == "" || o.PaidAt == nil ||
+		o.Status == store.OrderRefunded || o.Status == store.OrderCancelled {
+		return nil
 	}
 	sub, err := p.Store.SubscriptionOf(ctx, o.AppID, o.UserID)
-	if err != nil || sub == nil || sub.Provider != payments.Stripe || sub.OrderID == nil || *sub.OrderID != o.ID ||
-		sub.ProviderRef != "" || sub.Status != store.SubActive {
-		if err != nil {
-			p.log().Error("stripe renewals: load membership", "order", o.ID, "err", err)
-		}
-		return
+	if err != nil {
+		return err
+	}
+	if sub == nil || sub.Provider != payments.Stripe || sub.OrderID == nil || *sub.OrderID != o.ID ||
+		sub.ProviderRef != "" || sub.Status != store.SubActive || sub.CancelAtPeriodEnd {
+		return nil
+	}
+	if !sub.CurrentPeriodEnd.After(time.Now().Add(time.Minute)) {
+		// Stripe wants a trial_end in the future; a membership this close
+		// to its end is left to end (or be bought again).
+		p.log().Warn("stripe renewals: period already over", "order", o.ID, "subscription", sub.ID)
+		return nil
 	}
 	plan, err := p.Store.PlanOf(ctx, sub.PlanID)
-	if err != nil || plan == nil {
-		p.log().Error("stripe renewals: load plan", "order", o.ID, "plan", sub.PlanID, "err", err)
-		return
+	if err != nil {
+		return err
+	}
+	if plan == nil {
+		p.log().Error("stripe renewals: plan is gone", "order", o.ID, "plan", sub.PlanID)
+		return nil
+	}
+	in, err := p.Client.Retrieve(ctx, o.PaymentRef)
+	if err != nil {
+		return payments.ProviderError("stripe", err)
+	}
+	if in.Customer == "" {
+		// Paid before cards were saved for memberships: there is no card
+		// to renew with, so the membership ends with its paid period.
+		p.log().Warn("stripe renewals: the card was not saved", "order", o.ID, "intent", in.ID)
+		return nil
 	}
 	interval := "month"
 	if plan.BillingCycle == store.CycleYearly {
@@ -323,15 +365,22 @@ func (p *Provider) startRenewals(ctx context.Context, o *store.Order, in *Intent
 	}
 	id, err := p.Client.CreateSubscription(ctx, Renewal{Customer: in.Customer, PaymentMethod: in.PaymentMethod,
 		Name: plan.Name, Amount: sub.Amount, Currency: sub.Currency, Interval: interval, TrialEnd: sub.CurrentPeriodEnd,
-		Metadata:       map[string]string{"appId": o.AppID, "userId": o.UserID, "planId": plan.ID, "orderId": o.ID},
-		IdempotencyKey: "marquee-order-" + o.ID + "-renewal"})
+		Metadata:       map[string]string{"appId": o.AppID, "userId": o.UserID, "planId": plan.ID, "orderId": o.ID, "subscriptionId": sub.ID},
+		IdempotencyKey: RenewalKey(sub.ID, o.ID)})
 	if err != nil {
-		p.log().Error("stripe renewals: create subscription", "order", o.ID, "err", err)
-		return
+		return payments.ProviderError("stripe", err)
 	}
-	if _, err := p.Store.SetProviderRef(ctx, sub.ID, o.ID, id); err != nil {
-		p.log().Error("stripe renewals: record subscription", "order", o.ID, "subscription", id, "err", err)
+	linked, err := p.Store.SetProviderRef(ctx, sub.ID, o.ID, id)
+	if err != nil {
+		return err
 	}
+	if !linked {
+		if cur, err := p.Store.SubscriptionOf(ctx, o.AppID, o.UserID); err == nil && cur != nil && cur.ProviderRef != id {
+			p.log().Error("stripe renewals: membership moved on before its subscription was linked; cancel it in Stripe",
+				"order", o.ID, "stripeSubscription", id)
+		}
+	}
+	return nil
 }
 
 // invoiceRenewal answers the subscription an invoice bills and the end of
