@@ -1,8 +1,9 @@
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { api } from "./lib/cart-store";
 import { Icon } from "./lib/icons";
 import { dollars, dollarsToCents } from "./lib/money";
 import { useHydrated } from "./lib/hydrated";
+import type { CardSession } from "./lib/stripe-card";
 
 export interface DonateModalProps {
   appId: string;
@@ -14,6 +15,15 @@ export interface DonateModalProps {
   // form posts to the page and there is nothing to close.
   asPage?: boolean;
   initialAmount?: string;
+  // Stripe's publishable key; empty when cards are not configured (then
+  // the wallet is the only method).
+  publishableKey?: string;
+}
+
+interface Processed {
+  id: string;
+  status: string;
+  payment?: { ref: string; clientSecret: string; status: string };
 }
 
 // DonateModal is 'Show Your Support' (SPEC.md section 2): suggested amounts,
@@ -21,32 +31,89 @@ export interface DonateModalProps {
 // a real form posting to /apps/{app}/donate, so it works before and without
 // JavaScript; hydrated, it calls POST /api/donations/create then /process
 // (SPEC.md section 4: create, process, close; failures only logged, and
-// shown under the input).
+// shown under the input). With Stripe configured it also offers a card:
+// /process answers a PaymentIntent for the donation, Stripe's Payment
+// Element (loaded only then) confirms it, and /process again lets the
+// server ask Stripe; the donation counts only once Stripe says it is paid.
 export default function DonateModal(props: DonateModalProps) {
   const [amount, setAmount] = useState(props.initialAmount ?? "");
   const [message, setMessage] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState("");
   const [done, setDone] = useState(false);
+  const [pending, setPending] = useState(false);
+  const [method, setMethod] = useState<"musepay" | "stripe">("musepay");
+  // A card donation: the donation made for the amount shown, and the
+  // Payment Element mounted for its PaymentIntent.
+  const [card, setCard] = useState<CardSession | null>(null);
+  const [cardDonation, setCardDonation] = useState("");
+  const cardEl = useRef<HTMLDivElement>(null);
   const cents = dollarsToCents(amount);
   const hydrated = useHydrated();
+  const cardOn = Boolean(props.publishableKey);
+
+  // The PaymentIntent is for one amount: changing the amount, the message
+  // or the method drops it (the unpaid donation simply never counts).
+  function resetCard() {
+    setCard(null);
+    setCardDonation("");
+  }
+  // The element goes when its session does (reset, or the modal closing).
+  useEffect(() => () => card?.destroy(), [card]);
+
+  async function startCard() {
+    const d = await api<{ id: string }>("POST", "/api/donations/create", {
+      appId: props.appId,
+      amount: cents,
+      currency: "USD",
+      message,
+    });
+    const res = await api<Processed>("POST", "/api/donations/process", { donationId: d.id, paymentMethod: "stripe" });
+    if (res.status === "PAID") return finished();
+    if (!res.payment?.clientSecret) throw new Error("Failed to create payment intent");
+    const { mountCard } = await import("./lib/stripe-card");
+    if (!cardEl.current) return;
+    setCard(await mountCard(cardEl.current, props.publishableKey!, res.payment.clientSecret, res.payment.ref));
+    setCardDonation(d.id);
+  }
+
+  async function payCard() {
+    const back = window.location.origin + "/apps/" + props.appName + "/donate?donation=" + encodeURIComponent(cardDonation);
+    const res = await card!.confirm(back);
+    if (res.error) throw new Error("Payment failed. Please try again. " + res.error);
+    // The browser's word is not enough: the server asks Stripe.
+    const d = await api<Processed>("POST", "/api/donations/process", { donationId: cardDonation, paymentMethod: "stripe" });
+    if (d.status === "PAID") return finished();
+    resetCard();
+    setPending(true);
+  }
+
+  function finished() {
+    resetCard();
+    setDone(true);
+    setAmount("");
+    setMessage("");
+  }
 
   async function send(e: React.FormEvent) {
     e.preventDefault();
     if (cents === null || busy) return;
     setBusy(true);
     setError("");
+    setPending(false);
     try {
-      const d = await api<{ id: string }>("POST", "/api/donations/create", {
-        appId: props.appId,
-        amount: cents,
-        currency: "USD",
-        message,
-      });
-      await api("POST", "/api/donations/process", { donationId: d.id });
-      setDone(true);
-      setAmount("");
-      setMessage("");
+      if (method === "stripe" && card) await payCard();
+      else if (method === "stripe") await startCard();
+      else {
+        const d = await api<{ id: string }>("POST", "/api/donations/create", {
+          appId: props.appId,
+          amount: cents,
+          currency: "USD",
+          message,
+        });
+        await api("POST", "/api/donations/process", { donationId: d.id });
+        finished();
+      }
     } catch (err) {
       const msg = (err as Error).message || "Failed to process donation";
       console.error("donation failed:", msg);
@@ -55,6 +122,11 @@ export default function DonateModal(props: DonateModalProps) {
       setBusy(false);
     }
   }
+
+  let label = "Send";
+  if (busy) label = "Sending...";
+  else if (method === "stripe" && card && cents !== null) label = "Pay " + dollars(cents);
+  else if (method === "stripe") label = "Continue to card";
 
   const body = (
     <>
@@ -83,20 +155,47 @@ export default function DonateModal(props: DonateModalProps) {
           </ul>
         </section>
       )}
-      <form method="post" action={"/apps/" + props.appName + "/donate"} onSubmit={send}>
+      <form method="post" action={"/apps/" + props.appName + "/donate"} onSubmit={send} className="donate-form">
         <textarea name="message" aria-label="Message" placeholder="Say something nice (optional)" maxLength={500} rows={2}
-          value={message} onChange={(e) => setMessage(e.target.value)} className="donate-message" />
+          value={message} onChange={(e) => { setMessage(e.target.value); resetCard(); }} className="donate-message" />
+        {cardOn && hydrated && (
+          <fieldset className="methods donate-methods">
+            <legend>Pay with</legend>
+            {(["musepay", "stripe"] as const).map((m) => (
+              <label key={m} className={"method" + (m === method ? " selected" : "")}>
+                <input type="radio" name="paymentMethod" value={m} checked={m === method}
+                  onChange={() => { setMethod(m); resetCard(); setError(""); }} />
+                <span>{m === "musepay" ? "Wallet" : "Card"}</span>
+              </label>
+            ))}
+          </fieldset>
+        )}
+        {cardOn && !hydrated && (
+          <p className="meta card-needs-js">
+            Paying by card needs JavaScript. Without it, this form pays from your wallet.
+          </p>
+        )}
         <div className="amount-input">
           <span>$</span>
           <input type="number" name="amount" min="0" step="0.01" inputMode="decimal" aria-label="Custom amount" value={amount}
-            onChange={(e) => { setAmount(e.target.value); setDone(false); }} />
-          <button type="submit" className="button" disabled={cents === null || busy}>
-            {busy ? "Sending..." : "Send"}
+            onChange={(e) => { setAmount(e.target.value); setDone(false); resetCard(); }} />
+          <button type="submit" className="button donate-send" disabled={cents === null || busy}>
+            {label}
           </button>
         </div>
+        {method === "stripe" && (
+          <div className="card-form">
+            <div ref={cardEl} className="card-element" />
+          </div>
+        )}
       </form>
       {amount !== "" && cents === null && <p className="field-error">Enter an amount above $0</p>}
       {error && <p className="field-error" role="alert">{error}</p>}
+      {pending && (
+        <p className="notice" role="status">
+          Your card payment is being processed. It counts once it goes through.
+        </p>
+      )}
       {done && <p className="notice" role="status">Thank you for your support!</p>}
     </>
   );

@@ -15,6 +15,8 @@ export interface HeaderActionsProps {
   canSearch: boolean;
   suggestedAmounts: number[]; // cents
   tiers: { id: string; name: string; requiredAmount: number; description: string }[];
+  // Stripe's publishable key; empty when cards are not configured.
+  publishableKey?: string;
 }
 
 type Panel = "none" | "donate" | "notifications" | "search";
@@ -89,7 +91,7 @@ export default function HeaderActions(props: HeaderActionsProps) {
 
       {panel === "donate" && (
         <DonateModal appId={props.appId} appName={props.appName} suggestedAmounts={props.suggestedAmounts} tiers={props.tiers}
-          onClose={() => setPanel("none")} />
+          publishableKey={props.publishableKey} onClose={() => setPanel("none")} />
       )}
     </div>
   );

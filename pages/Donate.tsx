@@ -13,6 +13,7 @@ type Props = PageProps<{
   done: boolean;
   error: string;
   amount: string;
+  cardEnabled: boolean;
 }>;
 
 // Donate: 'Show Your Support' as a page, where the header's Donate link
@@ -41,7 +42,8 @@ export default function Donate(props: Props) {
         <Island
           name="DonateModal"
           component={DonateModal}
-          props={{ appId: app.id, appName: app.name, suggestedAmounts: d.suggestedAmounts, tiers: d.tiers, asPage: true, initialAmount: d.amount }}
+          props={{ appId: app.id, appName: app.name, suggestedAmounts: d.suggestedAmounts, tiers: d.tiers, asPage: true, initialAmount: d.amount,
+            publishableKey: d.cardEnabled ? props.stripeKey ?? "" : "" }}
         />
         <p>
           <a href={"/apps/" + app.name}>{"Back to " + displayTitle(app)}</a>

@@ -107,8 +107,10 @@ type donationProcessRequest struct {
 }
 
 // payDonation takes the donation's money through the payments registry
-// (the wallet unless another method is named).
-func (s *Server) payDonation(c echo.Context, donationID, method string) (*store.Donation, error) {
+// (the wallet unless another method is named). A card answers what the
+// browser needs to finish (the PaymentIntent's client secret) until Stripe
+// says the money arrived; the amount is always the stored donation's.
+func (s *Server) payDonation(c echo.Context, donationID, method string) (*payments.DonationResult, error) {
 	u, err := requireUser(c)
 	if err != nil {
 		return nil, err
@@ -131,9 +133,36 @@ func (s *Server) payDonation(c echo.Context, donationID, method string) (*store.
 	if err != nil {
 		return nil, moneyError(err)
 	}
-	paid, err := payer.PayDonation(ctx, payments.DonationRequest{AppID: d.AppID, DonationID: d.ID,
+	res, err := payer.PayDonation(ctx, payments.DonationRequest{AppID: d.AppID, DonationID: d.ID,
 		Payer: payments.Payer{UserID: u.ID, Email: u.Email}})
-	return paid, moneyError(err)
+	if err != nil {
+		return nil, donationPaymentError(err)
+	}
+	return res, nil
+}
+
+// donationPaymentError answers a card's refusals in the words of the card
+// checkout, and the rest as moneyError does.
+func donationPaymentError(err error) error {
+	var declined *payments.DeclinedError
+	switch {
+	case errors.As(err, &declined):
+		return &Error{Status: http.StatusPaymentRequired, Message: declined.Message(), Err: err}
+	case errors.Is(err, store.ErrNotFound):
+		return notFound("Donation not found")
+	case errors.Is(err, payments.ErrNotThisOrder):
+		return &Error{Status: http.StatusConflict, Message: "This payment does not belong to this donation", Err: err}
+	case errors.Is(err, payments.ErrProvider):
+		return &Error{Status: http.StatusBadGateway, Message: "Failed to process donation", Err: err}
+	}
+	return moneyError(err)
+}
+
+// DonationProcessed answers /process: the donation and, while a card
+// payment is unfinished, the payment to confirm in the browser.
+type DonationProcessed struct {
+	*store.Donation
+	Payment *payments.Started `json:"payment,omitempty"`
 }
 
 // POST /api/donations/process {donationId, paymentMethod?}
@@ -142,11 +171,14 @@ func (s *Server) apiDonationProcess(c echo.Context) error {
 	if err := c.Bind(&req); err != nil {
 		return badRequest("Invalid request body")
 	}
-	d, err := s.payDonation(c, req.DonationID, req.PaymentMethod)
+	res, err := s.payDonation(c, req.DonationID, req.PaymentMethod)
 	if err != nil {
 		return err
 	}
-	return respondMessage(c, http.StatusOK, d, "Thank you for your support!")
+	if res.Donation.Status != store.DonationPaid {
+		return respondMessage(c, http.StatusOK, DonationProcessed{Donation: res.Donation, Payment: res.Payment}, "Payment started")
+	}
+	return respondMessage(c, http.StatusOK, DonationProcessed{Donation: res.Donation}, "Thank you for your support!")
 }
 
 // DonationsData is the creator's donations list (page and JSON).
@@ -205,19 +237,53 @@ func (s *Server) pageDonations(c echo.Context) error {
 // DonateData is the no-JavaScript donation page: the modal's content as a
 // form, and the outcome of the last post.
 type DonateData struct {
-	SuggestedAmounts []int64              `json:"suggestedAmounts"`
-	Tiers            []store.DonationTier `json:"tiers"`
-	Balance          int64                `json:"balance"`
-	Standing         *store.DonorStanding `json:"standing"`
-	Done             bool                 `json:"done"`
-	Error            string               `json:"error"`
-	Amount           string               `json:"amount"`
+	SuggestedAmounts []int64 `json:"suggestedAmounts"`
+	// CardEnabled: the card method is configured (it needs JavaScript: the
+	// Payment Element).
+	CardEnabled bool                 `json:"cardEnabled"`
+	Tiers       []store.DonationTier `json:"tiers"`
+	Balance     int64                `json:"balance"`
+	Standing    *store.DonorStanding `json:"standing"`
+	Done        bool                 `json:"done"`
+	Error       string               `json:"error"`
+	Amount      string               `json:"amount"`
 }
 
 // GET /apps/:app/donate: 'Show Your Support' as a page, for browsers
 // without JavaScript (the header's Donate link) and after a form post.
+// A card that needed a redirect (3-D Secure) comes back here with
+// ?donation=: the server asks Stripe before thanking anyone.
 func (s *Server) pageDonate(c echo.Context) error {
-	return s.renderDonate(c, DonateData{Done: c.QueryParam("thanks") == "1"}, http.StatusOK)
+	data := DonateData{Done: c.QueryParam("thanks") == "1"}
+	if id := c.QueryParam("donation"); id != "" && viewerOf(c).User != nil && s.cardStarted(c, id) {
+		res, err := s.payDonation(c, id, payments.Stripe)
+		switch e := err.(type) {
+		case nil:
+			if res.Donation.Status == store.DonationPaid {
+				data.Done = true
+			} else {
+				data.Error = "Your card payment is not complete yet. It counts once the payment goes through."
+			}
+		case *Error:
+			if e.Status >= 500 {
+				return err
+			}
+			data.Error = e.Message
+		default:
+			return err
+		}
+	}
+	return s.renderDonate(c, data, http.StatusOK)
+}
+
+// cardStarted reports whether the viewer's donation id has a card payment
+// under way (so re-reading it never starts one).
+func (s *Server) cardStarted(c echo.Context, id string) bool {
+	if !s.payments.Enabled(payments.Stripe) {
+		return false
+	}
+	d, err := s.store.DonationByID(c.Request().Context(), id)
+	return err == nil && d.UserID == viewerOf(c).User.ID && d.PaymentMethod == payments.Stripe && d.PaymentRef != ""
 }
 
 func (s *Server) renderDonate(c echo.Context, data DonateData, status int) error {
@@ -240,6 +306,7 @@ func (s *Server) renderDonate(c echo.Context, data DonateData, status int) error
 		return err
 	}
 	data.SuggestedAmounts = sc.App.Settings.Features.Donations.Settings.SuggestedAmounts
+	data.CardEnabled = s.payments.Enabled(payments.Stripe)
 	if data.SuggestedAmounts == nil {
 		data.SuggestedAmounts = []int64{}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"marquee/server/access"
+	"marquee/server/payments"
 	"marquee/store"
 )
 
@@ -23,6 +24,9 @@ type PageProps struct {
 	Data      any            `json:"data"`
 	Error     string         `json:"error,omitempty"`
 	Status    int            `json:"status,omitempty"`
+	// StripeKey is Stripe's publishable key when cards are configured
+	// (the donation modal's Payment Element); the same for every viewer.
+	StripeKey string `json:"stripeKey,omitempty"`
 }
 
 type ViewerProps struct {
@@ -46,6 +50,9 @@ func (s *Server) pageProps(c echo.Context, sc *Scope) PageProps {
 	p := PageProps{
 		Path: c.Request().URL.Path, PublicURL: s.cfg.PublicURL, AuthURL: s.cfg.AuthURL,
 		Now: time.Now().UTC(), Viewer: ViewerProps{Role: store.RolePublic},
+	}
+	if s.payments.Enabled(payments.Stripe) {
+		p.StripeKey = s.cfg.Stripe.PublishableKey
 	}
 	if sc != nil {
 		p.App = sc.App

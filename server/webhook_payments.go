@@ -41,6 +41,10 @@ func (s *Server) apiWebhook(method string) echo.HandlerFunc {
 			data["orderId"] = res.Order.ID
 			data["orderStatus"] = res.Order.Status
 		}
+		if res.Donation != nil {
+			data["donationId"] = res.Donation.ID
+			data["donationStatus"] = res.Donation.Status
+		}
 		return respond(c, http.StatusOK, data)
 	}
 }

@@ -114,26 +114,100 @@ func (s *Storage) PayDonationFromWallet(ctx context.Context, appID, userID, dona
 	return out, err
 }
 
-// MarkDonationPaid records a donation a card provider reports as paid, for
-// exactly its amount; a repeated report changes nothing.
-func (s *Storage) MarkDonationPaid(ctx context.Context, donationID, method, ref string, amount int64) (*Donation, error) {
+// AttachDonationPayment remembers the card payment (a PaymentIntent) started
+// for a PENDING donation, so a later process call reuses it and a webhook
+// that names it finds the donation. The first ref sticks: a concurrent
+// start (which the provider's idempotency key makes the same intent)
+// changes nothing.
+func (s *Storage) AttachDonationPayment(ctx context.Context, donationID, method, ref string) error {
+	res, err := s.DB.NewUpdate().Model((*Donation)(nil)).Set("payment_method = ?", method).Set("payment_ref = ?", ref).
+		Where("id = ? AND status = ? AND (payment_ref = '' OR payment_ref = ?)", donationID, DonationPending, ref).
+		Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("attach donation payment: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		d, err := s.DonationByID(ctx, donationID)
+		if err != nil {
+			return err
+		}
+		if d.Status != DonationPending {
+			return ErrDonationClosed
+		}
+	}
+	return nil
+}
+
+// ApplyDonationPaymentEvent records a card provider's event ev about a
+// donation's payment and, only the first time its id is seen, marks the
+// donation PAID when the payment is ref, for exactly its amount and
+// currency, in the same transaction. A repeated delivery (or the browser's
+// confirm after the webhook) changes nothing; a payment that arrives for a
+// donation already paid another way is recorded as NOT_PAYABLE (it needs a
+// refund), one of another amount as AMOUNT_MISMATCH.
+func (s *Storage) ApplyDonationPaymentEvent(ctx context.Context, ev *PaymentEvent, donationID, method, ref string, amount int64, currency string) (*Donation, bool, error) {
+	if ev.ID == "" {
+		ev.ID = NewID()
+	}
 	d := new(Donation)
-	if err := selectOne(ctx, s.DB.NewSelect().Model(d).Where("id = ?", donationID), "donation"); err != nil {
-		return nil, err
+	fresh := false
+	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if tx.Dialect().Name() == dialect.SQLite {
+			if _, err := tx.ExecContext(ctx, "UPDATE payment_events SET outcome = outcome WHERE 0"); err != nil {
+				return fmt.Errorf("lock payment events: %w", err)
+			}
+		}
+		res, err := tx.NewInsert().Model(ev).On("CONFLICT (provider, event_id) DO NOTHING").Exec(ctx)
+		if err != nil {
+			return fmt.Errorf("record payment event: %w", err)
+		}
+		n, _ := res.RowsAffected()
+		fresh = n == 1
+		q := tx.NewSelect().Model(d).Where("id = ?", donationID)
+		if tx.Dialect().Name() == dialect.PG {
+			q = q.For("UPDATE")
+		}
+		if err := selectOne(ctx, q, "donation"); err != nil {
+			return err
+		}
+		if !fresh {
+			return nil
+		}
+		switch {
+		case d.Status == DonationPaid && d.PaymentRef == ref:
+			ev.Outcome = OutcomeAlready
+		case d.Status != DonationPending:
+			ev.Outcome = OutcomeNotPayable
+		case amount != d.Amount || !strings.EqualFold(currency, d.Currency):
+			ev.Outcome = OutcomeMismatch
+		default:
+			now := time.Now().UTC()
+			res, err := tx.NewUpdate().Model((*Donation)(nil)).Set("status = ?", DonationPaid).Set("processed_at = ?", now).
+				Set("payment_method = ?", method).Set("payment_ref = ?", ref).
+				Where("id = ? AND status = ?", d.ID, DonationPending).Exec(ctx)
+			if err != nil {
+				return fmt.Errorf("mark donation paid: %w", err)
+			}
+			if n, _ := res.RowsAffected(); n != 1 {
+				return ErrDonationClosed
+			}
+			d.Status, d.ProcessedAt, d.PaymentMethod, d.PaymentRef = DonationPaid, &now, method, ref
+			ev.Outcome = OutcomePaid
+		}
+		if _, err := tx.NewUpdate().Model((*PaymentEvent)(nil)).Set("outcome = ?", ev.Outcome).Set("app_id = ?", d.AppID).
+			Where("id = ?", ev.ID).Exec(ctx); err != nil {
+			return fmt.Errorf("record payment event outcome: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, false, err
 	}
-	if d.Status == DonationPaid {
-		return d, nil
+	if fresh && ev.Outcome == OutcomePaid {
+		// The landing's recent posts carry donor badges.
+		s.InvalidateLanding(ctx, d.AppID)
 	}
-	if amount != d.Amount {
-		return nil, ErrAmountMismatch
-	}
-	now := time.Now().UTC()
-	if _, err := s.DB.NewUpdate().Model((*Donation)(nil)).Set("status = ?", DonationPaid).Set("processed_at = ?", now).
-		Set("payment_method = ?", method).Set("payment_ref = ?", ref).
-		Where("id = ? AND status = ?", d.ID, DonationPending).Exec(ctx); err != nil {
-		return nil, fmt.Errorf("mark donation paid: %w", err)
-	}
-	return d, selectOne(ctx, s.DB.NewSelect().Model(d).Where("id = ?", donationID), "donation")
+	return d, fresh, nil
 }
 
 // DonationTiers are the app's Achievement Tiers, lowest first.

@@ -33,6 +33,7 @@ export function Layout({ props, children, hideFooter }: { props: PageProps<any>;
               canSearch: p.canSearch,
               suggestedAmounts: app.suggestedDonationAmounts ?? [],
               tiers: app.donationTiers ?? [],
+              publishableKey: props.stripeKey ?? "",
             }}
           />
         )}

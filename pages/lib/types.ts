@@ -190,6 +190,8 @@ export interface PageProps<D = unknown> {
   data: D;
   error?: string;
   status?: number;
+  // Stripe's publishable key when cards are configured.
+  stripeKey?: string;
 }
 
 // AccountUser is the user of GET /api/auth/me (server: store.AccountUser).

@@ -12,7 +12,17 @@ import (
 // shipped, no stock, no cart), so it has its own small call; the provider
 // and its registry are the same ones orders use.
 type DonationPayer interface {
-	PayDonation(ctx context.Context, req DonationRequest) (*store.Donation, error)
+	PayDonation(ctx context.Context, req DonationRequest) (*DonationResult, error)
+}
+
+// DonationResult is the donation as it now stands and, when the money has
+// not arrived yet (a card), what the browser needs to finish: the
+// PaymentIntent's client secret for the Payment Element. Calling
+// PayDonation again for the same donation answers the same payment, or the
+// donation PAID once the provider says the money arrived.
+type DonationResult struct {
+	Donation *store.Donation
+	Payment  *Started
 }
 
 type DonationRequest struct {
@@ -28,7 +38,7 @@ type DonationLedger interface {
 }
 
 // PayDonation pays from the donor's wallet; too little money is ErrDeclined.
-func (w *WalletProvider) PayDonation(ctx context.Context, req DonationRequest) (*store.Donation, error) {
+func (w *WalletProvider) PayDonation(ctx context.Context, req DonationRequest) (*DonationResult, error) {
 	l, ok := w.Ledger.(DonationLedger)
 	if !ok {
 		return nil, ErrNotSupported
@@ -37,7 +47,10 @@ func (w *WalletProvider) PayDonation(ctx context.Context, req DonationRequest) (
 	if errors.Is(err, store.ErrInsufficientFunds) {
 		return nil, ErrDeclined
 	}
-	return d, err
+	if err != nil {
+		return nil, err
+	}
+	return &DonationResult{Donation: d}, nil
 }
 
 // DonationPayerFor answers the registered provider for method when it takes

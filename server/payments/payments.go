@@ -89,9 +89,11 @@ type ConfirmRequest struct {
 
 // Result of a confirm or a webhook: the order as it now stands.
 type Result struct {
-	Order  *store.Order `json:"order"`
-	Ref    string       `json:"ref"`
-	Status string       `json:"status"`
+	Order *store.Order `json:"order"`
+	// Donation: the donation a card webhook was about (instead of an order).
+	Donation *store.Donation `json:"donation,omitempty"`
+	Ref      string          `json:"ref"`
+	Status   string          `json:"status"`
 }
 
 // RefundRequest gives money back; Amount 0 means the whole total.

@@ -44,7 +44,7 @@ type Stripe struct {
 	requests []string
 	// failing counts the coming requests to a path that answer 500.
 	failing map[string]int
-	srv      *httptest.Server
+	srv     *httptest.Server
 }
 
 type idemAnswer struct {

@@ -68,6 +68,8 @@ type Intent struct {
 	AmountReceived int64
 	Currency       string
 	OrderID        string
+	// DonationID: the donation a PaymentIntent pays (instead of an order).
+	DonationID string
 	// FailureMessage is Stripe's own words for the last failed attempt
 	// ("Your card was declined.").
 	FailureMessage string
@@ -78,7 +80,8 @@ type Intent struct {
 
 func intentOf(pi *sg.PaymentIntent) *Intent {
 	in := &Intent{ID: pi.ID, ClientSecret: pi.ClientSecret, Status: string(pi.Status), Amount: pi.Amount,
-		AmountReceived: pi.AmountReceived, Currency: strings.ToUpper(string(pi.Currency)), OrderID: pi.Metadata["orderId"]}
+		AmountReceived: pi.AmountReceived, Currency: strings.ToUpper(string(pi.Currency)), OrderID: pi.Metadata["orderId"],
+		DonationID: pi.Metadata["donationId"]}
 	if pi.LastPaymentError != nil {
 		in.FailureMessage = pi.LastPaymentError.Msg
 	}
@@ -114,6 +117,12 @@ func IntentKey(orderID string, amount int64, currency string) string {
 	return fmt.Sprintf("marquee-order-%s-intent-%d-%s", orderID, amount, strings.ToLower(currency))
 }
 
+// DonationIntentKey is the idempotency key of a donation's PaymentIntent:
+// repeated (or concurrent) process calls get the one intent.
+func DonationIntentKey(donationID string, amount int64, currency string) string {
+	return fmt.Sprintf("marquee-donation-%s-intent-%d-%s", donationID, amount, strings.ToLower(currency))
+}
+
 // RefundKey is the idempotency key of a refund of amount for an order: a
 // retried refund click gives the money back once.
 func RefundKey(orderID string, amount int64) string {
@@ -137,7 +146,9 @@ func (c *Client) CreateIntent(ctx context.Context, in CreateIntent) (*Intent, er
 	for k, v := range in.Metadata {
 		p.AddMetadata(k, v)
 	}
-	p.AddMetadata("orderId", in.OrderID)
+	if in.OrderID != "" {
+		p.AddMetadata("orderId", in.OrderID)
+	}
 	if in.IdempotencyKey != "" {
 		p.SetIdempotencyKey(in.IdempotencyKey)
 	}

@@ -207,6 +207,9 @@ func (p *Provider) HandleWebhook(ctx context.Context, body []byte, header http.H
 			return nil, fmt.Errorf("%w: payment intent: %v", payments.ErrInvalidWebhook, err)
 		}
 		in := intentOf(&pi)
+		if in.DonationID != "" && in.OrderID == "" {
+			return p.webhookDonation(ctx, ev, in)
+		}
 		o, err := p.Store.OrderByID(ctx, in.OrderID)
 		if errors.Is(err, store.ErrNotFound) {
 			// Not ours (another integration on the same account): nothing to do.
