@@ -99,3 +99,56 @@ test("the card method loads Stripe.js only on the payment step, and the order is
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test("a member donates by card from the modal, it counts once Stripe says so, and the creator sees it", async () => {
+  const { context, page } = await signIn(env, "follower@demo.test");
+  const errors = watchErrors(page);
+  const stripeLoads = [];
+  await context.route("https://js.stripe.com/**", (route) => {
+    stripeLoads.push(route.request().url());
+    return route.fulfill({ contentType: "application/javascript", body: fakeStripeJS });
+  });
+  await context.route("https://api.stripe.com/**", async (route) => {
+    const u = new URL(route.request().url());
+    const res = await route.fetch({ url: env.fake.stripe + u.pathname + u.search });
+    await route.fulfill({ response: res, headers: { ...res.headers(), "access-control-allow-origin": "*" } });
+  });
+
+  await page.goto(env.server.base + "/apps/demo/community");
+  await page.locator('.header-actions[data-hydrated="true"] a[aria-label="Donate"]').click();
+  const modal = page.locator('[role="dialog"][aria-label="Show Your Support"]');
+  await modal.waitFor();
+  assert.equal(await modal.locator(".card-needs-js").count(), 0, "the JavaScript note is for the page without JavaScript");
+  await modal.locator(".method", { hasText: "Card" }).click();
+  await modal.locator("button", { hasText: "$25" }).click();
+  await modal.locator('textarea[name="message"]').fill("Paid by card");
+  assert.equal(stripeLoads.length, 0, "Stripe.js waits until the card step");
+  await modal.locator("button", { hasText: "Continue to card" }).click();
+  await modal.locator(".fake-payment-element").waitFor();
+  assert.equal(stripeLoads.length, 1);
+  await page.screenshot({ path: join(screenshotDir, "card-3-donate-card-390x844.png") });
+  await modal.locator("button", { hasText: "Pay $25" }).click();
+  await page.locator(".notice", { hasText: "Thank you for your support!" }).waitFor();
+  await page.screenshot({ path: join(screenshotDir, "card-4-donate-thanks-390x844.png") });
+  await page.goto(env.server.base + "/apps/demo/profile");
+  assert.match(await page.locator(".profile-head").innerText(), /Silver/, "the $25 reaches the Silver tier");
+  assert.deepEqual(errors, []);
+  await context.close();
+
+  // Without JavaScript the donate page pays from the wallet and says so.
+  const nojs = await signIn(env, "follower@demo.test", "demo-password", { javaScriptEnabled: false });
+  await nojs.page.goto(env.server.base + "/apps/demo/donate");
+  assert.match(await nojs.page.locator(".donate-page").innerText(), /Paying by card needs JavaScript/);
+  assert.equal(await nojs.page.locator('input[name="paymentMethod"]').count(), 0);
+  await nojs.page.screenshot({ path: join(screenshotDir, "card-5-donate-page-nojs-390x844.png"), fullPage: true });
+  await nojs.context.close();
+
+  const creator = await signIn(env, "creator@demo.test");
+  await creator.page.goto(env.server.base + "/apps/demo/donations");
+  const list = creator.page.locator(".donations");
+  assert.match(await list.innerText(), /\$25\.00/);
+  assert.match(await list.innerText(), /@follower/);
+  assert.match(await list.innerText(), /Paid by card/);
+  await creator.page.screenshot({ path: join(screenshotDir, "card-6-donations-390x844.png"), fullPage: true });
+  await creator.context.close();
+});

@@ -50,12 +50,18 @@ func TestRequestShapesAgainstStripeMock(t *testing.T) {
 	}
 	sub, err := c.CreateSubscription(ctx, Renewal{Customer: cu, PaymentMethod: "pm_card_visa", Name: "Studio Circle", Amount: 800,
 		Currency: "USD", Interval: "month", TrialEnd: time.Now().AddDate(0, 1, 0),
-		Metadata: map[string]string{"appId": "app_1", "userId": "u_1", "planId": "p_1"}, IdempotencyKey: "marquee-order-ord_2-renewal"})
+		Metadata: map[string]string{"appId": "app_1", "userId": "u_1", "planId": "p_1"}, IdempotencyKey: RenewalKey("sub_row_1", "ord_2")})
 	if err != nil || !strings.HasPrefix(sub, "sub_") {
 		t.Fatalf("subscription: %q %v", sub, err)
 	}
 	if err := c.SetCancelAtPeriodEnd(ctx, sub, true); err != nil {
 		t.Fatalf("cancel at period end: %v", err)
+	}
+	// A donation: an intent with no order, keyed by the donation.
+	don, err := c.CreateIntent(ctx, CreateIntent{Amount: 1500, Currency: "USD", Email: "donor@example.com",
+		Metadata: map[string]string{"donationId": "don_1", "kind": "donation"}, IdempotencyKey: DonationIntentKey("don_1", 1500, "USD")})
+	if err != nil || !strings.HasPrefix(don.ID, "pi_") {
+		t.Fatalf("donation intent: %+v %v", don, err)
 	}
 	// A parameter Stripe does not know is refused by stripe-mock, so this
 	// test would catch a malformed request.
