@@ -181,6 +181,13 @@ func (s *Server) checkout(c echo.Context, sc *Scope, req checkoutRequest, addr *
 	if len(notes) > 1000 {
 		return nil, false, badRequest("Notes must be at most 1000 characters")
 	}
+	if plan, err := s.store.CartBuysMembership(c.Request().Context(), req.CartID); err != nil {
+		return nil, false, err
+	} else if plan {
+		if err := s.refuseWhileRenewedByCard(c.Request().Context(), sc); err != nil {
+			return nil, false, err
+		}
+	}
 	o, created, err := s.store.CreateOrder(c.Request().Context(), sc.shop(), sc.User.ID,
 		store.CheckoutInput{CartID: req.CartID, Shipping: addr, Notes: notes, PaymentMethod: method})
 	if errors.Is(err, store.ErrNotFound) {

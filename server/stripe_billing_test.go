@@ -139,6 +139,12 @@ func TestStripeMembershipRenewals(t *testing.T) {
 	// Buying again while Stripe renews it would orphan the Stripe subscription.
 	commExpect(t, "second purchase", f.ts.do(t, "POST", "/api/subscriptions/apps/demo/subscribe",
 		body(map[string]any{"itemId": planItemID, "paymentMethod": "musepay"}), as), 409, "already renews by card")
+	// ...and so would buying it through the cart.
+	cart, err := f.ts.store.AddToCart(ctx, f.shop, uid, planItemID, nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	commExpect(t, "plan through the cart", f.post(t, "/orders/checkout", as, map[string]any{"cartId": cart.ID}), 409, "already renews by card")
 
 	// Cancel at period end reaches Stripe; keeping it reaches Stripe too.
 	commExpect(t, "cancel", f.ts.do(t, "POST", "/api/subscriptions/apps/demo/cancel", body(map[string]any{}), as), 200, "end of the current period")

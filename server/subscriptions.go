@@ -45,14 +45,8 @@ func (s *Server) subscribe(c echo.Context, sc *Scope, itemID, method string) (*S
 		return nil, moneyError(err)
 	}
 	ctx := c.Request().Context()
-	// A membership a provider renews (a Stripe subscription) is changed by
-	// cancelling it first: buying again would orphan the provider's
-	// subscription, which would go on charging the card.
-	if cur, err := s.store.SubscriptionOf(ctx, sc.App.ID, sc.User.ID); err != nil {
+	if err := s.refuseWhileRenewedByCard(ctx, sc); err != nil {
 		return nil, err
-	} else if cur != nil && cur.Provider != payments.Wallet && cur.ProviderRef != "" && !cur.CancelAtPeriodEnd &&
-		(cur.Status == store.SubActive || cur.Status == store.SubPastDue) {
-		return nil, &Error{Status: http.StatusConflict, Message: "Your membership already renews by card; cancel it first to change plans"}
 	}
 	order, err := s.store.CreatePlanOrder(ctx, sc.App.ID, sc.User.ID, itemID, method)
 	if isNotFound(err) {
@@ -82,6 +76,24 @@ func (s *Server) subscribe(c echo.Context, sc *Scope, itemID, method string) (*S
 	}
 	return out, nil
 }
+
+// refuseWhileRenewedByCard: a membership a provider renews (a Stripe
+// subscription) is changed by cancelling it first. Buying a plan again (with
+// Subscribe or through the cart) would orphan the provider's subscription,
+// which would go on charging the card.
+func (s *Server) refuseWhileRenewedByCard(ctx context.Context, sc *Scope) error {
+	cur, err := s.store.SubscriptionOf(ctx, sc.App.ID, sc.User.ID)
+	if err != nil {
+		return err
+	}
+	if cur != nil && cur.Provider != payments.Wallet && cur.ProviderRef != "" && !cur.CancelAtPeriodEnd &&
+		(cur.Status == store.SubActive || cur.Status == store.SubPastDue) {
+		return &Error{Status: http.StatusConflict, Message: msgRenewsByCard}
+	}
+	return nil
+}
+
+const msgRenewsByCard = "Your membership already renews by card; cancel it first to change plans"
 
 type subscribeRequest struct {
 	ItemID        string `json:"itemId"`

@@ -678,3 +678,13 @@ func (s *Storage) OrderBuysMembership(ctx context.Context, orderID string) (bool
 	}
 	return n > 0, nil
 }
+
+// CartBuysMembership reports whether the cart holds a SUBSCRIPTION item.
+func (s *Storage) CartBuysMembership(ctx context.Context, cartID string) (bool, error) {
+	n, err := s.DB.NewSelect().TableExpr("cart_items AS ci").Join("JOIN store_items AS i ON i.id = ci.store_item_id").
+		Where("ci.cart_id = ? AND i.type = ?", cartID, ItemSubscription).Count(ctx)
+	if err != nil {
+		return false, fmt.Errorf("check membership in cart: %w", err)
+	}
+	return n > 0, nil
+}
