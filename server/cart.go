@@ -23,7 +23,8 @@ func (s *Server) loadCart(c echo.Context, sc *Scope) (*store.CartView, error) {
 }
 
 // GET /api/store/:storeId/cart answers the active cart; a member without
-// one gets an empty cart (id "").
+// one gets 404, which SPEC.md's client reads as "no cart" (an emptied cart
+// still exists and answers 200 with no lines).
 func (s *Server) apiCart(c echo.Context) error {
 	sc, err := s.scopeOfStore(c, c.Param("storeId"))
 	if err != nil {
@@ -32,6 +33,9 @@ func (s *Server) apiCart(c echo.Context) error {
 	cart, err := s.loadCart(c, sc)
 	if err != nil {
 		return err
+	}
+	if cart.ID == "" {
+		return notFound("Cart not found")
 	}
 	return respond(c, http.StatusOK, cart)
 }
