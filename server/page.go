@@ -48,7 +48,7 @@ func (s *Server) pageProps(c echo.Context, sc *Scope) PageProps {
 		Now: time.Now().UTC(), Viewer: ViewerProps{Role: store.RolePublic},
 	}
 	if sc != nil {
-		p.App = sc.App
+		p.App = pageApp(sc.App, false)
 		p.Viewer.Role, p.Viewer.Permissions, p.Viewer.Gated = sc.Role, sc.Can, sc.Gated
 	}
 	if shared, _ := c.Get(sharedRenderKey).(bool); shared && viewerOf(c).User != nil {
@@ -59,6 +59,34 @@ func (s *Server) pageProps(c echo.Context, sc *Scope) PageProps {
 		p.Viewer.User = &ViewerUser{ID: u.ID, Username: u.Username, PictureURL: s.profilePictureURL(c.Request().Context(), u)}
 	}
 	return p
+}
+
+// pageApp is the app as page components receive it. Pages read the app's
+// header, settings and, on the landing only, the three previews; the full
+// lists of posts, items and events the landing API carries (SPEC.md section
+// 3) are never shown, yet goja parsed all of them on every render (about half
+// of the props of every app page). previews keeps the landing's previews.
+// The view is shared (cached), so a copy is trimmed, never the original.
+func pageApp(app *store.AppView, previews bool) *store.AppView {
+	if app == nil {
+		return nil
+	}
+	v := *app
+	v.Events = []store.EventView{}
+	if v.Community != nil {
+		com := *v.Community
+		com.Posts = []store.MessageView{}
+		v.Community = &com
+	}
+	if v.Store != nil {
+		st := *v.Store
+		st.Items = []store.ItemView{}
+		v.Store = &st
+	}
+	if !previews {
+		v.RecentPosts, v.UpcomingEvents, v.FeaturedStoreItems = []store.MessageView{}, []store.EventView{}, []store.ItemView{}
+	}
+	return &v
 }
 
 func (s *Server) profilePictureURL(ctx context.Context, u *store.User) string {
