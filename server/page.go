@@ -2,11 +2,13 @@ package server
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"marquee/render"
 	"marquee/server/access"
 	"marquee/store"
 )
@@ -103,7 +105,9 @@ func (s *Server) profilePictureURL(ctx context.Context, u *store.User) string {
 // renderPage runs a page component and writes the document.
 func (s *Server) renderPage(c echo.Context, page string, props PageProps) error {
 	status, body := s.renderDocument(c, page, props)
-	c.Response().Header().Set("Cache-Control", "no-cache")
+	if c.Response().Header().Get("Cache-Control") == "" {
+		c.Response().Header().Set("Cache-Control", "no-cache")
+	}
 	return c.HTMLBlob(status, body)
 }
 
@@ -115,6 +119,16 @@ func (s *Server) renderDocument(c echo.Context, page string, props PageProps) (i
 	res, err := s.renderer.Render(ctx, page, props)
 	if err != nil {
 		s.logger.Error("render failed", "page", page, "path", c.Request().URL.Path, "err", err)
+		// The fallback shows none of the page's content: no cache may keep
+		// it (the page cache stores 200s only; no-store also keeps it from
+		// browsers and proxies). A render that ran out of time is overload,
+		// so it says when to try again.
+		h := c.Response().Header()
+		h.Set("Cache-Control", "no-store")
+		if errors.Is(err, render.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) {
+			h.Set("Retry-After", "5")
+			return http.StatusServiceUnavailable, s.fallbackDocument(c, props)
+		}
 		return http.StatusInternalServerError, s.fallbackDocument(c, props)
 	}
 	status := res.Status
