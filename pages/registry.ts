@@ -34,15 +34,19 @@ export type PageModule = {
   component: ComponentType<any>;
   head?: (props: any) => ReactElement | null;
   status?: (props: any) => number;
+  // criticalCSS: pages/critical.css covers this page's first screen, so the
+  // document inlines it and links the full stylesheet at the end of the
+  // body, where it no longer delays the first paint.
+  criticalCSS?: boolean;
 };
 
 export const pages: Record<string, PageModule> = {
   AppsIndex: { component: AppsIndex, head: appsIndex.head },
   ErrorPage: { component: ErrorPage, head: errorPage.head, status: errorPage.status },
-  Landing: { component: Landing, head: landing.head },
+  Landing: { component: Landing, head: landing.head, criticalCSS: true },
   AuthForm: { component: AuthForm, head: authForm.head, status: authForm.status },
   Profile: { component: Profile, head: profile.head },
-  Community: { component: Community, head: community.head },
+  Community: { component: Community, head: community.head, criticalCSS: true },
   Post: { component: Post, head: post.head, status: post.status },
   CreatePost,
   CreateStory,

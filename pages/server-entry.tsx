@@ -5,7 +5,14 @@ import { renderToStaticMarkup, renderToString } from "react-dom/server";
 import { collectedIslands, lazyIslands, resetIslands } from "../islands/Island";
 import { pages } from "./registry";
 
-type RenderOutput = { html: string; head: string; status: number; islands: string[]; lazy: string[] };
+type RenderOutput = {
+  html: string;
+  head: string;
+  status: number;
+  islands: string[];
+  lazy: string[];
+  critical: boolean;
+};
 
 function marqueeRender(name: string, propsJSON: string): string {
   const page = Object.prototype.hasOwnProperty.call(pages, name) ? pages[name] : undefined;
@@ -20,6 +27,7 @@ function marqueeRender(name: string, propsJSON: string): string {
     status: page.status ? page.status(props) : 200,
     islands: collectedIslands().slice(),
     lazy: lazyIslands(),
+    critical: page.criticalCSS === true,
   };
   return JSON.stringify(out);
 }

@@ -73,7 +73,53 @@ var chunkJoinRewrites = [][2]string{
 	{"fatalError = null,\n    result = \"\",", "fatalError = null,\n    result = [],"},
 	{"null !== chunk && (result += chunk);", "null !== chunk && result.push(chunk);"},
 	{"if (!readyToStream) throw Error(formatProdErrorMessage(426));\n  return result;", "if (!readyToStream) throw Error(formatProdErrorMessage(426));\n  return result.join(\"\");"},
+	// React escapes text and attribute values one character at a time,
+	// appending each escape to a growing string: a JSON attribute of island
+	// props (thousands of quotes) cost O(n^2) copies under goja. Native
+	// global replaces give the same output in a few linear passes.
+	{escapeLoop, escapeReplace},
 }
+
+const escapeLoop = `  var match = matchHtmlRegExp.exec(text);
+  if (match) {
+    var html = "",
+      index,
+      lastIndex = 0;
+    for (index = match.index; index < text.length; index++) {
+      switch (text.charCodeAt(index)) {
+        case 34:
+          match = "&quot;";
+          break;
+        case 38:
+          match = "&amp;";
+          break;
+        case 39:
+          match = "&#x27;";
+          break;
+        case 60:
+          match = "&lt;";
+          break;
+        case 62:
+          match = "&gt;";
+          break;
+        default:
+          continue;
+      }
+      lastIndex !== index && (html += text.slice(lastIndex, index));
+      lastIndex = index + 1;
+      html += match;
+    }
+    text = lastIndex !== index ? html + text.slice(lastIndex, index) : html;
+  }
+  return text;`
+
+const escapeReplace = `  if (!matchHtmlRegExp.test(text)) return text;
+  return text
+    .replace(/&/g, "&amp;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&#x27;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;");`
 
 // BuildServerBundle bundles entry into outFile for goja. Relative paths are
 // taken from the project root (found by walking up to go.mod), so it works

@@ -24,25 +24,35 @@ type DocumentData struct {
 // chunks. Island names start with a capital letter, so it can't collide.
 const RuntimeChunksKey = "runtime"
 
-// Document wraps a render result in the page shell. CSS is inlined so the
-// first paint needs no second request; scripts appear only when the page
-// rendered islands, and they are modules, so they never block the paint.
+// Document wraps a render result in the page shell. The stylesheet is one
+// hashed file, cached for a year, so a repeat visit costs no CSS bytes at
+// all. Where the critical CSS covers the page's first screen (Result.Critical),
+// it is inlined and the stylesheet is linked at the end of the body: browsers
+// paint what comes before a stylesheet in the body without waiting for it,
+// so the first paint needs no second request, without the inline onload
+// handler of the usual preload trick (the CSP allows no inline script). Other
+// pages link it in the head, render-blocking, so they never flash unstyled.
+// Scripts appear only when the page rendered islands, and they are modules,
+// so they never block the paint.
 func (e *Engine) Document(d DocumentData) []byte {
 	lang := d.Lang
 	if lang == "" {
 		lang = "en"
 	}
 	var b strings.Builder
-	b.Grow(len(d.Result.HTML) + len(d.Result.Head) + len(e.css) + 1024)
+	inline := d.Result.Critical && e.critical != ""
+	b.Grow(len(d.Result.HTML) + len(d.Result.Head) + len(e.critical) + 1024)
 	b.WriteString(`<!doctype html><html lang="`)
 	b.WriteString(html.EscapeString(lang))
 	b.WriteString(`"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover">`)
 	b.WriteString(d.Result.Head)
-	if e.css != "" {
+	if inline {
 		b.WriteString("<style>")
 		// A stylesheet can't contain "</style" legitimately; guard anyway.
-		b.WriteString(strings.ReplaceAll(e.css, "</style", `<\/style`))
+		b.WriteString(strings.ReplaceAll(e.critical, "</style", `<\/style`))
 		b.WriteString("</style>")
+	} else {
+		e.writeStylesheet(&b)
 	}
 	manifest := d.ManifestURL
 	if manifest == "" {
@@ -64,11 +74,23 @@ func (e *Engine) Document(d DocumentData) []byte {
 	}
 	b.WriteString(">")
 	b.WriteString(d.Result.HTML)
+	if inline {
+		e.writeStylesheet(&b)
+	}
 	if len(d.Result.Islands) > 0 {
 		e.writeIslandScripts(&b, d.Result.Islands, d.Result.Lazy)
 	}
 	b.WriteString("</body></html>")
 	return []byte(b.String())
+}
+
+func (e *Engine) writeStylesheet(b *strings.Builder) {
+	if e.cssURL == "" {
+		return
+	}
+	b.WriteString(`<link rel="stylesheet" href="`)
+	b.WriteString(html.EscapeString(e.cssURL))
+	b.WriteString(`">`)
 }
 
 // writeIslandScripts writes the island URL map, module preloads for the
@@ -115,7 +137,7 @@ var fallbackTemplate = template.Must(template.New("fallback").Parse(`<!doctype h
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover">
 <title>{{.Title}}</title>
-{{if .CSS}}<style>{{.CSS}}</style>{{end}}
+{{if .CSS}}<link rel="stylesheet" href="{{.CSS}}">{{end}}
 </head><body>
 <main class="fallback">
 <h1>{{.Title}}</h1>
@@ -125,14 +147,14 @@ var fallbackTemplate = template.Must(template.New("fallback").Parse(`<!doctype h
 </body></html>`))
 
 // FallbackDocument is a plain page, rendered without goja, for when a render
-// fails: it still carries the site's CSS and links (label, href) onward.
+// fails: it still links the site's stylesheet, and links (label, href) onward.
 func (e *Engine) FallbackDocument(title, message string, links [][2]string) []byte {
 	var buf bytes.Buffer
 	err := fallbackTemplate.Execute(&buf, struct {
 		Title, Message string
-		CSS            template.CSS
+		CSS            string
 		Links          [][2]string
-	}{title, message, template.CSS(e.css), links})
+	}{title, message, e.cssURL, links})
 	if err != nil {
 		e.log.Error("render: fallback document", "err", err)
 		return []byte("<!doctype html><title>Error</title><p>Something went wrong.</p>")

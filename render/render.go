@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/dop251/goja"
@@ -35,11 +36,14 @@ type Options struct {
 
 // Manifest is public/build/manifest.json, written by scripts/build.
 type Manifest struct {
-	Server  string              `json:"server"`  // file path of the server bundle
-	CSS     string              `json:"css"`     // file path of the stylesheet
-	Runtime string              `json:"runtime"` // URL of the islands client runtime
-	Islands map[string]string   `json:"islands"` // island name -> URL of its module
-	Chunks  map[string][]string `json:"chunks"`  // island name (or "client") -> chunk URLs to preload
+	Server string `json:"server"` // file path of the server bundle
+	CSS    string `json:"css"`    // file path of the stylesheet
+	// CriticalCSS is the file path of the first-screen subset of CSS
+	// (pages/critical.css) that pages declaring criticalCSS inline.
+	CriticalCSS string              `json:"criticalCss,omitempty"`
+	Runtime     string              `json:"runtime"` // URL of the islands client runtime
+	Islands     map[string]string   `json:"islands"` // island name -> URL of its module
+	Chunks      map[string][]string `json:"chunks"`  // island name (or "client") -> chunk URLs to preload
 }
 
 // Result is what one page render produced.
@@ -51,6 +55,10 @@ type Result struct {
 	// Lazy lists the islands that hydrate on idle or visible only: they are
 	// not preloaded.
 	Lazy []string `json:"lazy,omitempty"`
+	// Critical: the critical CSS covers the page's first screen (the page
+	// says so in pages/registry.ts), so the document inlines it and links
+	// the full stylesheet at the end of the body.
+	Critical bool `json:"critical,omitempty"`
 }
 
 // Engine renders pages. It is safe for concurrent use.
@@ -58,7 +66,8 @@ type Engine struct {
 	opts     Options
 	manifest Manifest
 	program  *goja.Program
-	css      string
+	cssURL   string // the hashed stylesheet, served immutable under /static/build
+	critical string // contents of Manifest.CriticalCSS
 	buildID  string
 	pool     chan *goja.Runtime // idle runtimes
 	slots    chan struct{}      // one token per runtime that exists; bounds the pool
@@ -99,21 +108,23 @@ func New(opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("render: compile server bundle: %w", err)
 	}
-	var css []byte
-	if m.CSS != "" {
-		if css, err = os.ReadFile(resolve(base, m.CSS)); err != nil {
-			return nil, fmt.Errorf("render: read css: %w", err)
+	var critical []byte
+	if m.CriticalCSS != "" {
+		if critical, err = os.ReadFile(resolve(base, m.CriticalCSS)); err != nil {
+			return nil, fmt.Errorf("render: read critical css: %w", err)
 		}
 	}
 	e := &Engine{
 		opts:     opts,
 		manifest: m,
 		program:  program,
-		css:      string(css),
-		buildID:  buildID(src, css, raw),
-		pool:     make(chan *goja.Runtime, opts.PoolSize),
-		slots:    make(chan struct{}, opts.PoolSize),
-		log:      opts.Logger,
+		cssURL:   staticURL(m.CSS),
+		critical: string(critical),
+		// The manifest names the hashed stylesheet, so it covers the CSS.
+		buildID: buildID(src, critical, raw),
+		pool:    make(chan *goja.Runtime, opts.PoolSize),
+		slots:   make(chan struct{}, opts.PoolSize),
+		log:     opts.Logger,
 	}
 	// Create one runtime now so a bundle that fails to evaluate fails start-up
 	// instead of the first request.
@@ -147,6 +158,15 @@ func manifestRoot(manifestPath string) string {
 		return filepath.Dir(filepath.Dir(dir))
 	}
 	return dir
+}
+
+// staticURL maps a manifest file path under public/ to the URL the server
+// serves it at: public/build/x.css -> /static/build/x.css.
+func staticURL(p string) string {
+	if p == "" {
+		return ""
+	}
+	return "/static/" + strings.TrimPrefix(filepath.ToSlash(p), "public/")
 }
 
 func resolve(base, p string) string {

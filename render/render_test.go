@@ -37,14 +37,18 @@ func fixture(t *testing.T) string {
 		if fixtureErr = BuildServerBundle("render/testdata/entry.tsx", filepath.Join(build, "server.js")); fixtureErr != nil {
 			return
 		}
-		if fixtureErr = os.WriteFile(filepath.Join(build, "styles.css"), []byte("body{margin:0}"), 0o644); fixtureErr != nil {
+		if fixtureErr = os.WriteFile(filepath.Join(build, "styles-H.css"), []byte("body{margin:0}main{padding:0}"), 0o644); fixtureErr != nil {
+			return
+		}
+		if fixtureErr = os.WriteFile(filepath.Join(build, "critical-H.css"), []byte("body{margin:0}"), 0o644); fixtureErr != nil {
 			return
 		}
 		m := Manifest{
-			Server:  "public/build/server.js",
-			CSS:     "public/build/styles.css",
-			Runtime: "/static/build/client/client-R.js",
-			Islands: map[string]string{"Echo": "/static/build/client/Echo-E.js"},
+			Server:      "public/build/server.js",
+			CSS:         "public/build/styles-H.css",
+			CriticalCSS: "public/build/critical-H.css",
+			Runtime:     "/static/build/client/client-R.js",
+			Islands:     map[string]string{"Echo": "/static/build/client/Echo-E.js"},
 			Chunks: map[string][]string{
 				"Echo":           {"/static/build/client/chunk-C.js"},
 				RuntimeChunksKey: {"/static/build/client/chunk-C.js"},
@@ -93,10 +97,32 @@ func TestRenderFastPage(t *testing.T) {
 	if strings.Contains(doc, "<script") {
 		t.Errorf("a page with no islands must ship no JS:\n%s", doc)
 	}
-	for _, want := range []string{`<html lang="en">`, "<style>body{margin:0}</style>", `<meta name="theme-color" content="#fff">`, res.HTML} {
+	// No critical CSS for this page: the hashed stylesheet, in the head.
+	for _, want := range []string{`<html lang="en">`, `<link rel="stylesheet" href="/static/build/styles-H.css"><link rel="manifest"`, `<meta name="theme-color" content="#fff">`, res.HTML} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("document lacks %q", want)
 		}
+	}
+	if strings.Contains(doc, "<style>") {
+		t.Errorf("the stylesheet must not be inlined:\n%s", doc)
+	}
+}
+
+func TestCriticalCSS(t *testing.T) {
+	e := newEngine(t, Options{PoolSize: 1})
+	res, err := e.Render(context.Background(), "Critical", map[string]string{"name": "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Critical {
+		t.Fatalf("the page declared criticalCSS: %+v", res)
+	}
+	doc := string(e.Document(DocumentData{Result: res}))
+	// The first screen's CSS inline in the head; the full stylesheet after
+	// the content, where it does not hold the first paint back.
+	style, link := strings.Index(doc, "<style>body{margin:0}</style>"), strings.Index(doc, `<link rel="stylesheet" href="/static/build/styles-H.css">`)
+	if style < 0 || link < 0 || style > strings.Index(doc, "</head>") || link < strings.Index(doc, res.HTML) || strings.Count(doc, "stylesheet") != 1 {
+		t.Errorf("critical CSS inline, full stylesheet after the content:\n%s", doc)
 	}
 }
 
@@ -245,7 +271,7 @@ func TestIslandPropsEscaped(t *testing.T) {
 func TestFallbackDocument(t *testing.T) {
 	e := newEngine(t, Options{PoolSize: 1})
 	doc := string(e.FallbackDocument("Demo <App>", "Try later.", [][2]string{{"Home", "/apps/demo"}}))
-	for _, want := range []string{"<title>Demo &lt;App&gt;</title>", `<a href="/apps/demo">Home</a>`, "body{margin:0}"} {
+	for _, want := range []string{"<title>Demo &lt;App&gt;</title>", `<a href="/apps/demo">Home</a>`, `<link rel="stylesheet" href="/static/build/styles-H.css">`} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("fallback lacks %q:\n%s", want, doc)
 		}

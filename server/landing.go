@@ -62,7 +62,7 @@ type LandingData struct {
 
 func (s *Server) landingProps(c echo.Context, sc *Scope) (PageProps, error) {
 	props := s.pageProps(c, sc)
-	props.App = landingFor(sc)
+	props.App = pageApp(landingFor(sc), true)
 	data := LandingData{Gated: sc.Gated, Plans: []store.ItemView{}, Previews: !access.HidesLandingPreviews(sc.App.Settings, sc.Gated),
 		Description: sc.App.Settings.Features.SubscriptionGating.Settings.Description}
 	if sc.Gated {

@@ -2,11 +2,13 @@ package server
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"marquee/render"
 	"marquee/server/access"
 	"marquee/server/payments"
 	"marquee/store"
@@ -55,7 +57,7 @@ func (s *Server) pageProps(c echo.Context, sc *Scope) PageProps {
 		p.StripeKey = s.cfg.Stripe.PublishableKey
 	}
 	if sc != nil {
-		p.App = sc.App
+		p.App = pageApp(sc.App, false)
 		p.Viewer.Role, p.Viewer.Permissions, p.Viewer.Gated = sc.Role, sc.Can, sc.Gated
 	}
 	if shared, _ := c.Get(sharedRenderKey).(bool); shared && viewerOf(c).User != nil {
@@ -66,6 +68,34 @@ func (s *Server) pageProps(c echo.Context, sc *Scope) PageProps {
 		p.Viewer.User = &ViewerUser{ID: u.ID, Username: u.Username, PictureURL: s.profilePictureURL(c.Request().Context(), u)}
 	}
 	return p
+}
+
+// pageApp is the app as page components receive it. Pages read the app's
+// header, settings and, on the landing only, the three previews; the full
+// lists of posts, items and events the landing API carries (SPEC.md section
+// 3) are never shown, yet goja parsed all of them on every render (about half
+// of the props of every app page). previews keeps the landing's previews.
+// The view is shared (cached), so a copy is trimmed, never the original.
+func pageApp(app *store.AppView, previews bool) *store.AppView {
+	if app == nil {
+		return nil
+	}
+	v := *app
+	v.Events = []store.EventView{}
+	if v.Community != nil {
+		com := *v.Community
+		com.Posts = []store.MessageView{}
+		v.Community = &com
+	}
+	if v.Store != nil {
+		st := *v.Store
+		st.Items = []store.ItemView{}
+		v.Store = &st
+	}
+	if !previews {
+		v.RecentPosts, v.UpcomingEvents, v.FeaturedStoreItems = []store.MessageView{}, []store.EventView{}, []store.ItemView{}
+	}
+	return &v
 }
 
 func (s *Server) profilePictureURL(ctx context.Context, u *store.User) string {
@@ -82,7 +112,9 @@ func (s *Server) profilePictureURL(ctx context.Context, u *store.User) string {
 // renderPage runs a page component and writes the document.
 func (s *Server) renderPage(c echo.Context, page string, props PageProps) error {
 	status, body := s.renderDocument(c, page, props)
-	c.Response().Header().Set("Cache-Control", "no-cache")
+	if c.Response().Header().Get("Cache-Control") == "" {
+		c.Response().Header().Set("Cache-Control", "no-cache")
+	}
 	return c.HTMLBlob(status, body)
 }
 
@@ -94,6 +126,16 @@ func (s *Server) renderDocument(c echo.Context, page string, props PageProps) (i
 	res, err := s.renderer.Render(ctx, page, props)
 	if err != nil {
 		s.logger.Error("render failed", "page", page, "path", c.Request().URL.Path, "err", err)
+		// The fallback shows none of the page's content: no cache may keep
+		// it (the page cache stores 200s only; no-store also keeps it from
+		// browsers and proxies). A render that ran out of time is overload,
+		// so it says when to try again.
+		h := c.Response().Header()
+		h.Set("Cache-Control", "no-store")
+		if errors.Is(err, render.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) {
+			h.Set("Retry-After", "5")
+			return http.StatusServiceUnavailable, s.fallbackDocument(c, props)
+		}
 		return http.StatusInternalServerError, s.fallbackDocument(c, props)
 	}
 	status := res.Status

@@ -28,10 +28,16 @@ function WithIsland({ text }: { text: string }) {
   );
 }
 
-type Page = { component: (props: any) => any; head?: (props: any) => any; status?: (props: any) => number };
+type Page = {
+  component: (props: any) => any;
+  head?: (props: any) => any;
+  status?: (props: any) => number;
+  criticalCSS?: boolean;
+};
 
 const pages: Record<string, Page> = {
   Fast: { component: Fast, head: (p) => <title>{p.name}</title> },
+  Critical: { component: Fast, criticalCSS: true },
   Loop: { component: Loop },
   Throws: { component: Throws },
   WithIsland: { component: WithIsland, status: () => 201 },
@@ -44,5 +50,11 @@ const pages: Record<string, Page> = {
   resetIslands();
   const html = renderToString(createElement(page.component, props));
   const head = page.head ? renderToStaticMarkup(page.head(props)) : "";
-  return JSON.stringify({ html, head, status: page.status ? page.status(props) : 200, islands: collectedIslands() });
+  return JSON.stringify({
+    html,
+    head,
+    status: page.status ? page.status(props) : 200,
+    islands: collectedIslands(),
+    critical: page.criticalCSS === true,
+  });
 };

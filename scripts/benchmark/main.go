@@ -283,6 +283,7 @@ func run(ctx context.Context) error {
 	}
 	fmt.Printf("landing render, median of %d: goja %.2f ms, Node %.3f ms, goja/Node %.0fx\n", renderRuns, gojaMs, nodeMs, gojaMs/nodeMs)
 	fmt.Printf("RSS after the runs: Marquee (both servers, one process) %s, Node %s\n", rss("self"), rss(strconv.Itoa(nodePID)))
+	runLighthouse(marquee)
 	return nil
 }
 

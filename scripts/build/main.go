@@ -51,7 +51,7 @@ func run() error {
 	if err := buildClient(root, &m); err != nil {
 		return fmt.Errorf("client bundle: %w", err)
 	}
-	if m.CSS, err = buildCSS(root); err != nil {
+	if m.CSS, m.CriticalCSS, err = buildCSS(root); err != nil {
 		return fmt.Errorf("css: %w", err)
 	}
 	data, err := json.MarshalIndent(m, "", "  ")
@@ -132,10 +132,21 @@ func buildClient(root string, m *render.Manifest) error {
 	return nil
 }
 
-func buildCSS(root string) (string, error) {
+// The full stylesheet and its first-screen subset (see pages/critical.css).
+const (
+	fullCSS     = "pages/styles.css"
+	criticalCSS = "pages/critical.css"
+)
+
+// buildCSS writes the hashed full and critical stylesheets and returns their
+// paths, after checking that the critical one is a true subset.
+func buildCSS(root string) (full, critical string, err error) {
+	if err := checkCritical(root); err != nil {
+		return "", "", err
+	}
 	res := api.Build(api.BuildOptions{
 		AbsWorkingDir:    root,
-		EntryPoints:      []string{"pages/styles.css"},
+		EntryPoints:      []string{fullCSS, criticalCSS},
 		Outdir:           outDir,
 		EntryNames:       "[name]-[hash]",
 		AssetNames:       "assets/[name]-[hash]",
@@ -152,18 +163,83 @@ func buildCSS(root string) (string, error) {
 		LogLevel: api.LogLevelSilent,
 	})
 	if err := render.BuildError(res.Errors); err != nil {
-		return "", err
+		return "", "", err
 	}
 	var meta metafile
 	if err := json.Unmarshal([]byte(res.Metafile), &meta); err != nil {
-		return "", err
+		return "", "", err
 	}
 	for out, info := range meta.Outputs {
-		if info.EntryPoint != "" && strings.HasSuffix(out, ".css") {
-			return out, nil
+		switch {
+		case !strings.HasSuffix(out, ".css"):
+		case info.EntryPoint == fullCSS:
+			full = out
+		case info.EntryPoint == criticalCSS:
+			critical = out
 		}
 	}
-	return "", fmt.Errorf("no css output")
+	if full == "" || critical == "" {
+		return "", "", fmt.Errorf("no css output")
+	}
+	return full, critical, nil
+}
+
+// checkCritical fails the build when a rule of critical.css is not, word for
+// word, a rule of styles.css: the page would change when the full stylesheet
+// arrives after the first paint. Both are compared with whitespace minified
+// only, so every rule keeps its own text.
+func checkCritical(root string) error {
+	rules := map[string][]string{}
+	for _, entry := range []string{fullCSS, criticalCSS} {
+		res := api.Build(api.BuildOptions{
+			AbsWorkingDir: root, EntryPoints: []string{entry}, Outdir: "out", Bundle: true,
+			MinifyWhitespace: true, LogLevel: api.LogLevelSilent,
+			Loader: map[string]api.Loader{
+				".png": api.LoaderEmpty, ".svg": api.LoaderEmpty, ".jpg": api.LoaderEmpty,
+				".woff": api.LoaderEmpty, ".woff2": api.LoaderEmpty,
+			},
+		})
+		if err := render.BuildError(res.Errors); err != nil {
+			return err
+		}
+		for _, f := range res.OutputFiles {
+			if strings.HasSuffix(f.Path, ".css") {
+				rules[entry] = topLevelRules(string(f.Contents))
+			}
+		}
+	}
+	have := map[string]bool{}
+	for _, r := range rules[fullCSS] {
+		have[r] = true
+	}
+	for _, r := range rules[criticalCSS] {
+		if !have[r] {
+			return fmt.Errorf("%s has a rule that %s lacks (copy rules verbatim): %s", criticalCSS, fullCSS, r)
+		}
+	}
+	return nil
+}
+
+// topLevelRules splits minified CSS into its top-level rules and at-rules.
+func topLevelRules(css string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(css); i++ {
+		switch css[i] {
+		case '{':
+			depth++
+		case '}':
+			if depth--; depth == 0 {
+				out = append(out, strings.TrimSpace(css[start:i+1]))
+				start = i + 1
+			}
+		case ';':
+			if depth == 0 { // @import, @charset
+				start = i + 1
+			}
+		}
+	}
+	return out
 }
 
 // metafile is the part of esbuild's metafile we read.
