@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from "react";
+import { Img } from "../pages/lib/img";
 import type { StoryGroup } from "../pages/lib/community";
 import { relativeTime } from "../pages/lib/format";
 import { useHydrated } from "./lib/hydrated";
@@ -14,7 +15,7 @@ const TICK_MS = 100;
 
 function Avatar({ name, url, size }: { name: string; url?: string; size: number }) {
   // Inline size: the global img rule (height: auto) would turn the circle into an oval.
-  if (url) return <img className="story-avatar" src={url} alt="" width={size} height={size} style={{ width: size, height: size }} />;
+  if (url) return <img className="story-avatar" src={url} alt="" width={size} height={size} loading="lazy" decoding="async" style={{ width: size, height: size }} />;
   return (
     <span className="story-avatar story-initial" style={{ width: size, height: size }} aria-hidden="true">
       {name.slice(0, 1).toUpperCase()}
@@ -205,7 +206,7 @@ function Viewer({ group, onClose }: { group: StoryGroup; onClose: () => void }) 
             onEnded={next}
           />
         ) : (
-          <img key={story.id} src={media.signedUrl} alt={story.content || "Story"} onLoad={() => setLoaded(true)} onError={() => setLoaded(true)} />
+          <Img key={story.id} media={media} alt={story.content || "Story"} sizes="100vw" onLoad={() => setLoaded(true)} onError={() => setLoaded(true)} />
         )}
         {media && !loaded && <p className="story-fallback">Loading story...</p>}
         {story.content && <p className="story-caption">{story.content}</p>}
