@@ -18,15 +18,17 @@ export interface ImgProps {
   fallback?: [number, number];
   priority?: boolean;
   className?: string;
+  style?: React.CSSProperties;
   onLoad?: () => void;
   onError?: () => void;
 }
 
-export function Img({ media, alt, sizes, box, fallback, priority, className, onLoad, onError }: ImgProps) {
+export function Img({ media, alt, sizes, box, fallback, priority, className, style, onLoad, onError }: ImgProps) {
   const [width, height] = box ?? (media.width && media.height ? [media.width, media.height] : fallback ?? [undefined, undefined]);
   return (
     <img
       className={className}
+      style={style}
       src={media.signedUrl}
       srcSet={media.srcset || undefined}
       sizes={media.srcset ? sizes : undefined}
