@@ -13,7 +13,9 @@ import (
 	// has no Go decoder, so AVIF uploads get no variants.
 	_ "image/gif"
 
+	"github.com/rwcarlsen/goexif/exif"
 	"golang.org/x/image/draw"
+	"golang.org/x/image/math/f64"
 	_ "golang.org/x/image/webp"
 )
 
@@ -72,7 +74,17 @@ func Resize(data []byte) (v Variants, copies [][]byte, err error) {
 	if err != nil {
 		return Variants{}, nil, fmt.Errorf("%w: %v", ErrNotImage, err)
 	}
+	// A phone stores a portrait photo as landscape pixels plus an EXIF
+	// orientation, which browsers apply to the original: the copies and
+	// the recorded size must be upright the same way.
+	orientation := 1
+	if format == "jpeg" {
+		orientation = exifOrientation(data)
+	}
 	v = Variants{Width: cfg.Width, Height: cfg.Height}
+	if orientation >= 5 {
+		v.Width, v.Height = cfg.Height, cfg.Width
+	}
 	if cfg.Width <= 0 || cfg.Height <= 0 || cfg.Width*cfg.Height > maxDecodePixels || format == "gif" {
 		return v, nil, nil
 	}
@@ -80,6 +92,8 @@ func Resize(data []byte) (v Variants, copies [][]byte, err error) {
 	if err != nil {
 		return Variants{}, nil, fmt.Errorf("%w: %v", ErrNotImage, err)
 	}
+	src = upright(src, orientation)
+	cfg.Width, cfg.Height = v.Width, v.Height
 	opaque := true
 	if o, ok := src.(interface{ Opaque() bool }); ok {
 		opaque = o.Opaque()
@@ -115,4 +129,50 @@ func Resize(data []byte) (v Variants, copies [][]byte, err error) {
 		prev = dst
 	}
 	return v, copies, nil
+}
+
+func exifOrientation(data []byte) int {
+	x, err := exif.Decode(bytes.NewReader(data))
+	if err != nil {
+		return 1
+	}
+	tag, err := x.Get(exif.Orientation)
+	if err != nil {
+		return 1
+	}
+	o, err := tag.Int(0)
+	if err != nil || o < 1 || o > 8 {
+		return 1
+	}
+	return o
+}
+
+// upright applies an EXIF orientation (1 to 8): the affine map of each
+// takes the stored pixels to where a viewer sees them. Whole-pixel flips
+// and quarter turns, so nearest-neighbour is exact.
+func upright(src image.Image, orientation int) image.Image {
+	if orientation <= 1 {
+		return src
+	}
+	b := src.Bounds()
+	w, h := float64(b.Dx()), float64(b.Dy())
+	m := map[int]f64.Aff3{
+		2: {-1, 0, w, 0, 1, 0},
+		3: {-1, 0, w, 0, -1, h},
+		4: {1, 0, 0, 0, -1, h},
+		5: {0, 1, 0, 1, 0, 0},
+		6: {0, -1, h, 1, 0, 0},
+		7: {0, -1, h, -1, 0, w},
+		8: {0, 1, 0, -1, 0, w},
+	}[orientation]
+	dw, dh := b.Dx(), b.Dy()
+	if orientation >= 5 {
+		dw, dh = dh, dw
+	}
+	// Translate the source to the origin first: the maps assume it.
+	m[2] -= m[0]*float64(b.Min.X) + m[1]*float64(b.Min.Y)
+	m[5] -= m[3]*float64(b.Min.X) + m[4]*float64(b.Min.Y)
+	dst := image.NewNRGBA(image.Rect(0, 0, dw, dh))
+	draw.NearestNeighbor.Transform(dst, m, src, b, draw.Src, nil)
+	return dst
 }
