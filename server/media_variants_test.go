@@ -355,3 +355,55 @@ func TestGatedMediaIsNotPublic(t *testing.T) {
 		t.Errorf("gated app's banner: %d", r.Status)
 	}
 }
+
+// On the community, post and store item pages the first picture is the one
+// loaded first (one per page), and every other image loads lazily.
+func TestFirstScreenImage(t *testing.T) {
+	ts := newTestServer(t, storetest.Postgres(t))
+	ctx := context.Background()
+	var att store.MessageAttachment
+	if err := ts.store.DB.NewSelect().Model(&att).
+		Join(`JOIN "media" AS "m" ON "m"."id" = "message_attachment"."media_id" AND "m"."type" = 'IMAGE'`).
+		Join(`JOIN "messages" AS "msg" ON "msg"."id" = "message_attachment"."message_id" AND "msg"."type" = 'POST'`).
+		Limit(1).Scan(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var im store.StoreItemMedia
+	if err := ts.store.DB.NewSelect().Model(&im).Where("position = 0").Limit(1).Scan(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, firstMedia string }{
+		{"/apps/demo/community", ""},
+		{"/apps/demo/posts/" + att.MessageID, att.MediaID},
+		{"/apps/demo/store/items/" + im.StoreItemID, im.MediaID},
+	} {
+		page := ts.do(t, "GET", tc.path, nil, nil)
+		if page.Status != http.StatusOK {
+			t.Fatalf("%s: %d", tc.path, page.Status)
+		}
+		priority := 0
+		for _, tag := range imgTag.FindAllString(page.Body, -1) {
+			for _, a := range []string{"width", "height"} {
+				if _, ok := attr(tag, a); !ok {
+					t.Errorf("%s: no %s: %s", tc.path, a, tag)
+				}
+			}
+			if p, _ := attr(tag, "fetchpriority"); p == "high" {
+				priority++
+				if src, _ := attr(tag, "src"); tc.firstMedia != "" && !strings.Contains(src, tc.firstMedia) {
+					t.Errorf("%s: the first picture is not the one loaded first: %s", tc.path, tag)
+				}
+				if l, _ := attr(tag, "loading"); l == "lazy" {
+					t.Errorf("%s: first picture is lazy: %s", tc.path, tag)
+				}
+				continue
+			}
+			if l, _ := attr(tag, "loading"); l != "lazy" {
+				t.Errorf("%s: not lazy: %s", tc.path, tag)
+			}
+		}
+		if priority != 1 {
+			t.Errorf("%s: %d images with fetchpriority=high, want 1", tc.path, priority)
+		}
+	}
+}
