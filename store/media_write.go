@@ -88,3 +88,14 @@ func (s *Storage) SetMediaVariants(ctx context.Context, id string, width, height
 	}
 	return nil
 }
+
+// UnsizedImages lists the uploaded images whose size and copies are not
+// recorded (uploaded before copies were made).
+func (s *Storage) UnsizedImages(ctx context.Context) ([]Media, error) {
+	var rows []Media
+	if err := s.DB.NewSelect().Model(&rows).Where("type = ? AND status = ? AND width = 0", MediaImage, MediaUploaded).
+		Order("created_at").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("load unsized images: %w", err)
+	}
+	return rows, nil
+}
