@@ -5,6 +5,7 @@
 //	marquee seed-demo   create the demo apps (idempotent)
 //	marquee app ...     manage apps and members from the command line
 //	marquee wallet ...  credit a member's wallet, show its balance
+//	marquee media resize  make the resized copies of older uploaded images
 package main
 
 import (
@@ -36,7 +37,8 @@ commands:
   app set NAME KEY=VALUE...              change app settings (e.g. features.store.enabled=false)
   member set-role NAME EMAIL ROLE        give a user a role in an app
   wallet credit NAME EMAIL AMOUNT [--ref REF]  add dollars (e.g. 25.00) to a member's wallet in an app
-  wallet balance NAME EMAIL              show a member's wallet balance in an app`
+  wallet balance NAME EMAIL              show a member's wallet balance in an app
+  media resize                           make the resized copies of images uploaded before they existed`
 
 func run(ctx context.Context, args []string, logger *slog.Logger) error {
 	if len(args) == 0 {
@@ -55,6 +57,11 @@ func run(ctx context.Context, args []string, logger *slog.Logger) error {
 		return nil
 	case "seed-demo":
 		return seedDemo(ctx, logger)
+	case "media":
+		if len(args) != 2 || args[1] != "resize" {
+			return fmt.Errorf("usage: marquee media resize")
+		}
+		return resizeMedia(ctx, logger)
 	case "app", "member", "wallet":
 		return manage(ctx, args, logger)
 	default:

@@ -143,7 +143,7 @@ export default function AppChrome(props: AppChromeProps) {
       )}
       {banner !== "none" && (
         <div className="install-banner" role="region" aria-label="Install app">
-          <img src="/static/icon.svg" alt="" width={40} height={40} />
+          <img src="/static/icon.svg" alt="" width={40} height={40} loading="lazy" decoding="async" />
           <div className="install-text">
             <strong>{"Install " + props.title}</strong>
             {banner === "ios" ? (

@@ -1,4 +1,5 @@
 import { useEffect, useState } from "react";
+import { Img } from "../pages/lib/img";
 import { formatMoney } from "../pages/lib/format";
 import type { CartLine, CartView as Cart } from "../pages/lib/types";
 import { api, clearLocal, mergeLocal, offline, readLocal, setLocalQuantity, type LocalLine } from "./lib/cart-store";
@@ -107,7 +108,7 @@ export default function CartView(props: Props) {
           const action = base + "/cart/items/" + line.id;
           return (
             <li key={line.id} className={"cart-line" + (line.available ? "" : " unavailable")}>
-              {image ? <img src={image.signedUrl} alt="" width={72} height={72} /> : <span className="item-placeholder small" />}
+              {image ? <Img media={image} alt="" sizes="72px" box={[72, 72]} /> : <span className="item-placeholder small" />}
               <div className="cart-line-body">
                 <a href={base + "/store/items/" + line.itemId}>{line.storeItem.name}</a>
                 {line.selectedVariants.map((v) => (

@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { truncate } from "../pages/lib/format";
+import { Img } from "../pages/lib/img";
 import { STATUS_LABELS, timeStatus, typeLabel } from "../pages/lib/events";
 import type { EventView } from "../pages/lib/types";
 
@@ -20,7 +21,7 @@ export function EventCard({ event, base, now, time }: { event: EventView; base: 
               m.type === "VIDEO" ? (
                 <video key={m.id} src={m.signedUrl} muted playsInline preload="metadata" />
               ) : (
-                <img key={m.id} src={m.signedUrl} alt="" loading="lazy" width={120} height={80} />
+                <Img key={m.id} media={m} alt="" sizes="30vw" box={[120, 72]} />
               ),
             )}
             {more > 0 && <span className="media-more">+{more}</span>}

@@ -1,4 +1,5 @@
 import { useState } from "react";
+import { FULL_WIDTH, Img } from "../pages/lib/img";
 import type { MediaView } from "../pages/lib/types";
 
 export interface EventCarouselProps {
@@ -20,7 +21,8 @@ export default function EventCarousel({ media, name }: EventCarouselProps) {
         {m.type === "VIDEO" ? (
           <video src={m.signedUrl} controls playsInline preload="metadata" />
         ) : (
-          <img src={m.signedUrl} alt={m.description || name} width={800} height={450} />
+          // The banner comes first: the event page's largest first paint.
+          <Img key={m.id} media={m} alt={m.description || name} sizes={FULL_WIDTH} box={[800, 450]} priority={i === 0} />
         )}
         {media.length > 1 && (
           <>
@@ -48,7 +50,7 @@ export default function EventCarousel({ media, name }: EventCarouselProps) {
                   setI(n);
                 }}
               >
-                {t.type === "VIDEO" ? <span className="thumb-video">▶</span> : <img src={t.signedUrl} alt="" width={64} height={48} loading="lazy" />}
+                {t.type === "VIDEO" ? <span className="thumb-video">▶</span> : <Img media={t} alt="" sizes="64px" box={[64, 48]} />}
               </a>
             </li>
           ))}

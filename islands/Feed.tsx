@@ -2,6 +2,7 @@ import { useState } from "react";
 import type { MessageView } from "../pages/lib/types";
 import { firstVisual, isHeart, type Pagination } from "../pages/lib/community";
 import { relativeTime, truncate } from "../pages/lib/format";
+import { FULL_WIDTH, Img } from "../pages/lib/img";
 import { useHydrated } from "./lib/hydrated";
 import { Icon } from "./lib/icons";
 
@@ -19,10 +20,12 @@ export interface FeedProps {
 // FeedList is the server-rendered first page.
 export function FeedList({ posts, base, now }: { posts: MessageView[]; base: string; now: string }) {
   if (posts.length === 0) return <p className="empty feed-empty">No posts yet. Be the first to share something!</p>;
+  const firstPicture = posts.find((p) => firstVisual(p)?.type === "IMAGE");
   return (
     <ul className="feed feed-first">
       {posts.map((p) => (
-        <PostCard key={p.id} post={p} base={base} now={now} />
+        // The first picture of the feed is the first screen's largest paint.
+        <PostCard key={p.id} post={p} base={base} now={now} priority={p === firstPicture} />
       ))}
     </ul>
   );
@@ -30,7 +33,7 @@ export function FeedList({ posts, base, now }: { posts: MessageView[]; base: str
 
 // PostCard: posts with media show the picture, 26 characters and 3 tags;
 // text posts show 100 characters and 5 tags (SPEC.md section 9).
-export function PostCard({ post, base, now }: { post: MessageView; base: string; now: string }) {
+export function PostCard({ post, base, now, priority }: { post: MessageView; base: string; now: string; priority?: boolean }) {
   const visual = firstVisual(post);
   const hearts = post.reactions.filter((r) => isHeart(r.reaction)).length;
   const tags = post.tags.slice(0, visual ? 3 : 5);
@@ -41,7 +44,7 @@ export function PostCard({ post, base, now }: { post: MessageView; base: string;
           (visual.type === "VIDEO" ? (
             <video src={visual.signedUrl} muted playsInline preload="metadata" className="feed-visual" />
           ) : (
-            <img src={visual.signedUrl} alt="" loading="lazy" width={720} height={720} className="feed-visual" />
+            <Img media={visual} alt="" sizes={FULL_WIDTH} box={[720, 720]} className="feed-visual" priority={priority} />
           ))}
         <div className="feed-body">
           <p className="meta">

@@ -64,7 +64,7 @@ export default function Footer(props: FooterProps) {
         ))}
         <a className={"footer-tab" + (props.profile.active ? " active" : "")} href={props.profile.href}>
           {pictureUrl ? (
-            <img className="footer-avatar" src={pictureUrl} alt="" width={24} height={24} />
+            <img className="footer-avatar" src={pictureUrl} alt="" width={24} height={24} loading="lazy" decoding="async" />
           ) : (
             <Icon name="USER" />
           )}

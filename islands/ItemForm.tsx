@@ -1,4 +1,5 @@
 import { useState } from "react";
+import { Img } from "../pages/lib/img";
 import type { EventOption, ItemView, MediaView } from "../pages/lib/types";
 import { formatDate } from "../pages/lib/format";
 import { api } from "./lib/cart-store";
@@ -154,7 +155,7 @@ export default function ItemForm(props: Props) {
         <ul className="media-list">
           {media.map((m) => (
             <li key={m.id}>
-              <img src={m.signedUrl} alt="" width={64} height={64} />
+              <Img media={m} alt="" sizes="64px" box={[64, 64]} />
               <button type="button" className="link-button" onClick={() => setMedia(media.filter((x) => x.id !== m.id))}>Remove</button>
             </li>
           ))}

@@ -47,7 +47,7 @@ export default function ProfilePictureUpload({ pictureUrl, username }: ProfilePi
   return (
     <div className="profile-picture">
       {pictureUrl ? (
-        <img src={pictureUrl} alt={username} width={96} height={96} className="profile-picture-img" />
+        <img src={pictureUrl} alt={username} width={96} height={96} decoding="async" className="profile-picture-img" />
       ) : (
         <span className="profile-picture-img story-initial" aria-hidden="true">
           {username.slice(0, 1).toUpperCase()}

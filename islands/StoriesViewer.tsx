@@ -1,5 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
+import { Img } from "../pages/lib/img";
 import type { StoryGroup } from "../pages/lib/community";
+import type { MediaView } from "../pages/lib/types";
 import { relativeTime } from "../pages/lib/format";
 import { useHydrated } from "./lib/hydrated";
 
@@ -12,9 +14,9 @@ export interface StoriesViewerProps {
 export const IMAGE_SECONDS = 15; // SPEC.md section 9
 const TICK_MS = 100;
 
-function Avatar({ name, url, size }: { name: string; url?: string; size: number }) {
+function Avatar({ name, media, size }: { name: string; media?: MediaView; size: number }) {
   // Inline size: the global img rule (height: auto) would turn the circle into an oval.
-  if (url) return <img className="story-avatar" src={url} alt="" width={size} height={size} style={{ width: size, height: size }} />;
+  if (media) return <Img className="story-avatar" media={media} alt="" sizes={size + "px"} box={[size, size]} style={{ width: size, height: size }} />;
   return (
     <span className="story-avatar story-initial" style={{ width: size, height: size }} aria-hidden="true">
       {name.slice(0, 1).toUpperCase()}
@@ -43,12 +45,12 @@ export default function StoriesViewer({ groups, canCreate, createHref }: Stories
           </li>
         )}
         {groups.map((g, i) => {
-          const thumb = g.stories.find((s) => s.media?.type === "IMAGE")?.media?.signedUrl;
+          const thumb = g.stories.find((s) => s.media?.type === "IMAGE")?.media ?? undefined;
           return (
             <li key={g.user.id}>
               <button type="button" className="story-thumb" onClick={() => setOpen(i)} aria-label={"Open stories of " + g.user.username}>
                 <span className="story-ring">
-                  <Avatar name={g.user.username} url={thumb} size={60} />
+                  <Avatar name={g.user.username} media={thumb} size={60} />
                 </span>
                 <span className="story-name">{g.user.username}</span>
                 {g.stories.length > 1 && <span className="story-count">{`${g.stories.length} stories`}</span>}
@@ -142,7 +144,7 @@ function Viewer({ group, onClose }: { group: StoryGroup; onClose: () => void }) 
   }
 
   const progress = isVideo ? videoProgress : Math.min(1, elapsed / (IMAGE_SECONDS * 1000));
-  const avatar = group.user.media[0]?.signedUrl;
+  const avatar = group.user.media[0];
 
   return (
     <div className="story-viewer" role="dialog" aria-modal="true" aria-label={"Stories of " + group.user.username}>
@@ -157,7 +159,7 @@ function Viewer({ group, onClose }: { group: StoryGroup; onClose: () => void }) 
         ))}
       </div>
       <div className="story-top">
-        <Avatar name={group.user.username} url={avatar} size={36} />
+        <Avatar name={group.user.username} media={avatar} size={36} />
         <div className="story-who">
           <strong>{group.user.username}</strong>
           <time dateTime={story.createdAt}>{relativeTime(story.createdAt, now)}</time>
@@ -205,7 +207,7 @@ function Viewer({ group, onClose }: { group: StoryGroup; onClose: () => void }) 
             onEnded={next}
           />
         ) : (
-          <img key={story.id} src={media.signedUrl} alt={story.content || "Story"} onLoad={() => setLoaded(true)} onError={() => setLoaded(true)} />
+          <Img key={story.id} media={media} alt={story.content || "Story"} sizes="100vw" onLoad={() => setLoaded(true)} onError={() => setLoaded(true)} />
         )}
         {media && !loaded && <p className="story-fallback">Loading story...</p>}
         {story.content && <p className="story-caption">{story.content}</p>}

@@ -1,4 +1,4 @@
-import { displayTitle } from "./components/Header";
+import { displayTitle, TitleImage } from "./components/Header";
 import type { PageProps } from "./lib/types";
 
 type AuthData = {
@@ -46,7 +46,7 @@ export default function AuthForm(props: Props) {
     <main className="auth-page">
       <div className="auth-card">
         <div className="auth-brand">
-          {app?.title ? <img src={app.title.signedUrl} alt={title} height={40} /> : <span className="auth-brand-name">{title}</span>}
+          {app?.title ? <TitleImage media={app.title} alt={title} height={40} /> : <span className="auth-brand-name">{title}</span>}
         </div>
         <h1>{signup ? "Create your account" : "Sign in"}</h1>
         {d.signedIn && <p className="meta">You are signed in as @{d.signedIn}. Signing in again starts a new session.</p>}

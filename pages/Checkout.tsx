@@ -4,6 +4,7 @@ import { storeGatePage } from "./components/StoreGate";
 import { OrderLines } from "./components/OrderLines";
 import { OrderSummary } from "./components/OrderSummary";
 import { formatMoney } from "./lib/format";
+import { Img } from "./lib/img";
 import { appSeo, SeoHead } from "./lib/seo";
 import type { CheckoutData, PageProps } from "./lib/types";
 import { Island } from "../islands/Island";
@@ -92,7 +93,7 @@ export default function Checkout(props: Props) {
                 {cart.items.map((l) => (
                   <li key={l.id} className={"order-line" + (l.available ? "" : " unavailable")}>
                     {l.storeItem.media[0] ? (
-                      <img src={l.storeItem.media[0].signedUrl} alt="" width={56} height={56} loading="lazy" />
+                      <Img media={l.storeItem.media[0]} alt="" sizes="56px" box={[56, 56]} />
                     ) : (
                       <span className="item-placeholder tiny" />
                     )}

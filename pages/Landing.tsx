@@ -2,6 +2,7 @@ import { AuthButtons } from "./components/AuthButtons";
 import { ErrorState } from "./components/ErrorState";
 import { Layout } from "./components/Layout";
 import { formatDate, formatMoney, formatTime12, relativeTime, truncate } from "./lib/format";
+import { FULL_WIDTH, Img } from "./lib/img";
 import { appSeo, SeoHead } from "./lib/seo";
 import { displayTitle } from "./components/Header";
 import { Plans } from "./components/Plans";
@@ -47,7 +48,7 @@ function PostCard({ post, base, now }: { post: MessageView; base: string; now: s
   return (
     <li className="card post-card">
       <a href={base + "/posts/" + post.id}>
-        {image && <img src={image.signedUrl} alt="" loading="lazy" width={96} height={96} />}
+        {image && <Img media={image} alt="" sizes="72px" box={[72, 72]} />}
         <div>
           <p className="post-text">{truncate(post.content, 120)}</p>
           <p className="meta">
@@ -65,7 +66,7 @@ function EventCard({ event, base }: { event: EventView; base: string }) {
   return (
     <li className="card event-card">
       <a href={base + "/events/" + event.id}>
-        {image && <img src={image.signedUrl} alt="" loading="lazy" width={120} height={60} />}
+        {image && <Img media={image} alt="" sizes="96px" box={[96, 64]} />}
         <div>
           <h3>{event.name}</h3>
           <p className="meta">
@@ -87,7 +88,7 @@ function ItemCard({ item, base }: { item: ItemView; base: string }) {
   return (
     <li className="card item-card">
       <a href={base + "/store/items/" + item.id}>
-        {image && <img src={image.signedUrl} alt="" loading="lazy" width={160} height={160} />}
+        {image && <Img media={image} alt="" sizes="(max-width: 720px) 50vw, 230px" box={[230, 230]} />}
         <h3>{item.name}</h3>
         <p className="price">
           {formatMoney(item.price, item.currency)}
@@ -121,7 +122,7 @@ export default function Landing(props: Props) {
   return (
     <Layout props={props}>
       {app.banner && (
-        <img className="banner" src={app.banner.signedUrl} alt={displayTitle(app) + " banner"} width={1200} height={400} fetchPriority="high" />
+        <Img className="banner" media={app.banner} alt={displayTitle(app) + " banner"} sizes={FULL_WIDTH} fallback={[1200, 400]} priority />
       )}
       <div className="landing">
         <h1 className="landing-title">{displayTitle(app)}</h1>

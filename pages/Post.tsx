@@ -1,4 +1,5 @@
 import { Layout } from "./components/Layout";
+import { FULL_WIDTH, Img } from "./lib/img";
 import { appSeo, SeoHead } from "./lib/seo";
 import { relativeTime, truncate } from "./lib/format";
 import type { MessageView, PageProps } from "./lib/types";
@@ -27,6 +28,7 @@ export default function Post(props: Props) {
     );
   }
   const signIn = props.authUrl + "/authenticate/signin?app=" + encodeURIComponent(app.name);
+  const firstImage = post.attachments.findIndex((a) => a.media.type === "IMAGE");
   return (
     <Layout props={props}>
       <div className="post-page">
@@ -37,11 +39,19 @@ export default function Post(props: Props) {
           {post.sender.donorTier && <span className="badge tier-badge">{post.sender.donorTier}</span>} · <time dateTime={post.createdAt}>{relativeTime(post.createdAt, props.now)}</time>
             {post.isFeatured && <span className="badge">Featured</span>}
           </header>
-          {post.attachments.map((a) =>
+          {post.attachments.map((a, i) =>
             a.media.type === "VIDEO" ? (
               <video key={a.id} className="post-media" src={a.media.signedUrl} controls playsInline preload="metadata" />
             ) : (
-              <img key={a.id} className="post-media" src={a.media.signedUrl} alt={a.media.description || ""} width={800} height={800} />
+              <Img
+                key={a.id}
+                className="post-media"
+                media={a.media}
+                alt={a.media.description || ""}
+                sizes={FULL_WIDTH}
+                fallback={[800, 800]}
+                priority={i === firstImage}
+              />
             ),
           )}
           {post.content && <p className="post-body">{post.content}</p>}

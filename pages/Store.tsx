@@ -1,6 +1,7 @@
 import { Layout } from "./components/Layout";
 import { ErrorState } from "./components/ErrorState";
 import { discountPercent, storeGatePage } from "./components/StoreGate";
+import { Img } from "./lib/img";
 import { appSeo, SeoHead } from "./lib/seo";
 import { formatMoney, truncate } from "./lib/format";
 import type { ItemView, PageProps, StoreData } from "./lib/types";
@@ -103,7 +104,7 @@ function StoreCard({ item, base }: { item: ItemView; base: string }) {
   return (
     <li className="card item-card">
       <a href={base + "/store/items/" + item.id}>
-        {image ? <img src={image.signedUrl} alt="" loading="lazy" width={160} height={160} /> : <span className="item-placeholder" />}
+        {image ? <Img media={image} alt="" sizes="(max-width: 720px) 50vw, 230px" box={[230, 230]} /> : <span className="item-placeholder" />}
         <h3>{item.name}</h3>
         <p className="meta">{truncate(item.description, 80)}</p>
         <p className="price">

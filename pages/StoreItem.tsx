@@ -1,5 +1,6 @@
 import { Layout } from "./components/Layout";
 import { StoreGate, discountPercent, stockLabel } from "./components/StoreGate";
+import { FULL_WIDTH, Img } from "./lib/img";
 import { appSeo, SeoHead } from "./lib/seo";
 import { formatDate, formatMoney, truncate } from "./lib/format";
 import type { ItemData, PageProps } from "./lib/types";
@@ -48,7 +49,7 @@ export default function StoreItem(props: Props) {
           <ul className="gallery" aria-label="Images">
             {item.media.map((m, i) => (
               <li key={m.id}>
-                <img src={m.signedUrl} alt={i === 0 ? item.name : ""} width={390} height={390} loading={i === 0 ? "eager" : "lazy"} />
+                <Img media={m} alt={i === 0 ? item.name : ""} sizes={FULL_WIDTH} box={[720, 720]} priority={i === 0} />
               </li>
             ))}
           </ul>

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/uptrace/bun"
 
 	"marquee/server/jobs"
 	"marquee/server/media"
@@ -177,7 +178,13 @@ func (s *Server) verifyUpload(ctx context.Context, m *store.Media) error {
 	case err != nil:
 		return err
 	}
-	if err := s.store.MarkMediaUploaded(ctx, m.ID); err != nil {
+	// The bytes are in the bucket, not here: a job makes the resized copies.
+	if err := s.store.MarkMediaUploaded(ctx, m.ID, func(ctx context.Context, tx bun.IDB) error {
+		if m.Type != store.MediaImage {
+			return nil
+		}
+		return jobs.Enqueue(ctx, tx, jobs.MediaVariantsArgs{MediaID: m.ID})
+	}); err != nil {
 		return err
 	}
 	m.Status = store.MediaUploaded
@@ -238,6 +245,15 @@ func (s *Server) mediaUpload(c echo.Context) error {
 	if err := s.store.MarkMediaUploaded(ctx, m.ID); err != nil {
 		return err
 	}
+	m.Status = store.MediaUploaded
+	// The file is on this disk: resize it now, so the page that shows it
+	// next already lists the copies. Should that fail, a job tries again.
+	if err := jobs.ResizeImage(ctx, s.store, s.files, m, s.logger); err != nil {
+		s.logger.Warn("resize upload", "media", m.ID, "err", err)
+		if err := jobs.Enqueue(ctx, s.store.DB, jobs.MediaVariantsArgs{MediaID: m.ID}); err != nil {
+			return err
+		}
+	}
 	// SPEC.md's profile flow is create (mediaKey profile) then upload: the
 	// upload itself makes the image the owner's picture, no extra call.
 	if isProfilePicture(m) {
@@ -251,12 +267,17 @@ func (s *Server) mediaUpload(c echo.Context) error {
 // GET /api/media/{id}/content redirects to a fresh signed URL of the file.
 func (s *Server) apiMediaContent(c echo.Context) error {
 	ctx := c.Request().Context()
-	m, err := s.store.MediaRecord(ctx, c.Param("id"))
+	m, public, err := s.store.MediaForServing(ctx, c.Param("id"))
 	if err != nil {
 		return wrapLoad(err, "Media not found")
 	}
 	if m.Status != store.MediaUploaded {
 		return notFound("Media not found")
+	}
+	// The signed URL is as good as the file: a gated app's media is only
+	// signed for those who may see it.
+	if ok, err := s.mayLoadMedia(c, m, public); err != nil || !ok {
+		return errOr(err, notFound("Media not found"))
 	}
 	u, err := s.files.PresignGet(ctx, m.Path, media.URLTTL)
 	if err != nil {

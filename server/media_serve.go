@@ -6,10 +6,12 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"marquee/server/media"
+	"marquee/store"
 )
 
 // GET /media/{key}?exp&sig serves a locally stored file behind a URL this
@@ -27,21 +29,119 @@ func (s *Server) mediaGet(c echo.Context) error {
 		return notFound("Not found")
 	}
 	defer f.Close()
+	s.serveFile(c, key, f, size, "private, max-age=86400", time.Time{})
+	return nil
+}
+
+// Public files never change under their URL (an id names one upload, and a
+// width one copy of it), so browsers and CDNs may keep them for a year.
+const (
+	publicMediaCache  = "public, max-age=31536000, immutable"
+	privateMediaCache = "private, max-age=3600"
+)
+
+// GET /media/i/{id}/{variant} serves a file at a URL that does not expire:
+// "original" or one of the resized copies' widths. Link previews (og:image)
+// and cached pages use it for public media; media of a subscription-gated
+// app is served only to its owner and to the viewers the gate lets in.
+func (s *Server) mediaByID(c echo.Context) error {
+	ctx := c.Request().Context()
+	m, public, err := s.store.MediaForServing(ctx, c.Param("id"))
+	if err != nil {
+		return wrapLoad(err, "Not found")
+	}
+	if m.Status != store.MediaUploaded {
+		return notFound("Not found")
+	}
+	if ok, err := s.mayLoadMedia(c, m, public); err != nil || !ok {
+		return errOr(err, notFound("Not found"))
+	}
+	key := m.Path
+	if v := c.Param("variant"); v != "original" {
+		w, err := strconv.Atoi(v)
+		if err != nil || !m.HasVariant(w) {
+			return notFound("Not found")
+		}
+		key = store.VariantKey(m.Path, w, m.VariantType)
+	}
+	f, size, err := s.files.Open(ctx, key)
+	if err != nil {
+		s.logger.Warn("open media", "media", m.ID, "key", key, "err", err)
+		return notFound("Not found")
+	}
+	defer f.Close()
+	cache := publicMediaCache
+	if !public {
+		cache = privateMediaCache
+	}
+	c.Response().Header().Set("ETag", `"`+m.ID+"-"+c.Param("variant")+`"`)
+	s.serveFile(c, key, f, size, cache, m.CreatedAt)
+	return nil
+}
+
+// mayLoadMedia: anyone may load a public file; a gated app's file is for
+// its uploader and for the viewers the app's subscription gate lets in.
+func (s *Server) mayLoadMedia(c echo.Context, m *store.Media, public bool) (bool, error) {
+	if public {
+		return true, nil
+	}
+	v := viewerOf(c)
+	if v.User == nil && m.AppID != nil {
+		// Media URLs skip the session lookup (skipsSession): public files
+		// do not depend on who asks. This one does.
+		if ck, err := c.Cookie(sessionCookie); err == nil && ck.Value != "" {
+			user, err := s.store.SessionUser(c.Request().Context(), ck.Value)
+			if err != nil && !errors.Is(err, store.ErrNotFound) {
+				return false, err
+			}
+			if user != nil {
+				v.User, v.Token = user, ck.Value
+			}
+		}
+	}
+	user := v.User
+	if user == nil || m.AppID == nil {
+		return false, nil
+	}
+	if user.ID == m.OwnerID {
+		return true, nil
+	}
+	sc, err := s.scopeOf(c, *m.AppID)
+	if err != nil {
+		return false, err
+	}
+	return !sc.Gated, nil
+}
+
+func errOr(err, otherwise error) error {
+	if err != nil {
+		return err
+	}
+	return otherwise
+}
+
+// serveFile answers with a stored file under headers that keep it from ever
+// running as a page. Range requests (video seeking) are answered when the
+// storage can seek, which local files and S3 objects both can.
+func (s *Server) serveFile(c echo.Context, key string, f io.Reader, size int64, cacheControl string, modified time.Time) {
 	ct, inline := media.SafeContentType(key)
 	h := c.Response().Header()
 	h.Set("Content-Type", ct)
-	h.Set("Content-Length", strconv.FormatInt(size, 10))
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
-	h.Set("Cache-Control", "private, max-age=86400")
+	h.Set("Cache-Control", cacheControl)
 	if !inline {
 		h.Set("Content-Disposition", "attachment")
 	}
+	if rs, ok := f.(io.ReadSeeker); ok {
+		http.ServeContent(c.Response(), c.Request(), "", modified, rs)
+		return
+	}
+	h.Set("Content-Length", strconv.FormatInt(size, 10))
 	c.Response().WriteHeader(http.StatusOK)
 	if _, err := io.Copy(c.Response(), f); err != nil && !errors.Is(err, io.ErrClosedPipe) {
 		s.logger.Debug("media copy interrupted", "key", key, "err", err)
 	}
-	return nil
 }
 
 // localObject is the local-disk storage and the object key of a /media or

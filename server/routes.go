@@ -43,6 +43,7 @@ func (s *Server) routes() {
 	m := s.main
 	m.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusFound, "/apps") })
 	m.GET("/media/*", s.mediaGet)
+	m.GET("/media/i/:id/:variant", s.mediaByID)
 	m.GET("/sw.js", s.serviceWorker)
 
 	// Pages.

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -90,6 +91,10 @@ func New(d Deps) *Server {
 	s.limiter = newRateLimiter(d.Store.Redis, s.logger)
 	s.limits = d.Config.Limits.withDefaults()
 	d.Store.PageBumped = s.pages.versions.bumped
+	if d.Store.MediaURL == "" {
+		// Stable media URLs (og:image, srcset) point at this site.
+		d.Store.MediaURL = strings.TrimRight(d.Config.PublicURL, "/")
+	}
 	s.pages.off = d.NoPageCache
 	s.crossOrigin = s.newCrossOriginProtection()
 	s.main = s.newEcho()

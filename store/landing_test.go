@@ -25,7 +25,9 @@ func seeded(t *testing.T, db *bun.DB, cache store.Cache) *store.Storage {
 		t.Fatalf("seed: %v", err)
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	return store.NewStorage(db, cache, media.Signer{Storage: files}, logger)
+	st := store.NewStorage(db, cache, media.Signer{Storage: files}, logger)
+	st.MediaURL = "http://test"
+	return st
 }
 
 func testRedis(t *testing.T) *store.RedisCache {

@@ -3,12 +3,18 @@ package store
 import (
 	"context"
 	"fmt"
+	"path"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
 )
 
 // MediaView is a media record as the API returns it, with a URL to load it.
+// Public media (see mediaRow.public) get stable URLs that never expire, so
+// link previews (og:image) and cached pages keep working; other media get
+// signed URLs. Srcset lists the resized copies and the original by width.
 type MediaView struct {
 	ID          string    `json:"id"`
 	Name        string    `json:"name"`
@@ -20,19 +26,105 @@ type MediaView struct {
 	MediaKey    string    `json:"mediaKey"`
 	AppID       *string   `json:"appId"`
 	SignedURL   string    `json:"signedUrl"`
+	Width       int       `json:"width,omitempty"`
+	Height      int       `json:"height,omitempty"`
+	Srcset      string    `json:"srcset,omitempty"`
 	CreatedAt   time.Time `json:"createdAt"`
 }
 
-func (s *Storage) mediaView(ctx context.Context, m *Media) (MediaView, error) {
-	url, err := s.Media.SignedURL(ctx, m.Path)
-	if err != nil {
-		return MediaView{}, fmt.Errorf("sign media %s: %w", m.ID, err)
+// PublicMediaPath is the stable URL path of a public file: variant is
+// "original" or a width in pixels.
+func PublicMediaPath(id, variant string) string {
+	return "/media/i/" + id + "/" + variant
+}
+
+// VariantKey is the object key of the width-w copy of the file at key: next
+// to the original, with the copy's own extension so it is served with the
+// right type.
+func VariantKey(key string, w int, mimeType string) string {
+	ext := ".jpg"
+	if mimeType == "image/png" {
+		ext = ".png"
 	}
-	return MediaView{
+	return strings.TrimSuffix(key, path.Ext(key)) + ".w" + strconv.Itoa(w) + ext
+}
+
+func (s *Storage) mediaView(ctx context.Context, m *Media, public bool) (MediaView, error) {
+	v := MediaView{
 		ID: m.ID, Name: m.Name, Type: m.Type, Size: m.Size, MimeType: m.MimeType,
 		Path: m.Path, Description: m.Description, MediaKey: m.MediaKey, AppID: m.AppID,
-		SignedURL: url, CreatedAt: m.CreatedAt,
-	}, nil
+		Width: m.Width, Height: m.Height, CreatedAt: m.CreatedAt,
+	}
+	// A pending file is not served at a stable URL yet (its bytes are not
+	// checked), so its uploader's preview needs the signed one.
+	stable := public && m.Status == MediaUploaded
+	urlOf := func(key, variant string) (string, error) {
+		if stable {
+			return s.MediaURL + PublicMediaPath(m.ID, variant), nil
+		}
+		u, err := s.Media.SignedURL(ctx, key)
+		if err != nil {
+			return "", fmt.Errorf("sign media %s: %w", m.ID, err)
+		}
+		return u, nil
+	}
+	var err error
+	if v.SignedURL, err = urlOf(m.Path, "original"); err != nil {
+		return MediaView{}, err
+	}
+	widths := m.VariantWidths()
+	if len(widths) == 0 || m.Status != MediaUploaded {
+		return v, nil
+	}
+	entries := make([]string, 0, len(widths)+1)
+	for _, w := range widths {
+		u, err := urlOf(VariantKey(m.Path, w, m.VariantType), strconv.Itoa(w))
+		if err != nil {
+			return MediaView{}, err
+		}
+		entries = append(entries, u+" "+strconv.Itoa(w)+"w")
+	}
+	if m.Width > widths[len(widths)-1] {
+		entries = append(entries, v.SignedURL+" "+strconv.Itoa(m.Width)+"w")
+	}
+	v.Srcset = strings.Join(entries, ", ")
+	return v, nil
+}
+
+// mediaRow is a media row with what decides whether its file is public:
+// account media (profile pictures) and the media of apps without a
+// subscription gate are; in a gated app only the app's own images (banner,
+// title, logo, splash, shown on the landing page to everyone) are, and the
+// rest is for those the gate lets in.
+type mediaRow struct {
+	Media       `bun:",extend"`
+	AppSettings AppSettings `bun:"app_settings,scanonly"`
+	AppAsset    int         `bun:"app_asset,scanonly"`
+}
+
+func (r *mediaRow) public() bool {
+	return r.AppID == nil || r.AppAsset == 1 || !GatesVisitors(r.AppSettings)
+}
+
+// GatesVisitors reports whether the app's subscription gate holds back
+// visitors (access.Gated for a viewer without a subscription).
+func GatesVisitors(settings AppSettings) bool {
+	g := settings.Features.SubscriptionGating
+	return g.Enabled && (g.Settings.Required || g.Settings.LandingPageOnly)
+}
+
+func (s *Storage) mediaRows(ctx context.Context, db bun.IDB, ids []string) ([]mediaRow, error) {
+	var rows []mediaRow
+	err := db.NewSelect().Model(&rows).
+		ColumnExpr(`"media".*`).
+		ColumnExpr(`"a"."settings" AS "app_settings"`).
+		ColumnExpr(`CASE WHEN "media"."id" IN ("a"."banner_media_id", "a"."title_media_id", "a"."logo_media_id", "a"."splash_media_id") THEN 1 ELSE 0 END AS "app_asset"`).
+		Join(`LEFT JOIN "apps" AS "a" ON "a"."id" = "media"."app_id"`).
+		Where(`"media"."id" IN (?)`, bun.In(ids)).Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("load media: %w", err)
+	}
+	return rows, nil
 }
 
 // mediaViews loads and signs media by id, in one query.
@@ -41,18 +133,30 @@ func (s *Storage) mediaViews(ctx context.Context, db bun.IDB, ids []string) (map
 	if len(ids) == 0 {
 		return out, nil
 	}
-	var rows []Media
-	if err := db.NewSelect().Model(&rows).Where("id IN (?)", bun.In(ids)).Scan(ctx); err != nil {
-		return nil, fmt.Errorf("load media: %w", err)
+	rows, err := s.mediaRows(ctx, db, ids)
+	if err != nil {
+		return nil, err
 	}
 	for i := range rows {
-		v, err := s.mediaView(ctx, &rows[i])
+		v, err := s.mediaView(ctx, &rows[i].Media, rows[i].public())
 		if err != nil {
 			return nil, err
 		}
 		out[v.ID] = v
 	}
 	return out, nil
+}
+
+// MediaForServing loads a media row and whether anyone may load its file.
+func (s *Storage) MediaForServing(ctx context.Context, id string) (*Media, bool, error) {
+	rows, err := s.mediaRows(ctx, s.DB, []string{id})
+	if err != nil {
+		return nil, false, err
+	}
+	if len(rows) == 0 {
+		return nil, false, ErrNotFound
+	}
+	return &rows[0].Media, rows[0].public(), nil
 }
 
 // MediaByID loads one media view, or ErrNotFound.

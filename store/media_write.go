@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
+
+	"github.com/uptrace/bun"
 )
 
 // CreateMedia inserts a PENDING media record; the server chose its Path.
@@ -11,7 +13,7 @@ func (s *Storage) CreateMedia(ctx context.Context, m *Media) (MediaView, error) 
 	if _, err := s.DB.NewInsert().Model(m).Exec(ctx); err != nil {
 		return MediaView{}, fmt.Errorf("insert media: %w", err)
 	}
-	return s.mediaView(ctx, m)
+	return s.mediaView(ctx, m, false)
 }
 
 // MediaRecord loads the raw media row (with owner and status), by id.
@@ -32,9 +34,29 @@ func (s *Storage) mediaWhere(ctx context.Context, where string, arg string) (*Me
 	return m, nil
 }
 
-// MarkMediaUploaded records that the bytes were received and checked.
-func (s *Storage) MarkMediaUploaded(ctx context.Context, id string) error {
-	if _, err := s.DB.NewUpdate().Model((*Media)(nil)).Set("status = ?", MediaUploaded).Where("id = ?", id).Exec(ctx); err != nil {
+// MarkMediaUploaded records that the bytes were received and checked; then,
+// when given, runs in the same transaction (to enqueue the job that makes
+// the image's resized copies, so the job exists exactly when the upload
+// counts).
+func (s *Storage) MarkMediaUploaded(ctx context.Context, id string, then ...func(ctx context.Context, tx bun.IDB) error) error {
+	if len(then) > 0 {
+		return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			if err := markUploaded(ctx, tx, id); err != nil {
+				return err
+			}
+			for _, fn := range then {
+				if err := fn(ctx, tx); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	return markUploaded(ctx, s.DB, id)
+}
+
+func markUploaded(ctx context.Context, db bun.IDB, id string) error {
+	if _, err := db.NewUpdate().Model((*Media)(nil)).Set("status = ?", MediaUploaded).Where("id = ?", id).Exec(ctx); err != nil {
 		return fmt.Errorf("mark media %s uploaded: %w", id, err)
 	}
 	return nil
@@ -51,7 +73,29 @@ func (s *Storage) SetProfilePicture(ctx context.Context, userID, mediaID string)
 	return nil
 }
 
-// MediaViewOf signs a raw media row for a response.
+// MediaViewOf signs a raw media row for a response. Only account media is
+// known to be public without looking at its app.
 func (s *Storage) MediaViewOf(ctx context.Context, m *Media) (MediaView, error) {
-	return s.mediaView(ctx, m)
+	return s.mediaView(ctx, m, m.AppID == nil)
+}
+
+// SetMediaVariants records an image's intrinsic size and the resized copies
+// stored beside it.
+func (s *Storage) SetMediaVariants(ctx context.Context, id string, width, height int, widths []int, variantType string) error {
+	if _, err := s.DB.NewUpdate().Model((*Media)(nil)).Set("width = ?", width).Set("height = ?", height).
+		Set("variants = ?", JoinWidths(widths)).Set("variant_type = ?", variantType).Where("id = ?", id).Exec(ctx); err != nil {
+		return fmt.Errorf("record variants of media %s: %w", id, err)
+	}
+	return nil
+}
+
+// UnsizedImages lists the uploaded images whose size and copies are not
+// recorded (uploaded before copies were made).
+func (s *Storage) UnsizedImages(ctx context.Context) ([]Media, error) {
+	var rows []Media
+	if err := s.DB.NewSelect().Model(&rows).Where("type = ? AND status = ? AND width = 0", MediaImage, MediaUploaded).
+		Order("created_at").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("load unsized images: %w", err)
+	}
+	return rows, nil
 }

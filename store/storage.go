@@ -17,10 +17,13 @@ type URLSigner interface {
 // Storage is the data layer: the database, the cache and the media URL
 // signer, with one file per entity for its loaders and writes.
 type Storage struct {
-	DB     *bun.DB
-	Cache  Cache
-	Media  URLSigner
-	Logger *slog.Logger
+	DB    *bun.DB
+	Cache Cache
+	Media URLSigner
+	// MediaURL is the main site's public URL that stable media URLs
+	// (PublicMediaPath) start with; empty gives root-relative ones.
+	MediaURL string
+	Logger   *slog.Logger
 	// Build identifies the deployed bundles; cached pages are keyed by it.
 	Build string
 	// Redis, when set (REDIS_URL), holds sessions and rate-limit counters so

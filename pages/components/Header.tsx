@@ -1,8 +1,16 @@
-import type { AppView } from "../lib/types";
+import { Img } from "../lib/img";
+import type { AppView, MediaView } from "../lib/types";
 
 // displayTitle: the display name, else the upper-cased app name.
 export function displayTitle(app: AppView): string {
   return app.settings.basic.displayName || app.name.toUpperCase();
+}
+
+// TitleImage is the app's title image at a fixed height (the header's and
+// the sign-in card's), its width following its shape.
+export function TitleImage({ media, alt, height }: { media: MediaView; alt: string; height: number }) {
+  const width = media.width && media.height ? Math.round((height * media.width) / media.height) : height * 3;
+  return <Img media={media} alt={alt} sizes={width + "px"} box={[width, height]} />;
 }
 
 // Header shows the title image, else the display name, else the upper-cased
@@ -12,7 +20,7 @@ export function Header({ app, children }: { app: AppView; children?: React.React
   return (
     <header className="app-header">
       <a className="app-title" href={"/apps/" + app.name}>
-        {app.title ? <img src={app.title.signedUrl} alt={title} height={32} /> : <span>{title}</span>}
+        {app.title ? <TitleImage media={app.title} alt={title} height={32} /> : <span>{title}</span>}
       </a>
       <div className="app-header-actions">{children}</div>
     </header>

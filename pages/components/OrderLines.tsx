@@ -1,4 +1,5 @@
 import { formatMoney } from "../lib/format";
+import { Img } from "../lib/img";
 import { optionsLabel } from "../lib/orders";
 import type { OrderItemView } from "../lib/types";
 
@@ -11,7 +12,7 @@ export function OrderLines({ items }: { items: OrderItemView[] }) {
         const opts = optionsLabel(it.customOptions ?? {});
         return (
           <li key={it.id} className="order-line">
-            {img ? <img src={img.signedUrl} alt="" width={56} height={56} loading="lazy" /> : <span className="item-placeholder tiny" />}
+            {img ? <Img media={img} alt="" sizes="56px" box={[56, 56]} /> : <span className="item-placeholder tiny" />}
             <div className="order-line-body">
               <span className="order-line-name">{it.storeItem.name}</span>
               {opts && <p className="meta">{opts}</p>}

@@ -13,6 +13,11 @@ export interface MediaView {
   mediaKey: string;
   appId: string | null;
   signedUrl: string;
+  // An image's intrinsic size and its resized copies as a srcset value,
+  // once the server has made them (absent before, and for video).
+  width?: number;
+  height?: number;
+  srcset?: string;
   createdAt: string;
 }
 

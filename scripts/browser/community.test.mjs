@@ -159,7 +159,8 @@ test("a member uploads a profile picture; it shows after the reload", async () =
   await page.waitForEvent("load"); // the page reloads after a second
   const img = page.locator("img.profile-picture-img");
   await img.waitFor();
-  assert.match(await img.getAttribute("src"), /\/media\/users\/.+\/profile\//);
+  // A profile picture is public: its URL is stable, it does not expire.
+  assert.match(await img.getAttribute("src"), /\/media\/i\/[a-z0-9]+\/original$/);
   assert.ok(await img.evaluate((el) => el.complete && el.naturalWidth === 64), "the uploaded picture loads");
   assert.deepEqual(errors, []);
   await context.close();

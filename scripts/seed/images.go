@@ -10,7 +10,9 @@ import (
 	"image/png"
 	"math"
 	"math/rand/v2"
+	"sync"
 
+	"marquee/server/media"
 	"marquee/store"
 )
 
@@ -50,22 +52,70 @@ var palettes = [][3]color.NRGBA{
 func (s *seeder) image(ctx context.Context, appID, ownerID string, k imageKind, name string) (string, error) {
 	n := s.images
 	s.images++
-	data, mime, ext, err := encodePicture(k, n)
+	p, err := pictureOf(k, n)
 	if err != nil {
 		return "", err
 	}
 	id := store.NewID()
-	key := fmt.Sprintf("apps/%s/%s/%s.%s", appID, k.folder, id, ext)
-	if err := s.storage.Put(ctx, key, bytes.NewReader(data), int64(len(data)), mime); err != nil {
+	key := fmt.Sprintf("apps/%s/%s/%s.%s", appID, k.folder, id, p.ext)
+	if err := s.storage.Put(ctx, key, bytes.NewReader(p.data), int64(len(p.data)), p.mime); err != nil {
 		return "", fmt.Errorf("store %s: %w", key, err)
 	}
+	// The resized copies an upload gets (server/media), so the demo's
+	// pages list them in srcset as a creator's real uploads would.
+	for i, w := range p.variants.Widths {
+		vk := store.VariantKey(key, w, p.variants.MimeType)
+		if err := s.storage.Put(ctx, vk, bytes.NewReader(p.copies[i]), int64(len(p.copies[i])), p.variants.MimeType); err != nil {
+			return "", fmt.Errorf("store %s: %w", vk, err)
+		}
+	}
 	m := &store.Media{ID: id, AppID: &appID, OwnerID: ownerID, Name: name, Type: store.MediaImage,
-		Size: int64(len(data)), MimeType: mime, Path: key, MediaKey: k.key, Status: store.MediaUploaded,
-		CreatedAt: s.now}
+		Size: int64(len(p.data)), MimeType: p.mime, Path: key, MediaKey: k.key, Status: store.MediaUploaded,
+		CreatedAt: s.now, Width: p.variants.Width, Height: p.variants.Height,
+		Variants: store.JoinWidths(p.variants.Widths), VariantType: p.variants.MimeType}
 	if err := s.insert(ctx, m); err != nil {
 		return "", err
 	}
 	return id, nil
+}
+
+// picture is a drawn, encoded and resized demo image. The same kind and n
+// always give the same bytes, so each is made once per process: tests seed
+// the demo many times.
+type picture struct {
+	data      []byte
+	mime, ext string
+	variants  media.Variants
+	copies    [][]byte
+}
+
+type pictureKey struct {
+	k imageKind
+	n int
+}
+
+var (
+	picturesMu sync.Mutex
+	pictures   = map[pictureKey]*picture{}
+)
+
+func pictureOf(k imageKind, n int) (*picture, error) {
+	picturesMu.Lock()
+	defer picturesMu.Unlock()
+	if p, ok := pictures[pictureKey{k, n}]; ok {
+		return p, nil
+	}
+	data, mime, ext, err := encodePicture(k, n)
+	if err != nil {
+		return nil, err
+	}
+	v, copies, err := media.Resize(data)
+	if err != nil {
+		return nil, fmt.Errorf("resize picture: %w", err)
+	}
+	p := &picture{data: data, mime: mime, ext: ext, variants: v, copies: copies}
+	pictures[pictureKey{k, n}] = p
+	return p, nil
 }
 
 func encodePicture(k imageKind, n int) (data []byte, mime, ext string, err error) {

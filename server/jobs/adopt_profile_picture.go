@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/uptrace/bun"
 
 	"marquee/server/media"
 	"marquee/store"
@@ -60,7 +61,9 @@ func (w *AdoptProfilePictureWorker) Work(ctx context.Context, job *river.Job[Ado
 		case err != nil:
 			return err
 		}
-		if err := w.Store.MarkMediaUploaded(ctx, m.ID); err != nil {
+		if err := w.Store.MarkMediaUploaded(ctx, m.ID, func(ctx context.Context, tx bun.IDB) error {
+			return Enqueue(ctx, tx, MediaVariantsArgs{MediaID: m.ID})
+		}); err != nil {
 			return err
 		}
 	}

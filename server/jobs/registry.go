@@ -49,6 +49,7 @@ func Product(d Deps) Work {
 		every(time.Hour, SweepUploadsArgs{})
 	}
 	river.AddWorker(workers, &AdoptProfilePictureWorker{Store: d.Store, Files: d.Files, Logger: d.Logger})
+	river.AddWorker(workers, &MediaVariantsWorker{Store: d.Store, Files: d.Files, Logger: d.Logger})
 	if d.Store != nil {
 		river.AddWorker(workers, &RenewMembershipsWorker{Store: d.Store, Logger: d.Logger})
 		every(RenewMembershipsInterval, RenewMembershipsArgs{})
