@@ -31,7 +31,7 @@ const BenchPassword = "bench-password"
 
 // BenchResult counts what BenchData wrote.
 type BenchResult struct {
-	AppID                                       string
+	AppID                                        string
 	Users, Posts, Comments, Likes, Items, Events int
 	Attendees                                    int
 }
@@ -267,7 +267,7 @@ func (b *bencher) createItems(ctx context.Context) error {
 		at := b.now.Add(-time.Duration(i) * 7 * time.Minute)
 		price := int64(100 + (i*137)%25000)
 		it := store.StoreItem{ID: store.NewID(), AppID: b.app.ID, StoreID: b.shop,
-			Name: fmt.Sprintf("%s %s #%d", phrase(i, 2), []string{"tee", "print", "pin", "lesson", "poster"}[i%5], i+1),
+			Name:        fmt.Sprintf("%s %s #%d", phrase(i, 2), []string{"tee", "print", "pin", "lesson", "poster"}[i%5], i+1),
 			Description: phrase(i+3, 12), Type: types[i%len(types)], Price: price, Currency: "USD",
 			SKU: fmt.Sprintf("B-%06d", i), IsFeatured: i%200 == 0, CreatedAt: at, UpdatedAt: at}
 		if i%3 == 0 {
@@ -309,7 +309,7 @@ func (b *bencher) createEvents(ctx context.Context) error {
 	for i := range events {
 		start := b.now.Truncate(time.Hour).Add(time.Duration(i-half) * 17 * time.Hour)
 		e := store.Event{ID: store.NewID(), AppID: b.app.ID, CreatorID: b.users[0],
-			Name: fmt.Sprintf("%s %s", phrase(i, 3), []string{"session", "meetup", "class", "party"}[i%4]),
+			Name:        fmt.Sprintf("%s %s", phrase(i, 3), []string{"session", "meetup", "class", "party"}[i%4]),
 			Description: phrase(i+1, 15), Location: benchCities[i%len(benchCities)], StartDate: start, EndDate: start.Add(2 * time.Hour),
 			Type: store.EventTypes[i%len(store.EventTypes)], IsFeatured: i%50 == 0, IsOfficial: i%3 == 0,
 			Settings: "{}", CreatedAt: b.now.AddDate(0, 0, -i%300), UpdatedAt: b.now}
