@@ -28,9 +28,19 @@ func (s *Storage) Events(ctx context.Context, appID string, f EventFilter, viewe
 		OrderExpr("CASE WHEN end_date >= ? THEN start_date END ASC", now).
 		OrderExpr("start_date DESC, id ASC").
 		Limit(int64(limit)).Offset(int64((page - 1) * limit))
-	total, err := q.ScanAndCount(ctx)
-	if err != nil {
+	if err := q.Scan(ctx); err != nil {
 		return nil, fmt.Errorf("list events of app %s: %w", appID, err)
+	}
+	// The total is counted once per app version and filter (listTotal).
+	total, err := s.listTotal(ctx, appID, "events:"+eventFilterKey(f), func(ctx context.Context) (int, error) {
+		n, err := f.Apply(s.DB.NewSelect().Model((*Event)(nil)).Where("app_id = ?", appID)).Count(ctx)
+		if err != nil {
+			return 0, fmt.Errorf("count events of app %s: %w", appID, err)
+		}
+		return int(n), nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	views, err := s.eventViews(ctx, s.DB, events)
 	if err != nil {
@@ -98,4 +108,23 @@ func (s *Storage) fillViewer(ctx context.Context, views []EventView, viewerID st
 		}
 	}
 	return nil
+}
+
+// eventFilterKey spells out the pointers of an EventFilter, which %+v
+// would print as addresses.
+func eventFilterKey(f EventFilter) string {
+	out := fmt.Sprintf("search=%q type=%q", f.Search, f.Type)
+	if f.IsOfficial != nil {
+		out += fmt.Sprintf(" official=%t", *f.IsOfficial)
+	}
+	if f.IsFeatured != nil {
+		out += fmt.Sprintf(" featured=%t", *f.IsFeatured)
+	}
+	if f.StartDate != nil {
+		out += " from=" + f.StartDate.UTC().Format(time.RFC3339Nano)
+	}
+	if f.EndDate != nil {
+		out += " to=" + f.EndDate.UTC().Format(time.RFC3339Nano)
+	}
+	return out
 }

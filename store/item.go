@@ -61,6 +61,18 @@ func (f ItemFilter) Apply(q *bun.SelectQuery) *bun.SelectQuery {
 	return q
 }
 
+// key spells the filter out (without page and limit) for a cache key.
+func (f ItemFilter) key() string {
+	out := fmt.Sprintf("type=%q stock=%t search=%q tags=%q", f.Type, f.InStock, f.Search, f.Tags)
+	if f.MinPrice != nil {
+		out += fmt.Sprintf(" min=%d", *f.MinPrice)
+	}
+	if f.MaxPrice != nil {
+		out += fmt.Sprintf(" max=%d", *f.MaxPrice)
+	}
+	return out
+}
+
 func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
@@ -95,10 +107,25 @@ func (s *Storage) Items(ctx context.Context, storeID string, f ItemFilter) (*Ite
 	page, limit := ClampPage(f.Page, f.Limit)
 	var items []StoreItem
 	q := s.DB.NewSelect().Model(&items).Where("store_item.store_id = ? AND store_item.deleted_at IS NULL", storeID)
-	total, err := f.Apply(q).Order("store_item.created_at DESC", "store_item.id DESC").
-		Limit(int64(limit)).Offset(int64((page - 1) * limit)).ScanAndCount(ctx)
-	if err != nil {
+	if err := f.Apply(q).Order("store_item.created_at DESC", "store_item.id DESC").
+		Limit(int64(limit)).Offset(int64((page - 1) * limit)).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load items of %s: %w", storeID, err)
+	}
+	// The total is counted once per app version and filter (listTotal).
+	var shop Store
+	if err := selectOne(ctx, s.DB.NewSelect().Model(&shop).Column("app_id").Where("id = ?", storeID), "store "+storeID); err != nil {
+		return nil, err
+	}
+	total, err := s.listTotal(ctx, shop.AppID, "items:"+storeID+":"+f.key(), func(ctx context.Context) (int, error) {
+		q := s.DB.NewSelect().Model((*StoreItem)(nil)).Where("store_item.store_id = ? AND store_item.deleted_at IS NULL", storeID)
+		n, err := f.Apply(q).Count(ctx)
+		if err != nil {
+			return 0, fmt.Errorf("count items of %s: %w", storeID, err)
+		}
+		return int(n), nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	views, err := s.itemViews(ctx, s.DB, items)
 	if err != nil {
