@@ -74,7 +74,7 @@ func (s *Server) loadFeed(c echo.Context, sc *Scope, msgType string) (*store.Mes
 		return nil, err
 	}
 	p, err := s.store.CommunityFeed(c.Request().Context(), sc.App.Community.ID, msgType,
-		store.FeedPage{Page: page, Limit: limit, Cursor: c.QueryParam("cursor")})
+		store.FeedPage{Page: page, Limit: limit, Cursor: c.QueryParam("cursor"), AppID: sc.App.ID})
 	if errors.Is(err, store.ErrBadCursor) {
 		return nil, badRequest("cursor is not valid")
 	}

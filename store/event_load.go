@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -18,7 +19,31 @@ type EventPage struct {
 // first, soonest first; past events follow, most recent first, so page 1
 // shows what a member can still attend. viewerID ("" for none) fills
 // isAttending and userRole.
+//
+// The page without the viewer's part is cached per app version
+// (cachedList) and minute: the order moves as events end.
 func (s *Storage) Events(ctx context.Context, appID string, f EventFilter, viewerID string, now time.Time) (*EventPage, error) {
+	page, limit := ClampPage(f.Page, f.Limit)
+	out := new(EventPage)
+	key := "events:" + eventFilterKey(f) + ":" + strconv.Itoa(page) + ":" + strconv.Itoa(limit) + ":" +
+		strconv.FormatInt(now.Unix()/60, 10)
+	err := s.cachedList(ctx, appID, key, out, func(ctx context.Context) error {
+		p, err := s.events(ctx, appID, f, now)
+		if err == nil {
+			*out = *p
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.fillViewer(ctx, out.Events, viewerID); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (s *Storage) events(ctx context.Context, appID string, f EventFilter, now time.Time) (*EventPage, error) {
 	page, limit := ClampPage(f.Page, f.Limit)
 	now = now.UTC()
 	var events []Event
@@ -44,9 +69,6 @@ func (s *Storage) Events(ctx context.Context, appID string, f EventFilter, viewe
 	}
 	views, err := s.eventViews(ctx, s.DB, events)
 	if err != nil {
-		return nil, err
-	}
-	if err := s.fillViewer(ctx, views, viewerID); err != nil {
 		return nil, err
 	}
 	return &EventPage{Events: views, Pagination: NewPagination(page, limit, int(total))}, nil

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -103,7 +104,29 @@ func (s *Storage) StoreOfApp(ctx context.Context, appID string) (*Store, error) 
 
 // Items lists a store's live items, newest first. Ties on created_at are
 // broken by id, so pages never repeat or skip an item.
+// A page is cached per app version (cachedList).
 func (s *Storage) Items(ctx context.Context, storeID string, f ItemFilter) (*ItemPage, error) {
+	var shop Store
+	if err := selectOne(ctx, s.DB.NewSelect().Model(&shop).Column("app_id").Where("id = ?", storeID), "store "+storeID); err != nil {
+		return nil, err
+	}
+	page, limit := ClampPage(f.Page, f.Limit)
+	out := new(ItemPage)
+	key := "items:" + storeID + ":" + f.key() + ":" + strconv.Itoa(page) + ":" + strconv.Itoa(limit)
+	err := s.cachedList(ctx, shop.AppID, key, out, func(ctx context.Context) error {
+		p, err := s.items(ctx, storeID, shop.AppID, f)
+		if err == nil {
+			*out = *p
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (s *Storage) items(ctx context.Context, storeID, appID string, f ItemFilter) (*ItemPage, error) {
 	page, limit := ClampPage(f.Page, f.Limit)
 	var items []StoreItem
 	q := s.DB.NewSelect().Model(&items).Where("store_item.store_id = ? AND store_item.deleted_at IS NULL", storeID)
@@ -112,11 +135,7 @@ func (s *Storage) Items(ctx context.Context, storeID string, f ItemFilter) (*Ite
 		return nil, fmt.Errorf("load items of %s: %w", storeID, err)
 	}
 	// The total is counted once per app version and filter (listTotal).
-	var shop Store
-	if err := selectOne(ctx, s.DB.NewSelect().Model(&shop).Column("app_id").Where("id = ?", storeID), "store "+storeID); err != nil {
-		return nil, err
-	}
-	total, err := s.listTotal(ctx, shop.AppID, "items:"+storeID+":"+f.key(), func(ctx context.Context) (int, error) {
+	total, err := s.listTotal(ctx, appID, "items:"+storeID+":"+f.key(), func(ctx context.Context) (int, error) {
 		q := s.DB.NewSelect().Model((*StoreItem)(nil)).Where("store_item.store_id = ? AND store_item.deleted_at IS NULL", storeID)
 		n, err := f.Apply(q).Count(ctx)
 		if err != nil {

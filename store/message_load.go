@@ -70,6 +70,9 @@ func (s *Storage) CommunityPosts(ctx context.Context, communityID, msgType strin
 type FeedPage struct {
 	Page, Limit int
 	Cursor      string
+	// AppID, when set (the community's app), caches the page per app
+	// version (cachedList).
+	AppID string
 }
 
 // CommunityFeed lists top-level messages of one type in a community, newest
@@ -80,6 +83,31 @@ type FeedPage struct {
 // OFFSET. One more row than asked for tells hasNext without counting; the
 // total comes from a cached count (feedTotal).
 func (s *Storage) CommunityFeed(ctx context.Context, communityID, msgType string, fp FeedPage) (*MessagePage, error) {
+	if fp.AppID == "" {
+		return s.communityFeed(ctx, communityID, msgType, fp)
+	}
+	if fp.Cursor != "" {
+		if _, _, err := decodeCursor(fp.Cursor); err != nil {
+			return nil, err
+		}
+	}
+	page, limit := ClampPage(fp.Page, fp.Limit)
+	key := "feed:" + communityID + ":" + msgType + ":" + strconv.Itoa(page) + ":" + strconv.Itoa(limit) + ":" + fp.Cursor
+	out := new(MessagePage)
+	err := s.cachedList(ctx, fp.AppID, key, out, func(ctx context.Context) error {
+		p, err := s.communityFeed(ctx, communityID, msgType, fp)
+		if err == nil {
+			*out = *p
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (s *Storage) communityFeed(ctx context.Context, communityID, msgType string, fp FeedPage) (*MessagePage, error) {
 	page, limit := ClampPage(fp.Page, fp.Limit)
 	var msgs []Message
 	q := s.DB.NewSelect().Model(&msgs).
