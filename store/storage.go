@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"log/slog"
+	"sync"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/uptrace/bun"
@@ -30,6 +31,9 @@ type Storage struct {
 	// PageBumped, when set, hears of every page version this process bumps
 	// (the server's page cache forgets the old one at once).
 	PageBumped func(scope string)
+	// landingMemo holds, per app, the last landing view decoded from a
+	// versioned in-process key (Landing).
+	landingMemo sync.Map
 }
 
 func NewStorage(db *bun.DB, cache Cache, signer URLSigner, logger *slog.Logger) *Storage {
