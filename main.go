@@ -3,6 +3,7 @@
 //	marquee serve       serve the main site (PORT) and the auth site (AUTH_PORT)
 //	marquee migrate     apply database migrations
 //	marquee seed-demo   create the demo apps (idempotent)
+//	marquee bench-data  fill one app with content at scale, for benchmarks
 //	marquee app ...     manage apps and members from the command line
 //	marquee wallet ...  credit a member's wallet, show its balance
 //	marquee media resize  make the resized copies of older uploaded images
@@ -33,6 +34,8 @@ commands:
   serve                                  serve the main and auth sites
   migrate                                apply database migrations
   seed-demo                              create the demo apps (safe to repeat)
+  bench-data [--app bench] [--posts 100000] [--items 10000] [--events 1000] [--users 500]
+                                         fill a new app with content at scale, for benchmarks
   app create NAME --creator EMAIL        create an app
   app set NAME KEY=VALUE...              change app settings (e.g. features.store.enabled=false)
   member set-role NAME EMAIL ROLE        give a user a role in an app
@@ -62,6 +65,8 @@ func run(ctx context.Context, args []string, logger *slog.Logger) error {
 			return fmt.Errorf("usage: marquee media resize")
 		}
 		return resizeMedia(ctx, logger)
+	case "bench-data":
+		return benchData(ctx, args[1:], logger)
 	case "app", "member", "wallet":
 		return manage(ctx, args, logger)
 	default:

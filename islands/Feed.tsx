@@ -81,12 +81,16 @@ export default function Feed(props: FeedProps) {
   const hydrated = useHydrated();
   const [error, setError] = useState("");
 
+  // The next page is asked for by cursor (the last post seen), so posts
+  // added or deleted meanwhile neither repeat nor go missing.
+  const next = "?page=" + (pagination.page + 1) + (pagination.nextCursor ? "&cursor=" + encodeURIComponent(pagination.nextCursor) : "");
+
   async function loadMore() {
     setLoading(true);
     setError("");
     try {
       const res = await fetch(
-        `/api/community/${props.communityId}/posts?page=${pagination.page + 1}&limit=${pagination.limit || 20}&type=POST`,
+        `/api/community/${props.communityId}/posts${next}&limit=${pagination.limit || 20}&type=POST`,
         { credentials: "same-origin" },
       );
       const body = await res.json().catch(() => null);
@@ -121,7 +125,7 @@ export default function Feed(props: FeedProps) {
               the page is appended in place. */}
           <a
             className="button button-secondary"
-            href={"?page=" + (pagination.page + 1)}
+            href={next}
             aria-disabled={loading}
             onClick={(e) => {
               e.preventDefault();

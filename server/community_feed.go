@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"time"
@@ -64,13 +65,20 @@ func pageParams(c echo.Context, defaultLimit int) (int, int, error) {
 }
 
 // loadFeed is the one loader of the community feed: a page of posts (or
-// stories) of the scope's community.
+// stories) of the scope's community, by page number or, when the client
+// passes the previous page's pagination.nextCursor as cursor, by keyset so
+// that posts added or deleted meanwhile never repeat or skip one.
 func (s *Server) loadFeed(c echo.Context, sc *Scope, msgType string) (*store.MessagePage, error) {
 	page, limit, err := pageParams(c, store.DefaultPageSize)
 	if err != nil {
 		return nil, err
 	}
-	return s.store.CommunityPosts(c.Request().Context(), sc.App.Community.ID, msgType, page, limit)
+	p, err := s.store.CommunityFeed(c.Request().Context(), sc.App.Community.ID, msgType,
+		store.FeedPage{Page: page, Limit: limit, Cursor: c.QueryParam("cursor"), AppID: sc.App.ID})
+	if errors.Is(err, store.ErrBadCursor) {
+		return nil, badRequest("cursor is not valid")
+	}
+	return p, err
 }
 
 // loadStories is the one loader of the stories strip: the last day's
@@ -79,7 +87,7 @@ func (s *Server) loadStories(c echo.Context, sc *Scope) ([]store.StoryGroup, err
 	return s.store.StoriesByUser(c.Request().Context(), sc.App.Community.ID, time.Now().UTC().Add(-store.StoryLifetime))
 }
 
-// GET /api/community/:communityId/posts?page&limit=20&type=POST
+// GET /api/community/:communityId/posts?page&limit=20&type=POST[&cursor]
 func (s *Server) apiCommunityPosts(c echo.Context) error {
 	sc, err := s.scopeOfCommunity(c, c.Param("communityId"))
 	if err != nil {
@@ -112,8 +120,9 @@ func (s *Server) apiCommunityStories(c echo.Context) error {
 	return respond(c, http.StatusOK, fields{"users": groups})
 }
 
-// GET /apps/:app/community?page renders a page of posts (1 unless the Load
-// More link was followed without JavaScript) and the stories, so the feed
+// GET /apps/:app/community?page[&cursor] renders a page of posts (1 unless
+// the Load More link, which carries the cursor, was followed without
+// JavaScript) and the stories, so the feed
 // works before and without JavaScript.
 func (s *Server) pageCommunity(c echo.Context) error {
 	sc := scopeFromPage(c)

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -18,7 +19,31 @@ type EventPage struct {
 // first, soonest first; past events follow, most recent first, so page 1
 // shows what a member can still attend. viewerID ("" for none) fills
 // isAttending and userRole.
+//
+// The page without the viewer's part is cached per app version
+// (cachedList) and minute: the order moves as events end.
 func (s *Storage) Events(ctx context.Context, appID string, f EventFilter, viewerID string, now time.Time) (*EventPage, error) {
+	page, limit := ClampPage(f.Page, f.Limit)
+	out := new(EventPage)
+	key := "events:" + eventFilterKey(f) + ":" + strconv.Itoa(page) + ":" + strconv.Itoa(limit) + ":" +
+		strconv.FormatInt(now.Unix()/60, 10)
+	err := s.cachedList(ctx, appID, key, out, func(ctx context.Context) error {
+		p, err := s.events(ctx, appID, f, now)
+		if err == nil {
+			*out = *p
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.fillViewer(ctx, out.Events, viewerID); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (s *Storage) events(ctx context.Context, appID string, f EventFilter, now time.Time) (*EventPage, error) {
 	page, limit := ClampPage(f.Page, f.Limit)
 	now = now.UTC()
 	var events []Event
@@ -28,15 +53,22 @@ func (s *Storage) Events(ctx context.Context, appID string, f EventFilter, viewe
 		OrderExpr("CASE WHEN end_date >= ? THEN start_date END ASC", now).
 		OrderExpr("start_date DESC, id ASC").
 		Limit(int64(limit)).Offset(int64((page - 1) * limit))
-	total, err := q.ScanAndCount(ctx)
-	if err != nil {
+	if err := q.Scan(ctx); err != nil {
 		return nil, fmt.Errorf("list events of app %s: %w", appID, err)
 	}
-	views, err := s.eventViews(ctx, s.DB, events)
+	// The total is counted once per app version and filter (listTotal).
+	total, err := s.listTotal(ctx, appID, "events:"+eventFilterKey(f), func(ctx context.Context) (int, error) {
+		n, err := f.Apply(s.DB.NewSelect().Model((*Event)(nil)).Where("app_id = ?", appID)).Count(ctx)
+		if err != nil {
+			return 0, fmt.Errorf("count events of app %s: %w", appID, err)
+		}
+		return int(n), nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	if err := s.fillViewer(ctx, views, viewerID); err != nil {
+	views, err := s.eventViews(ctx, s.DB, events)
+	if err != nil {
 		return nil, err
 	}
 	return &EventPage{Events: views, Pagination: NewPagination(page, limit, int(total))}, nil
@@ -98,4 +130,23 @@ func (s *Storage) fillViewer(ctx context.Context, views []EventView, viewerID st
 		}
 	}
 	return nil
+}
+
+// eventFilterKey spells out the pointers of an EventFilter, which %+v
+// would print as addresses.
+func eventFilterKey(f EventFilter) string {
+	out := fmt.Sprintf("search=%q type=%q", f.Search, f.Type)
+	if f.IsOfficial != nil {
+		out += fmt.Sprintf(" official=%t", *f.IsOfficial)
+	}
+	if f.IsFeatured != nil {
+		out += fmt.Sprintf(" featured=%t", *f.IsFeatured)
+	}
+	if f.StartDate != nil {
+		out += " from=" + f.StartDate.UTC().Format(time.RFC3339Nano)
+	}
+	if f.EndDate != nil {
+		out += " to=" + f.EndDate.UTC().Format(time.RFC3339Nano)
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -61,6 +62,18 @@ func (f ItemFilter) Apply(q *bun.SelectQuery) *bun.SelectQuery {
 	return q
 }
 
+// key spells the filter out (without page and limit) for a cache key.
+func (f ItemFilter) key() string {
+	out := fmt.Sprintf("type=%q stock=%t search=%q tags=%q", f.Type, f.InStock, f.Search, f.Tags)
+	if f.MinPrice != nil {
+		out += fmt.Sprintf(" min=%d", *f.MinPrice)
+	}
+	if f.MaxPrice != nil {
+		out += fmt.Sprintf(" max=%d", *f.MaxPrice)
+	}
+	return out
+}
+
 func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
@@ -91,14 +104,47 @@ func (s *Storage) StoreOfApp(ctx context.Context, appID string) (*Store, error) 
 
 // Items lists a store's live items, newest first. Ties on created_at are
 // broken by id, so pages never repeat or skip an item.
+// A page is cached per app version (cachedList).
 func (s *Storage) Items(ctx context.Context, storeID string, f ItemFilter) (*ItemPage, error) {
+	var shop Store
+	if err := selectOne(ctx, s.DB.NewSelect().Model(&shop).Column("app_id").Where("id = ?", storeID), "store "+storeID); err != nil {
+		return nil, err
+	}
+	page, limit := ClampPage(f.Page, f.Limit)
+	out := new(ItemPage)
+	key := "items:" + storeID + ":" + f.key() + ":" + strconv.Itoa(page) + ":" + strconv.Itoa(limit)
+	err := s.cachedList(ctx, shop.AppID, key, out, func(ctx context.Context) error {
+		p, err := s.items(ctx, storeID, shop.AppID, f)
+		if err == nil {
+			*out = *p
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (s *Storage) items(ctx context.Context, storeID, appID string, f ItemFilter) (*ItemPage, error) {
 	page, limit := ClampPage(f.Page, f.Limit)
 	var items []StoreItem
 	q := s.DB.NewSelect().Model(&items).Where("store_item.store_id = ? AND store_item.deleted_at IS NULL", storeID)
-	total, err := f.Apply(q).Order("store_item.created_at DESC", "store_item.id DESC").
-		Limit(int64(limit)).Offset(int64((page - 1) * limit)).ScanAndCount(ctx)
-	if err != nil {
+	if err := f.Apply(q).Order("store_item.created_at DESC", "store_item.id DESC").
+		Limit(int64(limit)).Offset(int64((page - 1) * limit)).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load items of %s: %w", storeID, err)
+	}
+	// The total is counted once per app version and filter (listTotal).
+	total, err := s.listTotal(ctx, appID, "items:"+storeID+":"+f.key(), func(ctx context.Context) (int, error) {
+		q := s.DB.NewSelect().Model((*StoreItem)(nil)).Where("store_item.store_id = ? AND store_item.deleted_at IS NULL", storeID)
+		n, err := f.Apply(q).Count(ctx)
+		if err != nil {
+			return 0, fmt.Errorf("count items of %s: %w", storeID, err)
+		}
+		return int(n), nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	views, err := s.itemViews(ctx, s.DB, items)
 	if err != nil {

@@ -105,12 +105,24 @@ func (s *Storage) Landing(ctx context.Context, idOrName string) (*AppView, error
 		return nil, err
 	}
 	key := s.landingCacheKey(ctx, appID)
+	// In process the key carries the page version, so the view decoded for
+	// it stays right until the version moves: every API call loads the
+	// app's landing data for its scope, and decoding it each time was a
+	// fifth of a feed call. Callers share it read-only, as they share the
+	// page cache's (server/pagecache.go appView).
+	if memo, ok := s.landingMemo.Load(appID); ok && memo.(landingMemoEntry).key == key && time.Now().Before(memo.(landingMemoEntry).expires) {
+		return memo.(landingMemoEntry).view, nil
+	}
+	_, versioned := s.Cache.(*MemoryCache)
 	b, ok, cacheErr := s.Cache.Get(ctx, key)
 	if cacheErr != nil {
 		s.Logger.Warn("landing cache read failed; using the database", "err", cacheErr)
 	} else if ok {
 		var view AppView
 		if err := json.Unmarshal(b, &view); err == nil {
+			if versioned {
+				s.landingMemo.Store(appID, landingMemoEntry{key: key, view: &view, expires: time.Now().Add(LandingTTL)})
+			}
 			return &view, nil
 		}
 	}
@@ -135,6 +147,12 @@ func (s *Storage) Landing(ctx context.Context, idOrName string) (*AppView, error
 // landingCacheKey is landingKey, and with the in-process cache also the app's
 // page version: the CLI, another process, cannot delete from this memory, but
 // its bump of the version in the database reaches it (one primary-key read).
+type landingMemoEntry struct {
+	key     string
+	view    *AppView
+	expires time.Time
+}
+
 func (s *Storage) landingCacheKey(ctx context.Context, appID string) string {
 	if _, local := s.Cache.(*MemoryCache); !local {
 		return landingKey(appID)

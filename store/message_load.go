@@ -2,7 +2,10 @@ package store
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -22,6 +25,9 @@ type Pagination struct {
 	TotalPages int  `json:"totalPages"`
 	HasNext    bool `json:"hasNext"`
 	HasPrev    bool `json:"hasPrev"`
+	// NextCursor, on feeds that have a next page, asks for it by keyset
+	// (?cursor=) rather than by number: see CommunityFeed.
+	NextCursor string `json:"nextCursor,omitempty"`
 }
 
 // NewPagination clamps page and limit (limit 1..100, page >= 1) and fills
@@ -53,21 +59,153 @@ type MessagePage struct {
 }
 
 // CommunityPosts lists top-level messages of one type (POST by default) in a
-// community, newest first.
+// community, newest first, by page number.
 func (s *Storage) CommunityPosts(ctx context.Context, communityID, msgType string, page, limit int) (*MessagePage, error) {
-	page, limit = ClampPage(page, limit)
-	var msgs []Message
-	total, err := s.DB.NewSelect().Model(&msgs).
-		Where("community_id = ? AND type = ? AND parent_message_id IS NULL", communityID, msgType).
-		OrderExpr("created_at DESC, id DESC").Limit(int64(limit)).Offset(int64((page - 1) * limit)).ScanAndCount(ctx)
+	return s.CommunityFeed(ctx, communityID, msgType, FeedPage{Page: page, Limit: limit})
+}
+
+// FeedPage asks for one page of a feed: by Cursor (the NextCursor of the
+// page before) when set, else by Page number. Page is still echoed back in
+// the pagination, so clients that count pages keep working.
+type FeedPage struct {
+	Page, Limit int
+	Cursor      string
+	// AppID, when set (the community's app), caches the page per app
+	// version (cachedList).
+	AppID string
+}
+
+// CommunityFeed lists top-level messages of one type in a community, newest
+// first. With a cursor the page starts strictly after the last post the
+// client saw (keyset pagination on created_at, id), so posts added or
+// deleted between loads never make a page repeat or skip a post, and deep
+// pages cost what the first does. Without one (page=N) it falls back to
+// OFFSET. One more row than asked for tells hasNext without counting; the
+// total comes from a cached count (feedTotal).
+func (s *Storage) CommunityFeed(ctx context.Context, communityID, msgType string, fp FeedPage) (*MessagePage, error) {
+	if fp.AppID == "" {
+		return s.communityFeed(ctx, communityID, msgType, fp)
+	}
+	if fp.Cursor != "" {
+		if _, _, err := decodeCursor(fp.Cursor); err != nil {
+			return nil, err
+		}
+	}
+	page, limit := ClampPage(fp.Page, fp.Limit)
+	key := "feed:" + communityID + ":" + msgType + ":" + strconv.Itoa(page) + ":" + strconv.Itoa(limit) + ":" + fp.Cursor
+	out := new(MessagePage)
+	err := s.cachedList(ctx, fp.AppID, key, out, func(ctx context.Context) error {
+		p, err := s.communityFeed(ctx, communityID, msgType, fp)
+		if err == nil {
+			*out = *p
+		}
+		return err
+	})
 	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (s *Storage) communityFeed(ctx context.Context, communityID, msgType string, fp FeedPage) (*MessagePage, error) {
+	page, limit := ClampPage(fp.Page, fp.Limit)
+	var msgs []Message
+	q := s.DB.NewSelect().Model(&msgs).
+		Where("community_id = ? AND type = ? AND parent_message_id IS NULL", communityID, msgType).
+		OrderExpr("created_at DESC, id DESC").Limit(int64(limit + 1))
+	if fp.Cursor != "" {
+		at, id, err := decodeCursor(fp.Cursor)
+		if err != nil {
+			return nil, err
+		}
+		q = q.Where("(created_at < ? OR (created_at = ? AND id < ?))", at, at, id)
+	} else {
+		q = q.Offset(int64((page - 1) * limit))
+	}
+	if err := q.Scan(ctx); err != nil {
 		return nil, fmt.Errorf("list posts of community %s: %w", communityID, err)
+	}
+	hasNext := len(msgs) > limit
+	if hasNext {
+		msgs = msgs[:limit]
+	}
+	total, err := s.feedTotal(ctx, communityID, msgType)
+	if err != nil {
+		return nil, err
 	}
 	views, err := s.messageViews(ctx, s.DB, msgs)
 	if err != nil {
 		return nil, err
 	}
-	return &MessagePage{Messages: views, Pagination: NewPagination(page, limit, int(total))}, nil
+	p := NewPagination(page, limit, total)
+	// What the rows say beats the count, which may lag a write.
+	p.HasNext = hasNext
+	p.HasPrev = page > 1 || fp.Cursor != ""
+	if hasNext {
+		last := msgs[len(msgs)-1]
+		p.NextCursor = encodeCursor(last.CreatedAt, last.ID)
+	}
+	return &MessagePage{Messages: views, Pagination: p}, nil
+}
+
+// ErrBadCursor: a cursor this server did not make (or mangled in transit).
+var ErrBadCursor = invalid("cursor is not valid")
+
+// A cursor is the sort key of the last post shown: its created_at (Unix
+// nanoseconds: SQLite keeps them, PostgreSQL microseconds) and id,
+// base64url so it is opaque and URL-safe.
+func encodeCursor(at time.Time, id string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(at.UnixNano(), 10) + "." + id))
+}
+
+func decodeCursor(c string) (time.Time, string, error) {
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return time.Time{}, "", ErrBadCursor
+	}
+	ns, id, ok := strings.Cut(string(b), ".")
+	n, err := strconv.ParseInt(ns, 10, 64)
+	if !ok || err != nil || !LooksLikeID(id) {
+		return time.Time{}, "", ErrBadCursor
+	}
+	return time.Unix(0, n).UTC(), id, nil
+}
+
+// feedTotalTTL bounds how stale a feed's total may get through writes this
+// process does not see (another process on an in-memory cache, a cascade
+// from a deleted account); posting and deleting drop it at once.
+const feedTotalTTL = 5 * time.Minute
+
+func feedTotalKey(communityID, msgType string) string {
+	return "feed-total:" + communityID + ":" + msgType
+}
+
+// feedTotal counts a community's posts of one type through the cache:
+// counting 100,000 rows on every page load would cost more than the page.
+func (s *Storage) feedTotal(ctx context.Context, communityID, msgType string) (int, error) {
+	key := feedTotalKey(communityID, msgType)
+	if b, ok, err := s.Cache.Get(ctx, key); err == nil && ok {
+		if n, err := strconv.Atoi(string(b)); err == nil {
+			return n, nil
+		}
+	}
+	n, err := s.DB.NewSelect().Model((*Message)(nil)).
+		Where("community_id = ? AND type = ? AND parent_message_id IS NULL", communityID, msgType).Count(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("count posts of community %s: %w", communityID, err)
+	}
+	if err := s.Cache.Set(ctx, key, []byte(strconv.FormatInt(n, 10)), feedTotalTTL); err != nil {
+		s.Logger.Warn("feed total not cached", "community", communityID, "err", err)
+	}
+	return int(n), nil
+}
+
+// forgetFeedTotal drops the cached total after a post or story is added or
+// removed.
+func (s *Storage) forgetFeedTotal(ctx context.Context, communityID, msgType string) {
+	if err := s.Cache.Delete(ctx, feedTotalKey(communityID, msgType)); err != nil {
+		s.Logger.Warn("feed total not dropped", "community", communityID, "err", err)
+	}
 }
 
 // Replies lists the replies to a message, oldest first, as a conversation reads.

@@ -91,6 +91,7 @@ func (s *Storage) CreateMessage(ctx context.Context, n NewMessage) (*MessageView
 		// its recent posts.
 		s.InvalidateLandingShowing(ctx, n.AppID, *n.ParentMessageID)
 	} else {
+		s.forgetFeedTotal(ctx, m.CommunityID, m.Type)
 		s.InvalidateLanding(ctx, n.AppID)
 	}
 	return s.MessageView(ctx, m, 0)
@@ -125,6 +126,9 @@ func (s *Storage) DeleteMessage(ctx context.Context, m *Message) error {
 	})
 	if err != nil {
 		return fmt.Errorf("delete message %s: %w", m.ID, err)
+	}
+	if m.ParentMessageID == nil {
+		s.forgetFeedTotal(ctx, m.CommunityID, m.Type)
 	}
 	s.InvalidateLanding(ctx, m.AppID)
 	return nil

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -38,6 +39,9 @@ type Storage struct {
 	// and has not arrived (a wallet that could not pay, a card whose
 	// invoice is late or failed); 0 is DefaultGracePeriod.
 	Grace time.Duration
+	// landingMemo holds, per app, the last landing view decoded from a
+	// versioned in-process key (Landing).
+	landingMemo sync.Map
 }
 
 // GracePeriod answers the configured grace, DefaultGracePeriod when unset.

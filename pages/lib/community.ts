@@ -10,6 +10,8 @@ export interface Pagination {
   totalPages: number;
   hasNext: boolean;
   hasPrev: boolean;
+  // Feeds: asks for the next page by keyset (see store.CommunityFeed).
+  nextCursor?: string;
 }
 
 export interface StoryView extends MessageView {

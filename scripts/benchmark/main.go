@@ -52,7 +52,15 @@ func envOr(k, def string) string {
 }
 
 func main() {
-	if err := run(context.Background()); err != nil {
+	// `scripts/bench api` runs only the API part (api.go); BENCH_API=0 skips it.
+	ctx, err := context.Background(), error(nil)
+	if len(os.Args) < 2 || os.Args[1] != "api" {
+		err = run(ctx)
+	}
+	if err == nil && os.Getenv("BENCH_API") != "0" {
+		err = apiBench(ctx)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}

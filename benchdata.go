@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"marquee/scripts/seed"
+)
+
+// benchData runs `marquee bench-data [--app NAME] [--posts N] [--items N]
+// [--events N] [--users N]`: one app filled with content at scale, for the
+// API benchmarks of scripts/bench. It refuses an app name that exists.
+func benchData(ctx context.Context, args []string, logger *slog.Logger) error {
+	sz := seed.DefaultBenchSizes
+	fs := flag.NewFlagSet("bench-data", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&sz.App, "app", sz.App, "app name")
+	fs.IntVar(&sz.Posts, "posts", sz.Posts, "posts")
+	fs.IntVar(&sz.Items, "items", sz.Items, "store items")
+	fs.IntVar(&sz.Events, "events", sz.Events, "events")
+	fs.IntVar(&sz.Users, "users", sz.Users, "users (members of the app)")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+		return fmt.Errorf("%s", usage)
+	}
+	if sz.Posts < 0 || sz.Items < 0 || sz.Events < 0 || sz.Users < 0 {
+		return errors.New("bench-data: sizes must be 0 or more")
+	}
+	a, err := openApp(ctx, logger)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	start := time.Now()
+	res, err := seed.BenchData(ctx, a.db, sz)
+	if errors.Is(err, seed.ErrBenchSeeded) {
+		return fmt.Errorf("bench-data: app %q already exists, nothing written (pick another with --app, or drop the database)", sz.App)
+	}
+	if err != nil {
+		return fmt.Errorf("bench-data: %w", err)
+	}
+	// A running server drops whatever it cached of this app at once.
+	a.storage.InvalidateApp(ctx, res.AppID)
+	fmt.Printf("seeded app %s in %s: %d users, %d posts, %d comments, %d likes, %d store items, %d events, %d attendees\n",
+		sz.App, time.Since(start).Round(time.Millisecond), res.Users, res.Posts, res.Comments, res.Likes, res.Items, res.Events, res.Attendees)
+	fmt.Printf("sign in as creator@%s.test or user1@%s.test with password %s: %s/apps/%s\n",
+		sz.App, sz.App, seed.BenchPassword, a.cfg.PublicURL, sz.App)
+	return nil
+}

@@ -1,0 +1,362 @@
+package main
+
+// The API part of the benchmark (issue #14): the feed, store items and
+// events calls at a constant 500 requests/s on PostgreSQL holding the bench
+// data (100,000 posts, 10,000 items, 1,000 events in one app), served by
+// `bin/marquee serve` in its own process so its RSS is the server's alone.
+//
+// The load generator sends on a fixed schedule and measures each request
+// from the moment it was due, not from when it went out: a server that
+// stalls delays the requests queued behind the stall, and timing them from
+// their late start would hide that (coordinated omission).
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"marquee/render"
+	"marquee/scripts/seed"
+	"marquee/store"
+	"marquee/store/storetest"
+)
+
+var (
+	apiRate     = envOr("BENCH_API_RATE", "500")
+	apiFor      = envOr("BENCH_API_DURATION", "10s")
+	apiDatabase = envOr("BENCH_API_DATABASE", "marquee_bench")
+)
+
+// apiCall is one measured call: URLs are taken in turn, so a run mixes the
+// first page with deeper ones and the common filters.
+type apiCall struct {
+	name   string
+	urls   []string
+	member bool
+}
+
+// apiResult is one call's figures.
+type apiResult struct {
+	sent, failed int
+	p50, p99     time.Duration
+	max          time.Duration
+	achieved     float64
+}
+
+func apiBench(ctx context.Context) error {
+	rate, err := strconv.Atoi(apiRate)
+	if err != nil || rate <= 0 {
+		return fmt.Errorf("BENCH_API_RATE: %q", apiRate)
+	}
+	dur, err := time.ParseDuration(apiFor)
+	if err != nil {
+		return fmt.Errorf("BENCH_API_DURATION: %w", err)
+	}
+	root, err := render.ProjectRoot()
+	if err != nil {
+		return err
+	}
+	bin := filepath.Join(root, "bin/marquee")
+	if _, err := os.Stat(bin); err != nil {
+		return fmt.Errorf("%s missing: run make build: %w", bin, err)
+	}
+
+	// A fresh database on the test server, dropped afterwards.
+	admin, err := store.Open(storetest.PostgresURL())
+	if err != nil {
+		return err
+	}
+	defer admin.Close()
+	drop := func() {
+		_, _ = admin.ExecContext(context.Background(), `DROP DATABASE IF EXISTS "`+apiDatabase+`" WITH (FORCE)`)
+	}
+	drop()
+	if _, err := admin.ExecContext(ctx, `CREATE DATABASE "`+apiDatabase+`"`); err != nil {
+		return fmt.Errorf("create database %s (is PostgreSQL running at %s?): %w", apiDatabase, storetest.PostgresURL(), err)
+	}
+	if os.Getenv("BENCH_KEEP_DB") == "" {
+		defer drop()
+	}
+	u, err := url.Parse(storetest.PostgresURL())
+	if err != nil {
+		return err
+	}
+	u.Path = "/" + apiDatabase
+	dsn := u.String()
+
+	tmp, err := os.MkdirTemp("", "marquee-bench-api-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	authPort, err := freePort()
+	if err != nil {
+		return err
+	}
+	env := append(os.Environ(), "DATABASE_URL="+dsn, "MEDIA_DIR="+filepath.Join(tmp, "media"), "S3_ENDPOINT=",
+		fmt.Sprintf("PORT=%d", port), fmt.Sprintf("AUTH_PORT=%d", authPort))
+	if os.Getenv("REDIS_URL") == "" {
+		env = append(env, "REDIS_URL=")
+	}
+
+	sz := seed.DefaultBenchSizes
+	// BENCH_API_SIZES=posts,items,events for a quick run at a smaller scale.
+	if v := os.Getenv("BENCH_API_SIZES"); v != "" {
+		if _, err := fmt.Sscanf(v, "%d,%d,%d", &sz.Posts, &sz.Items, &sz.Events); err != nil {
+			return fmt.Errorf("BENCH_API_SIZES: want posts,items,events: %w", err)
+		}
+	}
+	start := time.Now()
+	seedCmd := exec.CommandContext(ctx, bin, "bench-data", "--app", sz.App, "--posts", strconv.Itoa(sz.Posts),
+		"--items", strconv.Itoa(sz.Items), "--events", strconv.Itoa(sz.Events))
+	seedCmd.Env = env
+	if out, err := seedCmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("bench-data: %v: %s", err, out)
+	}
+	seeded := time.Since(start)
+
+	db, err := store.Open(dsn)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	st := store.NewStorage(db, store.NewMemoryCache(), nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	app, err := st.AppByIDOrName(ctx, sz.App)
+	if err != nil {
+		return err
+	}
+	var communityID, storeID string
+	if err := db.NewSelect().Model((*store.Community)(nil)).Column("id").Where("app_id = ?", app.ID).Scan(ctx, &communityID); err != nil {
+		return err
+	}
+	if err := db.NewSelect().Model((*store.Store)(nil)).Column("id").Where("app_id = ?", app.ID).Scan(ctx, &storeID); err != nil {
+		return err
+	}
+	member, err := st.UserByEmail(ctx, "user2@"+sz.App+".test")
+	if err != nil {
+		return err
+	}
+	token, err := st.CreateSession(ctx, member.ID, "bench")
+	if err != nil {
+		return err
+	}
+	cookie := "marquee_session=" + token
+
+	serve := exec.Command(bin, "serve")
+	serve.Env = env
+	serve.Stderr = io.Discard
+	if err := serve.Start(); err != nil {
+		return fmt.Errorf("start server: %w", err)
+	}
+	defer func() { _ = serve.Process.Signal(os.Interrupt); _ = serve.Wait() }()
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	if err := waitForURL(base+"/healthz", 30*time.Second); err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
+
+	// Cursors into the feed at several depths, as "load more" makes them.
+	feed := "/api/community/" + communityID + "/posts?limit=20&type=POST"
+	feedURLs := []string{feed + "&page=1"}
+	next, page := "", 1
+	for page < 200 && (page == 1 || next != "") {
+		p, err := st.CommunityFeed(ctx, communityID, store.MessagePost, store.FeedPage{Page: page, Limit: 20, Cursor: next})
+		if err != nil {
+			return err
+		}
+		page++
+		next = p.Pagination.NextCursor
+		if page%20 == 0 && next != "" {
+			feedURLs = append(feedURLs, feed+"&page="+strconv.Itoa(page)+"&cursor="+next)
+		}
+	}
+	items := "/api/store/" + storeID + "/items?limit=20"
+	events := "/api/events/apps/" + app.ID + "/events?limit=20"
+	now := time.Now().UTC()
+	calls := []apiCall{
+		{name: "feed (page 1, and deeper pages by cursor)", urls: feedURLs},
+		{name: "store items (all, by type, price, stock, tag, search, page 3)", member: true, urls: []string{
+			items + "&page=1", items + "&type=DIGITAL", items + "&minPrice=1000&maxPrice=5000", items + "&inStock=true",
+			items + "&tags=art", items + "&search=lighthouse", items + "&page=3",
+		}},
+		{name: "events (all, by type, official, date window, search, page 3)", member: true, urls: []string{
+			events + "&page=1", events + "&type=MEETUP", events + "&isOfficial=true",
+			events + "&startDate=" + now.Format(time.RFC3339) + "&endDate=" + now.AddDate(0, 1, 0).Format(time.RFC3339),
+			events + "&search=cello", events + "&page=3",
+		}},
+	}
+
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		MaxIdleConns: 512, MaxIdleConnsPerHost: 512, MaxConnsPerHost: 512, DisableCompression: true,
+	}}
+	// Warm up: connections, the app's cached data, PostgreSQL's buffers.
+	for _, c := range calls {
+		for _, u := range c.urls {
+			for i := 0; i < 3; i++ {
+				if status, err := apiGet(client, base+u, c.member, cookie); err != nil || status != http.StatusOK {
+					return fmt.Errorf("warm-up GET %s: %d %v", u, status, err)
+				}
+			}
+		}
+	}
+
+	pid := serve.Process.Pid
+	fmt.Printf("\nAPI at a constant %d requests/s for %s each, PostgreSQL (%s), bench data: %d posts, %d store items, %d events in one app (seeded in %s by bin/marquee bench-data)\n",
+		rate, dur, apiDatabase, sz.Posts, sz.Items, sz.Events, seeded.Round(time.Second))
+	fmt.Printf("load average before: %s\n\n", loadAvg())
+	fmt.Println("| call | requests | achieved req/s | p50 | p99 | max | failed | server RSS, peak during the run |")
+	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	for _, c := range calls {
+		stopRSS, peak := watchRSS(pid)
+		r := constantRate(client, base, c, cookie, rate, dur)
+		stopRSS()
+		fmt.Printf("| %s | %d | %.0f | %s | %s | %s | %d | %d MB |\n", c.name, r.sent, r.achieved, ms(r.p50), ms(r.p99), ms(r.max), r.failed, *peak/1024)
+	}
+	fmt.Printf("\nserver RSS after the runs: %s (VmRSS), peak %s (VmHWM); load average after: %s\n",
+		procStatus(pid, "VmRSS"), procStatus(pid, "VmHWM"), loadAvg())
+	return nil
+}
+
+func apiGet(client *http.Client, target string, member bool, cookie string) (int, error) {
+	req, _ := http.NewRequest(http.MethodGet, target, nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	req.Header.Set("Accept", "application/json")
+	if member {
+		req.Header.Set("Cookie", cookie)
+	}
+	res, err := client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	_, err = io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	return res.StatusCode, err
+}
+
+// constantRate sends rate requests a second for dur, each at its own due
+// time whatever happened to the ones before, and times each from its due
+// time to the end of its response.
+func constantRate(client *http.Client, base string, c apiCall, cookie string, rate int, dur time.Duration) apiResult {
+	n := int(float64(rate) * dur.Seconds())
+	interval := time.Second / time.Duration(rate)
+	lat := make([]time.Duration, n)
+	failed := make([]bool, n)
+	var wg sync.WaitGroup
+	start := time.Now().Add(10 * time.Millisecond)
+	for i := 0; i < n; i++ {
+		due := start.Add(time.Duration(i) * interval)
+		if d := time.Until(due); d > 0 {
+			time.Sleep(d)
+		}
+		wg.Add(1)
+		go func(i int, due time.Time) {
+			defer wg.Done()
+			status, err := apiGet(client, base+c.urls[i%len(c.urls)], c.member, cookie)
+			lat[i] = time.Since(due)
+			failed[i] = err != nil || status != http.StatusOK
+		}(i, due)
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	r := apiResult{sent: n, achieved: float64(n) / elapsed.Seconds()}
+	for _, f := range failed {
+		if f {
+			r.failed++
+		}
+	}
+	sort.Slice(lat, func(a, b int) bool { return lat[a] < lat[b] })
+	r.p50, r.p99, r.max = lat[n/2], lat[n*99/100], lat[n-1]
+	return r
+}
+
+// watchRSS samples the server's VmRSS every 50 ms until stopped; peak is in
+// kB. VmHWM alone would carry the seeding-time peak of earlier phases.
+func watchRSS(pid int) (func(), *int) {
+	peak := new(int)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(50 * time.Millisecond)
+		defer t.Stop()
+		for {
+			if kb := procStatusKB(pid, "VmRSS"); kb > *peak {
+				*peak = kb
+			}
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }, peak
+}
+
+func procStatusKB(pid int, field string) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, field+":") {
+			kb, _ := strconv.Atoi(strings.Fields(line)[1])
+			return kb
+		}
+	}
+	return 0
+}
+
+func procStatus(pid int, field string) string {
+	return fmt.Sprintf("%d MB", procStatusKB(pid, field)/1024)
+}
+
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+func ms(d time.Duration) string {
+	return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000)
+}
+
+func waitForURL(u string, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		res, err := http.Get(u)
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return nil
+			}
+			err = errors.New(res.Status)
+		}
+		if time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
