@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -54,12 +54,19 @@ func (c *RedisCache) Delete(ctx context.Context, keys ...string) error {
 	return nil
 }
 
-// MemoryCache stands in for Redis when REDIS_URL is unset (one process).
+// MemoryCache stands in for Redis when REDIS_URL is unset (one process). It
+// holds at most MemoryCacheEntries values, dropping the least recently used:
+// keys like list pages by cursor or per page version are never read again
+// once a write moves the version on, and an unbounded map kept every one of
+// them until the process ended.
 type MemoryCache struct {
-	mu      sync.Mutex
-	entries map[string]memoryEntry
+	entries *lru.Cache[string, memoryEntry]
 	now     func() time.Time
 }
+
+// MemoryCacheEntries bounds the in-process cache. Values are list pages and
+// landing data of a few to some tens of KB, so this is tens of MB at most.
+const MemoryCacheEntries = 4096
 
 type memoryEntry struct {
 	value   []byte
@@ -67,35 +74,33 @@ type memoryEntry struct {
 }
 
 func NewMemoryCache() *MemoryCache {
-	return &MemoryCache{entries: map[string]memoryEntry{}, now: time.Now}
+	entries, err := lru.New[string, memoryEntry](MemoryCacheEntries)
+	if err != nil {
+		panic(fmt.Sprintf("memory cache: %v", err)) // only for a size <= 0
+	}
+	return &MemoryCache{entries: entries, now: time.Now}
 }
 
 func (c *MemoryCache) Get(_ context.Context, key string) ([]byte, bool, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.entries[key]
+	e, ok := c.entries.Get(key)
 	if !ok {
 		return nil, false, nil
 	}
 	if c.now().After(e.expires) {
-		delete(c.entries, key)
+		c.entries.Remove(key)
 		return nil, false, nil
 	}
 	return e.value, true, nil
 }
 
 func (c *MemoryCache) Set(_ context.Context, key string, value []byte, ttl time.Duration) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.entries[key] = memoryEntry{value: value, expires: c.now().Add(ttl)}
+	c.entries.Add(key, memoryEntry{value: value, expires: c.now().Add(ttl)})
 	return nil
 }
 
 func (c *MemoryCache) Delete(_ context.Context, keys ...string) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	for _, k := range keys {
-		delete(c.entries, k)
+		c.entries.Remove(k)
 	}
 	return nil
 }
