@@ -466,13 +466,18 @@ func startNode(engine *render.Engine, routesFile string) (string, int, func(), e
 	if err != nil {
 		return "", 0, nil, err
 	}
+	// Node sends the document Marquee sends for the pages under test: the
+	// first screen's CSS inline and the hashed stylesheet linked after it.
 	m := engine.Manifest()
-	css := ""
+	critical, sheet := "", ""
+	if m.CriticalCSS != "" {
+		critical = filepath.Join(root, m.CriticalCSS)
+	}
 	if m.CSS != "" {
-		css = filepath.Join(root, m.CSS)
+		sheet = "/static/build/" + filepath.Base(m.CSS)
 	}
 	cmd := exec.Command("node", filepath.Join(root, "scripts/benchmark/node-server.mjs"),
-		filepath.Join(root, m.Server), css, strconv.Itoa(port), routesFile)
+		filepath.Join(root, m.Server), critical, sheet, strconv.Itoa(port), routesFile)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		return "", 0, nil, fmt.Errorf("start node: %w", err)
