@@ -39,6 +39,10 @@ type Config struct {
 	// DrainDelay is how long a shutdown keeps serving after /healthz turned
 	// 503, so load balancers stop sending before the listeners close.
 	DrainDelay time.Duration
+	// MaxInFlight caps requests handled at once (MAX_IN_FLIGHT; 0 is 64
+	// per CPU); more wait up to InFlightWait, then answer 503 (inflight.go).
+	MaxInFlight  int64
+	InFlightWait time.Duration
 	// Limits are the brute-force and write limits; zero fields take
 	// DefaultLimits (tests lower them).
 	Limits Limits
@@ -126,6 +130,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		SecretKey:      get("SECRET_KEY", ""),
 		PushSubscriber: get("PUSH_SUBSCRIBER", ""),
 		CookieDomain:   get("COOKIE_DOMAIN", ""),
+	}
+	if cfg.MaxInFlight, err = strconv.ParseInt(get("MAX_IN_FLIGHT", "0"), 10, 64); err != nil || cfg.MaxInFlight < 0 {
+		return Config{}, fmt.Errorf("MAX_IN_FLIGHT: want a number of requests, got %q", get("MAX_IN_FLIGHT", ""))
 	}
 	cfg.OrderExpiry, err = time.ParseDuration(get("ORDER_EXPIRY", "30m"))
 	if err != nil || cfg.OrderExpiry <= 0 {

@@ -16,6 +16,8 @@ func (s *Server) routes() {
 		e.Pre(headAsGet)
 		e.Pre(canonicalPath)
 		e.Use(middleware.Recover())
+		// One limit for both sites: they share the process's CPU and memory.
+		e.Use(s.inFlight.middleware)
 		// NUL bytes, invalid UTF-8 and bodies over 1 MB never reach a handler.
 		e.Use(checkInput)
 		// Slow mobile links: compress pages, JSON and bundles; media is

@@ -35,8 +35,9 @@ type Server struct {
 	// limiter counts sign-in attempts and member writes against limits
 	// (Redis when present);
 	// crossOrigin refuses cross-site writes on both sites (csrf.go).
-	limiter *rateLimiter
-	limits  Limits
+	limiter  *rateLimiter
+	limits   Limits
+	inFlight *inFlight
 	// draining is set when a shutdown begins: /healthz answers 503.
 	draining    atomic.Bool
 	crossOrigin *http.CrossOriginProtection
@@ -73,6 +74,11 @@ type Deps struct {
 func New(d Deps) *Server {
 	s := &Server{cfg: d.Config, store: d.Store, renderer: d.Renderer, files: d.Files, logger: d.Logger,
 		csp: contentSecurityPolicy(d.Config), pages: newPageCache(d.Store), cachedRoutes: map[string]bool{}}
+	wait := d.Config.InFlightWait
+	if wait <= 0 {
+		wait = 10 * time.Second
+	}
+	s.inFlight = newInFlight(d.Config.MaxInFlight, wait)
 	if s.logger == nil {
 		s.logger = slog.Default()
 	}

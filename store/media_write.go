@@ -68,6 +68,7 @@ func (s *Storage) SetProfilePicture(ctx context.Context, userID, mediaID string)
 		Set("updated_at = current_timestamp").Where("id = ?", userID).Exec(ctx); err != nil {
 		return fmt.Errorf("set profile picture of %s: %w", userID, err)
 	}
+	s.sessions.forgetUser(userID)
 	// Posts and attendee lists of every app show the picture.
 	s.InvalidateAllApps(ctx)
 	return nil

@@ -73,6 +73,19 @@ func (s *Storage) SessionUser(ctx context.Context, token string) (*User, error) 
 	if token == "" {
 		return nil, ErrNotFound
 	}
+	id := sessionID(token)
+	if u, ok := s.sessions.get(id); ok {
+		return u, nil
+	}
+	user, err := s.lookupSession(ctx, token)
+	if err != nil {
+		return nil, err
+	}
+	s.sessions.put(id, user)
+	return user, nil
+}
+
+func (s *Storage) lookupSession(ctx context.Context, token string) (*User, error) {
 	if s.Redis != nil {
 		userID, err := s.Redis.Get(ctx, redisSessionKey(token)).Result()
 		switch {
@@ -112,6 +125,7 @@ func (s *Storage) SessionUser(ctx context.Context, token string) (*User, error) 
 // cleared on both sides of the database delete so that a lookup racing the
 // logout cannot re-cache the session from the database in between.
 func (s *Storage) DeleteSession(ctx context.Context, token string) error {
+	s.sessions.revoke(sessionID(token))
 	if err := s.uncacheSession(ctx, token); err != nil {
 		return err
 	}

@@ -42,6 +42,8 @@ type Storage struct {
 	// landingMemo holds, per app, the last landing view decoded from a
 	// versioned in-process key (Landing).
 	landingMemo sync.Map
+	// sessions remembers session lookups for SessionMemoTTL (session_memo.go).
+	sessions *sessionMemo
 }
 
 // GracePeriod answers the configured grace, DefaultGracePeriod when unset.
@@ -59,5 +61,5 @@ func NewStorage(db *bun.DB, cache Cache, signer URLSigner, logger *slog.Logger) 
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Storage{DB: db, Cache: cache, Media: signer, Logger: logger}
+	return &Storage{DB: db, Cache: cache, Media: signer, Logger: logger, sessions: newSessionMemo()}
 }
