@@ -219,6 +219,7 @@ func apiBench(ctx context.Context) error {
 	fmt.Printf("\nAPI at a constant %d requests/s for %s each, PostgreSQL (%s), bench data: %d posts, %d store items, %d events in one app (seeded in %s by bin/marquee bench-data)\n",
 		rate, dur, apiDatabase, sz.Posts, sz.Items, sz.Events, seeded.Round(time.Second))
 	fmt.Printf("load average before: %s\n\n", loadAvg())
+	var targets []func()
 	fmt.Println("| call | requests | achieved req/s | p50 | p99 | max | failed | server RSS, peak during the run |")
 	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for _, c := range calls {
@@ -226,9 +227,18 @@ func apiBench(ctx context.Context) error {
 		r := constantRate(client, base, c, cookie, rate, dur)
 		stopRSS()
 		fmt.Printf("| %s | %d | %.0f | %s | %s | %s | %d | %d MB |\n", c.name, r.sent, r.achieved, ms(r.p50), ms(r.p99), ms(r.max), r.failed, *peak/1024)
+		name, p99, peakMB := c.name, r.p99, float64(*peak)/1024
+		targets = append(targets, func() {
+			target(name+" p99", float64(p99.Microseconds())/1000, 20, false, " ms")
+			target(name+" server RSS", peakMB, 200, false, " MB")
+		})
 	}
 	fmt.Printf("\nserver RSS after the runs: %s (VmRSS), peak %s (VmHWM); load average after: %s\n",
 		procStatus(pid, "VmRSS"), procStatus(pid, "VmHWM"), loadAvg())
+	fmt.Println()
+	for _, t := range targets {
+		t()
+	}
 	return nil
 }
 

@@ -236,6 +236,7 @@ func run(ctx context.Context) error {
 		fmt.Println("| page | viewer | nginx gzip_static | Marquee | Marquee, page cache off | Node SSR per request | Marquee / nginx | Marquee / Node |")
 		fmt.Println("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
 	}
+	var targets []func()
 	for _, p := range pagesUnderTest {
 		for _, member := range []bool{false, true} {
 			ck, who := "", "visitor"
@@ -283,6 +284,11 @@ func run(ctx context.Context) error {
 				extra = " " + bf.String() + " |"
 			}
 			fmt.Printf("| %s | %s | %s | %s | %s | %s | %s | %s |%s\n", p.name, who, ng, mq, off, nd, vsNginx, vsNode, extra)
+			if ngFig.rps > 0 {
+				targets = append(targets, func() { target(who+" "+p.name+" vs nginx gzip_static", mq.rps/ngFig.rps, 0.5, true, "x") })
+			} else if member && nd.rps > 0 {
+				targets = append(targets, func() { target(who+" "+p.name+" vs Node per request", mq.rps/nd.rps, 5, true, "x") })
+			}
 		}
 	}
 	fmt.Println()
@@ -291,6 +297,11 @@ func run(ctx context.Context) error {
 	}
 	fmt.Printf("landing render, median of %d: goja %.2f ms, Node %.3f ms, goja/Node %.0fx\n", renderRuns, gojaMs, nodeMs, gojaMs/nodeMs)
 	fmt.Printf("RSS after the runs: Marquee (both servers, one process) %s, Node %s\n", rss("self"), rss(strconv.Itoa(nodePID)))
+	fmt.Println()
+	for _, t := range targets {
+		t()
+	}
+	target("goja/Node render, landing", gojaMs/nodeMs, 15, false, "x")
 	runLighthouse(marquee)
 	return nil
 }
