@@ -454,4 +454,19 @@ func TestCardMemberGraceForALateInvoice(t *testing.T) {
 	}
 	f.ts.store.InvalidateApp(ctx, f.demo.ID)
 	f.ts.run(t, []scenario{{name: "after the grace: posts closed", path: posts, as: email, status: 403}})
+
+	// Stripe's retries charge the card after all: the member paid for the
+	// period, so the membership and the role come back for it.
+	paidLate := f.stripe.Event("invoice.paid", map[string]any{"id": "in_very_late", "object": "invoice", "currency": "usd", "amount_paid": 800,
+		"parent": map[string]any{"subscription_details": map[string]any{"subscription": ids[0]}},
+		"lines": map[string]any{"data": []any{map[string]any{"id": "il_very_late", "period": map[string]any{"start": ended.Unix(),
+			"end": ended.AddDate(0, 1, 0).Unix()}}}}})
+	if r := stripeHook(t, f, paidLate.Payload, paidLate.Header); r.Status != 200 {
+		t.Fatalf("very late invoice.paid: %d %s", r.Status, r.Body)
+	}
+	if got := sub(); got.Status != store.SubActive || got.EndedAt != nil || !got.CurrentPeriodEnd.Equal(ended.AddDate(0, 1, 0)) || role() != store.RoleSubscriber {
+		t.Fatalf("after a charge that came after the grace: %+v role %s", got, role())
+	}
+	f.ts.store.InvalidateApp(ctx, f.demo.ID)
+	f.ts.run(t, []scenario{{name: "paid after the grace: posts open again", path: posts, as: email, status: 200}})
 }

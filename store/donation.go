@@ -152,17 +152,10 @@ func (s *Storage) ApplyDonationPaymentEvent(ctx context.Context, ev *PaymentEven
 	d := new(Donation)
 	fresh := false
 	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if tx.Dialect().Name() == dialect.SQLite {
-			if _, err := tx.ExecContext(ctx, "UPDATE payment_events SET outcome = outcome WHERE 0"); err != nil {
-				return fmt.Errorf("lock payment events: %w", err)
-			}
+		var err error
+		if fresh, err = recordPaymentEvent(ctx, tx, ev, true); err != nil {
+			return err
 		}
-		res, err := tx.NewInsert().Model(ev).On("CONFLICT (provider, event_id) DO NOTHING").Exec(ctx)
-		if err != nil {
-			return fmt.Errorf("record payment event: %w", err)
-		}
-		n, _ := res.RowsAffected()
-		fresh = n == 1
 		q := tx.NewSelect().Model(d).Where("id = ?", donationID)
 		if tx.Dialect().Name() == dialect.PG {
 			q = q.For("UPDATE")

@@ -122,21 +122,10 @@ func (s *Storage) ApplyPaymentEvent(ctx context.Context, ev *PaymentEvent, apply
 	var order *Order
 	fresh := false
 	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if tx.Dialect().Name() == dialect.SQLite {
-			// Take SQLite's write lock first so two deliveries queue here
-			// instead of failing on a lock upgrade.
-			if _, err := tx.ExecContext(ctx, "UPDATE payment_events SET outcome = outcome WHERE 0"); err != nil {
-				return fmt.Errorf("lock payment events: %w", err)
-			}
+		var err error
+		if fresh, err = recordPaymentEvent(ctx, tx, ev, true); err != nil {
+			return err
 		}
-		// The unique (provider, event_id) decides: a concurrent duplicate
-		// waits here for the first to commit, then inserts nothing.
-		res, err := tx.NewInsert().Model(ev).On("CONFLICT (provider, event_id) DO NOTHING").Exec(ctx)
-		if err != nil {
-			return fmt.Errorf("record payment event: %w", err)
-		}
-		n, _ := res.RowsAffected()
-		fresh = n == 1
 		if ev.OrderID == nil {
 			return nil
 		}
@@ -230,4 +219,24 @@ func (s *Storage) OrderByProviderRef(ctx context.Context, method, ref string) (*
 		return nil, err
 	}
 	return o, nil
+}
+
+// recordPaymentEvent inserts a provider's event once: it reports whether this
+// delivery is the first with its (provider, event_id). The unique key
+// decides, so a concurrent duplicate waits for the first to commit, then
+// inserts nothing. lockSQLite takes SQLite's write lock first, so two
+// deliveries queue instead of failing on a lock upgrade (callers that lock
+// another table first pass false).
+func recordPaymentEvent(ctx context.Context, tx bun.Tx, ev *PaymentEvent, lockSQLite bool) (bool, error) {
+	if lockSQLite && tx.Dialect().Name() == dialect.SQLite {
+		if _, err := tx.ExecContext(ctx, "UPDATE payment_events SET outcome = outcome WHERE 0"); err != nil {
+			return false, fmt.Errorf("lock payment events: %w", err)
+		}
+	}
+	res, err := tx.NewInsert().Model(ev).On("CONFLICT (provider, event_id) DO NOTHING").Exec(ctx)
+	if err != nil {
+		return false, fmt.Errorf("record payment event %s: %w", ev.EventID, err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
 }

@@ -479,13 +479,9 @@ func (s *Storage) ApplyProviderRenewalEvent(ctx context.Context, ev *PaymentEven
 		if err := lockSubscriptions(ctx, tx); err != nil {
 			return err
 		}
-		res, err := tx.NewInsert().Model(ev).On("CONFLICT (provider, event_id) DO NOTHING").Exec(ctx)
-		if err != nil {
-			return fmt.Errorf("record renewal event: %w", err)
-		}
-		n, _ := res.RowsAffected()
-		if fresh = n == 1; !fresh {
-			return nil
+		var err error
+		if fresh, err = recordPaymentEvent(ctx, tx, ev, false); err != nil || !fresh {
+			return err
 		}
 		var changed bool
 		out, changed, err = applyProviderRenewalTx(ctx, tx, providerRef, event, periodEnd, grace)
@@ -536,12 +532,16 @@ func applyProviderRenewalTx(ctx context.Context, tx bun.Tx, providerRef, event s
 	q := tx.NewUpdate().Model(cur).WherePK()
 	switch event {
 	case "paid":
-		if cur.Status == SubCanceled || cur.Status == SubExpired || !periodEnd.After(cur.CurrentPeriodEnd) {
+		// A membership the renewal job ended after its grace comes back
+		// when the card is charged after all (Stripe retries for weeks):
+		// the member paid for the period, so they get it. One the member
+		// cancelled stays cancelled.
+		if cur.Status == SubCanceled || !periodEnd.After(cur.CurrentPeriodEnd) {
 			return cur, false, nil
 		}
-		cur.Status, cur.CurrentPeriodEnd, cur.GraceUntil = SubActive, periodEnd, nil
+		cur.Status, cur.CurrentPeriodEnd, cur.GraceUntil, cur.EndedAt = SubActive, periodEnd, nil, nil
 		cur.Renewals++
-		if _, err := q.Column("status", "current_period_end", "grace_until", "renewals").Exec(ctx); err != nil {
+		if _, err := q.Column("status", "current_period_end", "grace_until", "ended_at", "renewals").Exec(ctx); err != nil {
 			return nil, false, fmt.Errorf("extend subscription: %w", err)
 		}
 		return cur, true, grantSubscriber(ctx, tx, cur.AppID, cur.UserID)
