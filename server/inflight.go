@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -32,8 +33,12 @@ func newInFlight(limit int64, maxWait time.Duration) *inFlight {
 
 func (f *inFlight) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if c.Request().URL.Path == "/healthz" {
-			return next(c) // load balancers must hear about a drain at once
+		// Load balancers must hear about a drain at once; media uploads and
+		// downloads stream between the connection and storage for as long
+		// as a slow link takes, using neither CPU nor much memory, and must
+		// not take the turns of quick requests.
+		if path := c.Request().URL.Path; path == "/healthz" || strings.HasPrefix(path, "/media/") {
+			return next(c)
 		}
 		if !f.sem.TryAcquire(1) {
 			ctx, cancel := context.WithTimeout(c.Request().Context(), f.maxWait)

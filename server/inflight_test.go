@@ -34,6 +34,7 @@ func TestInFlightLimit(t *testing.T) {
 		return c.String(http.StatusOK, "done")
 	})
 	e.GET("/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok") })
+	e.GET("/media/i/x/original", func(c echo.Context) error { return c.String(http.StatusOK, "file") })
 
 	var wg sync.WaitGroup
 	codes := make([]int, 50)
@@ -54,6 +55,11 @@ func TestInFlightLimit(t *testing.T) {
 	e.ServeHTTP(rec, httptest.NewRequest("GET", "/healthz", nil))
 	if rec.Code != http.StatusOK {
 		t.Fatalf("healthz waited behind the limit: %d", rec.Code)
+	}
+	rec = httptest.NewRecorder()
+	e.ServeHTTP(rec, httptest.NewRequest("GET", "/media/i/x/original", nil))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("a media file waited behind the limit: %d", rec.Code)
 	}
 	close(release)
 	wg.Wait()
