@@ -89,14 +89,9 @@ func (s *Server) mayLoadMedia(c echo.Context, m *store.Media, public bool) (bool
 	if v.User == nil && m.AppID != nil {
 		// Media URLs skip the session lookup (skipsSession): public files
 		// do not depend on who asks. This one does.
-		if ck, err := c.Cookie(sessionCookie); err == nil && ck.Value != "" {
-			user, err := s.store.SessionUser(c.Request().Context(), ck.Value)
-			if err != nil && !errors.Is(err, store.ErrNotFound) {
-				return false, err
-			}
-			if user != nil {
-				v.User, v.Token = user, ck.Value
-			}
+		s.lookUpSession(c, v)
+		if v.LookupErr != nil {
+			return false, v.LookupErr
 		}
 	}
 	user := v.User

@@ -42,18 +42,28 @@ func skipsSession(path string) bool {
 func (s *Server) loadViewer(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		v := &Viewer{}
-		if ck, err := c.Cookie(sessionCookie); err == nil && ck.Value != "" && !skipsSession(c.Request().URL.Path) {
-			user, err := s.store.SessionUser(c.Request().Context(), ck.Value)
-			switch {
-			case err == nil:
-				v.User, v.Token = user, ck.Value
-			case !errors.Is(err, store.ErrNotFound):
-				s.logger.Warn("session lookup failed", "err", err)
-				v.LookupErr = err
-			}
+		if !skipsSession(c.Request().URL.Path) {
+			s.lookUpSession(c, v)
 		}
 		c.Set("viewer", v)
 		return next(c)
+	}
+}
+
+// lookUpSession fills v from the session cookie, if any: the user, or
+// LookupErr when the lookup itself failed (an unknown token is no error).
+func (s *Server) lookUpSession(c echo.Context, v *Viewer) {
+	ck, err := c.Cookie(sessionCookie)
+	if err != nil || ck.Value == "" {
+		return
+	}
+	user, err := s.store.SessionUser(c.Request().Context(), ck.Value)
+	switch {
+	case err == nil:
+		v.User, v.Token = user, ck.Value
+	case !errors.Is(err, store.ErrNotFound):
+		s.logger.Warn("session lookup failed", "err", err)
+		v.LookupErr = err
 	}
 }
 
