@@ -179,7 +179,7 @@ func TestPageCacheInvalidationPerWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shop, err := ts.store.StoreOfApp(ctx, demo.ID)
+	shop, err := ts.store.ShopOfApp(ctx, demo.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ func TestQueriesPerRequest(t *testing.T) {
 		if err := db.NewSelect().Model((*store.Community)(nil)).Column("id").Where("app_id = ?", res.AppID).Scan(ctx, &ids.community); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.NewSelect().Model((*store.Store)(nil)).Column("id").Where("app_id = ?", res.AppID).Scan(ctx, &ids.shop); err != nil {
+		if err := db.NewSelect().Model((*store.Shop)(nil)).Column("id").Where("app_id = ?", res.AppID).Scan(ctx, &ids.shop); err != nil {
 			t.Fatal(err)
 		}
 		var post store.Message

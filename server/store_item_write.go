@@ -126,7 +126,7 @@ func (s *Server) saveItem(c echo.Context, sc *Scope, itemID string) (*store.Item
 	if err != nil {
 		return nil, err
 	}
-	shop, err := s.store.StoreByID(c.Request().Context(), sc.App.Store.ID)
+	shop, err := s.store.ShopByID(c.Request().Context(), sc.App.Store.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +143,7 @@ func (s *Server) saveItem(c echo.Context, sc *Scope, itemID string) (*store.Item
 
 // POST /api/store/:storeId/items
 func (s *Server) apiCreateItem(c echo.Context) error {
-	shop, err := s.store.StoreByID(c.Request().Context(), c.Param("storeId"))
+	shop, err := s.store.ShopByID(c.Request().Context(), c.Param("storeId"))
 	if err != nil {
 		return wrapLoad(err, "Store not found")
 	}

@@ -29,14 +29,14 @@ func (sc *Scope) requireStore() error {
 }
 
 // shop is the scope's store row as the landing data holds it (no query).
-func (sc *Scope) shop() *store.Store {
-	return &store.Store{ID: sc.App.Store.ID, AppID: sc.App.ID, Currency: sc.App.Store.Currency}
+func (sc *Scope) shop() *store.Shop {
+	return &store.Shop{ID: sc.App.Store.ID, AppID: sc.App.ID, Currency: sc.App.Store.Currency}
 }
 
 // scopeOfStore resolves a store id to its app's scope and checks access. An
 // unknown store is 404 'Store not found'.
 func (s *Server) scopeOfStore(c echo.Context, storeID string) (*Scope, error) {
-	shop, err := s.store.StoreByID(c.Request().Context(), storeID)
+	shop, err := s.store.ShopByID(c.Request().Context(), storeID)
 	if err != nil {
 		return nil, wrapLoad(err, "Store not found")
 	}

@@ -36,7 +36,7 @@ func loadShop(t *testing.T, ts *testServer) shopIDs {
 		if err != nil {
 			t.Fatal(err)
 		}
-		shop, err := ts.store.StoreOfApp(ctx, app.ID)
+		shop, err := ts.store.ShopOfApp(ctx, app.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,19 @@ import (
 	"github.com/uptrace/bun"
 )
 
+// Link is one entry of the link-in-bio block.
+type Link struct {
+	bun.BaseModel `bun:"table:links"`
+
+	ID       string `bun:",pk" json:"id"`
+	AppID    string `bun:",notnull" json:"-"`
+	Title    string `bun:",notnull" json:"title"`
+	URL      string `bun:"url,notnull" json:"url"`
+	Icon     string `bun:",notnull,default:''" json:"icon"`
+	Enabled  bool   `bun:",notnull" json:"enabled"`
+	Position int    `bun:",notnull,default:0" json:"-"`
+}
+
 // App is one creator's white-label app, addressed by Name in /apps/{name}.
 type App struct {
 	bun.BaseModel `bun:"table:apps"`

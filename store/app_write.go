@@ -50,7 +50,7 @@ func (s *Storage) CreateApp(ctx context.Context, name, creatorID string) (*App, 
 		}
 		rows := []any{
 			&Community{ID: NewID(), AppID: app.ID, Name: name},
-			&Store{ID: NewID(), AppID: app.ID, Name: name, Currency: "USD"},
+			&Shop{ID: NewID(), AppID: app.ID, Name: name, Currency: "USD"},
 			&Membership{ID: NewID(), AppID: app.ID, UserID: creatorID, Role: RoleCreator},
 		}
 		for _, row := range rows {

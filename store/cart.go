@@ -11,6 +11,31 @@ import (
 	"github.com/uptrace/bun/dialect"
 )
 
+type Cart struct {
+	bun.BaseModel `bun:"table:carts"`
+
+	ID        string    `bun:",pk" json:"id"`
+	AppID     string    `bun:",notnull" json:"-"`
+	StoreID   string    `bun:",notnull" json:"storeId"`
+	UserID    string    `bun:",notnull" json:"-"`
+	Status    string    `bun:",notnull,default:'ACTIVE'" json:"status"`
+	ExpiresAt time.Time `bun:",notnull" json:"expiresAt"`
+	CreatedAt time.Time `bun:",notnull,default:current_timestamp" json:"createdAt"`
+	UpdatedAt time.Time `bun:",notnull,default:current_timestamp" json:"updatedAt"`
+}
+
+type CartItem struct {
+	bun.BaseModel `bun:"table:cart_items"`
+
+	ID          string    `bun:",pk" json:"id"`
+	AppID       string    `bun:",notnull" json:"-"`
+	CartID      string    `bun:",notnull" json:"cartId"`
+	StoreItemID string    `bun:",notnull" json:"itemId"`
+	VariantID   *string   `json:"variantId"`
+	Quantity    int64     `bun:",notnull" json:"quantity"`
+	CreatedAt   time.Time `bun:",notnull,default:current_timestamp" json:"createdAt"`
+}
+
 const (
 	CartActive = "ACTIVE"
 	// CartLifetime is pushed forward on every write: a member's cart is
@@ -78,13 +103,13 @@ type CartLine struct {
 }
 
 // emptyCart is what a member without a cart gets: no id, no items.
-func emptyCart(shop *Store, userID string) *CartView {
+func emptyCart(shop *Shop, userID string) *CartView {
 	return &CartView{StoreID: shop.ID, Status: CartActive, Items: []CartLine{},
 		Totals: CartTotals{Currency: shop.Currency}, AppUserRel: CartUserRel{UserID: userID}}
 }
 
 // Cart returns the member's active cart in shop, or an empty one.
-func (s *Storage) Cart(ctx context.Context, shop *Store, userID string) (*CartView, error) {
+func (s *Storage) Cart(ctx context.Context, shop *Shop, userID string) (*CartView, error) {
 	cart := new(Cart)
 	err := selectOne(ctx, s.DB.NewSelect().Model(cart).
 		Where("store_id = ? AND user_id = ? AND status = ?", shop.ID, userID, CartActive), "cart")
@@ -97,7 +122,7 @@ func (s *Storage) Cart(ctx context.Context, shop *Store, userID string) (*CartVi
 	return s.cartView(ctx, s.DB, shop, cart)
 }
 
-func (s *Storage) cartView(ctx context.Context, db bun.IDB, shop *Store, cart *Cart) (*CartView, error) {
+func (s *Storage) cartView(ctx context.Context, db bun.IDB, shop *Shop, cart *Cart) (*CartView, error) {
 	view := emptyCart(shop, cart.UserID)
 	view.ID, view.Status = cart.ID, cart.Status
 	view.ExpiresAt, view.CreatedAt, view.UpdatedAt = &cart.ExpiresAt, &cart.CreatedAt, &cart.UpdatedAt
@@ -236,7 +261,7 @@ func stockError(limit int64) error {
 // lockCart returns the member's active cart in shop, created when create is
 // set, locked for the rest of tx so concurrent writes to one cart run one
 // after the other (SQLite locks the whole file on the first write anyway).
-func lockCart(ctx context.Context, tx bun.Tx, shop *Store, userID string, create bool) (*Cart, error) {
+func lockCart(ctx context.Context, tx bun.Tx, shop *Shop, userID string, create bool) (*Cart, error) {
 	now := time.Now().UTC()
 	if create {
 		fresh := &Cart{ID: NewID(), AppID: shop.AppID, StoreID: shop.ID, UserID: userID, Status: CartActive,
@@ -276,7 +301,7 @@ func touchCart(ctx context.Context, tx bun.Tx, cart *Cart) error {
 // same item and variant merges into one line. The new quantity may not pass
 // the tracked stock; the item must be live and in shop, and the variant the
 // item's own.
-func (s *Storage) AddToCart(ctx context.Context, shop *Store, userID, itemID string, variantID *string, quantity int64) (*CartView, error) {
+func (s *Storage) AddToCart(ctx context.Context, shop *Shop, userID, itemID string, variantID *string, quantity int64) (*CartView, error) {
 	var view *CartView
 	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		cart, err := lockCart(ctx, tx, shop, userID, true)
@@ -355,7 +380,7 @@ func sameVariant(a, b *string) bool {
 
 // UpdateCartLine sets a line's quantity; 0 or less removes it (SPEC.md
 // section 4). A line of a deleted item may only go down.
-func (s *Storage) UpdateCartLine(ctx context.Context, shop *Store, userID, lineID string, quantity int64) (*CartView, error) {
+func (s *Storage) UpdateCartLine(ctx context.Context, shop *Shop, userID, lineID string, quantity int64) (*CartView, error) {
 	var view *CartView
 	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		cart, err := lockCart(ctx, tx, shop, userID, false)
@@ -420,12 +445,12 @@ func (s *Storage) UpdateCartLine(ctx context.Context, shop *Store, userID, lineI
 
 // RemoveCartLine deletes one line of the member's cart (ErrNotFound when the
 // line is not in it).
-func (s *Storage) RemoveCartLine(ctx context.Context, shop *Store, userID, lineID string) (*CartView, error) {
+func (s *Storage) RemoveCartLine(ctx context.Context, shop *Shop, userID, lineID string) (*CartView, error) {
 	return s.UpdateCartLine(ctx, shop, userID, lineID, 0)
 }
 
 // ClearCart empties the member's active cart; no cart is already clear.
-func (s *Storage) ClearCart(ctx context.Context, shop *Store, userID string) error {
+func (s *Storage) ClearCart(ctx context.Context, shop *Shop, userID string) error {
 	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		cart, err := lockCart(ctx, tx, shop, userID, false)
 		if errors.Is(err, ErrNotFound) {

@@ -12,6 +12,35 @@ import (
 	"github.com/uptrace/bun/dialect"
 )
 
+type Donation struct {
+	bun.BaseModel `bun:"table:donations"`
+
+	ID          string     `bun:",pk" json:"id"`
+	AppID       string     `bun:",notnull" json:"appId"`
+	UserID      string     `bun:",notnull" json:"-"`
+	Amount      int64      `bun:",notnull" json:"amount"`
+	Currency    string     `bun:",notnull,default:'USD'" json:"currency"`
+	Message     string     `bun:",notnull,default:''" json:"message"`
+	Status      string     `bun:",notnull,default:'PENDING'" json:"status"`
+	CreatedAt   time.Time  `bun:",notnull,default:current_timestamp" json:"createdAt"`
+	ProcessedAt *time.Time `json:"processedAt"`
+	// PaymentMethod and PaymentRef: how the donation was paid (migration
+	// 20261123120001); empty until it is.
+	PaymentMethod string `bun:",notnull,default:''" json:"paymentMethod"`
+	PaymentRef    string `bun:",notnull,default:''" json:"-"`
+}
+
+type DonationTier struct {
+	bun.BaseModel `bun:"table:donation_tiers"`
+
+	ID             string `bun:",pk" json:"id"`
+	AppID          string `bun:",notnull" json:"-"`
+	Name           string `bun:",notnull" json:"name"`
+	RequiredAmount int64  `bun:",notnull" json:"requiredAmount"`
+	Description    string `bun:",notnull,default:''" json:"description"`
+	Position       int    `bun:",notnull,default:0" json:"-"`
+}
+
 const (
 	DonationPending = "PENDING"
 	DonationPaid    = "PAID"

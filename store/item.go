@@ -10,6 +10,74 @@ import (
 	"github.com/uptrace/bun"
 )
 
+const (
+	ItemPhysical     = "PHYSICAL"
+	ItemDigital      = "DIGITAL"
+	ItemService      = "SERVICE"
+	ItemSubscription = "SUBSCRIPTION"
+	ItemEventTicket  = "EVENT_TICKET"
+)
+
+// StoreItem prices are integer cents. Stock nil means untracked.
+type StoreItem struct {
+	bun.BaseModel `bun:"table:store_items"`
+
+	ID           string `bun:",pk" json:"id"`
+	AppID        string `bun:",notnull" json:"appId"`
+	StoreID      string `bun:",notnull" json:"storeId"`
+	Name         string `bun:",notnull" json:"name"`
+	Description  string `bun:",notnull,default:''" json:"description"`
+	Type         string `bun:",notnull" json:"type"`
+	Price        int64  `bun:",notnull" json:"price"`
+	ComparePrice *int64 `json:"comparePrice"`
+	Currency     string `bun:",notnull,default:'USD'" json:"currency"`
+	Stock        *int64 `json:"stock"`
+	SKU          string `bun:"sku,notnull,default:''" json:"sku"`
+	IsFeatured   bool   `bun:",notnull,default:false" json:"isFeatured"`
+	Settings     string `bun:",notnull,default:'{}'" json:"-"`
+	// EventID is the event an EVENT_TICKET admits to (nil for other types;
+	// migration 20261123130001).
+	EventID   *string   `json:"eventId"`
+	CreatedAt time.Time `bun:",notnull,default:current_timestamp" json:"createdAt"`
+	UpdatedAt time.Time `bun:",notnull,default:current_timestamp" json:"updatedAt"`
+	// DeletedAt is set instead of deleting the row, so carts and orders
+	// that hold the item keep it (migration 20261123000001).
+	DeletedAt *time.Time `json:"-"`
+}
+
+type StoreItemMedia struct {
+	bun.BaseModel `bun:"table:store_item_media"`
+
+	StoreItemID string `bun:",pk"`
+	MediaID     string `bun:",pk"`
+	AppID       string `bun:",notnull"`
+	Position    int    `bun:",notnull,default:0"`
+}
+
+type StoreItemTag struct {
+	bun.BaseModel `bun:"table:store_item_tags"`
+
+	StoreItemID string `bun:",pk"`
+	TagID       string `bun:",pk"`
+	AppID       string `bun:",notnull"`
+}
+
+type Variant struct {
+	bun.BaseModel `bun:"table:variants"`
+
+	ID              string `bun:",pk" json:"id"`
+	AppID           string `bun:",notnull" json:"-"`
+	StoreItemID     string `bun:",notnull" json:"storeItemId"`
+	Name            string `bun:",notnull" json:"name"`
+	Value           string `bun:",notnull" json:"value"`
+	PriceAdjustment int64  `bun:",notnull,default:0" json:"priceAdjustment"`
+	Stock           *int64 `json:"stock"`
+	Position        int    `bun:",notnull,default:0" json:"-"`
+	// DeletedAt: removed from the item, kept for the cart lines that hold
+	// it (migration 20261123000002).
+	DeletedAt *time.Time `json:"-"`
+}
+
 // ItemTypes are the store item types of SPEC.md section 3.
 var ItemTypes = []string{ItemPhysical, ItemDigital, ItemService, ItemSubscription, ItemEventTicket}
 
@@ -84,18 +152,18 @@ type ItemPage struct {
 	Pagination Pagination
 }
 
-// StoreByID loads a store row.
-func (s *Storage) StoreByID(ctx context.Context, id string) (*Store, error) {
-	st := new(Store)
+// ShopByID loads a store row.
+func (s *Storage) ShopByID(ctx context.Context, id string) (*Shop, error) {
+	st := new(Shop)
 	if err := selectOne(ctx, s.DB.NewSelect().Model(st).Where("id = ?", id), "store "+id); err != nil {
 		return nil, err
 	}
 	return st, nil
 }
 
-// StoreOfApp loads the app's store row.
-func (s *Storage) StoreOfApp(ctx context.Context, appID string) (*Store, error) {
-	st := new(Store)
+// ShopOfApp loads the app's store row.
+func (s *Storage) ShopOfApp(ctx context.Context, appID string) (*Shop, error) {
+	st := new(Shop)
 	if err := selectOne(ctx, s.DB.NewSelect().Model(st).Where("app_id = ?", appID), "store of "+appID); err != nil {
 		return nil, err
 	}
@@ -106,7 +174,7 @@ func (s *Storage) StoreOfApp(ctx context.Context, appID string) (*Store, error) 
 // broken by id, so pages never repeat or skip an item.
 // A page is cached per app version (cachedList).
 func (s *Storage) Items(ctx context.Context, storeID string, f ItemFilter) (*ItemPage, error) {
-	var shop Store
+	var shop Shop
 	if err := selectOne(ctx, s.DB.NewSelect().Model(&shop).Column("app_id").Where("id = ?", storeID), "store "+storeID); err != nil {
 		return nil, err
 	}
@@ -198,7 +266,7 @@ type VariantInput struct {
 // SaveItem creates (it.ID empty) or updates an item of shop in one
 // transaction, with its tags, media and variants. Media must be uploaded
 // files of the app; variant ids must be the item's own.
-func (s *Storage) SaveItem(ctx context.Context, shop *Store, itemID string, in ItemInput) (*StoreItem, error) {
+func (s *Storage) SaveItem(ctx context.Context, shop *Shop, itemID string, in ItemInput) (*StoreItem, error) {
 	now := time.Now().UTC()
 	it := &StoreItem{ID: itemID, AppID: shop.AppID, StoreID: shop.ID}
 	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {

@@ -398,7 +398,7 @@ func (s *Storage) landingCommunity(ctx context.Context, app *App, view *AppView)
 }
 
 func (s *Storage) landingStore(ctx context.Context, app *App, view *AppView) error {
-	shop := new(Store)
+	shop := new(Shop)
 	err := selectOne(ctx, s.DB.NewSelect().Model(shop).Where("app_id = ?", app.ID), "store of "+app.ID)
 	if errors.Is(err, ErrNotFound) {
 		return nil // an app without a store row simply shows no items

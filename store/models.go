@@ -9,7 +9,7 @@ func Models() []any {
 		(*User)(nil), (*Session)(nil), (*Membership)(nil),
 		(*Media)(nil),
 		(*Message)(nil), (*MessageAttachment)(nil), (*Reaction)(nil), (*Tag)(nil), (*MessageTag)(nil),
-		(*Store)(nil), (*StoreItem)(nil), (*StoreItemMedia)(nil), (*StoreItemTag)(nil), (*Variant)(nil),
+		(*Shop)(nil), (*StoreItem)(nil), (*StoreItemMedia)(nil), (*StoreItemTag)(nil), (*Variant)(nil),
 		(*SubscriptionPlan)(nil), (*Subscription)(nil), (*Cart)(nil), (*CartItem)(nil),
 		(*Order)(nil), (*OrderItem)(nil), (*Entitlement)(nil),
 		(*WalletAccount)(nil), (*WalletTransfer)(nil), (*WalletEntry)(nil),

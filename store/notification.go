@@ -15,6 +15,33 @@ import (
 	"github.com/uptrace/bun/dialect"
 )
 
+type Notification struct {
+	bun.BaseModel `bun:"table:notifications"`
+
+	ID        string     `bun:",pk" json:"id"`
+	AppID     string     `bun:",notnull" json:"appId"`
+	UserID    string     `bun:",notnull" json:"-"`
+	SenderID  *string    `json:"-"`
+	Content   string     `bun:",notnull" json:"content"`
+	Kind      string     `bun:",notnull,default:'SYSTEM'" json:"kind"`
+	Link      string     `bun:",notnull,default:''" json:"link"`
+	Source    string     `bun:",notnull,default:''" json:"-"`
+	ReadAt    *time.Time `json:"readAt"`
+	CreatedAt time.Time  `bun:",notnull,default:current_timestamp" json:"createdAt"`
+}
+
+type PushSubscription struct {
+	bun.BaseModel `bun:"table:push_subscriptions"`
+
+	ID        string    `bun:",pk" json:"id"`
+	AppID     string    `bun:",notnull,unique:push_app_endpoint" json:"appId"`
+	UserID    string    `bun:",notnull" json:"-"`
+	Endpoint  string    `bun:",notnull,unique:push_app_endpoint" json:"endpoint"`
+	P256dh    string    `bun:"p256dh,notnull" json:"p256dh"`
+	Auth      string    `bun:",notnull" json:"auth"`
+	CreatedAt time.Time `bun:",notnull,default:current_timestamp" json:"createdAt"`
+}
+
 // Notification kinds. Members mute by kind, so every trigger names one; the
 // commerce, donation and membership branches call Notify with theirs.
 const (

@@ -15,6 +15,57 @@ import (
 	"github.com/uptrace/bun/dialect"
 )
 
+type Order struct {
+	bun.BaseModel `bun:"table:orders"`
+
+	ID            string `bun:",pk" json:"id"`
+	AppID         string `bun:",notnull" json:"appId"`
+	StoreID       string `bun:",notnull" json:"storeId"`
+	UserID        string `bun:",notnull" json:"userId"`
+	OrderNumber   string `bun:",notnull,unique" json:"orderNumber"`
+	Status        string `bun:",notnull" json:"status"`
+	Subtotal      int64  `bun:",notnull" json:"subtotal"`
+	PlatformFee   int64  `bun:",notnull,default:0" json:"platformFee"`
+	Total         int64  `bun:",notnull" json:"total"`
+	Currency      string `bun:",notnull,default:'USD'" json:"currency"`
+	PaymentMethod string `bun:",notnull,default:''" json:"paymentMethod"`
+	PaymentRef    string `bun:",notnull,default:''" json:"-"`
+	// CartID is unique: the cart an order was made from is its idempotency
+	// key (migration 20261123110001).
+	CartID          *string    `json:"-"`
+	ShippingAddress string     `bun:",notnull,default:''" json:"shippingAddress"`
+	Notes           string     `bun:",notnull,default:''" json:"notes"`
+	TrackingNumber  string     `bun:",notnull,default:''" json:"trackingNumber"`
+	RefundReason    string     `bun:",notnull,default:''" json:"refundReason"`
+	CreatedAt       time.Time  `bun:",notnull,default:current_timestamp" json:"createdAt"`
+	UpdatedAt       time.Time  `bun:",notnull,default:current_timestamp" json:"updatedAt"`
+	ShippedAt       *time.Time `json:"shippedAt"`
+	DeliveredAt     *time.Time `json:"deliveredAt"`
+	CancelledAt     *time.Time `json:"cancelledAt"`
+	RefundedAt      *time.Time `json:"refundedAt"`
+	PaidAt          *time.Time `json:"paidAt"`
+}
+
+type OrderItem struct {
+	bun.BaseModel `bun:"table:order_items"`
+
+	ID            string  `bun:",pk" json:"id"`
+	AppID         string  `bun:",notnull" json:"-"`
+	OrderID       string  `bun:",notnull" json:"orderId"`
+	StoreItemID   string  `bun:",notnull" json:"storeItemId"`
+	VariantID     *string `json:"variantId"`
+	Name          string  `bun:",notnull" json:"name"`
+	Type          string  `bun:",notnull" json:"type"`
+	Quantity      int64   `bun:",notnull" json:"quantity"`
+	Price         int64   `bun:",notnull" json:"price"`
+	Currency      string  `bun:",notnull,default:'USD'" json:"currency"`
+	CustomOptions string  `bun:",notnull,default:'{}'" json:"customOptions"`
+	// Whether checkout took stock from the item and the variant: a cancel
+	// gives back exactly that.
+	ItemStockTaken    bool `bun:",notnull,default:false" json:"-"`
+	VariantStockTaken bool `bun:",notnull,default:false" json:"-"`
+}
+
 // Order statuses (SPEC.md section 4).
 const (
 	OrderPending    = "PENDING"
@@ -150,7 +201,7 @@ func newOrderNumber(now time.Time) string {
 // The cart is the idempotency key: a second call for the same cart (double
 // click, retry after a lost answer) returns the order the first one made,
 // with created false.
-func (s *Storage) CreateOrder(ctx context.Context, shop *Store, userID string, in CheckoutInput) (*Order, bool, error) {
+func (s *Storage) CreateOrder(ctx context.Context, shop *Shop, userID string, in CheckoutInput) (*Order, bool, error) {
 	var order *Order
 	created := false
 	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
@@ -277,7 +328,7 @@ func isUniqueViolation(err error) bool {
 // takeLine prices one cart line from the stored item and variant and takes
 // its stock. The stock updates are conditional: of many concurrent
 // checkouts only those that find enough stock succeed.
-func takeLine(ctx context.Context, tx bun.Tx, shop *Store, order *Order, l CartItem) (*OrderItem, error) {
+func takeLine(ctx context.Context, tx bun.Tx, shop *Shop, order *Order, l CartItem) (*OrderItem, error) {
 	it := new(StoreItem)
 	err := selectOne(ctx, tx.NewSelect().Model(it).Where("id = ? AND store_id = ?", l.StoreItemID, shop.ID), "item")
 	if errors.Is(err, ErrNotFound) || (err == nil && it.DeletedAt != nil) {

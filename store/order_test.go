@@ -17,7 +17,7 @@ import (
 type shopFixture struct {
 	s    *store.Storage
 	db   *bun.DB
-	shop *store.Store
+	shop *store.Shop
 }
 
 func newShop(t *testing.T, db *bun.DB) *shopFixture {
@@ -28,7 +28,7 @@ func newShop(t *testing.T, db *bun.DB) *shopFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shop := new(store.Store)
+	shop := new(store.Shop)
 	if err := db.NewSelect().Model(shop).Where("app_id = ?", app.ID).Scan(ctx); err != nil {
 		t.Fatal(err)
 	}

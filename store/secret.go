@@ -5,7 +5,20 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
 )
+
+// Secret holds values the server generates once and keeps (signing keys,
+// VAPID keys), so restarts and several processes agree on them.
+type Secret struct {
+	bun.BaseModel `bun:"table:secrets"`
+
+	Name      string    `bun:",pk"`
+	Value     string    `bun:",notnull"`
+	CreatedAt time.Time `bun:",notnull,default:current_timestamp"`
+}
 
 // StoredSecret returns the secret called name, generating it with gen and
 // keeping it on first use. When two processes race, the first insert wins

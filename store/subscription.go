@@ -12,6 +12,40 @@ import (
 	"github.com/uptrace/bun/dialect"
 )
 
+type SubscriptionPlan struct {
+	bun.BaseModel `bun:"table:subscription_plans"`
+
+	ID           string `bun:",pk" json:"id"`
+	AppID        string `bun:",notnull" json:"-"`
+	StoreItemID  string `bun:",notnull,unique" json:"storeItemId"`
+	BillingCycle string `bun:",notnull" json:"billingCycle"`
+}
+
+// Subscription is a member's paid membership of one app (one row per member
+// and app; migration 20261123120001). Status is ACTIVE, PAST_DUE (a renewal
+// failed; access lasts until GraceUntil), CANCELED (ended at a period end the
+// member chose) or EXPIRED (grace ran out, refunded, or the provider ended it).
+type Subscription struct {
+	bun.BaseModel `bun:"table:subscriptions"`
+
+	ID                string     `bun:",pk" json:"id"`
+	AppID             string     `bun:",notnull" json:"appId"`
+	UserID            string     `bun:",notnull" json:"userId"`
+	PlanID            string     `bun:",notnull" json:"planId"`
+	Status            string     `bun:",notnull" json:"status"`
+	CurrentPeriodEnd  time.Time  `bun:",notnull" json:"currentPeriodEnd"`
+	CreatedAt         time.Time  `bun:",notnull,default:current_timestamp" json:"createdAt"`
+	Amount            int64      `bun:",notnull,default:0" json:"amount"`
+	Currency          string     `bun:",notnull,default:'USD'" json:"currency"`
+	Provider          string     `bun:",notnull,default:''" json:"provider"`
+	ProviderRef       string     `bun:",notnull,default:''" json:"-"`
+	OrderID           *string    `json:"orderId"`
+	CancelAtPeriodEnd bool       `bun:",notnull,default:false" json:"cancelAtPeriodEnd"`
+	GraceUntil        *time.Time `json:"graceUntil"`
+	EndedAt           *time.Time `json:"endedAt"`
+	Renewals          int64      `bun:",notnull,default:0" json:"renewals"`
+}
+
 // Subscription statuses (see the Subscription model).
 const (
 	SubActive   = "ACTIVE"

@@ -145,7 +145,7 @@ func apiBench(ctx context.Context) error {
 	if err := db.NewSelect().Model((*store.Community)(nil)).Column("id").Where("app_id = ?", app.ID).Scan(ctx, &communityID); err != nil {
 		return err
 	}
-	if err := db.NewSelect().Model((*store.Store)(nil)).Column("id").Where("app_id = ?", app.ID).Scan(ctx, &storeID); err != nil {
+	if err := db.NewSelect().Model((*store.Shop)(nil)).Column("id").Where("app_id = ?", app.ID).Scan(ctx, &storeID); err != nil {
 		return err
 	}
 	member, err := st.UserByEmail(ctx, "user2@"+sz.App+".test")

@@ -58,7 +58,7 @@ func (s *seeder) createDemoApp(ctx context.Context) (*store.App, error) {
 	rows := []any{
 		&store.Community{ID: store.NewID(), AppID: app.ID, Name: "The Night Shift",
 			Description: "Works in progress, listening notes and art.", CreatedAt: app.CreatedAt},
-		&store.Store{ID: store.NewID(), AppID: app.ID, Name: "Demo Studio Shop", Currency: "USD", CreatedAt: app.CreatedAt},
+		&store.Shop{ID: store.NewID(), AppID: app.ID, Name: "Demo Studio Shop", Currency: "USD", CreatedAt: app.CreatedAt},
 	}
 	for i, su := range demoUsers {
 		if su.role == "" {
@@ -135,7 +135,7 @@ func (s *seeder) createAcme(ctx context.Context) error {
 		CreatorID: creator.ID, Settings: st, CreatedAt: s.now.AddDate(0, -2, 0), UpdatedAt: s.now}
 	community := &store.Community{ID: store.NewID(), AppID: app.ID, Name: "Workshop", CreatedAt: app.CreatedAt}
 	// Every app has a store row (as CreateApp makes); the feature flag hides it.
-	shop := &store.Store{ID: store.NewID(), AppID: app.ID, Name: "Acme Shop", Currency: "USD", CreatedAt: app.CreatedAt}
+	shop := &store.Shop{ID: store.NewID(), AppID: app.ID, Name: "Acme Shop", Currency: "USD", CreatedAt: app.CreatedAt}
 	// admin@demo.test follows acme too: one person, different roles per app.
 	rows := []any{app, community, shop,
 		&store.Membership{ID: store.NewID(), AppID: app.ID, UserID: creator.ID, Role: store.RoleCreator, CreatedAt: app.CreatedAt},

@@ -176,7 +176,7 @@ func (b *bencher) createApp(ctx context.Context) error {
 		return fmt.Errorf("insert app: %w", err)
 	}
 	com := &store.Community{ID: store.NewID(), AppID: b.app.ID, Name: "Bench Community", CreatedAt: b.app.CreatedAt}
-	shop := &store.Store{ID: store.NewID(), AppID: b.app.ID, Name: "Bench Shop", Currency: "USD", CreatedAt: b.app.CreatedAt}
+	shop := &store.Shop{ID: store.NewID(), AppID: b.app.ID, Name: "Bench Shop", Currency: "USD", CreatedAt: b.app.CreatedAt}
 	b.community, b.shop = com.ID, shop.ID
 	if _, err := b.tx.NewInsert().Model(com).Exec(ctx); err != nil {
 		return fmt.Errorf("insert community: %w", err)

@@ -69,7 +69,7 @@ var demoItems = []itemSpec{
 
 func (s *seeder) demoStore(ctx context.Context, app *store.App) error {
 	var shopID string
-	if err := s.tx.NewSelect().Model((*store.Store)(nil)).Column("id").Where("app_id = ?", app.ID).Scan(ctx, &shopID); err != nil {
+	if err := s.tx.NewSelect().Model((*store.Shop)(nil)).Column("id").Where("app_id = ?", app.ID).Scan(ctx, &shopID); err != nil {
 		return err
 	}
 	creator := s.user("creator")

@@ -29,7 +29,7 @@ func TestOrderExpiryRunsAsAJob(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		shop, err := s.StoreOfApp(ctx, app.ID)
+		shop, err := s.ShopOfApp(ctx, app.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -32,7 +32,7 @@ type payFixture struct {
 	ts     *testServer
 	stripe *paymentstest.Stripe
 	paypal *paymentstest.PayPal
-	shop   *store.Store
+	shop   *store.Shop
 	demo   *store.AppView
 }
 
@@ -60,7 +60,7 @@ func newPayFixture(t *testing.T, db *bun.DB, configure func(*Config)) *payFixtur
 	if err != nil {
 		t.Fatal(err)
 	}
-	shop := new(store.Store)
+	shop := new(store.Shop)
 	if err := db.NewSelect().Model(shop).Where("app_id = ?", demo.ID).Scan(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -128,7 +128,7 @@ func (s *Server) apiStore(c echo.Context) error {
 	if err := sc.requireStore(); err != nil {
 		return err
 	}
-	shop, err := s.store.StoreByID(c.Request().Context(), sc.App.Store.ID)
+	shop, err := s.store.ShopByID(c.Request().Context(), sc.App.Store.ID)
 	if err != nil {
 		return wrapLoad(err, "Store not found")
 	}
