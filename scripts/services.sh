@@ -62,3 +62,15 @@ fi
 if [ ! -x /usr/bin/chromium ]; then
   echo "installing Chromium"; apt_install chromium
 fi
+
+# mailpit (a real SMTP server with an HTTP API, for the e-mail tests), built
+# from source; each test starts its own on free ports.
+if ! command -v mailpit >/dev/null 2>&1; then
+  echo "installing mailpit"
+  go install github.com/axllent/mailpit@latest
+fi
+
+# nginx, the static-file baseline scripts/bench compares against.
+if ! command -v nginx >/dev/null 2>&1; then
+  echo "installing nginx"; apt_install nginx
+fi

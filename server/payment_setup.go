@@ -1,14 +1,12 @@
 package server
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/labstack/echo/v4"
-	"github.com/uptrace/bun"
 
 	"marquee/server/jobs"
 	"marquee/server/payments"
@@ -28,16 +26,6 @@ func (s *Server) registerCardAndPayPal(d Deps) {
 		}
 		s.payments.Register(card)
 		s.cardRenewals = card
-		// A plan paid by card renews through Stripe Billing, whether it was
-		// bought with the Subscribe button or through the cart: the job
-		// that makes the Stripe subscription is written in the same
-		// transaction that marks the order PAID, so it cannot be lost.
-		d.Store.OnOrderPaid(store.ItemSubscription, func(ctx context.Context, tx bun.Tx, o *store.Order, _ *store.OrderItem) error {
-			if o.PaymentMethod != payments.Stripe {
-				return nil
-			}
-			return jobs.Enqueue(ctx, tx, jobs.StartCardRenewalArgs{OrderID: o.ID})
-		})
 	}
 	if d.Config.PayPal.Enabled() {
 		s.payments.Register(&paypal.Provider{

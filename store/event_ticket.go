@@ -68,7 +68,7 @@ func ticketEvent(ctx context.Context, tx bun.Tx, it *OrderItem) (string, error) 
 	return *eventID, nil
 }
 
-// grantAttendance is the paid hook of EVENT_TICKET: the buyer attends. The
+// grantAttendance is the paid effect of EVENT_TICKET: the buyer attends. The
 // unique (event_id, user_id) makes it idempotent: a second payment report, a
 // second ticket, or a member who already attends changes nothing (and a
 // host or moderator keeps their role).
@@ -84,7 +84,7 @@ func grantAttendance(ctx context.Context, tx bun.Tx, o *Order, it *OrderItem) er
 	return nil
 }
 
-// revokeAttendance is the refund hook: the attendance the ticket bought
+// revokeAttendance is the refund effect: the attendance the ticket bought
 // ends, unless the member still holds another paid ticket to the event.
 // The host never loses their event.
 func revokeAttendance(ctx context.Context, tx bun.Tx, o *Order, it *OrderItem) error {
@@ -110,13 +110,8 @@ func revokeAttendance(ctx context.Context, tx bun.Tx, o *Order, it *OrderItem) e
 	return nil
 }
 
-func init() {
-	builtinHooks.paid[ItemEventTicket] = append(builtinHooks.paid[ItemEventTicket], grantAttendance)
-	builtinHooks.refunded[ItemEventTicket] = append(builtinHooks.refunded[ItemEventTicket], revokeAttendance)
-}
-
 // afterOrderSettled runs after a transaction that may have paid or refunded
-// an order commits: hooks (a ticket's attendance, a membership) changed what
+// an order commits: its effects (a ticket's attendance, a membership) changed what
 // the app's pages show, and pages are cached. Bumping inside the
 // transaction would let a page rendered before the commit be cached as new.
 func (s *Storage) afterOrderSettled(ctx context.Context, o *Order) {

@@ -463,8 +463,8 @@ func orderForUpdate(ctx context.Context, tx bun.Tx, appID, orderID string) (*Ord
 }
 
 // transition applies one legal move to o inside tx, with its side effects:
-// CANCELLED gives the stock back, PAID runs the paid hooks, REFUNDED the
-// refund hooks. o is updated in place.
+// CANCELLED gives the stock back, PAID runs the paid effects (orderEffects), REFUNDED the
+// refund effects. o is updated in place.
 func (s *Storage) transition(ctx context.Context, tx bun.Tx, o *Order, to string, opts TransitionOptions) error {
 	from := o.Status
 	if opts.From != "" && opts.From != from {
@@ -514,9 +514,9 @@ func (s *Storage) transition(ctx context.Context, tx bun.Tx, o *Order, to string
 	case OrderCancelled:
 		return giveStockBack(ctx, tx, o.ID)
 	case OrderPaid:
-		return s.runHooks(ctx, tx, o, hookPaid)
+		return runOrderEffects(ctx, tx, o, orderWasPaid)
 	case OrderRefunded:
-		return s.runHooks(ctx, tx, o, hookRefunded)
+		return runOrderEffects(ctx, tx, o, orderWasRefunded)
 	}
 	return nil
 }

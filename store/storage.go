@@ -30,8 +30,6 @@ type Storage struct {
 	// Redis, when set (REDIS_URL), holds sessions and rate-limit counters so
 	// every process shares them; nil keeps sessions in the database.
 	Redis *redis.Client
-	// Hooks: what paying for or refunding each item type does (order_hooks.go).
-	Hooks OrderHooks
 	// PageBumped, when set, hears of every page version this process bumps
 	// (the server's page cache forgets the old one at once).
 	PageBumped func(scope string)

@@ -208,7 +208,7 @@ func StartSubscription(ctx context.Context, tx bun.Tx, appID, userID string, pla
 	return sub, nil
 }
 
-// grantMembership is the SUBSCRIPTION order hook: a paid plan makes the
+// grantMembership is the SUBSCRIPTION paid effect: a paid plan makes the
 // buyer SUBSCRIBER until the end of the period it bought.
 func grantMembership(ctx context.Context, tx bun.Tx, o *Order, it *OrderItem) error {
 	plan, err := planOfItem(ctx, tx, it.StoreItemID)
@@ -219,7 +219,7 @@ func grantMembership(ctx context.Context, tx bun.Tx, o *Order, it *OrderItem) er
 	return err
 }
 
-// revokeMembership is the refund hook: the membership this order bought ends
+// revokeMembership is the refund effect: the membership this order bought ends
 // now.
 func revokeMembership(ctx context.Context, tx bun.Tx, o *Order, it *OrderItem) error {
 	now := time.Now().UTC()
@@ -233,11 +233,6 @@ func revokeMembership(ctx context.Context, tx bun.Tx, o *Order, it *OrderItem) e
 		return dropSubscriber(ctx, tx, o.AppID, o.UserID)
 	}
 	return nil
-}
-
-func init() {
-	builtinHooks.paid[ItemSubscription] = append(builtinHooks.paid[ItemSubscription], grantMembership)
-	builtinHooks.refunded[ItemSubscription] = append(builtinHooks.refunded[ItemSubscription], revokeMembership)
 }
 
 // ErrNoSubscription: the member has no membership that can be changed.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/riverqueue/river"
+
+	"marquee/store"
 )
 
 // StartCardRenewalArgs asks for the provider subscription (Stripe Billing)
@@ -16,7 +18,7 @@ type StartCardRenewalArgs struct {
 	OrderID string `json:"orderId"`
 }
 
-func (StartCardRenewalArgs) Kind() string { return "start_card_renewal" }
+func (StartCardRenewalArgs) Kind() string { return store.JobStartCardRenewal }
 
 // CardRenewals is the card provider's side of the job (stripe.Provider).
 // StartRenewals must be idempotent: a retry after a failure halfway (the
