@@ -47,6 +47,10 @@ func openApp(ctx context.Context, logger *slog.Logger) (*application, error) {
 	if err != nil {
 		return nil, err
 	}
+	return openAppWith(ctx, logger, cfg)
+}
+
+func openAppWith(ctx context.Context, logger *slog.Logger, cfg server.Config) (*application, error) {
 	db, err := store.Open(cfg.DatabaseURL)
 	if err != nil {
 		return nil, err
@@ -134,7 +138,17 @@ func serve(ctx context.Context, logger *slog.Logger) error {
 		// less often cut the median landing render by a third (scripts/bench).
 		debug.SetGCPercent(400)
 	}
-	a, err := openApp(ctx, logger)
+	cfg, err := server.LoadConfig(nil)
+	if err != nil {
+		return err
+	}
+	// Bound first, so the URLs derived from the ports are right everywhere.
+	lns, err := server.Listen(&cfg)
+	if err != nil {
+		return err
+	}
+	defer lns.Close()
+	a, err := openAppWith(ctx, logger, cfg)
 	if err != nil {
 		return err
 	}
@@ -155,7 +169,7 @@ func serve(ctx context.Context, logger *slog.Logger) error {
 	if err := queue.Start(ctx); err != nil {
 		return err
 	}
-	runErr := srv.Run(ctx)
+	runErr := srv.Run(ctx, lns)
 	// The server has drained; running jobs get the same grace to finish,
 	// and whatever has not started stays queued in the database.
 	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)

@@ -11,6 +11,8 @@ import (
 // Config comes from the environment; every field has a default that runs the
 // product on one machine with no other servers.
 type Config struct {
+	// Port and AuthPort are the two sites' ports; 0 asks the kernel for a
+	// free one (tests), and Listen records the port it got.
 	Port        int
 	AuthPort    int
 	DatabaseURL string
@@ -19,7 +21,10 @@ type Config struct {
 	S3          S3Config
 	PublicURL   string
 	AuthURL     string
-	SecretKey   string
+	// publicURLFromPort and authURLFromPort: the URL was not configured, so
+	// it is http://localhost:<port> and follows the port Listen binds.
+	publicURLFromPort, authURLFromPort bool
+	SecretKey                          string
 	// CookieDomain lets the main and auth hosts share the session cookie in
 	// production (e.g. ".example.com"); empty means host-only.
 	CookieDomain string
@@ -131,6 +136,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		PushSubscriber: get("PUSH_SUBSCRIBER", ""),
 		CookieDomain:   get("COOKIE_DOMAIN", ""),
 	}
+	cfg.publicURLFromPort = strings.TrimSpace(getenv("PUBLIC_URL")) == ""
+	cfg.authURLFromPort = strings.TrimSpace(getenv("AUTH_URL")) == ""
 	if cfg.MaxInFlight, err = strconv.ParseInt(get("MAX_IN_FLIGHT", "0"), 10, 64); err != nil || cfg.MaxInFlight < 0 {
 		return Config{}, fmt.Errorf("MAX_IN_FLIGHT: want a number of requests, got %q", get("MAX_IN_FLIGHT", ""))
 	}

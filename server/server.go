@@ -27,7 +27,7 @@ import (
 type Server struct {
 	cfg      Config
 	store    *store.Storage
-	renderer *render.Engine
+	renderer Renderer
 	files    media.Storage
 	logger   *slog.Logger
 	main     *echo.Echo
@@ -54,10 +54,20 @@ type Server struct {
 	cachedRoutes map[string]bool
 }
 
+// Renderer turns a page and its props into HTML: render.Engine (React on
+// goja). Tests that need a render to time out for certain give the server
+// one that does.
+type Renderer interface {
+	Render(ctx context.Context, page string, props any) (render.Result, error)
+	Document(d render.DocumentData) []byte
+	FallbackDocument(title, message string, links [][2]string) []byte
+	Manifest() render.Manifest
+}
+
 type Deps struct {
 	Config   Config
 	Store    *store.Storage
-	Renderer *render.Engine
+	Renderer Renderer
 	Files    media.Storage
 	Logger   *slog.Logger
 	// Push sends web push; nil builds one on Store (VAPID keys kept in
@@ -120,33 +130,65 @@ func (s *Server) newEcho() *echo.Echo {
 func (s *Server) Main() http.Handler { return s.main }
 func (s *Server) Auth() http.Handler { return s.auth }
 
-// Run serves both sites until ctx is cancelled (SIGTERM), then shuts down
+// Listeners are the two sites' bound sockets.
+type Listeners struct{ Main, Auth net.Listener }
+
+func (l Listeners) Close() {
+	l.Main.Close()
+	l.Auth.Close()
+}
+
+// Listen binds both sites' ports before anything else starts: a port that is
+// taken fails at once, and port 0 gets a free port from the kernel with no
+// window for another process to take it (tests start servers in parallel).
+// cfg then holds the ports bound, and the URLs that were not configured
+// follow them.
+func Listen(cfg *Config) (Listeners, error) {
+	main, err := net.Listen("tcp", fmt.Sprintf(":%d", cfg.Port))
+	if err != nil {
+		return Listeners{}, fmt.Errorf("listen on PORT %d: %w", cfg.Port, err)
+	}
+	auth, err := net.Listen("tcp", fmt.Sprintf(":%d", cfg.AuthPort))
+	if err != nil {
+		main.Close()
+		return Listeners{}, fmt.Errorf("listen on AUTH_PORT %d: %w", cfg.AuthPort, err)
+	}
+	cfg.Port = main.Addr().(*net.TCPAddr).Port
+	cfg.AuthPort = auth.Addr().(*net.TCPAddr).Port
+	if cfg.publicURLFromPort {
+		cfg.PublicURL = fmt.Sprintf("http://localhost:%d", cfg.Port)
+	}
+	if cfg.authURLFromPort {
+		cfg.AuthURL = fmt.Sprintf("http://localhost:%d", cfg.AuthPort)
+	}
+	return Listeners{Main: main, Auth: auth}, nil
+}
+
+// Run serves both sites on lns until ctx is cancelled (SIGTERM), then shuts down
 // without dropping a connection: /healthz answers 503 at once and keep-alive
 // ends, the server keeps serving for Config.DrainDelay while load balancers
 // notice and stop sending, and only then closes its listeners (a listener
 // closed while clients still connect resets the connections waiting in its
 // backlog) and waits up to 10 seconds for requests in flight.
-func (s *Server) Run(ctx context.Context) error {
+func (s *Server) Run(ctx context.Context, lns Listeners) error {
 	servers := []*http.Server{
-		{Addr: fmt.Sprintf(":%d", s.cfg.Port), Handler: s.main, ReadHeaderTimeout: 10 * time.Second},
-		{Addr: fmt.Sprintf(":%d", s.cfg.AuthPort), Handler: s.auth, ReadHeaderTimeout: 10 * time.Second},
+		{Addr: lns.Main.Addr().String(), Handler: s.main, ReadHeaderTimeout: 10 * time.Second},
+		{Addr: lns.Auth.Addr().String(), Handler: s.auth, ReadHeaderTimeout: 10 * time.Second},
 	}
 	errs := make(chan error, len(servers))
-	for _, srv := range servers {
-		ln, err := net.Listen("tcp", srv.Addr)
-		if err != nil {
-			return fmt.Errorf("listen %s: %w", srv.Addr, err)
-		}
+	for i, ln := range []net.Listener{lns.Main, lns.Auth} {
 		go func(srv *http.Server) {
 			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				errs <- fmt.Errorf("serve %s: %w", srv.Addr, err)
 			}
-		}(srv)
+		}(servers[i])
 	}
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	go s.WatchPageVersions(watchCtx)
-	s.logger.Info("serving", "main", s.cfg.PublicURL+"/apps", "auth", s.cfg.AuthURL+"/authenticate/signin")
+	// Test harnesses read the bound ports from this line (port 0).
+	s.logger.Info("serving", "main", s.cfg.PublicURL+"/apps", "auth", s.cfg.AuthURL+"/authenticate/signin",
+		"main_addr", lns.Main.Addr().String(), "auth_addr", lns.Auth.Addr().String())
 	var runErr error
 	select {
 	case <-ctx.Done():

@@ -4,7 +4,6 @@ import { spawn, execFileSync } from "node:child_process";
 import { mkdtempSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
-import { createServer } from "node:net";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { before, after } from "node:test";
@@ -13,60 +12,59 @@ import { chromium } from "playwright-core";
 export const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const screenshotDir = join(root, "scripts", "browser", "screenshots");
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-// startServer runs migrate, seed-demo and serve; returns base URLs and stop().
+// startServer seeds a fresh SQLite database and runs serve on PORT=0 and
+// AUTH_PORT=0: the server binds free ports itself and logs them, so no port
+// is guessed here and none can be taken by another process in between.
+// Returns base URLs, logs() and stop(); a start that fails throws with the
+// server's log.
 export async function startServer(extraEnv = {}) {
   const dir = mkdtempSync(join(tmpdir(), "marquee-browser-"));
-  const port = await freePort();
-  const authPort = await freePort();
   const env = {
     ...process.env,
-    PORT: String(port),
-    AUTH_PORT: String(authPort),
+    PORT: "0",
+    AUTH_PORT: "0",
     DATABASE_URL: join(dir, "marquee.db"),
     MEDIA_DIR: join(dir, "media"),
-    PUBLIC_URL: `http://localhost:${port}`,
-    AUTH_URL: `http://localhost:${authPort}`,
+    PUBLIC_URL: "",
+    AUTH_URL: "",
     REDIS_URL: "",
     // No load balancer to wait for: stop at once when the tests end.
     SHUTDOWN_DELAY: "0s",
     ...extraEnv,
   };
   const bin = join(root, "bin", "marquee");
-  execFileSync(bin, ["seed-demo"], { env, cwd: root, stdio: "pipe" });
+  try {
+    execFileSync(bin, ["seed-demo"], { env, cwd: root, stdio: "pipe" });
+  } catch (e) {
+    throw new Error("seed-demo failed:\n" + e.stderr);
+  }
   const child = spawn(bin, ["serve"], { env, cwd: root, stdio: ["ignore", "inherit", "pipe"] });
   let stderr = "";
-  child.stderr.on("data", (d) => (stderr += d));
-  const base = `http://localhost:${port}`;
-  for (let i = 0; i < 100; i++) {
-    try {
-      const res = await fetch(base + "/healthz");
-      if (res.ok) break;
-    } catch {}
-    if (child.exitCode !== null) throw new Error("server exited: " + stderr);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const bound = await new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stderr });
+    lines.on("line", (line) => {
+      stderr += line + "\n";
+      const main = /msg=serving main=(\S+)\/apps auth=(\S+)\/authenticate\/signin/.exec(line);
+      if (main) resolve({ base: main[1], auth: main[2] });
+    });
+    child.once("exit", (code) => reject(new Error(`server exited (${code}) before serving:\n${stderr}`)));
+  });
   return {
-    base,
-    auth: `http://localhost:${authPort}`,
+    base: bound.base,
+    auth: bound.auth,
     env,
     logs: () => stderr,
-    stop: () =>
-      new Promise((resolve) => {
-        child.once("exit", resolve);
-        child.kill("SIGTERM");
-      }),
+    // stop ends the server; a log with errors in it is printed, so a
+    // failing test shows what the server saw.
+    stop: async () => {
+      if (child.exitCode === null) {
+        await new Promise((resolve) => {
+          child.once("exit", resolve);
+          child.kill("SIGTERM");
+        });
+      }
+      if (/level=ERROR/.test(stderr)) console.log("server log (it has errors):\n" + stderr);
+    },
   };
 }
 
