@@ -51,7 +51,7 @@ func withSession(token string, extra ...string) map[string]string {
 }
 
 func TestSignUpSignInAndOut(t *testing.T) {
-	db := storetest.Postgres(t)
+	db := demoDB(t)
 	ts := newTestServer(t, db)
 
 	page := ts.do(t, "GET", "/authenticate/signup?app=demo", nil, nil)
@@ -173,7 +173,7 @@ func TestSignUpSignInAndOut(t *testing.T) {
 }
 
 func TestSecureSharedCookieOverHTTPS(t *testing.T) {
-	ts := newTestServer(t, storetest.Postgres(t))
+	ts := newTestServer(t, demoDB(t))
 	ts.cfg.PublicURL = "https://main.test"
 	ts.cfg.CookieDomain = "main.test"
 	res := ts.do(t, "POST", "/authenticate/signin", strings.NewReader(url.Values{"email": {"creator@demo.test"}, "password": {demoPassword}}.Encode()), formHeaders)
@@ -184,7 +184,7 @@ func TestSecureSharedCookieOverHTTPS(t *testing.T) {
 }
 
 func TestCrossSiteWritesRefused(t *testing.T) {
-	db := storetest.Postgres(t)
+	db := demoDB(t)
 	ts := newTestServer(t, db)
 	ctx := context.Background()
 	member, err := ts.store.UserByEmail(ctx, "member@demo.test")
@@ -235,9 +235,9 @@ func TestCrossSiteWritesRefused(t *testing.T) {
 }
 
 func TestSignInRateLimit(t *testing.T) {
-	t.Run("in process", func(t *testing.T) { testSignInRateLimit(t, newTestServer(t, storetest.Postgres(t))) })
+	t.Run("in process", func(t *testing.T) { testSignInRateLimit(t, newTestServer(t, demoDB(t))) })
 	t.Run("redis", func(t *testing.T) {
-		ts := newTestServer(t, storetest.Postgres(t))
+		ts := newTestServer(t, demoDB(t))
 		rdb := storetest.Redis(t)
 		ts.limiter.useRedis(rdb)
 		// Counters outlive a run by their window: start and end with none.
@@ -317,7 +317,7 @@ func testSignInRateLimit(t *testing.T, ts *testServer) {
 }
 
 func TestSubscriptionGate(t *testing.T) {
-	db := storetest.Postgres(t)
+	db := demoDB(t)
 	ts := newTestServer(t, db)
 	ctx := context.Background()
 	if err := ts.store.SetAppField(ctx, "demo", "features.subscriptionGating.settings.required", "true"); err != nil {
@@ -382,7 +382,7 @@ func sessionFor(t *testing.T, ts *testServer, email string) string {
 func TestSessionsInRedis(t *testing.T) {
 	rdb := storetest.Redis(t)
 	ctx := context.Background()
-	db := storetest.Postgres(t)
+	db := demoDB(t)
 	ts := newTestServer(t, db)
 	ts.store.Redis = rdb
 	ts.limiter.useRedis(rdb)

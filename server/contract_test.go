@@ -6,13 +6,11 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-
-	"marquee/store/storetest"
 )
 
 // TestContractFixes covers the contract items of issue 15 on PostgreSQL.
 func TestContractFixes(t *testing.T) {
-	ts := newTestServer(t, storetest.Postgres(t))
+	ts := newTestServer(t, demoDB(t))
 	ids := commLoad(t, ts)
 
 	// The SPEC profile flow: create media with mediaKey profile, upload;

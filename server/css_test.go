@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"marquee/render"
-	"marquee/store/storetest"
 )
 
 var stylesheetLink = regexp.MustCompile(`<link rel="stylesheet" href="(/static/build/styles-[A-Z0-9]+\.css)">`)
@@ -25,7 +24,7 @@ func TestStylesheetHashedAndCriticalInline(t *testing.T) {
 	// Echo serves /static from public/ under the working directory it
 	// starts in: the project root, as `marquee serve` runs.
 	t.Chdir(root)
-	ts := newTestServer(t, storetest.Postgres(t))
+	ts := newTestServer(t, demoDB(t))
 	m := ts.renderer.Manifest()
 	full, err := os.ReadFile(filepath.Join(root, m.CSS))
 	if err != nil {

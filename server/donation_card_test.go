@@ -8,7 +8,6 @@ import (
 
 	"marquee/server/payments/paymentstest"
 	"marquee/store"
-	"marquee/store/storetest"
 )
 
 // A donation by card: /process makes one PaymentIntent for the stored
@@ -18,7 +17,7 @@ import (
 // intent. Forged webhooks are refused, repeated ones apply once, one with
 // another amount pays nothing.
 func TestDonationByCard(t *testing.T) {
-	db := storetest.Postgres(t)
+	db := demoDB(t)
 	f := newPayFixture(t, db, nil)
 	ctx := context.Background()
 	const email = "follower@demo.test"
@@ -190,7 +189,7 @@ func TestDonationByCard(t *testing.T) {
 // Without JavaScript the donate page pays from the wallet, and says that
 // a card needs JavaScript.
 func TestDonatePageSaysCardNeedsJavaScript(t *testing.T) {
-	db := storetest.Postgres(t)
+	db := demoDB(t)
 	f := newPayFixture(t, db, nil)
 	as := commUser(t, f.ts, "follower@demo.test")
 	commExpect(t, "donate page", f.ts.do(t, "GET", "/apps/demo/donate", nil, as), 200, "Paying by card needs JavaScript")

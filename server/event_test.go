@@ -282,7 +282,7 @@ func testEventAttendeeCalls(t *testing.T, ts *testServer) {
 // TestConcurrentJoins: 100 members join at once, twice each; the count is
 // exactly 100 plus the host.
 func TestConcurrentJoins(t *testing.T) {
-	ts := newTestServer(t, storetest.Postgres(t))
+	ts := newTestServer(t, demoDB(t))
 	ctx := context.Background()
 	demo := appID(t, ts, "demo")
 	id := eventID(t, ts, "Sketch & Synth Meetup")
@@ -473,7 +473,7 @@ func testEventPages(t *testing.T, ts *testServer) {
 
 // TestCreateEventForm: the create-event form works without JavaScript.
 func TestCreateEventForm(t *testing.T) {
-	ts := newTestServer(t, storetest.Postgres(t))
+	ts := newTestServer(t, demoDB(t))
 	post := func(email, form string) response {
 		h := map[string]string{"Content-Type": "application/x-www-form-urlencoded"}
 		if email != "" {

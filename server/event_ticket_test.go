@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"marquee/store"
-	"marquee/store/storetest"
 )
 
 // attendances counts the member's attendee rows for the event: the unique
@@ -28,7 +27,7 @@ func attendances(t *testing.T, ts *testServer, eventID, userID string) int {
 // once, and refunds take the attendance back only when no paid ticket is
 // left.
 func TestEventTickets(t *testing.T) {
-	ts := newTestServer(t, storetest.Postgres(t))
+	ts := newTestServer(t, demoDB(t))
 	ctx := context.Background()
 	shop := loadShop(t, ts)
 	demoApp := appID(t, ts, "demo")

@@ -14,7 +14,7 @@ import (
 // path a JSON 404, a huge body a 413, and error bodies carry the text in
 // both message and error (SPEC.md section 8).
 func TestHonestErrors(t *testing.T) {
-	ts := newTestServer(t, storetest.Postgres(t))
+	ts := newTestServer(t, demoDB(t))
 	ids := commLoad(t, ts)
 	const follower = "follower@demo.test"
 	badText := map[string]any{"success": false, "message": errBadText.Message, "error": errBadText.Message}
@@ -66,7 +66,7 @@ func TestHonestErrors(t *testing.T) {
 // TestNULOnEveryWrite sends a NUL byte to every write route: none may
 // answer 500 (PostgreSQL refuses NUL in text).
 func TestNULOnEveryWrite(t *testing.T) {
-	ts := newTestServer(t, storetest.Postgres(t))
+	ts := newTestServer(t, demoDB(t))
 	token := sessionFor(t, ts, "creator@demo.test")
 	for _, r := range ts.main.Routes() {
 		if r.Method != http.MethodPost && r.Method != http.MethodPut && r.Method != http.MethodDelete {
@@ -135,7 +135,7 @@ func TestDatabaseOutage(t *testing.T) {
 // TestAppNamesNeverCollideWithIDs: a name with the shape of an id is
 // refused, and an id in an API path only ever means that id.
 func TestAppNamesNeverCollideWithIDs(t *testing.T) {
-	ts := newTestServer(t, storetest.Postgres(t))
+	ts := newTestServer(t, demoDB(t))
 	ctx := context.Background()
 	demo, err := ts.store.AppByIDOrName(ctx, "demo")
 	if err != nil {
@@ -170,7 +170,7 @@ func TestAppNamesNeverCollideWithIDs(t *testing.T) {
 // TestEnvelope: lists are [] when empty, SPEC's top-level fields are
 // answered in both places.
 func TestEnvelope(t *testing.T) {
-	ts := newTestServer(t, storetest.Postgres(t))
+	ts := newTestServer(t, demoDB(t))
 	ids := commLoad(t, ts)
 	ts.run(t, []scenario{
 		{name: "posts in data and at the top", path: "/api/community/" + ids.demoCommunity + "/posts?limit=2", status: 200,

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"marquee/scripts/seed"
 	"marquee/server/media"
 	"marquee/store"
+	"marquee/store/storetest"
 )
 
 var (
@@ -49,9 +51,32 @@ type testServer struct {
 }
 
 // newTestServer seeds the demo into db and returns a server over it.
+// demoDB is a PostgreSQL database of the test's own with the demo seeded:
+// a copy of a template seeded once per test process, whose pictures are in
+// demoMedia (newTestServer copies them to the test's media folder).
+func demoDB(t testing.TB) *bun.DB {
+	t.Helper()
+	return storetest.PostgresFrom(t, "demo", func(ctx context.Context, db *bun.DB) error {
+		dir, err := os.MkdirTemp("", "marquee-demo-media-")
+		if err != nil {
+			return err
+		}
+		demoMedia.Store(dir)
+		return seed.Demo(ctx, db, &media.Local{Dir: dir, BaseURL: "http://main.test", Key: []byte("test-key")})
+	})
+}
+
+// demoMedia is the folder holding the pictures of the demo template.
+var demoMedia atomic.Value
+
 func newTestServer(t testing.TB, db *bun.DB) *testServer {
 	t.Helper()
 	files := &media.Local{Dir: t.TempDir(), BaseURL: "http://main.test", Key: []byte("test-key")}
+	if dir, _ := demoMedia.Load().(string); dir != "" {
+		if err := os.CopyFS(files.Dir, os.DirFS(dir)); err != nil {
+			t.Fatalf("copy demo media: %v", err)
+		}
+	}
 	if err := seed.Demo(context.Background(), db, files); err != nil {
 		t.Fatalf("seed: %v", err)
 	}

@@ -159,7 +159,7 @@ func TestDatabaseDown(t *testing.T) {
 }
 
 func TestLandingPageCacheFollowsWrites(t *testing.T) {
-	db := storetest.Postgres(t)
+	db := demoDB(t)
 	ts := newTestServer(t, db)
 	ctx := context.Background()
 
@@ -207,7 +207,7 @@ func TestLandingPageCacheFollowsWrites(t *testing.T) {
 // DATABASE_URL=postgres://... and REDIS_URL=redis://...
 func TestLandingWithRedis(t *testing.T) {
 	client := storetest.Redis(t)
-	ts := newTestServer(t, storetest.Postgres(t))
+	ts := newTestServer(t, demoDB(t))
 	prefix := "test:landing:" + store.NewID() + ":"
 	ts.store.Cache = &store.RedisCache{Client: client, Prefix: prefix}
 	t.Cleanup(func() {

@@ -6,15 +6,13 @@ import (
 	"strconv"
 	"testing"
 	"time"
-
-	"marquee/store/storetest"
 )
 
 // TestWriteLimits: with the limits lowered, each kind of write under /api
 // stops at its own per-member limit with 429 and Retry-After, and one
 // member's limit leaves other members and other kinds of writes alone.
 func TestWriteLimits(t *testing.T) {
-	ts := newTestServer(t, storetest.Postgres(t))
+	ts := newTestServer(t, demoDB(t))
 	ts.limits.Posts = Rate{2, time.Minute}
 	ts.limits.Comments = Rate{2, time.Minute}
 	ts.limits.Reactions = Rate{3, time.Minute}

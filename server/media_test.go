@@ -295,7 +295,7 @@ type minioServer struct {
 func newMinIOServer(t *testing.T) minioServer {
 	t.Helper()
 	opts := startMinIO(t)
-	db := storetest.Postgres(t)
+	db := demoDB(t)
 	files, err := media.NewS3(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)

@@ -230,7 +230,7 @@ func attr(tag, name string) (string, bool) {
 // srcset, the banner loaded first and the rest lazily; og:image is a URL of
 // this site that still answers long after a signed URL would have expired.
 func TestLandingImages(t *testing.T) {
-	ts := newTestServer(t, storetest.Postgres(t))
+	ts := newTestServer(t, demoDB(t))
 	page := ts.do(t, "GET", "/apps/demo", nil, nil)
 	if page.Status != http.StatusOK {
 		t.Fatalf("landing: %d", page.Status)
@@ -311,7 +311,7 @@ func TestLandingImages(t *testing.T) {
 // pages, and neither the stable URL nor the content redirect serves it to a
 // visitor or a member the gate holds back. The app's banner stays public.
 func TestGatedMediaIsNotPublic(t *testing.T) {
-	ts := newTestServer(t, storetest.Postgres(t))
+	ts := newTestServer(t, demoDB(t))
 	ctx := context.Background()
 	demo, _ := ts.store.AppByIDOrName(ctx, "demo")
 	var postMedia store.Media
@@ -359,7 +359,7 @@ func TestGatedMediaIsNotPublic(t *testing.T) {
 // On the community, post and store item pages the first picture is the one
 // loaded first (one per page), and every other image loads lazily.
 func TestFirstScreenImage(t *testing.T) {
-	ts := newTestServer(t, storetest.Postgres(t))
+	ts := newTestServer(t, demoDB(t))
 	ctx := context.Background()
 	var att store.MessageAttachment
 	if err := ts.store.DB.NewSelect().Model(&att).

@@ -28,7 +28,7 @@ type memberFixture struct {
 
 func newMemberFixture(t *testing.T) *memberFixture {
 	t.Helper()
-	return newMemberFixtureOn(t, storetest.Postgres(t))
+	return newMemberFixtureOn(t, demoDB(t))
 }
 
 func newMemberFixtureOn(t *testing.T, db *bun.DB) *memberFixture {

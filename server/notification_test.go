@@ -64,7 +64,7 @@ func eventually(t *testing.T, what string, check func() bool) {
 }
 
 func TestNotificationCalls(t *testing.T) {
-	db := storetest.Postgres(t)
+	db := demoDB(t)
 	ts := newTestServer(t, db)
 	startJobs(t, ts, db)
 	ids := commLoad(t, ts)
@@ -185,7 +185,7 @@ func TestNotificationCalls(t *testing.T) {
 }
 
 func TestSearchScopedByViewer(t *testing.T) {
-	db := storetest.Postgres(t)
+	db := demoDB(t)
 	ts := newTestServer(t, db)
 	ctx := context.Background()
 	demo, _ := ts.store.Landing(ctx, "demo")
@@ -211,7 +211,7 @@ func TestSearchScopedByViewer(t *testing.T) {
 // TestVapidKeyStable: the key pair is generated once and kept, so a restart
 // (a new server on the same database) answers the same public key.
 func TestVapidKeyStable(t *testing.T) {
-	db := storetest.Postgres(t)
+	db := demoDB(t)
 	ts := newTestServer(t, db)
 	key := func(ts *testServer) string {
 		var out struct{ Data struct{ PublicKey string } }
@@ -384,7 +384,7 @@ func (pr *pushReceiver) decrypt(b []byte) ([]byte, error) {
 }
 
 func TestPushRoundTrip(t *testing.T) {
-	db := storetest.Postgres(t)
+	db := demoDB(t)
 	ts := newTestServer(t, db)
 	ts.cfg.PushAllowLoopbackHTTP = true
 	startJobs(t, ts, db)

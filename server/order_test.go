@@ -264,7 +264,7 @@ func itemStock(t *testing.T, ts *testServer, id string) int64 {
 // 20 concurrent checkout calls for one cart (a double click times ten):
 // one order, one 201, and every answer names it.
 func TestCheckoutDoubleSubmitOverHTTP(t *testing.T) {
-	db := storetest.Postgres(t)
+	db := demoDB(t)
 	ts := newTestServer(t, db)
 	shop := loadShop(t, ts)
 	buyer := ts.as(t, follower)

@@ -16,7 +16,7 @@ import (
 // working, and a logout that cannot reach Redis answers 503 instead of a
 // false 200; once Redis is back, logout works and the cookie is dead.
 func TestSessionsSurviveRedisOutage(t *testing.T) {
-	ts := newTestServer(t, storetest.Postgres(t))
+	ts := newTestServer(t, demoDB(t))
 	rdb, proxy := storetest.RedisBehindProxy(t)
 	ts.store.Redis = rdb
 	ts.store.Cache = &store.RedisCache{Client: rdb, Prefix: "marquee:test:" + store.NewID() + ":"}

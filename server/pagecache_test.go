@@ -55,7 +55,7 @@ func (ts *testServer) visit(t *testing.T, path, wantCache string) string {
 }
 
 func TestPageCacheEncodingsETagAndVary(t *testing.T) {
-	ts := newTestServer(t, storetest.Postgres(t))
+	ts := newTestServer(t, demoDB(t))
 	gz := map[string]string{"Accept-Encoding": "gzip, deflate"}
 	first := ts.do(t, "GET", "/apps/demo", nil, gz)
 	if first.Status != 200 || first.Header.Get("X-Page-Cache") != "miss" || first.Header.Get("Content-Encoding") != "gzip" {
@@ -128,7 +128,7 @@ var likeCount = regexp.MustCompile(`class="like-count">(\d+)<`)
 
 // Every kind of write shows on the very next visitor request.
 func TestPageCacheInvalidationPerWrite(t *testing.T) {
-	ts := newTestServer(t, storetest.Postgres(t))
+	ts := newTestServer(t, demoDB(t))
 	ctx := context.Background()
 	ids := commLoad(t, ts)
 	creator, follower := commUser(t, ts, "creator@demo.test"), commUser(t, ts, "follower@demo.test")
@@ -219,7 +219,7 @@ func TestPageCacheInvalidationPerWrite(t *testing.T) {
 // running server through the version in the database, read at most a second
 // after the server last read it (without Redis announcing bumps).
 func TestPageCacheSeesOtherProcessWrites(t *testing.T) {
-	db := storetest.Postgres(t)
+	db := demoDB(t)
 	ts := newTestServer(t, db)
 	ts.visit(t, "/apps/demo", "")
 	ts.visit(t, "/apps/demo", "hit")
@@ -239,7 +239,7 @@ func TestPageCacheSeesOtherProcessWrites(t *testing.T) {
 // Two members of one role and a visitor: a shared render may hold nothing of
 // the person it was first rendered for.
 func TestPageCacheNoViewerLeak(t *testing.T) {
-	ts := newTestServer(t, storetest.Postgres(t))
+	ts := newTestServer(t, demoDB(t))
 	ctx := context.Background()
 	ids := commLoad(t, ts)
 	// aria and jonah are both subscribers of demo; aria likes a post.
@@ -304,7 +304,7 @@ func TestPageCacheNoViewerLeak(t *testing.T) {
 // With Redis down the pages stay right: versions come from the database,
 // and announcements are missed without harm.
 func TestPageCacheRedisDown(t *testing.T) {
-	db := storetest.Postgres(t)
+	db := demoDB(t)
 	ts := newTestServer(t, db)
 	client := storetest.Redis(t)
 	// A Redis that refuses every connection.
@@ -328,7 +328,7 @@ func TestPageCacheRedisDown(t *testing.T) {
 // Announcements over Redis make versions a memory read; a bump still shows
 // on the next request.
 func TestPageCacheWatchesRedis(t *testing.T) {
-	db := storetest.Postgres(t)
+	db := demoDB(t)
 	ts := newTestServer(t, db)
 	ts.store.Redis = storetest.Redis(t)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -136,7 +136,7 @@ func eventCount(t *testing.T, db bun.IDB, provider, eventID string) int {
 }
 
 func TestPaymentConfig(t *testing.T) {
-	db := storetest.Postgres(t)
+	db := demoDB(t)
 	f := newPayFixture(t, db, func(c *Config) { c.Stripe = StripeConfig{}; c.PayPal = PayPalConfig{} })
 	follower := commUser(t, f.ts, "follower@demo.test")
 	f.ts.run(t, []scenario{
@@ -147,7 +147,7 @@ func TestPaymentConfig(t *testing.T) {
 	r := f.ts.do(t, "POST", "/api/store/"+f.shop.ID+"/stripe-payments/create-intent", body(map[string]any{"orderId": "x"}), follower)
 	commExpect(t, "card off", r, 400, "Payment method not available")
 
-	f2 := newPayFixture(t, storetest.Postgres(t), nil)
+	f2 := newPayFixture(t, demoDB(t), nil)
 	f2.ts.run(t, []scenario{
 		{name: "keys configured", method: "GET", path: "/api/store/" + f2.shop.ID + "/stripe-payments/config",
 			as: "follower@demo.test", status: 200, json: map[string]any{"data.stripe.publishableKey": "pk_test_marquee",
@@ -159,7 +159,7 @@ func TestPaymentConfig(t *testing.T) {
 // Fifty concurrent Pay clicks on one order make exactly one PaymentIntent,
 // and every click gets it.
 func TestStripeConcurrentPayClicksMakeOneIntent(t *testing.T) {
-	f := newPayFixture(t, storetest.Postgres(t), nil)
+	f := newPayFixture(t, demoDB(t), nil)
 	o := f.order(t, "follower@demo.test", 2599)
 	as := commUser(t, f.ts, "follower@demo.test")
 	const clicks = 50
@@ -199,7 +199,7 @@ func TestStripeConcurrentPayClicksMakeOneIntent(t *testing.T) {
 // order's is refused before Stripe is asked, and the client's number never
 // reaches Stripe.
 func TestStripeTamperedAmountRefused(t *testing.T) {
-	f := newPayFixture(t, storetest.Postgres(t), nil)
+	f := newPayFixture(t, demoDB(t), nil)
 	o := f.order(t, "follower@demo.test", 5000)
 	as := commUser(t, f.ts, "follower@demo.test")
 	for _, tc := range []struct {
@@ -410,7 +410,7 @@ func TestStripeWebhooks(t *testing.T) {
 // Only the creator and admins refund; a refund moves the order to REFUNDED
 // with the reason, and refunding twice is refused.
 func TestPaymentRefundPermissions(t *testing.T) {
-	f := newPayFixture(t, storetest.Postgres(t), nil)
+	f := newPayFixture(t, demoDB(t), nil)
 	buyer := commUser(t, f.ts, "follower@demo.test")
 	paid := func(price int64) (*store.Order, string) {
 		o := f.order(t, "follower@demo.test", price)
@@ -565,7 +565,7 @@ func (f *payFixture) approve(t *testing.T, paypalOrderID string) string {
 }
 
 func TestPayPalMissingApprovalAndDeclinedCapture(t *testing.T) {
-	f := newPayFixture(t, storetest.Postgres(t), nil)
+	f := newPayFixture(t, demoDB(t), nil)
 	as := commUser(t, f.ts, "follower@demo.test")
 	f.paypal.OmitApprovalLink = true
 	o := f.order(t, "follower@demo.test", 700)
@@ -644,7 +644,7 @@ func TestPayPalWebhooks(t *testing.T) {
 }
 
 func TestWebhooksWithoutConfiguration(t *testing.T) {
-	f := newPayFixture(t, storetest.Postgres(t), func(c *Config) { c.Stripe.WebhookSecret = ""; c.PayPal.WebhookID = "" })
+	f := newPayFixture(t, demoDB(t), func(c *Config) { c.Stripe.WebhookSecret = ""; c.PayPal.WebhookID = "" })
 	o := f.order(t, "follower@demo.test", 100)
 	ev := f.stripe.Event("payment_intent.succeeded", intentObject("pi_x", o.ID, 100, "succeeded"))
 	commExpect(t, "stripe without secret", stripeHook(t, f, ev.Payload, ev.Header), 400, msgInvalidSignature)
@@ -658,7 +658,7 @@ func TestWebhooksWithoutConfiguration(t *testing.T) {
 // payment-success is where PayPal sends the buyer back: the page captures
 // (PayPal's token is its order id), and says why when it cannot.
 func TestPaymentSuccessPageCapturesPayPal(t *testing.T) {
-	f := newPayFixture(t, storetest.Postgres(t), nil)
+	f := newPayFixture(t, demoDB(t), nil)
 	as := commUser(t, f.ts, "follower@demo.test")
 	o := f.order(t, "follower@demo.test", 2200)
 	a := decodePay(t, f.post(t, "/paypal/create-order", as, map[string]any{"orderId": o.ID}))
@@ -706,7 +706,7 @@ func TestPaymentSuccessPageCapturesPayPal(t *testing.T) {
 // The fulfilment screen's refund (POST .../orders/{id}/refund) goes through
 // the order's provider too: a card order is refunded at Stripe.
 func TestFulfilmentRefundOfCardOrder(t *testing.T) {
-	f := newPayFixture(t, storetest.Postgres(t), nil)
+	f := newPayFixture(t, demoDB(t), nil)
 	buyer := commUser(t, f.ts, "follower@demo.test")
 	o := f.order(t, "follower@demo.test", 6400)
 	a := decodePay(t, f.post(t, "/stripe-payments/create-intent", buyer, map[string]any{"orderId": o.ID}))

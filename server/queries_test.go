@@ -10,14 +10,13 @@ import (
 
 	"marquee/scripts/seed"
 	"marquee/store"
-	"marquee/store/storetest"
 )
 
 // TestQueriesPerRequest: every list costs the same number of database
 // queries for 5 rows as for 50 (no query per row, N+1), on the calls and
 // pages that list posts, items, events and comments.
 func TestQueriesPerRequest(t *testing.T) {
-	db := storetest.Postgres(t)
+	db := demoDB(t)
 	ts := newTestServer(t, db)
 	ctx := context.Background()
 

@@ -8,14 +8,13 @@ import (
 	"testing"
 
 	"marquee/render"
-	"marquee/store/storetest"
 )
 
 // Under heavy load a render can run out of time; the visitor then gets the
 // content-less fallback page, which must never be cached: the next visitor
 // gets the real page.
 func TestTimedOutRenderIsNotCached(t *testing.T) {
-	ts := newTestServer(t, storetest.Postgres(t))
+	ts := newTestServer(t, demoDB(t))
 	healthy := ts.renderer
 	slow := timingOut{healthy}
 	ts.renderer = slow

@@ -10,7 +10,6 @@ import (
 
 	"marquee/server/access"
 	"marquee/store"
-	"marquee/store/storetest"
 )
 
 // roleUsers are the demo accounts holding each role in the demo app (SPEC.md
@@ -43,7 +42,7 @@ func roleIn(role, app string) string {
 // for the app-scoped me call the role and permissions, so a member of one app
 // provably has no rights in another.
 func TestRolesAcrossApps(t *testing.T) {
-	db := storetest.Postgres(t)
+	db := demoDB(t)
 	ts := newTestServer(t, db)
 	ctx := context.Background()
 	communities, posts := map[string]string{}, map[string]string{}

@@ -211,7 +211,7 @@ func testCartRules(t *testing.T, ts *testServer) {
 // TestCartConcurrentAdds: 50 adds at once of an item with 3 in stock leave
 // exactly 3 in the cart and one cart.
 func TestCartConcurrentAdds(t *testing.T) {
-	ts := newTestServer(t, storetest.Postgres(t))
+	ts := newTestServer(t, demoDB(t))
 	ids := loadShop(t, ts)
 	headers := commUser(t, ts, follower)
 	add := "/api/store/" + ids.demo + "/cart/items"
@@ -244,7 +244,7 @@ func TestCartConcurrentAdds(t *testing.T) {
 }
 
 func TestItemManagement(t *testing.T) {
-	ts := newTestServer(t, storetest.Postgres(t))
+	ts := newTestServer(t, demoDB(t))
 	ids := loadShop(t, ts)
 	create := "/api/store/" + ids.demo + "/items"
 	good := `{"name":"Poster","description":"A2","type":"physical","price":1500,"comparePrice":2000,"stock":7,"sku":"P-1",
@@ -306,7 +306,7 @@ func TestItemManagement(t *testing.T) {
 // TestStorePages: the store, item and cart pages render their content in
 // the HTML, and the plain forms write and redirect back (JavaScript off).
 func TestStorePages(t *testing.T) {
-	ts := newTestServer(t, storetest.Postgres(t))
+	ts := newTestServer(t, demoDB(t))
 	ids := loadShop(t, ts)
 	form := map[string]string{"Content-Type": "application/x-www-form-urlencoded"}
 	tee := ids.items["TEE-NS-01"]

@@ -6,11 +6,16 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/uptrace/bun"
 
@@ -30,9 +35,20 @@ func PostgresURL() string {
 }
 
 // Postgres creates a database named seedtest_<random> on the server of
-// PostgresURL, migrates it and drops it when the test ends. Each test gets its
+// PostgresURL, migrated, and drops it when the test ends. Each test gets its
 // own database so tests can run in parallel and never see each other's rows.
+// It is a copy of a template migrated once per test process, which is much
+// cheaper than migrating every test.
 func Postgres(t testing.TB) *bun.DB {
+	t.Helper()
+	return PostgresFrom(t, "migrated", nil)
+}
+
+// PostgresFrom is Postgres with more in it: fill runs once per process on a
+// migrated database that then serves as the template named kind, and every
+// test gets its own copy. fill must be deterministic and self-contained
+// (seed data, say), as every test of the process shares its result.
+func PostgresFrom(t testing.TB, kind string, fill func(ctx context.Context, db *bun.DB) error) *bun.DB {
 	t.Helper()
 	ctx := context.Background()
 	base := PostgresURL()
@@ -41,15 +57,16 @@ func Postgres(t testing.TB) *bun.DB {
 		t.Fatalf("open %s: %v", base, err)
 	}
 	t.Cleanup(func() { admin.Close() })
-
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	name := "seedtest_" + hex.EncodeToString(b[:])
-	// The name is generated here from hex digits, so quoting it is enough.
-	if _, err := admin.ExecContext(ctx, `CREATE DATABASE "`+name+`"`); err != nil {
-		t.Fatalf("create database %s (is PostgreSQL running at %s?): %v", name, base, err)
+	tmpl, err := templates.get(ctx, admin, kind, fill)
+	if err != nil {
+		t.Fatalf("template database %s (is PostgreSQL running at %s?): %v", kind, base, err)
 	}
 
+	name := "seedtest_" + randomHex()
+	// The names are generated here from hex digits, so quoting is enough.
+	if err := createFrom(ctx, admin, name, tmpl); err != nil {
+		t.Fatalf("create database %s: %v", name, err)
+	}
 	u, err := url.Parse(base)
 	if err != nil {
 		t.Fatalf("parse %s: %v", base, err)
@@ -67,12 +84,114 @@ func Postgres(t testing.TB) *bun.DB {
 			t.Errorf("drop database %s: %v", name, err)
 		}
 	})
-	if err := store.Migrate(ctx, db, migrations.Migrations); err != nil {
-		t.Fatalf("migrate %s: %v", name, err)
-	}
 	urls.Store(db, u.String())
 	t.Cleanup(func() { urls.Delete(db) })
 	return db
+}
+
+func randomHex() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// createFrom copies a template. PostgreSQL refuses the copy while another
+// session is connected to the template, which happens for an instant while
+// a parallel copy starts, so a refusal is retried.
+func createFrom(ctx context.Context, admin *bun.DB, name, tmpl string) error {
+	var err error
+	for attempt := 0; attempt < 50; attempt++ {
+		_, err = admin.ExecContext(ctx, `CREATE DATABASE "`+name+`" TEMPLATE "`+tmpl+`"`)
+		if err == nil || !strings.Contains(err.Error(), "is being accessed by other users") {
+			return err
+		}
+		time.Sleep(time.Duration(20+attempt*10) * time.Millisecond)
+	}
+	return err
+}
+
+// templates holds this process's template databases, built on first use.
+// They are named after the process (marquee_tmpl_<pid>_<kind>): a test
+// binary's templates are its own, made from its own migrations and seed,
+// and templates of processes that have ended are dropped by the next one.
+var templates = &templateSet{built: map[string]*templateBuild{}}
+
+type templateSet struct {
+	mu    sync.Mutex
+	built map[string]*templateBuild
+}
+
+type templateBuild struct {
+	once sync.Once
+	name string
+	err  error
+}
+
+func (ts *templateSet) get(ctx context.Context, admin *bun.DB, kind string, fill func(context.Context, *bun.DB) error) (string, error) {
+	ts.mu.Lock()
+	b := ts.built[kind]
+	if b == nil {
+		b = &templateBuild{}
+		ts.built[kind] = b
+	}
+	ts.mu.Unlock()
+	b.once.Do(func() {
+		dropEndedTemplates(ctx, admin)
+		b.name = fmt.Sprintf("marquee_tmpl_%d_%s", os.Getpid(), kind)
+		b.err = buildTemplate(ctx, admin, b.name, fill)
+	})
+	return b.name, b.err
+}
+
+func buildTemplate(ctx context.Context, admin *bun.DB, name string, fill func(context.Context, *bun.DB) error) error {
+	if _, err := admin.ExecContext(ctx, `DROP DATABASE IF EXISTS "`+name+`" WITH (FORCE)`); err != nil {
+		return fmt.Errorf("drop old %s: %w", name, err)
+	}
+	if _, err := admin.ExecContext(ctx, `CREATE DATABASE "`+name+`"`); err != nil {
+		return fmt.Errorf("create %s: %w", name, err)
+	}
+	u, err := url.Parse(PostgresURL())
+	if err != nil {
+		return err
+	}
+	u.Path = "/" + name
+	db, err := store.Open(u.String())
+	if err != nil {
+		return fmt.Errorf("open %s: %w", name, err)
+	}
+	// Copies need the template without connections: close before returning.
+	defer db.Close()
+	if err := store.Migrate(ctx, db, migrations.Migrations); err != nil {
+		return fmt.Errorf("migrate %s: %w", name, err)
+	}
+	if fill != nil {
+		if err := fill(ctx, db); err != nil {
+			return fmt.Errorf("fill %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// dropEndedTemplates drops the templates of test processes that are no
+// longer running on this machine (a run that was killed, say).
+func dropEndedTemplates(ctx context.Context, admin *bun.DB) {
+	var names []string
+	if err := admin.NewSelect().TableExpr("pg_database").Column("datname").
+		Where("datname LIKE 'marquee_tmpl_%'").Scan(ctx, &names); err != nil {
+		return
+	}
+	for _, name := range names {
+		var pid int
+		if _, err := fmt.Sscanf(name, "marquee_tmpl_%d_", &pid); err != nil || processRunning(pid) {
+			continue
+		}
+		_, _ = admin.ExecContext(ctx, `DROP DATABASE IF EXISTS "`+name+`" WITH (FORCE)`)
+	}
+}
+
+func processRunning(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // urls remembers the URL of each throwaway database, for code that needs
