@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"regexp"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 	"go.yaml.in/yaml/v3"
 
@@ -117,6 +119,27 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 	}
 	for _, op := range extra {
 		t.Errorf("%s describes %s, which server/routes.go does not route", openAPIFile, op)
+	}
+}
+
+// TestOpenAPIValid loads api/openapi.yaml with kin-openapi and validates it
+// against the OpenAPI 3.1 rules (structure, references, schemas, examples),
+// and requires every operation to say whether it needs a session: an
+// operation without `security` would silently read as public.
+func TestOpenAPIValid(t *testing.T) {
+	doc, err := openapi3.NewLoader().LoadFromFile(openAPIFile)
+	if err != nil {
+		t.Fatalf("load %s: %v", openAPIFile, err)
+	}
+	if err := doc.Validate(context.Background(), openapi3.EnableExamplesValidation()); err != nil {
+		t.Fatalf("%s is not a valid OpenAPI document: %v", openAPIFile, err)
+	}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			if op.Security == nil {
+				t.Errorf("%s %s: no security (use `security: []` for a public call)", method, path)
+			}
+		}
 	}
 }
 
