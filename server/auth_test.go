@@ -51,6 +51,7 @@ func withSession(token string, extra ...string) map[string]string {
 }
 
 func TestSignUpSignInAndOut(t *testing.T) {
+	t.Parallel()
 	db := demoDB(t)
 	ts := newTestServer(t, db)
 
@@ -173,6 +174,7 @@ func TestSignUpSignInAndOut(t *testing.T) {
 }
 
 func TestSecureSharedCookieOverHTTPS(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, demoDB(t))
 	ts.cfg.PublicURL = "https://main.test"
 	ts.cfg.CookieDomain = "main.test"
@@ -184,6 +186,7 @@ func TestSecureSharedCookieOverHTTPS(t *testing.T) {
 }
 
 func TestCrossSiteWritesRefused(t *testing.T) {
+	t.Parallel()
 	db := demoDB(t)
 	ts := newTestServer(t, db)
 	ctx := context.Background()
@@ -317,6 +320,7 @@ func testSignInRateLimit(t *testing.T, ts *testServer) {
 }
 
 func TestSubscriptionGate(t *testing.T) {
+	t.Parallel()
 	db := demoDB(t)
 	ts := newTestServer(t, db)
 	ctx := context.Background()

@@ -78,6 +78,7 @@ func body(v any) *strings.Reader {
 }
 
 func TestCommunityReadCalls(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) {
 		ts := newTestServer(t, db)
 		ids := commLoad(t, ts)
@@ -212,6 +213,7 @@ func TestCommunityReadCalls(t *testing.T) {
 }
 
 func TestCommunityWriteCalls(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) {
 		ts := newTestServer(t, db)
 		ids := commLoad(t, ts)

@@ -10,6 +10,7 @@ import (
 
 // ORDER_EXPIRY and WALLET_ENABLED: defaults, values, refusals.
 func TestConfigOrdersAndWallet(t *testing.T) {
+	t.Parallel()
 	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
 	cfg, err := LoadConfig(env(nil))
 	if err != nil || cfg.OrderExpiry != 30*time.Minute || !cfg.WalletEnabled {
@@ -28,6 +29,7 @@ func TestConfigOrdersAndWallet(t *testing.T) {
 
 // With the wallet off, the config says so and checkout refuses the method.
 func TestWalletOff(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, storetest.SQLite(t))
 	ts.payments = payments.NewRegistry()
 	shop := loadShop(t, ts)

@@ -10,6 +10,7 @@ import (
 
 // TestContractFixes covers the contract items of issue 15 on PostgreSQL.
 func TestContractFixes(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, demoDB(t))
 	ids := commLoad(t, ts)
 

@@ -16,6 +16,7 @@ func directive(policy, name string) string {
 }
 
 func TestContentSecurityPolicy(t *testing.T) {
+	t.Parallel()
 	base := Config{PublicURL: "http://localhost:3000", AuthURL: "http://localhost:3002"}
 	local := contentSecurityPolicy(base)
 	if directive(local, "script-src") != "script-src 'self'" || directive(local, "frame-ancestors") != "frame-ancestors 'none'" ||

@@ -17,6 +17,7 @@ import (
 // intent. Forged webhooks are refused, repeated ones apply once, one with
 // another amount pays nothing.
 func TestDonationByCard(t *testing.T) {
+	t.Parallel()
 	db := demoDB(t)
 	f := newPayFixture(t, db, nil)
 	ctx := context.Background()
@@ -189,6 +190,7 @@ func TestDonationByCard(t *testing.T) {
 // Without JavaScript the donate page pays from the wallet, and says that
 // a card needs JavaScript.
 func TestDonatePageSaysCardNeedsJavaScript(t *testing.T) {
+	t.Parallel()
 	db := demoDB(t)
 	f := newPayFixture(t, db, nil)
 	as := commUser(t, f.ts, "follower@demo.test")

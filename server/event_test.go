@@ -62,6 +62,7 @@ func eventBody(over map[string]any) string {
 }
 
 func TestEventsListCalls(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) { testEventsListCalls(t, newTestServer(t, db)) })
 }
 
@@ -130,6 +131,7 @@ func testEventsListCalls(t *testing.T, ts *testServer) {
 }
 
 func TestEventWriteCalls(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) { testEventWriteCalls(t, newTestServer(t, db)) })
 }
 
@@ -208,6 +210,7 @@ func testEventWriteCalls(t *testing.T, ts *testServer) {
 }
 
 func TestEventAttendanceCalls(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) { testEventAttendanceCalls(t, newTestServer(t, db)) })
 }
 
@@ -239,6 +242,7 @@ func testEventAttendanceCalls(t *testing.T, ts *testServer) {
 }
 
 func TestEventAttendeeCalls(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) { testEventAttendeeCalls(t, newTestServer(t, db)) })
 }
 
@@ -282,6 +286,7 @@ func testEventAttendeeCalls(t *testing.T, ts *testServer) {
 // TestConcurrentJoins: 100 members join at once, twice each; the count is
 // exactly 100 plus the host.
 func TestConcurrentJoins(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, demoDB(t))
 	ctx := context.Background()
 	demo := appID(t, ts, "demo")
@@ -325,6 +330,7 @@ func TestConcurrentJoins(t *testing.T) {
 }
 
 func TestEventCalendar(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) { testEventCalendar(t, newTestServer(t, db)) })
 }
 
@@ -401,6 +407,7 @@ func testEventCalendar(t *testing.T, ts *testServer) {
 }
 
 func TestEventPages(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) { testEventPages(t, newTestServer(t, db)) })
 }
 
@@ -473,6 +480,7 @@ func testEventPages(t *testing.T, ts *testServer) {
 
 // TestCreateEventForm: the create-event form works without JavaScript.
 func TestCreateEventForm(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, demoDB(t))
 	post := func(email, form string) response {
 		h := map[string]string{"Content-Type": "application/x-www-form-urlencoded"}

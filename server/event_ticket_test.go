@@ -27,6 +27,7 @@ func attendances(t *testing.T, ts *testServer, eventID, userID string) int {
 // once, and refunds take the attendance back only when no paid ticket is
 // left.
 func TestEventTickets(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, demoDB(t))
 	ctx := context.Background()
 	shop := loadShop(t, ts)

@@ -25,6 +25,7 @@ type feedPage struct {
 // one is added, nor skips one after one is deleted, where page numbers do
 // both; the server-rendered Load More link carries the cursor too.
 func TestFeedCursor(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) {
 		ts := newTestServer(t, db)
 		ids := commLoad(t, ts)

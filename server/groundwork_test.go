@@ -14,6 +14,7 @@ import (
 // path a JSON 404, a huge body a 413, and error bodies carry the text in
 // both message and error (SPEC.md section 8).
 func TestHonestErrors(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, demoDB(t))
 	ids := commLoad(t, ts)
 	const follower = "follower@demo.test"
@@ -66,6 +67,7 @@ func TestHonestErrors(t *testing.T) {
 // TestNULOnEveryWrite sends a NUL byte to every write route: none may
 // answer 500 (PostgreSQL refuses NUL in text).
 func TestNULOnEveryWrite(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, demoDB(t))
 	token := sessionFor(t, ts, "creator@demo.test")
 	for _, r := range ts.main.Routes() {
@@ -90,6 +92,7 @@ func TestNULOnEveryWrite(t *testing.T) {
 // TestDatabaseOutage takes PostgreSQL away: the API answers a JSON 503 and
 // pages an HTML 503, never a 4xx that blames the request or a bare 500.
 func TestDatabaseOutage(t *testing.T) {
+	t.Parallel()
 	db, proxy := storetest.PostgresBehindProxy(t)
 	ts := newTestServer(t, db)
 	ids := commLoad(t, ts)
@@ -135,6 +138,7 @@ func TestDatabaseOutage(t *testing.T) {
 // TestAppNamesNeverCollideWithIDs: a name with the shape of an id is
 // refused, and an id in an API path only ever means that id.
 func TestAppNamesNeverCollideWithIDs(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, demoDB(t))
 	ctx := context.Background()
 	demo, err := ts.store.AppByIDOrName(ctx, "demo")
@@ -170,6 +174,7 @@ func TestAppNamesNeverCollideWithIDs(t *testing.T) {
 // TestEnvelope: lists are [] when empty, SPEC's top-level fields are
 // answered in both places.
 func TestEnvelope(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, demoDB(t))
 	ids := commLoad(t, ts)
 	ts.run(t, []scenario{

@@ -16,6 +16,7 @@ import (
 // at once and all succeed; a request that cannot get a turn within the wait
 // answers 503 with Retry-After, and /healthz never waits.
 func TestInFlightLimit(t *testing.T) {
+	t.Parallel()
 	f := newInFlight(3, 5*time.Second)
 	var running, peak atomic.Int64
 	release := make(chan struct{})

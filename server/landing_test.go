@@ -15,6 +15,7 @@ import (
 )
 
 func TestLandingPageAndAPI(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) {
 		ts := newTestServer(t, db)
 
@@ -144,6 +145,7 @@ func htmlEscape(s string) string {
 }
 
 func TestDatabaseDown(t *testing.T) {
+	t.Parallel()
 	db := storetest.SQLite(t)
 	ts := newTestServer(t, db)
 	db.Close()

@@ -12,6 +12,7 @@ import (
 // stops at its own per-member limit with 429 and Retry-After, and one
 // member's limit leaves other members and other kinds of writes alone.
 func TestWriteLimits(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, demoDB(t))
 	ts.limits.Posts = Rate{2, time.Minute}
 	ts.limits.Comments = Rate{2, time.Minute}
@@ -56,6 +57,7 @@ func TestWriteLimits(t *testing.T) {
 // TestDefaultWriteLimitsAreGenerous: a busy member's hour of ordinary use
 // stays under every default.
 func TestDefaultWriteLimitsAreGenerous(t *testing.T) {
+	t.Parallel()
 	d := DefaultLimits()
 	for name, r := range map[string]Rate{"posts": d.Posts, "comments": d.Comments, "reactions": d.Reactions, "media": d.Media} {
 		perMinute := float64(r.Limit) / r.Per.Minutes()

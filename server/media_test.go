@@ -74,6 +74,7 @@ func localPut(t *testing.T, ts *testServer, rawURL, contentType string, data []b
 }
 
 func TestMediaUploadLocal(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) {
 		ts := newTestServer(t, db)
 		ctx := context.Background()
@@ -162,6 +163,7 @@ func TestMediaUploadLocal(t *testing.T) {
 // Local uploads stream to disk and keep a file only when exactly the
 // declared size arrives; a refused upload leaves nothing in the folder.
 func TestMediaUploadLocalSize(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) {
 		ts := newTestServer(t, db)
 		demo, _ := ts.store.AppByIDOrName(context.Background(), "demo")
@@ -312,6 +314,7 @@ func newMinIOServer(t *testing.T) minioServer {
 }
 
 func TestMediaUploadMinIO(t *testing.T) {
+	t.Parallel()
 	srv := newMinIOServer(t)
 	ts, opts, st, files := srv.ts, srv.opts, srv.st, srv.files
 	ctx := context.Background()
@@ -421,6 +424,7 @@ func TestMediaUploadMinIO(t *testing.T) {
 // server after it: a job notices the file and makes it the picture, and a
 // file that is not what was declared never becomes one.
 func TestProfilePictureFromS3(t *testing.T) {
+	t.Parallel()
 	srv := newMinIOServer(t)
 	ts, db, st, files, logger := srv.ts, srv.db, srv.st, srv.files, srv.logger
 	ctx := context.Background()

@@ -92,6 +92,7 @@ func checkVariants(t *testing.T, ts *testServer, m *store.Media, origW, origH in
 // a small one (never upscaled), JPEG copies of a photo and PNG copies of an
 // image with transparency.
 func TestImageVariantsLocal(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) {
 		ts := newTestServer(t, db)
 		ctx := context.Background()
@@ -135,6 +136,7 @@ func TestImageVariantsLocal(t *testing.T) {
 // once the upload is checked (when a post uses it), and stored in the bucket
 // beside the original.
 func TestImageVariantsMinIO(t *testing.T) {
+	t.Parallel()
 	srv := newMinIOServer(t)
 	ts, db, st, files, logger := srv.ts, srv.db, srv.st, srv.files, srv.logger
 	ctx := context.Background()
@@ -230,6 +232,7 @@ func attr(tag, name string) (string, bool) {
 // srcset, the banner loaded first and the rest lazily; og:image is a URL of
 // this site that still answers long after a signed URL would have expired.
 func TestLandingImages(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, demoDB(t))
 	page := ts.do(t, "GET", "/apps/demo", nil, nil)
 	if page.Status != http.StatusOK {
@@ -311,6 +314,7 @@ func TestLandingImages(t *testing.T) {
 // pages, and neither the stable URL nor the content redirect serves it to a
 // visitor or a member the gate holds back. The app's banner stays public.
 func TestGatedMediaIsNotPublic(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, demoDB(t))
 	ctx := context.Background()
 	demo, _ := ts.store.AppByIDOrName(ctx, "demo")
@@ -359,6 +363,7 @@ func TestGatedMediaIsNotPublic(t *testing.T) {
 // On the community, post and store item pages the first picture is the one
 // loaded first (one per page), and every other image loads lazily.
 func TestFirstScreenImage(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, demoDB(t))
 	ctx := context.Background()
 	var att store.MessageAttachment

@@ -125,6 +125,7 @@ func (f *memberFixture) balance(t *testing.T, email string) int64 {
 // The gate holds on pages and on the JSON API until a plan is bought, and
 // buying one with the wallet makes the follower SUBSCRIBER and opens both.
 func TestMembershipBuyingAPlanOpensTheGate(t *testing.T) {
+	t.Parallel()
 	f := newMemberFixture(t)
 	f.set(t, "demo", "features.subscriptionGating.settings.required", "true")
 	posts := "/api/community/" + f.communityID + "/posts"
@@ -206,6 +207,7 @@ func TestMembershipBuyingAPlanOpensTheGate(t *testing.T) {
 // The no-JavaScript way: the gated screen's Subscribe link, then the plan
 // checkout form, then into the app.
 func TestMembershipPlanCheckoutForm(t *testing.T) {
+	t.Parallel()
 	f := newMemberFixture(t)
 	f.set(t, "demo", "features.subscriptionGating.settings.required", "true")
 	f.credit(t, "follower@demo.test", 800)
@@ -223,6 +225,7 @@ func TestMembershipPlanCheckoutForm(t *testing.T) {
 // landingPageOnly the landing page and its JSON lose their previews for
 // the gated, and keep them for members who pass.
 func TestMembershipNoPlansAndLandingPageOnly(t *testing.T) {
+	t.Parallel()
 	f := newMemberFixture(t)
 	ctx := context.Background()
 	if _, err := f.ts.store.DB.NewUpdate().Table("store_items").Set("deleted_at = ?", time.Now()).
@@ -248,6 +251,7 @@ func TestMembershipNoPlansAndLandingPageOnly(t *testing.T) {
 // A wallet renewal succeeds, a second one fails into the grace period with
 // a notice, and the membership ends when the grace runs out.
 func TestMembershipRenewalGraceAndEnd(t *testing.T) {
+	t.Parallel()
 	t.Run("postgres", func(t *testing.T) { testRenewalGraceAndEnd(t, newMemberFixture(t)) })
 	// The embedded default takes the same paths without row locks.
 	t.Run("sqlite", func(t *testing.T) { testRenewalGraceAndEnd(t, newMemberFixtureOn(t, storetest.SQLite(t))) })
@@ -339,6 +343,7 @@ func testRenewalGraceAndEnd(t *testing.T, f *memberFixture) {
 
 // A member who topped up during grace is renewed and active again.
 func TestMembershipRecoversDuringGrace(t *testing.T) {
+	t.Parallel()
 	f := newMemberFixture(t)
 	ctx := context.Background()
 	f.credit(t, "follower@demo.test", 800)
@@ -362,6 +367,7 @@ func TestMembershipRecoversDuringGrace(t *testing.T) {
 // Cancel at period end: access and no charge until the end, then the
 // membership ends; Keep membership undoes it before then.
 func TestMembershipCancelAtPeriodEnd(t *testing.T) {
+	t.Parallel()
 	f := newMemberFixture(t)
 	ctx := context.Background()
 	f.set(t, "demo", "features.subscriptionGating.settings.required", "true")
@@ -406,6 +412,7 @@ func TestMembershipCancelAtPeriodEnd(t *testing.T) {
 
 // A refunded plan order ends the membership it bought.
 func TestMembershipRefundEndsIt(t *testing.T) {
+	t.Parallel()
 	f := newMemberFixture(t)
 	ctx := context.Background()
 	f.credit(t, "follower@demo.test", 800)
@@ -424,6 +431,7 @@ func TestMembershipRefundEndsIt(t *testing.T) {
 // Provider renewals (webhooks): paid extends, a stale or repeated report
 // changes nothing, failed starts grace, ended ends.
 func TestMembershipProviderRenewals(t *testing.T) {
+	t.Parallel()
 	f := newMemberFixture(t)
 	ctx := context.Background()
 	st := f.ts.store
@@ -471,6 +479,7 @@ func TestMembershipProviderRenewals(t *testing.T) {
 // Donations: amounts are checked, only paid donations count, tiers are
 // reached exactly at their threshold, the creator sees the list.
 func TestDonations(t *testing.T) {
+	t.Parallel()
 	f := newMemberFixture(t)
 	f.credit(t, "follower@demo.test", 10000)
 	create := func(body string) scenario {
@@ -589,6 +598,7 @@ func TestDonations(t *testing.T) {
 
 // The donation form works without JavaScript.
 func TestDonationForm(t *testing.T) {
+	t.Parallel()
 	f := newMemberFixture(t)
 	f.credit(t, "follower@demo.test", 1000)
 	form := map[string]string{"Content-Type": "application/x-www-form-urlencoded"}
@@ -612,6 +622,7 @@ func TestDonationForm(t *testing.T) {
 // 50 concurrent donations from one wallet that covers 40 of them: exactly
 // 40 are paid, the wallet ends at 0 and the creator's total is exact.
 func TestDonationsConcurrent(t *testing.T) {
+	t.Parallel()
 	f := newMemberFixture(t)
 	f.credit(t, "follower@demo.test", 4000)
 	token := sessionFor(t, f.ts, "follower@demo.test")

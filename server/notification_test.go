@@ -64,6 +64,7 @@ func eventually(t *testing.T, what string, check func() bool) {
 }
 
 func TestNotificationCalls(t *testing.T) {
+	t.Parallel()
 	db := demoDB(t)
 	ts := newTestServer(t, db)
 	startJobs(t, ts, db)
@@ -185,6 +186,7 @@ func TestNotificationCalls(t *testing.T) {
 }
 
 func TestSearchScopedByViewer(t *testing.T) {
+	t.Parallel()
 	db := demoDB(t)
 	ts := newTestServer(t, db)
 	ctx := context.Background()
@@ -211,6 +213,7 @@ func TestSearchScopedByViewer(t *testing.T) {
 // TestVapidKeyStable: the key pair is generated once and kept, so a restart
 // (a new server on the same database) answers the same public key.
 func TestVapidKeyStable(t *testing.T) {
+	t.Parallel()
 	db := demoDB(t)
 	ts := newTestServer(t, db)
 	key := func(ts *testServer) string {
@@ -384,6 +387,7 @@ func (pr *pushReceiver) decrypt(b []byte) ([]byte, error) {
 }
 
 func TestPushRoundTrip(t *testing.T) {
+	t.Parallel()
 	db := demoDB(t)
 	ts := newTestServer(t, db)
 	ts.cfg.PushAllowLoopbackHTTP = true

@@ -83,6 +83,7 @@ func echoPathToOpenAPI(p string) string {
 // api/openapi.yaml does not describe, and for every operation it describes
 // that has no route.
 func TestOpenAPIMatchesRoutes(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, storetest.SQLite(t))
 	routes := map[string]bool{}
 	for _, r := range ts.main.Routes() {
@@ -127,6 +128,7 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 // and requires every operation to say whether it needs a session: an
 // operation without `security` would silently read as public.
 func TestOpenAPIValid(t *testing.T) {
+	t.Parallel()
 	doc, err := openapi3.NewLoader().LoadFromFile(openAPIFile)
 	if err != nil {
 		t.Fatalf("load %s: %v", openAPIFile, err)
@@ -147,6 +149,7 @@ func TestOpenAPIValid(t *testing.T) {
 // likely breaks: the version, operation ids, success responses, path
 // parameters and references.
 func TestOpenAPIDocument(t *testing.T) {
+	t.Parallel()
 	doc := loadOpenAPI(t)
 	if v, _ := doc["openapi"].(string); v != "3.1.0" {
 		t.Errorf("openapi is %v, want 3.1.0", doc["openapi"])

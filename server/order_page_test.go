@@ -48,6 +48,7 @@ func (c *caller) page(path string, want int, contains ...string) string {
 // Checkout, payment and fulfilment with JavaScript off: every step is a
 // page and a form.
 func TestCheckoutWithoutJavaScript(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) { testCheckoutWithoutJavaScript(t, newTestServer(t, db)) })
 }
 

@@ -82,6 +82,7 @@ func (ts *testServer) userID(t *testing.T, email string) string {
 // double submit, someone else's order, paying from the wallet (too little,
 // then enough), fulfilment moves legal and not, refund to the wallet.
 func TestOrderLifecycle(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) { testOrderLifecycle(t, newTestServer(t, db)) })
 }
 
@@ -220,6 +221,7 @@ func testOrderLifecycle(t *testing.T, ts *testServer) {
 // The shipping step after the order exists; paying needs it for physical
 // items.
 func TestCheckoutShippingStep(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) { testCheckoutShippingStep(t, newTestServer(t, db)) })
 }
 
@@ -264,6 +266,7 @@ func itemStock(t *testing.T, ts *testServer, id string) int64 {
 // 20 concurrent checkout calls for one cart (a double click times ten):
 // one order, one 201, and every answer names it.
 func TestCheckoutDoubleSubmitOverHTTP(t *testing.T) {
+	t.Parallel()
 	db := demoDB(t)
 	ts := newTestServer(t, db)
 	shop := loadShop(t, ts)

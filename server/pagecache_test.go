@@ -55,6 +55,7 @@ func (ts *testServer) visit(t *testing.T, path, wantCache string) string {
 }
 
 func TestPageCacheEncodingsETagAndVary(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, demoDB(t))
 	gz := map[string]string{"Accept-Encoding": "gzip, deflate"}
 	first := ts.do(t, "GET", "/apps/demo", nil, gz)
@@ -219,6 +220,7 @@ func TestPageCacheInvalidationPerWrite(t *testing.T) {
 // running server through the version in the database, read at most a second
 // after the server last read it (without Redis announcing bumps).
 func TestPageCacheSeesOtherProcessWrites(t *testing.T) {
+	t.Parallel()
 	db := demoDB(t)
 	ts := newTestServer(t, db)
 	ts.visit(t, "/apps/demo", "")

@@ -136,6 +136,7 @@ func eventCount(t *testing.T, db bun.IDB, provider, eventID string) int {
 }
 
 func TestPaymentConfig(t *testing.T) {
+	t.Parallel()
 	db := demoDB(t)
 	f := newPayFixture(t, db, func(c *Config) { c.Stripe = StripeConfig{}; c.PayPal = PayPalConfig{} })
 	follower := commUser(t, f.ts, "follower@demo.test")
@@ -159,6 +160,7 @@ func TestPaymentConfig(t *testing.T) {
 // Fifty concurrent Pay clicks on one order make exactly one PaymentIntent,
 // and every click gets it.
 func TestStripeConcurrentPayClicksMakeOneIntent(t *testing.T) {
+	t.Parallel()
 	f := newPayFixture(t, demoDB(t), nil)
 	o := f.order(t, "follower@demo.test", 2599)
 	as := commUser(t, f.ts, "follower@demo.test")
@@ -199,6 +201,7 @@ func TestStripeConcurrentPayClicksMakeOneIntent(t *testing.T) {
 // order's is refused before Stripe is asked, and the client's number never
 // reaches Stripe.
 func TestStripeTamperedAmountRefused(t *testing.T) {
+	t.Parallel()
 	f := newPayFixture(t, demoDB(t), nil)
 	o := f.order(t, "follower@demo.test", 5000)
 	as := commUser(t, f.ts, "follower@demo.test")
@@ -239,6 +242,7 @@ func TestStripeTamperedAmountRefused(t *testing.T) {
 // The browser saying "paid" is not enough: confirm asks Stripe. A declined
 // card leaves the order PENDING with Stripe's reason; a good one pays it.
 func TestStripeConfirmOnlyOnStripesWord(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) {
 		f := newPayFixture(t, db, nil)
 		o := f.order(t, "follower@demo.test", 1250)
@@ -305,6 +309,7 @@ func intentObject(id, orderID string, amount int64, status string) map[string]an
 // Forged and stale webhooks answer 400 and change nothing; the same event
 // delivered ten times at once pays the order once.
 func TestStripeWebhooks(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) {
 		f := newPayFixture(t, db, nil)
 		o := f.order(t, "follower@demo.test", 4200)
@@ -410,6 +415,7 @@ func TestStripeWebhooks(t *testing.T) {
 // Only the creator and admins refund; a refund moves the order to REFUNDED
 // with the reason, and refunding twice is refused.
 func TestPaymentRefundPermissions(t *testing.T) {
+	t.Parallel()
 	f := newPayFixture(t, demoDB(t), nil)
 	buyer := commUser(t, f.ts, "follower@demo.test")
 	paid := func(price int64) (*store.Order, string) {
@@ -472,6 +478,7 @@ func TestPaymentRefundPermissions(t *testing.T) {
 // capture after approval pays, capturing twice is harmless, the token is
 // fetched once.
 func TestPayPalCreateAndCapture(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) {
 		f := newPayFixture(t, db, nil)
 		o := f.order(t, "follower@demo.test", 1500)
@@ -565,6 +572,7 @@ func (f *payFixture) approve(t *testing.T, paypalOrderID string) string {
 }
 
 func TestPayPalMissingApprovalAndDeclinedCapture(t *testing.T) {
+	t.Parallel()
 	f := newPayFixture(t, demoDB(t), nil)
 	as := commUser(t, f.ts, "follower@demo.test")
 	f.paypal.OmitApprovalLink = true
@@ -593,6 +601,7 @@ func paypalHook(t *testing.T, f *payFixture, ev paymentstest.PayPalEvent) respon
 }
 
 func TestPayPalWebhooks(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) {
 		f := newPayFixture(t, db, nil)
 		as := commUser(t, f.ts, "follower@demo.test")
@@ -644,6 +653,7 @@ func TestPayPalWebhooks(t *testing.T) {
 }
 
 func TestWebhooksWithoutConfiguration(t *testing.T) {
+	t.Parallel()
 	f := newPayFixture(t, demoDB(t), func(c *Config) { c.Stripe.WebhookSecret = ""; c.PayPal.WebhookID = "" })
 	o := f.order(t, "follower@demo.test", 100)
 	ev := f.stripe.Event("payment_intent.succeeded", intentObject("pi_x", o.ID, 100, "succeeded"))
@@ -658,6 +668,7 @@ func TestWebhooksWithoutConfiguration(t *testing.T) {
 // payment-success is where PayPal sends the buyer back: the page captures
 // (PayPal's token is its order id), and says why when it cannot.
 func TestPaymentSuccessPageCapturesPayPal(t *testing.T) {
+	t.Parallel()
 	f := newPayFixture(t, demoDB(t), nil)
 	as := commUser(t, f.ts, "follower@demo.test")
 	o := f.order(t, "follower@demo.test", 2200)
@@ -706,6 +717,7 @@ func TestPaymentSuccessPageCapturesPayPal(t *testing.T) {
 // The fulfilment screen's refund (POST .../orders/{id}/refund) goes through
 // the order's provider too: a card order is refunded at Stripe.
 func TestFulfilmentRefundOfCardOrder(t *testing.T) {
+	t.Parallel()
 	f := newPayFixture(t, demoDB(t), nil)
 	buyer := commUser(t, f.ts, "follower@demo.test")
 	o := f.order(t, "follower@demo.test", 6400)

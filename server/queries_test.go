@@ -16,6 +16,7 @@ import (
 // queries for 5 rows as for 50 (no query per row, N+1), on the calls and
 // pages that list posts, items, events and comments.
 func TestQueriesPerRequest(t *testing.T) {
+	t.Parallel()
 	db := demoDB(t)
 	ts := newTestServer(t, db)
 	ctx := context.Background()

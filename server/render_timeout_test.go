@@ -14,6 +14,7 @@ import (
 // content-less fallback page, which must never be cached: the next visitor
 // gets the real page.
 func TestTimedOutRenderIsNotCached(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, demoDB(t))
 	healthy := ts.renderer
 	slow := timingOut{healthy}

@@ -42,6 +42,7 @@ func roleIn(role, app string) string {
 // for the app-scoped me call the role and permissions, so a member of one app
 // provably has no rights in another.
 func TestRolesAcrossApps(t *testing.T) {
+	t.Parallel()
 	db := demoDB(t)
 	ts := newTestServer(t, db)
 	ctx := context.Background()

@@ -75,6 +75,7 @@ func addBody(item, variant string, qty int) string {
 }
 
 func TestStoreAccessAndFilters(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) { testStoreAccessAndFilters(t, newTestServer(t, db)) })
 }
 
@@ -136,6 +137,7 @@ func testStoreAccessAndFilters(t *testing.T, ts *testServer) {
 }
 
 func TestCartRules(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) { testCartRules(t, newTestServer(t, db)) })
 }
 
@@ -211,6 +213,7 @@ func testCartRules(t *testing.T, ts *testServer) {
 // TestCartConcurrentAdds: 50 adds at once of an item with 3 in stock leave
 // exactly 3 in the cart and one cart.
 func TestCartConcurrentAdds(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, demoDB(t))
 	ids := loadShop(t, ts)
 	headers := commUser(t, ts, follower)
@@ -244,6 +247,7 @@ func TestCartConcurrentAdds(t *testing.T) {
 }
 
 func TestItemManagement(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, demoDB(t))
 	ids := loadShop(t, ts)
 	create := "/api/store/" + ids.demo + "/items"
@@ -306,6 +310,7 @@ func TestItemManagement(t *testing.T) {
 // TestStorePages: the store, item and cart pages render their content in
 // the HTML, and the plain forms write and redirect back (JavaScript off).
 func TestStorePages(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, demoDB(t))
 	ids := loadShop(t, ts)
 	form := map[string]string{"Content-Type": "application/x-www-form-urlencoded"}

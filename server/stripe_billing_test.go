@@ -19,6 +19,7 @@ import (
 // invoice.payment_failed starts the grace period, customer.subscription.deleted
 // ends it. Forged deliveries are refused; a repeated one applies once.
 func TestStripeMembershipRenewals(t *testing.T) {
+	t.Parallel()
 	db := demoDB(t)
 	f := newPayFixture(t, db, nil)
 	ctx := context.Background()
@@ -241,6 +242,7 @@ func planInCart(t *testing.T, f *payFixture, email string) (*store.Order, string
 // first attempt is retried by river, and however often it runs (a retry,
 // two runs at once) there is one Stripe subscription, linked once.
 func TestCartPlanByCardRenewsThroughAJob(t *testing.T) {
+	t.Parallel()
 	db := demoDB(t)
 	ctx := context.Background()
 	f := newPayFixture(t, db, nil)
@@ -340,6 +342,7 @@ func TestCartPlanByCardRenewsThroughAJob(t *testing.T) {
 
 // A wallet order for a plan enqueues no card job.
 func TestWalletPlanEnqueuesNoCardRenewal(t *testing.T) {
+	t.Parallel()
 	db := demoDB(t)
 	f := newPayFixture(t, db, nil)
 	const email = "follower@demo.test"
@@ -358,6 +361,7 @@ func TestWalletPlanEnqueuesNoCardRenewal(t *testing.T) {
 // without one, the renewal job ends the SUBSCRIBER role once the grace is
 // over, and the gate holds again (pages and API).
 func TestCardMemberGraceForALateInvoice(t *testing.T) {
+	t.Parallel()
 	db := demoDB(t)
 	f := newPayFixture(t, db, nil)
 	ctx := context.Background()

@@ -11,6 +11,7 @@ import (
 // forgets expired ones: list pages keyed by cursor and version would
 // otherwise pile up for the life of the process.
 func TestMemoryCacheIsBounded(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	c := NewMemoryCache()
 	for i := 0; i < 3*MemoryCacheEntries; i++ {

@@ -38,6 +38,7 @@ func testRedis(t *testing.T) *store.RedisCache {
 }
 
 func TestLandingLoader(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		s := seeded(t, db, store.NewMemoryCache())
@@ -200,6 +201,7 @@ func TestLandingWhenRedisIsDown(t *testing.T) {
 }
 
 func TestFollowUpdatesLandingMemberCount(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := seeded(t, storetest.SQLite(t), store.NewMemoryCache())
 	before, err := s.Landing(ctx, "demo")
@@ -228,6 +230,7 @@ func TestFollowUpdatesLandingMemberCount(t *testing.T) {
 // TestLikeKeepsLandingCache: a like patches the cached landing's count
 // instead of throwing the landing away.
 func TestLikeKeepsLandingCache(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := seeded(t, storetest.SQLite(t), store.NewMemoryCache())
 	before, err := s.Landing(ctx, "demo")

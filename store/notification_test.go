@@ -86,6 +86,7 @@ func runJobs(t *testing.T, s *store.Storage, jobs []store.JobOutbox) int {
 }
 
 func TestNotificationTriggers(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		s := seeded(t, db, store.NewMemoryCache())
@@ -261,6 +262,7 @@ func TestNotificationTriggers(t *testing.T) {
 }
 
 func TestNotificationPagesAndMarkAll(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		s := seeded(t, db, store.NewMemoryCache())

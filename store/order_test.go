@@ -91,6 +91,7 @@ func ptrInt(n int64) *int64 { return &n }
 // 200 members check out the last 10 of an item at once: exactly 10 orders,
 // stock ends at 0 and never below.
 func TestCheckoutNeverOversells(t *testing.T) {
+	t.Parallel()
 	db := storetest.Postgres(t)
 	db.SetMaxOpenConns(20)
 	f := newShop(t, db)
@@ -139,6 +140,7 @@ func TestCheckoutNeverOversells(t *testing.T) {
 
 // A double click, a retry, 20 of them at once: one order for the cart.
 func TestCheckoutOneOrderPerCart(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) {
 		f := newShop(t, db)
 		ctx := context.Background()
@@ -178,6 +180,7 @@ func TestCheckoutOneOrderPerCart(t *testing.T) {
 // Totals come from stored prices: the item's price plus the variant's
 // adjustment at the time of the order, whatever the cart showed before.
 func TestCheckoutPricesFromStore(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) {
 		f := newShop(t, db)
 		ctx := context.Background()
@@ -252,6 +255,7 @@ func TestCheckoutPricesFromStore(t *testing.T) {
 // An unpaid order expires and gives back its stock, once; a paid one is
 // left alone.
 func TestExpireGivesStockBack(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) {
 		f := newShop(t, db)
 		ctx := context.Background()
@@ -299,6 +303,7 @@ func TestExpireGivesStockBack(t *testing.T) {
 // Every pair of statuses: legal moves apply and set their timestamp,
 // illegal ones are ErrIllegalTransition and change nothing.
 func TestOrderStatusMachine(t *testing.T) {
+	t.Parallel()
 	db := storetest.Postgres(t)
 	f := newShop(t, db)
 	ctx := context.Background()
@@ -372,6 +377,7 @@ func TestOrderStatusMachine(t *testing.T) {
 // 50 concurrent payments from one wallet holding enough for 7: exactly 7
 // orders are paid, the balance ends at 0 and never went below.
 func TestWalletNeverBelowZero(t *testing.T) {
+	t.Parallel()
 	db := storetest.Postgres(t)
 	db.SetMaxOpenConns(20)
 	f := newShop(t, db)
@@ -437,6 +443,7 @@ func TestWalletNeverBelowZero(t *testing.T) {
 // puts the money back; a DIGITAL item grants its download on PAID and loses
 // it on REFUNDED.
 func TestWalletLedger(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) {
 		f := newShop(t, db)
 		ctx := context.Background()
@@ -499,6 +506,7 @@ func TestWalletLedger(t *testing.T) {
 // download grant, its table gone), the order stays PENDING and the wallet is
 // not charged; once it can succeed, paying grants the download.
 func TestOrderEffectFailureKeepsOrderPending(t *testing.T) {
+	t.Parallel()
 	db := storetest.Postgres(t)
 	f := newShop(t, db)
 	ctx := context.Background()
@@ -535,6 +543,7 @@ func TestOrderEffectFailureKeepsOrderPending(t *testing.T) {
 // report money: only the exact total pays a PENDING order, and the same
 // report again changes nothing.
 func TestMarkOrderPaidFromProvider(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) {
 		f := newShop(t, db)
 		ctx := context.Background()

@@ -13,6 +13,7 @@ import (
 // A bump is a database counter, so another process (the CLI) sees it; both
 // dialects must accept the upsert.
 func TestPageVersionBumps(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		s := store.NewStorage(db, store.NewMemoryCache(), nil, nil)

@@ -34,6 +34,7 @@ type schema map[string]map[string]column
 // freshly migrated database still has every column the models read and write,
 // on both databases the product runs on.
 func TestSchemaMatchesModels(t *testing.T) {
+	t.Parallel()
 	schemas := map[dialect.Name]schema{}
 	storetest.Both(t, func(t *testing.T, db *bun.DB) {
 		s := readSchema(t, db)
@@ -97,6 +98,7 @@ func checkModel(t *testing.T, db *bun.DB, s schema, model any) {
 
 // A model that Models leaves out would never be checked above.
 func TestModelsListsEveryModel(t *testing.T) {
+	t.Parallel()
 	listed := map[string]bool{}
 	for _, m := range store.Models() {
 		listed[reflect.TypeOf(m).Elem().Name()] = true

@@ -77,6 +77,7 @@ func has(ids []string, id string) bool {
 // of another app, nothing that is not a post, edits and deletes reflected at
 // once (on SQLite through the FTS5 triggers), and any typed input is safe.
 func TestSearch(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		s := seeded(t, db, store.NewMemoryCache())
@@ -185,6 +186,7 @@ func TestSearch(t *testing.T) {
 // The SQLite migration indexes the rows that existed before it ran, and its
 // down step removes the FTS5 tables and triggers.
 func TestSearchFTSBackfill(t *testing.T) {
+	t.Parallel()
 	db := storetest.SQLite(t)
 	ctx := context.Background()
 	s := seeded(t, db, store.NewMemoryCache())

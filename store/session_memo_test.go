@@ -16,6 +16,7 @@ import (
 // process ends the session at once, and another process's logout within
 // that time; a new profile picture shows on the next lookup.
 func TestSessionMemo(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		s := store.NewStorage(db, store.NewMemoryCache(), nil, nil)
