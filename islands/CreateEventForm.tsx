@@ -14,6 +14,18 @@ export interface CreateEventFormProps {
   // After a refused post without JavaScript: what was typed, and why.
   values?: Record<string, string>;
   error?: string;
+  // The refused fields and why (the server's error `fields`), beside each input.
+  fields?: Record<string, string>;
+}
+
+function FieldError({ fields, name }: { fields?: Record<string, string>; name: string }) {
+  const message = fields?.[name];
+  if (!message) return null;
+  return (
+    <span className="field-error" id={"error-" + name}>
+      {message}
+    </span>
+  );
 }
 
 const PREFIX = "media/events/";
@@ -50,6 +62,8 @@ export default function CreateEventForm(props: CreateEventFormProps) {
   const [extras, setExtras] = useState<Extra[]>([]);
   const [creating, setCreating] = useState(false);
   const [error, setError] = useState(props.error ?? "");
+  // A new submit replaces the refused post's field messages.
+  const [fieldErrs, setFieldErrs] = useState(props.fields ?? {});
   // The server rendered UTC dates; after hydration "today" is the visitor's
   // (unless the form comes back with what was typed).
   useEffect(() => {
@@ -81,6 +95,7 @@ export default function CreateEventForm(props: CreateEventFormProps) {
   async function submit(e: React.FormEvent) {
     e.preventDefault();
     setError("");
+    setFieldErrs({});
     if (!props.appId) return setError("App not loaded. Please try again.");
     if (!f.name.trim()) return setError("Please enter an event name");
     if (!f.startDate || !f.endDate || !f.startTime || !f.endTime) return setError("Please select start and end dates");
@@ -131,10 +146,12 @@ export default function CreateEventForm(props: CreateEventFormProps) {
       <label>
         Event name
         <input name="name" value={f.name} onChange={(e) => setF({ ...f, name: e.target.value })} maxLength={200} />
+        <FieldError fields={fieldErrs} name="name" />
       </label>
       <label>
         Description
         <textarea name="description" rows={4} value={f.description} onChange={(e) => setF({ ...f, description: e.target.value })} maxLength={5000} />
+        <FieldError fields={fieldErrs} name="description" />
       </label>
       <label>
         Type
@@ -145,15 +162,18 @@ export default function CreateEventForm(props: CreateEventFormProps) {
             </option>
           ))}
         </select>
+        <FieldError fields={fieldErrs} name="type" />
       </label>
       <label>
         Location
         <input name="location" value={f.location} onChange={(e) => setF({ ...f, location: e.target.value })} maxLength={500} />
+        <FieldError fields={fieldErrs} name="location" />
       </label>
       <div className="date-row">
         <label>
           Start date
           <input type="date" name="startDate" value={f.startDate} onChange={(e) => setF({ ...f, startDate: e.target.value })} />
+          <FieldError fields={fieldErrs} name="startDate" />
         </label>
         <label>
           Start time
@@ -164,6 +184,7 @@ export default function CreateEventForm(props: CreateEventFormProps) {
         <label>
           End date
           <input type="date" name="endDate" value={f.endDate} onChange={(e) => setF({ ...f, endDate: e.target.value })} />
+          <FieldError fields={fieldErrs} name="endDate" />
         </label>
         <label>
           End time

@@ -94,16 +94,25 @@ func (s *Server) authPage(mode string) echo.HandlerFunc {
 	}
 }
 
-func (s *Server) renderAuthForm(c echo.Context, status int, mode string, app *store.AppView, f authForm, errs map[string]string) error {
-	if wantsJSON(c) {
-		message := errs["form"]
-		for _, field := range []string{"email", "username", "password"} {
-			if message == "" {
-				message = errs[field]
-			}
-		}
-		return c.JSON(status, map[string]any{"success": false, "message": message, "error": message, "errors": errs})
+// refuseAuthForm renders the form again with why it was refused: the
+// error's fields beside their inputs, its message on top when it names no
+// field. A client that asks for JSON gets the error envelope (errors.go).
+func (s *Server) refuseAuthForm(c echo.Context, mode string, app *store.AppView, f authForm, e *Error) error {
+	errs := e.Fields
+	if len(errs) == 0 {
+		errs = map[string]string{"form": e.Message}
 	}
+	if wantsJSON(c) {
+		body := map[string]any{"success": false, "message": e.Message, "error": e.Message}
+		if len(e.Fields) > 0 {
+			body["fields"] = e.Fields
+		}
+		return c.JSON(e.Status, body)
+	}
+	return s.renderAuthForm(c, e.Status, mode, app, f, errs)
+}
+
+func (s *Server) renderAuthForm(c echo.Context, status int, mode string, app *store.AppView, f authForm, errs map[string]string) error {
 	var sc *Scope
 	if app != nil {
 		// The auth site only brands the form with the app.
@@ -187,22 +196,22 @@ func (s *Server) postSignIn(c echo.Context) error {
 	}
 	var f authForm
 	if err := c.Bind(&f); err != nil {
-		return s.renderAuthForm(c, http.StatusBadRequest, "signin", app, f, map[string]string{"form": "Could not read the form"})
+		return s.refuseAuthForm(c, "signin", app, f, badRequest("Could not read the form"))
 	}
 	errs := map[string]string{}
-	if strings.TrimSpace(f.Email) == "" {
-		errs["email"] = "Enter your email or username"
-	}
 	if f.Password == "" {
 		errs["password"] = "Enter your password"
 	}
+	if strings.TrimSpace(f.Email) == "" {
+		errs["email"] = "Enter your email or username"
+	}
 	if len(errs) > 0 {
-		return s.renderAuthForm(c, http.StatusBadRequest, "signin", app, f, errs)
+		return s.refuseAuthForm(c, "signin", app, f, fieldsError(firstOf(errs, "email", "password"), errs))
 	}
 	attempt, err := s.countSignIn(c, f.Email)
 	var limited *Error
 	if errors.As(err, &limited) && limited.Status == http.StatusTooManyRequests {
-		return s.renderAuthForm(c, limited.Status, "signin", app, f, map[string]string{"form": limited.Message})
+		return s.refuseAuthForm(c, "signin", app, f, limited)
 	}
 	if err != nil {
 		return err
@@ -212,8 +221,7 @@ func (s *Server) postSignIn(c echo.Context) error {
 		return err
 	}
 	if user == nil {
-		return s.renderAuthForm(c, http.StatusUnauthorized, "signin", app, f,
-			map[string]string{"form": "Invalid email, username or password"})
+		return s.refuseAuthForm(c, "signin", app, f, unauthorized("Invalid email, username or password"))
 	}
 	// Only failures count: a member who signs in often is never locked out.
 	s.limiter.refund(c.Request().Context(), attempt.keys...)
@@ -247,38 +255,45 @@ func (s *Server) postSignUp(c echo.Context) error {
 	}
 	var f authForm
 	if err := c.Bind(&f); err != nil {
-		return s.renderAuthForm(c, http.StatusBadRequest, "signup", app, f, map[string]string{"form": "Could not read the form"})
+		return s.refuseAuthForm(c, "signup", app, f, badRequest("Could not read the form"))
 	}
 	if limited := s.limitSignUp(c, f.Email); limited != nil {
-		return s.renderAuthForm(c, limited.Status, "signup", app, f, map[string]string{"form": limited.Message})
+		return s.refuseAuthForm(c, "signup", app, f, limited)
 	}
 	errs := validateSignUp(f)
 	if len(errs) == 0 {
-		switch err := s.store.CheckAvailable(c.Request().Context(), f.Email, f.Username); {
-		case errors.Is(err, store.ErrEmailTaken):
-			// 409: the request is fine, the address belongs to an account.
-			return s.renderAuthForm(c, http.StatusConflict, "signup", app, f, map[string]string{"email": "An account with this email already exists"})
-		case errors.Is(err, store.ErrUsernameTaken):
-			return s.renderAuthForm(c, http.StatusConflict, "signup", app, f, map[string]string{"username": "This username is taken"})
+		// A taken e-mail or username is a 409 on its field (errors.go): the
+		// request is fine, the name belongs to an account.
+		if e := refusal(s.store.CheckAvailable(c.Request().Context(), f.Email, f.Username), nil); e != nil {
+			return s.refuseAuthForm(c, "signup", app, f, e)
 		}
 	}
 	if len(errs) > 0 {
-		return s.renderAuthForm(c, http.StatusBadRequest, "signup", app, f, errs)
+		return s.refuseAuthForm(c, "signup", app, f, fieldsError(firstOf(errs, "email", "username", "password"), errs))
 	}
 	hash, err := auth.HashPassword(f.Password)
 	if err != nil {
 		return &Error{Status: http.StatusInternalServerError, Message: "Something went wrong", Err: err}
 	}
 	user, err := s.store.CreateUser(c.Request().Context(), f.Email, f.Username, hash)
-	switch {
-	case errors.Is(err, store.ErrEmailTaken):
-		return s.renderAuthForm(c, http.StatusConflict, "signup", app, f, map[string]string{"email": "An account with this email already exists"})
-	case errors.Is(err, store.ErrUsernameTaken):
-		return s.renderAuthForm(c, http.StatusConflict, "signup", app, f, map[string]string{"username": "This username is taken"})
-	case err != nil:
+	if e := refusal(err, nil); e != nil {
+		return s.refuseAuthForm(c, "signup", app, f, e)
+	}
+	if err != nil {
 		return err
 	}
 	return s.startSession(c, user, app)
+}
+
+// firstOf is the message of the first of fields that has one: the line a
+// client that shows one message reads.
+func firstOf(errs map[string]string, fields ...string) string {
+	for _, f := range fields {
+		if m := errs[f]; m != "" {
+			return m
+		}
+	}
+	return ""
 }
 
 func validateSignUp(f authForm) map[string]string {

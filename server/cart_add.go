@@ -20,17 +20,10 @@ type cartAddRequest struct {
 
 const maxLineQuantity = 1000
 
-// cartError turns the store's refusals into 400s with their message and a
-// line that is not in the viewer's cart into 404.
+// cartError answers the cart's errors (errors.go): a line that is not in
+// the viewer's cart is not found.
 func cartError(err error) error {
-	var inv *store.ErrInvalid
-	if errors.As(err, &inv) {
-		return badRequest(inv.Msg)
-	}
-	if errors.Is(err, store.ErrNotFound) {
-		return notFound("Cart item not found")
-	}
-	return err
+	return answer(err, wording{store.ErrNotFound: "Cart item not found"})
 }
 
 // addToCart validates an add and runs it. Prices in the request are never

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"net/http"
 	"strconv"
 	"time"
@@ -75,10 +74,7 @@ func (s *Server) loadFeed(c echo.Context, sc *Scope, msgType string) (*store.Mes
 	}
 	p, err := s.store.CommunityFeed(c.Request().Context(), sc.App.Community.ID, msgType,
 		store.FeedPage{Page: page, Limit: limit, Cursor: c.QueryParam("cursor"), AppID: sc.App.ID})
-	if errors.Is(err, store.ErrBadCursor) {
-		return nil, badRequest("cursor is not valid")
-	}
-	return p, err
+	return p, answer(err, nil) // a bad cursor is a 400 (store.ErrInvalid)
 }
 
 // loadStories is the one loader of the stories strip: the last day's

@@ -81,9 +81,9 @@ func TestContractFixes(t *testing.T) {
 	// A duplicate sign-up e-mail (or username) answers 409, as a form and as JSON.
 	ts.run(t, []scenario{
 		{name: "taken e-mail, JSON", method: "POST", path: "/authenticate/signup", body: `{"email":"Follower@demo.test","username":"brandnew","password":"long-enough-pw"}`,
-			status: 409, json: map[string]any{"success": false, "errors.email": "An account with this email already exists"}},
+			status: 409, json: map[string]any{"success": false, "fields.email": "An account with this email already exists"}},
 		{name: "taken username, JSON", method: "POST", path: "/authenticate/signup", body: `{"email":"brandnew@demo.test","username":"Follower","password":"long-enough-pw"}`,
-			status: 409, json: map[string]any{"errors.username": "This username is taken"}},
+			status: 409, json: map[string]any{"fields.username": "This username is taken"}},
 		{name: "taken e-mail, form", method: "POST", path: "/authenticate/signup?app=demo", body: "email=follower%40demo.test&username=brandnew&password=long-enough-pw",
 			headers: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, status: 409, contains: []string{"already exists"}},
 		{name: "invalid sign-up stays 400", method: "POST", path: "/authenticate/signup", body: `{"email":"nope","username":"brandnew","password":"long-enough-pw"}`, status: 400},

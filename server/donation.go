@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"math"
 	"net/http"
 	"net/url"
@@ -15,25 +14,14 @@ import (
 	"marquee/store"
 )
 
-// moneyError answers the store's and the providers' payment refusals with
-// a status and a message a member can act on.
+// moneyError answers the donation and membership payments' errors
+// (errors.go) in their words.
 func moneyError(err error) error {
-	var inv *store.ErrInvalid
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &inv):
-		return badRequest(inv.Msg)
-	case errors.Is(err, store.ErrInsufficientFunds), errors.Is(err, payments.ErrDeclined):
-		return &Error{Status: http.StatusPaymentRequired, Message: msgNotEnoughWallet, Err: err}
-	case errors.Is(err, payments.ErrDisabled), errors.Is(err, payments.ErrNotSupported):
-		return badRequest("This payment method is not available")
-	case errors.Is(err, store.ErrDonationClosed):
-		return &Error{Status: http.StatusConflict, Message: "This donation can no longer be paid", Err: err}
-	case errors.Is(err, store.ErrIllegalTransition):
-		return &Error{Status: http.StatusConflict, Message: "This order can no longer be paid", Err: err}
-	}
-	return err
+	return answer(err, wording{
+		payments.ErrDisabled:       "This payment method is not available",
+		payments.ErrNotSupported:   "This payment method is not available",
+		store.ErrIllegalTransition: "This order can no longer be paid",
+	})
 }
 
 // donationScope is the app a donation call is about, for a signed-in
@@ -141,21 +129,17 @@ func (s *Server) payDonation(c echo.Context, donationID, method string) (*paymen
 	return res, nil
 }
 
-// donationPaymentError answers a card's refusals in the words of the card
-// checkout, and the rest as moneyError does.
+// donationPaymentError answers a donation's payment errors (errors.go) in
+// the donation's words.
 func donationPaymentError(err error) error {
-	var declined *payments.DeclinedError
-	switch {
-	case errors.As(err, &declined):
-		return &Error{Status: http.StatusPaymentRequired, Message: declined.Message(), Err: err}
-	case errors.Is(err, store.ErrNotFound):
-		return notFound("Donation not found")
-	case errors.Is(err, payments.ErrNotThisOrder):
-		return &Error{Status: http.StatusConflict, Message: "This payment does not belong to this donation", Err: err}
-	case errors.Is(err, payments.ErrProvider):
-		return &Error{Status: http.StatusBadGateway, Message: "Failed to process donation", Err: err}
-	}
-	return moneyError(err)
+	return answer(err, wording{
+		store.ErrNotFound:          "Donation not found",
+		payments.ErrNotThisOrder:   "This payment does not belong to this donation",
+		payments.ErrProvider:       "Failed to process donation",
+		payments.ErrDisabled:       "This payment method is not available",
+		payments.ErrNotSupported:   "This payment method is not available",
+		store.ErrIllegalTransition: "This order can no longer be paid",
+	})
 }
 
 // DonationProcessed answers /process: the donation and, while a card

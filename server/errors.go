@@ -8,15 +8,22 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/minio/minio-go/v7"
 
+	"marquee/server/media"
+	"marquee/server/payments"
 	"marquee/store"
 )
 
 // Error is the one error type handlers return: a status and a message that is
-// safe to show. Anything else is logged and answered as a 500.
+// safe to show. Domain errors (store.Err*, payments.Err*) are turned into
+// one by answer; anything else is logged and answered as a 500.
 type Error struct {
 	Status  int
 	Message string
-	Err     error
+	// Fields names the form fields at fault and what to say beside each:
+	// the JSON envelope reports them as `fields`, a form page re-renders
+	// them next to its inputs.
+	Fields map[string]string
+	Err    error
 }
 
 func (e *Error) Error() string {
@@ -35,12 +42,123 @@ func unauthorized(message string) *Error { return errorf(http.StatusUnauthorized
 func forbidden(message string) *Error    { return errorf(http.StatusForbidden, message) }
 func notFound(message string) *Error     { return errorf(http.StatusNotFound, message) }
 
-// wrapLoad turns a loader error into a 404 when the row is missing.
-func wrapLoad(err error, missing string) error {
-	if errors.Is(err, store.ErrNotFound) {
-		return notFound(missing)
+// fieldError is a 400 about one form field.
+func fieldError(field, message string) *Error {
+	return &Error{Status: http.StatusBadRequest, Message: message, Fields: map[string]string{field: message}}
+}
+
+// fieldsError is a 400 about several form fields; message sums them up for
+// clients that show one line.
+func fieldsError(message string, fields map[string]string) *Error {
+	return &Error{Status: http.StatusBadRequest, Message: message, Fields: fields}
+}
+
+// domainRule is one row of the mapping from domain errors to HTTP: the one
+// status every call answers for err, the message shown unless the call words
+// it its own way (SPEC.md section 8), and the form field it is about.
+type domainRule struct {
+	err     error
+	status  int
+	message string
+	field   string
+}
+
+// domainRules is the one mapping from the store's and the providers' errors
+// to statuses. The first row that matches (errors.Is) wins, so a more
+// specific error comes before one it wraps. store.ErrInvalid (400, its own
+// text) and payments.DeclinedError (402, the provider's reason) carry their
+// message and are handled in answer.
+func domainRules() []domainRule {
+	return []domainRule{
+		{store.ErrNotFound, http.StatusNotFound, "Not found", ""},
+		{store.ErrForbidden, http.StatusForbidden, "You do not have permission to do that", ""},
+		{store.ErrTicketRequired, http.StatusForbidden, "This event requires a ticket", ""},
+		{store.ErrNoSubscription, http.StatusNotFound, "You have no active membership in this app", ""},
+		{store.ErrEmailTaken, http.StatusConflict, "An account with this email already exists", "email"},
+		{store.ErrUsernameTaken, http.StatusConflict, "This username is taken", "username"},
+		// The order is in a status that does not allow the move: the request
+		// is well formed, the order's state refuses it.
+		{store.ErrIllegalTransition, http.StatusConflict, "This order cannot be changed that way in its current status", ""},
+		{store.ErrDonationClosed, http.StatusConflict, "This donation can no longer be paid", ""},
+		// A provider reported a payment that is not the order's total: the
+		// order's state, not the request, is at odds with it.
+		{store.ErrAmountMismatch, http.StatusConflict, "Payment amount does not match the order total", ""},
+		{store.ErrReferenceReused, http.StatusConflict, "This payment reference was already used", ""},
+		{store.ErrInsufficientFunds, http.StatusPaymentRequired, msgNotEnoughWallet, ""},
+		// A refusal without a reason is the wallet's: too little in it.
+		{payments.ErrDeclined, http.StatusPaymentRequired, msgNotEnoughWallet, ""},
+		{payments.ErrNotThisOrder, http.StatusConflict, msgPaymentForeign, ""},
+		{payments.ErrDisabled, http.StatusBadRequest, msgMethodOff, ""},
+		{payments.ErrNotSupported, http.StatusBadRequest, "This payment method cannot do that", ""},
+		{payments.ErrInvalidWebhook, http.StatusBadRequest, msgInvalidSignature, ""},
+		{payments.ErrNoApprovalURL, http.StatusBadGateway, payments.ErrNoApprovalURL.Error(), ""},
+		{payments.ErrProvider, http.StatusBadGateway, "The payment provider could not be reached. Please try again.", ""},
+		// Uploads: the stored bytes are not what the media record declared.
+		{media.ErrIncomplete, http.StatusBadRequest, "Media upload is not complete", ""},
+		{media.ErrSizeMismatch, http.StatusBadRequest, msgUploadSize, ""},
+		{media.ErrSize, http.StatusBadRequest, msgUploadSize, ""},
+		{media.ErrTypeMismatch, http.StatusBadRequest, msgUploadType, ""},
+		{media.ErrRead, http.StatusBadRequest, "Upload interrupted", ""},
+		{media.ErrBadSignature, http.StatusForbidden, "Invalid or expired URL", ""},
+	}
+}
+
+// wording is how one call words domain errors (SPEC.md section 8 names
+// 'Order not found' in one place and 'No order found. Please try again.' in
+// another). It changes the message, never the status.
+type wording map[error]string
+
+// answer turns a domain error into the *Error every call answers for it, in
+// the call's words. An *Error is already decided and passes unchanged; an
+// error the mapping does not know passes unchanged too (a 500, or a 503
+// when a dependency is down, in classify).
+func answer(err error, words wording) error {
+	if err == nil {
+		return nil
+	}
+	var appErr *Error
+	if errors.As(err, &appErr) {
+		return err
+	}
+	var inv *store.ErrInvalid
+	if errors.As(err, &inv) {
+		return &Error{Status: http.StatusBadRequest, Message: inv.Msg, Err: err}
+	}
+	var declined *payments.DeclinedError
+	if errors.As(err, &declined) {
+		return &Error{Status: http.StatusPaymentRequired, Message: declined.Message(), Err: err}
+	}
+	for _, r := range domainRules() {
+		if !errors.Is(err, r.err) {
+			continue
+		}
+		msg := r.message
+		if w, ok := words[r.err]; ok {
+			msg = w
+		}
+		e := &Error{Status: r.status, Message: msg, Err: err}
+		if r.field != "" {
+			e.Fields = map[string]string{r.field: msg}
+		}
+		return e
 	}
 	return err
+}
+
+// refusal is the 4xx a form page shows beside its fields (nil for anything
+// else, which the error handler answers).
+func refusal(err error, words wording) *Error {
+	var e *Error
+	if errors.As(answer(err, words), &e) && e.Status >= 400 && e.Status < 500 {
+		return e
+	}
+	return nil
+}
+
+// wrapLoad turns a loader error into its answer, a missing row worded as
+// missing.
+func wrapLoad(err error, missing string) error {
+	return answer(err, wording{store.ErrNotFound: missing})
 }
 
 func isNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }
@@ -55,6 +173,7 @@ func jsonPath(path string) bool {
 // A dependency that is down (database, cache, object store) is a 503 the
 // client may retry, never a 4xx that blames the request or a bare 500.
 func classify(err error) (int, string) {
+	err = answer(err, nil)
 	var appErr *Error
 	var echoErr *echo.HTTPError
 	switch {
@@ -100,6 +219,10 @@ func (s *Server) handleError(err error, c echo.Context) {
 		return
 	}
 	status, message := classify(err)
+	var fieldErrs map[string]string
+	if appErr := (*Error)(nil); errors.As(answer(err, nil), &appErr) {
+		fieldErrs = appErr.Fields
+	}
 	if status >= 500 {
 		s.logger.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "status", status, "err", err)
 	}
@@ -110,7 +233,11 @@ func (s *Server) handleError(err error, c echo.Context) {
 		if message == "Page not found" {
 			message = "Not found"
 		}
-		_ = c.JSON(status, map[string]any{"success": false, "message": message, "error": message})
+		body := map[string]any{"success": false, "message": message, "error": message}
+		if len(fieldErrs) > 0 {
+			body["fields"] = fieldErrs
+		}
+		_ = c.JSON(status, body)
 		return
 	}
 	if c.Request().Method == http.MethodHead {

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -103,12 +102,9 @@ func (s *Server) formAttendEvent(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, back)
 }
 
-// joinError answers a refused join: an event that sells tickets is joined
-// by buying one (403, the viewer lacks what the event asks for; the event
-// page links the ticket).
+// joinError answers a refused join (errors.go): an event that sells
+// tickets is joined by buying one (403, the viewer lacks what the event asks
+// for; the event page links the ticket).
 func joinError(err error) error {
-	if errors.Is(err, store.ErrTicketRequired) {
-		return forbidden("This event requires a ticket")
-	}
-	return err
+	return answer(err, nil)
 }

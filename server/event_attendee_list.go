@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"net/http"
 	"strings"
 
@@ -75,11 +74,8 @@ func (s *Server) apiSetAttendeeRole(c echo.Context) error {
 		return badRequest("role must be ATTENDEE or MODERATOR")
 	}
 	err = s.store.SetAttendeeRole(c.Request().Context(), e, a.UserID, req.Role)
-	if errors.Is(err, store.ErrNotFound) {
-		return notFound("Attendee not found") // removed meanwhile
-	}
 	if err != nil {
-		return err
+		return wrapLoad(err, "Attendee not found") // removed meanwhile
 	}
 	v, err := s.store.AttendeeView(c.Request().Context(), e.ID, a.UserID)
 	if err != nil {

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"net/http"
 	"time"
 
@@ -17,6 +16,8 @@ type CreateEventData struct {
 	Types  []string          `json:"types"`
 	Values map[string]string `json:"values"`
 	Error  string            `json:"error"`
+	// Fields are the refused fields and why, shown beside each input.
+	Fields map[string]string `json:"fields"`
 }
 
 // GET /apps/:app/create-event. The form shows the featured checkbox only
@@ -61,11 +62,10 @@ func (s *Server) formCreateEvent(c echo.Context) error {
 		req.EndDate = ptr(values["endDate"] + "T" + values["endTime"])
 	}
 	in, err := eventInput(&req, store.EventInput{}, true, time.Now())
-	var refused *Error
-	if errors.As(err, &refused) && refused.Status == http.StatusBadRequest {
+	if refused := refusal(err, nil); refused != nil {
 		props := s.pageProps(c, sc)
-		props.Status = http.StatusBadRequest
-		props.Data = CreateEventData{Types: store.EventTypes, Values: values, Error: refused.Message}
+		props.Status = refused.Status
+		props.Data = CreateEventData{Types: store.EventTypes, Values: values, Error: refused.Message, Fields: refused.Fields}
 		return s.renderPage(c, "CreateEvent", props)
 	}
 	if err != nil {

@@ -41,27 +41,31 @@ type eventRequest struct {
 
 // eventInput applies SPEC.md section 5 to req over the current values in
 // (zero for a new event) and returns what to store.
+// errNoDates names both date fields: either may be the empty one.
+var errNoDates = fieldsError("Please select start and end dates", map[string]string{
+	"startDate": "Please select start and end dates", "endDate": "Please select start and end dates"})
+
 func eventInput(req *eventRequest, in store.EventInput, creating bool, now time.Time) (store.EventInput, error) {
 	if req.Name != nil {
 		in.Name = strings.TrimSpace(*req.Name)
 	}
 	if in.Name == "" {
-		return in, badRequest("Please enter an event name")
+		return in, fieldError("name", "Please enter an event name")
 	}
 	if utf8.RuneCountInString(in.Name) > maxEventName {
-		return in, badRequest("Event name is too long (200 characters at most)")
+		return in, fieldError("name", "Event name is too long (200 characters at most)")
 	}
 	if req.Description != nil {
 		in.Description = strings.TrimSpace(*req.Description)
 	}
 	if utf8.RuneCountInString(in.Description) > maxEventDescription {
-		return in, badRequest("Description is too long (5000 characters at most)")
+		return in, fieldError("description", "Description is too long (5000 characters at most)")
 	}
 	if req.Location != nil {
 		in.Location = strings.TrimSpace(*req.Location)
 	}
 	if utf8.RuneCountInString(in.Location) > maxEventLocation {
-		return in, badRequest("Location is too long (500 characters at most)")
+		return in, fieldError("location", "Location is too long (500 characters at most)")
 	}
 	if req.Type != nil {
 		in.Type = strings.ToUpper(strings.TrimSpace(*req.Type))
@@ -70,11 +74,11 @@ func eventInput(req *eventRequest, in store.EventInput, creating bool, now time.
 		in.Type = "MEETUP" // SPEC.md section 9
 	}
 	if !store.IsEventType(in.Type) {
-		return in, badRequest("type must be one of LIVESTREAM, MEETUP, CLASS, CONFERENCE, OTHER")
+		return in, fieldError("type", "type must be one of LIVESTREAM, MEETUP, CLASS, CONFERENCE, OTHER")
 	}
 	startChanged := false
 	if creating && (req.StartDate == nil || req.EndDate == nil || *req.StartDate == "" || *req.EndDate == "") {
-		return in, badRequest("Please select start and end dates")
+		return in, errNoDates
 	}
 	for _, d := range []struct {
 		v   *string
@@ -84,11 +88,12 @@ func eventInput(req *eventRequest, in store.EventInput, creating bool, now time.
 			continue
 		}
 		if *d.v == "" {
-			return in, badRequest("Please select start and end dates")
+			return in, errNoDates
 		}
 		t, ok := parseEventTime(*d.v)
 		if !ok {
-			return in, badRequest("Dates must be ISO 8601 date-times")
+			return in, fieldsError("Dates must be ISO 8601 date-times", map[string]string{
+				"startDate": "Dates must be ISO 8601 date-times", "endDate": "Dates must be ISO 8601 date-times"})
 		}
 		if d.dst == &in.StartDate && !t.Equal(in.StartDate) {
 			startChanged = true
@@ -96,12 +101,12 @@ func eventInput(req *eventRequest, in store.EventInput, creating bool, now time.
 		*d.dst = t
 	}
 	if !in.EndDate.After(in.StartDate) {
-		return in, badRequest("End date/time must be after start date/time")
+		return in, fieldError("endDate", "End date/time must be after start date/time")
 	}
 	// Editing a past event's description is fine; moving its start into
 	// the past, or creating one there, is not.
 	if (creating || startChanged) && in.StartDate.Before(now.Add(-pastSlack)) {
-		return in, badRequest("Start date/time cannot be in the past")
+		return in, fieldError("startDate", "Start date/time cannot be in the past")
 	}
 	return in, nil
 }

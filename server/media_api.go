@@ -153,10 +153,14 @@ func (s *Server) apiCreateMedia(c echo.Context) error {
 	return respond(c, http.StatusCreated, fields{"presignedUploadUrl": uploadURL, "media": view})
 }
 
+const (
+	msgUploadSize = "Uploaded file does not match its declared size"
+	msgUploadType = "Uploaded file does not match its declared type"
+)
+
 var (
-	errUploadIncomplete = badRequest("Media upload is not complete")
-	errUploadSize       = badRequest("Uploaded file does not match its declared size")
-	errUploadType       = badRequest("Uploaded file does not match its declared type")
+	errUploadSize = badRequest(msgUploadSize)
+	errUploadType = badRequest(msgUploadType)
 )
 
 // verifyUpload checks the stored bytes of a PENDING media record (S3 uploads
@@ -167,16 +171,11 @@ func (s *Server) verifyUpload(ctx context.Context, m *store.Media) error {
 		return nil
 	}
 	switch err := media.Verify(ctx, s.files, m.Path, m.Size, m.MimeType); {
-	case errors.Is(err, media.ErrIncomplete):
-		return errUploadIncomplete
-	case errors.Is(err, media.ErrSizeMismatch):
+	case errors.Is(err, media.ErrSizeMismatch), errors.Is(err, media.ErrTypeMismatch):
 		s.discardUpload(ctx, m)
-		return errUploadSize
-	case errors.Is(err, media.ErrTypeMismatch):
-		s.discardUpload(ctx, m)
-		return errUploadType
+		return answer(err, nil)
 	case err != nil:
-		return err
+		return answer(err, nil)
 	}
 	// The bytes are in the bucket, not here: a job makes the resized copies.
 	if err := s.store.MarkMediaUploaded(ctx, m.ID, func(ctx context.Context, tx bun.IDB) error {
@@ -207,7 +206,7 @@ func (s *Server) mediaUpload(c echo.Context) error {
 	}
 	contentType := c.Request().Header.Get("Content-Type")
 	if err := local.Verify("PUT", key, contentType, c.QueryParam("exp"), c.QueryParam("sig")); err != nil {
-		return forbidden("Invalid or expired upload URL")
+		return answer(err, wording{media.ErrBadSignature: "Invalid or expired upload URL"})
 	}
 	ctx := c.Request().Context()
 	m, err := s.store.MediaByPath(ctx, key)
@@ -234,13 +233,8 @@ func (s *Server) mediaUpload(c echo.Context) error {
 		return errUploadType
 	}
 	err = local.Put(ctx, key, io.MultiReader(bytes.NewReader(head), body), m.Size, m.MimeType)
-	switch {
-	case errors.Is(err, media.ErrSize):
-		return errUploadSize
-	case errors.Is(err, media.ErrRead):
-		return badRequest("Upload interrupted")
-	case err != nil:
-		return fmt.Errorf("store upload %s: %w", m.ID, err)
+	if err != nil {
+		return answer(fmt.Errorf("store upload %s: %w", m.ID, err), nil)
 	}
 	if err := s.store.MarkMediaUploaded(ctx, m.ID); err != nil {
 		return err

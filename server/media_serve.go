@@ -22,7 +22,7 @@ func (s *Server) mediaGet(c echo.Context) error {
 		return err
 	}
 	if err := local.Verify("GET", key, "", c.QueryParam("exp"), c.QueryParam("sig")); err != nil {
-		return forbidden("This link has expired")
+		return answer(err, wording{media.ErrBadSignature: "This link has expired"})
 	}
 	f, size, err := local.Open(c.Request().Context(), key)
 	if err != nil {

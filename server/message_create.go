@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"net/http"
 	"strings"
 	"unicode/utf8"
@@ -142,12 +141,8 @@ func (s *Server) apiCreateMessage(c echo.Context) error {
 		n.ParentMessageID = &parent.ID
 	}
 	msg, err := s.store.CreateMessage(ctx, n)
-	var inv *store.ErrInvalid
-	if errors.As(err, &inv) {
-		return badRequest(inv.Msg)
-	}
 	if err != nil {
-		return err
+		return answer(err, nil)
 	}
 	return respond(c, http.StatusCreated, msg)
 }

@@ -94,10 +94,8 @@ func (s *Server) apiRemoveReaction(c echo.Context) error {
 	case errors.Is(err, store.ErrNotFound):
 		// Already gone: removing twice (a retried click) is not an error.
 		return respondDone(c, "Reaction removed")
-	case errors.Is(err, store.ErrForbidden):
-		return forbidden("You can only remove your own reaction")
 	case err != nil:
-		return err
+		return answer(err, wording{store.ErrForbidden: "You can only remove your own reaction"})
 	}
 	return respondDone(c, "Reaction removed")
 }

@@ -23,38 +23,9 @@ const (
 	msgFulfilOnly      = "Only the app's creator or an admin can manage orders"
 )
 
-// orderError turns the order machinery's errors into answers: a refused
-// write 400 with its reason, a missing (or someone else's) order 404, a
-// move the status machine does not allow 409, too little money 402.
+// orderError answers the order calls' errors (errors.go) in their words.
 func orderError(err error) error {
-	var inv *store.ErrInvalid
-	var declined *payments.DeclinedError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &inv):
-		return badRequest(inv.Msg)
-	case errors.Is(err, store.ErrNotFound):
-		return notFound(msgOrderNotFound)
-	case errors.Is(err, store.ErrIllegalTransition):
-		return &Error{Status: http.StatusConflict, Message: "This order cannot be changed that way in its current status", Err: err}
-	case errors.As(err, &declined):
-		// A card or PayPal refusal: the provider's reason, not the wallet's.
-		return &Error{Status: http.StatusPaymentRequired, Message: declined.Message(), Err: err}
-	case errors.Is(err, payments.ErrProvider):
-		return &Error{Status: http.StatusBadGateway, Message: "The payment provider could not be reached. Please try again.", Err: err}
-	case errors.Is(err, payments.ErrNotThisOrder):
-		return &Error{Status: http.StatusConflict, Message: msgPaymentForeign, Err: err}
-	case errors.Is(err, store.ErrInsufficientFunds), errors.Is(err, payments.ErrDeclined):
-		return &Error{Status: http.StatusPaymentRequired, Message: msgNotEnoughWallet, Err: err}
-	case errors.Is(err, store.ErrAmountMismatch):
-		return &Error{Status: http.StatusConflict, Message: "The payment does not match the order total", Err: err}
-	case errors.Is(err, payments.ErrDisabled):
-		return badRequest(msgMethodOff)
-	case errors.Is(err, payments.ErrNotSupported):
-		return badRequest("This payment method cannot do that")
-	}
-	return err
+	return answer(err, wording{store.ErrNotFound: msgOrderNotFound})
 }
 
 // ordersQuery reads page, limit and an optional status filter.

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -56,37 +55,16 @@ const (
 	msgInvalidSignature = "Invalid webhook signature"
 )
 
-// paymentError turns provider and order errors into answers. fallback is
-// SPEC.md's wording for the call ('Failed to create payment intent', ...),
-// used when the provider itself failed.
+// paymentError answers provider and order errors (errors.go) in the words
+// of the call: fallback is SPEC.md's wording when the provider itself failed
+// ('Failed to create payment intent', ...), illegal when the order is in a
+// status the call cannot act on.
 func paymentError(err error, fallback string, illegal string) error {
-	var inv *store.ErrInvalid
-	var declined *payments.DeclinedError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &inv):
-		return badRequest(inv.Msg)
-	case errors.As(err, &declined):
-		return &Error{Status: http.StatusPaymentRequired, Message: declined.Message(), Err: err}
-	case errors.Is(err, store.ErrNotFound):
-		return notFound(msgNoOrder)
-	case errors.Is(err, store.ErrIllegalTransition):
-		return &Error{Status: http.StatusConflict, Message: illegal, Err: err}
-	case errors.Is(err, store.ErrAmountMismatch):
-		return badRequest(msgAmountMismatch)
-	case errors.Is(err, payments.ErrNotThisOrder):
-		return &Error{Status: http.StatusConflict, Message: msgPaymentForeign, Err: err}
-	case errors.Is(err, payments.ErrNoApprovalURL):
-		return &Error{Status: http.StatusBadGateway, Message: payments.ErrNoApprovalURL.Error(), Err: err}
-	case errors.Is(err, payments.ErrDisabled):
-		return badRequest("Payment method not available")
-	case errors.Is(err, payments.ErrNotSupported):
-		return badRequest("This payment method cannot do that")
-	case errors.Is(err, payments.ErrProvider):
-		return &Error{Status: http.StatusBadGateway, Message: fallback, Err: err}
-	}
-	return err
+	return answer(err, wording{
+		store.ErrNotFound:          msgNoOrder,
+		store.ErrIllegalTransition: illegal,
+		payments.ErrProvider:       fallback,
+	})
 }
 
 // payRequest is the body of create-intent and create-order (SPEC.md section

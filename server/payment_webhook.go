@@ -31,7 +31,7 @@ func (s *Server) apiWebhook(method string) echo.HandlerFunc {
 		res, err := wh.HandleWebhook(c.Request().Context(), body, c.Request().Header)
 		if errors.Is(err, payments.ErrInvalidWebhook) {
 			s.logger.Warn("webhook refused", "provider", method, "err", err)
-			return &Error{Status: http.StatusBadRequest, Message: msgInvalidSignature, Err: err}
+			return answer(err, nil)
 		}
 		if err != nil {
 			return err

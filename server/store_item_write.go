@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"net/http"
 	"strings"
 	"unicode/utf8"
@@ -131,11 +130,7 @@ func (s *Server) saveItem(c echo.Context, sc *Scope, itemID string) (*store.Item
 		return nil, err
 	}
 	it, err := s.store.SaveItem(c.Request().Context(), shop, itemID, in)
-	var inv *store.ErrInvalid
-	switch {
-	case errors.As(err, &inv):
-		return nil, badRequest(inv.Msg)
-	case err != nil:
+	if err != nil {
 		return nil, wrapLoad(err, "Item not found")
 	}
 	return s.store.ItemView(c.Request().Context(), it)

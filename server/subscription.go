@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/url"
 	"time"
@@ -183,10 +182,7 @@ func (s *Server) setCancel(c echo.Context, sc *Scope, cancel bool) (*store.Subsc
 		}
 	}
 	if _, err := s.store.SetCancelAtPeriodEnd(ctx, sc.App.ID, sc.User.ID, cancel); err != nil {
-		if errors.Is(err, store.ErrNoSubscription) {
-			return nil, notFound("You have no active membership in this app")
-		}
-		return nil, err
+		return nil, answer(err, nil)
 	}
 	return s.store.SubscriptionStatusOf(ctx, sc.App.ID, sc.User.ID, time.Now())
 }
