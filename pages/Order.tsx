@@ -3,7 +3,7 @@ import { Layout } from "./components/Layout";
 import { storeGatePage } from "./components/StoreGate";
 import { OrderLines } from "./components/OrderLines";
 import { OrderSummary } from "./components/OrderSummary";
-import { formatDateTime } from "./lib/format";
+import { formatDateTime, formatMoney } from "./lib/format";
 import { methodLabel, parseAddress, statusLabels } from "./lib/orders";
 import { appSeo, SeoHead } from "./lib/seo";
 import type { OrderData, PageProps } from "./lib/types";
@@ -105,6 +105,12 @@ export default function Order(props: Props) {
           <section>
             <h2>Notes</h2>
             <p className="description">{o.notes}</p>
+          </section>
+        )}
+        {o.status !== "REFUNDED" && o.refundedAmount > 0 && (
+          <section>
+            <h2>Refund</h2>
+            <p>{"Partly refunded: " + formatMoney(o.refundedAmount, o.currency) + " of " + formatMoney(o.total, o.currency) + (o.refundReason ? " (" + o.refundReason + ")" : "")}</p>
           </section>
         )}
         {o.status === "REFUNDED" && (

@@ -92,7 +92,9 @@ type refundRequest struct {
 
 // POST /api/store/:storeId/stripe-payments/refund {paymentIntentId, amount,
 // reason}: the creator or an admin gives money back, fully (no amount) or
-// partly, and the order becomes REFUNDED with the reason. The payment id may
+// partly. A refund reaching the total makes the order REFUNDED (and takes
+// back what it granted); a smaller one leaves its status and records
+// refundedAmount. The payment id may
 // be a PaymentIntent or a PayPal order: the order's own method refunds it.
 func (s *Server) apiPaymentRefund(c echo.Context) error {
 	sc, err := s.paymentScope(c)
@@ -140,11 +142,11 @@ func (s *Server) apiPaymentRefund(c echo.Context) error {
 		return paymentError(err, "Failed to process refund", msgNotRefundable)
 	}
 	if amount == 0 {
-		amount = o.Total
+		amount = o.Total - o.RefundedAmount
 	}
 	return respondMessage(c, http.StatusOK, fields{
 		"paymentIntentId": req.PaymentIntentID, "orderId": out.ID, "status": out.Status, "amount": amount,
-		"currency": out.Currency, "refundReason": out.RefundReason, "refundedAt": out.RefundedAt,
+		"refundedAmount": out.RefundedAmount, "currency": out.Currency, "refundReason": out.RefundReason, "refundedAt": out.RefundedAt,
 	}, "Refund processed")
 }
 

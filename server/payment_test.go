@@ -439,17 +439,32 @@ func TestPaymentRefundPermissions(t *testing.T) {
 	admin := commUser(t, f.ts, "admin@demo.test")
 	commExpect(t, "too much", f.post(t, "/stripe-payments/refund", admin, map[string]any{"paymentIntentId": pi, "amount": 8001}), 400, "between 1 and the order total")
 	commExpect(t, "unknown payment", f.post(t, "/stripe-payments/refund", admin, map[string]any{"paymentIntentId": "pi_nope"}), 404, "Order not found")
+	// A partial refund leaves the order PAID with the amount recorded; a
+	// second is a refund of its own; what is left bounds a third.
 	r := f.post(t, "/stripe-payments/refund", admin, req)
 	a := decodePay(t, r)
-	if r.Status != 200 || a.Data["status"] != store.OrderRefunded || a.Data["refundReason"] != "Damaged in transit" || a.Data["amount"].(float64) != 3000 {
+	if r.Status != 200 || a.Data["status"] != store.OrderPaid || a.Data["refundReason"] != "Damaged in transit" ||
+		a.Data["amount"].(float64) != 3000 || a.Data["refundedAmount"].(float64) != 3000 {
 		t.Fatalf("admin partial refund: %d %s", r.Status, r.Body)
 	}
 	got := f.reload(t, o.ID)
-	if got.Status != store.OrderRefunded || got.RefundReason != "Damaged in transit" || got.RefundedAt == nil {
-		t.Fatalf("refunded order: %+v", got)
+	if got.Status != store.OrderPaid || got.RefundReason != "Damaged in transit" || got.RefundedAmount != 3000 || got.RefundedAt != nil {
+		t.Fatalf("partly refunded order: %+v", got)
 	}
 	if f.stripe.Intent(pi)["amount_refunded"].(float64) != 3000 {
 		t.Fatalf("stripe refunded %v", f.stripe.Intent(pi)["amount_refunded"])
+	}
+	if r := f.post(t, "/stripe-payments/refund", admin, req); r.Status != 200 || f.reload(t, o.ID).RefundedAmount != 6000 {
+		t.Fatalf("second partial refund: %d %s", r.Status, r.Body)
+	}
+	commExpect(t, "more than is left", f.post(t, "/stripe-payments/refund", admin, req), 400, "between 1 and the order total")
+	r = f.post(t, "/stripe-payments/refund", admin, map[string]any{"paymentIntentId": pi, "reason": "The rest"})
+	if a := decodePay(t, r); r.Status != 200 || a.Data["status"] != store.OrderRefunded || a.Data["amount"].(float64) != 2000 {
+		t.Fatalf("refund of the rest: %d %s", r.Status, r.Body)
+	}
+	if got := f.reload(t, o.ID); got.Status != store.OrderRefunded || got.RefundedAmount != 8000 || got.RefundedAt == nil ||
+		f.stripe.Intent(pi)["amount_refunded"].(float64) != 8000 {
+		t.Fatalf("fully refunded order: %+v", got)
 	}
 	commExpect(t, "refund twice", f.post(t, "/stripe-payments/refund", admin, req), 409, msgNotRefundable)
 

@@ -32,18 +32,21 @@ type Order struct {
 	PaymentRef    string `bun:",notnull,default:''" json:"-"`
 	// CartID is unique: the cart an order was made from is its idempotency
 	// key (migration 20261123110001).
-	CartID          *string    `json:"-"`
-	ShippingAddress string     `bun:",notnull,default:''" json:"shippingAddress"`
-	Notes           string     `bun:",notnull,default:''" json:"notes"`
-	TrackingNumber  string     `bun:",notnull,default:''" json:"trackingNumber"`
-	RefundReason    string     `bun:",notnull,default:''" json:"refundReason"`
-	CreatedAt       time.Time  `bun:",notnull,default:current_timestamp" json:"createdAt"`
-	UpdatedAt       time.Time  `bun:",notnull,default:current_timestamp" json:"updatedAt"`
-	ShippedAt       *time.Time `json:"shippedAt"`
-	DeliveredAt     *time.Time `json:"deliveredAt"`
-	CancelledAt     *time.Time `json:"cancelledAt"`
-	RefundedAt      *time.Time `json:"refundedAt"`
-	PaidAt          *time.Time `json:"paidAt"`
+	CartID          *string `json:"-"`
+	ShippingAddress string  `bun:",notnull,default:''" json:"shippingAddress"`
+	Notes           string  `bun:",notnull,default:''" json:"notes"`
+	TrackingNumber  string  `bun:",notnull,default:''" json:"trackingNumber"`
+	RefundReason    string  `bun:",notnull,default:''" json:"refundReason"`
+	// RefundedAmount is the money given back so far (order_refund.go): less
+	// than the total leaves the status as it was, the total is REFUNDED.
+	RefundedAmount int64      `bun:",notnull,default:0" json:"refundedAmount"`
+	CreatedAt      time.Time  `bun:",notnull,default:current_timestamp" json:"createdAt"`
+	UpdatedAt      time.Time  `bun:",notnull,default:current_timestamp" json:"updatedAt"`
+	ShippedAt      *time.Time `json:"shippedAt"`
+	DeliveredAt    *time.Time `json:"deliveredAt"`
+	CancelledAt    *time.Time `json:"cancelledAt"`
+	RefundedAt     *time.Time `json:"refundedAt"`
+	PaidAt         *time.Time `json:"paidAt"`
 }
 
 type OrderItem struct {

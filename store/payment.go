@@ -182,21 +182,6 @@ func (s *Storage) PayOrderTx(ctx context.Context, tx bun.Tx, o *Order, method, r
 	return OutcomePaid, nil
 }
 
-// RefundOrderTx moves o to REFUNDED with reason inside an event's
-// transaction, for money the provider already gave back.
-func (s *Storage) RefundOrderTx(ctx context.Context, tx bun.Tx, o *Order, reason string) (string, error) {
-	if o.Status == OrderRefunded {
-		return OutcomeAlready, nil
-	}
-	if !CanTransition(o.Status, OrderRefunded) {
-		return OutcomeNotRefundable, nil
-	}
-	if err := s.transition(ctx, tx, o, OrderRefunded, TransitionOptions{RefundReason: reason}); err != nil {
-		return "", err
-	}
-	return OutcomeRefunded, nil
-}
-
 // PaymentEvents lists what providers reported about an order, oldest first
 // (refund amounts for the order page, and tests).
 func (s *Storage) PaymentEvents(ctx context.Context, orderID string) ([]PaymentEvent, error) {

@@ -36,14 +36,16 @@ const (
 type WalletAccount struct {
 	bun.BaseModel `bun:"table:wallet_accounts"`
 
-	ID        string    `bun:",pk" json:"id"`
-	AppID     string    `bun:",notnull" json:"appId"`
-	Kind      string    `bun:",notnull" json:"kind"`
-	OwnerID   string    `bun:",notnull,default:''" json:"ownerId"`
-	Currency  string    `bun:",notnull,default:'USD'" json:"currency"`
-	Balance   int64     `bun:",notnull,default:0" json:"balance"`
-	CreatedAt time.Time `bun:",notnull,default:current_timestamp" json:"createdAt"`
-	UpdatedAt time.Time `bun:",notnull,default:current_timestamp" json:"updatedAt"`
+	ID       string `bun:",pk" json:"id"`
+	AppID    string `bun:",notnull" json:"appId"`
+	Kind     string `bun:",notnull" json:"kind"`
+	OwnerID  string `bun:",notnull,default:''" json:"ownerId"`
+	Currency string `bun:",notnull,default:'USD'" json:"currency"`
+	Balance  int64  `bun:",notnull,default:0" json:"balance"`
+	// EntryCount numbers the account's entries (WalletEntry.Seq).
+	EntryCount int64     `bun:",notnull,default:0" json:"-"`
+	CreatedAt  time.Time `bun:",notnull,default:current_timestamp" json:"createdAt"`
+	UpdatedAt  time.Time `bun:",notnull,default:current_timestamp" json:"updatedAt"`
 }
 
 type WalletTransfer struct {
@@ -63,13 +65,16 @@ type WalletTransfer struct {
 type WalletEntry struct {
 	bun.BaseModel `bun:"table:wallet_entries"`
 
-	ID           string    `bun:",pk" json:"id"`
-	AppID        string    `bun:",notnull" json:"-"`
-	TransferID   string    `bun:",notnull" json:"transferId"`
-	AccountID    string    `bun:",notnull" json:"accountId"`
-	Amount       int64     `bun:",notnull" json:"amount"`
-	BalanceAfter int64     `bun:",notnull" json:"balanceAfter"`
-	CreatedAt    time.Time `bun:",notnull,default:current_timestamp" json:"createdAt"`
+	ID           string `bun:",pk" json:"id"`
+	AppID        string `bun:",notnull" json:"-"`
+	TransferID   string `bun:",notnull" json:"transferId"`
+	AccountID    string `bun:",notnull" json:"accountId"`
+	Amount       int64  `bun:",notnull" json:"amount"`
+	BalanceAfter int64  `bun:",notnull" json:"balanceAfter"`
+	// Seq is the entry's place in its account's ledger, taken under the
+	// account row's lock: the history's order, where timestamps can tie.
+	Seq       int64     `bun:",notnull,default:0" json:"seq"`
+	CreatedAt time.Time `bun:",notnull,default:current_timestamp" json:"createdAt"`
 }
 
 // ErrInsufficientFunds: the paying account's balance is below the amount.
@@ -184,13 +189,13 @@ func TransferTx(ctx context.Context, tx bun.Tx, in TransferInput) (*WalletTransf
 	moves := []move{{from, -in.Amount}, {to, in.Amount}}
 	sort.Slice(moves, func(i, j int) bool { return moves[i].acc.ID < moves[j].acc.ID })
 	for _, m := range moves {
-		q := tx.NewUpdate().Model((*WalletAccount)(nil)).Set("balance = balance + ?", m.delta).Set("updated_at = ?", now).
-			Where("id = ?", m.acc.ID)
+		q := tx.NewUpdate().Model((*WalletAccount)(nil)).Set("balance = balance + ?", m.delta).
+			Set("entry_count = entry_count + 1").Set("updated_at = ?", now).Where("id = ?", m.acc.ID)
 		if m.delta < 0 {
 			q = q.Where("(balance >= ? OR kind = ?)", -m.delta, WalletExternal)
 		}
-		var after int64
-		err := q.Returning("balance").Scan(ctx, &after)
+		var after, seq int64
+		err := q.Returning("balance, entry_count").Scan(ctx, &after, &seq)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, false, ErrInsufficientFunds
 		}
@@ -198,7 +203,7 @@ func TransferTx(ctx context.Context, tx bun.Tx, in TransferInput) (*WalletTransf
 			return nil, false, fmt.Errorf("move money: %w", err)
 		}
 		e := &WalletEntry{ID: NewID(), AppID: in.AppID, TransferID: t.ID, AccountID: m.acc.ID, Amount: m.delta,
-			BalanceAfter: after, CreatedAt: now}
+			BalanceAfter: after, Seq: seq, CreatedAt: now}
 		if _, err := tx.NewInsert().Model(e).Exec(ctx); err != nil {
 			return nil, false, fmt.Errorf("record entry: %w", err)
 		}
@@ -279,38 +284,6 @@ func (s *Storage) PayOrderFromWallet(ctx context.Context, appID, userID, orderID
 	return order, err
 }
 
-// RefundOrder moves a paid order to REFUNDED. For a wallet order the money
-// goes back from the app's account to the buyer's wallet in the same
-// transaction; other methods' refunds are made at their provider first and
-// recorded here.
-func (s *Storage) RefundOrder(ctx context.Context, appID, orderID, reason string) (*Order, error) {
-	var order *Order
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		o, err := orderForUpdate(ctx, tx, appID, orderID)
-		if err != nil {
-			return err
-		}
-		if !CanTransition(o.Status, OrderRefunded) {
-			return ErrIllegalTransition
-		}
-		if o.PaymentMethod == WalletMethod && o.Total > 0 && o.PaymentRef != "free" {
-			if _, _, err := TransferTx(ctx, tx, TransferInput{AppID: appID, Reference: orderRefundRef(o.ID), Kind: TransferRefund,
-				From: AppRevenue, To: Member(o.UserID), Amount: o.Total, OrderID: &o.ID, Memo: "Refund of order " + o.OrderNumber}); err != nil {
-				return err
-			}
-		}
-		if err := s.transition(ctx, tx, o, OrderRefunded, TransitionOptions{RefundReason: reason}); err != nil {
-			return err
-		}
-		order = o
-		return nil
-	})
-	if err == nil {
-		s.afterOrderSettled(ctx, order)
-	}
-	return order, err
-}
-
 // WalletMovement is one line of a member's wallet history.
 type WalletMovement struct {
 	ID           string    `json:"id"`
@@ -355,7 +328,7 @@ func (s *Storage) Wallet(ctx context.Context, appID, userID string, page, limit 
 	}
 	total, err := s.DB.NewSelect().TableExpr("wallet_entries AS e").Join("JOIN wallet_transfers AS t ON t.id = e.transfer_id").
 		ColumnExpr("e.id, e.amount, e.balance_after, e.created_at, t.kind, t.memo, t.order_id").
-		Where("e.account_id = ?", acc.ID).OrderExpr("e.created_at DESC, e.id DESC").
+		Where("e.account_id = ?", acc.ID).OrderExpr("e.seq DESC, e.id DESC").
 		Limit(int64(limit)).Offset(int64((page-1)*limit)).ScanAndCount(ctx, &rows)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, Pagination{}, fmt.Errorf("load wallet movements: %w", err)

@@ -367,6 +367,8 @@ export interface OrderView {
   notes: string;
   trackingNumber: string;
   refundReason: string;
+  /** Money given back so far; below the total the status stays as it was. */
+  refundedAmount: number;
   createdAt: string;
   updatedAt: string;
   paidAt: string | null;

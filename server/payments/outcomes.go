@@ -49,17 +49,19 @@ func ProviderError(what string, err error) error {
 }
 
 // RefundAmount checks a refund of an order paid by method and answers how
-// much to give back: req.Amount, or the whole total when it is 0.
+// much to give back: req.Amount, or all that is not refunded yet when it is
+// 0. The store checks again with the order locked (BeginRefund).
 func RefundAmount(req RefundRequest, method string) (int64, error) {
 	o := req.Order
 	if !store.CanTransition(o.Status, store.OrderRefunded) {
 		return 0, store.ErrIllegalTransition
 	}
+	left := o.Total - o.RefundedAmount
 	amount := req.Amount
 	if amount == 0 {
-		amount = o.Total
+		amount = left
 	}
-	if amount < 0 || amount > o.Total {
+	if amount < 1 || amount > left {
 		return 0, &store.ErrInvalid{Msg: "Refund amount must be between 1 and the order total"}
 	}
 	if o.PaymentMethod != method || o.PaymentRef == "" {

@@ -42,9 +42,10 @@ type Orders interface {
 	// MarkOrderPaid moves a PENDING order to PAID when amount is its
 	// total; a repeated report with the same ref changes nothing.
 	MarkOrderPaid(ctx context.Context, orderID, method, ref string, amount int64) (*store.Order, error)
-	// RefundOrder moves a paid order to REFUNDED (wallet orders are paid
-	// back into the buyer's wallet in the same transaction).
-	RefundOrder(ctx context.Context, appID, orderID, reason string) (*store.Order, error)
+	// RefundOrderAmount gives amount (0: all that is left) of a paid
+	// order back into the buyer's wallet in one transaction; reaching the
+	// total makes the order REFUNDED.
+	RefundOrderAmount(ctx context.Context, appID, orderID string, amount int64, reason string) (*store.Order, error)
 }
 
 // Payer is the signed-in member paying: the server knows who pays whom, so
@@ -96,7 +97,9 @@ type Result struct {
 	Status   string          `json:"status"`
 }
 
-// RefundRequest gives money back; Amount 0 means the whole total.
+// RefundRequest gives money back; Amount 0 means all that is not refunded
+// yet. A refund smaller than that leaves the order's status and grants; the
+// order records refundedAmount.
 type RefundRequest struct {
 	Order  *store.Order
 	Amount int64

@@ -43,11 +43,7 @@ func (w *WalletProvider) Confirm(ctx context.Context, req ConfirmRequest) (*Resu
 	return &Result{Order: o, Ref: o.PaymentRef, Status: "succeeded"}, nil
 }
 
-// Refund gives the whole total back to the buyer's wallet; partial wallet
-// refunds are not offered.
+// Refund gives req.Amount (0: all that is left) back to the buyer's wallet.
 func (w *WalletProvider) Refund(ctx context.Context, req RefundRequest) (*store.Order, error) {
-	if req.Amount != 0 && req.Amount != req.Order.Total {
-		return nil, ErrNotSupported
-	}
-	return w.Ledger.RefundOrder(ctx, req.Order.AppID, req.Order.ID, req.Reason)
+	return w.Ledger.RefundOrderAmount(ctx, req.Order.AppID, req.Order.ID, req.Amount, req.Reason)
 }

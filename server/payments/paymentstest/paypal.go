@@ -390,7 +390,10 @@ func (p *PayPal) route(w http.ResponseWriter, r *http.Request) {
 			}
 			rf := map[string]any{"id": p.nextID("REFFAKE"), "status": "COMPLETED",
 				"amount": Money{CurrencyCode: c.Amount.CurrencyCode, Value: fmt.Sprintf("%d.%02d", amount/100, amount%100)},
-				"links":  []map[string]string{{"rel": "up", "href": p.URL + "/v2/payments/captures/" + c.ID}}}
+				// As PayPal does: all refunded of the capture so far.
+				"seller_payable_breakdown": map[string]any{"total_refunded_amount": Money{CurrencyCode: c.Amount.CurrencyCode,
+					Value: fmt.Sprintf("%d.%02d", c.Refunded/100, c.Refunded%100)}},
+				"links": []map[string]string{{"rel": "up", "href": p.URL + "/v2/payments/captures/" + c.ID}}}
 			p.emitLocked("PAYMENT.CAPTURE.REFUNDED", rf)
 			writeJSON(w, 201, rf)
 			return

@@ -167,8 +167,9 @@ func (p *Provider) recordFailure(ctx context.Context, o *store.Order, ref, event
 	}
 }
 
-// Refund gives back req.Amount (0: the whole total) of the order's capture
-// at PayPal, then moves the order to REFUNDED with the reason.
+// Refund gives back req.Amount (0: all that is left) of the order's
+// capture at PayPal. As with cards, the amount is set aside on the order
+// first (store.BeginRefund) and each refund has its own PayPal-Request-Id.
 func (p *Provider) Refund(ctx context.Context, req payments.RefundRequest) (*store.Order, error) {
 	o := req.Order
 	amount, err := payments.RefundAmount(req, payments.PayPal)
@@ -189,20 +190,18 @@ func (p *Provider) Refund(ctx context.Context, req payments.RefundRequest) (*sto
 	if capture == nil {
 		return nil, payments.ErrNotThisOrder
 	}
-	r, err := p.Client.RefundCapture(ctx, capture.ID, amount, o.Currency, req.Reason, fmt.Sprintf("marquee-order-%s-refund-%d", o.ID, amount))
+	pr, err := p.Store.BeginRefund(ctx, o.AppID, o.ID, payments.PayPal, amount, req.Reason)
 	if err != nil {
+		return nil, err
+	}
+	r, err := p.Client.RefundCapture(ctx, capture.ID, pr.Amount, o.Currency, req.Reason, "marquee-refund-"+pr.ID)
+	if err != nil {
+		if _, ferr := p.Store.FinishRefund(ctx, pr, "", err); ferr != nil {
+			p.log().Error("paypal refund failed and could not be given back", "order", o.ID, "err", ferr)
+		}
 		return nil, payments.ProviderError("paypal refund", err)
 	}
-	refunded, _ := Cents(r.Amount.Value)
-	if refunded == 0 {
-		refunded = amount
-	}
-	ev := &store.PaymentEvent{Provider: payments.PayPal, EventID: "refund:" + r.ID, Type: "refund", AppID: &o.AppID, OrderID: &o.ID,
-		PaymentRef: o.PaymentRef, Amount: refunded, Currency: o.Currency, Message: req.Reason}
-	out, _, err := p.Store.ApplyPaymentEvent(ctx, ev, func(ctx context.Context, tx bun.Tx, o *store.Order) (string, error) {
-		return p.Store.RefundOrderTx(ctx, tx, o, req.Reason)
-	})
-	return out, err
+	return p.Store.FinishRefund(ctx, pr, r.ID, nil)
 }
 
 // webhookEvent is PayPal's webhook envelope.
@@ -292,9 +291,12 @@ func (p *Provider) HandleWebhook(ctx context.Context, body []byte, header http.H
 		return p.Confirm(ctx, payments.ConfirmRequest{Order: o, Ref: po.ID})
 	case "PAYMENT.CAPTURE.REFUNDED":
 		var r struct {
-			ID     string `json:"id"`
-			Amount Money  `json:"amount"`
-			Links  []link `json:"links"`
+			ID        string `json:"id"`
+			Amount    Money  `json:"amount"`
+			Links     []link `json:"links"`
+			Breakdown struct {
+				TotalRefunded *Money `json:"total_refunded_amount"`
+			} `json:"seller_payable_breakdown"`
 		}
 		if err := json.Unmarshal(ev.Resource, &r); err != nil {
 			return nil, fmt.Errorf("%w: refund: %v", payments.ErrInvalidWebhook, err)
@@ -320,10 +322,19 @@ func (p *Provider) HandleWebhook(ctx context.Context, body []byte, header http.H
 			return nil, err
 		}
 		amount, _ := Cents(r.Amount.Value)
+		// PayPal refunds partly too: the refund names all refunded of the
+		// capture so far, which only reaching the total makes the order
+		// REFUNDED. Without it, a capture PayPal calls REFUNDED is all.
+		refunded := int64(0)
+		if r.Breakdown.TotalRefunded != nil {
+			refunded, _ = Cents(r.Breakdown.TotalRefunded.Value)
+		} else if c.Status == "REFUNDED" {
+			refunded = o.Total
+		}
 		rec := &store.PaymentEvent{Provider: payments.PayPal, EventID: ev.ID, Type: ev.EventType, AppID: &o.AppID, OrderID: &o.ID,
 			PaymentRef: o.PaymentRef, Amount: amount, Currency: r.Amount.CurrencyCode}
 		out, fresh, err := p.Store.ApplyPaymentEvent(ctx, rec, func(ctx context.Context, tx bun.Tx, o *store.Order) (string, error) {
-			return p.Store.RefundOrderTx(ctx, tx, o, "Refunded in PayPal")
+			return p.Store.RefundTotalTx(ctx, tx, o, refunded, "Refunded in PayPal")
 		})
 		if err != nil {
 			return nil, err

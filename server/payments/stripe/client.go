@@ -123,10 +123,11 @@ func DonationIntentKey(donationID string, amount int64, currency string) string 
 	return fmt.Sprintf("marquee-donation-%s-intent-%d-%s", donationID, amount, strings.ToLower(currency))
 }
 
-// RefundKey is the idempotency key of a refund of amount for an order: a
-// retried refund click gives the money back once.
-func RefundKey(orderID string, amount int64) string {
-	return fmt.Sprintf("marquee-order-%s-refund-%d", orderID, amount)
+// RefundKey is the idempotency key of one refund (refundID is the refund's
+// own record, store.PendingRefund): a retry of that refund gives the money
+// back once, and a second refund of the same amount is a refund of its own.
+func RefundKey(refundID string) string {
+	return "marquee-refund-" + refundID
 }
 
 func (c *Client) CreateIntent(ctx context.Context, in CreateIntent) (*Intent, error) {

@@ -168,28 +168,30 @@ func (p *Provider) recordFailure(ctx context.Context, o *store.Order, ref, event
 	}
 }
 
-// Refund gives back req.Amount (0: the whole total) at Stripe, then moves
-// the order to REFUNDED with the reason. The refund's idempotency key makes
-// a retried click refund once.
+// Refund gives back req.Amount (0: all that is left) at Stripe. The amount
+// is set aside on the order first (store.BeginRefund, under the order's row
+// lock), so concurrent refunds never ask Stripe for more than was paid, and
+// each refund has its own idempotency key: a retry of one refund is one
+// refund, two refunds are two. A refund reaching the total makes the order
+// REFUNDED; a smaller one records refundedAmount.
 func (p *Provider) Refund(ctx context.Context, req payments.RefundRequest) (*store.Order, error) {
 	o := req.Order
 	amount, err := payments.RefundAmount(req, payments.Stripe)
 	if err != nil {
 		return nil, err
 	}
-	r, err := p.Client.CreateRefund(ctx, o.PaymentRef, amount, RefundKey(o.ID, amount))
-	if err != nil {
-		return nil, payments.ProviderError("stripe refund", err)
-	}
-	ev := &store.PaymentEvent{Provider: payments.Stripe, EventID: "refund:" + r.ID, Type: "refund", AppID: &o.AppID,
-		OrderID: &o.ID, PaymentRef: o.PaymentRef, Amount: r.Amount, Currency: r.Currency, Message: req.Reason}
-	out, _, err := p.Store.ApplyPaymentEvent(ctx, ev, func(ctx context.Context, tx bun.Tx, o *store.Order) (string, error) {
-		return p.Store.RefundOrderTx(ctx, tx, o, req.Reason)
-	})
+	pr, err := p.Store.BeginRefund(ctx, o.AppID, o.ID, payments.Stripe, amount, req.Reason)
 	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	r, err := p.Client.CreateRefund(ctx, pr.Ref, pr.Amount, RefundKey(pr.ID))
+	if err != nil {
+		if _, ferr := p.Store.FinishRefund(ctx, pr, "", err); ferr != nil {
+			p.log().Error("stripe refund failed and could not be given back", "order", o.ID, "err", ferr)
+		}
+		return nil, payments.ProviderError("stripe refund", err)
+	}
+	return p.Store.FinishRefund(ctx, pr, r.ID, nil)
 }
 
 // HandleWebhook verifies a delivery's Stripe-Signature and applies it. Each
@@ -264,10 +266,13 @@ func (p *Provider) HandleWebhook(ctx context.Context, body []byte, header http.H
 		if err != nil {
 			return nil, err
 		}
+		// Stripe sends charge.refunded for partial refunds too: the
+		// charge's amount_refunded is all refunded so far, which only
+		// reaching the total makes the order REFUNDED.
 		rec := &store.PaymentEvent{Provider: payments.Stripe, EventID: ev.ID, Type: string(ev.Type), AppID: &o.AppID,
 			OrderID: &o.ID, PaymentRef: ch.PaymentIntent.ID, Amount: ch.AmountRefunded, Currency: strings.ToUpper(string(ch.Currency))}
 		o, fresh, err := p.Store.ApplyPaymentEvent(ctx, rec, func(ctx context.Context, tx bun.Tx, o *store.Order) (string, error) {
-			return p.Store.RefundOrderTx(ctx, tx, o, "Refunded in Stripe")
+			return p.Store.RefundTotalTx(ctx, tx, o, ch.AmountRefunded, "Refunded in Stripe")
 		})
 		if err != nil {
 			return nil, err
