@@ -49,6 +49,7 @@ func (s *Server) pageCart(c echo.Context) error {
 		data.Notice = ""
 	}
 	if data.Access != "ok" {
+		props.Status = accessStatus(data.Access)
 		props.Data = data
 		return s.renderPage(c, "Cart", props)
 	}

@@ -56,6 +56,7 @@ func (s *Server) pageCheckout(c echo.Context) error {
 	d := &CheckoutData{Access: storeAccess(sc), Countries: store.ShippingCountries, Error: notice(c, "error")}
 	props.Data = d
 	if d.Access != "ok" {
+		props.Status = accessStatus(d.Access)
 		return s.renderPage(c, "Checkout", props)
 	}
 	ctx := c.Request().Context()

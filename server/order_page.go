@@ -34,6 +34,7 @@ func (s *Server) ordersPage(c echo.Context, page string, all bool) error {
 		Notice: notice(c, "notice"), Error: notice(c, "error")}
 	props.Data = d
 	if d.Access != "ok" {
+		props.Status = accessStatus(d.Access)
 		return s.renderPage(c, page, props)
 	}
 	if all && !access.CanFulfilOrders(sc.Can) {
@@ -79,6 +80,7 @@ func (s *Server) pageOrder(c echo.Context) error {
 	d := &OrderData{Access: storeAccess(sc), Notice: notice(c, "notice"), Error: notice(c, "error")}
 	props.Data = d
 	if d.Access != "ok" {
+		props.Status = accessStatus(d.Access)
 		return s.renderPage(c, "Order", props)
 	}
 	d.StoreID = sc.App.Store.ID
@@ -153,6 +155,7 @@ func (s *Server) pagePaymentSuccess(c echo.Context) error {
 	d := &PaymentSuccessData{Access: storeAccess(sc), Processor: c.QueryParam("processor")}
 	props.Data = d
 	if d.Access != "ok" {
+		props.Status = accessStatus(d.Access)
 		return s.renderPage(c, "PaymentSuccess", props)
 	}
 	orderID := c.QueryParam("orderId")
@@ -223,6 +226,7 @@ func (s *Server) pageTransactions(c echo.Context) error {
 	d := &WalletData{Access: storeAccess(sc)}
 	props.Data = d
 	if d.Access != "ok" {
+		props.Status = accessStatus(d.Access)
 		return s.renderPage(c, "Transactions", props)
 	}
 	d.StoreID = sc.App.Store.ID

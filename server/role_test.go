@@ -37,10 +37,12 @@ func roleIn(role, app string) string {
 	return store.RoleAuthenticated
 }
 
-// TestRolesAcrossApps is the table of every role x every route and call that
-// exists x {own app demo, other app acme}: the status each must get, and
+// TestRolesAcrossApps runs the community and account calls for every role
+// in its own app (demo) and in another (acme): the status each must get, and
 // for the app-scoped me call the role and permissions, so a member of one app
-// provably has no rights in another.
+// provably has no rights in another. Which roles may call each registered
+// route at all is TestRoleTable (role_table_test.go), built from the routes
+// themselves.
 func TestRolesAcrossApps(t *testing.T) {
 	t.Parallel()
 	db := demoDB(t)

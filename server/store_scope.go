@@ -1,6 +1,8 @@
 package server
 
 import (
+	"net/http"
+
 	"github.com/labstack/echo/v4"
 
 	"marquee/store"
@@ -69,6 +71,23 @@ func (s *Server) scopeOfItem(c echo.Context, itemID string) (*Scope, *store.Stor
 
 // storeAccess names what a store page shows instead of its content, so the
 // page component never re-derives the rule.
+// accessStatus is the status of a personal store page (cart, checkout,
+// orders, wallet) shown to a viewer storeAccess turns away: the page still
+// renders its sign-in or follow prompt, but says with its status that the
+// viewer may not use it (401 to visitors, 403 to non-followers), as the JSON
+// calls behind it do.
+func accessStatus(access string) int {
+	switch access {
+	case "signin":
+		return http.StatusUnauthorized
+	case "follow":
+		return http.StatusForbidden
+	case "disabled":
+		return http.StatusNotFound
+	}
+	return http.StatusOK
+}
+
 func storeAccess(sc *Scope) string {
 	switch {
 	case sc.requireFeature(featureStore) != nil:
