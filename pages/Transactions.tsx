@@ -7,7 +7,7 @@ import type { PageProps, WalletData } from "./lib/types";
 
 type Props = PageProps<WalletData>;
 
-const kindLabels: Record<string, string> = { CREDIT: "Added to wallet", PAYMENT: "Payment", REFUND: "Refund" };
+const kindLabels: Record<string, string> = { CREDIT: "Added to wallet", PAYMENT: "Payment", REFUND: "Refund", DONATION: "Donation" };
 
 // Transactions: the member's wallet in this app, balance and every
 // movement with the balance after it.

@@ -97,7 +97,8 @@ type response struct {
 	Body   string
 }
 
-// do sends a request to the main site (or the auth site when host is "auth").
+// do sends a request to the main site (or the auth site for /authenticate
+// targets); an answer to a JSON call is checked against api/openapi.yaml.
 func (ts *testServer) do(t testing.TB, method, target string, body io.Reader, headers map[string]string) response {
 	t.Helper()
 	req := httptest.NewRequest(method, target, body)
@@ -110,5 +111,6 @@ func (ts *testServer) do(t testing.TB, method, target string, body io.Reader, he
 		handler = ts.Auth()
 	}
 	handler.ServeHTTP(rec, req)
+	checkContract(t, method, target, rec.Code, rec.Header(), rec.Body.Bytes())
 	return response{Status: rec.Code, Header: rec.Header(), Body: rec.Body.String()}
 }

@@ -88,6 +88,7 @@ func TestQueriesPerRequest(t *testing.T) {
 		}
 		rec := httptest.NewRecorder()
 		ts.Main().ServeHTTP(rec, req)
+		checkContract(t, "GET", target, rec.Code, rec.Header(), rec.Body.Bytes())
 		if rec.Code != 200 {
 			t.Fatalf("GET %s: %d %s", target, rec.Code, rec.Body.String())
 		}

@@ -453,7 +453,7 @@ export interface PaymentSuccessData {
 
 export interface WalletMovement {
   id: string;
-  kind: "CREDIT" | "PAYMENT" | "REFUND";
+  kind: "CREDIT" | "PAYMENT" | "REFUND" | "DONATION";
   amount: number;
   balanceAfter: number;
   currency: string;
