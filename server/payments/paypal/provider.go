@@ -87,9 +87,16 @@ func (p *Provider) Confirm(ctx context.Context, req payments.ConfirmRequest) (*p
 		}
 		return nil, store.ErrIllegalTransition
 	}
-	po, err := p.Client.CaptureOrder(ctx, req.Ref, "marquee-capture-"+req.Ref)
+	key, err := p.captureKey(ctx, o, req.Ref)
+	if err != nil {
+		return nil, err
+	}
+	po, err := p.Client.CaptureOrder(ctx, req.Ref, key)
 	var apiErr *APIError
 	if errors.As(err, &apiErr) && apiErr.Status == http.StatusUnprocessableEntity {
+		// PayPal keeps this answer for the key: the next try (after the
+		// buyer approves, or picks another card) must use a fresh one.
+		p.recordFailure(ctx, o, req.Ref, "capture:"+key, apiErr.Message)
 		switch {
 		case apiErr.Issue("ORDER_NOT_APPROVED"):
 			return nil, payments.Declined("The payment was not approved on PayPal.")
@@ -102,6 +109,27 @@ func (p *Provider) Confirm(ctx context.Context, req payments.ConfirmRequest) (*p
 		return nil, payments.ProviderError("paypal", err)
 	}
 	return p.applyCaptured(ctx, o, po)
+}
+
+// captureKey is the PayPal-Request-Id of a capture of ref: concurrent and
+// retried captures share it (one capture), and each capture PayPal refused
+// (recorded as capture.failed) moves on to the next, since PayPal replays a
+// refusal to its key forever.
+func (p *Provider) captureKey(ctx context.Context, o *store.Order, ref string) (string, error) {
+	evs, err := p.Store.PaymentEvents(ctx, o.ID)
+	if err != nil {
+		return "", err
+	}
+	refused := 0
+	for _, e := range evs {
+		if e.Type == "capture.failed" && e.PaymentRef == ref && strings.HasPrefix(e.EventID, "capture:") {
+			refused++
+		}
+	}
+	if refused == 0 {
+		return "marquee-capture-" + ref, nil
+	}
+	return fmt.Sprintf("marquee-capture-%s-%d", ref, refused), nil
 }
 
 // applyCaptured marks o PAID from a captured PayPal order.

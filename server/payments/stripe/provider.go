@@ -307,12 +307,29 @@ func statusOf(ev *store.PaymentEvent, fresh bool) string {
 }
 
 // RenewalKey is the idempotency key of the Stripe subscription (and its
-// price) that renews membership subID as bought by orderID: every retry of
-// the job asks Stripe with the same key and so gets the same subscription.
-// The order is part of it because a membership row is reused when its
-// member buys again later, and that purchase needs a subscription of its own.
-func RenewalKey(subID, orderID string) string {
-	return "marquee-subscription-" + subID + "-order-" + orderID + "-renewal"
+// price) that renews membership subID as bought by orderID: a retry after a
+// lost answer asks Stripe with the same key and so gets the same
+// subscription. The order is part of it because a membership row is reused
+// when its member buys again later, and that purchase needs a subscription
+// of its own. Stripe replays a failure it answered (a 500 too) to its key
+// forever, so refused is how many tries Stripe answered with a failure: each
+// moves the key on.
+func RenewalKey(subID, orderID string, refused int) string {
+	key := "marquee-subscription-" + subID + "-order-" + orderID + "-renewal"
+	if refused > 0 {
+		key += fmt.Sprintf("-retry-%d", refused)
+	}
+	return key
+}
+
+// storedFailure marks err as an answer Stripe keeps for the request's
+// idempotency key (any error status but 409, which means "in flight").
+func storedFailure(err error) error {
+	var se *sg.Error
+	if errors.As(err, &se) && se.HTTPStatusCode != 0 && se.HTTPStatusCode != http.StatusConflict {
+		return fmt.Errorf("%w: %w", payments.ErrStoredFailure, err)
+	}
+	return err
 }
 
 // StartRenewals makes the Stripe subscription that renews the membership a
@@ -322,8 +339,10 @@ func RenewalKey(subID, orderID string) string {
 // means "try again later" and river retries; nil means done or nothing to
 // do (the order did not buy a membership, a later purchase or a refund
 // superseded it, or it is linked already). The idempotency key and the
-// conditional SetProviderRef make any number of runs one subscription.
-func (p *Provider) StartRenewals(ctx context.Context, orderID string) error {
+// conditional SetProviderRef make any number of runs one subscription;
+// refused is how many earlier runs Stripe answered with a failure
+// (payments.ErrStoredFailure), which moves the key on (RenewalKey).
+func (p *Provider) StartRenewals(ctx context.Context, orderID string, refused int) error {
 	o, err := p.Store.OrderByID(ctx, orderID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
@@ -374,9 +393,9 @@ func (p *Provider) StartRenewals(ctx context.Context, orderID string) error {
 	id, err := p.Client.CreateSubscription(ctx, Renewal{Customer: in.Customer, PaymentMethod: in.PaymentMethod,
 		Name: plan.Name, Amount: sub.Amount, Currency: sub.Currency, Interval: interval, TrialEnd: sub.CurrentPeriodEnd,
 		Metadata:       map[string]string{"appId": o.AppID, "userId": o.UserID, "planId": plan.ID, "orderId": o.ID, "subscriptionId": sub.ID},
-		IdempotencyKey: RenewalKey(sub.ID, o.ID)})
+		IdempotencyKey: RenewalKey(sub.ID, o.ID, refused)})
 	if err != nil {
-		return payments.ProviderError("stripe", err)
+		return payments.ProviderError("stripe", storedFailure(err))
 	}
 	linked, err := p.Store.SetProviderRef(ctx, sub.ID, o.ID, id)
 	if err != nil {
