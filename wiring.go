@@ -147,8 +147,8 @@ func serve(ctx context.Context, logger *slog.Logger) error {
 	srv := server.New(server.Deps{Config: a.cfg, Store: a.storage, Renderer: engine, Files: a.files, Logger: logger})
 	queue, err := jobs.New(ctx, jobs.Options{DB: a.db, DatabaseURL: a.cfg.DatabaseURL, Logger: logger,
 		Work: jobs.Product(jobs.Deps{Store: a.storage, Files: a.files, Logger: logger, OrderExpiry: a.cfg.OrderExpiry,
-			CardRenewals: srv.CardRenewals(),
-			Push:         &push.Sender{Store: a.storage, Subscriber: a.cfg.PushSubscriber, Logger: logger}})})
+			CardRenewals: srv.CardRenewals(), StrayRefunds: srv.StrayRefunds(),
+			Push: &push.Sender{Store: a.storage, Subscriber: a.cfg.PushSubscriber, Logger: logger}})})
 	if err != nil {
 		return err
 	}
