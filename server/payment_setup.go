@@ -201,3 +201,19 @@ func (s *Server) RefundStrayPayment(ctx context.Context, p store.StrayPayment, r
 	}
 	return r.RefundStray(ctx, p.Ref, p.Amount, refused)
 }
+
+// CancelPayment cancels a cancelled order's open provider payment (the
+// cancel_payment job); methods without one to cancel do nothing.
+func (s *Server) CancelPayment(ctx context.Context, a store.CancelPaymentArgs) error {
+	prov, err := s.payments.Get(a.Provider)
+	if err != nil {
+		return nil
+	}
+	c, ok := prov.(interface {
+		CancelPayment(ctx context.Context, ref string) error
+	})
+	if !ok {
+		return nil
+	}
+	return c.CancelPayment(ctx, a.Ref)
+}

@@ -166,3 +166,46 @@ func TestDoubleClickedConfirm(t *testing.T) {
 		t.Fatalf("order %s", got.Status)
 	}
 }
+
+// Cancelling an unpaid card order, or its expiry, cancels its
+// PaymentIntent through a job written with the cancel, so the payment form
+// left open can no longer pay it.
+func TestCancelledOrderCancelsItsIntent(t *testing.T) {
+	f := newPayFixture(t, storetest.Postgres(t), nil)
+	ctx := context.Background()
+	buyer := commUser(t, f.ts, "follower@demo.test")
+	cancelled := f.order(t, "follower@demo.test", 1200)
+	pi := decodePay(t, f.post(t, "/stripe-payments/create-intent", buyer, map[string]any{"orderId": cancelled.ID})).Data["paymentIntentId"].(string)
+	expired := f.order(t, "follower@demo.test", 1300)
+	pi2 := decodePay(t, f.post(t, "/stripe-payments/create-intent", buyer, map[string]any{"orderId": expired.ID})).Data["paymentIntentId"].(string)
+	if r := f.post(t, "/orders/"+cancelled.ID+"/cancel", buyer, nil); r.Status != 200 {
+		t.Fatalf("cancel: %d %s", r.Status, r.Body)
+	}
+	if _, err := f.ts.store.ExpirePendingOrders(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	var rows []store.JobOutbox
+	if err := f.ts.store.DB.NewSelect().Model(&rows).Where("kind = ?", store.JobCancelPayment).Order("id").Scan(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 {
+		t.Fatalf("%d cancel_payment jobs for two orders", len(rows))
+	}
+	w := &jobs.CancelPaymentWorker{Refunds: f.ts.StrayRefunds()}
+	for _, r := range rows {
+		var args jobs.CancelPaymentArgs
+		if err := json.Unmarshal([]byte(r.Args), &args); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 { // a retried job is harmless
+			if err := w.Work(ctx, &river.Job[jobs.CancelPaymentArgs]{Args: args}); err != nil {
+				t.Fatalf("cancel_payment: %v", err)
+			}
+		}
+	}
+	for _, id := range []string{pi, pi2} {
+		if st := f.stripe.Intent(id)["status"]; st != "canceled" {
+			t.Fatalf("intent %s is %v", id, st)
+		}
+	}
+}

@@ -20,10 +20,32 @@ type RefundStrayPaymentArgs store.StrayPayment
 
 func (RefundStrayPaymentArgs) Kind() string { return store.JobRefundStrayPayment }
 
+// CancelPaymentArgs asks for the open card payment of a cancelled or
+// expired order to be cancelled, so a payment form left open cannot pay it.
+// It is written in the cancelling transaction.
+type CancelPaymentArgs store.CancelPaymentArgs
+
+func (CancelPaymentArgs) Kind() string { return store.JobCancelPayment }
+
+// CancelPaymentWorker cancels; an error is retried by river.
+type CancelPaymentWorker struct {
+	river.WorkerDefaults[CancelPaymentArgs]
+	Refunds StrayRefunds
+}
+
+func (w *CancelPaymentWorker) Work(ctx context.Context, job *river.Job[CancelPaymentArgs]) error {
+	if err := w.Refunds.CancelPayment(ctx, store.CancelPaymentArgs(job.Args)); err != nil {
+		return fmt.Errorf("cancel payment %s of order %s: %w", job.Args.Ref, job.Args.OrderID, err)
+	}
+	return nil
+}
+
 // StrayRefunds gives a stray payment back at its provider (the server,
 // which knows the providers). It must be idempotent for one payment.
 type StrayRefunds interface {
 	RefundStrayPayment(ctx context.Context, p store.StrayPayment, refused int) error
+	// CancelPayment cancels a cancelled order's open payment.
+	CancelPayment(ctx context.Context, a store.CancelPaymentArgs) error
 }
 
 // RefundStrayPaymentWorker refunds; an error is retried by river with

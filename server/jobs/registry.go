@@ -62,6 +62,7 @@ func Product(d Deps) Work {
 	}
 	if d.StrayRefunds != nil {
 		river.AddWorker(workers, &RefundStrayPaymentWorker{Refunds: d.StrayRefunds})
+		river.AddWorker(workers, &CancelPaymentWorker{Refunds: d.StrayRefunds})
 	}
 	// Unpaid orders give their stock back once their hold is over; checked
 	// every minute, so an order is cancelled at most a minute late.

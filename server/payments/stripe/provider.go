@@ -502,3 +502,13 @@ func (p *Provider) RefundStray(ctx context.Context, ref string, amount int64, re
 	p.log().Info("stripe payment refunded: its order could not take it", "intent", ref, "amount", amount)
 	return nil
 }
+
+// CancelPayment cancels PaymentIntent ref of a cancelled or expired order
+// (the cancel_payment job). An intent that succeeded meanwhile is left: its
+// payment was recorded NOT_PAYABLE and is refunded by its own job.
+func (p *Provider) CancelPayment(ctx context.Context, ref string) error {
+	if err := p.Client.Cancel(ctx, ref); err != nil && !errors.Is(err, ErrIntentNotOpen) {
+		return payments.ProviderError("stripe cancel", err)
+	}
+	return nil
+}
