@@ -127,8 +127,8 @@ func (a *App) Server(r server.Renderer, opts ServerOptions) *server.Server {
 func (a *App) Jobs(ctx context.Context, srv *server.Server) (*jobs.Queue, error) {
 	return jobs.New(ctx, jobs.Options{DB: a.DB, DatabaseURL: a.Config.DatabaseURL, Logger: a.Logger,
 		Work: jobs.Product(jobs.Deps{Store: a.Storage, Files: a.Files, Logger: a.Logger, OrderExpiry: a.Config.OrderExpiry,
-			CardRenewals: srv.CardRenewals(),
-			Push:         &push.Sender{Store: a.Storage, Subscriber: a.Config.PushSubscriber, Logger: a.Logger}})})
+			CardRenewals: srv.CardRenewals(), StrayRefunds: srv.StrayRefunds(),
+			Push: &push.Sender{Store: a.Storage, Subscriber: a.Config.PushSubscriber, Logger: a.Logger}})})
 }
 
 func openFiles(ctx context.Context, cfg server.Config, db *bun.DB) (media.Storage, error) {

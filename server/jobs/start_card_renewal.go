@@ -3,11 +3,9 @@ package jobs
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/riverqueue/river"
 
-	"marquee/server/payments"
 	"marquee/store"
 )
 
@@ -42,16 +40,8 @@ type StartCardRenewalWorker struct {
 
 func (w *StartCardRenewalWorker) Work(ctx context.Context, job *river.Job[StartCardRenewalArgs]) error {
 	// Stripe replays a failure to its key: each attempt it refused moves
-	// the next attempt to a fresh key. A lost answer (a network error)
-	// keeps the key, so a subscription made meanwhile is answered again.
-	refused := 0
-	if job.JobRow != nil {
-		for _, e := range job.Errors {
-			if strings.Contains(e.Error, payments.ErrStoredFailure.Error()) {
-				refused++
-			}
-		}
-	}
+	// the next attempt to a fresh key (refusedAttempts).
+	refused := refusedAttempts(job.JobRow)
 	if err := w.Renewals.StartRenewals(ctx, job.Args.OrderID, refused); err != nil {
 		return fmt.Errorf("start card renewal of order %s: %w", job.Args.OrderID, err)
 	}

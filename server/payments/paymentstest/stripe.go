@@ -359,7 +359,25 @@ func (s *Stripe) route(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, 200, pi)
 			return
 		}
+		if len(parts) == 4 && parts[3] == "cancel" && r.Method == http.MethodPost {
+			switch pi["status"] {
+			case "succeeded", "canceled":
+				stripeError(w, 400, "invalid_request_error", "payment_intent_unexpected_state",
+					"You cannot cancel this PaymentIntent because it has a status of "+pi["status"].(string)+".", map[string]any{"payment_intent": pi})
+				return
+			}
+			pi["status"] = "canceled"
+			pi["cancellation_reason"] = r.PostForm.Get("cancellation_reason")
+			s.emitLocked("payment_intent.canceled", pi)
+			writeJSON(w, 200, pi)
+			return
+		}
 		if len(parts) == 4 && parts[3] == "confirm" && r.Method == http.MethodPost {
+			if pi["status"] == "canceled" {
+				stripeError(w, 400, "invalid_request_error", "payment_intent_unexpected_state",
+					"You cannot confirm this PaymentIntent because it has a status of canceled.", nil)
+				return
+			}
 			if pi["status"] == "succeeded" {
 				stripeError(w, 400, "invalid_request_error", "payment_intent_unexpected_state",
 					"You cannot confirm this PaymentIntent because it has already succeeded after being previously confirmed.", nil)

@@ -378,3 +378,31 @@ func statusOf(ev *store.PaymentEvent, fresh bool) string {
 	}
 	return ev.Outcome
 }
+
+// RefundStray gives back amount of PayPal order ref's capture, a payment its
+// order could not take (the refund_stray_payment job); refused moves the
+// PayPal-Request-Id past refusals PayPal keeps for it.
+func (p *Provider) RefundStray(ctx context.Context, ref string, amount int64, refused int) error {
+	po, err := p.Client.GetOrder(ctx, ref)
+	if err != nil {
+		return payments.ProviderError("paypal", err)
+	}
+	for _, c := range po.Captures() {
+		if c.Status != "COMPLETED" && c.Status != "PARTIALLY_REFUNDED" {
+			continue
+		}
+		key := "marquee-stray-" + c.ID
+		if refused > 0 {
+			key += fmt.Sprintf("-retry-%d", refused)
+		}
+		if _, err := p.Client.RefundCapture(ctx, c.ID, 0, c.Amount.CurrencyCode, "Refund of a payment the order could not take", key); err != nil {
+			var apiErr *APIError
+			if errors.As(err, &apiErr) {
+				err = fmt.Errorf("%w: %w", payments.ErrStoredFailure, err)
+			}
+			return payments.ProviderError("paypal stray refund", err)
+		}
+		p.log().Info("paypal payment refunded: its order could not take it", "order", ref, "capture", c.ID)
+	}
+	return nil
+}
