@@ -1,6 +1,7 @@
 package server
 
 import (
+	"net"
 	"fmt"
 	"os"
 	"strconv"
@@ -31,6 +32,10 @@ type Config struct {
 	// PushAllowLoopbackHTTP accepts http://127.0.0.1 push endpoints (tests
 	// run a local push receiver); never set from the environment.
 	PushAllowLoopbackHTTP bool
+	// TrustedProxies (TRUSTED_PROXIES, comma-separated CIDRs or addresses)
+	// are the reverse proxies whose X-Forwarded-For names the client; empty
+	// means the connection's address is the client (no proxy is believed).
+	TrustedProxies []*net.IPNet
 	// PushSubscriber is the VAPID contact (PUSH_SUBSCRIBER, mailto: or https:).
 	PushSubscriber string
 	// OrderExpiry is how long an unpaid order holds its stock before it is
@@ -145,6 +150,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	if err != nil || cfg.OrderExpiry <= 0 {
 		return Config{}, fmt.Errorf("ORDER_EXPIRY: want a positive duration like 30m, got %q", get("ORDER_EXPIRY", ""))
 	}
+	if cfg.TrustedProxies, err = parseTrustedProxies(get("TRUSTED_PROXIES", "")); err != nil {
+		return Config{}, err
+	}
 	cfg.WalletEnabled = get("WALLET_ENABLED", "true") != "false"
 	cfg.Stripe = StripeConfig{
 		SecretKey:      get("STRIPE_SECRET_KEY", ""),
@@ -163,3 +171,33 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 
 // SecureCookies is true when the site is served over https.
 func (c Config) SecureCookies() bool { return strings.HasPrefix(c.PublicURL, "https://") }
+
+// parseTrustedProxies reads TRUSTED_PROXIES: CIDRs ("10.0.0.0/8") or single
+// addresses ("127.0.0.1"), comma-separated.
+func parseTrustedProxies(v string) ([]*net.IPNet, error) {
+	var nets []*net.IPNet
+	for _, part := range strings.Split(v, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		if !strings.Contains(part, "/") {
+			ip := net.ParseIP(part)
+			if ip == nil {
+				return nil, fmt.Errorf("TRUSTED_PROXIES: %q is not an address or a CIDR", part)
+			}
+			bits := 128
+			if ip.To4() != nil {
+				ip, bits = ip.To4(), 32
+			}
+			nets = append(nets, &net.IPNet{IP: ip, Mask: net.CIDRMask(bits, bits)})
+			continue
+		}
+		_, n, err := net.ParseCIDR(part)
+		if err != nil {
+			return nil, fmt.Errorf("TRUSTED_PROXIES: %q is not an address or a CIDR", part)
+		}
+		nets = append(nets, n)
+	}
+	return nets, nil
+}

@@ -71,6 +71,13 @@ var demoMedia atomic.Value
 
 func newTestServer(t testing.TB, db *bun.DB) *testServer {
 	t.Helper()
+	return newTestServerWith(t, db, nil)
+}
+
+// newTestServerWith is newTestServer with configure applied to the
+// configuration before the server is built.
+func newTestServerWith(t testing.TB, db *bun.DB, configure func(*Config)) *testServer {
+	t.Helper()
 	files := &media.Local{Dir: t.TempDir(), BaseURL: "http://main.test", Key: []byte("test-key")}
 	if dir, _ := demoMedia.Load().(string); dir != "" {
 		if err := os.CopyFS(files.Dir, os.DirFS(dir)); err != nil {
@@ -88,6 +95,9 @@ func newTestServer(t testing.TB, db *bun.DB) *testServer {
 	st.Build = testEngine(t).BuildID()
 	cfg := Config{Port: 3000, AuthPort: 3002, PublicURL: "http://main.test", AuthURL: "http://auth.test",
 		WalletEnabled: true, OrderExpiry: 30 * time.Minute}
+	if configure != nil {
+		configure(&cfg)
+	}
 	return &testServer{Server: New(Deps{Config: cfg, Store: st, Renderer: testEngine(t), Files: files, Logger: logger}), files: files}
 }
 

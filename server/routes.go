@@ -33,9 +33,11 @@ func (s *Server) routes() {
 		e.Use(s.securityHeaders)
 		// Refuse cross-site writes before the session is read.
 		e.Use(s.refuseCrossSite)
-		// Rate limits key on the client address: take it from the
-		// connection, since X-Forwarded-For is whatever the client says.
-		e.IPExtractor = echo.ExtractIPDirect()
+		// Rate limits key on the client address: the connection's, unless
+		// it comes from a configured proxy (TRUSTED_PROXIES), whose
+		// X-Forwarded-For is then read right to left up to the first
+		// address that is not a trusted proxy. Nobody else's header counts.
+		e.IPExtractor = s.clientAddress()
 		e.Use(s.loadViewer)
 		e.GET("/healthz", s.healthz)
 		// Both sites render documents that link the icon, the manifest and,
