@@ -34,10 +34,7 @@ func canonicalPath(next echo.HandlerFunc) echo.HandlerFunc {
 			trimmed = "/"
 		}
 		if r.Method == http.MethodGet || r.Method == http.MethodHead {
-			target := trimmed
-			if strings.HasPrefix(target, "//") {
-				target = "/" + strings.TrimLeft(target, "/") // never an open redirect
-			}
+			target := sameSitePath(trimmed)
 			if r.URL.RawQuery != "" {
 				target += "?" + r.URL.RawQuery
 			}
@@ -46,6 +43,15 @@ func canonicalPath(next echo.HandlerFunc) echo.HandlerFunc {
 		r.URL.Path, r.URL.RawPath = trimmed, ""
 		return next(c)
 	}
+}
+
+// sameSitePath makes a path safe to send back in a Location header: it is
+// percent-encoded, so a backslash or a control character cannot make a
+// browser read "/\evil.example" or "/\tevil.example" as the scheme-relative
+// "//evil.example", and leading slashes collapse to one.
+func sameSitePath(p string) string {
+	escaped := (&url.URL{Path: p}).EscapedPath()
+	return "/" + strings.TrimLeft(escaped, "/")
 }
 
 var errBadText = badRequest("Request contains invalid characters (NUL bytes or invalid UTF-8)")
