@@ -1,28 +1,12 @@
 import { sessionLost } from "./session";
 // Shapes and helpers of the community screens (SPEC.md sections 3 and 9),
 // shared by pages and islands so server HTML and hydration agree.
-import type { MediaView, MessageView, UserSummary } from "./types";
+import type { MediaView, MessageView, StorePagination } from "./types";
 
-export interface Pagination {
-  page: number;
-  limit: number;
-  total: number;
-  totalPages: number;
-  hasNext: boolean;
-  hasPrev: boolean;
-  // Feeds: asks for the next page by keyset (see store.CommunityFeed).
-  nextCursor?: string;
-}
+export type { StoryGroup, StoryView } from "./types";
 
-export interface StoryView extends MessageView {
-  media: MediaView | null;
-  user: UserSummary;
-}
-
-export interface StoryGroup {
-  user: UserSummary;
-  stories: StoryView[];
-}
+// Pagination is store.Pagination (nextCursor on feeds that have a next page).
+export type Pagination = StorePagination;
 
 export const HEART = "❤️";
 

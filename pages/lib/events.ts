@@ -2,6 +2,8 @@
 // so server and browser agree).
 import type { EventView, MediaView } from "./types";
 
+export type { AttendeeView, EventDetail, EventPermissions, EventTicket } from "./types";
+
 export const EVENT_TYPES = ["LIVESTREAM", "MEETUP", "CLASS", "CONFERENCE", "OTHER"] as const;
 
 const TYPE_LABELS: Record<string, string> = {
@@ -29,39 +31,6 @@ export function timeStatus(e: { startDate: string; endDate: string }, nowIso: st
 }
 
 export const STATUS_LABELS: Record<TimeStatus, string> = { upcoming: "Upcoming", ongoing: "Happening now", past: "Past" };
-
-export interface AttendeeView {
-  id: string;
-  userId: string;
-  eventId: string;
-  role: "HOST" | "MODERATOR" | "ATTENDEE";
-  user: { id: string; username: string };
-  createdAt: string;
-}
-
-export interface EventPermissions {
-  canEdit: boolean;
-  canJoin: boolean;
-  canLeave: boolean;
-  canManageAttendees: boolean;
-  canFeature: boolean;
-}
-
-// EventDetail mirrors server.EventDetail.
-export interface EventDetail extends EventView {
-  attendees: AttendeeView[];
-  attendeePagination: { page: number; limit: number; total: number; totalPages: number; hasNext: boolean; hasPrev: boolean };
-  permissions: EventPermissions;
-  // The store item that admits to the event; null when joining is free.
-  ticket: EventTicket | null;
-}
-
-export interface EventTicket {
-  itemId: string;
-  name: string;
-  price: number;
-  currency: string;
-}
 
 // carouselMedia: the banner first, then the other media newest first.
 export function carouselMedia(e: EventView): MediaView[] {
