@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "react";
-import { api } from "./lib/cart-store";
+import { api } from "./lib/api";
 import { Icon } from "./lib/icons";
 import { dollars, dollarsToCents } from "./lib/money";
 import { useHydrated } from "./lib/hydrated";

@@ -43,22 +43,3 @@ export function carouselMedia(e: EventView): MediaView[] {
 export function calendarHref(appName: string, eventId: string): string {
   return "/apps/" + appName + "/events/" + eventId + "/calendar.ics";
 }
-
-// apiCall sends a JSON request to the events API and returns the envelope's
-// data; on failure it throws the server's message, or fallback.
-export async function apiCall<T>(method: string, url: string, body: unknown, fallback: string): Promise<T> {
-  let res: Response;
-  try {
-    res = await fetch(url, {
-      method,
-      credentials: "same-origin",
-      headers: body === undefined ? undefined : { "Content-Type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch {
-    throw new Error("Network error");
-  }
-  const json = await res.json().catch(() => null);
-  if (!res.ok || !json?.success) throw new Error((json && typeof json.message === "string" && json.message) || fallback);
-  return json.data as T;
-}
