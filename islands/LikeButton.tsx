@@ -1,4 +1,5 @@
 import { useEffect, useState } from "react";
+import type { ReactionView } from "../pages/lib/types";
 import { api } from "./lib/api";
 import { HEART, isHeart } from "../pages/lib/community";
 import { useHydrated } from "./lib/hydrated";
@@ -51,7 +52,7 @@ export default function LikeButton({ messageId, reactions, viewerId: rendered, s
     } else {
       setState({ count: before.count + 1, reactionId: null, liked: true });
       try {
-        const reaction = await api<{ id: string }>("POST", `/api/messages/${messageId}/reactions`, { reaction: HEART });
+        const reaction = await api<ReactionView>("POST", `/api/messages/${messageId}/reactions`, { reaction: HEART });
         setState({ count: before.count + 1, reactionId: reaction.id, liked: true });
       } catch {
         setState(before);

@@ -189,6 +189,33 @@ export interface ContentSettings {
   create_permission: string;
 }
 
+// Donation is store.Donation.
+export interface Donation {
+  id: string;
+  appId: string;
+  amount: number;
+  currency: string;
+  message: string;
+  status: string;
+  createdAt: string;
+  processedAt: string | null;
+  paymentMethod: string;
+}
+
+// DonationProcessed is server.DonationProcessed.
+export interface DonationProcessed {
+  id: string;
+  appId: string;
+  amount: number;
+  currency: string;
+  message: string;
+  status: string;
+  createdAt: string;
+  processedAt: string | null;
+  paymentMethod: string;
+  payment?: PaymentStarted;
+}
+
 // DonationTierView is store.DonationTier.
 export interface DonationTierView {
   id: string;
@@ -569,6 +596,14 @@ export interface PaymentConfig {
   };
   methods: string[];
   defaultMethod: string;
+}
+
+// PaymentStarted is payments.Started.
+export interface PaymentStarted {
+  ref: string;
+  clientSecret?: string;
+  approvalUrl?: string;
+  status: string;
 }
 
 // PaymentSuccessData is server.PaymentSuccessData.

@@ -6,6 +6,7 @@ import (
 
 	"marquee/server"
 	"marquee/server/access"
+	"marquee/server/payments"
 	"marquee/store"
 )
 
@@ -29,6 +30,7 @@ func tsRoots() []tsRoot {
 		{Name: "DonationTierView", Value: store.DonationTier{}},
 		{Name: "LinkItem", Value: store.Link{}},
 		{Name: "EventTicket", Value: server.EventTicketInfo{}},
+		{Name: "PaymentStarted", Value: payments.Started{}},
 		{Value: store.AppView{}},
 		{Value: store.AccountUser{}},
 		{Value: store.SubscriptionStatus{}},
@@ -47,6 +49,8 @@ func tsRoots() []tsRoot {
 		{Value: store.StoryGroup{}},
 		{Value: store.NotificationView{}},
 		{Value: store.SearchResults{}},
+		{Value: store.Donation{}},
+		{Value: server.DonationProcessed{}},
 	}
 }
 
