@@ -51,7 +51,8 @@ export async function uploadFile(file: File, opts: UploadOptions): Promise<Media
   }
   const url = created.data?.presignedUploadUrl;
   const media = created.data?.media;
-  if (!url || !media) throw new ApiError("No presigned upload URL received from server", 0);
+  // The server answered, but not what it must: a server fault, not the network.
+  if (!url || !media) throw new ApiError("No presigned upload URL received from server", 500);
   try {
     await putFile(url, file, "Failed to upload file");
   } catch (err) {
