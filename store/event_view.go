@@ -18,7 +18,7 @@ type EventView struct {
 	Location      string      `json:"location"`
 	StartDate     time.Time   `json:"startDate"`
 	EndDate       time.Time   `json:"endDate"`
-	Type          string      `json:"type" tstype:"'LIVESTREAM' | 'MEETUP' | 'CLASS' | 'CONFERENCE' | 'OTHER'"`
+	Type          string      `json:"type" tstype:"EventType"`
 	IsFeatured    bool        `json:"isFeatured"`
 	IsOfficial    bool        `json:"isOfficial"`
 	Banner        *MediaView  `json:"banner"`

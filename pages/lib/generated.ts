@@ -265,7 +265,7 @@ export interface EventDetail {
   location: string;
   startDate: string;
   endDate: string;
-  type: 'LIVESTREAM' | 'MEETUP' | 'CLASS' | 'CONFERENCE' | 'OTHER';
+  type: EventType;
   isFeatured: boolean;
   isOfficial: boolean;
   banner: MediaView | null;
@@ -305,6 +305,8 @@ export interface EventTicket {
   currency: string;
 }
 
+export type EventType = "LIVESTREAM" | "MEETUP" | "CLASS" | "CONFERENCE" | "OTHER";
+
 // EventView is store.EventView.
 export interface EventView {
   id: string;
@@ -314,7 +316,7 @@ export interface EventView {
   location: string;
   startDate: string;
   endDate: string;
-  type: 'LIVESTREAM' | 'MEETUP' | 'CLASS' | 'CONFERENCE' | 'OTHER';
+  type: EventType;
   isFeatured: boolean;
   isOfficial: boolean;
   banner: MediaView | null;
@@ -380,13 +382,15 @@ export interface ItemEditData {
   events: EventOption[];
 }
 
+export type ItemType = "PHYSICAL" | "DIGITAL" | "SERVICE" | "SUBSCRIPTION" | "EVENT_TICKET";
+
 // ItemView is store.ItemView.
 export interface ItemView {
   id: string;
   storeId: string;
   name: string;
   description: string;
-  type: 'PHYSICAL' | 'DIGITAL' | 'SERVICE' | 'SUBSCRIPTION' | 'EVENT_TICKET';
+  type: ItemType;
   price: number;
   comparePrice: number | null;
   currency: string;
@@ -427,11 +431,13 @@ export interface LinksSettings {
   layout: string;
 }
 
+export type MediaType = "IMAGE" | "VIDEO" | "OTHER";
+
 // MediaView is store.MediaView.
 export interface MediaView {
   id: string;
   name: string;
-  type: 'IMAGE' | 'VIDEO' | 'OTHER';
+  type: MediaType;
   size: number;
   mimeType: string;
   path: string;
@@ -851,7 +857,7 @@ export interface WalletData {
 // WalletMovement is store.WalletMovement.
 export interface WalletMovement {
   id: string;
-  kind: 'CREDIT' | 'PAYMENT' | 'REFUND' | 'DONATION';
+  kind: WalletMovementKind;
   amount: number;
   balanceAfter: number;
   currency: string;
@@ -859,6 +865,8 @@ export interface WalletMovement {
   orderId: string | null;
   createdAt: string;
 }
+
+export type WalletMovementKind = "CREDIT" | "PAYMENT" | "REFUND" | "DONATION";
 
 // WalletView is store.WalletView.
 export interface WalletView {

@@ -62,6 +62,10 @@ func tsUnions() []tsUnion {
 			store.RoleSubscriber, store.RoleModerator, store.RoleAdmin, store.RoleCreator}},
 		{Name: "StoreAccess", Values: server.StoreAccessValues},
 		{Name: "OrderStatus", Values: store.OrderStatuses},
+		{Name: "MediaType", Values: []string{store.MediaImage, store.MediaVideo, store.MediaOther}},
+		{Name: "ItemType", Values: store.ItemTypes},
+		{Name: "EventType", Values: store.EventTypes},
+		{Name: "WalletMovementKind", Values: []string{store.TransferCredit, store.TransferPayment, store.TransferRefund, store.TransferDonation}},
 	}
 }
 

@@ -15,8 +15,8 @@ import (
 // exactly what the encoder sees (json tags, omitempty, embedded structs,
 // pointers), so the two cannot disagree. The rules:
 //
-//   - a named struct becomes an interface named after it (or after
-//     tsNames), an anonymous struct an inline object type;
+//   - a named struct becomes an interface with its Go name (or its root's
+//     Name), an anonymous struct an inline object type;
 //   - `json:"-"` and unexported fields are left out; an embedded struct
 //     without a json name has its fields promoted, as encoding/json does;
 //   - omitempty makes the field optional (`name?: T`): it may be absent;
