@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"time"
 
+	"marquee/server/app"
+
 	"marquee/scripts/seed"
 )
 
@@ -30,13 +32,13 @@ func benchData(ctx context.Context, args []string, logger *slog.Logger) error {
 	if sz.Posts < 0 || sz.Items < 0 || sz.Events < 0 || sz.Users < 0 {
 		return errors.New("bench-data: sizes must be 0 or more")
 	}
-	a, err := openApp(ctx, logger)
+	a, err := app.FromEnv(ctx, logger)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
 	start := time.Now()
-	res, err := seed.BenchData(ctx, a.db, sz)
+	res, err := seed.BenchData(ctx, a.DB, sz)
 	if errors.Is(err, seed.ErrBenchSeeded) {
 		return fmt.Errorf("bench-data: app %q already exists, nothing written (pick another with --app, or drop the database)", sz.App)
 	}
@@ -44,10 +46,10 @@ func benchData(ctx context.Context, args []string, logger *slog.Logger) error {
 		return fmt.Errorf("bench-data: %w", err)
 	}
 	// A running server drops whatever it cached of this app at once.
-	a.storage.InvalidateApp(ctx, res.AppID)
+	a.Storage.InvalidateApp(ctx, res.AppID)
 	fmt.Printf("seeded app %s in %s: %d users, %d posts, %d comments, %d likes, %d store items, %d events, %d attendees\n",
 		sz.App, time.Since(start).Round(time.Millisecond), res.Users, res.Posts, res.Comments, res.Likes, res.Items, res.Events, res.Attendees)
 	fmt.Printf("sign in as creator@%s.test or user1@%s.test with password %s: %s/apps/%s\n",
-		sz.App, sz.App, seed.BenchPassword, a.cfg.PublicURL, sz.App)
+		sz.App, sz.App, seed.BenchPassword, a.Config.PublicURL, sz.App)
 	return nil
 }

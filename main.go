@@ -16,6 +16,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"marquee/server/app"
 )
 
 func main() {
@@ -51,11 +53,11 @@ func run(ctx context.Context, args []string, logger *slog.Logger) error {
 	case "serve":
 		return serve(ctx, logger)
 	case "migrate":
-		app, err := openApp(ctx, logger)
+		a, err := app.FromEnv(ctx, logger)
 		if err != nil {
 			return err
 		}
-		defer app.Close()
+		defer a.Close()
 		logger.Info("migrations applied")
 		return nil
 	case "seed-demo":

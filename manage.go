@@ -8,18 +8,20 @@ import (
 	"strconv"
 	"strings"
 
+	"marquee/server/app"
+
 	"marquee/store"
 )
 
 // manage runs the `app`, `member` and `wallet` commands: managing apps before any
 // screen does it.
 func manage(ctx context.Context, args []string, logger *slog.Logger) error {
-	a, err := openApp(ctx, logger)
+	a, err := app.FromEnv(ctx, logger)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	s := a.storage
+	s := a.Storage
 	switch {
 	case len(args) == 4 && args[0] == "app" && args[1] == "create" && strings.HasPrefix(args[3], "--creator="):
 		args = []string{"app", "create", args[2], "--creator", strings.TrimPrefix(args[3], "--creator=")}
@@ -36,7 +38,7 @@ func manage(ctx context.Context, args []string, logger *slog.Logger) error {
 		if err != nil {
 			return err
 		}
-		fmt.Printf("created app %s (%s): %s/apps/%s\n", app.Name, app.ID, a.cfg.PublicURL, app.Name)
+		fmt.Printf("created app %s (%s): %s/apps/%s\n", app.Name, app.ID, a.Config.PublicURL, app.Name)
 		return nil
 	case len(args) >= 4 && args[0] == "app" && args[1] == "set":
 		for _, kv := range args[3:] {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"marquee/server/app"
+
 	"marquee/store"
 	"marquee/store/storetest"
 )
@@ -23,15 +25,15 @@ func TestManage(t *testing.T) {
 	ctx := context.Background()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 
-	a, err := openApp(ctx, logger)
+	a, err := app.FromEnv(ctx, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
-	owner, err := a.storage.CreateUser(ctx, "owner@example.test", "owner", "x")
+	owner, err := a.Storage.CreateUser(ctx, "owner@example.test", "owner", "x")
 	if err != nil {
 		t.Fatal(err)
 	}
-	fan, err := a.storage.CreateUser(ctx, "fan@example.test", "fan", "x")
+	fan, err := a.Storage.CreateUser(ctx, "fan@example.test", "fan", "x")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,24 +67,24 @@ func TestManage(t *testing.T) {
 		}
 	}
 
-	a, err = openApp(ctx, logger)
+	a, err = app.FromEnv(ctx, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	app, err := a.storage.AppByIDOrName(ctx, "shop")
+	app, err := a.Storage.AppByIDOrName(ctx, "shop")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if app.CreatorID != owner.ID || app.Settings.Features.Store.Enabled || app.Settings.Basic.DisplayName != "The Shop" || app.Version != "2.0.0" {
 		t.Errorf("app after set: %+v", app)
 	}
-	m, err := a.storage.MembershipOf(ctx, app.ID, fan.ID)
+	m, err := a.Storage.MembershipOf(ctx, app.ID, fan.ID)
 	if err != nil || m == nil || m.Role != store.RoleModerator {
 		t.Errorf("fan membership %+v (%v)", m, err)
 	}
 	// 12.50 once and 5.00 once: the repeated reference credited nothing.
-	if bal, err := a.storage.WalletBalance(ctx, app.ID, fan.ID); err != nil || bal != 1750 {
+	if bal, err := a.Storage.WalletBalance(ctx, app.ID, fan.ID); err != nil || bal != 1750 {
 		t.Errorf("fan wallet %d (%v), want 1750", bal, err)
 	}
 }
@@ -99,12 +101,12 @@ func TestAppSetLinks(t *testing.T) {
 	t.Setenv("S3_ENDPOINT", "")
 	ctx := context.Background()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	a, err := openApp(ctx, logger)
+	a, err := app.FromEnv(ctx, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	if _, err := a.storage.CreateUser(ctx, "owner@example.test", "owner", "x"); err != nil {
+	if _, err := a.Storage.CreateUser(ctx, "owner@example.test", "owner", "x"); err != nil {
 		t.Fatal(err)
 	}
 	const links = `[{"title":"Shop","url":"https://shop.example.com"},{"title":"Old","url":"http://old.example.com","enabled":false}]`
@@ -116,11 +118,11 @@ func TestAppSetLinks(t *testing.T) {
 			t.Fatalf("%v: %v", args, err)
 		}
 	}
-	app, err := a.storage.AppByIDOrName(ctx, "bio")
+	app, err := a.Storage.AppByIDOrName(ctx, "bio")
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := a.storage.LinksOfApp(ctx, app.ID)
+	got, err := a.Storage.LinksOfApp(ctx, app.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,13 +143,13 @@ func TestAppSetLinks(t *testing.T) {
 		}
 	}
 	// A refused list changed nothing; an empty list clears.
-	if after, _ := a.storage.LinksOfApp(ctx, app.ID); len(after) != 2 {
+	if after, _ := a.Storage.LinksOfApp(ctx, app.ID); len(after) != 2 {
 		t.Errorf("a refused list changed the links: %+v", after)
 	}
 	if err := manage(ctx, []string{"app", "set", "bio", "features.links.settings.links=[]"}, logger); err != nil {
 		t.Fatal(err)
 	}
-	if after, _ := a.storage.LinksOfApp(ctx, app.ID); len(after) != 0 {
+	if after, _ := a.Storage.LinksOfApp(ctx, app.ID); len(after) != 0 {
 		t.Errorf("links after clearing: %+v", after)
 	}
 }

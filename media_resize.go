@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 
+	"marquee/server/app"
+
 	"marquee/server/jobs"
 )
 
@@ -12,18 +14,18 @@ import (
 // the images uploaded before copies were made at upload. Safe to repeat; an
 // image that cannot be decoded (AVIF) is left as it is.
 func resizeMedia(ctx context.Context, logger *slog.Logger) error {
-	a, err := openApp(ctx, logger)
+	a, err := app.FromEnv(ctx, logger)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	images, err := a.storage.UnsizedImages(ctx)
+	images, err := a.Storage.UnsizedImages(ctx)
 	if err != nil {
 		return err
 	}
 	done, failed := 0, 0
 	for i := range images {
-		if err := jobs.ResizeImage(ctx, a.storage, a.files, &images[i], logger); err != nil {
+		if err := jobs.ResizeImage(ctx, a.Storage, a.Files, &images[i], logger); err != nil {
 			logger.Warn("resize image", "media", images[i].ID, "err", err)
 			failed++
 			continue
@@ -34,7 +36,7 @@ func resizeMedia(ctx context.Context, logger *slog.Logger) error {
 	}
 	if done > 0 {
 		// Pages already cached show these images without their copies.
-		a.storage.InvalidateAllApps(ctx)
+		a.Storage.InvalidateAllApps(ctx)
 	}
 	fmt.Printf("resized %d of %d images without copies (%d failed)\n", done, len(images), failed)
 	if failed > 0 {

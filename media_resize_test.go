@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"marquee/server/app"
+
 	"marquee/store"
 )
 
@@ -23,28 +25,28 @@ func TestMediaResize(t *testing.T) {
 	if err := seedDemo(ctx, logger); err != nil {
 		t.Fatal(err)
 	}
-	a, err := openApp(ctx, logger)
+	a, err := app.FromEnv(ctx, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Close()
 	var banner store.Media
-	if err := a.db.NewSelect().Model(&banner).Where("media_key = 'banner'").Limit(1).Scan(ctx); err != nil {
+	if err := a.DB.NewSelect().Model(&banner).Where("media_key = 'banner'").Limit(1).Scan(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.db.NewUpdate().Model((*store.Media)(nil)).Set("width = 0, height = 0, variants = '', variant_type = ''").
+	if _, err := a.DB.NewUpdate().Model((*store.Media)(nil)).Set("width = 0, height = 0, variants = '', variant_type = ''").
 		Where("type = ?", store.MediaImage).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if err := run(ctx, []string{"media", "resize"}, logger); err != nil {
 		t.Fatal(err)
 	}
-	left, err := a.storage.UnsizedImages(ctx)
+	left, err := a.Storage.UnsizedImages(ctx)
 	if err != nil || len(left) != 0 {
 		t.Fatalf("%d images left without copies: %v", len(left), err)
 	}
 	var got store.Media
-	if err := a.db.NewSelect().Model(&got).Where("id = ?", banner.ID).Scan(ctx); err != nil {
+	if err := a.DB.NewSelect().Model(&got).Where("id = ?", banner.ID).Scan(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if got.Width != banner.Width || got.Height != banner.Height || got.Variants != banner.Variants || got.VariantType != banner.VariantType {

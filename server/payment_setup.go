@@ -1,6 +1,8 @@
 package server
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -147,4 +149,49 @@ func (s *Server) paymentScope(c echo.Context) (*Scope, error) {
 		return nil, err
 	}
 	return s.scopeOfStore(c, c.Param("storeId"))
+}
+
+// StrayRefunder is a provider that can give back a payment its order could
+// not take (card, PayPal).
+type StrayRefunder interface {
+	RefundStray(ctx context.Context, ref string, amount int64, refused int) error
+}
+
+// StrayRefunds is the refund_stray_payment job's side in the server (nil
+// when neither cards nor PayPal are configured).
+func (s *Server) StrayRefunds() jobs.StrayRefunds {
+	if !s.payments.Enabled(payments.Stripe) && !s.payments.Enabled(payments.PayPal) {
+		return nil
+	}
+	return s
+}
+
+// RefundStrayPayment gives p back through its provider.
+func (s *Server) RefundStrayPayment(ctx context.Context, p store.StrayPayment, refused int) error {
+	prov, err := s.payments.Get(p.Provider)
+	if err != nil {
+		return fmt.Errorf("refund stray payment: %w", err)
+	}
+	r, ok := prov.(StrayRefunder)
+	if !ok {
+		s.logger.Error("stray payment cannot be refunded by its method", "method", p.Provider, "ref", p.Ref, "order", p.OrderID)
+		return nil
+	}
+	return r.RefundStray(ctx, p.Ref, p.Amount, refused)
+}
+
+// CancelPayment cancels a cancelled order's open provider payment (the
+// cancel_payment job); methods without one to cancel do nothing.
+func (s *Server) CancelPayment(ctx context.Context, a store.CancelPaymentArgs) error {
+	prov, err := s.payments.Get(a.Provider)
+	if err != nil {
+		return nil
+	}
+	c, ok := prov.(interface {
+		CancelPayment(ctx context.Context, ref string) error
+	})
+	if !ok {
+		return nil
+	}
+	return c.CancelPayment(ctx, a.Ref)
 }

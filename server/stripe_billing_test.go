@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"marquee/server/jobs"
+	"marquee/server/payments"
 	"marquee/server/payments/paymentstest"
 	"marquee/store"
 )
@@ -310,8 +312,11 @@ func TestCartPlanByCardRenewsThroughAJob(t *testing.T) {
 		t.Fatalf("stripe subscription %+v", ss)
 	}
 
-	// Run again, twice at once (a retry racing a duplicate): still one.
+	// Run again, twice at once (a retry racing a duplicate): still one. The
+	// reruns carry the job's history (Stripe's stored 500 on the first
+	// attempt), so they ask with the key that succeeded.
 	w := &jobs.StartCardRenewalWorker{Renewals: f.ts.CardRenewals()}
+	history := &rivertype.JobRow{Errors: []rivertype.AttemptError{{Attempt: 1, Error: "start card renewal: " + payments.ErrStoredFailure.Error()}}}
 	if _, err := db.NewUpdate().Table("subscriptions").Set("provider_ref = ''").Where("id = ?", sub.ID).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +325,7 @@ func TestCartPlanByCardRenewsThroughAJob(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := w.Work(ctx, &river.Job[jobs.StartCardRenewalArgs]{Args: jobs.StartCardRenewalArgs{OrderID: o.ID}}); err != nil {
+			if err := w.Work(ctx, &river.Job[jobs.StartCardRenewalArgs]{JobRow: history, Args: jobs.StartCardRenewalArgs{OrderID: o.ID}}); err != nil {
 				t.Errorf("second run: %v", err)
 			}
 		}()

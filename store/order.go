@@ -419,6 +419,29 @@ func giveStockBack(ctx context.Context, tx bun.Tx, orderID string) error {
 	return nil
 }
 
+// JobCancelPayment is the job (server/jobs) that cancels the card payment
+// a cancelled or expired order had started.
+const JobCancelPayment = "cancel_payment"
+
+// CancelPaymentArgs name the payment to cancel.
+type CancelPaymentArgs struct {
+	Provider string `json:"provider"`
+	Ref      string `json:"ref"`
+	OrderID  string `json:"orderId"`
+}
+
+// cancelPayment: an order cancelled (or expired) with a PaymentIntent open
+// would still be paid by a payment form left open; the job, written in the
+// cancelling transaction, cancels the intent at Stripe. A payment that
+// lands anyway is refunded (PayOrderTx). A PayPal order needs nothing: only
+// our capture takes its money, and a cancelled order is never captured.
+func cancelPayment(ctx context.Context, tx bun.Tx, o *Order) error {
+	if o.PaymentMethod != "stripe" || !strings.HasPrefix(o.PaymentRef, "pi_") {
+		return nil
+	}
+	return enqueue(ctx, tx, JobCancelPayment, CancelPaymentArgs{Provider: o.PaymentMethod, Ref: o.PaymentRef, OrderID: o.ID})
+}
+
 // TransitionOptions carry what some transitions record.
 type TransitionOptions struct {
 	TrackingNumber string
@@ -515,6 +538,9 @@ func (s *Storage) transition(ctx context.Context, tx bun.Tx, o *Order, to string
 	o.Status, o.UpdatedAt = to, now
 	switch to {
 	case OrderCancelled:
+		if err := cancelPayment(ctx, tx, o); err != nil {
+			return err
+		}
 		return giveStockBack(ctx, tx, o.ID)
 	case OrderPaid:
 		return runOrderEffects(ctx, tx, o, orderWasPaid)

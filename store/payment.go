@@ -162,24 +162,75 @@ func (s *Storage) ApplyPaymentEvent(ctx context.Context, ev *PaymentEvent, apply
 }
 
 // PayOrderTx marks o PAID inside an event's transaction when the provider
-// says amount of currency arrived for ref. A PENDING order of another amount
-// or currency stays PENDING (AMOUNT_MISMATCH); an order already paid by ref
-// is ALREADY_APPLIED; one paid otherwise or cancelled is NOT_PAYABLE (the
-// money needs a refund, which is logged by the caller).
+// says amount of currency arrived for ref, o's own payment (the reference
+// Start attached). An order already paid by ref is ALREADY_APPLIED. Money
+// the order cannot take (it was cancelled or expired, paid another way, or
+// the payment is another than its own, or of another amount) is
+// NOT_PAYABLE or AMOUNT_MISMATCH, and is given back: a refund job is
+// written in this transaction and the buyer is told (strayPayment).
 func (s *Storage) PayOrderTx(ctx context.Context, tx bun.Tx, o *Order, method, ref string, amount int64, currency string) (string, error) {
 	if o.Status != OrderPending {
-		if o.PaidAt != nil && o.PaymentRef == ref {
+		if o.PaidAt != nil && o.PaymentRef == ref && o.PaymentMethod == method {
 			return OutcomeAlready, nil
 		}
-		return OutcomeNotPayable, nil
+		return OutcomeNotPayable, strayPayment(ctx, tx, o, method, ref, amount, currency)
+	}
+	if o.PaymentMethod != method || o.PaymentRef != ref {
+		return OutcomeNotPayable, strayPayment(ctx, tx, o, method, ref, amount, currency)
 	}
 	if amount != o.Total || !strings.EqualFold(currency, o.Currency) {
-		return OutcomeMismatch, nil
+		return OutcomeMismatch, strayPayment(ctx, tx, o, method, ref, amount, currency)
 	}
 	if err := s.MarkPaidTx(ctx, tx, o, method, ref); err != nil {
 		return "", err
 	}
 	return OutcomePaid, nil
+}
+
+// JobRefundStrayPayment is the job (server/jobs) that gives back a payment
+// its order could not take.
+const JobRefundStrayPayment = "refund_stray_payment"
+
+// StrayPayment is the refund_stray_payment job's arguments.
+type StrayPayment struct {
+	Provider string `json:"provider"`
+	Ref      string `json:"ref"`
+	OrderID  string `json:"orderId"`
+	Amount   int64  `json:"amount"`
+	Currency string `json:"currency"`
+}
+
+// strayPayment writes, in the transaction that found it, the job that
+// refunds a payment o cannot take, and tells the buyer. A payment reported
+// twice (the browser's confirm and the webhook) is refunded and announced
+// once.
+func strayPayment(ctx context.Context, tx bun.Tx, o *Order, method, ref string, amount int64, currency string) error {
+	if amount <= 0 || ref == "" {
+		return nil
+	}
+	seen, err := tx.NewSelect().Model((*PaymentEvent)(nil)).
+		Where("provider = ? AND payment_ref = ? AND outcome IN (?)", method, ref, bun.In([]string{OutcomeNotPayable, OutcomeMismatch})).Exists(ctx)
+	if err != nil {
+		return fmt.Errorf("check stray payment: %w", err)
+	}
+	if seen {
+		return nil
+	}
+	if err := enqueue(ctx, tx, JobRefundStrayPayment, StrayPayment{Provider: method, Ref: ref, OrderID: o.ID, Amount: amount,
+		Currency: strings.ToUpper(currency)}); err != nil {
+		return err
+	}
+	why := "was already paid"
+	switch {
+	case o.Status == OrderCancelled:
+		why = "was cancelled"
+	case o.Status == OrderPending:
+		why = "could not take it"
+	}
+	_, err = Notify(ctx, tx, Notice{AppID: o.AppID, Kind: KindOrderStatus, RecipientIDs: []string{o.UserID},
+		Text: "A payment for order " + o.OrderNumber + " arrived after the order " + why + ". It is being refunded to you in full.",
+		Link: "/orders/" + o.ID})
+	return err
 }
 
 // PaymentEvents lists what providers reported about an order, oldest first

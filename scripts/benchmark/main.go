@@ -27,6 +27,8 @@ import (
 	"sync"
 	"time"
 
+	"marquee/server/app"
+
 	"github.com/redis/go-redis/v9"
 
 	"marquee/render"
@@ -34,7 +36,6 @@ import (
 	"marquee/server"
 	"marquee/server/media"
 	"marquee/store"
-	"marquee/store/migrations"
 )
 
 const renderRuns = 200
@@ -85,19 +86,23 @@ func run(ctx context.Context) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	db, err := store.Open(filepath.Join(dir, "bench.db"))
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	cfg, err := server.LoadConfig(func(key string) string {
+		return map[string]string{"DATABASE_URL": filepath.Join(dir, "bench.db"), "MEDIA_DIR": filepath.Join(dir, "media"),
+			"SECRET_KEY": "bench"}[key]
+	})
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	if err := store.Migrate(ctx, db, migrations.Migrations); err != nil {
+	a, err := app.Open(ctx, cfg, logger)
+	if err != nil {
 		return err
 	}
-	files := &media.Local{Dir: filepath.Join(dir, "media"), BaseURL: "http://localhost:3000", Key: []byte("bench")}
+	defer a.Close()
+	db, files := a.DB, a.Files
 	if err := seed.Demo(ctx, db, files); err != nil {
 		return err
 	}
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 
 	// Every render's props, by viewer class and path, for the Node server.
 	var mu sync.Mutex
@@ -123,8 +128,6 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cfg, _ := server.LoadConfig(func(string) string { return "" })
-
 	var cache store.Cache = store.NewMemoryCache()
 	var rdb *redis.Client
 	mode := "embedded (SQLite, in-process cache)"

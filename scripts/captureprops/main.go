@@ -14,12 +14,11 @@ import (
 	"path/filepath"
 	"sync"
 
+	"marquee/server/app"
+
 	"marquee/render"
 	"marquee/scripts/seed"
 	"marquee/server"
-	"marquee/server/media"
-	"marquee/store"
-	"marquee/store/migrations"
 )
 
 func main() {
@@ -35,22 +34,25 @@ func run(ctx context.Context) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	db, err := store.Open(filepath.Join(dir, "c.db"))
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	cfg, err := server.LoadConfig(func(key string) string {
+		return map[string]string{"DATABASE_URL": filepath.Join(dir, "c.db"), "MEDIA_DIR": filepath.Join(dir, "media"),
+			"SECRET_KEY": "bench"}[key]
+	})
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	if err := store.Migrate(ctx, db, migrations.Migrations); err != nil {
+	a, err := app.Open(ctx, cfg, logger)
+	if err != nil {
 		return err
 	}
-	files := &media.Local{Dir: filepath.Join(dir, "media"), BaseURL: "http://localhost:3000", Key: []byte("bench")}
-	if err := seed.Demo(ctx, db, files); err != nil {
+	defer a.Close()
+	if err := seed.Demo(ctx, a.DB, a.Files); err != nil {
 		return err
 	}
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	var mu sync.Mutex
 	got := map[string][]byte{}
-	engine, err := render.New(render.Options{Logger: logger, Observe: func(name string, props []byte) {
+	engine, err := a.Renderer(render.Options{Observe: func(name string, props []byte) {
 		mu.Lock()
 		got[name] = append([]byte(nil), props...)
 		mu.Unlock()
@@ -58,10 +60,7 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cfg, _ := server.LoadConfig(func(string) string { return "" })
-	st := store.NewStorage(db, store.NewMemoryCache(), media.Signer{Storage: files}, logger)
-	st.Build = engine.BuildID()
-	srv := server.New(server.Deps{Config: cfg, Store: st, Renderer: engine, Files: files, Logger: logger, NoPageCache: true})
+	srv := a.Server(engine, app.ServerOptions{NoPageCache: true})
 	ts := httptest.NewServer(srv.Main())
 	defer ts.Close()
 	out := "render/testdata/bench"

@@ -24,6 +24,9 @@ type Deps struct {
 	// CardRenewals makes the Stripe subscription of a membership bought by
 	// card; nil when cards are not configured (nothing enqueues the job).
 	CardRenewals CardRenewals
+	// StrayRefunds gives back payments their orders could not take; nil
+	// when no card or PayPal method is configured (nothing enqueues it).
+	StrayRefunds StrayRefunds
 }
 
 // Product lists every worker and every repeating job of Marquee, in one
@@ -56,6 +59,10 @@ func Product(d Deps) Work {
 	}
 	if d.CardRenewals != nil {
 		river.AddWorker(workers, &StartCardRenewalWorker{Renewals: d.CardRenewals})
+	}
+	if d.StrayRefunds != nil {
+		river.AddWorker(workers, &RefundStrayPaymentWorker{Refunds: d.StrayRefunds})
+		river.AddWorker(workers, &CancelPaymentWorker{Refunds: d.StrayRefunds})
 	}
 	// Unpaid orders give their stock back once their hold is over; checked
 	// every minute, so an order is cancelled at most a minute late.

@@ -25,7 +25,9 @@ func (StartCardRenewalArgs) Kind() string { return store.JobStartCardRenewal }
 // provider made the subscription, the database did not record it) ends
 // with the one subscription, linked once.
 type CardRenewals interface {
-	StartRenewals(ctx context.Context, orderID string) error
+	// refused is how many earlier attempts the provider answered with a
+	// failure it keeps for the idempotency key (payments.ErrStoredFailure).
+	StartRenewals(ctx context.Context, orderID string, refused int) error
 }
 
 // StartCardRenewalWorker makes the subscription. A failure returns an error,
@@ -37,7 +39,10 @@ type StartCardRenewalWorker struct {
 }
 
 func (w *StartCardRenewalWorker) Work(ctx context.Context, job *river.Job[StartCardRenewalArgs]) error {
-	if err := w.Renewals.StartRenewals(ctx, job.Args.OrderID); err != nil {
+	// Stripe replays a failure to its key: each attempt it refused moves
+	// the next attempt to a fresh key (refusedAttempts).
+	refused := refusedAttempts(job.JobRow)
+	if err := w.Renewals.StartRenewals(ctx, job.Args.OrderID, refused); err != nil {
 		return fmt.Errorf("start card renewal of order %s: %w", job.Args.OrderID, err)
 	}
 	return nil

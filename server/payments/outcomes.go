@@ -21,6 +21,10 @@ var (
 	// ErrProvider: the provider could not be reached or refused the call for
 	// a reason that is not the buyer's (answered 502).
 	ErrProvider = errors.New("payment provider error")
+	// ErrStoredFailure: the provider answered a call with a failure (a 500
+	// included) that it keeps for the call's idempotency key and replays
+	// to every retry with that key; a retry needs a fresh key.
+	ErrStoredFailure = errors.New("provider failure stored for this idempotency key")
 )
 
 // DeclinedError is ErrDeclined with the provider's own reason ("Your card

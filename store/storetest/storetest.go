@@ -52,7 +52,7 @@ func PostgresFrom(t testing.TB, kind string, fill func(ctx context.Context, db *
 	t.Helper()
 	ctx := context.Background()
 	base := PostgresURL()
-	admin, err := store.Open(base)
+	admin, err := store.Open(patient(base))
 	if err != nil {
 		t.Fatalf("open %s: %v", base, err)
 	}
@@ -87,6 +87,17 @@ func PostgresFrom(t testing.TB, kind string, fill func(ctx context.Context, db *
 	urls.Store(db, u.String())
 	t.Cleanup(func() { urls.Delete(db) })
 	return db
+}
+
+// patient lifts the driver's 10 s read timeout for the statements that
+// create and drop databases: each waits for a checkpoint, which takes longer
+// than that on a machine busy writing.
+func patient(dsn string) string {
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	return dsn + sep + "read_timeout=300"
 }
 
 func randomHex() string {
@@ -155,7 +166,7 @@ func buildTemplate(ctx context.Context, admin *bun.DB, name string, fill func(co
 		return err
 	}
 	u.Path = "/" + name
-	db, err := store.Open(u.String())
+	db, err := store.Open(patient(u.String()))
 	if err != nil {
 		return fmt.Errorf("open %s: %w", name, err)
 	}

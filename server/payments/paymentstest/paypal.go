@@ -42,9 +42,26 @@ type PayPal struct {
 	tokenCalls int
 	orders     map[string]*ppOrder
 	captures   map[string]*ppCapture
-	idem       map[string][]byte
+	idem       map[string]ppAnswer
+	inflight   map[string]bool
+	slow       map[string]time.Duration
 	events     []PayPalEvent
 	srv        *httptest.Server
+}
+
+// ppAnswer is the first answer to a PayPal-Request-Id, replayed to its
+// repeats whatever it was.
+type ppAnswer struct {
+	status int
+	body   []byte
+}
+
+// Slow makes every request to path take d before it is answered, with its
+// PayPal-Request-Id in flight meanwhile (0 ends it).
+func (p *PayPal) Slow(path string, d time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.slow[path] = d
 }
 
 type ppOrder struct {
@@ -83,7 +100,8 @@ type PayPalEvent struct {
 func NewPayPal(clientID, clientSecret, webhookID string) *PayPal {
 	return &PayPal{ClientID: clientID, ClientSecret: clientSecret, WebhookID: webhookID,
 		secret: []byte("fake-paypal-signing-" + webhookID), tokens: map[string]bool{},
-		orders: map[string]*ppOrder{}, captures: map[string]*ppCapture{}, idem: map[string][]byte{}}
+		orders: map[string]*ppOrder{}, captures: map[string]*ppCapture{}, idem: map[string]ppAnswer{},
+		inflight: map[string]bool{}, slow: map[string]time.Duration{}}
 }
 
 // StartPayPal runs a fake PayPal for the test and closes it at the end.
@@ -265,19 +283,37 @@ func (p *PayPal) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ppError(w, 401, "AUTHENTICATION_FAILURE", "", "Authentication failed due to invalid authentication credentials or a missing Authorization header.")
 		return
 	}
+	// PayPal-Request-Id as PayPal keeps it: the first answer, failures
+	// included, is replayed to every repeat; a repeat while the first is
+	// still being answered is refused with 409.
 	key := r.Header.Get("PayPal-Request-Id")
-	if key != "" && r.Method == http.MethodPost {
-		if b, ok := p.idem[r.URL.Path+"|"+key]; ok {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(200)
-			_, _ = w.Write(b)
+	if r.Method != http.MethodPost {
+		key = ""
+	}
+	idemKey := r.URL.Path + "|" + key
+	if key != "" {
+		if p.inflight[idemKey] {
+			ppError(w, 409, "RESOURCE_CONFLICT", "DUPLICATE_REQUEST_ID", "A previous request with this PayPal-Request-Id is still being processed.")
 			return
 		}
+		if a, ok := p.idem[idemKey]; ok {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(a.status)
+			_, _ = w.Write(a.body)
+			return
+		}
+		p.inflight[idemKey] = true
+		defer delete(p.inflight, idemKey)
+	}
+	if d := p.slow[r.URL.Path]; d > 0 {
+		p.mu.Unlock()
+		time.Sleep(d)
+		p.mu.Lock()
 	}
 	rec := httptest.NewRecorder()
 	p.route(rec, r)
-	if key != "" && r.Method == http.MethodPost && rec.Code < 300 {
-		p.idem[r.URL.Path+"|"+key] = rec.Body.Bytes()
+	if key != "" {
+		p.idem[idemKey] = ppAnswer{status: rec.Code, body: rec.Body.Bytes()}
 	}
 	for k, v := range rec.Header() {
 		w.Header()[k] = v

@@ -44,7 +44,12 @@ type Stripe struct {
 	requests []string
 	// failing counts the coming requests to a path that answer 500.
 	failing map[string]int
-	srv     *httptest.Server
+	// inflight holds the Idempotency-Keys of requests being answered;
+	// slow makes requests to a path take that long (outside the lock), so
+	// a test can send a second request with a key still in flight.
+	inflight map[string]bool
+	slow     map[string]time.Duration
+	srv      *httptest.Server
 }
 
 type idemAnswer struct {
@@ -64,7 +69,7 @@ type SignedEvent struct {
 func NewStripe(webhookSecret string) *Stripe {
 	return &Stripe{WebhookSecret: webhookSecret, intents: map[string]map[string]any{}, refunds: map[string]map[string]any{},
 		idem: map[string]idemAnswer{}, customers: map[string]map[string]any{}, prices: map[string]map[string]any{},
-		subscriptions: map[string]map[string]any{}}
+		subscriptions: map[string]map[string]any{}, inflight: map[string]bool{}, slow: map[string]time.Duration{}}
 }
 
 // StartStripe runs a fake Stripe for the test and closes it at the end.
@@ -90,6 +95,14 @@ func (s *Stripe) FailNext(path string, n int) {
 		s.failing = map[string]int{}
 	}
 	s.failing[path] = n
+}
+
+// Slow makes every request to path take d before it is answered, with its
+// Idempotency-Key in flight meanwhile (0 ends it).
+func (s *Stripe) Slow(path string, d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.slow[path] = d
 }
 
 // IntentCount is how many PaymentIntents were created.
@@ -238,9 +251,11 @@ func stripeError(w http.ResponseWriter, status int, typ, code, msg string, extra
 }
 
 // ServeHTTP answers /v1/payment_intents, /v1/payment_intents/{id},
-// /v1/payment_intents/{id}/confirm and /v1/refunds. Requests are answered
-// one at a time (as one Stripe account's idempotency layer would), so
-// concurrent requests with one Idempotency-Key get one object.
+// /v1/payment_intents/{id}/confirm, /v1/refunds and Billing. Idempotency
+// works as Stripe documents it: the first answer to a key, errors and 500s
+// included, is stored and replayed to every later request with that key
+// (other parameters are refused); a request whose key is still being
+// answered gets 409 idempotency_error, which stripe-go retries.
 func (s *Stripe) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -253,17 +268,16 @@ func (s *Stripe) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		stripeError(w, 401, "invalid_request_error", "", "Invalid API Key provided", nil)
 		return
 	}
-	if s.failing[r.URL.Path] > 0 {
-		s.failing[r.URL.Path]--
-		// Stripe says not to retry at once; the caller's own retry comes
-		// later (and, keyed alike, gets one object).
-		w.Header().Set("Stripe-Should-Retry", "false")
-		stripeError(w, 500, "api_error", "", "An unknown error occurred", nil)
-		return
-	}
 	key := r.Header.Get("Idempotency-Key")
+	if r.Method != http.MethodPost {
+		key = ""
+	}
 	fp := r.Method + " " + r.URL.Path + "?" + r.PostForm.Encode()
-	if key != "" && r.Method == http.MethodPost {
+	if key != "" {
+		if s.inflight[key] {
+			stripeError(w, 409, "idempotency_error", "", "There is currently another in-progress request using this Stripe-Idempotency-Key. Please try again later.", nil)
+			return
+		}
 		if a, ok := s.idem[key]; ok {
 			if a.fingerprint != fp {
 				stripeError(w, 400, "idempotency_error", "", "Keys for idempotent requests can only be used with the same parameters they were first used with.", nil)
@@ -271,14 +285,32 @@ func (s *Stripe) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 			w.Header().Set("Content-Type", "application/json")
 			w.Header().Set("Idempotent-Replayed", "true")
+			if a.status >= 500 {
+				w.Header().Set("Stripe-Should-Retry", "false")
+			}
 			w.WriteHeader(a.status)
 			_, _ = w.Write(a.body)
 			return
 		}
+		s.inflight[key] = true
+		defer delete(s.inflight, key)
+	}
+	if d := s.slow[r.URL.Path]; d > 0 {
+		s.mu.Unlock()
+		time.Sleep(d)
+		s.mu.Lock()
 	}
 	rec := httptest.NewRecorder()
-	s.route(rec, r)
-	if key != "" && r.Method == http.MethodPost && rec.Code < 500 {
+	if s.failing[r.URL.Path] > 0 {
+		s.failing[r.URL.Path]--
+		// Stripe says not to retry at once; the caller's own retry comes
+		// later, and with the same key it gets this 500 again.
+		rec.Header().Set("Stripe-Should-Retry", "false")
+		stripeError(rec, 500, "api_error", "", "An unknown error occurred", nil)
+	} else {
+		s.route(rec, r)
+	}
+	if key != "" {
 		s.idem[key] = idemAnswer{fingerprint: fp, status: rec.Code, body: rec.Body.Bytes()}
 	}
 	for k, v := range rec.Header() {
@@ -327,7 +359,25 @@ func (s *Stripe) route(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, 200, pi)
 			return
 		}
+		if len(parts) == 4 && parts[3] == "cancel" && r.Method == http.MethodPost {
+			switch pi["status"] {
+			case "succeeded", "canceled":
+				stripeError(w, 400, "invalid_request_error", "payment_intent_unexpected_state",
+					"You cannot cancel this PaymentIntent because it has a status of "+pi["status"].(string)+".", map[string]any{"payment_intent": pi})
+				return
+			}
+			pi["status"] = "canceled"
+			pi["cancellation_reason"] = r.PostForm.Get("cancellation_reason")
+			s.emitLocked("payment_intent.canceled", pi)
+			writeJSON(w, 200, pi)
+			return
+		}
 		if len(parts) == 4 && parts[3] == "confirm" && r.Method == http.MethodPost {
+			if pi["status"] == "canceled" {
+				stripeError(w, 400, "invalid_request_error", "payment_intent_unexpected_state",
+					"You cannot confirm this PaymentIntent because it has a status of canceled.", nil)
+				return
+			}
 			if pi["status"] == "succeeded" {
 				stripeError(w, 400, "invalid_request_error", "payment_intent_unexpected_state",
 					"You cannot confirm this PaymentIntent because it has already succeeded after being previously confirmed.", nil)

@@ -87,9 +87,16 @@ func (p *Provider) Confirm(ctx context.Context, req payments.ConfirmRequest) (*p
 		}
 		return nil, store.ErrIllegalTransition
 	}
-	po, err := p.Client.CaptureOrder(ctx, req.Ref, "marquee-capture-"+req.Ref)
+	key, err := p.captureKey(ctx, o, req.Ref)
+	if err != nil {
+		return nil, err
+	}
+	po, err := p.Client.CaptureOrder(ctx, req.Ref, key)
 	var apiErr *APIError
 	if errors.As(err, &apiErr) && apiErr.Status == http.StatusUnprocessableEntity {
+		// PayPal keeps this answer for the key: the next try (after the
+		// buyer approves, or picks another card) must use a fresh one.
+		p.recordFailure(ctx, o, req.Ref, "capture:"+key, apiErr.Message)
 		switch {
 		case apiErr.Issue("ORDER_NOT_APPROVED"):
 			return nil, payments.Declined("The payment was not approved on PayPal.")
@@ -102,6 +109,27 @@ func (p *Provider) Confirm(ctx context.Context, req payments.ConfirmRequest) (*p
 		return nil, payments.ProviderError("paypal", err)
 	}
 	return p.applyCaptured(ctx, o, po)
+}
+
+// captureKey is the PayPal-Request-Id of a capture of ref: concurrent and
+// retried captures share it (one capture), and each capture PayPal refused
+// (recorded as capture.failed) moves on to the next, since PayPal replays a
+// refusal to its key forever.
+func (p *Provider) captureKey(ctx context.Context, o *store.Order, ref string) (string, error) {
+	evs, err := p.Store.PaymentEvents(ctx, o.ID)
+	if err != nil {
+		return "", err
+	}
+	refused := 0
+	for _, e := range evs {
+		if e.Type == "capture.failed" && e.PaymentRef == ref && strings.HasPrefix(e.EventID, "capture:") {
+			refused++
+		}
+	}
+	if refused == 0 {
+		return "marquee-capture-" + ref, nil
+	}
+	return fmt.Sprintf("marquee-capture-%s-%d", ref, refused), nil
 }
 
 // applyCaptured marks o PAID from a captured PayPal order.
@@ -349,4 +377,32 @@ func statusOf(ev *store.PaymentEvent, fresh bool) string {
 		return "duplicate"
 	}
 	return ev.Outcome
+}
+
+// RefundStray gives back amount of PayPal order ref's capture, a payment its
+// order could not take (the refund_stray_payment job); refused moves the
+// PayPal-Request-Id past refusals PayPal keeps for it.
+func (p *Provider) RefundStray(ctx context.Context, ref string, amount int64, refused int) error {
+	po, err := p.Client.GetOrder(ctx, ref)
+	if err != nil {
+		return payments.ProviderError("paypal", err)
+	}
+	for _, c := range po.Captures() {
+		if c.Status != "COMPLETED" && c.Status != "PARTIALLY_REFUNDED" {
+			continue
+		}
+		key := "marquee-stray-" + c.ID
+		if refused > 0 {
+			key += fmt.Sprintf("-retry-%d", refused)
+		}
+		if _, err := p.Client.RefundCapture(ctx, c.ID, 0, c.Amount.CurrencyCode, "Refund of a payment the order could not take", key); err != nil {
+			var apiErr *APIError
+			if errors.As(err, &apiErr) {
+				err = fmt.Errorf("%w: %w", payments.ErrStoredFailure, err)
+			}
+			return payments.ProviderError("paypal stray refund", err)
+		}
+		p.log().Info("paypal payment refunded: its order could not take it", "order", ref, "capture", c.ID)
+	}
+	return nil
 }

@@ -170,6 +170,23 @@ func (c *Client) Retrieve(ctx context.Context, id string) (*Intent, error) {
 	return intentOf(pi), nil
 }
 
+// Cancel cancels a PaymentIntent so no payment form can pay it any more.
+// One that succeeded or was cancelled already answers ErrIntentNotOpen.
+func (c *Client) Cancel(ctx context.Context, id string) error {
+	p := &sg.PaymentIntentCancelParams{CancellationReason: sg.String(string(sg.PaymentIntentCancellationReasonAbandoned))}
+	if _, err := c.sc.V1PaymentIntents.Cancel(ctx, id, p); err != nil {
+		var se *sg.Error
+		if errors.As(err, &se) && se.Code == sg.ErrorCodePaymentIntentUnexpectedState {
+			return fmt.Errorf("%w: %v", ErrIntentNotOpen, err)
+		}
+		return fmt.Errorf("cancel payment intent: %w", err)
+	}
+	return nil
+}
+
+// ErrIntentNotOpen: the PaymentIntent succeeded or was cancelled already.
+var ErrIntentNotOpen = errors.New("payment intent is not open")
+
 // ErrCardDeclined wraps Stripe's refusal of a card; the message is Stripe's.
 type CardError struct{ Message string }
 

@@ -50,7 +50,7 @@ func TestRequestShapesAgainstStripeMock(t *testing.T) {
 	}
 	sub, err := c.CreateSubscription(ctx, Renewal{Customer: cu, PaymentMethod: "pm_card_visa", Name: "Studio Circle", Amount: 800,
 		Currency: "USD", Interval: "month", TrialEnd: time.Now().AddDate(0, 1, 0),
-		Metadata: map[string]string{"appId": "app_1", "userId": "u_1", "planId": "p_1"}, IdempotencyKey: RenewalKey("sub_row_1", "ord_2")})
+		Metadata: map[string]string{"appId": "app_1", "userId": "u_1", "planId": "p_1"}, IdempotencyKey: RenewalKey("sub_row_1", "ord_2", 0)})
 	if err != nil || !strings.HasPrefix(sub, "sub_") {
 		t.Fatalf("subscription: %q %v", sub, err)
 	}

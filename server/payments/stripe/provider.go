@@ -106,10 +106,34 @@ func (p *Provider) Confirm(ctx context.Context, req payments.ConfirmRequest) (*p
 	if req.Ref == "" || req.Ref != o.PaymentRef {
 		return nil, payments.ErrNotThisOrder
 	}
+	if o.Status != store.OrderPending {
+		if o.PaidAt != nil && o.PaymentMethod == payments.Stripe && o.PaymentRef == req.Ref {
+			// A second click after the first paid: the same success.
+			return &payments.Result{Order: o, Ref: req.Ref, Status: string(sg.PaymentIntentStatusSucceeded)}, nil
+		}
+		// Cancelled, expired or paid another way: nothing is confirmed.
+		// If the intent was paid all the same, recording it gives the
+		// money back (store.PayOrderTx writes the refund job).
+		if in, err := p.Client.Retrieve(ctx, req.Ref); err == nil && in.OrderID == o.ID &&
+			sg.PaymentIntentStatus(in.Status) == sg.PaymentIntentStatusSucceeded {
+			if _, err := p.paid(ctx, "intent:"+in.ID+":succeeded", "payment_intent.retrieved", o, in); err != nil &&
+				!errors.Is(err, store.ErrIllegalTransition) && !errors.Is(err, payments.ErrNotThisOrder) {
+				return nil, err
+			}
+		}
+		return nil, store.ErrIllegalTransition
+	}
 	var in *Intent
 	var err error
-	if req.PaymentMethodID != "" && o.Status == store.OrderPending {
+	if req.PaymentMethodID != "" {
 		in, err = p.Client.Confirm(ctx, req.Ref, req.PaymentMethodID, "")
+		var ce *CardError
+		if err != nil && !errors.As(err, &ce) {
+			// A double click: the other click's confirm went through
+			// first, and Stripe refuses to confirm a succeeded intent.
+			// What the intent says now is the answer to both.
+			in, err = p.Client.Retrieve(ctx, req.Ref)
+		}
 	} else {
 		in, err = p.Client.Retrieve(ctx, req.Ref)
 	}
@@ -149,11 +173,15 @@ func (p *Provider) paid(ctx context.Context, eventID, typ string, order *store.O
 	}
 	switch ev.Outcome {
 	case store.OutcomeMismatch, store.OutcomeNotPayable:
-		p.log().Error("stripe payment not applied: needs a refund", "order", orderID, "intent", in.ID, "outcome", ev.Outcome,
+		p.log().Warn("stripe payment not applied: it is being refunded", "order", orderID, "intent", in.ID, "outcome", ev.Outcome,
 			"amount", in.AmountReceived, "currency", in.Currency)
 	}
 	if o.Status == store.OrderPending {
 		return nil, payments.ErrNotThisOrder
+	}
+	if o.PaidAt == nil || o.PaymentMethod != payments.Stripe || o.PaymentRef != in.ID {
+		// Cancelled, or paid another way: this payment is refunded.
+		return nil, store.ErrIllegalTransition
 	}
 	return &payments.Result{Order: o, Ref: in.ID, Status: in.Status}, nil
 }
@@ -292,7 +320,7 @@ func (p *Provider) webhookPaid(ctx context.Context, ev sg.Event, o *store.Order,
 		return nil, err
 	}
 	if rec.Outcome == store.OutcomeMismatch || rec.Outcome == store.OutcomeNotPayable {
-		p.log().Error("stripe payment not applied: needs a refund", "order", o.ID, "intent", in.ID, "outcome", rec.Outcome)
+		p.log().Warn("stripe payment not applied: it is being refunded", "order", o.ID, "intent", in.ID, "outcome", rec.Outcome)
 	}
 	return &payments.Result{Order: o, Ref: in.ID, Status: statusOf(rec, fresh)}, nil
 }
@@ -307,12 +335,29 @@ func statusOf(ev *store.PaymentEvent, fresh bool) string {
 }
 
 // RenewalKey is the idempotency key of the Stripe subscription (and its
-// price) that renews membership subID as bought by orderID: every retry of
-// the job asks Stripe with the same key and so gets the same subscription.
-// The order is part of it because a membership row is reused when its
-// member buys again later, and that purchase needs a subscription of its own.
-func RenewalKey(subID, orderID string) string {
-	return "marquee-subscription-" + subID + "-order-" + orderID + "-renewal"
+// price) that renews membership subID as bought by orderID: a retry after a
+// lost answer asks Stripe with the same key and so gets the same
+// subscription. The order is part of it because a membership row is reused
+// when its member buys again later, and that purchase needs a subscription
+// of its own. Stripe replays a failure it answered (a 500 too) to its key
+// forever, so refused is how many tries Stripe answered with a failure: each
+// moves the key on.
+func RenewalKey(subID, orderID string, refused int) string {
+	key := "marquee-subscription-" + subID + "-order-" + orderID + "-renewal"
+	if refused > 0 {
+		key += fmt.Sprintf("-retry-%d", refused)
+	}
+	return key
+}
+
+// storedFailure marks err as an answer Stripe keeps for the request's
+// idempotency key (any error status but 409, which means "in flight").
+func storedFailure(err error) error {
+	var se *sg.Error
+	if errors.As(err, &se) && se.HTTPStatusCode != 0 && se.HTTPStatusCode != http.StatusConflict {
+		return fmt.Errorf("%w: %w", payments.ErrStoredFailure, err)
+	}
+	return err
 }
 
 // StartRenewals makes the Stripe subscription that renews the membership a
@@ -322,8 +367,10 @@ func RenewalKey(subID, orderID string) string {
 // means "try again later" and river retries; nil means done or nothing to
 // do (the order did not buy a membership, a later purchase or a refund
 // superseded it, or it is linked already). The idempotency key and the
-// conditional SetProviderRef make any number of runs one subscription.
-func (p *Provider) StartRenewals(ctx context.Context, orderID string) error {
+// conditional SetProviderRef make any number of runs one subscription;
+// refused is how many earlier runs Stripe answered with a failure
+// (payments.ErrStoredFailure), which moves the key on (RenewalKey).
+func (p *Provider) StartRenewals(ctx context.Context, orderID string, refused int) error {
 	o, err := p.Store.OrderByID(ctx, orderID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
@@ -374,9 +421,9 @@ func (p *Provider) StartRenewals(ctx context.Context, orderID string) error {
 	id, err := p.Client.CreateSubscription(ctx, Renewal{Customer: in.Customer, PaymentMethod: in.PaymentMethod,
 		Name: plan.Name, Amount: sub.Amount, Currency: sub.Currency, Interval: interval, TrialEnd: sub.CurrentPeriodEnd,
 		Metadata:       map[string]string{"appId": o.AppID, "userId": o.UserID, "planId": plan.ID, "orderId": o.ID, "subscriptionId": sub.ID},
-		IdempotencyKey: RenewalKey(sub.ID, o.ID)})
+		IdempotencyKey: RenewalKey(sub.ID, o.ID, refused)})
 	if err != nil {
-		return payments.ProviderError("stripe", err)
+		return payments.ProviderError("stripe", storedFailure(err))
 	}
 	linked, err := p.Store.SetProviderRef(ctx, sub.ID, o.ID, id)
 	if err != nil {
@@ -432,6 +479,36 @@ func (p *Provider) renewal(ctx context.Context, ev sg.Event, ref, event string, 
 func (p *Provider) SetCancelAtPeriodEnd(ctx context.Context, ref string, cancel bool) error {
 	if err := p.Client.SetCancelAtPeriodEnd(ctx, ref, cancel); err != nil {
 		return payments.ProviderError("stripe", err)
+	}
+	return nil
+}
+
+// RefundStray gives back amount of PaymentIntent ref, a payment its order
+// could not take (the refund_stray_payment job). The key is the payment's,
+// so the job's retries refund once; refused moves it on past failures
+// Stripe keeps for a key. A payment refunded already is done.
+func (p *Provider) RefundStray(ctx context.Context, ref string, amount int64, refused int) error {
+	key := "marquee-stray-" + ref
+	if refused > 0 {
+		key += fmt.Sprintf("-retry-%d", refused)
+	}
+	if _, err := p.Client.CreateRefund(ctx, ref, amount, key); err != nil {
+		var se *sg.Error
+		if errors.As(err, &se) && se.Code == sg.ErrorCodeChargeAlreadyRefunded {
+			return nil
+		}
+		return payments.ProviderError("stripe stray refund", storedFailure(err))
+	}
+	p.log().Info("stripe payment refunded: its order could not take it", "intent", ref, "amount", amount)
+	return nil
+}
+
+// CancelPayment cancels PaymentIntent ref of a cancelled or expired order
+// (the cancel_payment job). An intent that succeeded meanwhile is left: its
+// payment was recorded NOT_PAYABLE and is refunded by its own job.
+func (p *Provider) CancelPayment(ctx context.Context, ref string) error {
+	if err := p.Client.Cancel(ctx, ref); err != nil && !errors.Is(err, ErrIntentNotOpen) {
+		return payments.ProviderError("stripe cancel", err)
 	}
 	return nil
 }

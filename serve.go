@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"time"
+
+	"marquee/render"
+	"marquee/scripts/seed"
+	"marquee/server"
+	"marquee/server/app"
+)
+
+func serve(ctx context.Context, logger *slog.Logger) error {
+	if os.Getenv("GOGC") == "" {
+		// Server-side React allocates many short-lived strings; collecting
+		// less often cut the median landing render by a third (scripts/bench).
+		debug.SetGCPercent(400)
+	}
+	cfg, err := server.LoadConfig(nil)
+	if err != nil {
+		return err
+	}
+	// Bound first, so the URLs derived from the ports are right everywhere.
+	lns, err := server.Listen(&cfg)
+	if err != nil {
+		return err
+	}
+	defer lns.Close()
+	a, err := app.Open(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	engine, err := a.Renderer(render.Options{})
+	if err != nil {
+		return err
+	}
+	srv := a.Server(engine, app.ServerOptions{})
+	queue, err := a.Jobs(ctx, srv)
+	if err != nil {
+		return err
+	}
+	if err := queue.Start(ctx); err != nil {
+		return err
+	}
+	runErr := srv.Run(ctx, lns)
+	// The server has drained; running jobs get the same grace to finish,
+	// and whatever has not started stays queued in the database.
+	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := queue.Stop(stopCtx); err != nil {
+		logger.Warn("stop job queue", "err", err)
+	}
+	return runErr
+}
+
+func seedDemo(ctx context.Context, logger *slog.Logger) error {
+	a, err := app.FromEnv(ctx, logger)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	if err := seed.Demo(ctx, a.DB, a.Files); err != nil {
+		return fmt.Errorf("seed demo: %w", err)
+	}
+	a.Storage.InvalidateLanding(ctx, "demo")
+	a.Storage.InvalidateLanding(ctx, "acme")
+	logger.Info("demo seeded", "url", a.Config.PublicURL+"/apps/demo")
+	return nil
+}

@@ -1,0 +1,175 @@
+// Package app assembles Marquee from its configuration, in one place: the
+// database and its migrations, Redis, the media storage, the store, the
+// renderer, the server with its payment providers and push, and the job
+// queue with every worker. The serve command, the other CLI commands, the
+// scripts and the tests that run the whole product all build it here, so
+// the parts are put together one way.
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/uptrace/bun"
+
+	"marquee/render"
+	"marquee/server"
+	"marquee/server/jobs"
+	"marquee/server/media"
+	"marquee/server/push"
+	"marquee/store"
+	"marquee/store/migrations"
+)
+
+// App is the assembled product's data side; Renderer, Server and Jobs add
+// the parts only serving needs.
+type App struct {
+	Config  server.Config
+	DB      *bun.DB
+	Redis   *redis.Client
+	Storage *store.Storage
+	Files   media.Storage
+	Logger  *slog.Logger
+}
+
+// FromEnv is Open with the configuration of the environment.
+func FromEnv(ctx context.Context, logger *slog.Logger) (*App, error) {
+	cfg, err := server.LoadConfig(nil)
+	if err != nil {
+		return nil, err
+	}
+	return Open(ctx, cfg, logger)
+}
+
+// Open connects to the database and migrates it (the store's tables and
+// river's), connects Redis when configured, and opens the media storage.
+func Open(ctx context.Context, cfg server.Config, logger *slog.Logger) (*App, error) {
+	db, err := store.Open(cfg.DatabaseURL)
+	if err != nil {
+		return nil, err
+	}
+	if err := store.Migrate(ctx, db, migrations.Migrations); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := jobs.Migrate(ctx, db, cfg.DatabaseURL, logger); err != nil {
+		db.Close()
+		return nil, err
+	}
+	a := &App{Config: cfg, DB: db, Logger: logger}
+	var cache store.Cache = store.NewMemoryCache()
+	if cfg.RedisURL != "" {
+		// Short timeouts and a breaker: when Redis is down, pages, sessions
+		// and rate limits fall back to the database or the process at once.
+		client, err := store.OpenRedis(cfg.RedisURL)
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
+		a.Redis = client
+		cache = &store.RedisCache{Client: a.Redis, Prefix: "marquee:"}
+	}
+	files, err := openFiles(ctx, cfg, db)
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
+	a.Files = files
+	a.Storage = store.NewStorage(db, cache, media.Signer{Storage: files}, logger)
+	// Redis caches sessions (the database keeps them) and holds the
+	// rate-limit counters every process shares.
+	a.Storage.Redis = a.Redis
+	return a, nil
+}
+
+func (a *App) Close() {
+	if a.Redis != nil {
+		a.Redis.Close()
+	}
+	a.DB.Close()
+}
+
+// Renderer starts the server-side React renderer on the built bundles and
+// tells the store which build its pages come from.
+func (a *App) Renderer(opts render.Options) (*render.Engine, error) {
+	if opts.Logger == nil {
+		opts.Logger = a.Logger
+	}
+	engine, err := render.New(opts)
+	if err != nil {
+		return nil, fmt.Errorf("start renderer (did you run the build?): %w", err)
+	}
+	a.Storage.Build = engine.BuildID()
+	return engine, nil
+}
+
+// ServerOptions are the choices a caller of Server may make.
+type ServerOptions struct {
+	// NoPageCache renders every page per request (scripts/bench).
+	NoPageCache bool
+}
+
+// Server builds both sites on the app, with the payment providers the
+// configuration enables.
+func (a *App) Server(r server.Renderer, opts ServerOptions) *server.Server {
+	return server.New(server.Deps{Config: a.Config, Store: a.Storage, Renderer: r, Files: a.Files, Logger: a.Logger,
+		NoPageCache: opts.NoPageCache})
+}
+
+// Jobs builds the durable job queue with every worker of the product
+// (jobs.Product); srv supplies the providers jobs call back into.
+func (a *App) Jobs(ctx context.Context, srv *server.Server) (*jobs.Queue, error) {
+	return jobs.New(ctx, jobs.Options{DB: a.DB, DatabaseURL: a.Config.DatabaseURL, Logger: a.Logger,
+		Work: jobs.Product(jobs.Deps{Store: a.Storage, Files: a.Files, Logger: a.Logger, OrderExpiry: a.Config.OrderExpiry,
+			CardRenewals: srv.CardRenewals(), StrayRefunds: srv.StrayRefunds(),
+			Push: &push.Sender{Store: a.Storage, Subscriber: a.Config.PushSubscriber, Logger: a.Logger}})})
+}
+
+func openFiles(ctx context.Context, cfg server.Config, db *bun.DB) (media.Storage, error) {
+	if cfg.S3.Enabled() {
+		return media.NewS3(ctx, media.S3Options{
+			Endpoint: cfg.S3.Endpoint, AccessKey: cfg.S3.AccessKey, SecretKey: cfg.S3.SecretKey,
+			Bucket: cfg.S3.Bucket, Region: cfg.S3.Region, UseSSL: cfg.S3.UseSSL,
+		})
+	}
+	key := cfg.SecretKey
+	if key == "" {
+		var err error
+		if key, err = storedSecret(ctx, db, "media-signing-key"); err != nil {
+			return nil, err
+		}
+	}
+	return &media.Local{Dir: cfg.MediaDir, BaseURL: cfg.PublicURL, Key: []byte(key)}, nil
+}
+
+// storedSecret returns a secret generated on first use and kept in the
+// database, so restarts keep signed URLs valid without configuration.
+func storedSecret(ctx context.Context, db *bun.DB, name string) (string, error) {
+	var secret store.Secret
+	err := db.NewSelect().Model(&secret).Where("name = ?", name).Scan(ctx)
+	if err == nil {
+		return secret.Value, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("load secret %s: %w", name, err)
+	}
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("generate secret: %w", err)
+	}
+	secret = store.Secret{Name: name, Value: hex.EncodeToString(b[:])}
+	if _, err := db.NewInsert().Model(&secret).On("CONFLICT (name) DO NOTHING").Exec(ctx); err != nil {
+		return "", fmt.Errorf("store secret %s: %w", name, err)
+	}
+	// Another process may have won the race; read back the value that stuck.
+	if err := db.NewSelect().Model(&secret).Where("name = ?", name).Scan(ctx); err != nil {
+		return "", fmt.Errorf("reload secret %s: %w", name, err)
+	}
+	return secret.Value, nil
+}

@@ -1,0 +1,66 @@
+package app
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"marquee/render"
+	"marquee/scripts/seed"
+	"marquee/server"
+	"marquee/store/storetest"
+)
+
+// The assembled product serves the seeded demo on either database, with its
+// job queue built on the same database.
+func TestOpenServesTheDemo(t *testing.T) {
+	t.Parallel()
+	for name, dsn := range map[string]string{
+		"sqlite":   filepath.Join(t.TempDir(), "app.db"),
+		"postgres": storetest.URL(storetest.Postgres(t)),
+	} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			dir := t.TempDir()
+			cfg, err := server.LoadConfig(func(key string) string {
+				return map[string]string{"DATABASE_URL": dsn, "MEDIA_DIR": dir}[key]
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := Open(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			if err := seed.Demo(ctx, a.DB, a.Files); err != nil {
+				t.Fatal(err)
+			}
+			root, err := render.ProjectRoot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			engine, err := a.Renderer(render.Options{ManifestPath: filepath.Join(root, "public/build/manifest.json")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Storage.Build == "" || a.Storage.Build != engine.BuildID() {
+				t.Errorf("store build %q, renderer build %q", a.Storage.Build, engine.BuildID())
+			}
+			srv := a.Server(engine, ServerOptions{})
+			if _, err := a.Jobs(ctx, srv); err != nil {
+				t.Fatalf("job queue: %v", err)
+			}
+			rec := httptest.NewRecorder()
+			srv.Main().ServeHTTP(rec, httptest.NewRequest("GET", "/apps/demo", nil))
+			if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "Upcoming Events") {
+				t.Fatalf("GET /apps/demo: %d", rec.Code)
+			}
+		})
+	}
+}

@@ -1,0 +1,112 @@
+package paymentstest
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func post(t *testing.T, target, auth, keyHeader, key, body string) int {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, target, strings.NewReader(body))
+	req.Header.Set("Authorization", auth)
+	req.Header.Set(keyHeader, key)
+	if strings.HasPrefix(body, "{") {
+		req.Header.Set("Content-Type", "application/json")
+	} else {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	return res.StatusCode
+}
+
+// concurrently sends two requests with one key while the first is slow:
+// one is answered, the other refused with 409.
+func concurrently(t *testing.T, send func() int) []int {
+	var mu sync.Mutex
+	var got []int
+	var wg sync.WaitGroup
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			time.Sleep(time.Duration(i) * 50 * time.Millisecond)
+			code := send()
+			mu.Lock()
+			got = append(got, code)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return got
+}
+
+// The Stripe fake keeps idempotency as Stripe does: a stored 500 is
+// replayed to its key, a fresh key goes through, and a key still in flight
+// is refused with 409.
+func TestStripeFakeIdempotency(t *testing.T) {
+	s := StartStripe(t, "whsec_x")
+	const auth = "Bearer sk_test_x"
+	form := url.Values{"amount": {"500"}, "currency": {"usd"}}.Encode()
+	s.FailNext("/v1/payment_intents", 1)
+	if code := post(t, s.URL+"/v1/payment_intents", auth, "Idempotency-Key", "k1", form); code != 500 {
+		t.Fatalf("first: %d", code)
+	}
+	if code := post(t, s.URL+"/v1/payment_intents", auth, "Idempotency-Key", "k1", form); code != 500 {
+		t.Fatalf("the stored 500 was not replayed: %d", code)
+	}
+	if code := post(t, s.URL+"/v1/payment_intents", auth, "Idempotency-Key", "k2", form); code != 200 || s.IntentCount() != 1 {
+		t.Fatalf("fresh key: %d, %d intents", code, s.IntentCount())
+	}
+	if code := post(t, s.URL+"/v1/payment_intents", auth, "Idempotency-Key", "k2", "amount=600&currency=usd"); code != 400 {
+		t.Fatalf("reused key with other parameters: %d", code)
+	}
+	s.Slow("/v1/payment_intents", 300*time.Millisecond)
+	got := concurrently(t, func() int { return post(t, s.URL+"/v1/payment_intents", auth, "Idempotency-Key", "k3", form) })
+	if !(got[0] == 200 && got[1] == 409 || got[0] == 409 && got[1] == 200) || s.IntentCount() != 2 {
+		t.Fatalf("same key in flight: %v, %d intents", got, s.IntentCount())
+	}
+}
+
+// The PayPal fake does the same with PayPal-Request-Id.
+func TestPayPalFakeIdempotency(t *testing.T) {
+	p := StartPayPal(t, "id", "secret", "WH")
+	req, _ := http.NewRequest(http.MethodPost, p.URL+"/v1/oauth2/token", strings.NewReader("grant_type=client_credentials"))
+	req.SetBasicAuth("id", "secret")
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	var tok string
+	for k := range p.tokens {
+		tok = k
+	}
+	auth := "Bearer " + tok
+	order := `{"intent":"CAPTURE","purchase_units":[{"custom_id":"o1","amount":{"currency_code":"USD","value":"5.00"}}],
+		"payment_source":{"paypal":{"experience_context":{"return_url":"http://x/ok","cancel_url":"http://x/no"}}}}`
+	bad := `{"intent":"CAPTURE","purchase_units":[]}`
+	first := post(t, p.URL+"/v2/checkout/orders", auth, "PayPal-Request-Id", "r1", bad)
+	if first < 400 {
+		t.Fatalf("an order without units: %d", first)
+	}
+	if code := post(t, p.URL+"/v2/checkout/orders", auth, "PayPal-Request-Id", "r1", order); code != first || p.OrderCount() != 0 {
+		t.Fatalf("the stored failure was not replayed: %d, %d orders", code, p.OrderCount())
+	}
+	if code := post(t, p.URL+"/v2/checkout/orders", auth, "PayPal-Request-Id", "r2", order); code >= 300 || p.OrderCount() != 1 {
+		t.Fatalf("fresh id: %d", code)
+	}
+	p.Slow("/v2/checkout/orders", 300*time.Millisecond)
+	got := concurrently(t, func() int { return post(t, p.URL+"/v2/checkout/orders", auth, "PayPal-Request-Id", "r3", order) })
+	if !(got[0] < 300 && got[1] == 409 || got[0] == 409 && got[1] < 300) || p.OrderCount() != 2 {
+		t.Fatalf("same id in flight: %v, %d orders", got, p.OrderCount())
+	}
+}
