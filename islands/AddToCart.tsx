@@ -1,7 +1,8 @@
 import { useEffect, useState } from "react";
 import { formatMoney } from "../pages/lib/format";
 import type { CartView, ItemView, StoreAccess } from "../pages/lib/types";
-import { addLocal, api, mergeLocal, offline } from "./lib/cart-store";
+import { api, offline } from "./lib/api";
+import { addLocal, mergeLocal } from "./lib/cart-store";
 import { useHydrated } from "./lib/hydrated";
 
 interface Props {

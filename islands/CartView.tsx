@@ -2,7 +2,8 @@ import { useEffect, useState } from "react";
 import { Img } from "../pages/lib/img";
 import { formatMoney } from "../pages/lib/format";
 import type { CartLine, CartView as Cart } from "../pages/lib/types";
-import { api, clearLocal, mergeLocal, offline, readLocal, setLocalQuantity, type LocalLine } from "./lib/cart-store";
+import { api, offline } from "./lib/api";
+import { clearLocal, mergeLocal, readLocal, setLocalQuantity, type LocalLine } from "./lib/cart-store";
 import { useHydrated } from "./lib/hydrated";
 
 interface Props {

@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { formatMoney } from "../pages/lib/format";
 import { methodLabel } from "../pages/lib/orders";
-import { api, clearLocal } from "./lib/cart-store";
+import { api } from "./lib/api";
+import { clearLocal } from "./lib/cart-store";
 import { useHydrated } from "./lib/hydrated";
 import type { CardSession } from "./lib/stripe-card";
 

@@ -1,6 +1,7 @@
 import { useState } from "react";
 import type { MessageView } from "../pages/lib/types";
-import { createMessage, type Pagination } from "../pages/lib/community";
+import type { Pagination } from "../pages/lib/community";
+import { api } from "./lib/api";
 import { relativeTime } from "../pages/lib/format";
 import { useHydrated } from "./lib/hydrated";
 
@@ -29,7 +30,7 @@ export default function Comments(props: CommentsProps) {
     setBusy(true);
     setError("");
     try {
-      const reply = await createMessage({ content, type: "REPLY", parentMessageId: props.postId }, "Failed to create comment");
+      const reply = await api<MessageView>("POST", "/api/messages", { content, type: "REPLY", parentMessageId: props.postId }, "Failed to create comment");
       setReplies((r) => [...r, reply]);
       setText("");
     } catch (err) {

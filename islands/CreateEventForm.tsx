@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react";
 import type { MediaView } from "../pages/lib/types";
-import { apiCall, EVENT_TYPES, typeLabel, type EventDetail } from "../pages/lib/events";
+import { EVENT_TYPES, typeLabel, type EventDetail } from "../pages/lib/events";
+import { ApiError, api } from "./lib/api";
 import { checkFile, uploadFile } from "./lib/upload";
 import { MediaField, useUpload } from "./CreatePostForm";
 import { useHydrated } from "./lib/hydrated";
@@ -111,7 +112,7 @@ export default function CreateEventForm(props: CreateEventFormProps) {
       ...extras.filter((x) => x.media).map((x) => x.media!.id),
     ];
     try {
-      const data = await apiCall<EventDetail>(
+      const data = await api<EventDetail>(
         "POST",
         "/api/events/apps/" + props.appId + "/events",
         {
@@ -131,6 +132,8 @@ export default function CreateEventForm(props: CreateEventFormProps) {
       window.location.href = "/apps/" + props.appName + "/events/" + data.id;
     } catch (err) {
       setError(err instanceof Error && err.message ? err.message : "Failed to create event");
+      // The server's refused fields go beside their inputs, as without JS.
+      if (err instanceof ApiError) setFieldErrs(err.fields);
       setCreating(false);
     }
   }

@@ -1,6 +1,6 @@
 import { useState } from "react";
 import type { MediaView } from "../pages/lib/types";
-import { createMessage } from "../pages/lib/community";
+import { api } from "./lib/api";
 import { checkFile, uploadFile } from "./lib/upload";
 import { useHydrated } from "./lib/hydrated";
 
@@ -88,7 +88,9 @@ export default function CreatePostForm(props: CreateFormProps) {
     }
     setCreating(true);
     try {
-      await createMessage(
+      await api(
+        "POST",
+        "/api/messages",
         { content: text, type: "POST", attachmentIds, communityId: props.communityId, isFeatured: props.canFeature && featured },
         "Failed to create post",
       );

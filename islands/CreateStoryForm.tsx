@@ -1,5 +1,5 @@
 import { useState } from "react";
-import { createMessage } from "../pages/lib/community";
+import { api } from "./lib/api";
 import { MediaField, useUpload, type CreateFormProps } from "./CreatePostForm";
 import { useHydrated } from "./lib/hydrated";
 
@@ -30,7 +30,9 @@ export default function CreateStoryForm(props: CreateFormProps) {
     if (creating) return;
     setCreating(true);
     try {
-      await createMessage(
+      await api(
+        "POST",
+        "/api/messages",
         { content: caption.trim(), type: "STORY", attachmentIds: [upload.media.id], communityId: props.communityId },
         "Failed to create story",
       );

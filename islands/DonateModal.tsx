@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from "react";
-import { api } from "./lib/cart-store";
+import type { Donation, DonationProcessed } from "../pages/lib/types";
+import { api } from "./lib/api";
 import { Icon } from "./lib/icons";
 import { dollars, dollarsToCents } from "./lib/money";
 import { useHydrated } from "./lib/hydrated";
@@ -20,11 +21,6 @@ export interface DonateModalProps {
   publishableKey?: string;
 }
 
-interface Processed {
-  id: string;
-  status: string;
-  payment?: { ref: string; clientSecret: string; status: string };
-}
 
 // DonateModal is 'Show Your Support' (SPEC.md section 2): suggested amounts,
 // the Achievement Tiers, and a custom amount with a $ prefix. The markup is
@@ -62,13 +58,13 @@ export default function DonateModal(props: DonateModalProps) {
   useEffect(() => () => card?.destroy(), [card]);
 
   async function startCard() {
-    const d = await api<{ id: string }>("POST", "/api/donations/create", {
+    const d = await api<Donation>("POST", "/api/donations/create", {
       appId: props.appId,
       amount: cents,
       currency: "USD",
       message,
     });
-    const res = await api<Processed>("POST", "/api/donations/process", { donationId: d.id, paymentMethod: "stripe" });
+    const res = await api<DonationProcessed>("POST", "/api/donations/process", { donationId: d.id, paymentMethod: "stripe" });
     if (res.status === "PAID") return finished();
     if (!res.payment?.clientSecret) throw new Error("Failed to create payment intent");
     const { mountCard } = await import("./lib/stripe-card");
@@ -82,7 +78,7 @@ export default function DonateModal(props: DonateModalProps) {
     const res = await card!.confirm(back);
     if (res.error) throw new Error("Payment failed. Please try again. " + res.error);
     // The browser's word is not enough: the server asks Stripe.
-    const d = await api<Processed>("POST", "/api/donations/process", { donationId: cardDonation, paymentMethod: "stripe" });
+    const d = await api<DonationProcessed>("POST", "/api/donations/process", { donationId: cardDonation, paymentMethod: "stripe" });
     if (d.status === "PAID") return finished();
     resetCard();
     setPending(true);
@@ -105,7 +101,7 @@ export default function DonateModal(props: DonateModalProps) {
       if (method === "stripe" && card) await payCard();
       else if (method === "stripe") await startCard();
       else {
-        const d = await api<{ id: string }>("POST", "/api/donations/create", {
+        const d = await api<Donation>("POST", "/api/donations/create", {
           appId: props.appId,
           amount: cents,
           currency: "USD",

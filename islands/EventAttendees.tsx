@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react";
 import { useHydrated } from "./lib/hydrated";
-import { apiCall, type AttendeeView } from "../pages/lib/events";
+import { type AttendeeView } from "../pages/lib/events";
+import { api, request } from "./lib/api";
 import { ATTENDEES_CHANGED } from "./EventDetails";
 
 export interface EventAttendeesProps {
@@ -21,12 +22,9 @@ export default function EventAttendees(props: EventAttendeesProps) {
 
   async function reload() {
     try {
-      const res = await fetch("/api/events/" + props.eventId + "/attendees?page=1&limit=50", { credentials: "same-origin" });
-      const json = await res.json();
-      if (res.ok && json.success) {
-        setList(json.data);
-        setTotal(json.pagination.total);
-      }
+      const { data, pagination } = await request<AttendeeView[]>("GET", "/api/events/" + props.eventId + "/attendees?page=1&limit=50");
+      setList(data);
+      setTotal(pagination?.total ?? data.length);
     } catch {
       // Failures here are only logged (SPEC.md section 8).
     }
@@ -40,7 +38,7 @@ export default function EventAttendees(props: EventAttendeesProps) {
   async function setRole(a: AttendeeView, role: string) {
     setBusy(a.userId);
     try {
-      await apiCall("PUT", "/api/events/" + props.eventId + "/attendees/" + a.userId, { role }, "Failed to update attendee");
+      await api("PUT", "/api/events/" + props.eventId + "/attendees/" + a.userId, { role }, "Failed to update attendee");
       await reload();
     } catch (err) {
       console.error(err);
@@ -52,7 +50,7 @@ export default function EventAttendees(props: EventAttendeesProps) {
     if (!window.confirm("Are you sure you want to remove this attendee?")) return;
     setBusy(a.userId);
     try {
-      await apiCall("DELETE", "/api/events/" + props.eventId + "/attendees/" + a.userId, undefined, "Failed to remove attendee");
+      await api("DELETE", "/api/events/" + props.eventId + "/attendees/" + a.userId, undefined, "Failed to remove attendee");
       await reload();
     } catch (err) {
       console.error(err);

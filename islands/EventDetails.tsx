@@ -1,7 +1,8 @@
 import { useState } from "react";
 import LocalTime from "./LocalTime";
 import { useHydrated } from "./lib/hydrated";
-import { apiCall, calendarHref, EVENT_TYPES, typeLabel, type EventDetail, type EventPermissions, type EventTicket } from "../pages/lib/events";
+import { calendarHref, EVENT_TYPES, typeLabel, type EventDetail, type EventPermissions, type EventTicket } from "../pages/lib/events";
+import { api } from "./lib/api";
 
 export interface EventDetailsProps {
   appName: string;
@@ -48,7 +49,7 @@ export default function EventDetails(props: EventDetailsProps) {
     setEvent({ ...event, isAttending: attend, attendeeCount: event.attendeeCount + (attend ? 1 : -1), userRole: attend ? "ATTENDEE" : null });
     setPerms({ ...perms, canJoin: !attend, canLeave: attend });
     try {
-      const data = await apiCall<EventDetail>(
+      const data = await api<EventDetail>(
         attend ? "POST" : "DELETE",
         "/api/events/" + event.id + (attend ? "/join" : "/leave"),
         undefined,
@@ -99,7 +100,7 @@ export default function EventDetails(props: EventDetailsProps) {
       // An unchanged start is not sent, so editing a past event's text works.
       if (start.getTime() === new Date(event.startDate).getTime()) delete body.startDate;
       if (perms.canFeature) body.isFeatured = form.isFeatured;
-      const data = await apiCall<EventDetail>("PUT", "/api/events/" + event.id, body, "Failed to update event");
+      const data = await api<EventDetail>("PUT", "/api/events/" + event.id, body, "Failed to update event");
       setEvent({ ...event, ...data });
       setEditing(false);
     } catch (err) {
@@ -112,7 +113,7 @@ export default function EventDetails(props: EventDetailsProps) {
     if (!window.confirm("Are you sure you want to delete this event?")) return;
     setBusy(true);
     try {
-      await apiCall("DELETE", "/api/events/" + event.id, undefined, "Failed to delete event");
+      await api("DELETE", "/api/events/" + event.id, undefined, "Failed to delete event");
       window.location.href = eventsHref;
     } catch (err) {
       setError(err instanceof Error ? err.message : "Failed to delete event");

@@ -2,6 +2,7 @@ import { useState } from "react";
 import type { EventView } from "../pages/lib/types";
 import { EventCard } from "./EventCard";
 import LocalTime from "./LocalTime";
+import { request } from "./lib/api";
 import { useHydrated } from "./lib/hydrated";
 
 export interface EventsMoreProps {
@@ -30,11 +31,9 @@ export default function EventsMore(props: EventsMoreProps) {
     setError("");
     try {
       const url = "/api/events/apps/" + props.appId + "/events?" + (props.query ? props.query + "&" : "") + "page=" + next;
-      const res = await fetch(url, { credentials: "same-origin" });
-      const json = await res.json();
-      if (!res.ok || !json.success) throw new Error();
-      setEvents((xs) => [...xs, ...json.data]);
-      setNext(json.pagination.hasNext ? json.pagination.page + 1 : null);
+      const { data, pagination } = await request<EventView[]>("GET", url);
+      setEvents((xs) => [...xs, ...data]);
+      setNext(pagination?.hasNext ? pagination.page + 1 : null);
     } catch {
       setError("Failed to load events");
     }

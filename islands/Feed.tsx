@@ -3,6 +3,7 @@ import type { MessageView } from "../pages/lib/types";
 import { firstVisual, isHeart, type Pagination } from "../pages/lib/community";
 import { relativeTime, truncate } from "../pages/lib/format";
 import { FULL_WIDTH, Img } from "../pages/lib/img";
+import { ApiError, api } from "./lib/api";
 import { useHydrated } from "./lib/hydrated";
 import { Icon } from "./lib/icons";
 
@@ -89,20 +90,15 @@ export default function Feed(props: FeedProps) {
     setLoading(true);
     setError("");
     try {
-      const res = await fetch(
+      const data = await api<{ posts: MessageView[]; pagination: Pagination }>(
+        "GET",
         `/api/community/${props.communityId}/posts${next}&limit=${pagination.limit || 20}&type=POST`,
-        { credentials: "same-origin" },
       );
-      const body = await res.json().catch(() => null);
-      if (!res.ok || !body?.success) {
-        setError("Failed to fetch posts");
-      } else {
-        const seen = new Set([...props.shownIds, ...posts.map((p) => p.id)]);
-        setPosts([...posts, ...body.data.posts.filter((p: MessageView) => !seen.has(p.id))]);
-        setPagination(body.data.pagination);
-      }
-    } catch {
-      setError("Network error while fetching posts");
+      const seen = new Set([...props.shownIds, ...posts.map((p) => p.id)]);
+      setPosts([...posts, ...data.posts.filter((p) => !seen.has(p.id))]);
+      setPagination(data.pagination);
+    } catch (err) {
+      setError(err instanceof ApiError && err.status === 0 ? "Network error while fetching posts" : "Failed to fetch posts");
     }
     setLoading(false);
   }

@@ -2,7 +2,7 @@ import { useState } from "react";
 import { Img } from "../pages/lib/img";
 import type { EventOption, ItemView, MediaView } from "../pages/lib/types";
 import { formatDate } from "../pages/lib/format";
-import { api } from "./lib/cart-store";
+import { api } from "./lib/api";
 import { useHydrated } from "./lib/hydrated";
 import { checkFile, uploadFile } from "./lib/upload";
 

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
-import { sessionLost } from "../pages/lib/session";
+import type { ReactionView } from "../pages/lib/types";
+import { api } from "./lib/api";
 import { HEART, isHeart } from "../pages/lib/community";
 import { useHydrated } from "./lib/hydrated";
 import { useViewerId } from "./lib/viewer";
@@ -43,14 +44,7 @@ export default function LikeButton({ messageId, reactions, viewerId: rendered, s
     if (before.liked) {
       setState({ count: Math.max(0, before.count - 1), reactionId: null, liked: false });
       try {
-        const res = await fetch(`/api/messages/${messageId}/reactions/${before.reactionId}`, {
-          method: "DELETE",
-          credentials: "same-origin",
-        });
-        // Reading the body releases the connection (and lets the page go idle).
-        await res.text();
-        if (res.status === 401) sessionLost();
-        if (!res.ok) throw new Error();
+        await api("DELETE", `/api/messages/${messageId}/reactions/${before.reactionId}`);
       } catch {
         setState(before);
         setError("Failed to remove reaction");
@@ -58,16 +52,8 @@ export default function LikeButton({ messageId, reactions, viewerId: rendered, s
     } else {
       setState({ count: before.count + 1, reactionId: null, liked: true });
       try {
-        const res = await fetch(`/api/messages/${messageId}/reactions`, {
-          method: "POST",
-          credentials: "same-origin",
-          headers: { "Content-Type": "application/json" },
-          body: JSON.stringify({ reaction: HEART }),
-        });
-        const body = await res.json();
-        if (res.status === 401) sessionLost();
-        if (!res.ok || !body.success) throw new Error();
-        setState({ count: before.count + 1, reactionId: body.data.id, liked: true });
+        const reaction = await api<ReactionView>("POST", `/api/messages/${messageId}/reactions`, { reaction: HEART });
+        setState({ count: before.count + 1, reactionId: reaction.id, liked: true });
       } catch {
         setState(before);
         setError("Failed to add reaction");

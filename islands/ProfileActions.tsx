@@ -1,4 +1,6 @@
 import { useState } from "react";
+import type { Permissions, Role } from "../pages/lib/types";
+import { ApiError, api, request } from "./lib/api";
 
 export interface ProfileActionsProps {
   appId: string;
@@ -18,36 +20,26 @@ export default function ProfileActions(props: ProfileActionsProps) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState("");
   const following = !can.canFollow && role !== "PUBLIC" && role !== "AUTHENTICATED";
-  const home = "/apps/" + props.appName;
 
   async function follow(action: "follow" | "unfollow") {
     setBusy(true);
     setError("");
     try {
-      const res = await fetch("/api/notifications/" + action + "/" + encodeURIComponent(props.appId), {
-        method: "POST",
-        credentials: "same-origin",
-        headers: { "Content-Type": "application/json" },
-        body: "{}",
-      });
-      if (res.status === 401) {
-        // Signed out elsewhere: the member context is gone, back to the app.
-        window.location.assign(home);
-        return;
+      // A 401 (signed out elsewhere) goes back to the app: request's sessionLost.
+      const data = await api<{ role: Role; userPermissions: Permissions }>(
+        "POST",
+        "/api/notifications/" + action + "/" + encodeURIComponent(props.appId),
+        {},
+      );
+      setRole(data.role);
+      setCan({ canFollow: data.userPermissions.canFollow, canUnfollow: data.userPermissions.canUnfollow });
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 401) return;
+      if (!(err instanceof ApiError) || err.status === 0) {
+        setError(action === "follow" ? "Failed to follow app" : "Failed to unfollow app");
+      } else {
+        setError(action === "follow" ? "Failed to follow app: " + err.status + " " + err.message : err.message || "Failed to unfollow app");
       }
-      const body = await res.json().catch(() => ({}));
-      if (!res.ok || !body.success) {
-        setError(
-          action === "follow"
-            ? "Failed to follow app: " + res.status + " " + (body.message ?? "")
-            : body.message || "Failed to unfollow app",
-        );
-        return;
-      }
-      setRole(body.data.role);
-      setCan({ canFollow: body.data.userPermissions.canFollow, canUnfollow: body.data.userPermissions.canUnfollow });
-    } catch {
-      setError(action === "follow" ? "Failed to follow app" : "Failed to unfollow app");
     } finally {
       setBusy(false);
     }
@@ -56,8 +48,8 @@ export default function ProfileActions(props: ProfileActionsProps) {
   async function signOut() {
     setBusy(true);
     try {
-      const res = await fetch("/api/auth/logout", { method: "POST", credentials: "same-origin" });
-      await res.text();
+      // Already signed out is as good as signed out: no session redirect.
+      await request("POST", "/api/auth/logout", { keepSession: true });
     } catch (err) {
       // SPEC.md section 8: a logout failure is only logged; go on anyway.
       console.error("logout failed", err);

@@ -1,4 +1,5 @@
 import { useEffect, useState } from "react";
+import { api } from "./lib/api";
 import { checkFile, uploadFile } from "./lib/upload";
 
 export interface ProfilePictureUploadProps {
@@ -28,14 +29,7 @@ export default function ProfilePictureUpload({ pictureUrl, username }: ProfilePi
     setBusy(true);
     try {
       const media = await uploadFile(file, { mediaKey: "profile" });
-      const res = await fetch("/api/auth/profile-picture", {
-        method: "POST",
-        credentials: "same-origin",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ mediaId: media.id }),
-      });
-      await res.text();
-      if (!res.ok) throw new Error();
+      await api("POST", "/api/auth/profile-picture", { mediaId: media.id });
       setToast({ ok: true, text: "Profile picture uploaded successfully!" });
       setTimeout(() => window.location.reload(), 1000);
     } catch {

@@ -1,4 +1,5 @@
 import { useEffect, useState } from "react";
+import { ApiError, api } from "./lib/api";
 import { useHydrated } from "./lib/hydrated";
 
 export interface PushToggleProps {
@@ -65,10 +66,16 @@ export default function PushToggle(props: PushToggleProps) {
           setStatus("off");
           return;
         }
-        const res = await fetch("/api/notifications/unread/" + encodeURIComponent(props.appId) + "?page=1&limit=1", {
-          credentials: "same-origin",
-        });
-        setStatus(res.ok ? "on" : "off");
+        // The subscription is on when the server still takes this member's
+        // calls; a refusal means off, a lost network is an error.
+        const on = await api("GET", "/api/notifications/unread/" + encodeURIComponent(props.appId) + "?page=1&limit=1").then(
+          () => true,
+          (err) => {
+            if (err instanceof ApiError && err.status !== 0) return false;
+            throw err;
+          },
+        );
+        setStatus(on ? "on" : "off");
       } catch {
         setError("Failed to check notification status");
         setStatus("off");
@@ -88,24 +95,19 @@ export default function PushToggle(props: PushToggleProps) {
       if (permission !== "granted") return setError("Notification permission denied");
       const reg = await waitForWorker(50);
       if (!reg) return setError("Push notifications not supported");
-      const keyRes = await fetch("/api/notifications/vapid-key", { credentials: "same-origin" });
-      const keyBody = await keyRes.json().catch(() => ({}));
-      if (!keyRes.ok || !keyBody.data?.publicKey) return setError("Failed to get VAPID key");
+      const key = await api<{ publicKey: string }>("GET", "/api/notifications/vapid-key").catch(() => null);
+      if (!key?.publicKey) return setError("Failed to get VAPID key");
       const sub =
         (await reg.pushManager.getSubscription()) ??
-        (await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(keyBody.data.publicKey) }));
+        (await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(key.publicKey) }));
       const p256dh = toBase64url(sub.getKey("p256dh"));
       const auth = toBase64url(sub.getKey("auth"));
       if (!p256dh || !auth) return setError("Failed to setup push subscription - missing keys");
-      const res = await fetch("/api/notifications/enable-push/" + encodeURIComponent(props.appId), {
-        method: "POST",
-        credentials: "same-origin",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ endpoint: sub.endpoint, p256dh, auth }),
-      });
-      if (!res.ok) {
-        const text = await res.text().catch(() => "");
-        return setError("Failed to save push subscription: " + res.status + " " + text);
+      try {
+        await api("POST", "/api/notifications/enable-push/" + encodeURIComponent(props.appId), { endpoint: sub.endpoint, p256dh, auth });
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        return setError("Failed to save push subscription: " + err.status + " " + err.message);
       }
       setStatus("on");
     } catch (err) {

@@ -11,7 +11,7 @@ import (
 // CartData is what the cart page renders; Cart has the shape of GET
 // /api/store/:storeId/cart, and both come from loadCart.
 type CartData struct {
-	Access  string          `json:"access"`
+	Access  string          `json:"access" tstype:"StoreAccess"`
 	StoreID string          `json:"storeId"`
 	Cart    *store.CartView `json:"cart"`
 	Notice  string          `json:"notice,omitempty"`

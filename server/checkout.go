@@ -15,9 +15,9 @@ import (
 // CheckoutStep is one step of the checkout's progress bar. Done steps link
 // back (SPEC.md section 2: completed steps are clickable).
 type CheckoutStep struct {
-	Key   string `json:"key"`
+	Key   string `json:"key" tstype:"'review' | 'shipping' | 'payment'"`
 	Label string `json:"label"`
-	State string `json:"state"` // done, current, todo
+	State string `json:"state" tstype:"'done' | 'current' | 'todo'"`
 	Href  string `json:"href,omitempty"`
 }
 
@@ -25,9 +25,9 @@ type CheckoutStep struct {
 // the cart (step Review Cart), then the order through Shipping (only with a
 // PHYSICAL item) and Payment.
 type CheckoutData struct {
-	Access        string                `json:"access"`
+	Access        string                `json:"access" tstype:"StoreAccess"`
 	StoreID       string                `json:"storeId"`
-	Step          string                `json:"step"`
+	Step          string                `json:"step" tstype:"'review' | 'shipping' | 'payment'"`
 	Steps         []CheckoutStep        `json:"steps"`
 	Cart          *store.CartView       `json:"cart"`
 	Order         *store.OrderView      `json:"order"`

@@ -17,12 +17,12 @@ import (
 // OrdersData is the buyer's orders page and the fulfilment screen; Orders
 // has the shape of GET .../orders (and .../manage/orders).
 type OrdersData struct {
-	Access     string            `json:"access"`
+	Access     string            `json:"access" tstype:"StoreAccess"`
 	StoreID    string            `json:"storeId"`
 	Orders     []store.OrderView `json:"orders"`
 	Pagination store.Pagination  `json:"pagination"`
 	Status     string            `json:"status"`
-	Statuses   []string          `json:"statuses"`
+	Statuses   []string          `json:"statuses" tstype:"OrderStatus[]"`
 	Notice     string            `json:"notice,omitempty"`
 	Error      string            `json:"error,omitempty"`
 }
@@ -64,7 +64,7 @@ func (s *Server) pageManageOrders(c echo.Context) error { return s.ordersPage(c,
 
 // OrderData is the order page.
 type OrderData struct {
-	Access    string           `json:"access"`
+	Access    string           `json:"access" tstype:"StoreAccess"`
 	StoreID   string           `json:"storeId"`
 	Order     *store.OrderView `json:"order"`
 	CanCancel bool             `json:"canCancel"`
@@ -140,8 +140,8 @@ func (s *Server) formManageOrder(c echo.Context) error {
 // PaymentSuccessData is the payment-success page: missing (no processor or
 // order), error, processing (the provider has not confirmed yet) or success.
 type PaymentSuccessData struct {
-	Access    string           `json:"access"`
-	State     string           `json:"state"`
+	Access    string           `json:"access" tstype:"StoreAccess"`
+	State     string           `json:"state" tstype:"'missing' | 'error' | 'processing' | 'success'"`
 	Processor string           `json:"processor"`
 	Order     *store.OrderView `json:"order"`
 	// Message says why a payment failed (the provider's reason).
@@ -213,7 +213,7 @@ func (s *Server) pageCancelOrder(c echo.Context) error {
 
 // WalletData is the transactions page: the member's wallet in this app.
 type WalletData struct {
-	Access     string            `json:"access"`
+	Access     string            `json:"access" tstype:"StoreAccess"`
 	StoreID    string            `json:"storeId"`
 	Wallet     *store.WalletView `json:"wallet"`
 	Pagination store.Pagination  `json:"pagination"`

@@ -33,7 +33,7 @@ type PageProps struct {
 
 type ViewerProps struct {
 	User        *ViewerUser  `json:"user"`
-	Role        string       `json:"role"`
+	Role        string       `json:"role" tstype:"Role"`
 	Permissions access.Flags `json:"permissions"`
 	// Gated: the subscription gate holds this viewer back (footer hidden).
 	Gated bool `json:"gated"`

@@ -12,7 +12,7 @@ import (
 // (or "" for no variant) of this item already in the viewer's cart: SPEC.md
 // section 5 disables Add to Cart for the same item and variant.
 type ItemData struct {
-	Access    string          `json:"access"`
+	Access    string          `json:"access" tstype:"StoreAccess"`
 	StoreID   string          `json:"storeId"`
 	Item      *store.ItemView `json:"item"`
 	InCart    []string        `json:"inCart"`

@@ -16,7 +16,7 @@ import (
 // the page and GET /api/store/:storeId/items share loadStoreGrid.
 type StoreData struct {
 	// Access is "ok", "signin", "follow" or "disabled" (storeAccess).
-	Access     string           `json:"access"`
+	Access     string           `json:"access" tstype:"StoreAccess"`
 	StoreID    string           `json:"storeId"`
 	Items      []store.ItemView `json:"items"`
 	Pagination store.Pagination `json:"pagination"`

@@ -88,6 +88,10 @@ func accessStatus(access string) int {
 	return http.StatusOK
 }
 
+// StoreAccessValues are what storeAccess answers; the TypeScript union
+// StoreAccess is generated from this list (scripts/build/types.go).
+var StoreAccessValues = []string{"ok", "signin", "follow", "disabled"}
+
 func storeAccess(sc *Scope) string {
 	switch {
 	case sc.requireFeature(featureStore) != nil:

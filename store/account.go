@@ -69,7 +69,7 @@ type MembershipApp struct {
 // PAST_DUE, CANCELED, EXPIRED); hasValidSubscription is what the gate uses.
 type SubscriptionStatus struct {
 	HasValidSubscription bool                  `json:"hasValidSubscription"`
-	Status               string                `json:"status"`
+	Status               string                `json:"status" tstype:"'NONE' | 'ACTIVE' | 'PAST_DUE' | 'CANCELED' | 'EXPIRED'"`
 	CurrentPeriodEnd     *time.Time            `json:"currentPeriodEnd"`
 	CancelAtPeriodEnd    bool                  `json:"cancelAtPeriodEnd"`
 	GraceUntil           *time.Time            `json:"graceUntil"`

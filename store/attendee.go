@@ -12,7 +12,7 @@ type AttendeeView struct {
 	ID        string      `json:"id"`
 	UserID    string      `json:"userId"`
 	EventID   string      `json:"eventId"`
-	Role      string      `json:"role"`
+	Role      string      `json:"role" tstype:"'HOST' | 'MODERATOR' | 'ATTENDEE'"`
 	User      UserSummary `json:"user"`
 	CreatedAt time.Time   `json:"createdAt"`
 }

@@ -99,7 +99,7 @@ type CartLine struct {
 	Currency         string            `json:"currency"`
 	MaxQuantity      *int64            `json:"maxQuantity"`
 	Available        bool              `json:"available"`
-	Issue            string            `json:"issue,omitempty"`
+	Issue            string            `json:"issue,omitempty" tstype:"'DELETED' | 'OUT_OF_STOCK' | 'INSUFFICIENT_STOCK' | 'VARIANT_UNAVAILABLE'"`
 }
 
 // emptyCart is what a member without a cart gets: no id, no items.

@@ -18,14 +18,14 @@ type EventView struct {
 	Location      string      `json:"location"`
 	StartDate     time.Time   `json:"startDate"`
 	EndDate       time.Time   `json:"endDate"`
-	Type          string      `json:"type"`
+	Type          string      `json:"type" tstype:"EventType"`
 	IsFeatured    bool        `json:"isFeatured"`
 	IsOfficial    bool        `json:"isOfficial"`
 	Banner        *MediaView  `json:"banner"`
 	Media         []MediaView `json:"media"`
 	AttendeeCount int         `json:"attendeeCount"`
 	IsAttending   bool        `json:"isAttending"`
-	UserRole      *string     `json:"userRole"`
+	UserRole      *string     `json:"userRole" tstype:"'HOST' | 'MODERATOR' | 'ATTENDEE' | null"`
 	CreatorID     string      `json:"creatorId"`
 	CreatedAt     time.Time   `json:"createdAt"`
 }

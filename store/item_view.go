@@ -14,7 +14,7 @@ type ItemView struct {
 	StoreID          string            `json:"storeId"`
 	Name             string            `json:"name"`
 	Description      string            `json:"description"`
-	Type             string            `json:"type"`
+	Type             string            `json:"type" tstype:"ItemType"`
 	Price            int64             `json:"price"`
 	ComparePrice     *int64            `json:"comparePrice"`
 	Currency         string            `json:"currency"`

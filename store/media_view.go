@@ -18,7 +18,7 @@ import (
 type MediaView struct {
 	ID          string    `json:"id"`
 	Name        string    `json:"name"`
-	Type        string    `json:"type"`
+	Type        string    `json:"type" tstype:"MediaType"`
 	Size        int64     `json:"size"`
 	MimeType    string    `json:"mimeType"`
 	Path        string    `json:"path"`

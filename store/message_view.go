@@ -12,7 +12,7 @@ import (
 type MessageView struct {
 	ID              string           `json:"id"`
 	Content         string           `json:"content"`
-	Type            string           `json:"type"`
+	Type            string           `json:"type" tstype:"'POST' | 'STORY' | 'REPLY'"`
 	SenderID        string           `json:"senderId"`
 	Sender          UserSummary      `json:"sender"`
 	Attachments     []AttachmentView `json:"attachments"`

@@ -23,7 +23,7 @@ type Order struct {
 	StoreID       string `bun:",notnull" json:"storeId"`
 	UserID        string `bun:",notnull" json:"userId"`
 	OrderNumber   string `bun:",notnull,unique" json:"orderNumber"`
-	Status        string `bun:",notnull" json:"status"`
+	Status        string `bun:",notnull" json:"status" tstype:"OrderStatus"`
 	Subtotal      int64  `bun:",notnull" json:"subtotal"`
 	PlatformFee   int64  `bun:",notnull,default:0" json:"platformFee"`
 	Total         int64  `bun:",notnull" json:"total"`
@@ -646,7 +646,7 @@ type OrderView struct {
 	// NeedsShipping: some item is PHYSICAL (the checkout's shipping step).
 	NeedsShipping bool `json:"needsShipping"`
 	// Next lists the statuses the order may move to, for fulfilment.
-	Next []string `json:"next"`
+	Next []string `json:"next" tstype:"OrderStatus[]"`
 }
 
 // OrderBuyer is who placed the order, for the fulfilment screen.

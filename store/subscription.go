@@ -18,7 +18,7 @@ type SubscriptionPlan struct {
 	ID           string `bun:",pk" json:"id"`
 	AppID        string `bun:",notnull" json:"-"`
 	StoreItemID  string `bun:",notnull,unique" json:"storeItemId"`
-	BillingCycle string `bun:",notnull" json:"billingCycle"`
+	BillingCycle string `bun:",notnull" json:"billingCycle" tstype:"'MONTHLY' | 'YEARLY'"`
 }
 
 // Subscription is a member's paid membership of one app (one row per member
@@ -603,7 +603,7 @@ type SubscriptionPlanView struct {
 	ID           string `json:"id"`
 	StoreItemID  string `json:"storeItemId"`
 	Name         string `json:"name"`
-	BillingCycle string `json:"billingCycle"`
+	BillingCycle string `json:"billingCycle" tstype:"'MONTHLY' | 'YEARLY'"`
 	Price        int64  `json:"price"`
 	Currency     string `json:"currency"`
 }

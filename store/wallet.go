@@ -287,7 +287,7 @@ func (s *Storage) PayOrderFromWallet(ctx context.Context, appID, userID, orderID
 // WalletMovement is one line of a member's wallet history.
 type WalletMovement struct {
 	ID           string    `json:"id"`
-	Kind         string    `json:"kind"`
+	Kind         string    `json:"kind" tstype:"WalletMovementKind"`
 	Amount       int64     `json:"amount"`
 	BalanceAfter int64     `json:"balanceAfter"`
 	Currency     string    `json:"currency"`

@@ -4,7 +4,7 @@
 // lost. The server cart stays the truth; this only holds what it has not
 // received yet.
 import type { CartView } from "../../pages/lib/types";
-import { sessionLost } from "../../pages/lib/session";
+import { api, offline } from "./api";
 
 export interface LocalLine {
   itemId: string;
@@ -75,37 +75,6 @@ export function setLocalQuantity(storeId: string, itemId: string, variantId: str
 
 export function clearLocal(storeId: string): void {
   write(storeId, null);
-}
-
-export class ApiError extends Error {
-  constructor(message: string, public status: number) {
-    super(message);
-  }
-}
-
-// api calls the store API and unwraps the envelope; a network failure or a
-// 5xx is "offline" (status 0 or >= 500), anything else the server refused.
-export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-  let res: Response;
-  try {
-    res = await fetch(path, {
-      method,
-      credentials: "same-origin",
-      headers: body === undefined ? {} : { "Content-Type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch {
-    throw new ApiError("Network error", 0);
-  }
-  // The session ended while the page was open (SPEC.md section 8).
-  if (res.status === 401) sessionLost();
-  const json = await res.json().catch(() => null);
-  if (!res.ok || !json?.success) throw new ApiError(json?.message || "Request failed", res.status);
-  return json.data as T;
-}
-
-export function offline(err: unknown): boolean {
-  return !(err instanceof ApiError) || err.status === 0 || err.status >= 500;
 }
 
 // mergeLocal sends every locally kept line to the server cart. Lines the

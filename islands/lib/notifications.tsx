@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState } from "react";
+import { api } from "./api";
 import { Icon } from "./icons";
 import {
   fromLine,
@@ -10,11 +11,10 @@ import {
 
 const localDate = (iso: string) => new Date(iso).toLocaleDateString();
 
-async function call(url: string, init?: RequestInit): Promise<any> {
-  const res = await fetch(url, { credentials: "same-origin", ...init });
-  const body = await res.json().catch(() => ({}));
-  if (!res.ok || !body.success) throw new Error(body.message || String(res.status));
-  return body;
+// Unread is GET /api/notifications/unread/:appId.
+interface Unread {
+  notifications: NotificationView[];
+  pagination: NotificationPagination;
 }
 
 export function unreadURL(appId: string, page: number, limit = 20): string {
@@ -29,8 +29,8 @@ export function useUnreadCount(appId: string, enabled: boolean): [number, (n: nu
     if (!enabled) return;
     let stop = false;
     const load = () =>
-      call(unreadURL(appId, 1, 1))
-        .then((b) => !stop && setCount(b.data.pagination.total))
+      api<Unread>("GET", unreadURL(appId, 1, 1))
+        .then((u) => !stop && setCount(u.pagination.total))
         .catch(() => {});
     load();
     const timer = window.setInterval(() => document.visibilityState === "visible" && load(), 60000);
@@ -60,11 +60,11 @@ export function NotificationsPanel({ appId, onClose, onCount }: { appId: string;
     async (p: number) => {
       setError("");
       try {
-        const b = await call(unreadURL(appId, p));
-        setItems(b.data.notifications);
-        setPagination(b.data.pagination);
+        const u = await api<Unread>("GET", unreadURL(appId, p));
+        setItems(u.notifications);
+        setPagination(u.pagination);
         setPage(p);
-        onCount(b.data.pagination.total);
+        onCount(u.pagination.total);
       } catch {
         setError("Failed to fetch notifications");
       }
@@ -78,11 +78,7 @@ export function NotificationsPanel({ appId, onClose, onCount }: { appId: string;
   async function markAll() {
     setBusy(true);
     try {
-      await call("/api/notifications/read/" + encodeURIComponent(appId), {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ markAll: true }),
-      });
+      await api("POST", "/api/notifications/read/" + encodeURIComponent(appId), { markAll: true });
       await load(1);
     } catch {
       setError("Failed to mark notifications as read");
@@ -158,10 +154,10 @@ export function SearchOverlay({ appId, appName, onClose }: { appId: string; appN
       return;
     }
     const t = window.setTimeout(() => {
-      call("/api/search/apps/" + encodeURIComponent(appId) + "?q=" + encodeURIComponent(q))
-        .then((b) => {
+      api<SearchResults>("GET", "/api/search/apps/" + encodeURIComponent(appId) + "?q=" + encodeURIComponent(q))
+        .then((found) => {
           setError("");
-          setRes(b.data);
+          setRes(found);
         })
         .catch(() => setError("Search failed"));
     }, 250);

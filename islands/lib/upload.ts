@@ -2,6 +2,7 @@
 // file to the presigned URL with its content type, then the media is ready
 // to attach. The same code works for S3 and for local disk.
 import type { MediaView } from "../../pages/lib/types";
+import { ApiError, putFile, request, type Answer } from "./api";
 
 export interface UploadOptions {
   appId?: string;
@@ -11,8 +12,6 @@ export interface UploadOptions {
   // server chooses the real key.
   pathPrefix?: string;
 }
-
-export class UploadError extends Error {}
 
 const MB = 1024 * 1024;
 
@@ -27,14 +26,14 @@ export function checkFile(file: File, mediaKey: string): string | null {
   return null;
 }
 
+// uploadFile's errors are ApiErrors (status 0 when the network failed), so
+// a form can tell a refusal from a lost connection.
 export async function uploadFile(file: File, opts: UploadOptions): Promise<MediaView> {
-  let created: Response;
+  const NETWORK = "Network error during upload. Please check your connection and try again.";
+  let created: Answer<{ presignedUploadUrl?: string; media?: MediaView }>;
   try {
-    created = await fetch("/api/media", {
-      method: "POST",
-      credentials: "same-origin",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({
+    created = await request("POST", "/api/media", {
+      body: {
         name: file.name,
         type: file.type.startsWith("video/") ? "VIDEO" : "IMAGE",
         size: file.size,
@@ -43,27 +42,22 @@ export async function uploadFile(file: File, opts: UploadOptions): Promise<Media
         description: opts.description ?? "",
         mediaKey: opts.mediaKey,
         appId: opts.appId,
-      }),
+      },
+      fallback: "Failed to create media record",
     });
-  } catch {
-    throw new UploadError("Network error during upload. Please check your connection and try again.");
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 0) throw new ApiError(NETWORK, 0);
+    throw err;
   }
-  const body = await created.json().catch(() => null);
-  if (!created.ok || !body?.success) throw new UploadError(body?.message || "Failed to create media record");
-  const url: string | undefined = body.data?.presignedUploadUrl ?? body.presignedUploadUrl;
-  const media: MediaView | undefined = body.data?.media ?? body.media;
-  if (!url || !media) throw new UploadError("No presigned upload URL received from server");
-
-  let put: Response;
+  const url = created.data?.presignedUploadUrl;
+  const media = created.data?.media;
+  // The server answered, but not what it must: a server fault, not the network.
+  if (!url || !media) throw new ApiError("No presigned upload URL received from server", 500);
   try {
-    put = await fetch(url, { method: "PUT", headers: { "Content-Type": file.type }, body: file });
-  } catch {
-    // A PUT blocked by the bucket's CORS rules also lands here.
-    throw new UploadError("Network error during upload. Please check your connection and try again.");
-  }
-  if (!put.ok) {
-    const msg = await put.json().then((b) => b?.message).catch(() => "");
-    throw new UploadError(msg || "Failed to upload file");
+    await putFile(url, file, "Failed to upload file");
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 0) throw new ApiError(NETWORK, 0);
+    throw err;
   }
   return media;
 }

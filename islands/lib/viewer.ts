@@ -1,4 +1,6 @@
 import { useEffect, useState } from "react";
+import type { AccountUser } from "../../pages/lib/types";
+import { request } from "./api";
 
 // Pages that members of a role share (server/pagecache.go) are rendered with
 // a signed-in viewer whose id is "": nobody in particular. What is personal
@@ -14,17 +16,13 @@ let pending: Promise<ViewerInfo | null> | null = null;
 
 export function loadViewer(): Promise<ViewerInfo | null> {
   if (!pending) {
-    pending = fetch("/api/auth/me", { credentials: "same-origin" })
-      .then((res) => (res.ok ? res.json() : null))
-      .then((body) =>
-        body && body.success && body.data.user
-          ? {
-              id: body.data.user.id,
-              username: body.data.user.username,
-              pictureUrl: body.data.user.profilePicture?.signedUrl ?? "",
-            }
-          : null,
-      )
+    // A 401 only means nobody is signed in: the page shows a visitor's view.
+    pending = request<{ user: AccountUser }>("GET", "/api/auth/me", { keepSession: true })
+      .then(({ data }) => ({
+        id: data.user.id,
+        username: data.user.username,
+        pictureUrl: data.user.profilePicture?.signedUrl ?? "",
+      }))
       .catch(() => null);
   }
   return pending;

@@ -1,24 +1,10 @@
 // Shapes and wording of notifications, shared by the Notifications page and
 // the header panel.
 
-export interface NotificationView {
-  id: string;
-  content: string;
-  kind: string;
-  link: string;
-  createdAt: string;
-  readAt: string | null;
-  sender: { id: string; username: string } | null;
-}
+import type { NotificationView, StorePagination } from "./types";
 
-export interface NotificationPagination {
-  page: number;
-  limit: number;
-  total: number;
-  totalPages: number;
-  hasNext: boolean;
-  hasPrev: boolean;
-}
+export type { NotificationView, SearchHit, SearchResults } from "./types";
+export type NotificationPagination = StorePagination;
 
 // fromLine: 'from @{username}', or 'System' when nobody sent it.
 export function fromLine(n: NotificationView): string {
@@ -48,18 +34,3 @@ export const kindLabels: Record<string, string> = {
   DONATION: "Donations (creator and admins)",
   MEMBERSHIP_LAPSING: "My membership ending",
 };
-
-export interface SearchHit {
-  id: string;
-  title: string;
-  snippet: string;
-  link: string;
-  createdAt: string;
-}
-
-export interface SearchResults {
-  query: string;
-  posts: SearchHit[];
-  items: SearchHit[];
-  events: SearchHit[];
-}

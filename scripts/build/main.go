@@ -36,6 +36,10 @@ func run() error {
 	if err := os.Chdir(root); err != nil {
 		return err
 	}
+	// The types first: the bundles below are built from the TSX that uses them.
+	if err := writeTypes(); err != nil {
+		return err
+	}
 	// Wipe old output so stale hashed files never linger.
 	if err := os.RemoveAll(outDir); err != nil {
 		return err
