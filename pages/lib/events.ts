@@ -61,6 +61,9 @@ export interface EventTicket {
   name: string;
   price: number;
   currency: string;
+  // held: the viewer holds a paid ticket, so leaving keeps it and joining
+  // again is free.
+  held: boolean;
 }
 
 // carouselMedia: the banner first, then the other media newest first.
