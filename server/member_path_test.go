@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"marquee/store"
 )
@@ -105,5 +106,108 @@ func TestTicketHolderLeavesAndRejoins(t *testing.T) {
 		{name: "refunded: no longer held", path: "/api/events/" + summer, as: buyerEmail, status: 200,
 			json: map[string]any{"data.isAttending": false, "data.ticket.held": false, "data.permissions.canJoin": false}},
 		{name: "refunded: join refused", method: "POST", path: "/api/events/" + summer + "/join", as: buyerEmail, status: 403},
+	})
+}
+
+// Variants are chosen, not guessed (issue 27, item 2): an item with
+// variants does not go in the cart without one (API 400 with a clear
+// message and the field; the JavaScript-off form comes back to the item,
+// which asks), and the chosen size shows in the cart, at checkout and on the
+// order. A line left without a size from before cannot become an order.
+func TestVariantIsChosenNotGuessed(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, demoDB(t))
+	ctx := context.Background()
+	ids := loadShop(t, ts)
+	hoodie, hoodieM := ids.items["HOOD-LH-01"], ids.variants["HOOD-LH-01/M"]
+	tee, teeL := ids.items["TEE-NS-01"], ids.variants["TEE-NS-01/L"]
+	base := "/api/store/" + ids.demo
+	const msg = "Please choose a size for Lighthouse Hoodie"
+	form := commUser(t, ts, follower)
+	form["Content-Type"] = "application/x-www-form-urlencoded"
+
+	ts.run(t, []scenario{
+		{name: "no variant refused", method: "POST", path: base + "/cart/items", as: follower, body: addBody(hoodie, "", 1), status: 400,
+			json: map[string]any{"success": false, "message": msg, "fields.variantId": msg}},
+		{name: "empty variant refused too", method: "POST", path: base + "/cart/items", as: follower,
+			body: `{"storeItemId":"` + hoodie + `","variantId":"","quantity":1}`, status: 400, json: map[string]any{"message": msg}},
+		{name: "another item names its own variant", method: "POST", path: base + "/cart/items", as: follower,
+			body: addBody(ids.items["SRV-MIX-01"], "", 1), status: 400,
+			json: map[string]any{"message": "Please choose a length for Mix Feedback Session"}},
+		{name: "nothing was added", path: base + "/cart", as: follower, status: 404},
+		{name: "an item without variants needs none", method: "POST", path: base + "/cart/items", as: follower,
+			body: addBody(ids.items["PIN-SET-01"], "", 1), status: 200, json: map[string]any{"data.items": arrayLen(1)}},
+		{name: "with a size", method: "POST", path: base + "/cart/items", as: follower, body: addBody(hoodie, hoodieM, 1), status: 200,
+			json: map[string]any{"data.items": arrayLen(2)}},
+		{name: "the item page renders required choices", path: "/apps/demo/store/items/" + hoodie, as: follower, status: 200,
+			contains: []string{`name="variantId"`, "required"}, absent: []string{msg}},
+	})
+
+	// JavaScript off: the form without a size comes back to the item, which asks.
+	r := ts.do(t, "POST", "/apps/demo/cart/items", strings.NewReader("storeItemId="+tee+"&quantity=1"), form)
+	if r.Status != 303 || r.Header.Get("Location") != "/apps/demo/store/items/"+tee+"?choose=variant" {
+		t.Fatalf("form without a size: %d %s", r.Status, r.Header.Get("Location"))
+	}
+	ts.run(t, []scenario{{name: "the page asks", path: "/apps/demo/store/items/" + tee + "?choose=variant", as: follower, status: 200,
+		contains: []string{"Please choose a size for Night Shift Tour Tee", `aria-invalid="true"`, "needs-choice"}}})
+	r = ts.do(t, "POST", "/apps/demo/cart/items", strings.NewReader("storeItemId="+tee+"&variantId="+teeL+"&quantity=1"), form)
+	if r.Status != 303 || !strings.HasSuffix(r.Header.Get("Location"), "?added=1") {
+		t.Fatalf("form with a size: %d %s", r.Status, r.Header.Get("Location"))
+	}
+
+	// The chosen sizes show in the cart (JSON and the page without JavaScript).
+	cart := dataOf(ts.as(t, follower).must(200, "GET", base+"/cart", ""))
+	sizes := map[string]string{}
+	for _, l := range cart["items"].([]any) {
+		line := l.(map[string]any)
+		for _, v := range line["selectedVariants"].([]any) {
+			sizes[line["itemId"].(string)] = v.(map[string]any)["name"].(string) + ": " + v.(map[string]any)["value"].(string)
+		}
+	}
+	if sizes[hoodie] != "Size: M" || sizes[tee] != "Size: L" {
+		t.Fatalf("cart sizes: %v", sizes)
+	}
+	ts.run(t, []scenario{
+		{name: "cart page", path: "/apps/demo/cart", as: follower, status: 200, contains: []string{"Size: M", "Size: L"}},
+		{name: "checkout page", path: "/apps/demo/checkout", as: follower, status: 200, contains: []string{"Size: M", "Size: L"}},
+	})
+
+	// A line without a size from before the rule is flagged and refused at
+	// checkout, in the same words.
+	var cartID string
+	if err := ts.store.DB.NewSelect().Model((*store.Cart)(nil)).Column("id").Where("store_id = ? AND user_id = ?", ids.demo, userID(t, ts, follower)).
+		Scan(ctx, &cartID); err != nil {
+		t.Fatal(err)
+	}
+	old := &store.CartItem{ID: store.NewID(), AppID: appID(t, ts, "demo"), CartID: cartID, StoreItemID: ids.items["SRV-MIX-01"], Quantity: 1, CreatedAt: time.Now().UTC()}
+	if _, err := ts.store.DB.NewInsert().Model(old).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ts.run(t, []scenario{
+		{name: "old line flagged", path: base + "/cart", as: follower, status: 200,
+			json: map[string]any{"data.items.3.issue": "VARIANT_REQUIRED", "data.items.3.available": false}},
+		{name: "cart page says so", path: "/apps/demo/cart", as: follower, status: 200, contains: []string{"No size chosen"}},
+		{name: "checkout refuses it", method: "POST", path: base + "/orders/checkout", as: follower,
+			body: `{"paymentMethod":"musepay","shippingAddress":` + shipTo + `}`, status: 400,
+			json: map[string]any{"message": "Please choose a length for Mix Feedback Session"}},
+	})
+	ts.as(t, follower).must(200, "DELETE", base+"/cart/items/"+old.ID, "")
+
+	// The order keeps the sizes: JSON, the order page and the orders list.
+	order := dataOf(ts.as(t, follower).must(201, "POST", base+"/orders/checkout", `{"paymentMethod":"musepay","shippingAddress":`+shipTo+`}`))
+	id := order["id"].(string)
+	got := map[string]any{}
+	for _, it := range order["items"].([]any) {
+		line := it.(map[string]any)
+		got[line["storeItemId"].(string)] = line["customOptions"]
+	}
+	if o, _ := got[hoodie].(map[string]any); o["Size"] != "M" {
+		t.Fatalf("order hoodie options: %v", got)
+	}
+	if o, _ := got[tee].(map[string]any); o["Size"] != "L" {
+		t.Fatalf("order tee options: %v", got)
+	}
+	ts.run(t, []scenario{
+		{name: "order page", path: "/apps/demo/orders/" + id, as: follower, status: 200, contains: []string{"Size: M", "Size: L"}},
 	})
 }

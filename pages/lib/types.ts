@@ -238,6 +238,9 @@ export interface ItemData {
   inCart: string[];
   cartCount: number;
   added: boolean;
+  // chooseVariant: an add without a variant was refused (JavaScript off);
+  // the form asks for one.
+  chooseVariant?: boolean;
   event?: EventOption | null;
 }
 
@@ -255,7 +258,9 @@ export interface CartLine {
   currency: string;
   maxQuantity: number | null;
   available: boolean;
-  issue?: "DELETED" | "OUT_OF_STOCK" | "INSUFFICIENT_STOCK" | "VARIANT_UNAVAILABLE";
+  // VARIANT_REQUIRED: a line without the size its item asks for (added
+  // before sizes were required); it cannot be ordered as it stands.
+  issue?: "DELETED" | "OUT_OF_STOCK" | "INSUFFICIENT_STOCK" | "VARIANT_UNAVAILABLE" | "VARIANT_REQUIRED";
 }
 
 export interface CartView {
