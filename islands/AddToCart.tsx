@@ -13,6 +13,9 @@ interface Props {
   // Variant ids ("" for none) of this item already in the cart.
   inCart: string[];
   added: boolean;
+  // chooseVariant: the server refused an add without a variant (the form
+  // without JavaScript came back); ask for one.
+  chooseVariant?: boolean;
 }
 
 // AddToCart: variant choice, quantity and the button, as a plain form posting
@@ -27,7 +30,12 @@ export default function AddToCart(props: Props) {
   const [inCart, setInCart] = useState(props.inCart);
   const [busy, setBusy] = useState(false);
   const [added, setAdded] = useState(props.added);
-  const [message, setMessage] = useState("");
+  const hasVariants = item.variants.length > 0;
+  // Variants are chosen, never guessed: an item with variants is not added
+  // without one (the server refuses too, in the same words).
+  const chooseText = "Please choose a " + (hasVariants ? item.variants[0].name.toLowerCase() : "option") + " for " + item.name;
+  const [message, setMessage] = useState(props.chooseVariant && hasVariants ? chooseText : "");
+  const [needsChoice, setNeedsChoice] = useState(!!props.chooseVariant && hasVariants);
 
   useEffect(() => {
     if (!added) return;
@@ -51,6 +59,12 @@ export default function AddToCart(props: Props) {
   async function submit(e: React.FormEvent) {
     e.preventDefault();
     if (disabled) return;
+    if (hasVariants && !variantId) {
+      setNeedsChoice(true);
+      setMessage(chooseText);
+      (document.querySelector(".variants input") as HTMLInputElement | null)?.focus();
+      return;
+    }
     if (!props.storeId) {
       setMessage("Store not loaded. Please ensure the store is loaded before adding items to cart.");
       return;
@@ -83,10 +97,14 @@ export default function AddToCart(props: Props) {
   }
 
   return (
-    <form className="add-to-cart" method="post" action={"/apps/" + props.appName + "/cart/items"} onSubmit={submit} data-hydrated={hydrated || undefined}>
+    // Without JavaScript the radios are required, so the browser asks; the
+    // island asks in its own words instead (noValidate once hydrated).
+    <form className="add-to-cart" method="post" action={"/apps/" + props.appName + "/cart/items"} onSubmit={submit}
+      noValidate={hydrated} data-hydrated={hydrated || undefined}>
       <input type="hidden" name="storeItemId" value={item.id} />
       {item.variants.length > 0 && (
-        <fieldset className="variants">
+        <fieldset className={"variants" + (needsChoice && !variantId ? " needs-choice" : "")}
+          aria-invalid={needsChoice && !variantId ? true : undefined} aria-describedby={needsChoice && !variantId ? "variant-choice" : undefined}>
           <legend>{item.variants[0].name}</legend>
           {item.variants.map((v) => (
             <label key={v.id} data-value={v.value} className={"variant" + (variantId === v.id ? " selected" : "") + (v.stock === 0 ? " sold-out" : "")}>
@@ -95,8 +113,12 @@ export default function AddToCart(props: Props) {
                 name="variantId"
                 value={v.id}
                 checked={variantId === v.id}
+                required
                 // Clicking the chosen variant again deselects it (SPEC.md 5).
-                onClick={() => setVariantId(variantId === v.id ? "" : v.id)}
+                onClick={() => {
+                  setVariantId(variantId === v.id ? "" : v.id);
+                  if (message === chooseText) setMessage("");
+                }}
                 onChange={() => {}}
               />
               {v.value}
@@ -120,7 +142,7 @@ export default function AddToCart(props: Props) {
         {soldOut ? "Out of stock" : already ? "In cart" : busy ? "Adding..." : "Add to Cart"}
       </button>
       {added && <p className="added-alert" role="status">Added</p>}
-      {message && <p className="inline-error" role="alert">{message}</p>}
+      {message && <p className="inline-error" role="alert" id={message === chooseText ? "variant-choice" : undefined}>{message}</p>}
       {already && <p className="meta"><a href={"/apps/" + props.appName + "/cart"}>View cart</a></p>}
     </form>
   );

@@ -18,6 +18,7 @@ const issueText: Record<string, string> = {
   OUT_OF_STOCK: "Out of stock",
   INSUFFICIENT_STOCK: "Not enough in stock: lower the quantity",
   VARIANT_UNAVAILABLE: "This option is no longer available",
+  VARIANT_REQUIRED: "No size chosen: remove this and add it again with one",
 };
 
 // CartView lists the cart with quantity buttons, Remove and Clear. Each

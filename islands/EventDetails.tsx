@@ -12,6 +12,9 @@ export interface EventDetailsProps {
   ticket?: EventTicket | null;
   signedIn: boolean;
   signInUrl: string;
+  // confirmLeave: the page was asked to confirm leaving (?confirm=leave,
+  // where the Leave form lands without JavaScript).
+  confirmLeave?: boolean;
 }
 
 // toLocalInput turns an ISO time into a datetime-local value in the
@@ -35,13 +38,22 @@ export default function EventDetails(props: EventDetailsProps) {
   const [editing, setEditing] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState("");
+  // Leaving asks first: a ticket holder's attendance belongs to the ticket.
+  const [confirming, setConfirming] = useState(!!props.confirmLeave && props.permissions.canLeave);
   const [form, setForm] = useState({ name: "", description: "", location: "", type: "", start: "", end: "", isFeatured: false });
   const eventsHref = "/apps/" + props.appName + "/events";
   const attend = !event.isAttending;
+  const held = !!props.ticket?.held;
+  const attendAction = "/apps/" + props.appName + "/events/" + event.id + "/attend";
 
   async function toggleAttendance(e: React.FormEvent) {
     e.preventDefault();
     if (busy) return;
+    if (!attend && !confirming) {
+      setConfirming(true);
+      return;
+    }
+    setConfirming(false);
     const before = { event, perms };
     setBusy(true);
     setError("");
@@ -206,7 +218,7 @@ export default function EventDetails(props: EventDetailsProps) {
         <a className="button button-secondary" href={calendarHref(props.appName, event.id)} download>
           Add to Calendar
         </a>
-        {props.ticket && !event.isAttending ? (
+        {props.ticket && !props.ticket.held && !event.isAttending ? (
           // A ticketed event is joined by paying for the ticket (the join
           // call refuses); the store's own page sells it, signed in or not.
           <a className="button" href={"/apps/" + props.appName + "/store/items/" + props.ticket.itemId}>
@@ -217,12 +229,14 @@ export default function EventDetails(props: EventDetailsProps) {
             Sign in to join
           </a>
         ) : (
-          (perms.canJoin || perms.canLeave) && (
-            // Without JavaScript this form posts and the server redirects back.
-            <form method="post" action={"/apps/" + props.appName + "/events/" + event.id + "/attend"} onSubmit={toggleAttendance}>
+          (perms.canJoin || perms.canLeave) &&
+          !confirming && (
+            // Without JavaScript this form posts and the server redirects back
+            // (Leave first to the confirmation below).
+            <form method="post" action={attendAction} onSubmit={toggleAttendance}>
               <input type="hidden" name="action" value={perms.canJoin ? "join" : "leave"} />
               <button className="button" type="submit" disabled={busy}>
-                {perms.canJoin ? "Join Event" : "Leave Event"}
+                {perms.canJoin ? (held ? "Rejoin Event" : "Join Event") : "Leave Event"}
               </button>
             </form>
           )
@@ -238,6 +252,38 @@ export default function EventDetails(props: EventDetailsProps) {
           </>
         )}
       </div>
+      {confirming && perms.canLeave && (
+        <form className="leave-confirm" method="post" action={attendAction} onSubmit={toggleAttendance} aria-labelledby="leave-confirm-title">
+          <p id="leave-confirm-title">
+            <strong>{"Leave " + event.name + "?"}</strong>
+          </p>
+          <p>
+            {held
+              ? "Your ticket stays yours: you can rejoin for free while it is valid. To give the ticket back, ask for a refund from your order."
+              : "You will no longer be listed as attending."}
+          </p>
+          <input type="hidden" name="action" value="leave" />
+          <input type="hidden" name="confirm" value="yes" />
+          <div className="filter-actions">
+            <button className="button" type="submit" disabled={busy}>
+              Yes, leave
+            </button>
+            <a
+              className="button button-secondary"
+              href={"/apps/" + props.appName + "/events/" + event.id}
+              onClick={(e) => {
+                e.preventDefault();
+                setConfirming(false);
+              }}
+            >
+              Stay
+            </a>
+          </div>
+        </form>
+      )}
+      {held && !event.isAttending && !confirming && (
+        <p className="hint ticket-held">You hold a ticket to this event: rejoining is free.</p>
+      )}
       {error && (
         <p className="inline-error" role="alert">
           {error}

@@ -10,7 +10,9 @@ import EventCarousel from "../islands/EventCarousel";
 import EventDetails from "../islands/EventDetails";
 import EventAttendees from "../islands/EventAttendees";
 
-type Props = PageProps<EventDetail | null>;
+// confirmLeave: the viewer asked to leave without JavaScript and the page
+// asks first (server/event_attend.go).
+type Props = PageProps<(EventDetail & { confirmLeave?: boolean }) | null>;
 
 export default function Event(props: Props) {
   const app = props.app!;
@@ -55,6 +57,7 @@ export default function Event(props: Props) {
             ticket: event.ticket,
             signedIn,
             signInUrl: props.authUrl + "/authenticate/signin?app=" + encodeURIComponent(app.name),
+            confirmLeave: !!event.confirmLeave,
           }}
         />
         {signedIn && (

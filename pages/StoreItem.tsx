@@ -78,7 +78,7 @@ export default function StoreItem(props: Props) {
           )}
           {d.access === "ok" ? (
             <Island name="AddToCart" component={AddToCart}
-              props={{ appName: app.name, storeId: d.storeId, item, access: d.access, inCart: d.inCart, added: d.added }} />
+              props={{ appName: app.name, storeId: d.storeId, item, access: d.access, inCart: d.inCart, added: d.added, chooseVariant: !!d.chooseVariant }} />
           ) : (
             <StoreGate access={d.access} props={props} inline />
           )}

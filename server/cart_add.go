@@ -99,6 +99,10 @@ func (s *Server) formCartAdd(c echo.Context) error {
 	base := "/apps/" + url.PathEscape(sc.App.Name)
 	if _, err := s.addToCart(c, sc, req); err != nil {
 		var e *Error
+		if errors.As(err, &e) && e.Fields["variantId"] != "" {
+			// No size chosen: back to the item, whose form asks for one.
+			return c.Redirect(http.StatusSeeOther, base+"/store/items/"+url.PathEscape(req.StoreItemID)+"?choose=variant")
+		}
 		if errors.As(err, &e) && e.Status < 500 {
 			return c.Redirect(http.StatusSeeOther, base+"/cart?error="+url.QueryEscape(e.Message))
 		}

@@ -122,7 +122,11 @@ func answer(err error, words wording) error {
 	}
 	var inv *store.ErrInvalid
 	if errors.As(err, &inv) {
-		return &Error{Status: http.StatusBadRequest, Message: inv.Msg, Err: err}
+		e := &Error{Status: http.StatusBadRequest, Message: inv.Msg, Err: err}
+		if inv.Field != "" {
+			e.Fields = map[string]string{inv.Field: inv.Msg}
+		}
+		return e
 	}
 	var declined *payments.DeclinedError
 	if errors.As(err, &declined) {

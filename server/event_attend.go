@@ -93,6 +93,11 @@ func (s *Server) formAttendEvent(c echo.Context) error {
 		if role == store.AttendeeHost {
 			return forbidden("The event host cannot leave the event")
 		}
+		// Leaving asks first (the island asks in place): a ticket holder's
+		// attendance is what they paid for.
+		if c.FormValue("confirm") != "yes" {
+			return c.Redirect(http.StatusSeeOther, back+"?confirm=leave")
+		}
 		if _, err := s.store.LeaveEvent(c.Request().Context(), e, sc.User.ID); err != nil {
 			return err
 		}

@@ -29,6 +29,9 @@ type EventTicketInfo struct {
 	Name     string `json:"name"`
 	Price    int64  `json:"price"`
 	Currency string `json:"currency"`
+	// Held: the viewer holds a paid ticket. Their attendance belongs to it,
+	// so after leaving they join again without paying.
+	Held bool `json:"held"`
 }
 
 // EventPermissions are access's answers for this viewer and event.
@@ -103,8 +106,16 @@ func (s *Server) loadEvent(c echo.Context, sc *Scope, e *store.Event) (*EventDet
 	switch {
 	case err == nil:
 		data.Ticket = &EventTicketInfo{ItemID: ticket.ID, Name: ticket.Name, Price: ticket.Price, Currency: ticket.Currency}
-		// Joining is buying the ticket (store.JoinEvent refuses free joins).
-		data.Permissions.CanJoin = false
+		if sc.User != nil {
+			if data.Ticket.Held, err = s.store.HoldsTicket(ctx, e.ID, sc.User.ID); err != nil {
+				return nil, err
+			}
+		}
+		// Joining is buying the ticket (store.JoinEvent refuses free joins),
+		// except for a holder who left: the ticket still admits.
+		if !data.Ticket.Held {
+			data.Permissions.CanJoin = false
+		}
 	case !isNotFound(err):
 		return nil, err
 	}
@@ -185,6 +196,15 @@ func (s *Server) pageEvent(c echo.Context) error {
 		props.Data = nil
 		return s.renderPage(c, "Event", props)
 	}
-	props.Data = data
+	// ?confirm=leave is where the Leave form lands without JavaScript: the
+	// page asks before the attendance (maybe a ticket's) is given up.
+	props.Data = eventPageData{EventDetail: data, ConfirmLeave: c.QueryParam("confirm") == "leave" && data.Permissions.CanLeave}
 	return s.renderPage(c, "Event", props)
+}
+
+// eventPageData is the event page's data: the detail the API answers and
+// whether the page asks to confirm leaving.
+type eventPageData struct {
+	*EventDetail
+	ConfirmLeave bool `json:"confirmLeave"`
 }

@@ -434,9 +434,10 @@ func testEventPages(t *testing.T, ts *testServer) {
 		{name: "bad filter", path: "/apps/demo/events?type=RAVE", status: 400},
 		{name: "detail", path: "/apps/demo/events/" + summer, status: 200,
 			contains: []string{"<h1>Summer Tour Kick-off</h1>", `"@type":"Event"`, "EventScheduled", `"organizer":{"@type":"Organization","name":"Demo Studio"`, "OfflineEventAttendanceMode",
-				"Add to Calendar", "/calendar.ics", "Sign in to join"},
-			absent: []string{"Attendees ("}},
-		{name: "livestream is online", path: "/apps/demo/events/" + studio, status: 200, contains: []string{"OnlineEventAttendanceMode"}},
+				"Add to Calendar", "/calendar.ics", "Get Ticket"},
+			absent: []string{"Attendees (", "Sign in to join"}},
+		// The tour sells its ticket (the seed links it); a free event asks a visitor to sign in.
+		{name: "livestream is online", path: "/apps/demo/events/" + studio, status: 200, contains: []string{"OnlineEventAttendanceMode", "Sign in to join"}},
 		{name: "detail as attendee", path: "/apps/demo/events/" + summer, as: "follower@demo.test", status: 200,
 			contains: []string{"Leave Event", `name="action" value="leave"`, "Attendees (5)", "Event Host"},
 			absent:   []string{"Make Moderator", "Edit Event"}},
@@ -461,7 +462,12 @@ func testEventPages(t *testing.T, ts *testServer) {
 	}
 	ts.run(t, []scenario{{name: "joined by form", path: "/api/events/" + studio, as: "follower@demo.test",
 		json: map[string]any{"data.isAttending": true, "data.attendeeCount": 5}}})
+	// Leaving asks first: the unconfirmed post lands on the question.
 	r = ts.do(t, "POST", "/apps/demo/events/"+studio+"/attend", strings.NewReader("action=leave"), h)
+	if r.Status != 303 || r.Header.Get("Location") != "/apps/demo/events/"+studio+"?confirm=leave" {
+		t.Fatalf("form leave unconfirmed: %d %s", r.Status, r.Header.Get("Location"))
+	}
+	r = ts.do(t, "POST", "/apps/demo/events/"+studio+"/attend", strings.NewReader("action=leave&confirm=yes"), h)
 	if r.Status != 303 {
 		t.Fatalf("form leave: %d", r.Status)
 	}

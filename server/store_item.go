@@ -18,6 +18,9 @@ type ItemData struct {
 	InCart    []string        `json:"inCart"`
 	CartCount int64           `json:"cartCount"`
 	Added     bool            `json:"added"`
+	// ChooseVariant: an add without a variant came back refused (the form
+	// without JavaScript); the page asks for one.
+	ChooseVariant bool `json:"chooseVariant"`
 	// Event is what an EVENT_TICKET admits to (nil otherwise, or when the
 	// event is gone).
 	Event *store.EventOption `json:"event"`
@@ -56,7 +59,8 @@ func (s *Server) apiStoreItem(c echo.Context) error {
 func (s *Server) pageStoreItem(c echo.Context) error {
 	sc := scopeFromPage(c)
 	props := s.pageProps(c, sc)
-	data := &ItemData{Access: storeAccess(sc), InCart: []string{}, Added: c.QueryParam("added") == "1"}
+	data := &ItemData{Access: storeAccess(sc), InCart: []string{}, Added: c.QueryParam("added") == "1",
+		ChooseVariant: c.QueryParam("choose") == "variant"}
 	if data.Access == "disabled" {
 		props.Data = data
 		return s.renderPage(c, "StoreItem", props)

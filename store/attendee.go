@@ -84,7 +84,8 @@ func (s *Storage) AttendeeOf(ctx context.Context, eventID, userID string) (*Atte
 //
 // An event with a ticket for sale (EventTicket) is joined by paying for the
 // ticket, never for free: ErrTicketRequired, unless the member already
-// attends (joining again is the same no-op as for a free event).
+// attends (joining again is the same no-op as for a free event) or holds a
+// paid ticket (they left and come back: the ticket still admits).
 func (s *Storage) JoinEvent(ctx context.Context, e *Event, userID string) (bool, error) {
 	if _, err := s.EventTicket(ctx, e.ID); err == nil {
 		if _, err := s.AttendeeOf(ctx, e.ID, userID); err == nil {
@@ -92,7 +93,13 @@ func (s *Storage) JoinEvent(ctx context.Context, e *Event, userID string) (bool,
 		} else if !errors.Is(err, ErrNotFound) {
 			return false, err
 		}
-		return false, ErrTicketRequired
+		held, err := s.HoldsTicket(ctx, e.ID, userID)
+		if err != nil {
+			return false, err
+		}
+		if !held {
+			return false, ErrTicketRequired
+		}
 	} else if !errors.Is(err, ErrNotFound) {
 		return false, err
 	}

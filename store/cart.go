@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -46,11 +47,14 @@ const (
 // Reasons a cart line cannot be bought as it stands. The line stays in the
 // cart, flagged, so the member sees what changed instead of losing it.
 const (
-	LineDeleted      = "DELETED"
-	LineOutOfStock   = "OUT_OF_STOCK"
-	LineLowStock     = "INSUFFICIENT_STOCK"
-	LineNoVariant    = "VARIANT_UNAVAILABLE"
-	maxCartLineCount = 100
+	LineDeleted    = "DELETED"
+	LineOutOfStock = "OUT_OF_STOCK"
+	LineLowStock   = "INSUFFICIENT_STOCK"
+	LineNoVariant  = "VARIANT_UNAVAILABLE"
+	// LineVariantRequired: the line has no variant but its item has some
+	// (added before a choice was required); checkout refuses it.
+	LineVariantRequired = "VARIANT_REQUIRED"
+	maxCartLineCount    = 100
 )
 
 // CartView is the cart of SPEC.md section 3. Totals are computed here from
@@ -99,7 +103,7 @@ type CartLine struct {
 	Currency         string            `json:"currency"`
 	MaxQuantity      *int64            `json:"maxQuantity"`
 	Available        bool              `json:"available"`
-	Issue            string            `json:"issue,omitempty" tstype:"'DELETED' | 'OUT_OF_STOCK' | 'INSUFFICIENT_STOCK' | 'VARIANT_UNAVAILABLE'"`
+	Issue            string            `json:"issue,omitempty" tstype:"'DELETED' | 'OUT_OF_STOCK' | 'INSUFFICIENT_STOCK' | 'VARIANT_UNAVAILABLE' | 'VARIANT_REQUIRED'"`
 }
 
 // emptyCart is what a member without a cart gets: no id, no items.
@@ -198,6 +202,8 @@ func (s *Storage) cartView(ctx context.Context, db bun.IDB, shop *Shop, cart *Ca
 			line.Available, line.Issue = false, LineDeleted
 		case l.VariantID != nil && variant == nil:
 			line.Available, line.Issue = false, LineNoVariant
+		case l.VariantID == nil && len(iv.Variants) > 0:
+			line.Available, line.Issue = false, LineVariantRequired
 		case line.MaxQuantity != nil && *line.MaxQuantity <= 0:
 			line.Available, line.Issue = false, LineOutOfStock
 		case line.MaxQuantity != nil && l.Quantity > *line.MaxQuantity:
@@ -327,6 +333,8 @@ func (s *Storage) AddToCart(ctx context.Context, shop *Shop, userID, itemID stri
 				return err
 			}
 			variant = &VariantView{ID: v.ID, Stock: v.Stock, PriceAdjustment: v.PriceAdjustment}
+		} else if err := requireNoVariants(ctx, tx, it); err != nil {
+			return err
 		}
 		var lines []CartItem
 		if err := tx.NewSelect().Model(&lines).Where("cart_id = ?", cart.ID).Scan(ctx); err != nil {
@@ -369,6 +377,32 @@ func (s *Storage) AddToCart(ctx context.Context, shop *Shop, userID, itemID stri
 		return err
 	})
 	return view, err
+}
+
+// requireNoVariants refuses a line without a variant for an item that has
+// live variants: a hoodie ordered with no size cannot be shipped, so the
+// buyer is asked, never guessed for (ErrInvalid on field variantId).
+func requireNoVariants(ctx context.Context, db bun.IDB, it *StoreItem) error {
+	var names []string
+	if err := db.NewSelect().Model((*Variant)(nil)).Column("name").
+		Where("store_item_id = ? AND deleted_at IS NULL", it.ID).Order("position ASC", "id ASC").Limit(1).
+		Scan(ctx, &names); err != nil {
+		return fmt.Errorf("check variants of %s: %w", it.ID, err)
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return &ErrInvalid{Msg: ChooseVariantMessage(names[0], it.Name), Field: "variantId"}
+}
+
+// ChooseVariantMessage is the one wording of a missing variant, for the
+// API and the item page alike: "Please choose a size for Lighthouse Hoodie".
+func ChooseVariantMessage(variantName, itemName string) string {
+	name := strings.ToLower(strings.TrimSpace(variantName))
+	if name == "" {
+		name = "option"
+	}
+	return "Please choose a " + name + " for " + itemName
 }
 
 func sameVariant(a, b *string) bool {

@@ -92,15 +92,11 @@ func revokeAttendance(ctx context.Context, tx bun.Tx, o *Order, it *OrderItem) e
 	if err != nil || eventID == "" {
 		return err
 	}
-	others, err := tx.NewSelect().TableExpr("order_items AS oi").Join("JOIN orders AS o ON o.id = oi.order_id").
-		Join("JOIN store_items AS si ON si.id = oi.store_item_id").
-		Where("o.user_id = ? AND o.app_id = ? AND o.id <> ? AND o.status IN (?)", o.UserID, o.AppID, o.ID,
-			bun.In([]string{OrderPaid, OrderProcessing, OrderShipped, OrderDelivered})).
-		Where("si.event_id = ? AND oi.type = ?", eventID, ItemEventTicket).Count(ctx)
+	others, err := holdsTicket(ctx, tx, eventID, o.UserID, o.ID)
 	if err != nil {
-		return fmt.Errorf("check other tickets: %w", err)
+		return err
 	}
-	if others > 0 {
+	if others {
 		return nil
 	}
 	if _, err := tx.NewDelete().Model((*Attendee)(nil)).
@@ -108,6 +104,35 @@ func revokeAttendance(ctx context.Context, tx bun.Tx, o *Order, it *OrderItem) e
 		return fmt.Errorf("revoke ticket attendance: %w", err)
 	}
 	return nil
+}
+
+// ticketHeldStatuses are the order states in which a ticket still admits:
+// paid and not refunded or cancelled.
+var ticketHeldStatuses = []string{OrderPaid, OrderProcessing, OrderShipped, OrderDelivered}
+
+// holdsTicket reports whether userID holds a paid ticket to eventID in an
+// order other than exceptOrderID ("" for any order). A ticket item deleted
+// from the store still admits: the order holds it.
+func holdsTicket(ctx context.Context, db bun.IDB, eventID, userID, exceptOrderID string) (bool, error) {
+	q := db.NewSelect().TableExpr("order_items AS oi").Join("JOIN orders AS o ON o.id = oi.order_id").
+		Join("JOIN store_items AS si ON si.id = oi.store_item_id").
+		Where("o.user_id = ? AND o.status IN (?)", userID, bun.In(ticketHeldStatuses)).
+		Where("si.event_id = ? AND oi.type = ?", eventID, ItemEventTicket)
+	if exceptOrderID != "" {
+		q = q.Where("o.id <> ?", exceptOrderID)
+	}
+	n, err := q.Count(ctx)
+	if err != nil {
+		return false, fmt.Errorf("check tickets of %s: %w", eventID, err)
+	}
+	return n > 0, nil
+}
+
+// HoldsTicket reports whether userID holds a paid ticket to eventID: their
+// attendance belongs to the ticket, so they may leave and rejoin without
+// paying again while it is valid (refunds are how a ticket is given back).
+func (s *Storage) HoldsTicket(ctx context.Context, eventID, userID string) (bool, error) {
+	return holdsTicket(ctx, s.DB, eventID, userID, "")
 }
 
 // afterOrderSettled runs after a transaction that may have paid or refunded

@@ -12,7 +12,12 @@ import (
 
 // ErrInvalid marks a write the data itself rules out (a foreign id, a media
 // that is not ready); its text is safe to show.
-type ErrInvalid struct{ Msg string }
+type ErrInvalid struct {
+	Msg string
+	// Field names the input at fault when one is ("variantId"), so a form
+	// can say it beside that input.
+	Field string
+}
 
 func (e *ErrInvalid) Error() string { return e.Msg }
 

@@ -359,6 +359,10 @@ func takeLine(ctx context.Context, tx bun.Tx, shop *Shop, order *Order, l CartIt
 		b, _ := json.Marshal(map[string]string{v.Name: v.Value})
 		oi.CustomOptions = string(b)
 		variantTracked = v.Stock != nil
+	} else if err := requireNoVariants(ctx, tx, it); err != nil {
+		// A line added before variants were required (or before the item
+		// got them) does not become an order without its size.
+		return nil, err
 	}
 	if oi.Price < 0 {
 		oi.Price = 0

@@ -215,7 +215,9 @@ func TestCheckoutPricesFromStore(t *testing.T) {
 		// A physical order without an address is made (the shipping step
 		// comes after the first), but cannot be paid until it has one.
 		u2 := f.user(t, 2)
-		cart2 := f.cart(t, u2, shirt, nil, 1)
+		// An item without variants: one with them is never added without one.
+		plain := f.item(t, store.ItemPhysical, 2100, ptrInt(5))
+		cart2 := f.cart(t, u2, plain, nil, 1)
 		o2, _, err := f.s.CreateOrder(ctx, f.shop, u2, store.CheckoutInput{CartID: cart2})
 		if err != nil {
 			t.Fatal(err)
@@ -261,12 +263,14 @@ func TestExpireGivesStockBack(t *testing.T) {
 		ctx := context.Background()
 		it := f.item(t, store.ItemPhysical, 1000, ptrInt(5))
 		v := f.variant(t, it, 0, ptrInt(3))
+		// The fresh order takes an untracked variant: only the item's stock.
+		other := f.variant(t, it, 0, nil)
 		u1, u2 := f.user(t, 1), f.user(t, 2)
 		stale, _, err := f.s.CreateOrder(ctx, f.shop, u1, store.CheckoutInput{CartID: f.cart(t, u1, it, &v.ID, 2), Shipping: addr})
 		if err != nil {
 			t.Fatal(err)
 		}
-		fresh, _, err := f.s.CreateOrder(ctx, f.shop, u2, store.CheckoutInput{CartID: f.cart(t, u2, it, nil, 1), Shipping: addr})
+		fresh, _, err := f.s.CreateOrder(ctx, f.shop, u2, store.CheckoutInput{CartID: f.cart(t, u2, it, &other.ID, 1), Shipping: addr})
 		if err != nil {
 			t.Fatal(err)
 		}

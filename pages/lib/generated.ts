@@ -106,7 +106,7 @@ export interface CartLine {
   currency: string;
   maxQuantity: number | null;
   available: boolean;
-  issue?: 'DELETED' | 'OUT_OF_STOCK' | 'INSUFFICIENT_STOCK' | 'VARIANT_UNAVAILABLE';
+  issue?: 'DELETED' | 'OUT_OF_STOCK' | 'INSUFFICIENT_STOCK' | 'VARIANT_UNAVAILABLE' | 'VARIANT_REQUIRED';
 }
 
 // CartTotals is store.CartTotals.
@@ -303,6 +303,7 @@ export interface EventTicket {
   name: string;
   price: number;
   currency: string;
+  held: boolean;
 }
 
 export type EventType = "LIVESTREAM" | "MEETUP" | "CLASS" | "CONFERENCE" | "OTHER";
@@ -371,6 +372,7 @@ export interface ItemData {
   inCart: string[];
   cartCount: number;
   added: boolean;
+  chooseVariant: boolean;
   event: EventOption | null;
 }
 

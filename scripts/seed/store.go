@@ -2,6 +2,7 @@ package seed
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"marquee/store"
@@ -21,6 +22,7 @@ type itemSpec struct {
 	images               int
 	tags                 []string
 	variants             []variantSpec
+	event                string // an EVENT_TICKET admits to the demo event of this name
 }
 
 // demoItems cover every item type and every stock state: untracked (nil),
@@ -63,7 +65,7 @@ var demoItems = []itemSpec{
 		featured: true, images: 1,
 		desc: "Monthly stems, early demos, a members-only listening party and a discount on merch."},
 	{name: "Summer Tour Kick-off Ticket", typ: store.ItemEventTicket, sku: "TIX-ST-01", price: 3500, stock: ptr[int64](40),
-		images: 1, tags: []string{"tour"},
+		images: 1, tags: []string{"tour"}, event: "Summer Tour Kick-off",
 		desc: "General admission to the first night of the summer tour at the Crystal Ballroom."},
 }
 
@@ -79,6 +81,15 @@ func (s *seeder) demoStore(ctx context.Context, app *store.App) error {
 		item := &store.StoreItem{ID: store.NewID(), AppID: app.ID, StoreID: shopID, Name: it.name, Description: it.desc,
 			Type: it.typ, Price: it.price, ComparePrice: it.compare, Currency: "USD", Stock: it.stock, SKU: it.sku,
 			IsFeatured: it.featured, CreatedAt: at, UpdatedAt: at}
+		if it.event != "" {
+			// The events are seeded first; buying the ticket admits to its event.
+			var eventID string
+			if err := s.tx.NewSelect().Model((*store.Event)(nil)).Column("id").
+				Where("app_id = ? AND name = ?", app.ID, it.event).Scan(ctx, &eventID); err != nil {
+				return fmt.Errorf("ticket event %q: %w", it.event, err)
+			}
+			item.EventID = &eventID
+		}
 		if err := s.insert(ctx, item); err != nil {
 			return err
 		}
