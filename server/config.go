@@ -1,9 +1,12 @@
 package server
 
 import (
-	"net"
+	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -32,6 +35,11 @@ type Config struct {
 	// PushAllowLoopbackHTTP accepts http://127.0.0.1 push endpoints (tests
 	// run a local push receiver); never set from the environment.
 	PushAllowLoopbackHTTP bool
+	// BindAddress (BIND_ADDRESS) is the interface both sites listen on;
+	// empty means every interface.
+	BindAddress string
+	// DBMaxConns (DB_MAX_CONNS, default 20) caps the PostgreSQL pool.
+	DBMaxConns int
 	// TrustedProxies (TRUSTED_PROXIES, comma-separated CIDRs or addresses)
 	// are the reverse proxies whose X-Forwarded-For names the client; empty
 	// means the connection's address is the client (no proxy is believed).
@@ -102,19 +110,33 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
+	// Secrets may come from files (NAME_FILE, as Docker and systemd
+	// credentials provide them); a file that cannot be read is an error.
+	var fileErr error
 	get := func(key, def string) string {
-		if v := strings.TrimSpace(getenv(key)); v != "" {
+		v := strings.TrimSpace(getenv(key))
+		if path := strings.TrimSpace(getenv(key + "_FILE")); path != "" && secretVariables[key] {
+			if v != "" && fileErr == nil {
+				fileErr = fmt.Errorf("%s and %s_FILE are both set: keep one", key, key)
+			}
+			b, err := os.ReadFile(path)
+			if err != nil && fileErr == nil {
+				fileErr = fmt.Errorf("%s_FILE: cannot read %s: %w", key, path, errors.Unwrap(err))
+			}
+			v = strings.TrimSpace(string(b))
+		}
+		if v != "" {
 			return v
 		}
 		return def
 	}
-	port, err := strconv.Atoi(get("PORT", "3000"))
+	port, err := parsePort("PORT", get("PORT", "3000"))
 	if err != nil {
-		return Config{}, fmt.Errorf("PORT: %w", err)
+		return Config{}, err
 	}
-	authPort, err := strconv.Atoi(get("AUTH_PORT", "3002"))
+	authPort, err := parsePort("AUTH_PORT", get("AUTH_PORT", "3002"))
 	if err != nil {
-		return Config{}, fmt.Errorf("AUTH_PORT: %w", err)
+		return Config{}, err
 	}
 	drain, err := time.ParseDuration(get("SHUTDOWN_DELAY", "3s"))
 	if err != nil || drain < 0 {
@@ -133,7 +155,6 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			SecretKey: get("S3_SECRET_KEY", ""),
 			Bucket:    get("S3_BUCKET", ""),
 			Region:    get("S3_REGION", "us-east-1"),
-			UseSSL:    get("S3_USE_SSL", "false") == "true",
 		},
 		PublicURL:      strings.TrimRight(get("PUBLIC_URL", fmt.Sprintf("http://localhost:%d", port)), "/"),
 		AuthURL:        strings.TrimRight(get("AUTH_URL", fmt.Sprintf("http://localhost:%d", authPort)), "/"),
@@ -153,7 +174,19 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	if cfg.TrustedProxies, err = parseTrustedProxies(get("TRUSTED_PROXIES", "")); err != nil {
 		return Config{}, err
 	}
-	cfg.WalletEnabled = get("WALLET_ENABLED", "true") != "false"
+	if cfg.WalletEnabled, err = parseSwitch("WALLET_ENABLED", get("WALLET_ENABLED", "true")); err != nil {
+		return Config{}, err
+	}
+	if cfg.S3.UseSSL, err = parseSwitch("S3_USE_SSL", get("S3_USE_SSL", "false")); err != nil {
+		return Config{}, err
+	}
+	cfg.BindAddress = get("BIND_ADDRESS", "")
+	if cfg.BindAddress != "" && net.ParseIP(cfg.BindAddress) == nil {
+		return Config{}, fmt.Errorf("BIND_ADDRESS: want an IP address such as 127.0.0.1, got %q", cfg.BindAddress)
+	}
+	if cfg.DBMaxConns, err = strconv.Atoi(get("DB_MAX_CONNS", "20")); err != nil || cfg.DBMaxConns < 1 || cfg.DBMaxConns > 1000 {
+		return Config{}, fmt.Errorf("DB_MAX_CONNS: want a number of connections from 1 to 1000, got %q", get("DB_MAX_CONNS", ""))
+	}
 	cfg.Stripe = StripeConfig{
 		SecretKey:      get("STRIPE_SECRET_KEY", ""),
 		PublishableKey: get("STRIPE_PUBLISHABLE_KEY", ""),
@@ -166,7 +199,119 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		APIBase:      strings.TrimRight(get("PAYPAL_API_BASE", PayPalSandbox), "/"),
 		WebhookID:    get("PAYPAL_WEBHOOK_ID", ""),
 	}
+	if fileErr != nil {
+		return Config{}, fileErr
+	}
+	if err := cfg.check(); err != nil {
+		return Config{}, err
+	}
 	return cfg, nil
+}
+
+// secretVariables may be given as NAME_FILE instead.
+var secretVariables = map[string]bool{
+	"DATABASE_URL": true, "REDIS_URL": true, "SECRET_KEY": true, "S3_ACCESS_KEY": true, "S3_SECRET_KEY": true,
+	"STRIPE_SECRET_KEY": true, "STRIPE_WEBHOOK_SECRET": true, "PAYPAL_CLIENT_SECRET": true,
+}
+
+func parsePort(name, v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > 65535 {
+		return 0, fmt.Errorf("%s: want a port number from 0 to 65535, got %q", name, v)
+	}
+	return n, nil
+}
+
+// parseSwitch reads an on/off setting; anything else is a mistake, not off.
+func parseSwitch(name, v string) (bool, error) {
+	switch strings.ToLower(v) {
+	case "true", "1", "yes", "on":
+		return true, nil
+	case "false", "0", "no", "off":
+		return false, nil
+	}
+	return false, fmt.Errorf("%s: want true or false, got %q", name, v)
+}
+
+// check refuses settings that would start a server doing something else
+// than the operator meant. Messages name the variable and never repeat a
+// secret or a URL that may hold a password.
+func (c Config) check() error {
+	if err := checkDatabaseURL(c.DatabaseURL); err != nil {
+		return err
+	}
+	if c.RedisURL != "" {
+		u, err := url.Parse(c.RedisURL)
+		if err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Host == "" {
+			return errors.New("REDIS_URL: want redis://[user:password@]host:port/db (or rediss://)")
+		}
+		if _, err := strconv.Atoi(u.Port()); u.Port() != "" && err != nil {
+			return errors.New("REDIS_URL: the port is not a number")
+		}
+	}
+	for name, v := range map[string]string{"PUBLIC_URL": c.PublicURL, "AUTH_URL": c.AuthURL} {
+		if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("%s: want an http:// or https:// address such as https://example.com, got %q", name, v)
+		}
+	}
+	s3Set := c.S3.Endpoint != "" || c.S3.Bucket != "" || c.S3.AccessKey != "" || c.S3.SecretKey != ""
+	if s3Set && (c.S3.Endpoint == "" || c.S3.Bucket == "" || c.S3.AccessKey == "" || c.S3.SecretKey == "") {
+		missing := []string{}
+		for name, v := range map[string]string{"S3_ENDPOINT": c.S3.Endpoint, "S3_BUCKET": c.S3.Bucket, "S3_ACCESS_KEY": c.S3.AccessKey, "S3_SECRET_KEY": c.S3.SecretKey} {
+			if v == "" {
+				missing = append(missing, name)
+			}
+		}
+		sort.Strings(missing)
+		return fmt.Errorf("S3: %s not set; media would silently stay on local disk (set all four, or none)", strings.Join(missing, ", "))
+	}
+	if st := c.Stripe; st.SecretKey != "" || st.PublishableKey != "" {
+		switch {
+		case strings.HasPrefix(st.PublishableKey, "sk_") || strings.HasPrefix(st.PublishableKey, "rk_"):
+			return errors.New("STRIPE_PUBLISHABLE_KEY holds a secret key (sk_/rk_...): it would be sent to every browser; swap the two keys")
+		case st.SecretKey == "" || st.PublishableKey == "":
+			return errors.New("STRIPE_SECRET_KEY and STRIPE_PUBLISHABLE_KEY: set both, or neither")
+		case !strings.HasPrefix(st.SecretKey, "sk_") && !strings.HasPrefix(st.SecretKey, "rk_"):
+			return errors.New("STRIPE_SECRET_KEY: want a secret key starting sk_ or rk_")
+		case !strings.HasPrefix(st.PublishableKey, "pk_"):
+			return errors.New("STRIPE_PUBLISHABLE_KEY: want a publishable key starting pk_")
+		case strings.Contains(st.SecretKey, "_live_") != strings.Contains(st.PublishableKey, "_live_"):
+			return errors.New("STRIPE_SECRET_KEY and STRIPE_PUBLISHABLE_KEY: one is a live key and the other a test key")
+		}
+	}
+	if (c.PayPal.ClientID == "") != (c.PayPal.ClientSecret == "") {
+		return errors.New("PAYPAL_CLIENT_ID and PAYPAL_CLIENT_SECRET: set both, or neither")
+	}
+	return nil
+}
+
+// checkDatabaseURL: a PostgreSQL URL must be one store.Open recognises; a
+// near miss (Postgres://, postgres:/) would otherwise open an empty SQLite
+// file of that name and start healthy on no data.
+func checkDatabaseURL(v string) error {
+	scheme, rest, hasScheme := strings.Cut(v, ":")
+	if !hasScheme || len(scheme) < 2 || strings.ContainsAny(scheme, "/\\. ") {
+		return nil // a SQLite file path (one letter before ':' is a Windows drive)
+	}
+	switch strings.ToLower(scheme) {
+	case "postgres", "postgresql":
+		if scheme != strings.ToLower(scheme) || !strings.HasPrefix(rest, "//") {
+			return errors.New("DATABASE_URL: write a PostgreSQL URL as postgres://user:password@host:port/database")
+		}
+		u, err := url.Parse(v)
+		if err != nil || u.Host == "" || strings.Trim(u.Path, "/") == "" {
+			return errors.New("DATABASE_URL: want postgres://user:password@host:port/database (host and database required)")
+		}
+		if p := u.Port(); p != "" {
+			if _, err := parsePort("DATABASE_URL port", p); err != nil {
+				return errors.New("DATABASE_URL: the port is not a number from 0 to 65535")
+			}
+		}
+		return nil
+	case "sqlite", "file":
+		return nil
+	}
+	return fmt.Errorf("DATABASE_URL: unknown scheme %q: want postgres:// or a SQLite file path", scheme)
 }
 
 // SecureCookies is true when the site is served over https.

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -144,11 +145,11 @@ func (l Listeners) Close() {
 // cfg then holds the ports bound, and the URLs that were not configured
 // follow them.
 func Listen(cfg *Config) (Listeners, error) {
-	main, err := net.Listen("tcp", fmt.Sprintf(":%d", cfg.Port))
+	main, err := net.Listen("tcp", net.JoinHostPort(cfg.BindAddress, strconv.Itoa(cfg.Port)))
 	if err != nil {
 		return Listeners{}, fmt.Errorf("listen on PORT %d: %w", cfg.Port, err)
 	}
-	auth, err := net.Listen("tcp", fmt.Sprintf(":%d", cfg.AuthPort))
+	auth, err := net.Listen("tcp", net.JoinHostPort(cfg.BindAddress, strconv.Itoa(cfg.AuthPort)))
 	if err != nil {
 		main.Close()
 		return Listeners{}, fmt.Errorf("listen on AUTH_PORT %d: %w", cfg.AuthPort, err)

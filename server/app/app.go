@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/uptrace/bun"
@@ -62,6 +63,10 @@ func Open(ctx context.Context, cfg server.Config, logger *slog.Logger) (*App, er
 		db.Close()
 		return nil, err
 	}
+	if cfg.DBMaxConns > 0 && db.Dialect().Name().String() == "pg" {
+		db.SetMaxOpenConns(cfg.DBMaxConns)
+		db.SetMaxIdleConns(cfg.DBMaxConns)
+	}
 	a := &App{Config: cfg, DB: db, Logger: logger}
 	var cache store.Cache = store.NewMemoryCache()
 	if cfg.RedisURL != "" {
@@ -73,6 +78,12 @@ func Open(ctx context.Context, cfg server.Config, logger *slog.Logger) (*App, er
 			return nil, err
 		}
 		a.Redis = client
+		// Serving goes on without Redis (slower paths); the operator is told.
+		pingCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		if err := client.Ping(pingCtx).Err(); err != nil {
+			logger.Warn("Redis is not reachable at start; serving without it until it answers", "err", err)
+		}
+		cancel()
 		cache = &store.RedisCache{Client: a.Redis, Prefix: "marquee:"}
 	}
 	files, err := openFiles(ctx, cfg, db)

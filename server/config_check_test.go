@@ -1,0 +1,79 @@
+package server
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Every mistake an operator can make in the environment stops the start
+// with one line naming the variable, and no line repeats a secret.
+func TestConfigRefusesMistakes(t *testing.T) {
+	t.Parallel()
+	const secret = "hunter2"
+	cases := []struct {
+		env  map[string]string
+		want string // in the error
+	}{
+		{map[string]string{"DATABASE_URL": "Postgres://u:" + secret + "@db/marquee"}, "DATABASE_URL"},
+		{map[string]string{"DATABASE_URL": "postgres:/u:" + secret + "@db/marquee"}, "DATABASE_URL"},
+		{map[string]string{"DATABASE_URL": "postgres://u:" + secret + "@db:54x2/marquee"}, "DATABASE_URL"},
+		{map[string]string{"DATABASE_URL": "postgres://u:" + secret + "@db:5432"}, "DATABASE_URL"},
+		{map[string]string{"DATABASE_URL": "mysql://u:" + secret + "@db/marquee"}, "DATABASE_URL"},
+		{map[string]string{"REDIS_URL": "redis://:" + secret + "@cache:63x9/0"}, "REDIS_URL"},
+		{map[string]string{"REDIS_URL": "cache:6379"}, "REDIS_URL"},
+		{map[string]string{"PORT": "80a"}, "PORT"},
+		{map[string]string{"AUTH_PORT": "70000"}, "AUTH_PORT"},
+		{map[string]string{"WALLET_ENABLED": "maybe"}, "WALLET_ENABLED"},
+		{map[string]string{"S3_USE_SSL": "yes please"}, "S3_USE_SSL"},
+		{map[string]string{"S3_ENDPOINT": "minio:9000", "S3_ACCESS_KEY": "k", "S3_SECRET_KEY": secret}, "S3_BUCKET"},
+		{map[string]string{"STRIPE_SECRET_KEY": "pk_test_abc", "STRIPE_PUBLISHABLE_KEY": "sk_test_" + secret}, "STRIPE_PUBLISHABLE_KEY"},
+		{map[string]string{"STRIPE_SECRET_KEY": "sk_live_" + secret}, "STRIPE_PUBLISHABLE_KEY"},
+		{map[string]string{"STRIPE_SECRET_KEY": "sk_live_" + secret, "STRIPE_PUBLISHABLE_KEY": "pk_test_abc"}, "live"},
+		{map[string]string{"PAYPAL_CLIENT_ID": "id"}, "PAYPAL_CLIENT_SECRET"},
+		{map[string]string{"PUBLIC_URL": "example.com"}, "PUBLIC_URL"},
+		{map[string]string{"BIND_ADDRESS": "localhost:80"}, "BIND_ADDRESS"},
+		{map[string]string{"DB_MAX_CONNS": "0"}, "DB_MAX_CONNS"},
+		{map[string]string{"SECRET_KEY": secret, "SECRET_KEY_FILE": "/nonexistent"}, "SECRET_KEY"},
+		{map[string]string{"STRIPE_SECRET_KEY_FILE": "/nonexistent/" + "key"}, "STRIPE_SECRET_KEY_FILE"},
+	}
+	for _, tc := range cases {
+		_, err := LoadConfig(func(k string) string { return tc.env[k] })
+		if err == nil {
+			t.Errorf("%v accepted", tc.env)
+			continue
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, tc.want) || strings.Contains(msg, secret) || strings.Contains(msg, "\n") {
+			t.Errorf("%v: %q (want one line naming %s, no secret)", tc.env, msg, tc.want)
+		}
+	}
+}
+
+func TestConfigAcceptsWhatIsRight(t *testing.T) {
+	t.Parallel()
+	keyFile := filepath.Join(t.TempDir(), "stripe-key")
+	if err := os.WriteFile(keyFile, []byte("sk_test_fromfile\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{
+		"DATABASE_URL": "postgres://marquee:pw@db.internal:5432/marquee?sslmode=disable", "REDIS_URL": "redis://cache:6379/1",
+		"WALLET_ENABLED": "no", "S3_USE_SSL": "1", "BIND_ADDRESS": "127.0.0.1", "DB_MAX_CONNS": "40",
+		"STRIPE_SECRET_KEY_FILE": keyFile, "STRIPE_PUBLISHABLE_KEY": "pk_test_abc",
+		"S3_ENDPOINT": "minio:9000", "S3_BUCKET": "media", "S3_ACCESS_KEY": "k", "S3_SECRET_KEY": "s",
+	}
+	cfg, err := LoadConfig(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.WalletEnabled || !cfg.S3.UseSSL || cfg.BindAddress != "127.0.0.1" || cfg.DBMaxConns != 40 ||
+		cfg.Stripe.SecretKey != "sk_test_fromfile" || !cfg.S3.Enabled() {
+		t.Errorf("parsed %+v", cfg)
+	}
+	for _, path := range []string{"data/marquee.db", "/var/lib/marquee/m.db", "sqlite:///tmp/m.db", "file:m.db", "C:/m.db"} {
+		if _, err := LoadConfig(func(k string) string { return map[string]string{"DATABASE_URL": path}[k] }); err != nil {
+			t.Errorf("SQLite path %s refused: %v", path, err)
+		}
+	}
+}
