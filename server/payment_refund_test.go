@@ -2,9 +2,12 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"testing"
+	"time"
 
+	"marquee/server/payments/paymentstest"
 	"marquee/store"
 	"marquee/store/storetest"
 )
@@ -106,6 +109,77 @@ func TestStripePartialRefundWebhook(t *testing.T) {
 	stripeHook(t, f, full.Payload, full.Header)
 	if got := f.reload(t, o.ID); got.Status != store.OrderRefunded || got.RefundedAmount != 5000 {
 		t.Fatalf("after the full charge.refunded: %s %d", got.Status, got.RefundedAmount)
+	}
+	if ok, _ := f.ts.store.HasDownload(ctx, o.AppID, o.UserID, itemID); ok {
+		t.Fatal("the full refund kept the download")
+	}
+}
+
+// paidByPayPal makes a PENDING order for email and pays it through the
+// PayPal calls (create, approve, capture), answering the order and the id
+// of PayPal's capture.
+func (f *payFixture) paidByPayPal(t *testing.T, email string, price int64) (*store.Order, string) {
+	t.Helper()
+	buyer := commUser(t, f.ts, email)
+	o := f.order(t, email, price)
+	id, _ := decodePay(t, f.post(t, "/paypal/create-order", buyer, map[string]any{"orderId": o.ID})).Data["paypalOrderId"].(string)
+	f.approve(t, id)
+	if r := f.post(t, "/paypal/capture-order", buyer, map[string]any{"paypalOrderId": id}); r.Status != 200 {
+		t.Fatalf("capture: %d %s", r.Status, r.Body)
+	}
+	for _, ev := range f.paypal.Events() {
+		var e struct {
+			Resource struct {
+				ID string `json:"id"`
+			} `json:"resource"`
+		}
+		if ev.Type == "PAYMENT.CAPTURE.COMPLETED" && json.Unmarshal(ev.Body, &e) == nil && e.Resource.ID != "" {
+			return o, e.Resource.ID
+		}
+	}
+	t.Fatal("no capture event")
+	return nil, ""
+}
+
+// PayPal refunds partly too (a refund made in PayPal's dashboard):
+// PAYMENT.CAPTURE.REFUNDED names all refunded of the capture so far, which
+// is recorded; only the whole total makes the order REFUNDED and revokes the
+// download. A late delivery of an older total lowers nothing.
+func TestPayPalPartialRefundWebhook(t *testing.T) {
+	f := newPayFixture(t, storetest.Postgres(t), nil)
+	o, captureID := f.paidByPayPal(t, "follower@demo.test", 5000)
+	ctx := context.Background()
+	view, err := f.ts.store.OrderOf(ctx, f.shop.ID, "", o.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	itemID := view.Items[0].StoreItemID
+	refund := func(amount, total string) paymentstest.PayPalEvent {
+		return f.paypal.Event("PAYMENT.CAPTURE.REFUNDED", map[string]any{"id": "REF-" + total, "status": "COMPLETED",
+			"amount":                   map[string]string{"currency_code": "USD", "value": amount},
+			"seller_payable_breakdown": map[string]any{"total_refunded_amount": map[string]string{"currency_code": "USD", "value": total}},
+			"links":                    []map[string]string{{"rel": "up", "href": f.paypal.URL + "/v2/payments/captures/" + captureID}}}, time.Now())
+	}
+	partial := refund("12.00", "12.00")
+	for range 2 { // a repeated delivery counts once
+		if r := paypalHook(t, f, partial); r.Status != 200 {
+			t.Fatalf("partial webhook: %d %s", r.Status, r.Body)
+		}
+	}
+	if got := f.reload(t, o.ID); got.Status != store.OrderPaid || got.RefundedAmount != 1200 || got.RefundedAt != nil {
+		t.Fatalf("after a partial PAYMENT.CAPTURE.REFUNDED: %s %d", got.Status, got.RefundedAmount)
+	}
+	if ok, _ := f.ts.store.HasDownload(ctx, o.AppID, o.UserID, itemID); !ok {
+		t.Fatal("a partial refund revoked the download")
+	}
+	paypalHook(t, f, refund("7.00", "7.00"))
+	if got := f.reload(t, o.ID); got.RefundedAmount != 1200 {
+		t.Fatalf("a stale total lowered the refunded amount: %d", got.RefundedAmount)
+	}
+	paypalHook(t, f, refund("38.00", "50.00"))
+	got := f.reload(t, o.ID)
+	if got.Status != store.OrderRefunded || got.RefundedAmount != 5000 || got.RefundReason != "Refunded in PayPal" {
+		t.Fatalf("after the full PAYMENT.CAPTURE.REFUNDED: %s %d %q", got.Status, got.RefundedAmount, got.RefundReason)
 	}
 	if ok, _ := f.ts.store.HasDownload(ctx, o.AppID, o.UserID, itemID); ok {
 		t.Fatal("the full refund kept the download")

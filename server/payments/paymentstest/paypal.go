@@ -151,6 +151,58 @@ func (p *PayPal) Approve(id string) bool {
 	return true
 }
 
+// Capture plays a capture of approved order id that PayPal completed while
+// Marquee was not listening (its capture call in flight when the order was
+// cancelled): the money is taken and PAYMENT.CAPTURE.COMPLETED emitted.
+func (p *PayPal) Capture(id string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	o := p.orders[id]
+	if o == nil || o.Status != "APPROVED" {
+		return false
+	}
+	return p.captureLocked(o).Status == "COMPLETED"
+}
+
+// captureLocked captures approved order o (declined when DeclineCaptures)
+// and emits the capture's event.
+func (p *PayPal) captureLocked(o *ppOrder) *ppCapture {
+	c := &ppCapture{ID: p.nextID("CAPFAKE"), Status: "COMPLETED", Amount: o.Amount, CustomID: o.OrderID, OrderID: o.ID}
+	if p.DeclineCaptures {
+		c.Status = "DECLINED"
+	}
+	p.captures[c.ID] = c
+	o.Captures = append(o.Captures, c.ID)
+	if c.Status == "COMPLETED" {
+		o.Status = "COMPLETED"
+		p.emitLocked("PAYMENT.CAPTURE.COMPLETED", p.captureJSON(c))
+	} else {
+		p.emitLocked("PAYMENT.CAPTURE.DENIED", p.captureJSON(c))
+	}
+	return c
+}
+
+// Captured answers what PayPal holds for its order id: how many captures
+// took money, how much, and how much of it was refunded.
+func (p *PayPal) Captured(id string) (captures int, captured, refunded int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	o := p.orders[id]
+	if o == nil {
+		return 0, 0, 0
+	}
+	for _, cid := range o.Captures {
+		c := p.captures[cid]
+		if c.Status == "DECLINED" || c.Status == "FAILED" {
+			continue
+		}
+		captures++
+		captured += cents(c.Amount.Value)
+		refunded += c.Refunded
+	}
+	return captures, captured, refunded
+}
+
 // Events answers the emitted events, oldest first.
 func (p *PayPal) Events() []PayPalEvent {
 	p.mu.Lock()
@@ -379,18 +431,7 @@ func (p *PayPal) route(w http.ResponseWriter, r *http.Request) {
 				ppError(w, 422, "UNPROCESSABLE_ENTITY", "ORDER_NOT_APPROVED", "Payer has not yet approved the Order for payment.")
 				return
 			}
-			c := &ppCapture{ID: p.nextID("CAPFAKE"), Status: "COMPLETED", Amount: o.Amount, CustomID: o.OrderID, OrderID: o.ID}
-			if p.DeclineCaptures {
-				c.Status = "DECLINED"
-			}
-			p.captures[c.ID] = c
-			o.Captures = append(o.Captures, c.ID)
-			if c.Status == "COMPLETED" {
-				o.Status = "COMPLETED"
-				p.emitLocked("PAYMENT.CAPTURE.COMPLETED", p.captureJSON(c))
-			} else {
-				p.emitLocked("PAYMENT.CAPTURE.DENIED", p.captureJSON(c))
-			}
+			p.captureLocked(o)
 			writeJSON(w, 201, p.orderJSON(o))
 			return
 		}

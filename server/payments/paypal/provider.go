@@ -137,18 +137,23 @@ func (p *Provider) applyCaptured(ctx context.Context, o *store.Order, po *Order)
 	if po.OrderRef() != o.ID {
 		return nil, payments.ErrNotThisOrder
 	}
-	var done *Capture
+	// The order keeps every capture tried: a declined one stays in the
+	// list after the buyer paid with another method on a later try, so
+	// any completed capture is the answer, and a refusal only when none
+	// completed.
+	var done, refused *Capture
 	for _, c := range po.Captures() {
 		c := c
 		switch c.Status {
 		case "COMPLETED":
 			done = &c
 		case "DECLINED", "FAILED":
-			if done == nil {
-				p.recordFailure(ctx, o, po.ID, "capture:"+c.ID, "PayPal "+strings.ToLower(c.Status)+" the capture")
-				return nil, payments.Declined("PayPal declined the payment.")
-			}
+			refused = &c
 		}
+	}
+	if done == nil && refused != nil {
+		p.recordFailure(ctx, o, po.ID, "capture:"+refused.ID, "PayPal "+strings.ToLower(refused.Status)+" the capture")
+		return nil, payments.Declined("PayPal declined the payment.")
 	}
 	if done == nil {
 		// PENDING captures (an eCheck, a review) finish by webhook.
