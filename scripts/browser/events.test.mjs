@@ -124,7 +124,9 @@ test("join and leave work without JavaScript", async () => {
   await Promise.all([page.waitForURL((u) => u.pathname === eventPath), page.locator("button", { hasText: "Join Event" }).click()]);
   await page.locator("button", { hasText: "Leave Event" }).waitFor();
   assert.equal(await page.locator(".attendee-count").innerText(), "3");
-  await Promise.all([page.waitForURL((u) => u.pathname === eventPath), page.locator("button", { hasText: "Leave Event" }).click()]);
+  // Leaving asks first: without JavaScript the page asks, and Yes leaves.
+  await Promise.all([page.waitForURL(/\?confirm=leave$/), page.locator("button", { hasText: "Leave Event" }).click()]);
+  await Promise.all([page.waitForURL((u) => u.pathname === eventPath && u.search === ""), page.locator("button", { hasText: "Yes, leave" }).click()]);
   await page.locator("button", { hasText: "Join Event" }).waitFor();
   await context.close();
 });
