@@ -186,6 +186,7 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"main", "GET", "/sitemap.xml", public, fixed("/sitemap.xml")},
 		{"main", "GET", "/apps/:app/sitemap.xml", public, fixed(app + "/sitemap.xml")},
 		{"main", "GET", "/apps/:app/feed.xml", public, fixed(app + "/feed.xml")},
+		{"main", "GET", "/apps/:app/link-icons/:domain", public, fixed(app + "/link-icons/github.com")},
 		{"main", "GET", "/apps", public, fixed("/apps")},
 		{"main", "GET", "/apps/:app", public, fixed(app)},
 		{"main", "GET", "/apps/:app/signin", public, fixed(app + "/signin")},

@@ -55,6 +55,7 @@ func (s *Server) routes() {
 	m.GET("/sitemap.xml", s.sitemapIndex)
 	m.GET("/apps/:app/sitemap.xml", s.appSitemap, s.appPage)
 	m.GET("/apps/:app/feed.xml", s.appFeed, s.appPage)
+	m.GET("/apps/:app/link-icons/:domain", s.linkIcon, s.appPage)
 
 	// Pages.
 	m.GET("/apps", s.pageAppsIndex)
