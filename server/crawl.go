@@ -223,7 +223,7 @@ func (s *Server) appFeed(c echo.Context) error {
 		return err
 	}
 	feed := atomFeed{Title: name, ID: base + "/feed.xml", Updated: lastmod(updated), Author: atomAuthor{Name: name},
-		Links: []atomLink{{Href: base + "/community", Rel: "alternate", Type: "text/html"}, {Href: base + "/feed.xml", Rel: "self", Type: "application/atom+xml"}},
+		Links:   []atomLink{{Href: base + "/community", Rel: "alternate", Type: "text/html"}, {Href: base + "/feed.xml", Rel: "self", Type: "application/atom+xml"}},
 		Entries: []atomEntry{}}
 	for i, p := range posts {
 		if i == 0 && p.UpdatedAt.After(updated) {

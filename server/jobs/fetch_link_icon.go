@@ -41,7 +41,9 @@ type FetchLinkIconWorker struct {
 }
 
 // Timeout bounds one attempt; river retries a failed one with backoff.
-func (w *FetchLinkIconWorker) Timeout(*river.Job[FetchLinkIconArgs]) time.Duration { return 30 * time.Second }
+func (w *FetchLinkIconWorker) Timeout(*river.Job[FetchLinkIconArgs]) time.Duration {
+	return 30 * time.Second
+}
 
 func (w *FetchLinkIconWorker) Work(ctx context.Context, job *river.Job[FetchLinkIconArgs]) error {
 	domain := job.Args.Domain
