@@ -1,6 +1,6 @@
 import { ErrorState } from "./components/ErrorState";
 import { Layout } from "./components/Layout";
-import { appSeo, SeoHead } from "./lib/seo";
+import { listSeo, SeoHead } from "./lib/seo";
 import { displayTitle } from "./components/Header";
 import type { MessageView, PageProps } from "./lib/types";
 import type { Pagination, StoryGroup } from "./lib/community";
@@ -61,7 +61,7 @@ export default function Community(props: Props) {
 
 export function head(props: Props) {
   const app = props.app!;
-  const seo = appSeo(app, props, "/community");
-  seo.title = (app.settings.features.community.name || "Community") + " · " + seo.title;
+  const seo = listSeo(app, props, "/community", app.settings.features.community.name || "Community", props.data?.pagination?.page);
+  if (!props.data?.disabled) seo.feed = props.publicUrl + "/apps/" + app.name + "/feed.xml";
   return <SeoHead seo={seo} />;
 }

@@ -1,5 +1,5 @@
 import { Layout } from "./components/Layout";
-import { appSeo, SeoHead } from "./lib/seo";
+import { listSeo, SeoHead } from "./lib/seo";
 import { typeLabel } from "./lib/events";
 import type { EventView, PageProps } from "./lib/types";
 import type { Pagination } from "./lib/community";
@@ -151,7 +151,6 @@ export default function Events(props: Props) {
 
 export function head(props: Props) {
   const app = props.app!;
-  const seo = appSeo(app, props, "/events");
-  seo.title = "Events · " + seo.title;
+  const seo = listSeo(app, props, "/events", "Events", props.data?.pagination?.page);
   return <SeoHead seo={seo} />;
 }

@@ -23,8 +23,10 @@ function domainOf(url: string): string {
   return m ? m[1] : "";
 }
 
-function faviconUrl(url: string): string {
-  return "https://www.google.com/s2/favicons?domain=" + encodeURIComponent(domainOf(url)) + "&sz=32";
+// faviconUrl: the server fetches each link's icon once and serves it from
+// our origin (server/link_icon.go); no third-party service sees the visit.
+function faviconUrl(appName: string, url: string): string {
+  return "/apps/" + appName + "/link-icons/" + encodeURIComponent(domainOf(url).toLowerCase());
 }
 
 function Section({ title, viewAll, children }: { title: string; viewAll: string | null; children: React.ReactNode }) {
@@ -137,9 +139,9 @@ export default function Landing(props: Props) {
               {links.map((l) => (
                 <li key={l.id}>
                   <a href={l.url} rel="noopener noreferrer" target="_blank">
-                    {/* A background image, so an unreachable favicon service leaves a
-                        plain tile instead of a broken-image icon. */}
-                    <span className="favicon" aria-hidden="true" style={{ backgroundImage: `url("${faviconUrl(l.url)}")` }} />
+                    {/* A background image, so a missing icon leaves a plain tile
+                        instead of a broken-image icon. */}
+                    <span className="favicon" aria-hidden="true" style={{ backgroundImage: `url("${faviconUrl(app.name, l.url)}")` }} />
                     <span>{l.title}</span>
                   </a>
                 </li>

@@ -2,7 +2,7 @@ import { Layout } from "./components/Layout";
 import { ErrorState } from "./components/ErrorState";
 import { discountPercent, storeGatePage } from "./components/StoreGate";
 import { Img } from "./lib/img";
-import { appSeo, SeoHead } from "./lib/seo";
+import { listSeo, SeoHead } from "./lib/seo";
 import { formatMoney, truncate } from "./lib/format";
 import type { ItemView, PageProps, StoreData } from "./lib/types";
 
@@ -118,7 +118,6 @@ function StoreCard({ item, base }: { item: ItemView; base: string }) {
 }
 
 export function head(props: Props) {
-  const seo = appSeo(props.app!, props, "/store");
-  seo.title = "Store · " + seo.title;
+  const seo = listSeo(props.app!, props, "/store", "Store", props.data?.pagination?.page);
   return <SeoHead seo={seo} />;
 }

@@ -52,6 +52,12 @@ func (s *Server) routes() {
 	m.GET("/media/*", s.mediaGet)
 	m.GET("/media/i/:id/:variant", s.mediaByID)
 	m.GET("/sw.js", s.serviceWorker)
+	// Crawlers and feed readers (crawl.go): only what a visitor may open.
+	m.GET("/robots.txt", s.robots)
+	m.GET("/sitemap.xml", s.sitemapIndex)
+	m.GET("/apps/:app/sitemap.xml", s.appSitemap, s.appPage)
+	m.GET("/apps/:app/feed.xml", s.appFeed, s.appPage)
+	m.GET("/apps/:app/link-icons/:domain", s.linkIcon, s.appPage)
 
 	// Pages.
 	m.GET("/apps", s.pageAppsIndex)

@@ -15,6 +15,8 @@ export interface SeoInput {
   type?: string;
   jsonLd?: unknown;
   noindex?: boolean;
+  // feed: the app's Atom feed of posts, announced to readers.
+  feed?: string;
 }
 
 // SeoHead renders the head tags search engines and link previews read.
@@ -26,6 +28,7 @@ export function SeoHead({ seo }: { seo: SeoInput }) {
       {seo.keywords && <meta name="keywords" content={seo.keywords} />}
       {seo.noindex && <meta name="robots" content="noindex" />}
       <link rel="canonical" href={seo.url} />
+      {seo.feed && <link rel="alternate" type="application/atom+xml" title={seo.title} href={seo.feed} />}
       <meta property="og:type" content={seo.type ?? "website"} />
       <meta property="og:title" content={seo.title} />
       <meta property="og:description" content={seo.description} />
@@ -52,4 +55,16 @@ export function appSeo(app: AppView, props: PageProps<any>, path = ""): SeoInput
     url: props.publicUrl + "/apps/" + app.name + path,
     image: app.banner?.signedUrl,
   };
+}
+
+// listSeo is the SEO of a list page: "Events · Demo Studio" for the first
+// page; page 2 and later are pages of their own for search engines, with
+// their own canonical URL (?page=N, filters dropped) and a title saying
+// which page ("Events · Page 2 · Demo Studio").
+export function listSeo(app: AppView, props: PageProps<any>, path: string, label: string, page?: number): SeoInput {
+  const seo = appSeo(app, props, path);
+  const n = page && page > 1 ? Math.floor(page) : 1;
+  seo.title = label + (n > 1 ? " · Page " + n : "") + " · " + seo.title;
+  if (n > 1) seo.url += "?page=" + n;
+  return seo;
 }

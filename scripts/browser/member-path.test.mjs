@@ -128,3 +128,23 @@ test("without JavaScript the browser asks for a size, and the chosen one reaches
   assert.match(await page.locator(".cart-line", { hasText: "Night Shift Tour Tee" }).innerText(), /Size: L/);
   await context.close();
 });
+
+test("the landing page's link icons come from our origin, and the sitemap and feed answer", async () => {
+  const context = await env.browser.newContext({ viewport: { width: 390, height: 844 } });
+  const page = await context.newPage();
+  const foreign = [];
+  page.on("request", (r) => {
+    if (!r.url().startsWith(env.server.base) && !r.url().startsWith("data:")) foreign.push(r.url());
+  });
+  await page.goto(env.server.base + "/apps/demo", { waitUntil: "networkidle" });
+  const links = page.locator(".links");
+  await links.scrollIntoViewIfNeeded();
+  assert.match(await links.locator(".favicon").first().getAttribute("style"), /\/apps\/demo\/link-icons\//);
+  await links.screenshot({ path: join(screenshotDir, "member-path-link-icons-390x844.png") });
+  assert.deepEqual(foreign, [], "no third-party request");
+  for (const path of ["/robots.txt", "/sitemap.xml", "/apps/demo/sitemap.xml", "/apps/demo/feed.xml"]) {
+    const r = await page.request.get(env.server.base + path);
+    assert.equal(r.status(), 200, path);
+  }
+  await context.close();
+});

@@ -53,6 +53,7 @@ func Product(d Deps) Work {
 	}
 	river.AddWorker(workers, &AdoptProfilePictureWorker{Store: d.Store, Files: d.Files, Logger: d.Logger})
 	river.AddWorker(workers, &MediaVariantsWorker{Store: d.Store, Files: d.Files, Logger: d.Logger})
+	river.AddWorker(workers, &FetchLinkIconWorker{Store: d.Store, Logger: d.Logger})
 	if d.Store != nil {
 		river.AddWorker(workers, &RenewMembershipsWorker{Store: d.Store, Logger: d.Logger})
 		every(RenewMembershipsInterval, RenewMembershipsArgs{})
