@@ -38,13 +38,13 @@ type StudioData struct {
 	Error   string            `json:"error"`
 	Fields  map[string]string `json:"fields"`
 	// Form names which form the error is about (a screen can have several).
-	Form      string            `json:"form"`
-	Profile   *StudioProfile    `json:"profile,omitempty"`
-	Features  *StudioFeatures   `json:"features,omitempty"`
+	Form      string             `json:"form"`
+	Profile   *StudioProfile     `json:"profile,omitempty"`
+	Features  *StudioFeatures    `json:"features,omitempty"`
 	Plans     []store.StudioPlan `json:"plans,omitempty"`
-	PlanEdit  *StudioPlanForm   `json:"planEdit,omitempty"`
-	Members   *StudioMembers    `json:"members,omitempty"`
-	Analytics *store.Analytics  `json:"analytics,omitempty"`
+	PlanEdit  *StudioPlanForm    `json:"planEdit,omitempty"`
+	Members   *StudioMembers     `json:"members,omitempty"`
+	Analytics *store.Analytics   `json:"analytics,omitempty"`
 }
 
 // requireStudio answers 401 to visitors and 403 to anyone below ADMIN.

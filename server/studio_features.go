@@ -102,6 +102,7 @@ func featuresInput(c echo.Context) (store.FeaturesInput, *Error) {
 		}
 		in.SuggestedAmounts = append(in.SuggestedAmounts, cents)
 	}
+	var bad *Error
 	names, amounts, descs := formValues(c, "tierName"), formValues(c, "tierAmount"), formValues(c, "tierDescription")
 	for i, n := range names {
 		amount, desc := "", ""
@@ -115,12 +116,13 @@ func featuresInput(c echo.Context) (store.FeaturesInput, *Error) {
 			continue // an empty row: nothing to add
 		}
 		cents, ok := parseDollars(amount)
-		if !ok {
-			return in, fieldError("tiers", "Each tier needs an amount in dollars, like 25")
+		if !ok && bad == nil {
+			// Every row is kept, so the form comes back as it was typed.
+			bad = fieldError("tiers", "Each tier needs an amount in dollars, like 25")
 		}
 		in.Tiers = append(in.Tiers, store.TierInput{Name: n, Amount: cents, Description: strings.TrimSpace(desc)})
 	}
-	return in, nil
+	return in, bad
 }
 
 // POST /apps/:app/studio/features

@@ -106,6 +106,9 @@ func (s *Server) changeRole(c echo.Context, sc *Scope, userID, next string) erro
 	if !access.CanChangeRole(sc.Role, m.Role, next) {
 		return forbidden(msgCannotGrant)
 	}
+	if m.Role == next {
+		return nil // nothing changes, nothing to log
+	}
 	err = s.store.ChangeMemberRole(ctx, sc.App.ID, sc.User.ID, userID, m.Role, next)
 	if errors.Is(err, store.ErrRoleChanged) {
 		return errorf(http.StatusConflict, msgRoleChanged)
