@@ -7,8 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"sync"
-	"time"
 	"testing"
+	"time"
 
 	"marquee/store"
 	"marquee/store/storetest"

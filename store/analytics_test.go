@@ -81,10 +81,10 @@ func statsHistory(t *testing.T, db *bun.DB, s *store.Storage) string {
 		ins(items...)
 	}
 	at := func(t time.Time) *time.Time { return &t }
-	order(store.OrderPaid, day(2, 10), at(day(2, 10)), 0, [2]any{tee, 2})                      // orders 3000
+	order(store.OrderPaid, day(2, 10), at(day(2, 10)), 0, [2]any{tee, 2})                        // orders 3000
 	order(store.OrderPaid, day(2, 12), at(day(2, 12)), 1000, [2]any{plan, 1}, [2]any{ticket, 1}) // 999 + 2000, 1000 back
-	order(store.OrderPending, day(5, 8), nil, 0, [2]any{tee, 1})                                // unpaid: no revenue
-	order(store.OrderRefunded, day(9, 8), at(day(9, 8)), 700, [2]any{album, 1})                 // all back
+	order(store.OrderPending, day(5, 8), nil, 0, [2]any{tee, 1})                                 // unpaid: no revenue
+	order(store.OrderRefunded, day(9, 8), at(day(9, 8)), 700, [2]any{album, 1})                  // all back
 	order(store.OrderPaid, time.Date(2026, 10, 31, 23, 0, 0, 0, time.UTC), at(time.Date(2026, 10, 31, 23, 0, 0, 0, time.UTC)), 0, [2]any{tee, 1})
 
 	ins(&store.WalletTransfer{ID: store.NewID(), AppID: app.ID, Reference: "subscription:x:period:1", Kind: store.TransferPayment,
