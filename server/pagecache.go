@@ -18,7 +18,6 @@ import (
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/gzip"
 	"github.com/labstack/echo/v4"
-	"github.com/redis/go-redis/v9"
 
 	"marquee/store"
 )
@@ -45,14 +44,6 @@ const (
 	PageTTL = time.Minute
 	// pageCacheBytes bounds the memory all entries hold (three encodings each).
 	pageCacheBytes = 64 << 20
-	// versionTrust is how long a version learned from the database is used
-	// without asking again while Redis announces bumps. Without Redis (or
-	// while its subscription is down) it is unannouncedTrust: this process's
-	// own writes still show at once (Storage.PageBumped), another process's
-	// (the CLI's) within that second. Asking the database on every request
-	// instead serialised visitors on SQLite's connection (scripts/bench).
-	versionTrust     = 5 * time.Second
-	unannouncedTrust = time.Second
 )
 
 type cachedPage struct {
@@ -70,10 +61,9 @@ type pageCache struct {
 	entries map[string]*cachedPage
 	bytes   int
 	// fill collapses concurrent misses of one key into one render.
-	fill     map[string]*pageFill
-	versions *pageVersions
-	appIDs   sync.Map // app name -> id; names never change
-	views    sync.Map // app id -> appViewEntry
+	fill   map[string]*pageFill
+	appIDs sync.Map // app name -> id; names never change
+	views  sync.Map // app id -> appViewEntry
 	// classes remembers a member's viewer class per app and version.
 	classes    sync.Map // app id, user id, version -> memberClass
 	classCount atomic.Int64
@@ -87,9 +77,8 @@ type pageFill struct {
 
 func newPageCache(st *store.Storage) *pageCache {
 	return &pageCache{
-		entries:  map[string]*cachedPage{},
-		fill:     map[string]*pageFill{},
-		versions: &pageVersions{store: st, known: map[string]knownVersion{}},
+		entries: map[string]*cachedPage{},
+		fill:    map[string]*pageFill{},
 	}
 }
 
@@ -128,118 +117,9 @@ func (pc *pageCache) dropLocked(key string) {
 	}
 }
 
-// pageVersions answers the version part of a cache key.
-type pageVersions struct {
-	store *store.Storage
-	mu    sync.Mutex
-	// live: subscribed to store.PageVersionChannel, so known versions are
-	// dropped as soon as they are bumped. gen counts drops, so a database
-	// read that raced a bump is not remembered.
-	live  bool
-	gen   uint64
-	known map[string]knownVersion
-}
-
-type knownVersion struct {
-	version int64
-	at      time.Time
-}
-
-// of returns "appVersion.globalVersion" for an app.
-func (pv *pageVersions) of(ctx context.Context, appID string) (string, error) {
-	now := time.Now()
-	pv.mu.Lock()
-	app, okApp := pv.known[appID]
-	global, okGlobal := pv.known[store.GlobalPageScope]
-	trust := unannouncedTrust
-	if pv.live {
-		trust = versionTrust
-	}
-	fresh := okApp && okGlobal && now.Sub(app.at) < trust && now.Sub(global.at) < trust
-	gen := pv.gen
-	pv.mu.Unlock()
-	if fresh {
-		return versionKey(app.version, global.version), nil
-	}
-	got, err := pv.store.PageVersions(ctx, appID, store.GlobalPageScope)
-	if err != nil {
-		return "", err
-	}
-	pv.mu.Lock()
-	if pv.gen == gen {
-		pv.known[appID] = knownVersion{got[appID], now}
-		pv.known[store.GlobalPageScope] = knownVersion{got[store.GlobalPageScope], now}
-	}
-	pv.mu.Unlock()
-	return versionKey(got[appID], got[store.GlobalPageScope]), nil
-}
-
-func versionKey(app, global int64) string {
-	return strconv.FormatInt(app, 10) + "." + strconv.FormatInt(global, 10)
-}
-
-func (pv *pageVersions) isLive() bool {
-	pv.mu.Lock()
-	defer pv.mu.Unlock()
-	return pv.live
-}
-
-// bumped drops a version this process bumped itself: its own writes show on
-// its next request without waiting for the announcement to come back.
-func (pv *pageVersions) bumped(scope string) {
-	pv.mu.Lock()
-	live := pv.live
-	pv.mu.Unlock()
-	pv.forget(scope, live)
-}
-
-func (pv *pageVersions) forget(scope string, live bool) {
-	pv.mu.Lock()
-	defer pv.mu.Unlock()
-	pv.gen++
-	pv.live = live
-	if scope == "" || scope == store.GlobalPageScope {
-		clear(pv.known)
-		return
-	}
-	delete(pv.known, scope)
-}
-
-// WatchPageVersions listens for version bumps on Redis until ctx ends, so
-// cache keys cost no database read per request. Without it every request
-// reads the versions from the database, which is always correct.
-func (s *Server) WatchPageVersions(ctx context.Context) {
-	rdb := s.store.Redis
-	if rdb == nil {
-		return
-	}
-	pv := s.pages.versions
-	for ctx.Err() == nil {
-		ps := rdb.Subscribe(ctx, store.PageVersionChannel)
-		for {
-			msg, err := ps.Receive(ctx)
-			if err != nil {
-				// Bumps may be missed from now on: ask the database per
-				// request until subscribed again.
-				pv.forget("", false)
-				break
-			}
-			switch m := msg.(type) {
-			case *redis.Subscription:
-				if m.Kind == "subscribe" {
-					pv.forget("", true)
-				}
-			case *redis.Message:
-				pv.forget(m.Payload, true)
-			}
-		}
-		ps.Close()
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Second):
-		}
-	}
-}
+// WatchPageVersions listens for version bumps on Redis until ctx ends
+// (store.Storage.WatchPageVersions owns the versions of every cache).
+func (s *Server) WatchPageVersions(ctx context.Context) { s.store.WatchPageVersions(ctx) }
 
 // pageCached lists the route paths whose answers the page cache writes
 // (compressed by itself); the general gzip middleware skips them.
@@ -269,7 +149,8 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 			if err != nil {
 				return s.answerUncached(c, next) // the handler answers 404 or 503
 			}
-			version, err := s.pages.versions.of(ctx, appID)
+			versions, err := s.store.CurrentVersions(ctx, appID)
+			version := versions.Key()
 			if err != nil {
 				s.logger.Warn("page version unavailable; rendering uncached", "err", err)
 				return s.answerUncached(c, next)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/microcosm-cc/bluemonday"
@@ -74,7 +73,11 @@ type AppCount struct {
 
 // Every cache entry of an app is keyed by its id: names are resolved to ids
 // first, so a name can never reach another app's entries.
-func landingKey(appID string) string { return "landing:v2:" + appID }
+// The landing data is keyed by the app's page versions like every other
+// cache: a write bumps the version after it commits, so data read before
+// the write (by a request racing it, or cached while Redis was away and
+// the delete could not reach it) is filed under a version nobody asks for.
+func landingKey(appID string, v Versions) string { return "landing:v3:" + appID + ":" + v.Key() }
 
 func appIDKey(name string) string { return "app-id:v1:" + name }
 
@@ -105,24 +108,27 @@ func (s *Storage) Landing(ctx context.Context, idOrName string) (*AppView, error
 		return nil, err
 	}
 	key := s.landingCacheKey(ctx, appID)
-	// In process the key carries the page version, so the view decoded for
-	// it stays right until the version moves: every API call loads the
-	// app's landing data for its scope, and decoding it each time was a
-	// fifth of a feed call. Callers share it read-only, as they share the
-	// page cache's (server/pagecache.go appView).
-	if memo, ok := s.landingMemo.Load(appID); ok && memo.(landingMemoEntry).key == key && time.Now().Before(memo.(landingMemoEntry).expires) {
+	// The view decoded for a key stays right until the version moves: every
+	// API call loads the app's landing data for its scope, and decoding it
+	// each time was a fifth of a feed call. Callers share it read-only, as
+	// they share the page cache's (server/pagecache.go appView).
+	if memo, ok := s.landingMemo.Load(appID); ok && key != "" && memo.(landingMemoEntry).key == key && time.Now().Before(memo.(landingMemoEntry).expires) {
 		return memo.(landingMemoEntry).view, nil
 	}
-	_, versioned := s.Cache.(*MemoryCache)
-	b, ok, cacheErr := s.Cache.Get(ctx, key)
+	var (
+		b        []byte
+		ok       bool
+		cacheErr error
+	)
+	if key != "" {
+		b, ok, cacheErr = s.Cache.Get(ctx, key)
+	}
 	if cacheErr != nil {
 		s.Logger.Warn("landing cache read failed; using the database", "err", cacheErr)
 	} else if ok {
 		var view AppView
 		if err := json.Unmarshal(b, &view); err == nil {
-			if versioned {
-				s.landingMemo.Store(appID, landingMemoEntry{key: key, view: &view, expires: time.Now().Add(LandingTTL)})
-			}
+			s.landingMemo.Store(appID, landingMemoEntry{key: key, view: &view, expires: time.Now().Add(LandingTTL)})
 			return &view, nil
 		}
 	}
@@ -136,7 +142,7 @@ func (s *Storage) Landing(ctx context.Context, idOrName string) (*AppView, error
 	}
 	// A cache that just failed to read is not asked to write: when Redis is
 	// down each page pays its timeout once, not twice.
-	if b, err := json.Marshal(view); err == nil && cacheErr == nil {
+	if b, err := json.Marshal(view); err == nil && cacheErr == nil && key != "" {
 		if err := s.Cache.Set(ctx, key, b, LandingTTL); err != nil {
 			s.Logger.Warn("landing cache write failed", "err", err)
 		}
@@ -144,24 +150,22 @@ func (s *Storage) Landing(ctx context.Context, idOrName string) (*AppView, error
 	return view, nil
 }
 
-// landingCacheKey is landingKey, and with the in-process cache also the app's
-// page version: the CLI, another process, cannot delete from this memory, but
-// its bump of the version in the database reaches it (one primary-key read).
+// landingMemoEntry is the last landing view decoded for an app, and the
+// key (with its versions) it was decoded for.
 type landingMemoEntry struct {
 	key     string
 	view    *AppView
 	expires time.Time
 }
 
+// landingCacheKey is landingKey at the app's current versions; "" (do not
+// cache) when they cannot be read.
 func (s *Storage) landingCacheKey(ctx context.Context, appID string) string {
-	if _, local := s.Cache.(*MemoryCache); !local {
-		return landingKey(appID)
-	}
-	v, err := s.PageVersions(ctx, appID)
+	v, err := s.CurrentVersions(ctx, appID)
 	if err != nil {
-		return landingKey(appID) + ":unversioned"
+		return ""
 	}
-	return landingKey(appID) + ":" + strconv.FormatInt(v[appID], 10)
+	return landingKey(appID, v)
 }
 
 // InvalidateLanding drops the cached landing data of an app and bumps its
@@ -174,11 +178,8 @@ func (s *Storage) InvalidateLanding(ctx context.Context, appIDOrName string) {
 		}
 		return
 	}
-	if err := s.Cache.Delete(ctx, landingKey(appID)); err != nil {
-		s.Logger.Warn("landing cache invalidation failed", "app", appID, "err", err)
-	}
-	// Bumped after the delete: a page rendered for the new version must not
-	// find the old landing data still cached.
+	// The key carries the version: bumping it is the invalidation, and it
+	// needs no Redis (the version lives in the database).
 	s.InvalidateApp(ctx, appID)
 }
 
@@ -187,8 +188,12 @@ func (s *Storage) InvalidateLanding(ctx context.Context, appIDOrName string) {
 // and only the rendered pages (which print the count) are dropped.
 // Likes are frequent; rebuilding the whole landing for each would be waste.
 func (s *Storage) RefreshLandingReactions(ctx context.Context, appID, messageID string) {
-	key := s.landingCacheKey(ctx, appID)
-	b, ok, err := s.Cache.Get(ctx, key)
+	before, err := s.CurrentVersions(ctx, appID)
+	if err != nil {
+		s.InvalidateLanding(ctx, appID)
+		return
+	}
+	b, ok, err := s.Cache.Get(ctx, landingKey(appID, before))
 	if err != nil || !ok {
 		s.InvalidateLanding(ctx, appID)
 		return
@@ -229,31 +234,37 @@ func (s *Storage) RefreshLandingReactions(ctx context.Context, appID, messageID 
 		s.InvalidateLanding(ctx, appID)
 		return
 	}
-	if _, local := s.Cache.(*MemoryCache); local {
-		// The in-process key carries the page version (landingCacheKey):
-		// bump, then file the patch under the new version.
-		s.InvalidateApp(ctx, appID)
-		key = s.landingCacheKey(ctx, appID)
-		if err := s.Cache.Set(ctx, key, patched, LandingTTL); err != nil {
-			s.InvalidateLanding(ctx, appID)
-		}
-		return
-	}
-	if err := s.Cache.Set(ctx, key, patched, LandingTTL); err != nil {
-		s.InvalidateLanding(ctx, appID)
-		return
-	}
-	// Bumped once the landing data is right (see InvalidateLanding).
+	s.bumpKeepingLanding(ctx, appID, before, patched)
+}
+
+// bumpKeepingLanding bumps the app's version for a write that changes its
+// pages but leaves the landing data b (read at version before, patched if
+// need be) right, and files b under the new version, so the landing is
+// not rebuilt. When another write bumped in between, b may miss it: it is
+// not filed, and the next read rebuilds.
+func (s *Storage) bumpKeepingLanding(ctx context.Context, appID string, before Versions, b []byte) {
 	s.InvalidateApp(ctx, appID)
+	after, err := s.CurrentVersions(ctx, appID)
+	if err != nil || after.App != before.App+1 || after.Global != before.Global {
+		return
+	}
+	if err := s.Cache.Set(ctx, landingKey(appID, after), b, LandingTTL); err != nil {
+		s.Logger.Warn("landing cache write failed", "app", appID, "err", err)
+	}
 }
 
 // InvalidateLandingShowing drops the landing of appID only when it shows
 // message messageID: a like or a reply on an older post changes nothing the
 // landing shows, so it keeps its cache.
 func (s *Storage) InvalidateLandingShowing(ctx context.Context, appID, messageID string) {
-	// Whatever the landing shows, the post's own page changed.
-	defer s.InvalidateApp(ctx, appID)
-	b, ok, err := s.Cache.Get(ctx, landingKey(appID))
+	// Whatever the landing shows, the post's own page changed: the version
+	// is bumped in every case.
+	before, err := s.CurrentVersions(ctx, appID)
+	if err != nil {
+		s.InvalidateLanding(ctx, appID)
+		return
+	}
+	b, ok, err := s.Cache.Get(ctx, landingKey(appID, before))
 	if err != nil || !ok {
 		// Nothing cached (or unknown): dropping the page is the safe choice.
 		s.InvalidateLanding(ctx, appID)
@@ -284,7 +295,9 @@ func (s *Storage) InvalidateLandingShowing(ctx context.Context, appID, messageID
 	}
 	if shown {
 		s.InvalidateLanding(ctx, appID)
+		return
 	}
+	s.bumpKeepingLanding(ctx, appID, before, b)
 }
 
 var bioPolicy = bluemonday.UGCPolicy()

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"encoding/json"
-	"strconv"
 	"time"
 )
 
@@ -20,11 +19,11 @@ const listCacheTTL = 5 * time.Minute
 // whose value round-trips through JSON; viewer-specific fields are filled
 // by the caller afterwards, never cached.
 func (s *Storage) cachedList(ctx context.Context, appID, key string, out any, load func(context.Context) error) error {
-	v, err := s.PageVersions(ctx, appID, GlobalPageScope)
+	v, err := s.CurrentVersions(ctx, appID)
 	if err != nil {
 		return load(ctx)
 	}
-	full := "list:" + appID + ":" + strconv.FormatInt(v[appID], 10) + ":" + strconv.FormatInt(v[GlobalPageScope], 10) + ":" + key
+	full := "list:" + appID + ":" + v.Key() + ":" + key
 	if b, ok, err := s.Cache.Get(ctx, full); err == nil && ok {
 		if json.Unmarshal(b, out) == nil {
 			return nil
