@@ -110,6 +110,12 @@ func (pc *pageCache) put(key string, p *cachedPage) {
 	pc.bytes += p.size
 }
 
+func (pc *pageCache) size() int {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	return pc.bytes
+}
+
 func (pc *pageCache) dropLocked(key string) {
 	if old, ok := pc.entries[key]; ok {
 		pc.bytes -= old.size
@@ -412,6 +418,7 @@ func newCachedPage(rec *recorded) *cachedPage {
 // serveCached answers from an entry: 304 when the client holds it already,
 // else the smallest encoding the client accepts.
 func (s *Server) serveCached(c echo.Context, p *cachedPage, member bool, state string) error {
+	s.metrics.pageCacheResult(state)
 	h := c.Response().Header()
 	for k, vs := range p.header {
 		h[k] = vs

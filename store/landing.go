@@ -95,7 +95,7 @@ func (s *Storage) AppIDOf(ctx context.Context, idOrName string) (string, error) 
 		return "", err
 	}
 	if err := s.Cache.Set(ctx, appIDKey(app.Name), []byte(app.ID), LandingTTL); err != nil {
-		s.Logger.Warn("app id cache write failed", "err", err)
+		s.cacheWarn("app id cache write failed", err)
 	}
 	return app.ID, nil
 }
@@ -124,7 +124,7 @@ func (s *Storage) Landing(ctx context.Context, idOrName string) (*AppView, error
 		b, ok, cacheErr = s.Cache.Get(ctx, key)
 	}
 	if cacheErr != nil {
-		s.Logger.Warn("landing cache read failed; using the database", "err", cacheErr)
+		s.cacheWarn("landing cache read failed; using the database", cacheErr)
 	} else if ok {
 		var view AppView
 		if err := json.Unmarshal(b, &view); err == nil {
@@ -144,7 +144,7 @@ func (s *Storage) Landing(ctx context.Context, idOrName string) (*AppView, error
 	// down each page pays its timeout once, not twice.
 	if b, err := json.Marshal(view); err == nil && cacheErr == nil && key != "" {
 		if err := s.Cache.Set(ctx, key, b, LandingTTL); err != nil {
-			s.Logger.Warn("landing cache write failed", "err", err)
+			s.cacheWarn("landing cache write failed", err)
 		}
 	}
 	return view, nil
@@ -249,7 +249,7 @@ func (s *Storage) bumpKeepingLanding(ctx context.Context, appID string, before V
 		return
 	}
 	if err := s.Cache.Set(ctx, landingKey(appID, after), b, LandingTTL); err != nil {
-		s.Logger.Warn("landing cache write failed", "app", appID, "err", err)
+		s.cacheWarn("landing cache write failed", err, "app", appID)
 	}
 }
 

@@ -197,7 +197,7 @@ func (s *Storage) bumpPageVersion(ctx context.Context, scope string) {
 	s.pv().forget(scope, nil)
 	if s.Redis != nil {
 		if err := s.Redis.Publish(ctx, s.PageVersionChannel(), scope).Err(); err != nil {
-			s.Logger.Warn("page version announcement failed", "scope", scope, "err", err)
+			s.cacheWarn("page version announcement failed", err, "scope", scope)
 		}
 	}
 }

@@ -75,7 +75,7 @@ func Open(ctx context.Context, cfg server.Config, logger *slog.Logger) (*App, er
 	if cfg.RedisURL != "" {
 		// Short timeouts and a breaker: when Redis is down, pages, sessions
 		// and rate limits fall back to the database or the process at once.
-		client, err := store.OpenRedis(cfg.RedisURL, cfg.RedisPoolSize)
+		client, err := store.OpenRedis(cfg.RedisURL, cfg.RedisPoolSize, logger)
 		if err != nil {
 			db.Close()
 			return nil, err
