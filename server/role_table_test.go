@@ -177,6 +177,10 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 	}
 	rows := []roleRoute{}
 	rows = append(rows, both("GET", "/healthz", public, fixed("/healthz"))...)
+	rows = append(rows, both("GET", "/readyz", public, fixed("/readyz"))...)
+	// Answered to loopback scrapers or METRICS_TOKEN only (metrics.go):
+	// the table's requests get 404, which is not a role refusal.
+	rows = append(rows, roleRoute{"main", "GET", "/metrics", public, fixed("/metrics")})
 	rows = append(rows, both("GET", "/static/*", public, fixed("/static/icon.svg"))...)
 	rows = append(rows, both("GET", "/manifest.webmanifest", public, fixed("/manifest.webmanifest"))...)
 	rows = append(rows, both("GET", "/favicon.ico", public, fixed("/favicon.ico"))...)

@@ -12,9 +12,11 @@ import (
 
 // routes lists every route of both sites in one place.
 func (s *Server) routes() {
-	for _, e := range []*echo.Echo{s.main, s.auth} {
+	for i, e := range []*echo.Echo{s.main, s.auth} {
 		e.Pre(headAsGet)
 		e.Pre(canonicalPath)
+		// Request id, access log line and request metrics (logging.go).
+		e.Use(s.observe([]string{"main", "auth"}[i]))
 		e.Use(middleware.Recover())
 		// One limit for both sites: they share the process's CPU and memory.
 		e.Use(s.inFlight.middleware)
@@ -40,6 +42,7 @@ func (s *Server) routes() {
 		e.IPExtractor = s.clientAddress()
 		e.Use(s.loadViewer)
 		e.GET("/healthz", s.healthz)
+		e.GET("/readyz", s.readyz)
 		// Both sites render documents that link the icon, the manifest and,
 		// when a page has islands, the hashed bundles.
 		e.Group("/static", staticCache).Static("/", "public")
@@ -49,6 +52,7 @@ func (s *Server) routes() {
 
 	m := s.main
 	m.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusFound, "/apps") })
+	m.GET("/metrics", s.metricsPage)
 	m.GET("/media/*", s.mediaGet)
 	m.GET("/media/i/:id/:variant", s.mediaByID)
 	m.GET("/sw.js", s.serviceWorker)
