@@ -188,6 +188,13 @@ func TestStudioAccess(t *testing.T) {
 				t.Errorf("%s as %q: %d, want %d", p, email, r.Status, want)
 			}
 		}
+		// The profile leads those who may open it to the studio.
+		if email != "" {
+			r := ts.do(t, "GET", "/apps/demo/profile", nil, h)
+			if strings.Contains(r.Body, `href="/apps/demo/studio"`) != (want == 200) {
+				t.Errorf("profile of %s: studio link shown %v", email, !(want == 200))
+			}
+		}
 	}
 }
 
