@@ -13,6 +13,9 @@ export interface CommentsProps {
   signedIn: boolean;
   canComment: boolean;
   signInUrl: string;
+  // reportBase is the app's report form ("/apps/{app}/report"); each
+  // comment links to it.
+  reportBase?: string;
 }
 
 // Comments lists the replies of a post and lets members add one.
@@ -53,6 +56,11 @@ export default function Comments(props: CommentsProps) {
                 {r.sender.donorTier && <span className="badge tier-badge">{r.sender.donorTier}</span>} · <time dateTime={r.createdAt}>{relativeTime(r.createdAt, props.now)}</time>
               </p>
               <p className="comment-text">{r.content}</p>
+              {props.reportBase && (
+                <a className="report-link" href={props.reportBase + "?type=COMMENT&id=" + r.id}>
+                  Report
+                </a>
+              )}
             </li>
           ))}
         </ul>

@@ -70,6 +70,9 @@ func (s *Server) apiCreateMessage(c echo.Context) error {
 		if sc, err = s.scopeOfCommunity(c, parent.CommunityID); err != nil {
 			return err
 		}
+		if !sc.sees(parent.Hidden, parent.SenderID) {
+			return notFound("Post not found")
+		}
 	default:
 		return badRequest("type must be POST, STORY or REPLY")
 	}

@@ -200,7 +200,8 @@ func messageNotices(ctx context.Context, tx bun.Tx, m *Message, announce bool) e
 			postID, what = *parent.ParentMessageID, "comment"
 		}
 		_, err := Notify(ctx, tx, Notice{AppID: m.AppID, Kind: KindReply, RecipientIDs: []string{parent.SenderID},
-			SenderID: m.SenderID, Text: "Replied to your " + what + ": " + Snippet(m.Content, 80), Link: "/posts/" + postID})
+			SenderID: m.SenderID, Text: "Replied to your " + what + ": " + Snippet(m.Content, 80), Link: "/posts/" + postID,
+			Source: "message:" + m.ID})
 		return err
 	case m.Type == MessagePost && announce:
 		text := "New post"

@@ -51,6 +51,11 @@ func tsRoots() []tsRoot {
 		{Value: store.SearchResults{}},
 		{Value: store.Donation{}},
 		{Value: server.DonationProcessed{}},
+		{Value: server.ReportRequest{}},
+		{Value: server.ReportResult{}},
+		{Value: server.ReportPageData{}},
+		{Value: server.ModerationData{}},
+		{Value: server.ModerationAction{}},
 	}
 }
 
