@@ -54,11 +54,22 @@ func (s *Server) moderate(c echo.Context, sc *Scope, a ModerationAction) (string
 	if a.Days < 0 || a.Days > 3650 {
 		return "", fieldError("days", "Days is 0 (for good) up to 3650")
 	}
+	actor := sc.User.ID
+	if a.Action == ModLift {
+		// A ban may outlive its account (it holds the e-mail): it is lifted
+		// by the banned account's id, whether or not that still exists.
+		if a.TargetType != store.TargetMember {
+			return "", fieldError("targetType", "Lift a ban on a member")
+		}
+		if err := s.store.LiftBan(ctx, sc.App.ID, actor, a.TargetID, a.Reason); err != nil {
+			return "", wrapLoad(err, "This member is not banned")
+		}
+		return "Ban lifted", nil
+	}
 	t, err := s.store.LoadReportTarget(ctx, sc.App.ID, a.TargetType, a.TargetID)
 	if err != nil {
 		return "", wrapLoad(err, "Not found")
 	}
-	actor := sc.User.ID
 	switch a.Action {
 	case ModDismiss:
 		return "Reports dismissed", s.store.DismissReports(ctx, sc.App.ID, actor, t, a.Reason)
@@ -102,14 +113,6 @@ func (s *Server) moderate(c echo.Context, sc *Scope, a ModerationAction) (string
 			return "@" + t.Username + " is silenced", nil
 		}
 		return "@" + t.Username + " is banned", nil
-	case ModLift:
-		if t.Type != store.TargetMember {
-			return "", fieldError("targetType", "Lift a ban on a member")
-		}
-		if err := s.store.LiftBan(ctx, sc.App.ID, actor, t.UserID, a.Reason); err != nil {
-			return "", wrapLoad(err, "This member is not banned")
-		}
-		return "Ban lifted", nil
 	}
 	return "", fieldError("action", "Unknown action")
 }

@@ -396,3 +396,243 @@ func TestHiddenContentOnEveryReadPath(t *testing.T) {
 		}
 	}
 }
+
+// A ban stops every write with a clear 403, ends the membership (the
+// member leaves member lists and attendee lists), and stops rejoining by
+// following, also from a new account with the same e-mail; lifting it
+// lets the member follow again.
+func TestBanStopsWritesAndRejoining(t *testing.T) {
+	t.Parallel()
+	fx := newModFixture(t)
+	ctx := context.Background()
+	troll, trollID := fx.member("troll@mod.test")
+	if err := fx.ts.store.SetMemberRole(ctx, fx.appID, trollID, store.RoleSubscriber); err != nil {
+		t.Fatal(err)
+	}
+	postID := fx.post(troll, "troll post")
+	creatorPost := fx.post(fx.creator, "creator post")
+	start := "2030-01-01T18:00:00Z"
+	r := fx.call("POST", "/api/events/apps/"+fx.appID+"/events", map[string]any{"name": "Ban test event", "startDate": start, "endDate": "2030-01-01T20:00:00Z"}, fx.creator)
+	var ev struct {
+		Data struct{ ID string } `json:"data"`
+	}
+	commJSON(t, r, &ev)
+	if r := fx.call("POST", "/api/events/"+ev.Data.ID+"/join", "{}", troll); r.Status != 200 {
+		t.Fatalf("join before the ban: %d %s", r.Status, r.Body)
+	}
+
+	// A moderator bans the author from the queue's report of their post.
+	if r := fx.report(fx.follower, "POST", postID, "HARASSMENT"); r.Status != 201 {
+		t.Fatalf("report: %d %s", r.Status, r.Body)
+	}
+	if r := fx.act(fx.moderator, "BAN", "POST", postID, "harassing members", 0); r.Status != 200 || !strings.Contains(r.Body, "is banned") {
+		t.Fatalf("ban: %d %s", r.Status, r.Body)
+	}
+	if m, _ := fx.ts.store.MembershipOf(ctx, fx.appID, trollID); m != nil {
+		t.Errorf("banned member still holds %s", m.Role)
+	}
+	if n := fx.count((*store.Attendee)(nil), "event_id = ? AND user_id = ?", ev.Data.ID, trollID); n != 0 {
+		t.Errorf("banned member still attends")
+	}
+	if body := fx.call("GET", "/api/events/"+ev.Data.ID+"/attendees", nil, fx.creator).Body; strings.Contains(body, trollID) {
+		t.Errorf("banned member in the attendee list")
+	}
+	if n := fx.count((*store.Report)(nil), "target_id = ? AND status = ?", postID, store.ReportOpen); n != 0 {
+		t.Errorf("%d reports still open after the ban", n)
+	}
+
+	shop, err := fx.ts.store.Landing(ctx, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refusedWrites := []struct{ name, method, target, body string }{
+		{"post", "POST", "/api/messages", fmt.Sprintf(`{"content":"again","type":"POST","communityId":%q}`, fx.communityID)},
+		{"comment", "POST", "/api/messages", fmt.Sprintf(`{"content":"again","parentMessageId":%q}`, creatorPost)},
+		{"react", "POST", "/api/messages/" + creatorPost + "/reactions", `{"reaction":"heart"}`},
+		{"join event", "POST", "/api/events/" + ev.Data.ID + "/join", `{}`},
+		{"follow again", "POST", "/api/notifications/follow/" + fx.appID, `{}`},
+		{"buy", "POST", "/api/store/" + shop.Store.ID + "/cart/items", `{"storeItemId":"x","quantity":1}`},
+		{"checkout", "POST", "/api/store/" + shop.Store.ID + "/orders/checkout", `{}`},
+		{"donate", "POST", "/api/donations/create", fmt.Sprintf(`{"appId":%q,"amount":500,"currency":"USD"}`, fx.appID)},
+	}
+	for _, w := range refusedWrites {
+		r := fx.call(w.method, w.target, w.body, troll)
+		if r.Status != http.StatusForbidden || !strings.Contains(r.Body, "You are banned from this app") || !strings.Contains(r.Body, "harassing members") {
+			t.Errorf("%s while banned: %d %s", w.name, r.Status, r.Body)
+		}
+	}
+	// The follow form without JavaScript is refused too.
+	form := withSession(strings.TrimPrefix(troll["Cookie"], sessionCookie+"="), "Content-Type", "application/x-www-form-urlencoded")
+	if r := fx.call("POST", "/apps/demo/follow", "", form); r.Status != http.StatusForbidden || !strings.Contains(r.Body, "You are banned") {
+		t.Errorf("follow form while banned: %d", r.Status)
+	}
+	// Reading stays possible.
+	if r := fx.call("GET", "/apps/demo/community", nil, troll); r.Status != 200 {
+		t.Errorf("banned member reads the community: %d", r.Status)
+	}
+	if m, _ := fx.ts.store.MembershipOf(ctx, fx.appID, trollID); m != nil {
+		t.Errorf("banned member rejoined as %s", m.Role)
+	}
+
+	// The account goes; a new one with the same e-mail (spelt otherwise) is
+	// held by the same ban.
+	if _, err := fx.ts.store.DB.NewDelete().Model((*store.User)(nil)).Where("id = ?", trollID).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	u, err := fx.ts.store.CreateUser(ctx, "Troll@Mod.test", "troll_again", "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := withSession(sessionFor(t, fx.ts, u.Email), "Content-Type", "application/json")
+	if r := fx.call("POST", "/api/notifications/follow/"+fx.appID, "{}", again); r.Status != http.StatusForbidden || !strings.Contains(r.Body, "banned") {
+		t.Errorf("new account with the banned e-mail follows: %d %s", r.Status, r.Body)
+	}
+
+	// Lifting the ban (the studio lists it under the gone account's id)
+	// lets the address back in.
+	if r := fx.act(fx.admin, "LIFT", "MEMBER", trollID, "second chance", 0); r.Status != 200 {
+		t.Fatalf("lift: %d %s", r.Status, r.Body)
+	}
+	if r := fx.call("POST", "/api/notifications/follow/"+fx.appID, "{}", again); r.Status != 200 {
+		t.Errorf("follow after the ban was lifted: %d %s", r.Status, r.Body)
+	}
+	log := fx.call("GET", "/api/moderation/apps/"+fx.appID, nil, fx.moderator).Body
+	for _, want := range []string{`"action":"BAN"`, `"action":"LIFT"`, `"reason":"harassing members"`, `"reason":"second chance"`} {
+		if !strings.Contains(log, want) {
+			t.Errorf("audit log lacks %s", want)
+		}
+	}
+}
+
+// A silenced member reads, follows and buys, but cannot post, comment or
+// react; a silence for some days ends by itself.
+func TestSilenceAllowsReadingAndBuying(t *testing.T) {
+	t.Parallel()
+	fx := newModFixture(t)
+	ctx := context.Background()
+	loud, loudID := fx.member("loud@mod.test")
+	creatorPost := fx.post(fx.creator, "creator post for silence")
+	if r := fx.act(fx.moderator, "SILENCE", "MEMBER", loudID, "flooding", 7); r.Status != 200 || !strings.Contains(r.Body, "is silenced") {
+		t.Fatalf("silence: %d %s", r.Status, r.Body)
+	}
+	if m, _ := fx.ts.store.MembershipOf(ctx, fx.appID, loudID); m == nil {
+		t.Error("a silence ended the membership")
+	}
+	for _, w := range []struct{ name, target, body string }{
+		{"comment", "/api/messages", fmt.Sprintf(`{"content":"again","parentMessageId":%q}`, creatorPost)},
+		{"react", "/api/messages/" + creatorPost + "/reactions", `{"reaction":"heart"}`},
+	} {
+		r := fx.call("POST", w.target, w.body, loud)
+		if r.Status != http.StatusForbidden || !strings.Contains(r.Body, "You are silenced in this app") || !strings.Contains(r.Body, "until") {
+			t.Errorf("%s while silenced: %d %s", w.name, r.Status, r.Body)
+		}
+	}
+	demo, err := fx.ts.store.Landing(ctx, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var item store.StoreItem
+	if err := fx.ts.store.DB.NewSelect().Model(&item).Where("app_id = ? AND type = ? AND deleted_at IS NULL", fx.appID, store.ItemDigital).Limit(1).Scan(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if r := fx.call("POST", "/api/store/"+demo.Store.ID+"/cart/items", fmt.Sprintf(`{"storeItemId":%q,"quantity":1}`, item.ID), loud); r.Status >= 300 {
+		t.Errorf("silenced member cannot buy: %d %s", r.Status, r.Body)
+	}
+	if r := fx.call("GET", "/api/messages/"+creatorPost, nil, loud); r.Status != 200 {
+		t.Errorf("silenced member cannot read: %d", r.Status)
+	}
+	// The page offers no comment box and no like.
+	var ban store.Ban
+	if err := fx.ts.store.DB.NewSelect().Model(&ban).Where("user_id = ?", loudID).Scan(ctx); err != nil || ban.EndsAt == nil {
+		t.Fatalf("silence stored without an end: %+v %v", ban, err)
+	}
+	// Once the end passes, the member writes again.
+	if _, err := fx.ts.store.DB.NewUpdate().Model((*store.Ban)(nil)).Set("ends_at = ?", ban.CreatedAt.Add(-1)).Where("id = ?", ban.ID).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if r := fx.call("POST", "/api/messages/"+creatorPost+"/reactions", `{"reaction":"heart"}`, loud); r.Status >= 300 {
+		t.Errorf("react after the silence ended: %d %s", r.Status, r.Body)
+	}
+}
+
+// The role x action table of every moderation call: each action on a fresh
+// target, for each role of the demo app. Reviewing is MODERATOR and up;
+// banning only reaches members ranked below the actor; the rules are the
+// creator's and admins'.
+func TestModerationRoleActionTable(t *testing.T) {
+	t.Parallel()
+	fx := newModFixture(t)
+	ctx := context.Background()
+	headers := map[string]map[string]string{store.RolePublic: {"Content-Type": "application/json"}}
+	for _, ru := range roleUsers {
+		if ru.email != "" {
+			headers[ru.role] = withSession(sessionFor(t, fx.ts, ru.email), "Content-Type", "application/json")
+		}
+	}
+	n := 0
+	// target makes a fresh post by a fresh follower and reports it.
+	target := func() (string, string) {
+		n++
+		h, id := fx.member(fmt.Sprintf("target%d@mod.test", n))
+		if err := fx.ts.store.SetMemberRole(ctx, fx.appID, id, store.RoleSubscriber); err != nil {
+			t.Fatal(err)
+		}
+		postID := fx.post(h, fmt.Sprintf("table target %d", n))
+		if r := fx.report(fx.follower, "POST", postID, "SPAM"); r.Status != 201 {
+			t.Fatalf("report: %d %s", r.Status, r.Body)
+		}
+		return postID, id
+	}
+	actions := []string{ModDismiss, ModHide, ModUnhide, ModDelete, ModWarn, ModSilence, ModBan, ModLift}
+	for _, ru := range roleUsers {
+		for _, action := range actions {
+			postID, authorID := target()
+			targetType, id := "POST", postID
+			if action == ModLift {
+				if _, err := fx.ts.store.BanMember(ctx, store.NewBan{AppID: fx.appID, UserID: authorID, ActorID: fx.subscriberID, Kind: store.BanKindBan}); err != nil {
+					t.Fatal(err)
+				}
+				targetType, id = "MEMBER", authorID
+			}
+			r := fx.act(headers[ru.role], action, targetType, id, "table", 1)
+			allowed := store.RoleRank(ru.role) >= store.RoleRank(store.RoleModerator)
+			if allowed && r.Status != 200 {
+				t.Errorf("%s as %s: %d %s, want 200", action, ru.role, r.Status, r.Body)
+			}
+			if !allowed && r.Status != 401 && r.Status != 403 {
+				t.Errorf("%s as %s: %d %s, want 401/403", action, ru.role, r.Status, r.Body)
+			}
+			if !allowed && ru.role != store.RolePublic && !strings.Contains(r.Body, msgReviewOnly) {
+				t.Errorf("%s as %s: %s, want %q", action, ru.role, r.Body, msgReviewOnly)
+			}
+		}
+		// Reading the queue and setting the rules.
+		q := fx.call("GET", "/api/moderation/apps/"+fx.appID, nil, headers[ru.role])
+		if want := store.RoleRank(ru.role) >= store.RoleRank(store.RoleModerator); (q.Status == 200) != want {
+			t.Errorf("queue as %s: %d", ru.role, q.Status)
+		}
+		s := fx.call("PUT", "/api/moderation/apps/"+fx.appID+"/settings", `{"reportThreshold":4,"holdNewAccountLinks":false}`, headers[ru.role])
+		if want := store.RoleRank(ru.role) >= store.RoleRank(store.RoleAdmin); (s.Status == 200) != want {
+			t.Errorf("rules as %s: %d %s", ru.role, s.Status, s.Body)
+		}
+	}
+	// Nobody bans someone of their rank or above.
+	for _, c := range []struct{ actor, target string }{
+		{store.RoleModerator, "moderator@demo.test"}, {store.RoleModerator, "admin@demo.test"},
+		{store.RoleAdmin, "creator@demo.test"}, {store.RoleCreator, "creator@demo.test"},
+	} {
+		id := fx.ts.userID(t, c.target)
+		if r := fx.act(headers[c.actor], ModBan, "MEMBER", id, "", 0); r.Status != http.StatusForbidden {
+			t.Errorf("%s bans %s: %d %s", c.actor, c.target, r.Status, r.Body)
+		}
+	}
+	if r := fx.act(headers[store.RoleAdmin], ModBan, "MEMBER", fx.ts.userID(t, "moderator@demo.test"), "", 1); r.Status != 200 {
+		t.Errorf("admin bans a moderator: %d %s", r.Status, r.Body)
+	}
+	// Each allowed action left exactly one audit line with its actor.
+	for _, action := range []string{store.ActionDismiss, store.ActionHide, store.ActionUnhide, store.ActionDelete, store.ActionWarn, store.ActionSilence, store.ActionLift} {
+		if got := fx.count((*store.ModerationEntry)(nil), "app_id = ? AND action = ? AND actor_id <> ''", fx.appID, action); got != 3 {
+			t.Errorf("%d %s audit lines, want 3 (moderator, admin, creator)", got, action)
+		}
+	}
+}

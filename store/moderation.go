@@ -195,6 +195,11 @@ func (s *Storage) LoadReportTarget(ctx context.Context, appID, targetType, id st
 			}
 		}
 		if n == 0 {
+			if n, err = s.DB.NewSelect().Model((*Ban)(nil)).Where("app_id = ? AND user_id = ?", appID, id).Count(ctx); err != nil {
+				return nil, fmt.Errorf("ban in app: %w", err)
+			}
+		}
+		if n == 0 {
 			return nil, ErrNotFound
 		}
 		t.UserID, t.Summary = u.ID, "@"+u.Username
