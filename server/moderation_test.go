@@ -636,3 +636,76 @@ func TestModerationRoleActionTable(t *testing.T) {
 		}
 	}
 }
+
+// With the app's hold on, a post with links from an account younger than a
+// day (or unverified) waits for approval: out of the feed, in the queue,
+// shown once a moderator approves it. Older verified accounts, posts
+// without links and apps without the hold are not held.
+func TestNewAccountLinksWaitForApproval(t *testing.T) {
+	t.Parallel()
+	fx := newModFixture(t)
+	ctx := context.Background()
+	newbie, newbieID := fx.member("newbie@mod.test")
+	if err := fx.ts.store.SetMemberRole(ctx, fx.appID, newbieID, store.RoleSubscriber); err != nil {
+		t.Fatal(err)
+	}
+	// Hold off: a link posts at once.
+	free := fx.post(newbie, "before the rule: see https://example.com/a")
+	if m, _ := fx.ts.store.MessageByID(ctx, free); m.Hidden != "" {
+		t.Fatalf("held without the rule: %q", m.Hidden)
+	}
+	if r := fx.call("PUT", "/api/moderation/apps/"+fx.appID+"/settings", `{"reportThreshold":3,"holdNewAccountLinks":true}`, fx.admin); r.Status != 200 {
+		t.Fatalf("rules: %d %s", r.Status, r.Body)
+	}
+	r := fx.call("POST", "/api/messages", map[string]any{"content": "cheap pills at www.pills.example", "type": "POST", "communityId": fx.communityID}, newbie)
+	var held struct {
+		Data    store.MessageView `json:"data"`
+		Message string            `json:"message"`
+	}
+	commJSON(t, r, &held)
+	if r.Status != http.StatusCreated || held.Data.Hidden != store.HiddenForApproval || !strings.Contains(held.Message, "approval") {
+		t.Fatalf("held post: %d %s", r.Status, r.Body)
+	}
+	plain := fx.post(newbie, "no links in this one")
+	if m, _ := fx.ts.store.MessageByID(ctx, plain); m.Hidden != "" {
+		t.Errorf("a post without links was held")
+	}
+	// An account older than a day with a verified e-mail is not held.
+	if _, err := fx.ts.store.DB.NewUpdate().Model((*store.User)(nil)).Set("created_at = created_at - interval '2 days'").Set("email_verified = true").
+		Where("id = ?", fx.subscriberID).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	old := fx.post(fx.subscriber, "my site https://luna.example")
+	if m, _ := fx.ts.store.MessageByID(ctx, old); m.Hidden != "" {
+		t.Errorf("an old verified account's link was held")
+	}
+	feed := fx.call("GET", "/api/community/"+fx.communityID+"/posts?type=POST", nil, fx.follower).Body
+	if strings.Contains(feed, held.Data.ID) || !strings.Contains(feed, plain) {
+		t.Errorf("feed: held post shown or plain one missing")
+	}
+	q := fx.call("GET", "/api/moderation/apps/"+fx.appID, nil, fx.moderator)
+	var out struct {
+		Data ModerationData `json:"data"`
+	}
+	commJSON(t, q, &out)
+	found := false
+	for _, it := range out.Data.Queue {
+		if it.Target.ID == held.Data.ID && it.Target.Hidden == store.HiddenForApproval {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("held post not in the queue: %+v", out.Data.Queue)
+	}
+	if r := fx.act(fx.moderator, "APPROVE", "POST", held.Data.ID, "", 0); r.Status != 200 {
+		t.Fatalf("approve: %d %s", r.Status, r.Body)
+	}
+	if feed := fx.call("GET", "/api/community/"+fx.communityID+"/posts?type=POST", nil, fx.follower).Body; !strings.Contains(feed, held.Data.ID) {
+		t.Errorf("approved post not in the feed")
+	}
+	for _, action := range []string{store.ActionHold, store.ActionApprove, store.ActionSettings} {
+		if n := fx.count((*store.ModerationEntry)(nil), "app_id = ? AND action = ?", fx.appID, action); n != 1 {
+			t.Errorf("%d %s audit lines, want 1", n, action)
+		}
+	}
+}

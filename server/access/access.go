@@ -4,7 +4,11 @@
 // from a list of roles.
 package access
 
-import "marquee/store"
+import (
+	"time"
+
+	"marquee/store"
+)
 
 // Roles are ranked (SPEC.md section 6); store.RoleRank holds the numbers.
 const (
@@ -263,4 +267,17 @@ func Restrict(f Flags, kind string) Flags {
 		f.CanPost, f.CanCreateStories, f.CanCreateEvents, f.CanComment, f.CanReact, f.CanUpload = false, false, false, false, false, false
 	}
 	return f
+}
+
+// NewAccountAge is how young an account is "new" for the hold on links.
+const NewAccountAge = 24 * time.Hour
+
+// HoldsForApproval: with the app's hold on, a post with links from an
+// account younger than a day, or without a verified e-mail, waits for a
+// moderator; moderators and up are never held.
+func HoldsForApproval(m store.ModerationSettings, role string, createdAt time.Time, verified bool, now time.Time, isPost, hasLink bool) bool {
+	if !m.HoldNewAccountLinks || !isPost || !hasLink || CanReview(role) {
+		return false
+	}
+	return now.Sub(createdAt) < NewAccountAge || !verified
 }
