@@ -19,27 +19,39 @@ const HIDDEN_LABELS: Record<string, string> = {
   PENDING: "Waiting for approval (new account with links)",
 };
 
-// One action on one target as a plain form: every button works without
-// JavaScript and comes back here with what happened.
-function ActionForm(props: { app: string; item: QueueItem; action: string; label: string; danger?: boolean; days?: boolean }) {
+// The actions on one target as one plain form: the reason and the length
+// of a ban or silence are shared, each button posts its own action. Works
+// without JavaScript and comes back here with what happened.
+function ItemActions(props: { app: string; item: QueueItem }) {
   const t = props.item.target;
+  const button = (action: string, label: string, danger?: boolean) => (
+    <button type="submit" name="action" value={action} className={danger ? "button button-danger" : "button button-secondary"} data-action={action}>
+      {label}
+    </button>
+  );
   return (
-    <form method="post" action={"/apps/" + props.app + "/studio/moderation"} className="mod-action">
-      <input type="hidden" name="action" value={props.action} />
+    <form method="post" action={"/apps/" + props.app + "/studio/moderation"} className="mod-actions">
       <input type="hidden" name="targetType" value={t.type} />
       <input type="hidden" name="targetId" value={t.id} />
-      {props.days && (
-        <select name="days" aria-label="How long">
+      <div className="mod-fields">
+        <input type="text" name="reason" placeholder="Reason (kept in the audit log)" aria-label="Reason" maxLength={1000} />
+        <select name="days" aria-label="Ban or silence for">
           <option value="1">1 day</option>
           <option value="7">7 days</option>
           <option value="30">30 days</option>
           <option value="0">For good</option>
         </select>
-      )}
-      <input type="text" name="reason" placeholder="Reason" aria-label={props.label + " reason"} maxLength={1000} />
-      <button type="submit" className={props.danger ? "button button-danger" : "button button-secondary"} data-action={props.action}>
-        {props.label}
-      </button>
+      </div>
+      <div className="mod-buttons">
+        {props.item.count > 0 && button("DISMISS", "Dismiss")}
+        {t.type !== "MEMBER" && !t.hidden && button("HIDE", "Hide")}
+        {t.hidden === "PENDING" && button("APPROVE", "Approve")}
+        {t.hidden && t.hidden !== "PENDING" && button("UNHIDE", "Show again")}
+        {t.type !== "MEMBER" && button("DELETE", "Delete", true)}
+        {button("WARN", "Warn author")}
+        {button("SILENCE", "Silence author")}
+        {button("BAN", "Ban author", true)}
+      </div>
     </form>
   );
 }
@@ -106,16 +118,7 @@ export default function Moderation(props: Props) {
                       <a href={"/apps/" + app.name + it.target.link}>Open</a>
                     </p>
                   )}
-                  <div className="mod-actions">
-                    {it.count > 0 && <ActionForm app={app.name} item={it} action="DISMISS" label="Dismiss" />}
-                    {it.target.type !== "MEMBER" && !it.target.hidden && <ActionForm app={app.name} item={it} action="HIDE" label="Hide" />}
-                    {it.target.hidden === "PENDING" && <ActionForm app={app.name} item={it} action="APPROVE" label="Approve" />}
-                    {it.target.hidden && it.target.hidden !== "PENDING" && <ActionForm app={app.name} item={it} action="UNHIDE" label="Show again" />}
-                    {it.target.type !== "MEMBER" && <ActionForm app={app.name} item={it} action="DELETE" label="Delete" danger />}
-                    <ActionForm app={app.name} item={it} action="WARN" label="Warn author" />
-                    <ActionForm app={app.name} item={it} action="SILENCE" label="Silence author" days />
-                    <ActionForm app={app.name} item={it} action="BAN" label="Ban author" danger days />
-                  </div>
+                  <ItemActions app={app.name} item={it} />
                 </li>
               ))}
             </ul>

@@ -127,16 +127,23 @@ func (s *Server) pageReport(c echo.Context) error {
 	if sc.User == nil {
 		return c.Redirect(http.StatusFound, s.cfg.AuthURL+"/authenticate/signin?app="+url.QueryEscape(sc.App.Name))
 	}
+	done := c.QueryParam("done") == "1"
 	t, err := s.store.LoadReportTarget(c.Request().Context(), sc.App.ID, strings.ToUpper(c.QueryParam("type")), c.QueryParam("id"))
 	if err == nil && !sc.sees(t.Hidden, t.UserID) {
-		err = store.ErrNotFound
+		if !done {
+			err = store.ErrNotFound
+		} else {
+			// The report just received may be the one that hid it: the
+			// reporter is thanked without the hidden content.
+			t.Summary, t.Link = "Hidden while moderators review it", ""
+		}
 	}
 	if err != nil {
 		return wrapLoad(err, "Nothing to report here")
 	}
 	c.Response().Header().Set("Cache-Control", "no-store")
 	props := s.pageProps(c, sc)
-	props.Data = ReportPageData{Target: t, Reasons: store.ReportReasons, Done: c.QueryParam("done") == "1", Error: c.QueryParam("error")}
+	props.Data = ReportPageData{Target: t, Reasons: store.ReportReasons, Done: done, Error: c.QueryParam("error")}
 	return s.renderPage(c, "Report", props)
 }
 
