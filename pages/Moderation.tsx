@@ -5,6 +5,16 @@ import type { ModerationData, PageProps, QueueItem } from "./lib/types";
 
 type Props = PageProps<ModerationData>;
 
+// The studio's sections (pages/Studio.tsx), this one last.
+const STUDIO_TABS: [string, string, string][] = [
+  ["profile", "Profile & look", "/studio"],
+  ["features", "Features", "/studio/features"],
+  ["plans", "Plans", "/studio/plans"],
+  ["members", "Members", "/studio/members"],
+  ["analytics", "Analytics", "/studio/analytics"],
+  ["moderation", "Moderation", "/studio/moderation"],
+];
+
 const TARGET_LABELS: Record<string, string> = {
   POST: "Post",
   COMMENT: "Comment",
@@ -64,12 +74,24 @@ export default function Moderation(props: Props) {
   const d = props.data;
   const base = "/apps/" + app.name + "/studio/moderation";
   return (
-    <Layout props={props}>
-      <div className="moderation-page">
-        <nav className="studio-nav" aria-label="Studio">
-          <a href={"/apps/" + app.name}>{displayTitle(app)}</a> / <strong>Moderation</strong>
-        </nav>
-        <h1>Moderation</h1>
+    <Layout props={props} hideFooter>
+      <div className="studio moderation-page">
+        <div className="studio-head">
+          <a className="back-button" href={"/apps/" + app.name}>← {displayTitle(app)}</a>
+          <h1 className="page-title">{props.viewer.permissions.canManage ? "Studio" : "Moderation"}</h1>
+        </div>
+        {props.viewer.permissions.canManage && (
+          // The studio's sections; moderators, who have no other section,
+          // see this one alone.
+          <nav className="studio-nav" aria-label="Studio sections">
+            {STUDIO_TABS.map(([key, label, path]) => (
+              <a key={key} href={"/apps/" + app.name + path} className={"chip" + (key === "moderation" ? " selected" : "")}
+                aria-current={key === "moderation" ? "page" : undefined}>
+                {label}
+              </a>
+            ))}
+          </nav>
+        )}
         {d.done && (
           <p className="notice" role="status" data-testid="moderation-done">
             {d.done}

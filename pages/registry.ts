@@ -29,6 +29,7 @@ import Transactions, * as transactions from "./Transactions";
 import ManageOrders, * as manageOrders from "./ManageOrders";
 import Report, * as report from "./Report";
 import Moderation, * as moderation from "./Moderation";
+import Studio, * as studio from "./Studio";
 
 // A page module as the server entry sees it. goja bundles need static
 // imports, so every page is listed here by the name Go renders it with.
@@ -74,4 +75,5 @@ export const pages: Record<string, PageModule> = {
   ManageOrders: { component: ManageOrders, head: manageOrders.head },
   Report: { component: Report, head: report.head },
   Moderation: { component: Moderation, head: moderation.head },
+  Studio: { component: Studio, head: studio.head },
 };

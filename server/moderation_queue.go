@@ -17,7 +17,7 @@ import (
 type ModerationData struct {
 	Queue         []store.QueueItem        `json:"queue"`
 	Bans          []store.BanView          `json:"bans"`
-	Log           []store.AuditEntry       `json:"log"`
+	Log           []store.ModerationLogEntry       `json:"log"`
 	LogPagination store.Pagination         `json:"logPagination"`
 	Settings      store.ModerationSettings `json:"settings"`
 	// Threshold is the report threshold in force (the default when unset).
@@ -59,7 +59,7 @@ func (s *Server) loadModeration(c echo.Context, sc *Scope) (*ModerationData, err
 	if err != nil {
 		return nil, err
 	}
-	log, p, err := s.store.AuditLog(ctx, sc.App.ID, page, auditPageSize)
+	log, p, err := s.store.ModerationLog(ctx, sc.App.ID, page, auditPageSize)
 	if err != nil {
 		return nil, err
 	}

@@ -485,17 +485,17 @@ func (s *Storage) ModerationQueue(ctx context.Context, appID string) ([]QueueIte
 	return out, nil
 }
 
-// AuditEntry is an audit line with the names the studio shows.
-type AuditEntry struct {
+// ModerationLogEntry is an audit line with the names the studio shows.
+type ModerationLogEntry struct {
 	ModerationEntry
 	ActorName  string `json:"actorName"`
 	TargetName string `json:"targetName"`
 }
 
-// AuditLog lists an app's audit lines, newest first.
-func (s *Storage) AuditLog(ctx context.Context, appID string, page, limit int) ([]AuditEntry, Pagination, error) {
+// ModerationLog lists an app's audit lines, newest first.
+func (s *Storage) ModerationLog(ctx context.Context, appID string, page, limit int) ([]ModerationLogEntry, Pagination, error) {
 	page, limit = ClampPage(page, limit)
-	var rows []AuditEntry
+	var rows []ModerationLogEntry
 	total, err := s.DB.NewSelect().TableExpr("moderation_log AS l").ColumnExpr("l.*").
 		ColumnExpr("COALESCE(a.username, '') AS actor_name").ColumnExpr("COALESCE(t.username, '') AS target_name").
 		Join("LEFT JOIN users AS a ON a.id = l.actor_id").Join("LEFT JOIN users AS t ON t.id = l.target_user_id").
@@ -505,7 +505,7 @@ func (s *Storage) AuditLog(ctx context.Context, appID string, page, limit int) (
 		return nil, Pagination{}, fmt.Errorf("load audit log: %w", err)
 	}
 	if rows == nil {
-		rows = []AuditEntry{}
+		rows = []ModerationLogEntry{}
 	}
 	return rows, NewPagination(page, limit, int(total)), nil
 }

@@ -56,6 +56,11 @@ func tsRoots() []tsRoot {
 		{Value: server.ReportPageData{}},
 		{Value: server.ModerationData{}},
 		{Value: server.ModerationAction{}},
+		{Value: server.AppsIndexData{}},
+		{Value: server.AppAvailability{}},
+		{Value: server.CreatedApp{}},
+		{Value: server.StudioData{}},
+		{Value: server.MemberRoleChanged{}},
 	}
 }
 
