@@ -14,6 +14,9 @@ export interface CommentsProps {
   signedIn: boolean;
   canComment: boolean;
   signInUrl: string;
+  // reportBase is the app's report form ("/apps/{app}/report"); each
+  // comment links to it.
+  reportBase?: string;
 }
 
 // Comments lists the replies of a post and lets members add one.
@@ -54,6 +57,11 @@ export default function Comments(props: CommentsProps) {
                 {r.sender.donorTier && <span className="badge tier-badge">{r.sender.donorTier}</span>} · <time dateTime={r.createdAt}>{relativeTime(r.createdAt, props.now)}</time>
               </p>
               <p className="comment-text">{r.content}</p>
+              {props.reportBase && (
+                <a className="report-link" href={props.reportBase + "?type=COMMENT&id=" + r.id}>
+                  Report
+                </a>
+              )}
             </li>
           ))}
         </ul>

@@ -60,6 +60,11 @@ export default function Event(props: Props) {
             confirmLeave: !!event.confirmLeave,
           }}
         />
+        <p className="report-links">
+          <a className="report-link" href={"/apps/" + app.name + "/report?type=EVENT&id=" + event.id}>
+            Report event
+          </a>
+        </p>
         {signedIn && (
           <Island
             name="EventAttendees"

@@ -29,6 +29,7 @@ export default function Post(props: Props) {
   }
   const signIn = props.authUrl + "/authenticate/signin?app=" + encodeURIComponent(app.name);
   const firstImage = post.attachments.findIndex((a) => a.media.type === "IMAGE");
+  const report = "/apps/" + app.name + "/report";
   return (
     <Layout props={props}>
       <div className="post-page">
@@ -39,6 +40,13 @@ export default function Post(props: Props) {
           {post.sender.donorTier && <span className="badge tier-badge">{post.sender.donorTier}</span>} · <time dateTime={post.createdAt}>{relativeTime(post.createdAt, props.now)}</time>
             {post.isFeatured && <span className="badge">Featured</span>}
           </header>
+          {post.hidden && (
+            <p className="hidden-mark" role="status" data-testid="hidden-mark">
+              {post.hidden === "PENDING"
+                ? "Waiting for approval: only you and the moderators can see this post."
+                : "Hidden while moderators review it: only you and the moderators can see this post."}
+            </p>
+          )}
           {post.attachments.map((a, i) =>
             a.media.type === "VIDEO" ? (
               <video key={a.id} className="post-media" src={a.media.signedUrl} controls playsInline preload="metadata" />
@@ -67,6 +75,14 @@ export default function Post(props: Props) {
             component={LikeButton}
             props={{ messageId: post.id, reactions: post.reactions, viewerId: props.viewer.user?.id ?? null, signInUrl: signIn, appName: app.name }}
           />
+          <p className="report-links">
+            <a className="report-link" href={report + "?type=POST&id=" + post.id} data-testid="report-post">
+              Report post
+            </a>
+            <a className="report-link" href={report + "?type=MEMBER&id=" + post.senderId}>
+              {"Report @" + post.sender.username}
+            </a>
+          </p>
         </article>
         <Island
           name="Comments"
@@ -80,6 +96,7 @@ export default function Post(props: Props) {
             signedIn: props.viewer.user !== null,
             canComment: props.viewer.permissions.canComment,
             signInUrl: signIn,
+            reportBase: report,
           }}
         />
       </div>

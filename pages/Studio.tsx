@@ -20,6 +20,7 @@ export default function Studio(props: Props) {
     ["plans", "Plans", "/studio/plans"],
     ["members", "Members", "/studio/members"],
     ["analytics", "Analytics", "/studio/analytics"],
+    ["moderation", "Moderation", "/studio/moderation"],
   ];
   return (
     <Layout props={props} hideFooter>

@@ -27,6 +27,8 @@ import PaymentSuccess, * as paymentSuccess from "./PaymentSuccess";
 import CancelOrder, * as cancelOrder from "./CancelOrder";
 import Transactions, * as transactions from "./Transactions";
 import ManageOrders, * as manageOrders from "./ManageOrders";
+import Report, * as report from "./Report";
+import Moderation, * as moderation from "./Moderation";
 import Studio, * as studio from "./Studio";
 
 // A page module as the server entry sees it. goja bundles need static
@@ -71,5 +73,7 @@ export const pages: Record<string, PageModule> = {
   CancelOrder: { component: CancelOrder, head: cancelOrder.head },
   Transactions: { component: Transactions, head: transactions.head },
   ManageOrders: { component: ManageOrders, head: manageOrders.head },
+  Report: { component: Report, head: report.head },
+  Moderation: { component: Moderation, head: moderation.head },
   Studio: { component: Studio, head: studio.head },
 };

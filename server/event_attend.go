@@ -74,7 +74,7 @@ func (s *Server) formAttendEvent(c echo.Context) error {
 		return c.Redirect(http.StatusSeeOther, s.cfg.AuthURL+"/authenticate/signin?app="+sc.App.Name)
 	}
 	e, err := s.store.EventByID(c.Request().Context(), c.Param("eventId"))
-	if err != nil || !sc.contains(e.AppID) || sc.requireFeature(featureEvents) != nil {
+	if err != nil || !sc.contains(e.AppID) || sc.requireFeature(featureEvents) != nil || !sc.sees(e.Hidden, e.CreatorID) {
 		return notFound("Event not found")
 	}
 	switch c.FormValue("action") {

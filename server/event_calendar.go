@@ -82,7 +82,7 @@ func (s *Server) eventCalendar(c echo.Context) error {
 		return err
 	}
 	e, err := s.store.EventByID(c.Request().Context(), c.Param("eventId"))
-	if err != nil || !sc.contains(e.AppID) {
+	if err != nil || !sc.contains(e.AppID) || !sc.sees(e.Hidden, e.CreatorID) {
 		if err != nil && !isNotFound(err) {
 			return err
 		}

@@ -57,6 +57,10 @@ func (s *Server) scopeOfEvent(c echo.Context, id string) (*store.Event, *Scope, 
 	if err != nil {
 		return nil, nil, err
 	}
+	if !sc.sees(e.Hidden, e.CreatorID) {
+		return nil, nil, notFound("Event not found")
+	}
+	keepPrivate(c, e.Hidden)
 	return e, sc, nil
 }
 
@@ -180,8 +184,11 @@ func (s *Server) pageEvent(c echo.Context) error {
 	}
 	props := s.pageProps(c, sc)
 	e, err := s.store.EventByID(c.Request().Context(), c.Param("eventId"))
-	if err == nil && !sc.contains(e.AppID) {
+	if err == nil && (!sc.contains(e.AppID) || !sc.sees(e.Hidden, e.CreatorID)) {
 		err = store.ErrNotFound
+	}
+	if err == nil {
+		keepPrivate(c, e.Hidden)
 	}
 	var data *EventDetail
 	if err == nil {

@@ -2,7 +2,9 @@ package server
 
 import (
 	"net/http"
+	"regexp"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
@@ -12,6 +14,14 @@ import (
 )
 
 const maxMessageChars = 5000
+
+const msgHeldForApproval = "Your post waits for a moderator's approval: posts with links from new accounts are checked first"
+
+// linkPattern finds what reads as a link in a post: a URL, a www. address
+// or a bare domain with a common top-level domain.
+var linkPattern = regexp.MustCompile(`(?i)(https?://|www\.|\b[a-z0-9-]+\.(com|net|org|io|co|ru|xyz|info|biz|top|ly|me|app|shop)\b)`)
+
+func hasLink(s string) bool { return linkPattern.MatchString(s) }
 
 type messageRequest struct {
 	Content         string   `json:"content"`
@@ -36,6 +46,9 @@ func (s *Server) apiCreateMessage(c echo.Context) error {
 	msg, err := s.createMessage(c, user, req, nil)
 	if err != nil {
 		return err
+	}
+	if msg.Hidden == store.HiddenForApproval {
+		return respondMessage(c, http.StatusCreated, msg, msgHeldForApproval)
 	}
 	return respond(c, http.StatusCreated, msg)
 }
@@ -82,6 +95,9 @@ func (s *Server) createMessage(c echo.Context, user *store.User, req messageRequ
 		}
 		if sc, err = s.scopeOfCommunity(c, parent.CommunityID); err != nil {
 			return nil, err
+		}
+		if !sc.sees(parent.Hidden, parent.SenderID) {
+			return nil, notFound("Post not found")
 		}
 	default:
 		return nil, badRequest("type must be POST, STORY or REPLY")
@@ -162,6 +178,9 @@ func (s *Server) createMessage(c echo.Context, user *store.User, req messageRequ
 		Announce:   access.AnnouncesToMembers(sc.Role)}
 	if parent != nil {
 		n.ParentMessageID = &parent.ID
+	}
+	if access.HoldsForApproval(sc.App.Settings.Moderation, sc.Role, user.CreatedAt, user.EmailVerified, time.Now(), req.Type == store.MessagePost, hasLink(req.Content)) {
+		n.Hidden = store.HiddenForApproval
 	}
 	msg, err := s.store.CreateMessage(ctx, n)
 	if err != nil {

@@ -38,6 +38,10 @@ func (s *Server) scopeOfMessage(c echo.Context, id string) (*store.Message, *Sco
 	if err := sc.requireUngated(); err != nil {
 		return nil, nil, err
 	}
+	if !sc.sees(m.Hidden, m.SenderID) {
+		return nil, nil, notFound("Post not found")
+	}
+	keepPrivate(c, m.Hidden)
 	return m, sc, nil
 }
 
@@ -86,8 +90,12 @@ func (s *Server) pagePost(c echo.Context) error {
 	sc := scopeFromPage(c)
 	props := s.pageProps(c, sc)
 	m, err := s.store.MessageByID(c.Request().Context(), c.Param("postId"))
-	if err == nil && (!sc.contains(m.AppID) || m.Type != store.MessagePost || sc.requireFeature(featureCommunity) != nil) {
+	if err == nil && (!sc.contains(m.AppID) || m.Type != store.MessagePost || sc.requireFeature(featureCommunity) != nil ||
+		!sc.sees(m.Hidden, m.SenderID)) {
 		err = store.ErrNotFound
+	}
+	if err == nil {
+		keepPrivate(c, m.Hidden)
 	}
 	var data *PostData
 	if err == nil {

@@ -285,6 +285,13 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		// The demo app lets only its creator create events.
 		{"main", "POST", "/apps/:app/create-event", store.RoleCreator, withBody(app+"/create-event", "name=")},
 
+		// Moderation: anyone signed in reports; moderators and up review;
+		// the creator and admins set the rules.
+		{"main", "GET", "/apps/:app/report", store.RoleAuthenticated, fixed(app + "/report?type=POST&id=" + fx.postID)},
+		{"main", "POST", "/apps/:app/report", store.RoleAuthenticated, withBody(app+"/report", "targetType=POST&targetId="+fx.postID+"&reason=SPAM")},
+		{"main", "GET", "/apps/:app/studio/moderation", store.RoleModerator, fixed(app + "/studio/moderation")},
+		{"main", "POST", "/apps/:app/studio/moderation", store.RoleModerator, withBody(app+"/studio/moderation", "action=DISMISS&targetType=POST&targetId="+fx.postID)},
+		{"main", "POST", "/apps/:app/studio/moderation/settings", store.RoleAdmin, withBody(app+"/studio/moderation/settings", "reportThreshold=3")},
 		// Apps of one's own: any signed-in user (SELF_SERVE_APPS).
 		{"main", "POST", "/apps", store.RoleAuthenticated, func(v *roleViewer) (string, string) {
 			return "/apps", "name=rt-" + strings.ToLower(v.role) + "&displayName=Role+table"
@@ -443,6 +450,11 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 			}
 			return "/api/events/" + id + "/attendees/" + follower.userID, `{"role":"MODERATOR"}`
 		}},
+		// Moderation calls.
+		{"main", "POST", "/api/reports", store.RoleAuthenticated, withBody("/api/reports", fmt.Sprintf(`{"appId":%q,"targetType":"POST","targetId":%q,"reason":"SPAM"}`, fx.appID, fx.postID))},
+		{"main", "GET", "/api/moderation/apps/:appId", store.RoleModerator, fixed("/api/moderation/apps/" + fx.appID)},
+		{"main", "POST", "/api/moderation/apps/:appId/actions", store.RoleModerator, withBody("/api/moderation/apps/"+fx.appID+"/actions", fmt.Sprintf(`{"action":"DISMISS","targetType":"POST","targetId":%q}`, fx.postID))},
+		{"main", "PUT", "/api/moderation/apps/:appId/settings", store.RoleAdmin, withBody("/api/moderation/apps/"+fx.appID+"/settings", `{"reportThreshold":3,"holdNewAccountLinks":false}`)},
 		{"main", "DELETE", "/api/events/:id/attendees/:userId", store.RoleModerator, func(*roleViewer) (string, string) {
 			id := fx.newEvent()
 			if r := fx.ts.do(fx.t, "POST", "/api/events/"+id+"/join", strings.NewReader("{}"), follower.headers()); r.Status != 200 && r.Status != 201 {
@@ -528,7 +540,7 @@ func refused(r response, route string) bool {
 // may not do what it asks (as opposed to what they typed being wrong).
 var accessRefusals = map[string]bool{
 	"Authentication required": true, msgFollowForStore: true, msgManageStore: true, msgFulfilOnly: true,
-	gatedMessage: true,
+	gatedMessage: true, msgReviewOnly: true, msgRulesOnly: true,
 }
 
 // TestRoleTable runs every row of the role table for every role of the demo

@@ -156,6 +156,14 @@ func (s *Server) routes() {
 	// Join/Leave without JavaScript posts here and is sent back to the event.
 	m.POST("/apps/:app/events/:eventId/attend", s.formAttendEvent, s.appPage, s.subscriptionGate)
 	m.POST("/apps/:app/create-event", s.formCreateEvent, s.appPage, s.subscriptionGate)
+	// Moderation (issue 26): the report form every Report link leads to,
+	// and the review queue, bans and audit log of the studio, all plain
+	// forms that work without JavaScript.
+	app("/report", s.pageReport)
+	appForm("/report", s.formReport)
+	app("/studio/moderation", s.pageModeration)
+	appForm("/studio/moderation", s.formModerationAction)
+	appForm("/studio/moderation/settings", s.formModerationSettings)
 
 	// The creator studio (studio*.go): creator and admins only
 	// (access.CanOpenStudio); every form posts and redirects back. Staff
@@ -269,6 +277,11 @@ func (s *Server) routes() {
 	api.GET("/events/:id/attendees", s.apiEventAttendees)
 	api.PUT("/events/:id/attendees/:userId", s.apiSetAttendeeRole)
 	api.DELETE("/events/:id/attendees/:userId", s.apiRemoveAttendee)
+	// Moderation: reports from members, the review queue and its actions.
+	api.POST("/reports", s.apiReport)
+	api.GET("/moderation/apps/:appId", s.apiModeration)
+	api.POST("/moderation/apps/:appId/actions", s.apiModerationAction)
+	api.PUT("/moderation/apps/:appId/settings", s.apiModerationSettings)
 
 	// The auth site: sign-in and sign-up pages and their form posts.
 	au := s.auth

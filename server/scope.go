@@ -25,6 +25,8 @@ type Scope struct {
 	// Content is what of the app's paid content the viewer may see
 	// (access.ContentFor, the one rule): ContentAll unless Gated.
 	Content access.Content
+	// Ban is the viewer's ban or silence in force in this app, or nil.
+	Ban *store.Ban
 }
 
 // scopeOf loads an app by id or name (404 'App not found') and the viewer's
@@ -56,6 +58,11 @@ func (s *Server) scopeOfView(c echo.Context, view *store.AppView) (*Scope, error
 		}
 	}
 	sc.Can = access.For(view.Settings, sc.Role)
+	if v.User != nil {
+		if err := s.applyBan(c, sc); err != nil {
+			return nil, err
+		}
+	}
 	// Ask for the subscription only when the gate could hold this viewer.
 	if access.Gated(view.Settings, sc.Role, false) {
 		subscribed := false
@@ -76,6 +83,9 @@ func (s *Server) scopeOfView(c echo.Context, view *store.AppView) (*Scope, error
 func (sc *Scope) setRole(role string) {
 	sc.Role = role
 	sc.Can = access.For(sc.App.Settings, role)
+	if sc.Ban != nil {
+		sc.Can = access.Restrict(sc.Can, sc.Ban.Kind)
+	}
 }
 
 // Feature names for requireFeature.

@@ -22,8 +22,10 @@ type Event struct {
 	IsOfficial    bool      `bun:",notnull,default:false" json:"isOfficial"`
 	BannerMediaID *string   `json:"-"`
 	Settings      string    `bun:",notnull,default:'{}'" json:"-"`
-	CreatedAt     time.Time `bun:",notnull,default:current_timestamp" json:"createdAt"`
-	UpdatedAt     time.Time `bun:",notnull,default:current_timestamp" json:"updatedAt"`
+	// Hidden says why the event is hidden (store.Hidden*), "" when shown.
+	Hidden    string    `bun:",notnull,default:''" json:"-"`
+	CreatedAt time.Time `bun:",notnull,default:current_timestamp" json:"createdAt"`
+	UpdatedAt time.Time `bun:",notnull,default:current_timestamp" json:"updatedAt"`
 }
 
 type EventMedia struct {

@@ -47,7 +47,7 @@ func (s *Storage) events(ctx context.Context, appID string, f EventFilter, now t
 	page, limit := ClampPage(f.Page, f.Limit)
 	now = now.UTC()
 	var events []Event
-	q := s.DB.NewSelect().Model(&events).Where("app_id = ?", appID)
+	q := s.DB.NewSelect().Model(&events).Where("app_id = ? AND hidden = ''", appID)
 	q = f.Apply(q).
 		OrderExpr("CASE WHEN end_date >= ? THEN 0 ELSE 1 END ASC", now).
 		OrderExpr("CASE WHEN end_date >= ? THEN start_date END ASC", now).
@@ -58,7 +58,7 @@ func (s *Storage) events(ctx context.Context, appID string, f EventFilter, now t
 	}
 	// The total is counted once per app version and filter (listTotal).
 	total, err := s.listTotal(ctx, appID, "events:"+eventFilterKey(f), func(ctx context.Context) (int, error) {
-		n, err := f.Apply(s.DB.NewSelect().Model((*Event)(nil)).Where("app_id = ?", appID)).Count(ctx)
+		n, err := f.Apply(s.DB.NewSelect().Model((*Event)(nil)).Where("app_id = ? AND hidden = ''", appID)).Count(ctx)
 		if err != nil {
 			return 0, fmt.Errorf("count events of app %s: %w", appID, err)
 		}
@@ -78,7 +78,7 @@ func (s *Storage) events(ctx context.Context, appID string, f EventFilter, now t
 // calendar feed.
 func (s *Storage) UpcomingEvents(ctx context.Context, appID string, now time.Time, limit int) ([]Event, error) {
 	var events []Event
-	if err := s.DB.NewSelect().Model(&events).Where("app_id = ? AND end_date >= ?", appID, now.UTC()).
+	if err := s.DB.NewSelect().Model(&events).Where("app_id = ? AND end_date >= ? AND hidden = ''", appID, now.UTC()).
 		OrderExpr("start_date ASC, id ASC").Limit(int64(limit)).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("list upcoming events of app %s: %w", appID, err)
 	}

@@ -344,7 +344,7 @@ func (s *Storage) buildLanding(ctx context.Context, app *App, now time.Time) (*A
 	}
 	if features.Events.Enabled {
 		var events []Event
-		if err := db.NewSelect().Model(&events).Where("app_id = ? AND end_date >= ?", app.ID, now).
+		if err := db.NewSelect().Model(&events).Where("app_id = ? AND end_date >= ? AND hidden = ''", app.ID, now).
 			Order("start_date ASC").Limit(landingEvents).Scan(ctx); err != nil {
 			return nil, fmt.Errorf("load upcoming events: %w", err)
 		}
@@ -391,13 +391,13 @@ func (s *Storage) landingCommunity(ctx context.Context, app *App, view *AppView)
 		return nil
 	}
 	posts, err := s.DB.NewSelect().Model((*Message)(nil)).
-		Where("community_id = ? AND type = ?", community.ID, MessagePost).Count(ctx)
+		Where("community_id = ? AND type = ? AND hidden = ''", community.ID, MessagePost).Count(ctx)
 	if err != nil {
 		return fmt.Errorf("count posts: %w", err)
 	}
 	cv.Count.Posts = int(posts)
 	var recent []Message
-	if err := s.DB.NewSelect().Model(&recent).Where("community_id = ? AND type = ?", community.ID, MessagePost).
+	if err := s.DB.NewSelect().Model(&recent).Where("community_id = ? AND type = ? AND hidden = ''", community.ID, MessagePost).
 		Order("created_at DESC", "id DESC").Limit(landingPosts).Scan(ctx); err != nil {
 		return fmt.Errorf("load recent posts: %w", err)
 	}

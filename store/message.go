@@ -16,16 +16,18 @@ const (
 type Message struct {
 	bun.BaseModel `bun:"table:messages"`
 
-	ID              string    `bun:",pk" json:"id"`
-	AppID           string    `bun:",notnull" json:"appId"`
-	CommunityID     string    `bun:",notnull" json:"communityId"`
-	SenderID        string    `bun:",notnull" json:"senderId"`
-	Type            string    `bun:",notnull" json:"type"`
-	Content         string    `bun:",notnull,default:''" json:"content"`
-	ParentMessageID *string   `json:"parentMessageId"`
-	IsFeatured      bool      `bun:",notnull,default:false" json:"isFeatured"`
-	CreatedAt       time.Time `bun:",notnull,default:current_timestamp" json:"createdAt"`
-	UpdatedAt       time.Time `bun:",notnull,default:current_timestamp" json:"updatedAt"`
+	ID              string  `bun:",pk" json:"id"`
+	AppID           string  `bun:",notnull" json:"appId"`
+	CommunityID     string  `bun:",notnull" json:"communityId"`
+	SenderID        string  `bun:",notnull" json:"senderId"`
+	Type            string  `bun:",notnull" json:"type"`
+	Content         string  `bun:",notnull,default:''" json:"content"`
+	ParentMessageID *string `json:"parentMessageId"`
+	IsFeatured      bool    `bun:",notnull,default:false" json:"isFeatured"`
+	// Hidden says why the message is hidden (store.Hidden*), "" when shown.
+	Hidden    string    `bun:",notnull,default:''" json:"hidden"`
+	CreatedAt time.Time `bun:",notnull,default:current_timestamp" json:"createdAt"`
+	UpdatedAt time.Time `bun:",notnull,default:current_timestamp" json:"updatedAt"`
 }
 
 // MessageAttachment orders the media of a message.

@@ -111,7 +111,7 @@ func (s *Storage) communityFeed(ctx context.Context, communityID, msgType string
 	page, limit := ClampPage(fp.Page, fp.Limit)
 	var msgs []Message
 	q := s.DB.NewSelect().Model(&msgs).
-		Where("community_id = ? AND type = ? AND parent_message_id IS NULL", communityID, msgType).
+		Where("community_id = ? AND type = ? AND parent_message_id IS NULL AND hidden = ''", communityID, msgType).
 		OrderExpr("created_at DESC, id DESC").Limit(int64(limit + 1))
 	if fp.Cursor != "" {
 		at, id, err := decodeCursor(fp.Cursor)
@@ -190,7 +190,7 @@ func (s *Storage) feedTotal(ctx context.Context, communityID, msgType string) (i
 		}
 	}
 	n, err := s.DB.NewSelect().Model((*Message)(nil)).
-		Where("community_id = ? AND type = ? AND parent_message_id IS NULL", communityID, msgType).Count(ctx)
+		Where("community_id = ? AND type = ? AND parent_message_id IS NULL AND hidden = ''", communityID, msgType).Count(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("count posts of community %s: %w", communityID, err)
 	}
@@ -212,7 +212,7 @@ func (s *Storage) forgetFeedTotal(ctx context.Context, communityID, msgType stri
 func (s *Storage) Replies(ctx context.Context, parentID string, page, limit int) (*MessagePage, error) {
 	page, limit = ClampPage(page, limit)
 	var msgs []Message
-	total, err := s.DB.NewSelect().Model(&msgs).Where("parent_message_id = ?", parentID).
+	total, err := s.DB.NewSelect().Model(&msgs).Where("parent_message_id = ? AND hidden = ''", parentID).
 		OrderExpr("created_at ASC, id ASC").Limit(int64(limit)).Offset(int64((page - 1) * limit)).ScanAndCount(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list replies of %s: %w", parentID, err)
@@ -285,7 +285,7 @@ type StoryGroup struct {
 func (s *Storage) StoriesByUser(ctx context.Context, communityID string, since time.Time) ([]StoryGroup, error) {
 	var msgs []Message
 	if err := s.DB.NewSelect().Model(&msgs).
-		Where("community_id = ? AND type = ? AND created_at >= ?", communityID, MessageStory, since).
+		Where("community_id = ? AND type = ? AND created_at >= ? AND hidden = ''", communityID, MessageStory, since).
 		OrderExpr("created_at DESC, id DESC").Limit(int64(500)).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("list stories of community %s: %w", communityID, err)
 	}

@@ -24,6 +24,9 @@ type MessageView struct {
 	ParentMessageID *string          `json:"parentMessageId"`
 	CommunityID     string           `json:"communityId"`
 	IsFeatured      bool             `json:"isFeatured"`
+	// Hidden is why the message is hidden ("" when shown): only its author
+	// and moderators ever receive a hidden message, marked.
+	Hidden string `json:"hidden,omitempty" tstype:"'' | 'REPORTS' | 'MODERATOR' | 'PENDING'"`
 }
 
 type AttachmentView struct {
@@ -107,7 +110,7 @@ func (s *Storage) messageViews(ctx context.Context, db bun.IDB, msgs []Message) 
 		N               int    `bun:"n"`
 	}
 	if err := db.NewSelect().Model((*Message)(nil)).ColumnExpr("parent_message_id, COUNT(*) AS n").
-		Where("parent_message_id IN (?)", bun.In(ids)).Group("parent_message_id").
+		Where("parent_message_id IN (?) AND hidden = ''", bun.In(ids)).Group("parent_message_id").
 		Scan(ctx, &replyCounts); err != nil {
 		return nil, fmt.Errorf("count replies: %w", err)
 	}
@@ -134,7 +137,7 @@ func (s *Storage) messageViews(ctx context.Context, db bun.IDB, msgs []Message) 
 			ID: m.ID, Content: m.Content, Type: m.Type, SenderID: m.SenderID,
 			Sender: users[m.SenderID], Attachments: []AttachmentView{}, Reactions: []ReactionView{},
 			Tags: []TagView{}, Replies: []MessageView{}, CreatedAt: m.CreatedAt, ParentMessageID: m.ParentMessageID,
-			CommunityID: m.CommunityID, IsFeatured: m.IsFeatured,
+			CommunityID: m.CommunityID, IsFeatured: m.IsFeatured, Hidden: m.Hidden,
 		}
 		if views[i].Sender.ID == "" {
 			views[i].Sender = UserSummary{ID: m.SenderID, Username: "unknown", Media: []MediaView{}}

@@ -33,6 +33,9 @@ type NewMessage struct {
 	// Announce tells the app's members about a new post (the creator's and
 	// admins' posts: access.AnnouncesToMembers).
 	Announce bool
+	// Hidden holds the message back (HiddenForApproval: a new account's
+	// post with links); a held message announces nothing.
+	Hidden string
 }
 
 // CreateMessage inserts a message with its attachments and tags in one
@@ -41,7 +44,7 @@ type NewMessage struct {
 func (s *Storage) CreateMessage(ctx context.Context, n NewMessage) (*MessageView, error) {
 	now := time.Now().UTC()
 	m := &Message{ID: NewID(), AppID: n.AppID, CommunityID: n.CommunityID, SenderID: n.SenderID, Type: n.Type,
-		Content: n.Content, ParentMessageID: n.ParentMessageID, IsFeatured: n.IsFeatured, CreatedAt: now, UpdatedAt: now}
+		Content: n.Content, ParentMessageID: n.ParentMessageID, IsFeatured: n.IsFeatured, Hidden: n.Hidden, CreatedAt: now, UpdatedAt: now}
 	attachments, tags := uniq(n.AttachmentIDs), uniq(n.TagIDs)
 	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if len(attachments) > 0 {
@@ -85,6 +88,10 @@ func (s *Storage) CreateMessage(ctx context.Context, n NewMessage) (*MessageView
 			if _, err := tx.NewInsert().Model(&MessageTag{MessageID: m.ID, TagID: id, AppID: n.AppID}).Exec(ctx); err != nil {
 				return fmt.Errorf("tag message: %w", err)
 			}
+		}
+		if m.Hidden != "" {
+			return logAction(ctx, tx, ModerationEntry{AppID: m.AppID, Action: ActionHold, TargetType: TargetPost, TargetID: m.ID,
+				TargetUserID: m.SenderID, Reason: "links from a new account"})
 		}
 		return messageNotices(ctx, tx, m, n.Announce)
 	})
@@ -203,7 +210,8 @@ func messageNotices(ctx context.Context, tx bun.Tx, m *Message, announce bool) e
 			postID, what = *parent.ParentMessageID, "comment"
 		}
 		_, err := Notify(ctx, tx, Notice{AppID: m.AppID, Kind: KindReply, RecipientIDs: []string{parent.SenderID},
-			SenderID: m.SenderID, Text: "Replied to your " + what + ": " + Snippet(m.Content, 80), Link: "/posts/" + postID})
+			SenderID: m.SenderID, Text: "Replied to your " + what + ": " + Snippet(m.Content, 80), Link: "/posts/" + postID,
+			Source: "message:" + m.ID})
 		return err
 	case m.Type == MessagePost && announce:
 		text := "New post"

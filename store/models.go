@@ -17,5 +17,6 @@ func Models() []any {
 		(*Notification)(nil), (*PushSubscription)(nil), (*Donation)(nil), (*DonationTier)(nil),
 		(*Link)(nil), (*Secret)(nil), (*JobOutbox)(nil), (*NotificationPreference)(nil),
 		(*PaymentEvent)(nil), (*PageVersion)(nil), (*LinkIcon)(nil), (*AuditEntry)(nil),
+		(*Report)(nil), (*Ban)(nil), (*ModerationEntry)(nil),
 	}
 }

@@ -273,6 +273,14 @@ func noticeRecipients(ctx context.Context, db bun.IDB, n Notice) ([]string, erro
 	return ids, nil
 }
 
+// noticeOfHidden leaves out the notifications about a hidden post or
+// comment (their source names it) for everyone but its author: a hidden
+// message is not announced, and reappears when it is shown again.
+func noticeOfHidden(alias string) string {
+	return "NOT EXISTS (SELECT 1 FROM messages AS hm WHERE hm.hidden <> '' AND hm.sender_id <> " + alias + ".user_id AND " +
+		alias + ".source = 'message:' || hm.id)"
+}
+
 // Snippet shortens user text for a notification line.
 func Snippet(s string, max int) string {
 	s = strings.Join(strings.Fields(s), " ")
@@ -317,6 +325,7 @@ func (s *Storage) UnreadNotifications(ctx context.Context, appID, userID string,
 		ColumnExpr("n.*").ColumnExpr("u.username AS sender_username").
 		Join("LEFT JOIN users AS u ON u.id = n.sender_id").
 		Where("n.app_id = ? AND n.user_id = ? AND n.read_at IS NULL", appID, userID).
+		Where(noticeOfHidden("n")).
 		OrderExpr("n.created_at DESC, n.id DESC").Limit(int64(limit)).Offset(int64((page-1)*limit)).
 		ScanAndCount(ctx, &rows)
 	if err != nil {
@@ -335,8 +344,8 @@ func (s *Storage) UnreadNotifications(ctx context.Context, appID, userID string,
 
 // UnreadCount is the bell's badge.
 func (s *Storage) UnreadCount(ctx context.Context, appID, userID string) (int, error) {
-	n, err := s.DB.NewSelect().Model((*Notification)(nil)).
-		Where("app_id = ? AND user_id = ? AND read_at IS NULL", appID, userID).Count(ctx)
+	n, err := s.DB.NewSelect().TableExpr("notifications AS n").
+		Where("n.app_id = ? AND n.user_id = ? AND n.read_at IS NULL", appID, userID).Where(noticeOfHidden("n")).Count(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("count notifications: %w", err)
 	}

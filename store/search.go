@@ -74,7 +74,7 @@ func (s *Storage) Search(ctx context.Context, appID, appName, q string, scope Se
 	base := "/apps/" + appName
 	if scope.Posts {
 		var rows []Message
-		if err := match(s.DB.NewSelect().Model(&rows).Where("message.app_id = ? AND message.type = ?", appID, MessagePost),
+		if err := match(s.DB.NewSelect().Model(&rows).Where("message.app_id = ? AND message.type = ? AND message.hidden = ''", appID, MessagePost),
 			"message", "messages_fts", "message.created_at DESC", "0, 1", "message.content").
 			Limit(SearchLimit).Scan(ctx); err != nil {
 			return nil, fmt.Errorf("search posts: %w", err)
@@ -98,7 +98,7 @@ func (s *Storage) Search(ctx context.Context, appID, appName, q string, scope Se
 	}
 	if scope.Events {
 		var rows []Event
-		if err := match(s.DB.NewSelect().Model(&rows).Where("event.app_id = ?", appID),
+		if err := match(s.DB.NewSelect().Model(&rows).Where("event.app_id = ? AND event.hidden = ''", appID),
 			"event", "events_fts", "event.start_date DESC", "0, 5, 1, 2", "event.name", "event.description", "event.location").
 			Limit(SearchLimit).Scan(ctx); err != nil {
 			return nil, fmt.Errorf("search events: %w", err)

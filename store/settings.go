@@ -13,6 +13,25 @@ type AppSettings struct {
 	UI          UISettings          `json:"ui"`
 	LandingPage LandingPageSettings `json:"landingPage"`
 	Features    FeatureSettings     `json:"features"`
+	Moderation  ModerationSettings  `json:"moderation"`
+}
+
+// ModerationSettings are an app's moderation rules (issue 26).
+type ModerationSettings struct {
+	// ReportThreshold is how many distinct members' reports hide content
+	// until a moderator reviews it; 0 means DefaultReportThreshold.
+	ReportThreshold int `json:"reportThreshold"`
+	// HoldNewAccountLinks holds posts with links from accounts younger than
+	// a day, or without a verified e-mail, for approval.
+	HoldNewAccountLinks bool `json:"holdNewAccountLinks"`
+}
+
+// Threshold is the report threshold in force.
+func (m ModerationSettings) Threshold() int {
+	if m.ReportThreshold <= 0 {
+		return DefaultReportThreshold
+	}
+	return m.ReportThreshold
 }
 
 type BasicSettings struct {

@@ -41,7 +41,7 @@ type SitemapPage struct {
 func (s *Storage) PublicPosts(ctx context.Context, appID string, limit int) ([]SitemapPage, error) {
 	pages := []SitemapPage{}
 	if err := s.DB.NewSelect().Model((*Message)(nil)).Column("id", "content", "created_at", "updated_at").
-		Where("app_id = ? AND type = ? AND parent_message_id IS NULL", appID, "POST").
+		Where("app_id = ? AND type = ? AND parent_message_id IS NULL AND hidden = ''", appID, "POST").
 		Order("created_at DESC", "id DESC").Limit(int64(limit)).Scan(ctx, &pages); err != nil {
 		return nil, fmt.Errorf("list public posts of %s: %w", appID, err)
 	}
@@ -63,7 +63,7 @@ func (s *Storage) SitemapItems(ctx context.Context, appID string) ([]SitemapPage
 func (s *Storage) SitemapEvents(ctx context.Context, appID string) ([]SitemapPage, error) {
 	pages := []SitemapPage{}
 	if err := s.DB.NewSelect().Model((*Event)(nil)).ColumnExpr("id, name AS title, created_at, updated_at").
-		Where("app_id = ?", appID).
+		Where("app_id = ? AND hidden = ''", appID).
 		Order("updated_at DESC", "id DESC").Limit(SitemapLimit).Scan(ctx, &pages); err != nil {
 		return nil, fmt.Errorf("list sitemap events of %s: %w", appID, err)
 	}

@@ -52,6 +52,7 @@ export interface AppSettings {
   ui: UISettings;
   landingPage: LandingPageSettings;
   features: FeatureSettings;
+  moderation: ModerationSettings;
 }
 
 // AppView is store.AppView.
@@ -115,6 +116,27 @@ export interface AuditView {
   target: string;
   detail: string;
   createdAt: string;
+}
+
+// Ban is store.Ban.
+export interface Ban {
+  id: string;
+  userId: string;
+  kind: 'BAN' | 'SILENCE';
+  reason: string;
+  endsAt: string | null;
+  createdAt: string;
+}
+
+// BanView is store.BanView.
+export interface BanView {
+  id: string;
+  userId: string;
+  kind: 'BAN' | 'SILENCE';
+  reason: string;
+  endsAt: string | null;
+  createdAt: string;
+  username: string;
 }
 
 // BasicSettings is store.BasicSettings.
@@ -567,6 +589,49 @@ export interface MessageView {
   parentMessageId: string | null;
   communityId: string;
   isFeatured: boolean;
+  hidden?: '' | 'REPORTS' | 'MODERATOR' | 'PENDING';
+}
+
+// ModerationAction is server.ModerationAction.
+export interface ModerationAction {
+  action: 'DISMISS' | 'HIDE' | 'UNHIDE' | 'APPROVE' | 'DELETE' | 'WARN' | 'BAN' | 'SILENCE' | 'LIFT';
+  targetType: 'POST' | 'COMMENT' | 'STORY' | 'EVENT' | 'MEMBER';
+  targetId: string;
+  reason: string;
+  days: number;
+}
+
+// ModerationData is server.ModerationData.
+export interface ModerationData {
+  queue: QueueItem[];
+  bans: BanView[];
+  log: ModerationLogEntry[];
+  logPagination: StorePagination;
+  settings: ModerationSettings;
+  threshold: number;
+  canSetRules: boolean;
+  done: string;
+  error: string;
+}
+
+// ModerationLogEntry is store.ModerationLogEntry.
+export interface ModerationLogEntry {
+  id: string;
+  actorId: string;
+  action: string;
+  targetType: string;
+  targetId: string;
+  targetUserId: string;
+  reason: string;
+  createdAt: string;
+  actorName: string;
+  targetName: string;
+}
+
+// ModerationSettings is store.ModerationSettings.
+export interface ModerationSettings {
+  reportThreshold: number;
+  holdNewAccountLinks: boolean;
 }
 
 // NoticeSender is store.NoticeSender.
@@ -747,6 +812,17 @@ export interface ProfilePicture {
   updatedAt: string;
 }
 
+// QueueItem is store.QueueItem.
+export interface QueueItem {
+  target: ReportTarget;
+  count: number;
+  reasons: Record<string, number>;
+  texts: string[];
+  firstAt: string;
+  latestAt: string;
+  authorBan: Ban | null;
+}
+
 // ReactionUser is store.ReactionUser.
 export interface ReactionUser {
   id: string;
@@ -758,6 +834,41 @@ export interface ReactionView {
   reaction: string;
   mediaId: string | null;
   sender: ReactionUser;
+}
+
+// ReportPageData is server.ReportPageData.
+export interface ReportPageData {
+  target: ReportTarget | null;
+  reasons: string[];
+  done: boolean;
+  error: string;
+}
+
+// ReportRequest is server.ReportRequest.
+export interface ReportRequest {
+  appId: string;
+  targetType: 'POST' | 'COMMENT' | 'STORY' | 'EVENT' | 'MEMBER';
+  targetId: string;
+  reason: 'SPAM' | 'HARASSMENT' | 'ILLEGAL' | 'OTHER';
+  text: string;
+}
+
+// ReportResult is server.ReportResult.
+export interface ReportResult {
+  targetType: string;
+  targetId: string;
+  created: boolean;
+}
+
+// ReportTarget is store.ReportTarget.
+export interface ReportTarget {
+  type: string;
+  id: string;
+  userId: string;
+  username: string;
+  summary: string;
+  link: string;
+  hidden: string;
 }
 
 // RevenueRow is store.RevenueRow.
@@ -881,6 +992,7 @@ export interface StoryView {
   parentMessageId: string | null;
   communityId: string;
   isFeatured: boolean;
+  hidden?: '' | 'REPORTS' | 'MODERATOR' | 'PENDING';
   media: MediaView | null;
   user: UserSummary;
 }

@@ -4,7 +4,11 @@
 // from a list of roles.
 package access
 
-import "marquee/store"
+import (
+	"time"
+
+	"marquee/store"
+)
 
 // Roles are ranked (SPEC.md section 6); store.RoleRank holds the numbers.
 const (
@@ -218,3 +222,94 @@ func CanChangeRole(actor, current, next string) bool {
 
 // CanCreateApp: any signed-in user may create an app when self-serve is on.
 func CanCreateApp(signedIn, selfServe bool) bool { return signedIn && selfServe }
+
+// CanReport: anyone signed in may report a post, comment, story, event or
+// member of an app (issue 26); a member reports a target once.
+func CanReport(role string) bool { return signedIn(role) }
+
+// CanReview: moderators, admins and the creator work the review queue
+// (dismiss, hide, delete, warn, ban) and read the audit log.
+func CanReview(role string) bool { return AtLeast(role, Moderator) }
+
+// CanSetModerationRules: the creator and admins set the report threshold
+// and the limits for new accounts.
+func CanSetModerationRules(role string) bool { return AtLeast(role, Admin) }
+
+// CanBan: a reviewer bans or silences only members ranked below them, so a
+// moderator cannot ban an admin and nobody bans the creator.
+func CanBan(actorRole, targetRole string) bool {
+	return CanReview(actorRole) && store.RoleRank(actorRole) > store.RoleRank(targetRole)
+}
+
+// SeesHidden: who sees hidden content besides its author.
+func SeesHidden(role string) bool { return CanReview(role) }
+
+// Restricted reports whether a ban or silence of kind stops a write (route
+// as Echo registers it, "POST /api/messages"). A banned member may only
+// undo things (unfollow, leave, take back a reaction, cancel, delete their
+// own post) and report; a silenced member may read, follow, join and buy,
+// but not write, react or create.
+func Restricted(kind, route string) bool {
+	switch kind {
+	case store.BanKindBan:
+		return !banAllows[route]
+	case store.BanKindSilence:
+		return silenceRefuses[route]
+	}
+	return false
+}
+
+var banAllows = map[string]bool{
+	"POST /api/auth/logout":                           true,
+	"POST /api/notifications/unfollow/:appId":         true,
+	"POST /api/notifications/read/:appId":             true,
+	"PUT /api/notifications/preferences/:appId":       true,
+	"POST /apps/:app/notifications/read":              true,
+	"POST /apps/:app/notifications/settings":          true,
+	"DELETE /api/events/:id/leave":                    true,
+	"DELETE /api/messages/:id":                        true,
+	"DELETE /api/messages/:id/reactions/:reactionId":  true,
+	"POST /api/subscriptions/apps/:appId/cancel":      true,
+	"POST /apps/:app/profile/membership":              true,
+	"POST /api/store/:storeId/orders/:orderId/cancel": true,
+	"POST /apps/:app/orders/:orderId/cancel":          true,
+	"POST /api/reports":                               true,
+	"POST /apps/:app/report":                          true,
+}
+
+var silenceRefuses = map[string]bool{
+	"POST /api/messages":                  true,
+	"POST /api/messages/:id/reactions":    true,
+	"POST /api/media":                     true,
+	"POST /api/events/apps/:appId/events": true,
+	"PUT /api/events/:id":                 true,
+	"POST /apps/:app/create-event":        true,
+	"POST /api/store/:storeId/items":      true,
+	"PUT /api/store/items/:itemId":        true,
+}
+
+// Restrict turns off what a ban or silence of kind takes away, so pages
+// never offer it.
+func Restrict(f Flags, kind string) Flags {
+	switch kind {
+	case store.BanKindBan:
+		f.CanPost, f.CanCreateStories, f.CanCreateEvents, f.CanComment, f.CanReact = false, false, false, false, false
+		f.CanUpload, f.CanFollow, f.CanJoinEvents, f.CanAccessStore, f.CanDonate = false, false, false, false, false
+	case store.BanKindSilence:
+		f.CanPost, f.CanCreateStories, f.CanCreateEvents, f.CanComment, f.CanReact, f.CanUpload = false, false, false, false, false, false
+	}
+	return f
+}
+
+// NewAccountAge is how young an account is "new" for the hold on links.
+const NewAccountAge = 24 * time.Hour
+
+// HoldsForApproval: with the app's hold on, a post with links from an
+// account younger than a day, or without a verified e-mail, waits for a
+// moderator; moderators and up are never held.
+func HoldsForApproval(m store.ModerationSettings, role string, createdAt time.Time, verified bool, now time.Time, isPost, hasLink bool) bool {
+	if !m.HoldNewAccountLinks || !isPost || !hasLink || CanReview(role) {
+		return false
+	}
+	return now.Sub(createdAt) < NewAccountAge || !verified
+}
