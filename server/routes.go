@@ -112,10 +112,10 @@ func (s *Server) routes() {
 	// the gate lets through; the profile's membership form and the donation
 	// form are open to gated members too (the profile is).
 	app("/checkout/plan/:itemId", s.pagePlanCheckout)
-	m.POST("/apps/:app/checkout/plan/:itemId", s.formPlanCheckout, s.appPage, s.subscriptionGate)
+	m.POST("/apps/:app/checkout/plan/:itemId", s.formPlanCheckout, s.appPage, s.subscriptionGate, s.verifiedEmail)
 	appForm("/profile/membership", s.formMembership)
 	app("/donate", s.pageDonate)
-	appForm("/donate", s.formDonate)
+	m.POST("/apps/:app/donate", s.formDonate, s.appPage, s.verifiedEmail)
 	app("/donations", s.pageDonations)
 	// Checkout, orders, the wallet and fulfilment.
 	app("/checkout", s.pageCheckout)
@@ -127,7 +127,7 @@ func (s *Server) routes() {
 	app("/manage/orders", s.pageManageOrders)
 	appForm("/checkout", s.formCheckout)
 	appForm("/checkout/shipping", s.formCheckoutShipping)
-	appForm("/checkout/pay", s.formCheckoutPay)
+	m.POST("/apps/:app/checkout/pay", s.formCheckoutPay, s.appPage, s.verifiedEmail)
 	appForm("/orders/:orderId/cancel", s.formOrderCancel)
 	appForm("/manage/orders/:orderId", s.formManageOrder)
 	cachedApp("/events", s.pageEvents)
@@ -137,7 +137,11 @@ func (s *Server) routes() {
 	app("/create-event", s.pageCreateEvent)
 	// Join/Leave without JavaScript posts here and is sent back to the event.
 	m.POST("/apps/:app/events/:eventId/attend", s.formAttendEvent, s.appPage, s.subscriptionGate)
-	m.POST("/apps/:app/create-event", s.formCreateEvent, s.appPage, s.subscriptionGate)
+	m.POST("/apps/:app/create-event", s.formCreateEvent, s.appPage, s.subscriptionGate, s.verifiedEmail)
+
+	// Mail: one-click unsubscribe (RFC 8058) and its page.
+	m.GET("/mail/unsubscribe/:token", s.pageUnsubscribe)
+	m.POST("/mail/unsubscribe/:token", s.postUnsubscribe)
 
 	// JSON API (SPEC.md section 7).
 	api := m.Group("/api")
@@ -162,7 +166,7 @@ func (s *Server) routes() {
 	api.GET("/community/:communityId/posts", s.apiCommunityPosts)
 	api.GET("/community/:communityId/stories", s.apiCommunityStories)
 	api.GET("/messages", s.apiMessages)
-	api.POST("/messages", s.apiCreateMessage)
+	api.POST("/messages", s.apiCreateMessage, s.verifiedEmail)
 	api.GET("/messages/:id", s.apiMessage)
 	api.DELETE("/messages/:id", s.apiDeleteMessage)
 	api.GET("/messages/:id/replies", s.apiMessageReplies)
@@ -187,15 +191,15 @@ func (s *Server) routes() {
 	api.PUT("/store/:storeId/cart/items/:cartItemId", s.apiCartUpdate)
 	api.DELETE("/store/:storeId/cart/items/:cartItemId", s.apiCartRemove)
 	// Memberships and donations.
-	api.POST("/subscriptions/apps/:appId/subscribe", s.apiSubscribe)
+	api.POST("/subscriptions/apps/:appId/subscribe", s.apiSubscribe, s.verifiedEmail)
 	api.POST("/subscriptions/apps/:appId/cancel", s.apiSubscriptionCancel)
-	api.POST("/donations/create", s.apiDonationCreate)
-	api.POST("/donations/process", s.apiDonationProcess)
+	api.POST("/donations/create", s.apiDonationCreate, s.verifiedEmail)
+	api.POST("/donations/process", s.apiDonationProcess, s.verifiedEmail)
 	api.GET("/donations/apps/:appId", s.apiDonations)
 	// Checkout, payments and orders.
 	api.GET("/store/:storeId/stripe-payments/config", s.apiPaymentConfig)
 	api.POST("/store/:storeId/orders/checkout", s.apiCheckout)
-	api.POST("/store/:storeId/musepay/process", s.apiWalletPay)
+	api.POST("/store/:storeId/musepay/process", s.apiWalletPay, s.verifiedEmail)
 	api.GET("/store/:storeId/orders", s.apiOrders)
 	api.GET("/store/:storeId/orders/:orderId", s.apiOrder)
 	api.PUT("/store/:storeId/orders/:orderId/shipping", s.apiOrderShipping)
@@ -207,16 +211,16 @@ func (s *Server) routes() {
 	api.POST("/store/:storeId/orders/:orderId/refund", s.apiOrderRefund)
 	// Card and PayPal payments (SPEC.md section 7 Payments); the providers'
 	// webhooks are signature-checked instead of session-checked.
-	api.POST("/store/:storeId/stripe-payments/create-intent", s.apiStripeCreateIntent)
+	api.POST("/store/:storeId/stripe-payments/create-intent", s.apiStripeCreateIntent, s.verifiedEmail)
 	api.POST("/store/:storeId/stripe-payments/confirm", s.apiStripeConfirm)
 	api.POST("/store/:storeId/stripe-payments/refund", s.apiPaymentRefund)
-	api.POST("/store/:storeId/paypal/create-order", s.apiPayPalCreateOrder)
+	api.POST("/store/:storeId/paypal/create-order", s.apiPayPalCreateOrder, s.verifiedEmail)
 	api.POST("/store/:storeId/paypal/capture-order", s.apiPayPalCapture)
 	api.POST("/webhooks/stripe", s.apiWebhook(payments.Stripe))
 	api.POST("/webhooks/paypal", s.apiWebhook(payments.PayPal))
 	// Events.
 	api.GET("/events/apps/:appId/events", s.apiEvents)
-	api.POST("/events/apps/:appId/events", s.apiCreateEvent)
+	api.POST("/events/apps/:appId/events", s.apiCreateEvent, s.verifiedEmail)
 	api.GET("/events/:id", s.apiEvent)
 	api.PUT("/events/:id", s.apiUpdateEvent)
 	api.DELETE("/events/:id", s.apiDeleteEvent)
@@ -233,6 +237,13 @@ func (s *Server) routes() {
 	au.POST("/authenticate/signin", s.postSignIn)
 	au.GET("/authenticate/signup", s.authPage("signup"))
 	au.POST("/authenticate/signup", s.postSignUp)
+	// Password reset and e-mail verification (auth_reset.go).
+	au.GET("/authenticate/forgot", s.pageForgotPassword)
+	au.POST("/authenticate/forgot", s.postForgotPassword)
+	au.GET("/authenticate/reset", s.pageResetPassword)
+	au.POST("/authenticate/reset", s.postResetPassword)
+	au.GET("/authenticate/verify", s.verifyEmail)
+	au.POST("/authenticate/verify/resend", s.resendVerification)
 
 	// Unknown paths and wrong methods fall to Echo's 404 and 405, which
 	// handleError answers in JSON under /api and as a page elsewhere.

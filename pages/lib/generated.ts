@@ -76,6 +76,26 @@ export interface AttendeeView {
   createdAt: string;
 }
 
+// AuthFormData is server.AuthFormData.
+export interface AuthFormData {
+  mode: 'signin' | 'signup' | 'forgot' | 'reset' | 'message';
+  appName: string;
+  action: string;
+  values: Record<string, string>;
+  errors: Record<string, string>;
+  signedIn?: string;
+  token?: string;
+  title?: string;
+  message?: string;
+  links?: AuthLink[];
+}
+
+// AuthLink is server.AuthLink.
+export interface AuthLink {
+  label: string;
+  href: string;
+}
+
 // BasicSettings is store.BasicSettings.
 export interface BasicSettings {
   displayName: string;
@@ -813,6 +833,14 @@ export interface TagView {
 // UISettings is store.UISettings.
 export interface UISettings {
   footerOrder: string[];
+}
+
+// UnsubscribeData is server.UnsubscribeData.
+export interface UnsubscribeData {
+  done: boolean;
+  kind: string;
+  appName: string;
+  action: string;
 }
 
 // UserSummary is store.UserSummary.

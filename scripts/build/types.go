@@ -51,6 +51,8 @@ func tsRoots() []tsRoot {
 		{Value: store.SearchResults{}},
 		{Value: store.Donation{}},
 		{Value: server.DonationProcessed{}},
+		{Value: server.AuthFormData{}},
+		{Value: server.UnsubscribeData{}},
 	}
 }
 

@@ -1,0 +1,359 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"marquee/server/jobs"
+	"marquee/server/mail/mailpittest"
+	"marquee/store"
+)
+
+// mailServer is a test server whose mail goes to its own mailpit.
+func mailServer(t *testing.T, configure func(*Config)) (*testServer, *mailpittest.Mailpit) {
+	t.Helper()
+	mp := mailpittest.Start(t)
+	ts := newTestServerWith(t, demoDB(t), func(c *Config) {
+		c.SMTPURL, c.MailFrom = mp.SMTPURL, "Ops <mail@marquee.test>"
+		if configure != nil {
+			configure(c)
+		}
+	})
+	return ts, mp
+}
+
+// runMailJobs sends the mails waiting in the outbox as the queue's worker
+// would (each send job once), and answers how many jobs ran.
+func runMailJobs(t *testing.T, ts *testServer) int {
+	t.Helper()
+	ctx := context.Background()
+	var rows []store.JobOutbox
+	if err := ts.store.DB.NewSelect().Model(&rows).Where("kind = ?", store.JobSendMail).Order("id").Scan(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		var args jobs.SendMailArgs
+		if err := json.Unmarshal([]byte(r.Args), &args); err != nil {
+			t.Fatal(err)
+		}
+		if err := jobs.SendMail(ctx, ts.store, ts.Mailer(), args.MailID); err != nil {
+			t.Fatalf("send mail: %v", err)
+		}
+		if _, err := ts.store.DB.NewDelete().Model((*store.JobOutbox)(nil)).Where("id = ?", r.ID).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return len(rows)
+}
+
+var linkToken = regexp.MustCompile(`token=([A-Za-z0-9_-]+)`)
+
+func tokenIn(t *testing.T, text string) string {
+	t.Helper()
+	m := linkToken.FindStringSubmatch(text)
+	if m == nil {
+		t.Fatalf("no token link in %q", text)
+	}
+	return m[1]
+}
+
+func userByEmail(t *testing.T, ts *testServer, email string) *store.User {
+	t.Helper()
+	u, err := ts.store.UserByEmail(context.Background(), email)
+	if err != nil {
+		t.Fatalf("user %s: %v", email, err)
+	}
+	return u
+}
+
+// TestMailSentOnceInTheAppsNameWithOneClickUnsubscribe: a mail is written
+// once per key with its job, sent once however often the job runs, in the
+// app's name from the operator's address, with text and HTML parts; a
+// non-transactional one carries List-Unsubscribe and List-Unsubscribe-Post
+// and its one-click POST switches that e-mail off.
+func TestMailSentOnceInTheAppsNameWithOneClickUnsubscribe(t *testing.T) {
+	t.Parallel()
+	ts, mp := mailServer(t, nil)
+	ctx := context.Background()
+	app, err := ts.store.AppByIDOrName(ctx, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := userByEmail(t, ts, "follower@demo.test")
+	queue := func(key string, transactional bool) bool {
+		ok, err := store.MailMember(ctx, ts.store.DB, store.OutgoingMail{Key: key, Kind: store.KindNewOrder, AppID: app.ID, UserID: u.ID,
+			Transactional: transactional, Content: store.MailContent{Subject: "Subject " + key, Heading: "Hello",
+				Paragraphs: []string{"Body of " + key}, Rows: []store.MailRow{{Label: "Total", Value: "$5.00", Strong: true}},
+				Action: &store.MailLink{Label: "Open", Path: "/apps/demo/orders"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	if !queue("k1", false) || queue("k1", false) {
+		t.Fatal("the same key must queue exactly once")
+	}
+	if n := runMailJobs(t, ts); n != 1 {
+		t.Fatalf("send jobs %d, want 1", n)
+	}
+	// The job running again (a retry after a crash) sends nothing more.
+	var m store.Mail
+	if err := ts.store.DB.NewSelect().Model(&m).Where("mail_key = ?", "k1").Scan(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if m.SentAt == nil {
+		t.Fatal("mail not marked sent")
+	}
+	if err := jobs.SendMail(ctx, ts.store, ts.Mailer(), m.ID); err != nil {
+		t.Fatal(err)
+	}
+	got := mp.WaitFor(t, "follower@demo.test", 1)
+	if n := len(mp.To(t, "follower@demo.test")); n != 1 {
+		t.Fatalf("%d mails delivered, want 1", n)
+	}
+	if got.Subject != "Subject k1" || got.From.Address != "mail@marquee.test" || got.From.Name != "Demo Studio" {
+		t.Fatalf("subject/from: %q %+v", got.Subject, got.From)
+	}
+	if !strings.Contains(got.Text, "Body of k1") || !strings.Contains(got.Text, "Total: $5.00") ||
+		!strings.Contains(got.HTML, "Body of k1") || !strings.Contains(got.HTML, "http://main.test/apps/demo/orders") {
+		t.Fatalf("parts: text %q html %q", got.Text, got.HTML)
+	}
+	lu := got.Headers["List-Unsubscribe"]
+	if len(lu) != 1 || !strings.HasPrefix(lu[0], "<http://main.test/mail/unsubscribe/") {
+		t.Fatalf("List-Unsubscribe %v", got.Headers)
+	}
+	if p := got.Headers["List-Unsubscribe-Post"]; len(p) != 1 || p[0] != "List-Unsubscribe=One-Click" {
+		t.Fatalf("List-Unsubscribe-Post %v", p)
+	}
+	unsub := strings.TrimSuffix(strings.TrimPrefix(lu[0], "<http://main.test"), ">")
+
+	// The page (GET) changes nothing; the one-click POST, from a mail
+	// provider (no browser headers), switches the kind's e-mail off.
+	if res := ts.do(t, "GET", unsub, nil, nil); res.Status != http.StatusOK || !strings.Contains(res.Body, "Unsubscribe") {
+		t.Fatalf("unsubscribe page %d", res.Status)
+	}
+	if p, _ := ts.store.NotificationPreferences(ctx, app.ID, u.ID); len(p.EmailMuted()) != 0 {
+		t.Fatal("GET must not unsubscribe")
+	}
+	res := ts.do(t, "POST", unsub, strings.NewReader("List-Unsubscribe=One-Click"), formHeaders)
+	if res.Status != http.StatusOK {
+		t.Fatalf("one-click: %d %s", res.Status, res.Body)
+	}
+	if p, _ := ts.store.NotificationPreferences(ctx, app.ID, u.ID); strings.Join(p.EmailMuted(), ",") != store.KindNewOrder {
+		t.Fatalf("muted %v", p.EmailMuted())
+	}
+	if queue("k2", false) {
+		t.Fatal("an unsubscribed kind must not be mailed")
+	}
+	// Transactional mail still goes, without List-Unsubscribe.
+	if !queue("k3", true) {
+		t.Fatal("transactional mail must be queued")
+	}
+	runMailJobs(t, ts)
+	tx := mp.WaitFor(t, "follower@demo.test", 2)
+	if tx.Subject != "Subject k3" || len(tx.Headers["List-Unsubscribe"]) != 0 {
+		t.Fatalf("transactional: %q %v", tx.Subject, tx.Headers["List-Unsubscribe"])
+	}
+	if res := ts.do(t, "POST", "/mail/unsubscribe/nope", strings.NewReader("List-Unsubscribe=One-Click"), formHeaders); res.Status != http.StatusNotFound {
+		t.Fatalf("unknown token: %d", res.Status)
+	}
+}
+
+// TestPasswordReset: "Forgot password?" answers the same for any address,
+// mails a single-use link to an account's, and the new password ends every
+// other session and signs this browser in.
+func TestPasswordReset(t *testing.T) {
+	t.Parallel()
+	ts, mp := mailServer(t, nil)
+	signin := ts.do(t, "GET", "/authenticate/signin?app=demo", nil, nil)
+	if !strings.Contains(signin.Body, `href="/authenticate/forgot?app=demo"`) {
+		t.Fatal("sign-in page has no Forgot password? link")
+	}
+	other1 := signInToken(t, ts, "follower@demo.test", "demo-password")
+	other2 := signInToken(t, ts, "follower", "demo-password")
+
+	ask := func(email string) response {
+		return ts.do(t, "POST", "/authenticate/forgot?app=demo", strings.NewReader(url.Values{"email": {email}}.Encode()), formHeaders)
+	}
+	known, unknown := ask("Follower@demo.test"), ask("nobody@demo.test")
+	if known.Status != http.StatusOK || unknown.Status != known.Status || !strings.Contains(known.Body, "If an account uses that address") ||
+		!strings.Contains(unknown.Body, "If an account uses that address") {
+		t.Fatalf("answers differ: %d %d", known.Status, unknown.Status)
+	}
+	if n := runMailJobs(t, ts); n != 1 {
+		t.Fatalf("%d mails, want 1 (none for an unknown address)", n)
+	}
+	msg := mp.WaitFor(t, "follower@demo.test", 1)
+	if msg.Subject != "Reset your password" || !strings.Contains(msg.Text, "http://auth.test/authenticate/reset?token=") {
+		t.Fatalf("reset mail: %q %q", msg.Subject, msg.Text)
+	}
+	token := tokenIn(t, msg.Text)
+	stored, _ := ts.store.DB.NewSelect().Model((*store.AccountToken)(nil)).Where("id = ?", token).Count(context.Background())
+	if stored != 0 {
+		t.Fatal("the token must be stored hashed")
+	}
+	if page := ts.do(t, "GET", "/authenticate/reset?app=demo&token="+token, nil, nil); page.Status != http.StatusOK || !strings.Contains(page.Body, `name="token"`) {
+		t.Fatalf("reset form %d", page.Status)
+	}
+	weak := ts.do(t, "POST", "/authenticate/reset?app=demo", strings.NewReader(url.Values{"token": {token}, "password": {"short"}}.Encode()), formHeaders)
+	if weak.Status != http.StatusBadRequest {
+		t.Fatalf("weak password: %d", weak.Status)
+	}
+	res := ts.do(t, "POST", "/authenticate/reset?app=demo", strings.NewReader(url.Values{"token": {token}, "password": {"brand-new-password"}}.Encode()), formHeaders)
+	if res.Status != http.StatusSeeOther || res.Header.Get("Location") != "http://main.test/apps/demo" {
+		t.Fatalf("reset: %d %s", res.Status, res.Header.Get("Location"))
+	}
+	fresh := cookieValue(t, res.Header)
+	for _, old := range []string{other1, other2} {
+		if me := ts.do(t, "GET", "/api/auth/me", nil, withSession(old)); me.Status != http.StatusUnauthorized {
+			t.Fatalf("an old session survived the reset: %d", me.Status)
+		}
+	}
+	if me := ts.do(t, "GET", "/api/auth/me", nil, withSession(fresh)); me.Status != http.StatusOK {
+		t.Fatalf("new session: %d", me.Status)
+	}
+	signInToken(t, ts, "follower@demo.test", "brand-new-password")
+	bad := ts.do(t, "POST", "/authenticate/signin?app=demo", strings.NewReader(url.Values{"email": {"follower@demo.test"}, "password": {"demo-password"}}.Encode()), formHeaders)
+	if bad.Status != http.StatusUnauthorized {
+		t.Fatalf("old password still works: %d", bad.Status)
+	}
+	again := ts.do(t, "POST", "/authenticate/reset?app=demo", strings.NewReader(url.Values{"token": {token}, "password": {"another-password"}}.Encode()), formHeaders)
+	if again.Status != http.StatusBadRequest || !strings.Contains(again.Body, "expired") {
+		t.Fatalf("reused link: %d", again.Status)
+	}
+}
+
+// TestPasswordResetLinkWorksOnceUnderConcurrency: 50 browsers posting the
+// same link at once: exactly one sets a password.
+func TestPasswordResetLinkWorksOnceUnderConcurrency(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, demoDB(t))
+	ctx := context.Background()
+	if err := ts.store.RequestPasswordReset(ctx, "member@demo.test", store.AccountMailContext{}); err != nil {
+		t.Fatal(err)
+	}
+	var m store.Mail
+	if err := ts.store.DB.NewSelect().Model(&m).Where("kind = ?", store.MailPasswordReset).Scan(ctx); err != nil {
+		t.Fatal(err)
+	}
+	token := tokenIn(t, m.Content)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	codes := map[int]int{}
+	for i := 0; i < 50; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			res := ts.do(t, "POST", "/authenticate/reset", strings.NewReader(url.Values{"token": {token},
+				"password": {"parallel-password-" + string(rune('a'+i%26))}}.Encode()), formHeaders)
+			mu.Lock()
+			codes[res.Status]++
+			mu.Unlock()
+		}(i)
+	}
+	wg.Wait()
+	if codes[http.StatusSeeOther] != 1 || codes[http.StatusBadRequest] != 49 {
+		t.Fatalf("answers %v, want one 303 and 49 400s", codes)
+	}
+	n, err := ts.store.DB.NewSelect().Model((*store.Session)(nil)).Where("user_id = ?", userByEmail(t, ts, "member@demo.test").ID).Count(ctx)
+	if err != nil || n != 1 {
+		t.Fatalf("sessions after reset %d %v, want 1", n, err)
+	}
+}
+
+// TestPasswordResetRateLimited: a few reset mails per address an hour, then
+// 429, the same for a known and an unknown address.
+func TestPasswordResetRateLimited(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, demoDB(t))
+	for _, email := range []string{"member@demo.test", "ghost@demo.test"} {
+		for i := 0; i < 4; i++ {
+			res := ts.do(t, "POST", "/authenticate/forgot", strings.NewReader(url.Values{"email": {email}}.Encode()), formHeaders)
+			want := http.StatusOK
+			if i == 3 {
+				want = http.StatusTooManyRequests
+			}
+			if res.Status != want {
+				t.Fatalf("%s attempt %d: %d, want %d", email, i+1, res.Status, want)
+			}
+		}
+	}
+	n, _ := ts.store.DB.NewSelect().Model((*store.Mail)(nil)).Count(context.Background())
+	if n != 3 {
+		t.Fatalf("%d reset mails, want 3", n)
+	}
+}
+
+// TestSignUpVerifiesEmail: sign-up mails a verification link; until it is
+// used the member can follow but not post, pay or donate; resending is
+// limited; the link verifies.
+func TestSignUpVerifiesEmail(t *testing.T) {
+	t.Parallel()
+	ts, mp := mailServer(t, func(c *Config) { c.RequireVerifiedEmail = true })
+	res := ts.do(t, "POST", "/authenticate/signup?app=demo", strings.NewReader(url.Values{
+		"email": {"fresh@demo.test"}, "username": {"fresh"}, "password": {"fresh-password"}}.Encode()), formHeaders)
+	if res.Status != http.StatusSeeOther {
+		t.Fatalf("sign up: %d %s", res.Status, res.Body)
+	}
+	tok := cookieValue(t, res.Header)
+	runMailJobs(t, ts)
+	msg := mp.WaitFor(t, "fresh@demo.test", 1)
+	if msg.Subject != "Confirm your e-mail address" || msg.From.Name != "Demo Studio" {
+		t.Fatalf("verification mail %q from %+v", msg.Subject, msg.From)
+	}
+	link := tokenIn(t, msg.Text)
+
+	app, _ := ts.store.AppByIDOrName(context.Background(), "demo")
+	if f := ts.do(t, "POST", "/api/notifications/follow/"+app.ID, nil, withSession(tok)); f.Status != http.StatusOK {
+		t.Fatalf("follow while unverified: %d %s", f.Status, f.Body)
+	}
+	community, _ := ts.store.CommunityOfApp(context.Background(), app.ID)
+	var parent string
+	if err := ts.store.DB.NewSelect().Table("messages").Column("id").Where("community_id = ? AND type = 'POST'", community.ID).
+		Limit(1).Scan(context.Background(), &parent); err != nil {
+		t.Fatal(err)
+	}
+	post := func() response {
+		return ts.do(t, "POST", "/api/messages", strings.NewReader(`{"content":"hello","type":"REPLY","parentMessageId":"`+parent+`","communityId":"`+community.ID+`"}`),
+			withSession(tok, "Content-Type", "application/json"))
+	}
+	if p := post(); p.Status != http.StatusForbidden || !strings.Contains(p.Body, "confirm your email") {
+		t.Fatalf("post while unverified: %d %s", p.Status, p.Body)
+	}
+	if d := ts.do(t, "POST", "/api/donations/create", strings.NewReader(`{"appId":"`+app.ID+`","amount":500}`),
+		withSession(tok, "Content-Type", "application/json")); d.Status != http.StatusForbidden {
+		t.Fatalf("donate while unverified: %d", d.Status)
+	}
+	for i := 0; i < 4; i++ {
+		r := ts.do(t, "POST", "/authenticate/verify/resend?app=demo", nil, withSession(tok))
+		want := http.StatusOK
+		if i == 3 {
+			want = http.StatusTooManyRequests
+		}
+		if r.Status != want {
+			t.Fatalf("resend %d: %d, want %d", i+1, r.Status, want)
+		}
+	}
+	if n := runMailJobs(t, ts); n != 3 {
+		t.Fatalf("resent %d, want 3", n)
+	}
+	v := ts.do(t, "GET", "/authenticate/verify?app=demo&token="+link, nil, nil)
+	if v.Status != http.StatusOK || !strings.Contains(v.Body, "fresh@demo.test is confirmed") {
+		t.Fatalf("verify: %d", v.Status)
+	}
+	if !userByEmail(t, ts, "fresh@demo.test").EmailVerified {
+		t.Fatal("not verified")
+	}
+	if p := post(); p.Status != http.StatusCreated && p.Status != http.StatusOK {
+		t.Fatalf("post once verified: %d %s", p.Status, p.Body)
+	}
+	if again := ts.do(t, "GET", "/authenticate/verify?app=demo&token="+link, nil, nil); again.Status != http.StatusBadRequest {
+		t.Fatalf("used link: %d", again.Status)
+	}
+}
