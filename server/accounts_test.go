@@ -357,3 +357,95 @@ func TestSignUpVerifiesEmail(t *testing.T) {
 		t.Fatalf("used link: %d", again.Status)
 	}
 }
+
+// TestOrderMessages: paying, shipping, refunding and cancelling an order
+// each reach the buyer in the app and by e-mail (the receipt with its lines,
+// totals and address; the tracking number; the refund's amount and reason),
+// and a paid order reaches the creator; the member's e-mail switch stops
+// the mail but not the notification.
+func TestOrderMessages(t *testing.T) {
+	t.Parallel()
+	ts, mp := mailServer(t, nil)
+	ctx := context.Background()
+	shop := loadShop(t, ts)
+	app, _ := ts.store.AppByIDOrName(ctx, "demo")
+	buyer, creator := ts.as(t, follower), ts.as(t, "creator@demo.test")
+	base := "/api/store/" + shop.demo
+	pins := shop.items["PIN-SET-01"]
+
+	buyer.must(200, "POST", base+"/cart/items", addBody(pins, "", 2))
+	order := dataOf(buyer.must(201, "POST", base+"/orders/checkout", `{"shippingAddress":`+shipTo+`}`))
+	id, number := order["id"].(string), order["orderNumber"].(string)
+	buyer.must(200, "POST", base+"/musepay/process", `{"orderId":"`+id+`"}`)
+	runMailJobs(t, ts)
+	receipt := mp.WaitFor(t, follower, 1)
+	if receipt.Subject != "Your receipt for order "+number {
+		t.Fatalf("receipt subject %q", receipt.Subject)
+	}
+	for _, want := range []string{"× 2: $24.00", "Subtotal: $24.00", "Total: $24.00", "Ada Lovelace, 1 Main St, Portland OR 97201",
+		"http://main.test/apps/demo/orders/" + id, "from your wallet"} {
+		if !strings.Contains(receipt.Text, want) {
+			t.Fatalf("receipt lacks %q:\n%s", want, receipt.Text)
+		}
+	}
+	if !strings.Contains(receipt.HTML, "$24.00") || len(receipt.Headers["List-Unsubscribe"]) != 0 {
+		t.Fatal("receipt HTML or headers wrong")
+	}
+	staff := mp.WaitFor(t, "creator@demo.test", 1)
+	if staff.Subject != "New order "+number || len(staff.Headers["List-Unsubscribe"]) != 1 {
+		t.Fatalf("creator mail %q %v", staff.Subject, staff.Headers["List-Unsubscribe"])
+	}
+	kinds := func(email string) map[string]int {
+		var rows []store.Notification
+		if err := ts.store.DB.NewSelect().Model(&rows).Where("app_id = ? AND user_id = ?", app.ID, ts.userID(t, email)).Scan(ctx); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]int{}
+		for _, r := range rows {
+			out[r.Kind]++
+		}
+		return out
+	}
+	if k := kinds(follower); k[store.KindOrderStatus] != 1 {
+		t.Fatalf("buyer notifications %v", k)
+	}
+	if k := kinds("creator@demo.test"); k[store.KindNewOrder] != 1 {
+		t.Fatalf("creator notifications %v", k)
+	}
+
+	status := func(to, extra string) {
+		creator.must(200, "PUT", base+"/orders/"+id+"/status", `{"status":"`+to+`"`+extra+`}`)
+	}
+	status("PROCESSING", "")
+	status("SHIPPED", `,"trackingNumber":"1Z999AA10123456784"`)
+	runMailJobs(t, ts)
+	shipped := mp.WaitFor(t, follower, 2)
+	if shipped.Subject != "Order "+number+" has shipped" || !strings.Contains(shipped.Text, "Tracking number: 1Z999AA10123456784") {
+		t.Fatalf("shipped mail %q\n%s", shipped.Subject, shipped.Text)
+	}
+
+	// E-mail about orders off: the refund notice still reaches the app,
+	// and the refund's receipt (transactional) still comes by e-mail.
+	if _, err := ts.store.SetEmailPreferences(ctx, app.ID, ts.userID(t, follower), false, []string{store.KindOrderStatus}); err != nil {
+		t.Fatal(err)
+	}
+	creator.must(200, "POST", base+"/orders/"+id+"/refund", `{"reason":"Arrived damaged"}`)
+	runMailJobs(t, ts)
+	refund := mp.WaitFor(t, follower, 3)
+	if refund.Subject != "Refund for order "+number || !strings.Contains(refund.Text, "Refunded: $24.00") || !strings.Contains(refund.Text, "Reason: Arrived damaged") {
+		t.Fatalf("refund mail %q\n%s", refund.Subject, refund.Text)
+	}
+	if k := kinds(follower); k[store.KindOrderStatus] != 3 {
+		t.Fatalf("buyer notifications %v", k)
+	}
+	// A cancelled order (not transactional) is not mailed while muted.
+	buyer.must(200, "POST", base+"/cart/items", addBody(pins, "", 1))
+	second := dataOf(buyer.must(201, "POST", base+"/orders/checkout", `{"shippingAddress":`+shipTo+`}`))
+	buyer.must(200, "POST", base+"/orders/"+second["id"].(string)+"/cancel", "")
+	if n := runMailJobs(t, ts); n != 0 {
+		t.Fatalf("%d mails for a muted cancellation", n)
+	}
+	if k := kinds(follower); k[store.KindOrderStatus] != 4 {
+		t.Fatalf("buyer notifications %v", k)
+	}
+}

@@ -89,10 +89,10 @@ const (
 type NotificationPreference struct {
 	bun.BaseModel `bun:"table:notification_preferences"`
 
-	AppID      string    `bun:",pk" json:"-"`
-	UserID     string    `bun:",pk" json:"-"`
-	MutedAll   bool      `bun:",notnull,default:false" json:"mutedAll"`
-	MutedKinds string    `bun:",notnull,default:''" json:"-"`
+	AppID      string `bun:",pk" json:"-"`
+	UserID     string `bun:",pk" json:"-"`
+	MutedAll   bool   `bun:",notnull,default:false" json:"mutedAll"`
+	MutedKinds string `bun:",notnull,default:''" json:"-"`
 	// EmailMutedAll and EmailMutedKinds are the e-mail switches, apart
 	// from the in-app ones: a member may want receipts in the app only.
 	EmailMutedAll   bool      `bun:",notnull,default:false" json:"emailMutedAll"`
