@@ -28,6 +28,7 @@ import CancelOrder, * as cancelOrder from "./CancelOrder";
 import Transactions, * as transactions from "./Transactions";
 import ManageOrders, * as manageOrders from "./ManageOrders";
 import Unsubscribe, * as unsubscribe from "./Unsubscribe";
+import Account, * as account from "./Account";
 
 // A page module as the server entry sees it. goja bundles need static
 // imports, so every page is listed here by the name Go renders it with.
@@ -43,6 +44,7 @@ export type PageModule = {
 
 export const pages: Record<string, PageModule> = {
   Unsubscribe: { component: Unsubscribe, head: unsubscribe.head },
+  Account: { component: Account, head: account.head, status: account.status },
   AppsIndex: { component: AppsIndex, head: appsIndex.head },
   ErrorPage: { component: ErrorPage, head: errorPage.head, status: errorPage.status },
   Landing: { component: Landing, head: landing.head, criticalCSS: true },

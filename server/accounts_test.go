@@ -449,3 +449,94 @@ func TestOrderMessages(t *testing.T) {
 		t.Fatalf("buyer notifications %v", k)
 	}
 }
+
+// TestAccountSettings: the settings page lists the sessions with device and
+// last use; the e-mail changes only once the new address confirms (the old
+// one is told); the username changes; the password needs the current one
+// and signs out every other session; "sign out everywhere else" does too.
+func TestAccountSettings(t *testing.T) {
+	t.Parallel()
+	ts, mp := mailServer(t, nil)
+	ctx := context.Background()
+	if r := ts.do(t, "GET", "/authenticate/account?app=demo", nil, nil); r.Status != http.StatusFound || !strings.Contains(r.Header.Get("Location"), "/authenticate/signin") {
+		t.Fatalf("visitor: %d %s", r.Status, r.Header.Get("Location"))
+	}
+	phone := ts.do(t, "POST", "/authenticate/signin?app=demo", strings.NewReader(url.Values{"email": {"member@demo.test"}, "password": {"demo-password"}}.Encode()),
+		map[string]string{"Content-Type": "application/x-www-form-urlencoded", "User-Agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Version/17.0 Mobile/15E148 Safari/604.1"})
+	me := cookieValue(t, phone.Header)
+	laptop := ts.do(t, "POST", "/authenticate/signin?app=demo", strings.NewReader(url.Values{"email": {"member@demo.test"}, "password": {"demo-password"}}.Encode()),
+		map[string]string{"Content-Type": "application/x-www-form-urlencoded", "User-Agent": "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/120.0 Safari/537.36"})
+	other := cookieValue(t, laptop.Header)
+
+	page := ts.do(t, "GET", "/authenticate/account?app=demo", nil, withSession(me))
+	for _, want := range []string{"member@demo.test", "Safari on iPhone", "Chrome on Windows", "This device", "Last used", "Sign out everywhere else (1)"} {
+		if !strings.Contains(page.Body, want) {
+			t.Fatalf("account page lacks %q", want)
+		}
+	}
+	post := func(path string, form url.Values, token string) response {
+		return ts.do(t, "POST", path+"?app=demo", strings.NewReader(form.Encode()), withSession(token, "Content-Type", "application/x-www-form-urlencoded"))
+	}
+
+	// E-mail: taken, then a new one confirmed by its link.
+	if r := post("/authenticate/account/email", url.Values{"email": {"creator@demo.test"}}, me); r.Status != http.StatusConflict {
+		t.Fatalf("taken e-mail: %d", r.Status)
+	}
+	if r := post("/authenticate/account/email", url.Values{"email": {"new-me@demo.test"}}, me); r.Status != http.StatusSeeOther {
+		t.Fatalf("change e-mail: %d %s", r.Status, r.Body)
+	}
+	if userByEmail(t, ts, "member@demo.test").Username != "member" {
+		t.Fatal("the address changed before it was confirmed")
+	}
+	runMailJobs(t, ts)
+	confirm := mp.WaitFor(t, "new-me@demo.test", 1)
+	if v := ts.do(t, "GET", "/authenticate/verify?app=demo&token="+tokenIn(t, confirm.Text), nil, nil); v.Status != http.StatusOK {
+		t.Fatalf("confirm: %d", v.Status)
+	}
+	if u := userByEmail(t, ts, "new-me@demo.test"); !u.EmailVerified {
+		t.Fatal("new address not verified")
+	}
+	runMailJobs(t, ts)
+	if told := mp.WaitFor(t, "member@demo.test", 1); told.Subject != "Your e-mail address was changed" || !strings.Contains(told.Text, "new-me@demo.test") {
+		t.Fatalf("old address told %q", told.Subject)
+	}
+
+	// Username.
+	if r := post("/authenticate/account/username", url.Values{"username": {"Creator"}}, me); r.Status != http.StatusConflict {
+		t.Fatalf("taken username: %d", r.Status)
+	}
+	if r := post("/authenticate/account/username", url.Values{"username": {"member_two"}}, me); r.Status != http.StatusSeeOther {
+		t.Fatalf("username: %d", r.Status)
+	}
+	if userByEmail(t, ts, "new-me@demo.test").Username != "member_two" {
+		t.Fatal("username not changed")
+	}
+
+	// Password: the current one is required; the others are signed out.
+	if r := post("/authenticate/account/password", url.Values{"currentPassword": {"wrong-password"}, "newPassword": {"another-password"}}, me); r.Status != http.StatusBadRequest ||
+		!strings.Contains(r.Body, "current password is not right") {
+		t.Fatalf("wrong current password: %d", r.Status)
+	}
+	if r := post("/authenticate/account/password", url.Values{"currentPassword": {"demo-password"}, "newPassword": {"another-password"}}, me); r.Status != http.StatusSeeOther {
+		t.Fatalf("password: %d %s", r.Status, r.Body)
+	}
+	if r := ts.do(t, "GET", "/api/auth/me", nil, withSession(other)); r.Status != http.StatusUnauthorized {
+		t.Fatalf("other session after password change: %d", r.Status)
+	}
+	if r := ts.do(t, "GET", "/api/auth/me", nil, withSession(me)); r.Status != http.StatusOK {
+		t.Fatalf("this session after password change: %d", r.Status)
+	}
+
+	// Sign out everywhere else.
+	third := signInToken(t, ts, "new-me@demo.test", "another-password")
+	if r := post("/authenticate/account/signout-others", url.Values{}, me); r.Status != http.StatusSeeOther {
+		t.Fatalf("sign out others: %d", r.Status)
+	}
+	if r := ts.do(t, "GET", "/api/auth/me", nil, withSession(third)); r.Status != http.StatusUnauthorized {
+		t.Fatalf("third session: %d", r.Status)
+	}
+	n, _ := ts.store.DB.NewSelect().Model((*store.Session)(nil)).Where("user_id = ?", userByEmail(t, ts, "new-me@demo.test").ID).Count(ctx)
+	if n != 1 {
+		t.Fatalf("%d sessions left, want 1", n)
+	}
+}

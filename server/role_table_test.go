@@ -181,6 +181,11 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"auth", "POST", "/authenticate/reset", public, withBody("/authenticate/reset?app=demo", "token=nope&password=long-enough-password")},
 		{"auth", "GET", "/authenticate/verify", public, fixed("/authenticate/verify?app=demo&token=nope")},
 		{"auth", "POST", "/authenticate/verify/resend", store.RoleAuthenticated, fixed("/authenticate/verify/resend?app=demo")},
+		// Account settings: any signed-in user, for their own account.
+		{"auth", "GET", "/authenticate/account", store.RoleAuthenticated, fixed("/authenticate/account?app=demo")},
+		{"auth", "POST", "/authenticate/account/email", store.RoleAuthenticated, withBody("/authenticate/account/email?app=demo", "email=x")},
+		{"auth", "POST", "/authenticate/account/username", store.RoleAuthenticated, withBody("/authenticate/account/username?app=demo", "username=x")},
+		{"auth", "POST", "/authenticate/account/password", store.RoleAuthenticated, withBody("/authenticate/account/password?app=demo", "currentPassword=x&newPassword=y")},
 		// One-click unsubscribe: the token in the link is the authority.
 		{"main", "GET", "/mail/unsubscribe/:token", public, fixed("/mail/unsubscribe/nope")},
 		{"main", "POST", "/mail/unsubscribe/:token", public, withBody("/mail/unsubscribe/nope", "List-Unsubscribe=One-Click")},
@@ -392,6 +397,10 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 			return "/api/events/" + id + "/attendees/" + follower.userID, ""
 		}},
 	}...)
+	// Last: it ends every other session of each viewer, the fixture's
+	// creator session among them.
+	rows = append(rows, roleRoute{"auth", "POST", "/authenticate/account/signout-others", store.RoleAuthenticated,
+		fixed("/authenticate/account/signout-others?app=demo")})
 	return rows
 }
 

@@ -244,6 +244,12 @@ func (s *Server) routes() {
 	au.POST("/authenticate/reset", s.postResetPassword)
 	au.GET("/authenticate/verify", s.verifyEmail)
 	au.POST("/authenticate/verify/resend", s.resendVerification)
+	// Account settings (account_settings.go).
+	au.GET("/authenticate/account", s.pageAccount)
+	au.POST("/authenticate/account/email", s.accountAction(s.postAccountEmail))
+	au.POST("/authenticate/account/username", s.accountAction(s.postAccountUsername))
+	au.POST("/authenticate/account/password", s.accountAction(s.postAccountPassword))
+	au.POST("/authenticate/account/signout-others", s.accountAction(s.postSignOutOthers))
 
 	// Unknown paths and wrong methods fall to Echo's 404 and 405, which
 	// handleError answers in JSON under /api and as a page elsewhere.

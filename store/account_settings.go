@@ -174,6 +174,11 @@ func (s *Storage) SessionsOf(ctx context.Context, userID, currentToken string) (
 // TouchSession records that a session was used, at most every five
 // minutes (one small conditional update).
 func (s *Storage) TouchSession(ctx context.Context, token string, now time.Time) {
+	id := sessionID(token)
+	if last, ok := s.touched.Load(id); ok && now.Sub(last.(time.Time)) < 5*time.Minute {
+		return
+	}
+	s.touched.Store(id, now)
 	_, err := s.DB.NewUpdate().Model((*Session)(nil)).Set("last_used_at = ?", now).
 		Where("id = ? AND (last_used_at IS NULL OR last_used_at < ?)", sessionID(token), now.Add(-5*time.Minute)).Exec(ctx)
 	if err != nil {

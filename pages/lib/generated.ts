@@ -2,6 +2,19 @@
 // marshals (scripts/build/types.go lists them). DO NOT EDIT: change the Go
 // struct (a tstype tag where TypeScript should know more) and rebuild.
 
+// AccountData is server.AccountData.
+export interface AccountData {
+  appName: string;
+  query: string;
+  email: string;
+  emailVerified: boolean;
+  username: string;
+  sessions: SessionView[];
+  notice: string;
+  errors: Record<string, string>;
+  backUrl: string;
+}
+
 // AccountEmail is store.AccountEmail.
 export interface AccountEmail {
   email: string;
@@ -711,6 +724,15 @@ export interface SearchResults {
 export interface SelectedVariant {
   name: string;
   value: string;
+}
+
+// SessionView is store.SessionView.
+export interface SessionView {
+  id: string;
+  device: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  current: boolean;
 }
 
 // ShippingAddress is store.ShippingAddress.

@@ -53,6 +53,7 @@ func tsRoots() []tsRoot {
 		{Value: server.DonationProcessed{}},
 		{Value: server.AuthFormData{}},
 		{Value: server.UnsubscribeData{}},
+		{Value: server.AccountData{}},
 	}
 }
 
