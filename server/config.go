@@ -42,6 +42,12 @@ type Config struct {
 	BindAddress string
 	// DBMaxConns (DB_MAX_CONNS, default 20) caps the PostgreSQL pool.
 	DBMaxConns int
+	// RedisPoolSize (REDIS_POOL_SIZE, default 10 per CPU as go-redis)
+	// caps the Redis connections of one process; 0 keeps go-redis's default.
+	RedisPoolSize int
+	// MigrationLockTimeout (MIGRATION_LOCK_TIMEOUT, default 5m) is how
+	// long a start waits for another process's migrations.
+	MigrationLockTimeout time.Duration
 	// TrustedProxies (TRUSTED_PROXIES, comma-separated CIDRs or addresses)
 	// are the reverse proxies whose X-Forwarded-For names the client; empty
 	// means the connection's address is the client (no proxy is believed).
@@ -203,6 +209,13 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	if cfg.DBMaxConns, err = strconv.Atoi(get("DB_MAX_CONNS", "20")); err != nil || cfg.DBMaxConns < 1 || cfg.DBMaxConns > 1000 {
 		return Config{}, fmt.Errorf("DB_MAX_CONNS: want a number of connections from 1 to 1000, got %q", get("DB_MAX_CONNS", ""))
+	}
+	if cfg.RedisPoolSize, err = strconv.Atoi(get("REDIS_POOL_SIZE", "0")); err != nil || cfg.RedisPoolSize < 0 || cfg.RedisPoolSize > 10000 {
+		return Config{}, fmt.Errorf("REDIS_POOL_SIZE: want a number of connections from 1 to 10000 (0 for 10 per CPU), got %q", get("REDIS_POOL_SIZE", ""))
+	}
+	cfg.MigrationLockTimeout, err = time.ParseDuration(get("MIGRATION_LOCK_TIMEOUT", "5m"))
+	if err != nil || cfg.MigrationLockTimeout <= 0 {
+		return Config{}, fmt.Errorf("MIGRATION_LOCK_TIMEOUT: want a positive duration such as 5m, got %q", get("MIGRATION_LOCK_TIMEOUT", ""))
 	}
 	cfg.Stripe = StripeConfig{
 		SecretKey:      get("STRIPE_SECRET_KEY", ""),

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Every mistake an operator can make in the environment stops the start
@@ -35,6 +36,9 @@ func TestConfigRefusesMistakes(t *testing.T) {
 		{map[string]string{"PUBLIC_URL": "example.com"}, "PUBLIC_URL"},
 		{map[string]string{"BIND_ADDRESS": "localhost:80"}, "BIND_ADDRESS"},
 		{map[string]string{"DB_MAX_CONNS": "0"}, "DB_MAX_CONNS"},
+		{map[string]string{"REDIS_POOL_SIZE": "-1"}, "REDIS_POOL_SIZE"},
+		{map[string]string{"REDIS_POOL_SIZE": "lots"}, "REDIS_POOL_SIZE"},
+		{map[string]string{"MIGRATION_LOCK_TIMEOUT": "5"}, "MIGRATION_LOCK_TIMEOUT"},
 		{map[string]string{"SECRET_KEY": secret, "SECRET_KEY_FILE": "/nonexistent"}, "SECRET_KEY"},
 		{map[string]string{"STRIPE_SECRET_KEY_FILE": "/nonexistent/" + "key"}, "STRIPE_SECRET_KEY_FILE"},
 	}
@@ -60,6 +64,7 @@ func TestConfigAcceptsWhatIsRight(t *testing.T) {
 	env := map[string]string{
 		"DATABASE_URL": "postgres://marquee:pw@db.internal:5432/marquee?sslmode=disable", "REDIS_URL": "redis://cache:6379/1",
 		"WALLET_ENABLED": "no", "S3_USE_SSL": "1", "BIND_ADDRESS": "127.0.0.1", "DB_MAX_CONNS": "40",
+		"REDIS_POOL_SIZE": "25", "MIGRATION_LOCK_TIMEOUT": "90s",
 		"STRIPE_SECRET_KEY_FILE": keyFile, "STRIPE_PUBLISHABLE_KEY": "pk_test_abc",
 		"S3_ENDPOINT": "minio:9000", "S3_BUCKET": "media", "S3_ACCESS_KEY": "k", "S3_SECRET_KEY": "s",
 	}
@@ -67,7 +72,7 @@ func TestConfigAcceptsWhatIsRight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.WalletEnabled || !cfg.S3.UseSSL || cfg.BindAddress != "127.0.0.1" || cfg.DBMaxConns != 40 ||
+	if cfg.WalletEnabled || !cfg.S3.UseSSL || cfg.BindAddress != "127.0.0.1" || cfg.DBMaxConns != 40 || cfg.RedisPoolSize != 25 || cfg.MigrationLockTimeout != 90*time.Second ||
 		cfg.Stripe.SecretKey != "sk_test_fromfile" || !cfg.S3.Enabled() {
 		t.Errorf("parsed %+v", cfg)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -14,8 +13,6 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"marquee/scripts/seed"
-	"marquee/server/media"
 	"marquee/server/payments/paymentstest"
 	"marquee/store"
 	"marquee/store/storetest"
@@ -40,21 +37,14 @@ func newPayFixture(t *testing.T, db *bun.DB, configure func(*Config)) *payFixtur
 	t.Helper()
 	fs := paymentstest.StartStripe(t, testStripeWebhookSecret)
 	fp := paymentstest.StartPayPal(t, "pp-client", "pp-secret", testPayPalWebhookID)
-	files := &media.Local{Dir: t.TempDir(), BaseURL: "http://main.test", Key: []byte("test-key")}
-	if err := seed.Demo(context.Background(), db, files); err != nil {
-		t.Fatalf("seed: %v", err)
-	}
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	st := store.NewStorage(db, store.NewMemoryCache(), media.Signer{Storage: files}, logger)
-	st.Build = testEngine(t).BuildID()
-	cfg := Config{Port: 3000, AuthPort: 3002, PublicURL: "http://main.test", AuthURL: "http://auth.test",
-		WalletEnabled: true, OrderExpiry: 30 * time.Minute,
-		Stripe: StripeConfig{SecretKey: "sk_test_marquee", PublishableKey: "pk_test_marquee", WebhookSecret: testStripeWebhookSecret, APIBase: fs.URL},
-		PayPal: PayPalConfig{ClientID: "pp-client", ClientSecret: "pp-secret", APIBase: fp.URL, WebhookID: testPayPalWebhookID}}
-	if configure != nil {
-		configure(&cfg)
-	}
-	ts := &testServer{Server: New(Deps{Config: cfg, Store: st, Renderer: testEngine(t), Files: files, Logger: logger}), files: files}
+	ts := newTestServerWith(t, db, func(cfg *Config) {
+		cfg.Stripe = StripeConfig{SecretKey: "sk_test_marquee", PublishableKey: "pk_test_marquee", WebhookSecret: testStripeWebhookSecret, APIBase: fs.URL}
+		cfg.PayPal = PayPalConfig{ClientID: "pp-client", ClientSecret: "pp-secret", APIBase: fp.URL, WebhookID: testPayPalWebhookID}
+		if configure != nil {
+			configure(cfg)
+		}
+	})
+	st := ts.store
 	ctx := context.Background()
 	demo, err := st.Landing(ctx, "demo")
 	if err != nil {

@@ -22,7 +22,7 @@ const MaxPostgresConns = 20
 // Open connects to PostgreSQL when dsn is a postgres:// URL and otherwise
 // treats dsn as a SQLite file path (the embedded default).
 func Open(dsn string) (*bun.DB, error) {
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+	if isPostgresURL(dsn) {
 		sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn)))
 		// A burst of requests waits for a connection instead of opening one
 		// each: PostgreSQL refuses clients past max_connections (100 by
@@ -31,10 +31,28 @@ func Open(dsn string) (*bun.DB, error) {
 		sqldb.SetMaxIdleConns(MaxPostgresConns)
 		return bun.NewDB(sqldb, pgdialect.New()), nil
 	}
+	path, err := sqliteDSN(dsn)
+	if err != nil {
+		return nil, err
+	}
+	sqldb, err := sql.Open(sqliteshim.ShimName, path)
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite %s: %w", dsn, err)
+	}
+	return bun.NewDB(sqldb, sqlitedialect.New()), nil
+}
+
+func isPostgresURL(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// sqliteDSN is the driver's name for the SQLite file dsn, with the
+// connection settings every connection gets.
+func sqliteDSN(dsn string) (string, error) {
 	path := strings.TrimPrefix(dsn, "sqlite://")
 	if path != ":memory:" && !strings.HasPrefix(path, "file:") {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return nil, fmt.Errorf("create database folder: %w", err)
+			return "", fmt.Errorf("create database folder: %w", err)
 		}
 		path = "file:" + path
 	}
@@ -49,12 +67,7 @@ func Open(dsn string) (*bun.DB, error) {
 	// an upgrade while another writer (a background job) holds the lock,
 	// without waiting out busy_timeout. Taking the write lock at BEGIN makes
 	// concurrent writers queue instead.
-	path += sep + "_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_txlock=immediate"
-	sqldb, err := sql.Open(sqliteshim.ShimName, path)
-	if err != nil {
-		return nil, fmt.Errorf("open sqlite %s: %w", dsn, err)
-	}
-	return bun.NewDB(sqldb, sqlitedialect.New()), nil
+	return path + sep + "_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_txlock=immediate", nil
 }
 
 // Ping reports whether the database answers.

@@ -55,11 +55,14 @@ func Open(ctx context.Context, cfg server.Config, logger *slog.Logger) (*App, er
 	if err != nil {
 		return nil, err
 	}
-	if err := store.Migrate(ctx, db, migrations.Migrations); err != nil {
-		db.Close()
-		return nil, err
-	}
-	if err := jobs.Migrate(ctx, db, cfg.DatabaseURL, logger); err != nil {
+	// The store's tables and river's are migrated under one lock, and
+	// only when something is missing (store/migrate.go).
+	err = store.Migrate(ctx, cfg.DatabaseURL, migrations.Migrations, store.MigrateOptions{
+		LockTimeout: cfg.MigrationLockTimeout, Logger: logger,
+		Pending: func(ctx context.Context) (bool, error) { return jobs.Pending(ctx, db, cfg.DatabaseURL, logger) },
+		Then:    func(ctx context.Context) error { return jobs.Migrate(ctx, db, cfg.DatabaseURL, logger) },
+	})
+	if err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -72,7 +75,7 @@ func Open(ctx context.Context, cfg server.Config, logger *slog.Logger) (*App, er
 	if cfg.RedisURL != "" {
 		// Short timeouts and a breaker: when Redis is down, pages, sessions
 		// and rate limits fall back to the database or the process at once.
-		client, err := store.OpenRedis(cfg.RedisURL)
+		client, err := store.OpenRedis(cfg.RedisURL, cfg.RedisPoolSize)
 		if err != nil {
 			db.Close()
 			return nil, err

@@ -47,3 +47,39 @@ func Migrate(ctx context.Context, db *bun.DB, databaseURL string, logger *slog.L
 	}
 	return nil
 }
+
+// Pending reports whether river's tables lack a migration, without
+// changing anything (a start on an up-to-date database takes no lock).
+func Pending(ctx context.Context, db *bun.DB, databaseURL string, logger *slog.Logger) (bool, error) {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	cfg := &rivermigrate.Config{Logger: riverLogger(logger)}
+	var res *rivermigrate.ValidateResult
+	if isSQLite(db) {
+		m, err := rivermigrate.New(riversqlite.New(db.DB), cfg)
+		if err != nil {
+			return false, fmt.Errorf("job queue migrator: %w", err)
+		}
+		if res, err = m.Validate(ctx, nil); err != nil {
+			return false, fmt.Errorf("check job queue schema: %w", err)
+		}
+		return !res.OK, nil
+	}
+	if databaseURL == "" {
+		return false, errNoURL
+	}
+	pool, err := pgxpool.New(ctx, databaseURL)
+	if err != nil {
+		return false, fmt.Errorf("job queue pool: %w", err)
+	}
+	defer pool.Close()
+	m, err := rivermigrate.New(riverpgxv5.New(pool), cfg)
+	if err != nil {
+		return false, fmt.Errorf("job queue migrator: %w", err)
+	}
+	if res, err = m.Validate(ctx, nil); err != nil {
+		return false, fmt.Errorf("check job queue schema: %w", err)
+	}
+	return !res.OK, nil
+}

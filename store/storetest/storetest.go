@@ -172,7 +172,7 @@ func buildTemplate(ctx context.Context, admin *bun.DB, name string, fill func(co
 	}
 	// Copies need the template without connections: close before returning.
 	defer db.Close()
-	if err := store.Migrate(ctx, db, migrations.Migrations); err != nil {
+	if err := store.Migrate(ctx, patient(u.String()), migrations.Migrations, store.MigrateOptions{}); err != nil {
 		return fmt.Errorf("migrate %s: %w", name, err)
 	}
 	if fill != nil {
@@ -220,14 +220,15 @@ func URL(db *bun.DB) string {
 // SQLite opens a migrated SQLite file in a temporary folder.
 func SQLite(t testing.TB) *bun.DB {
 	t.Helper()
-	db, err := store.Open(filepath.Join(t.TempDir(), "test.db"))
+	path := filepath.Join(t.TempDir(), "test.db")
+	if err := store.Migrate(context.Background(), path, migrations.Migrations, store.MigrateOptions{}); err != nil {
+		t.Fatalf("migrate sqlite: %v", err)
+	}
+	db, err := store.Open(path)
 	if err != nil {
 		t.Fatalf("open sqlite: %v", err)
 	}
 	t.Cleanup(func() { db.Close() })
-	if err := store.Migrate(context.Background(), db, migrations.Migrations); err != nil {
-		t.Fatalf("migrate sqlite: %v", err)
-	}
 	return db
 }
 
@@ -236,4 +237,32 @@ func SQLite(t testing.TB) *bun.DB {
 func Both(t *testing.T, fn func(t *testing.T, db *bun.DB)) {
 	t.Run("postgres", func(t *testing.T) { fn(t, Postgres(t)) })
 	t.Run("sqlite", func(t *testing.T) { fn(t, SQLite(t)) })
+}
+
+// EmptyPostgres creates an empty database (no tables at all) and answers
+// its URL; it is dropped when the test ends. For tests of migrating.
+func EmptyPostgres(t testing.TB) string {
+	t.Helper()
+	ctx := context.Background()
+	admin, err := store.Open(patient(PostgresURL()))
+	if err != nil {
+		t.Fatalf("open %s: %v", PostgresURL(), err)
+	}
+	name := "seedtest_" + randomHex()
+	if _, err := admin.ExecContext(ctx, `CREATE DATABASE "`+name+`"`); err != nil {
+		admin.Close()
+		t.Fatalf("create database %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		if _, err := admin.ExecContext(context.Background(), `DROP DATABASE IF EXISTS "`+name+`" WITH (FORCE)`); err != nil {
+			t.Errorf("drop database %s: %v", name, err)
+		}
+		admin.Close()
+	})
+	u, err := url.Parse(PostgresURL())
+	if err != nil {
+		t.Fatalf("parse %s: %v", PostgresURL(), err)
+	}
+	u.Path = "/" + name
+	return u.String()
 }
