@@ -4,10 +4,10 @@ import type { AccountData } from "./lib/generated";
 
 type Props = PageProps<AccountData>;
 
-function Field({ name, label, type, value, error, autoComplete }: {
-  name: string; label: string; type: string; value?: string; error?: string; autoComplete: string;
+function Field({ name, label, type, value, error, autoComplete, idSuffix }: {
+  name: string; label: string; type: string; value?: string; error?: string; autoComplete: string; idSuffix?: string;
 }) {
-  const id = "account-" + name;
+  const id = "account-" + name + (idSuffix ? "-" + idSuffix : "");
   return (
     <div className={"field" + (error ? " has-error" : "")}>
       <label htmlFor={id}>{label}</label>
@@ -66,7 +66,7 @@ export default function Account(props: Props) {
           </p>
           {!d.emailVerified && (
             <form method="post" action={"/authenticate/verify/resend" + q}>
-              <button type="submit" className="button secondary">
+              <button type="submit" className="button button-secondary">
                 Send the confirmation link again
               </button>
             </form>
@@ -113,11 +113,37 @@ export default function Account(props: Props) {
           </ul>
           {others > 0 && (
             <form method="post" action={"/authenticate/account/signout-others" + q}>
-              <button type="submit" className="button secondary">
+              <button type="submit" className="button button-secondary">
                 {"Sign out everywhere else (" + others + ")"}
               </button>
             </form>
           )}
+        </section>
+
+        <section className="account-section" aria-labelledby="account-data-h">
+          <h2 id="account-data-h">Your data</h2>
+          <p className="meta">Download everything you put in or bought: profile, posts, comments, reactions, orders, donations, memberships and events. We e-mail you a link when it is ready.</p>
+          <form method="post" action={"/authenticate/account/export" + q}>
+            <button type="submit" className="button button-secondary">
+              Download my data
+            </button>
+          </form>
+        </section>
+
+        <section className="account-section danger-zone" aria-labelledby="account-delete-h">
+          <h2 id="account-delete-h">Delete account</h2>
+          <p className="meta">Your profile, posts, comments, memberships and sessions are removed. Orders and payments stay in the creators' books without your name. A creator must hand over or delete their app first.</p>
+          {d.errors.delete && (
+            <p className="form-error" role="alert">
+              {d.errors.delete}
+            </p>
+          )}
+          <form method="post" action={"/authenticate/account/delete" + q} noValidate>
+            <Field name="currentPassword" label="Your password" type="password" error={d.errors.deletePassword} autoComplete="current-password" idSuffix="delete" />
+            <button type="submit" className="button danger">
+              Delete my account
+            </button>
+          </form>
         </section>
 
         <p className="auth-back">

@@ -122,6 +122,12 @@ export default function Profile(props: Props) {
 
         {props.data.membership && <Membership m={props.data.membership} base={base} />}
 
+        <p>
+          <a className="account-settings-link" href={props.authUrl + "/authenticate/account?app=" + encodeURIComponent(app.name)}>
+            Account settings
+          </a>
+        </p>
+
         {props.data.canSeeDonations && (
           <p>
             <a href={base + "/donations"}>Donations</a>

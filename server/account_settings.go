@@ -83,6 +83,7 @@ var notices = map[string]string{
 	"password": "Your password was changed. Every other session was signed out.",
 	"signout":  "Every other session was signed out.",
 	"verify":   "We sent you a new confirmation link.",
+	"export":   "We are preparing your data. We will e-mail you a link when it is ready.",
 }
 
 // accountAction runs one settings form for the signed-in member: done
@@ -187,4 +188,88 @@ func (s *Server) postSignOutOthers(c echo.Context, u *store.User, _ accountForm)
 		return "", err
 	}
 	return "signout", nil
+}
+
+// POST /authenticate/account/export: a job prepares the archive and mails
+// its link.
+func (s *Server) postAccountExport(c echo.Context, u *store.User, _ accountForm) (string, error) {
+	app, _ := s.authApp(c)
+	if err := s.store.RequestExport(c.Request().Context(), u.ID, accountMailContext(app)); err != nil {
+		return "", err
+	}
+	return "export", nil
+}
+
+// GET /authenticate/account/export?token=: the archive, for the member
+// whose link it is, while signed in.
+func (s *Server) downloadExport(c echo.Context) error {
+	app, err := s.authApp(c)
+	if err != nil {
+		return err
+	}
+	u := viewerOf(c).User
+	if u == nil {
+		return c.Redirect(http.StatusFound, authAction("signin", app))
+	}
+	e, err := s.store.ExportByToken(c.Request().Context(), u.ID, c.QueryParam("token"))
+	if errors.Is(err, store.ErrNotFound) {
+		return s.renderAuthMessage(c, http.StatusNotFound, app, "This link has expired",
+			"This download is not yours, or it has expired. Ask for a new one in your account settings.",
+			[]AuthLink{{Label: "Account settings", Href: authAction("account", app)}})
+	}
+	if err != nil {
+		return err
+	}
+	h := c.Response().Header()
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Disposition", `attachment; filename="my-data-`+e.CreatedAt.Format("2006-01-02")+`.json"`)
+	return c.Blob(http.StatusOK, "application/json; charset=utf-8", []byte(*e.Content))
+}
+
+// POST /authenticate/account/delete: with the password, the account's
+// personal data goes and every session ends; orders stay, anonymised.
+func (s *Server) postAccountDelete(c echo.Context) error {
+	app, err := s.authApp(c)
+	if err != nil {
+		return err
+	}
+	u := viewerOf(c).User
+	if u == nil {
+		return c.Redirect(http.StatusSeeOther, authAction("signin", app))
+	}
+	var f accountForm
+	if err := c.Bind(&f); err != nil {
+		return badRequest("Could not read the form")
+	}
+	refuse := func(e *Error) error {
+		if wantsJSON(c) {
+			return e
+		}
+		errs := e.Fields
+		if len(errs) == 0 {
+			errs = map[string]string{"delete": e.Message}
+		}
+		return s.renderAccount(c, e.Status, app, u, "", errs)
+	}
+	ok, err := auth.VerifyPassword(u.PasswordHash, f.CurrentPassword)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return refuse(fieldRefusal("deletePassword", "Your password is not right"))
+	}
+	if err := s.store.DeleteAccount(c.Request().Context(), u.ID); err != nil {
+		if e := refusal(err, nil); e != nil {
+			e.Fields = map[string]string{"delete": e.Message}
+			return refuse(e)
+		}
+		return err
+	}
+	s.clearSessionCookie(c)
+	if wantsJSON(c) {
+		return respondDone(c, "Your account was deleted")
+	}
+	return s.renderAuthMessage(c, http.StatusOK, app, "Your account was deleted",
+		"Your profile, posts, comments and memberships are gone and you are signed out everywhere. Orders and payments stay in the creators' books without your name.",
+		[]AuthLink{{Label: "Back", Href: s.afterAuthURL(app)}})
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -538,5 +539,118 @@ func TestAccountSettings(t *testing.T) {
 	n, _ := ts.store.DB.NewSelect().Model((*store.Session)(nil)).Where("user_id = ?", userByEmail(t, ts, "new-me@demo.test").ID).Count(ctx)
 	if n != 1 {
 		t.Fatalf("%d sessions left, want 1", n)
+	}
+}
+
+// TestDataExportAndAccountDeletion: the archive is prepared by the job,
+// mailed as a link that only its member can open, and holds what they put
+// in and bought; deleting the account needs the password, refuses a
+// creator, removes personal data and sessions, and keeps the orders with
+// an anonymous buyer.
+func TestDataExportAndAccountDeletion(t *testing.T) {
+	t.Parallel()
+	ts, mp := mailServer(t, nil)
+	ctx := context.Background()
+	shop := loadShop(t, ts)
+	buyer := ts.as(t, follower)
+	base := "/api/store/" + shop.demo
+	buyer.must(200, "POST", base+"/cart/items", addBody(shop.items["PIN-SET-01"], "", 1))
+	order := dataOf(buyer.must(201, "POST", base+"/orders/checkout", `{"shippingAddress":`+shipTo+`}`))
+	buyer.must(200, "POST", base+"/musepay/process", `{"orderId":"`+order["id"].(string)+`"}`)
+	u := userByEmail(t, ts, follower)
+	runMailJobs(t, ts) // the receipt and the creator's notice
+
+	form := func(path string, values url.Values, token string) response {
+		return ts.do(t, "POST", path+"?app=demo", strings.NewReader(values.Encode()), withSession(token, "Content-Type", "application/x-www-form-urlencoded"))
+	}
+	if r := form("/authenticate/account/export", url.Values{}, buyer.token); r.Status != http.StatusSeeOther {
+		t.Fatalf("export: %d", r.Status)
+	}
+	var rows []store.JobOutbox
+	if err := ts.store.DB.NewSelect().Model(&rows).Where("kind = ?", store.JobExportAccount).Scan(ctx); err != nil || len(rows) != 1 {
+		t.Fatalf("export jobs %d %v", len(rows), err)
+	}
+	var args jobs.ExportAccountArgs
+	if err := json.Unmarshal([]byte(rows[0].Args), &args); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ { // a retried job mails once
+		if err := jobs.ExportAccount(ctx, ts.store, args.ExportJob); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := runMailJobs(t, ts); n != 1 {
+		t.Fatalf("export mails %d, want 1", n)
+	}
+	var msg *mailpittest.Message
+	for _, s := range mp.To(t, follower) {
+		if s.Subject == "Your data is ready" {
+			msg = mp.Message(t, s.ID)
+		}
+	}
+	if msg == nil {
+		mp.WaitFor(t, follower, 2)
+		t.Fatal("no export mail")
+	}
+	link := strings.TrimPrefix(regexp.MustCompile(`http://auth\.test(/authenticate/account/export\?token=[A-Za-z0-9_-]+&app=demo)`).FindStringSubmatch(msg.Text)[1], "")
+	if r := ts.do(t, "GET", link, nil, withSession(sessionFor(t, ts, subscriber))); r.Status != http.StatusNotFound {
+		t.Fatalf("someone else's link: %d", r.Status)
+	}
+	dl := ts.do(t, "GET", link, nil, withSession(buyer.token))
+	if dl.Status != http.StatusOK || !strings.Contains(dl.Header.Get("Content-Disposition"), "attachment") {
+		t.Fatalf("download: %d %v", dl.Status, dl.Header)
+	}
+	var archive struct {
+		Profile map[string]any   `json:"profile"`
+		Orders  []map[string]any `json:"orders"`
+		Members []map[string]any `json:"memberships"`
+	}
+	if err := json.Unmarshal([]byte(dl.Body), &archive); err != nil {
+		t.Fatal(err)
+	}
+	if archive.Profile["email"] != follower || len(archive.Orders) != 1 || !strings.Contains(fmt.Sprint(archive.Orders[0]["shipping_address"]), "Lovelace") ||
+		len(archive.Orders[0]["items"].([]any)) != 1 || len(archive.Members) == 0 {
+		t.Fatalf("archive %s", dl.Body)
+	}
+
+	// Deletion: the password is required; a creator is refused.
+	if r := form("/authenticate/account/delete", url.Values{"currentPassword": {"wrong"}}, buyer.token); r.Status != http.StatusBadRequest {
+		t.Fatalf("wrong password: %d", r.Status)
+	}
+	creator := sessionFor(t, ts, "creator@demo.test")
+	if r := form("/authenticate/account/delete", url.Values{"currentPassword": {"demo-password"}}, creator); r.Status != http.StatusConflict ||
+		!strings.Contains(r.Body, "hand it over or delete it") {
+		t.Fatalf("creator deletion: %d", r.Status)
+	}
+	other := sessionFor(t, ts, follower)
+	if r := form("/authenticate/account/delete", url.Values{"currentPassword": {"demo-password"}}, buyer.token); r.Status != http.StatusOK ||
+		!strings.Contains(r.Body, "Your account was deleted") {
+		t.Fatalf("delete: %d", r.Status)
+	}
+	for _, tok := range []string{buyer.token, other} {
+		if r := ts.do(t, "GET", "/api/auth/me", nil, withSession(tok)); r.Status != http.StatusUnauthorized {
+			t.Fatalf("session after deletion: %d", r.Status)
+		}
+	}
+	gone, err := ts.store.UserByID(ctx, u.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gone.DeletedAt == nil || strings.Contains(gone.Email, "follower") || gone.Username == "follower" || gone.PasswordHash != "" {
+		t.Fatalf("not anonymised: %+v", gone)
+	}
+	for table, where := range map[string]string{"memberships": "user_id", "messages": "sender_id", "reactions": "sender_id",
+		"attendees": "user_id", "notification_preferences": "user_id", "sessions": "user_id"} {
+		n, err := ts.store.DB.NewSelect().Table(table).Where(where+" = ?", u.ID).Count(ctx)
+		if err != nil || n != 0 {
+			t.Fatalf("%s rows left: %d %v", table, n, err)
+		}
+	}
+	n, _ := ts.store.DB.NewSelect().Table("orders").Where("user_id = ?", u.ID).Count(ctx)
+	if n != 1 {
+		t.Fatalf("orders kept %d, want 1", n)
+	}
+	if r := ts.do(t, "POST", "/authenticate/signin?app=demo", strings.NewReader(url.Values{"email": {follower}, "password": {"demo-password"}}.Encode()), formHeaders); r.Status != http.StatusUnauthorized {
+		t.Fatalf("sign-in after deletion: %d", r.Status)
 	}
 }

@@ -186,6 +186,9 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"auth", "POST", "/authenticate/account/email", store.RoleAuthenticated, withBody("/authenticate/account/email?app=demo", "email=x")},
 		{"auth", "POST", "/authenticate/account/username", store.RoleAuthenticated, withBody("/authenticate/account/username?app=demo", "username=x")},
 		{"auth", "POST", "/authenticate/account/password", store.RoleAuthenticated, withBody("/authenticate/account/password?app=demo", "currentPassword=x&newPassword=y")},
+		{"auth", "POST", "/authenticate/account/export", store.RoleAuthenticated, fixed("/authenticate/account/export?app=demo")},
+		{"auth", "GET", "/authenticate/account/export", store.RoleAuthenticated, fixed("/authenticate/account/export?app=demo&token=nope")},
+		{"auth", "POST", "/authenticate/account/delete", store.RoleAuthenticated, withBody("/authenticate/account/delete?app=demo", "currentPassword=wrong")},
 		// One-click unsubscribe: the token in the link is the authority.
 		{"main", "GET", "/mail/unsubscribe/:token", public, fixed("/mail/unsubscribe/nope")},
 		{"main", "POST", "/mail/unsubscribe/:token", public, withBody("/mail/unsubscribe/nope", "List-Unsubscribe=One-Click")},

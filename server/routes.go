@@ -250,6 +250,9 @@ func (s *Server) routes() {
 	au.POST("/authenticate/account/username", s.accountAction(s.postAccountUsername))
 	au.POST("/authenticate/account/password", s.accountAction(s.postAccountPassword))
 	au.POST("/authenticate/account/signout-others", s.accountAction(s.postSignOutOthers))
+	au.POST("/authenticate/account/export", s.accountAction(s.postAccountExport))
+	au.GET("/authenticate/account/export", s.downloadExport)
+	au.POST("/authenticate/account/delete", s.postAccountDelete)
 
 	// Unknown paths and wrong methods fall to Echo's 404 and 405, which
 	// handleError answers in JSON under /api and as a page elsewhere.

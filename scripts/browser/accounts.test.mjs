@@ -139,3 +139,37 @@ test("sign-up mails a confirmation; once confirmed the member buys, and receipt 
   await shot(page, "7-notifications");
   await Promise.all([context.close(), creator.context.close()]);
 });
+
+test("account settings: the data export arrives as a mailed link; deleting the account signs out and keeps no name", async () => {
+  const { context, page } = await signIn(env, "member@demo.test");
+  const errors = watchErrors(page);
+  await page.goto(env.server.base + "/apps/demo/profile");
+  await Promise.all([page.waitForURL(/\/authenticate\/account/), page.getByRole("link", { name: "Account settings" }).click()]);
+  await page.getByRole("heading", { name: "Account settings" }).waitFor();
+  assert.match(await page.locator(".session-list").innerText(), /This device/);
+  await shot(page, "8-account");
+
+  await Promise.all([page.waitForURL(/notice=export/), page.getByRole("button", { name: "Download my data" }).click()]);
+  assert.match(await page.locator(".form-notice").innerText(), /preparing your data/);
+  const ready = await env.mail.waitFor("member@demo.test");
+  assert.equal(ready.Subject, "Your data is ready");
+  const download = await page.request.get(linkIn(ready.Text));
+  assert.equal(download.status(), 200);
+  const archive = await download.json();
+  assert.equal(archive.profile.email, "member@demo.test");
+  assert.ok(Array.isArray(archive.orders) && Array.isArray(archive.postsAndComments));
+
+  await page.fill("#account-currentPassword-delete", "demo-password");
+  await shot(page, "9-delete");
+  await Promise.all([page.waitForLoadState("load"), page.getByRole("button", { name: "Delete my account" }).click()]);
+  await page.getByRole("heading", { name: "Your account was deleted" }).waitFor();
+  await shot(page, "10-deleted");
+  assert.equal((await page.request.get(env.server.base + "/api/auth/me")).status(), 401);
+  await page.goto(env.server.auth + "/authenticate/signin?app=demo");
+  await page.fill('[name="email"]', "member@demo.test");
+  await page.fill('[name="password"]', "demo-password");
+  await Promise.all([page.waitForLoadState("load"), page.locator('form button[type="submit"]').click()]);
+  assert.match(await page.locator(".form-error").innerText(), /Invalid email, username or password/);
+  assert.deepEqual(errors.filter((e) => !/^40[01] /.test(e)), []);
+  await context.close();
+});

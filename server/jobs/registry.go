@@ -65,6 +65,9 @@ func Product(d Deps) Work {
 	if d.Mail != nil && d.Store != nil {
 		river.AddWorker(workers, &SendMailWorker{Store: d.Store, Sender: d.Mail})
 	}
+	if d.Store != nil {
+		river.AddWorker(workers, &ExportAccountWorker{Store: d.Store})
+	}
 	if d.CardRenewals != nil {
 		river.AddWorker(workers, &StartCardRenewalWorker{Renewals: d.CardRenewals})
 	}
