@@ -14,11 +14,11 @@ import (
 type DataExport struct {
 	bun.BaseModel `bun:"table:data_exports"`
 
-	ID        string  `bun:",pk"`
-	UserID    string  `bun:",notnull"`
-	TokenHash string  `bun:",notnull,unique"`
-	AppID     *string ``
-	Content   *string ``
+	ID        string    `bun:",pk"`
+	UserID    string    `bun:",notnull"`
+	TokenHash string    `bun:",notnull,unique"`
+	AppID     *string   ``
+	Content   *string   ``
 	CreatedAt time.Time `bun:",notnull,default:current_timestamp"`
 	ReadyAt   *time.Time
 	ExpiresAt time.Time `bun:",notnull"`
