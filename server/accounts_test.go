@@ -654,3 +654,36 @@ func TestDataExportAndAccountDeletion(t *testing.T) {
 		t.Fatalf("sign-in after deletion: %d", r.Status)
 	}
 }
+
+// TestEmailSwitches: the profile's e-mail switches are kept apart from the
+// in-app ones, by the API and by the form; a call that leaves them out
+// keeps them.
+func TestEmailSwitches(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, demoDB(t))
+	ctx := context.Background()
+	app, _ := ts.store.AppByIDOrName(ctx, "demo")
+	m := ts.as(t, follower)
+	path := "/api/notifications/preferences/" + app.ID
+	got := dataOf(m.must(200, "PUT", path, `{"mutedAll":false,"mutedKinds":["NEW_POST"],"emailMutedKinds":["NEW_ORDER","DONATION"]}`))
+	if fmt.Sprint(got["mutedKinds"]) != "[NEW_POST]" || fmt.Sprint(got["emailMutedKinds"]) != "[DONATION NEW_ORDER]" {
+		t.Fatalf("saved %v", got)
+	}
+	got = dataOf(m.must(200, "PUT", path, `{"mutedAll":true,"mutedKinds":[]}`))
+	if got["mutedAll"] != true || fmt.Sprint(got["emailMutedKinds"]) != "[DONATION NEW_ORDER]" {
+		t.Fatalf("e-mail switches lost: %v", got)
+	}
+	m.must(400, "PUT", path, `{"mutedKinds":[],"emailMutedKinds":["NOPE"]}`)
+	r := ts.do(t, "POST", "/apps/demo/notifications/settings", strings.NewReader("emailForm=1&emailMutedAll=1"),
+		withSession(m.token, "Content-Type", "application/x-www-form-urlencoded"))
+	if r.Status != http.StatusSeeOther {
+		t.Fatalf("form: %d", r.Status)
+	}
+	p, _ := ts.store.NotificationPreferences(ctx, app.ID, ts.userID(t, follower))
+	if !p.EmailMutedAll || len(p.EmailMuted()) != 0 || p.MutedAll {
+		t.Fatalf("form saved %+v", p)
+	}
+	if page := ts.do(t, "GET", "/apps/demo/profile", nil, withSession(m.token)); !strings.Contains(page.Body, `name="emailMutedAll"`) {
+		t.Fatal("the profile has no e-mail switches")
+	}
+}

@@ -429,7 +429,8 @@ func (s *Storage) SetNotificationPreferences(ctx context.Context, appID, userID 
 	if err != nil {
 		return nil, fmt.Errorf("save notification preferences: %w", err)
 	}
-	return p, nil
+	// Read back: the row also holds the e-mail switches this call keeps.
+	return s.NotificationPreferences(ctx, appID, userID)
 }
 
 // SavePushSubscription stores a browser's subscription for the member in the
