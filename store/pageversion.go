@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"github.com/uptrace/bun"
 )
@@ -19,6 +20,17 @@ type PageVersion struct {
 
 const GlobalPageScope = "*"
 
+// EngagementScope is the version of an app's engagement: reaction, reply
+// and member counts, and who follows. Data caches (landing data, lists,
+// totals) are keyed by it as well, so they are exact; rendered pages are not:
+// they are served while one render replaces them (server/pagecache.go), so
+// a busy app's likes do not empty its page cache.
+func EngagementScope(appID string) string { return "e:" + appID }
+
+// PostScope is the version of one post's own page: a reply shows on it at
+// once, while the rest of the app only sees new counts.
+func PostScope(messageID string) string { return "m:" + messageID }
+
 // PageVersionChannel is the Redis channel a bump is announced on, so that
 // servers holding versions in memory drop theirs at once.
 const PageVersionChannel = "marquee:page-versions"
@@ -29,6 +41,31 @@ const PageVersionChannel = "marquee:page-versions"
 // InvalidateLanding and its siblings, or directly).
 func (s *Storage) InvalidateApp(ctx context.Context, appID string) {
 	s.bumpPageVersion(ctx, appID)
+}
+
+// NoteEngagement bumps the engagement version of an app: a like, a reply or
+// a follow changed counts, which every data cache re-reads at once and the
+// cached pages within their staleness bound.
+func (s *Storage) NoteEngagement(ctx context.Context, appID string) {
+	s.bumpPageVersion(ctx, EngagementScope(appID))
+}
+
+// InvalidatePost bumps one post's page version and the app's engagement: a
+// reply changes the post's page and a count elsewhere.
+func (s *Storage) InvalidatePost(ctx context.Context, appID, messageID string) {
+	s.bumpPageVersion(ctx, PostScope(messageID))
+	s.NoteEngagement(ctx, appID)
+}
+
+// dataVersion is the version part of a data cache key of an app: its page
+// version, the global one and its engagement.
+func (s *Storage) dataVersion(ctx context.Context, appID string) (string, error) {
+	v, err := s.PageVersions(ctx, appID, GlobalPageScope, EngagementScope(appID))
+	if err != nil {
+		return "", err
+	}
+	return strconv.FormatInt(v[appID], 10) + "." + strconv.FormatInt(v[GlobalPageScope], 10) + "." +
+		strconv.FormatInt(v[EngagementScope(appID)], 10), nil
 }
 
 // InvalidateAllApps bumps the version every cached page also carries: for

@@ -4,10 +4,12 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/uptrace/bun"
+	"golang.org/x/sync/singleflight"
 )
 
 // URLSigner turns a media object key into a URL a browser can load.
@@ -40,6 +42,11 @@ type Storage struct {
 	// landingMemo holds, per app, the last landing view decoded from a
 	// versioned in-process key (Landing).
 	landingMemo sync.Map
+	// landingBuilds collapses concurrent builds of one landing key.
+	landingBuilds singleflight.Group
+	// LandingBuildCount counts landing data built from the database (tests
+	// and the benchmark read it).
+	LandingBuildCount atomic.Int64
 	// sessions remembers session lookups for SessionMemoTTL (session_memo.go).
 	sessions *sessionMemo
 	// touched holds, per session id, when this process last recorded the

@@ -54,6 +54,11 @@ func tsRoots() []tsRoot {
 		{Value: server.AuthFormData{}},
 		{Value: server.UnsubscribeData{}},
 		{Value: server.AccountData{}},
+		{Value: server.AppsIndexData{}},
+		{Value: server.AppAvailability{}},
+		{Value: server.CreatedApp{}},
+		{Value: server.StudioData{}},
+		{Value: server.MemberRoleChanged{}},
 	}
 }
 
