@@ -148,6 +148,9 @@ test("account settings: the data export arrives as a mailed link; deleting the a
   await page.getByRole("heading", { name: "Account settings" }).waitFor();
   assert.match(await page.locator(".session-list").innerText(), /This device/);
   await shot(page, "8-account");
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.screenshot({ path: join(shots, "accounts-8-account-1280x900.png"), fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
 
   await Promise.all([page.waitForURL(/notice=export/), page.getByRole("button", { name: "Download my data" }).click()]);
   assert.match(await page.locator(".form-notice").innerText(), /preparing your data/);
