@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"marquee/server/jobs"
 	"marquee/server/mail/mailpittest"
@@ -685,5 +686,46 @@ func TestEmailSwitches(t *testing.T) {
 	}
 	if page := ts.do(t, "GET", "/apps/demo/profile", nil, withSession(m.token)); !strings.Contains(page.Body, `name="emailMutedAll"`) {
 		t.Fatal("the profile has no e-mail switches")
+	}
+}
+
+// TestDonationAndEventMessages: a paid donation gives the donor a receipt
+// (in the app and by e-mail) and tells the creator; a changed event mails
+// its attendees (with one-click unsubscribe, since it is optional).
+func TestDonationAndEventMessages(t *testing.T) {
+	t.Parallel()
+	ts, mp := mailServer(t, nil)
+	ctx := context.Background()
+	app, _ := ts.store.AppByIDOrName(ctx, "demo")
+	donor, creator := ts.as(t, follower), ts.as(t, "creator@demo.test")
+	d := dataOf(donor.must(201, "POST", "/api/donations/create", `{"appId":"`+app.ID+`","amount":750,"message":"Keep going"}`))
+	if d == nil {
+		t.Fatal("no donation")
+	}
+	id, _ := d["id"].(string)
+	if id == "" {
+		id, _ = d["donation"].(map[string]any)["id"].(string)
+	}
+	donor.must(200, "POST", "/api/donations/process", `{"donationId":"`+id+`","paymentMethod":"musepay"}`)
+	runMailJobs(t, ts)
+	receipt := mp.WaitFor(t, follower, 1)
+	if receipt.Subject != "Your donation receipt" || !strings.Contains(receipt.Text, "Donation: $7.50") || !strings.Contains(receipt.Text, "Keep going") {
+		t.Fatalf("donation receipt %q\n%s", receipt.Subject, receipt.Text)
+	}
+	if staff := mp.WaitFor(t, "creator@demo.test", 1); staff.Subject != "New donation: $7.50" {
+		t.Fatalf("creator mail %q", staff.Subject)
+	}
+
+	start := time.Now().Add(72 * time.Hour).UTC()
+	ev := dataOf(creator.must(201, "POST", "/api/events/apps/"+app.ID+"/events", fmt.Sprintf(`{"name":"Mail meetup","startDate":%q,"endDate":%q}`,
+		start.Format(time.RFC3339), start.Add(time.Hour).Format(time.RFC3339))))
+	evID := ev["id"].(string)
+	donor.must(200, "POST", "/api/events/"+evID+"/join", "")
+	runMailJobs(t, ts)
+	creator.must(200, "PUT", "/api/events/"+evID, `{"location":"Room 2"}`)
+	runMailJobs(t, ts)
+	changed := mp.WaitFor(t, follower, 2)
+	if changed.Subject != "Change to Mail meetup" || len(changed.Headers["List-Unsubscribe"]) != 1 {
+		t.Fatalf("event mail %q %v", changed.Subject, changed.Headers["List-Unsubscribe"])
 	}
 }
