@@ -55,6 +55,9 @@ type Config struct {
 	// are the reverse proxies whose X-Forwarded-For names the client; empty
 	// means the connection's address is the client (no proxy is believed).
 	TrustedProxies []*net.IPNet
+	// MetricsToken (METRICS_TOKEN) is the bearer token /metrics asks for;
+	// unset, /metrics answers loopback connections only.
+	MetricsToken string
 	// PushSubscriber is the VAPID contact (PUSH_SUBSCRIBER, mailto: or https:).
 	PushSubscriber string
 	// OrderExpiry is how long an unpaid order holds its stock before it is
@@ -182,6 +185,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		SecretKey:      get("SECRET_KEY", ""),
 		PushSubscriber: get("PUSH_SUBSCRIBER", ""),
 		CookieDomain:   get("COOKIE_DOMAIN", ""),
+		MetricsToken:   get("METRICS_TOKEN", ""),
 	}
 	cfg.publicURLFromPort = strings.TrimSpace(getenv("PUBLIC_URL")) == ""
 	cfg.authURLFromPort = strings.TrimSpace(getenv("AUTH_URL")) == ""
@@ -250,6 +254,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 var secretVariables = map[string]bool{
 	"DATABASE_URL": true, "REDIS_URL": true, "SECRET_KEY": true, "S3_ACCESS_KEY": true, "S3_SECRET_KEY": true,
 	"STRIPE_SECRET_KEY": true, "STRIPE_WEBHOOK_SECRET": true, "PAYPAL_CLIENT_SECRET": true, "SMTP_URL": true,
+	"METRICS_TOKEN": true,
 }
 
 func parsePort(name, v string) (int, error) {

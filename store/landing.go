@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/microcosm-cc/bluemonday"
@@ -100,22 +99,9 @@ func (s *Storage) AppIDOf(ctx context.Context, idOrName string) (string, error) 
 		return "", err
 	}
 	if err := s.Cache.Set(ctx, appIDKey(app.Name), []byte(app.ID), LandingTTL); err != nil {
-		s.Logger.Warn("app id cache write failed", "err", err)
+		s.cacheWarn("app id cache write failed", err)
 	}
 	return app.ID, nil
-}
-
-// landingVersions are the two halves of the landing data's key: content
-// (the app's and the global page version) and engagement.
-type landingVersions struct{ content, engagement string }
-
-func (s *Storage) landingVersionsOf(ctx context.Context, appID string) (landingVersions, error) {
-	v, err := s.PageVersions(ctx, appID, GlobalPageScope, EngagementScope(appID))
-	if err != nil {
-		return landingVersions{}, err
-	}
-	content := strconv.FormatInt(v[appID], 10) + "." + strconv.FormatInt(v[GlobalPageScope], 10)
-	return landingVersions{content: content, engagement: content + "." + strconv.FormatInt(v[EngagementScope(appID)], 10)}, nil
 }
 
 type landingMemoEntry struct {
@@ -136,10 +122,11 @@ func (s *Storage) Landing(ctx context.Context, idOrName string) (*AppView, error
 	if err != nil {
 		return nil, err
 	}
-	versions, err := s.landingVersionsOf(ctx, appID)
+	v, err := s.CurrentVersions(ctx, appID)
 	if err != nil {
 		return nil, err
 	}
+	versions := struct{ content, engagement string }{v.Key(), v.DataKey()}
 	// The view of one version is decoded once per process and shared
 	// read-only: every API call loads the app's landing data for its scope,
 	// and decoding it each time was a fifth of a feed call.
@@ -179,7 +166,7 @@ func (s *Storage) landingContent(ctx context.Context, appID, version string) (*A
 	key := landingKey(appID, version)
 	b, ok, cacheErr := s.Cache.Get(ctx, key)
 	if cacheErr != nil {
-		s.Logger.Warn("landing cache read failed; using the database", "err", cacheErr)
+		s.cacheWarn("landing cache read failed; using the database", cacheErr)
 	} else if ok {
 		var view AppView
 		if err := json.Unmarshal(b, &view); err == nil {
@@ -197,9 +184,9 @@ func (s *Storage) landingContent(ctx context.Context, appID, version string) (*A
 	}
 	// A cache that just failed to read is not asked to write: when Redis is
 	// down each page pays its timeout once, not twice.
-	if b, err := json.Marshal(view); err == nil && cacheErr == nil {
+	if b, err := json.Marshal(view); err == nil && cacheErr == nil && key != "" {
 		if err := s.Cache.Set(ctx, key, b, LandingTTL); err != nil {
-			s.Logger.Warn("landing cache write failed", "err", err)
+			s.cacheWarn("landing cache write failed", err)
 		}
 	}
 	return view, nil
@@ -252,7 +239,7 @@ func (s *Storage) landingEngagement(ctx context.Context, appID, version string, 
 	counts.Members = int(members)
 	if b, err := json.Marshal(counts); err == nil && cacheErr == nil {
 		if err := s.Cache.Set(ctx, key, b, LandingTTL); err != nil {
-			s.Logger.Warn("landing counts cache write failed", "err", err)
+			s.cacheWarn("landing counts cache write failed", err)
 		}
 	}
 	return counts, nil

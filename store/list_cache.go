@@ -34,7 +34,7 @@ func (s *Storage) cachedList(ctx context.Context, appID, key string, out any, lo
 	}
 	if b, err := json.Marshal(out); err == nil {
 		if err := s.Cache.Set(ctx, full, b, listCacheTTL); err != nil {
-			s.Logger.Warn("list page not cached", "app", appID, "err", err)
+			s.cacheWarn("list page not cached", err, "app", appID)
 		}
 	}
 	return nil

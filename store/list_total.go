@@ -32,7 +32,7 @@ func (s *Storage) listTotal(ctx context.Context, appID, key string, count func(c
 		return 0, err
 	}
 	if err := s.Cache.Set(ctx, full, []byte(strconv.Itoa(n)), listTotalTTL); err != nil {
-		s.Logger.Warn("list total not cached", "app", appID, "err", err)
+		s.cacheWarn("list total not cached", err, "app", appID)
 	}
 	return n, nil
 }
