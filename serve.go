@@ -47,6 +47,11 @@ func serve(ctx context.Context, logger *slog.Logger) error {
 	if err := queue.Start(ctx); err != nil {
 		return err
 	}
+	if mailer := srv.Mailer(); a.Config.SMTPURL == "" {
+		logger.Info("mail: no SMTP_URL, writing mails as .eml files", "dir", mailer.Transport.Describe())
+	} else {
+		logger.Info("mail: sending through SMTP", "server", mailer.Transport.Describe())
+	}
 	runErr := srv.Run(ctx, lns)
 	// The server has drained; running jobs get the same grace to finish,
 	// and whatever has not started stays queued in the database.

@@ -1,16 +1,16 @@
 import { displayTitle, TitleImage } from "./components/Header";
 import type { PageProps } from "./lib/types";
+import type { AuthFormData } from "./lib/generated";
 
-type AuthData = {
-  mode: "signin" | "signup";
-  appName: string;
-  action: string;
-  values: { email: string; username: string };
-  errors: Record<string, string>;
-  signedIn?: string;
+type Props = PageProps<AuthFormData>;
+
+const titles: Record<AuthFormData["mode"], string> = {
+  signin: "Sign In",
+  signup: "Sign Up",
+  forgot: "Forgot password",
+  reset: "Choose a new password",
+  message: "Account",
 };
-
-type Props = PageProps<AuthData>;
 
 function Field({ name, label, type, value, error, autoComplete }: {
   name: string; label: string; type: string; value?: string; error?: string; autoComplete: string;
@@ -42,19 +42,81 @@ export default function AuthForm(props: Props) {
   const other = signup ? "/authenticate/signin" + q : "/authenticate/signup" + q;
   const back = app ? props.publicUrl + "/apps/" + app.name : props.publicUrl + "/";
   const title = app ? displayTitle(app) : "Marquee";
+  const brand = (
+    <div className="auth-brand">
+      {app?.title ? <TitleImage media={app.title} alt={title} height={40} /> : <span className="auth-brand-name">{title}</span>}
+    </div>
+  );
+  const backLink = (
+    <p className="auth-back">
+      <a href={back}>{app ? "Back to " + title : "Back to Marquee"}</a>
+    </p>
+  );
+  const formError = d.errors.form && (
+    <p className="form-error" role="alert">
+      {d.errors.form}
+    </p>
+  );
+  if (d.mode === "message") {
+    return (
+      <main className="auth-page">
+        <div className="auth-card">
+          {brand}
+          <h1>{d.title}</h1>
+          <p className="auth-message">{d.message}</p>
+          {(d.links ?? []).map((l) => (
+            <p key={l.href} className="auth-switch">
+              <a className="button" href={l.href}>
+                {l.label}
+              </a>
+            </p>
+          ))}
+          {backLink}
+        </div>
+      </main>
+    );
+  }
+  if (d.mode === "forgot" || d.mode === "reset") {
+    const forgot = d.mode === "forgot";
+    return (
+      <main className="auth-page">
+        <div className="auth-card">
+          {brand}
+          <h1>{forgot ? "Forgot your password?" : "Choose a new password"}</h1>
+          <p className="meta">
+            {forgot
+              ? "Enter the email address of your account. We will send you a link to choose a new password."
+              : "Setting a new password signs you out on every other device."}
+          </p>
+          {formError}
+          <form method="post" action={d.action} noValidate>
+            {forgot ? (
+              <Field name="email" label="Email" type="email" value={d.values.email} error={d.errors.email} autoComplete="email" />
+            ) : (
+              <>
+                <input type="hidden" name="token" value={d.token ?? ""} />
+                <Field name="password" label="New password (8 to 128 characters)" type="password" error={d.errors.password} autoComplete="new-password" />
+              </>
+            )}
+            <button type="submit" className="button auth-submit">
+              {forgot ? "Send reset link" : "Set new password"}
+            </button>
+          </form>
+          <p className="auth-switch">
+            <a href={"/authenticate/signin" + q}>Back to Sign In</a>
+          </p>
+          {backLink}
+        </div>
+      </main>
+    );
+  }
   return (
     <main className="auth-page">
       <div className="auth-card">
-        <div className="auth-brand">
-          {app?.title ? <TitleImage media={app.title} alt={title} height={40} /> : <span className="auth-brand-name">{title}</span>}
-        </div>
+        {brand}
         <h1>{signup ? "Create your account" : "Sign in"}</h1>
         {d.signedIn && <p className="meta">You are signed in as @{d.signedIn}. Signing in again starts a new session.</p>}
-        {d.errors.form && (
-          <p className="form-error" role="alert">
-            {d.errors.form}
-          </p>
-        )}
+        {formError}
         <form method="post" action={d.action} noValidate>
           {signup ? (
             <>
@@ -66,6 +128,9 @@ export default function AuthForm(props: Props) {
             <>
               <Field name="email" label="Email or username" type="text" value={d.values.email} error={d.errors.email} autoComplete="username" />
               <Field name="password" label="Password" type="password" error={d.errors.password} autoComplete="current-password" />
+              <p className="auth-forgot">
+                <a href={"/authenticate/forgot" + q}>Forgot password?</a>
+              </p>
             </>
           )}
           <button type="submit" className="button auth-submit">
@@ -76,9 +141,7 @@ export default function AuthForm(props: Props) {
           {signup ? "Already have an account? " : "New here? "}
           <a href={other}>{signup ? "Sign In" : "Sign Up"}</a>
         </p>
-        <p className="auth-back">
-          <a href={back}>{app ? "Back to " + title : "Back to Marquee"}</a>
-        </p>
+        {backLink}
       </div>
     </main>
   );
@@ -88,7 +151,7 @@ export function head(props: Props) {
   const name = props.app ? displayTitle(props.app) : "Marquee";
   return (
     <>
-      <title>{(props.data.mode === "signup" ? "Sign Up" : "Sign In") + " · " + name}</title>
+      <title>{(props.data.mode === "message" ? props.data.title || titles.message : titles[props.data.mode]) + " · " + name}</title>
       <meta name="robots" content="noindex" />
     </>
   );

@@ -9,7 +9,9 @@ import { kindLabels } from "./lib/notifications";
 import { formatDate, formatMoney } from "./lib/format";
 import type { AccountUser, DonorStanding, PageProps, SubscriptionStatus } from "./lib/types";
 
-type NotificationPrefs = { mutedAll: boolean; mutedKinds: string[]; kinds: string[] };
+type NotificationPrefs = {
+  mutedAll: boolean; mutedKinds: string[]; kinds: string[]; emailMutedAll: boolean; emailMutedKinds: string[];
+};
 type Props = PageProps<{
   user: AccountUser | null;
   isCreator: boolean;
@@ -128,6 +130,12 @@ export default function Profile(props: Props) {
 
         {props.data.membership && <Membership m={props.data.membership} base={base} />}
 
+        <p>
+          <a className="account-settings-link" href={props.authUrl + "/authenticate/account?app=" + encodeURIComponent(app.name)}>
+            Account settings
+          </a>
+        </p>
+
         {props.data.canSeeDonations && (
           <p>
             <a href={base + "/donations"}>Donations</a>
@@ -177,6 +185,20 @@ function NotificationSettings({ base, prefs }: { base: string; prefs: Notificati
             <label className="check" key={k}>
               <input type="checkbox" name="mutedKinds" value={k} defaultChecked={prefs.mutedKinds.includes(k)} />
               <span>{kindLabels[k] ?? k}</span>
+            </label>
+          ))}
+        </fieldset>
+        <fieldset>
+          <legend>E-mail (receipts and account mail always come):</legend>
+          <input type="hidden" name="emailForm" value="1" />
+          <label className="check">
+            <input type="checkbox" name="emailMutedAll" value="1" defaultChecked={prefs.emailMutedAll} />
+            <span>No other e-mail from this app</span>
+          </label>
+          {prefs.kinds.map((k) => (
+            <label className="check" key={"email-" + k}>
+              <input type="checkbox" name="emailMutedKinds" value={k} defaultChecked={prefs.emailMutedKinds.includes(k)} />
+              <span>{"No e-mail about " + (kindLabels[k] ?? k).toLowerCase()}</span>
             </label>
           ))}
         </fieldset>

@@ -29,6 +29,8 @@ import Transactions, * as transactions from "./Transactions";
 import ManageOrders, * as manageOrders from "./ManageOrders";
 import Report, * as report from "./Report";
 import Moderation, * as moderation from "./Moderation";
+import Unsubscribe, * as unsubscribe from "./Unsubscribe";
+import Account, * as account from "./Account";
 import Studio, * as studio from "./Studio";
 
 // A page module as the server entry sees it. goja bundles need static
@@ -44,6 +46,8 @@ export type PageModule = {
 };
 
 export const pages: Record<string, PageModule> = {
+  Unsubscribe: { component: Unsubscribe, head: unsubscribe.head },
+  Account: { component: Account, head: account.head, status: account.status },
   AppsIndex: { component: AppsIndex, head: appsIndex.head },
   ErrorPage: { component: ErrorPage, head: errorPage.head, status: errorPage.status },
   Landing: { component: Landing, head: landing.head, criticalCSS: true },

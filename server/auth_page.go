@@ -25,12 +25,18 @@ type authForm struct {
 // AuthFormData is the Data of the AuthForm page: the typed values (never the
 // password) and field errors keyed by field name, "form" for the whole form.
 type AuthFormData struct {
-	Mode     string            `json:"mode"` // "signin" or "signup"
+	Mode     string            `json:"mode" tstype:"'signin' | 'signup' | 'forgot' | 'reset' | 'message'"`
 	AppName  string            `json:"appName"`
 	Action   string            `json:"action"`
 	Values   map[string]string `json:"values"`
 	Errors   map[string]string `json:"errors"`
 	SignedIn string            `json:"signedIn,omitempty"`
+	// Token is the reset form's link token; Title, Message and Links are
+	// what a "message" page says (a mail sent, a link used).
+	Token   string     `json:"token,omitempty"`
+	Title   string     `json:"title,omitempty"`
+	Message string     `json:"message,omitempty"`
+	Links   []AuthLink `json:"links,omitempty"`
 }
 
 var usernamePattern = regexp.MustCompile(`^[A-Za-z0-9_]{3,30}$`)
@@ -112,7 +118,7 @@ func (s *Server) refuseAuthForm(c echo.Context, mode string, app *store.AppView,
 	return s.renderAuthForm(c, e.Status, mode, app, f, errs)
 }
 
-func (s *Server) renderAuthForm(c echo.Context, status int, mode string, app *store.AppView, f authForm, errs map[string]string) error {
+func (s *Server) renderAuthForm(c echo.Context, status int, mode string, app *store.AppView, f authForm, errs map[string]string, with ...func(*AuthFormData)) error {
 	var sc *Scope
 	if app != nil {
 		// The auth site only brands the form with the app.
@@ -129,6 +135,9 @@ func (s *Server) renderAuthForm(c echo.Context, status int, mode string, app *st
 	}
 	if u := viewerOf(c).User; u != nil {
 		data.SignedIn = u.Username
+	}
+	for _, w := range with {
+		w(&data)
 	}
 	props.Data, props.Status = data, status
 	return s.renderPage(c, "AuthForm", props)
@@ -275,7 +284,7 @@ func (s *Server) postSignUp(c echo.Context) error {
 	if err != nil {
 		return &Error{Status: http.StatusInternalServerError, Message: "Something went wrong", Err: err}
 	}
-	user, err := s.store.CreateUser(c.Request().Context(), f.Email, f.Username, hash)
+	user, err := s.store.CreateUserVerifying(c.Request().Context(), f.Email, f.Username, hash, accountMailContext(app))
 	if e := refusal(err, nil); e != nil {
 		return s.refuseAuthForm(c, "signup", app, f, e)
 	}

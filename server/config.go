@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"marquee/server/mail"
 )
 
 // Config comes from the environment; every field has a default that runs the
@@ -76,6 +78,16 @@ type Config struct {
 	// per CPU); more wait up to InFlightWait, then answer 503 (inflight.go).
 	MaxInFlight  int64
 	InFlightWait time.Duration
+	// SMTPURL (SMTP_URL) is where mail is sent; empty writes .eml files to
+	// MailDir (MAIL_DIR, default data/mail). MailFrom (MAIL_FROM) is the
+	// operator's sender address; each app's display name is its name.
+	SMTPURL  string
+	MailFrom string
+	MailDir  string
+	// RequireVerifiedEmail (REQUIRE_VERIFIED_EMAIL, default true) keeps
+	// members whose address is not verified from paying, posting and
+	// donating. The zero Config (tests) leaves it off.
+	RequireVerifiedEmail bool
 	// Limits are the brute-force and write limits; zero fields take
 	// DefaultLimits (tests lower them).
 	Limits Limits
@@ -205,6 +217,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	if cfg.S3.UseSSL, err = parseSwitch("S3_USE_SSL", get("S3_USE_SSL", "false")); err != nil {
 		return Config{}, err
 	}
+	cfg.SMTPURL, cfg.MailDir = get("SMTP_URL", ""), get("MAIL_DIR", "data/mail")
+	cfg.MailFrom = get("MAIL_FROM", "Marquee <no-reply@marquee.invalid>")
+	if cfg.RequireVerifiedEmail, err = parseSwitch("REQUIRE_VERIFIED_EMAIL", get("REQUIRE_VERIFIED_EMAIL", "true")); err != nil {
+		return Config{}, err
+	}
 	cfg.BindAddress = get("BIND_ADDRESS", "")
 	if cfg.BindAddress != "" && net.ParseIP(cfg.BindAddress) == nil {
 		return Config{}, fmt.Errorf("BIND_ADDRESS: want an IP address such as 127.0.0.1, got %q", cfg.BindAddress)
@@ -243,7 +260,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 // secretVariables may be given as NAME_FILE instead.
 var secretVariables = map[string]bool{
 	"DATABASE_URL": true, "REDIS_URL": true, "SECRET_KEY": true, "S3_ACCESS_KEY": true, "S3_SECRET_KEY": true,
-	"STRIPE_SECRET_KEY": true, "STRIPE_WEBHOOK_SECRET": true, "PAYPAL_CLIENT_SECRET": true,
+	"STRIPE_SECRET_KEY": true, "STRIPE_WEBHOOK_SECRET": true, "PAYPAL_CLIENT_SECRET": true, "SMTP_URL": true,
 	"METRICS_TOKEN": true,
 }
 
@@ -270,6 +287,14 @@ func parseSwitch(name, v string) (bool, error) {
 // than the operator meant. Messages name the variable and never repeat a
 // secret or a URL that may hold a password.
 func (c Config) check() error {
+	if c.SMTPURL != "" {
+		if _, err := mail.NewSMTP(c.SMTPURL); err != nil {
+			return err
+		}
+	}
+	if _, addr := mail.FromAddress(c.MailFrom); !strings.Contains(addr, "@") {
+		return fmt.Errorf("MAIL_FROM: want an address such as \"Studio <no-reply@example.com>\"")
+	}
 	if err := checkDatabaseURL(c.DatabaseURL); err != nil {
 		return err
 	}
@@ -378,4 +403,16 @@ func parseTrustedProxies(v string) ([]*net.IPNet, error) {
 		nets = append(nets, n)
 	}
 	return nets, nil
+}
+
+// Mailer is how this configuration sends mail: SMTP_URL, or .eml files in
+// MAIL_DIR.
+func (c Config) Mailer() *mail.Sender {
+	var t mail.Transport = &mail.Dir{Path: c.MailDir}
+	if c.SMTPURL != "" {
+		if smtp, err := mail.NewSMTP(c.SMTPURL); err == nil {
+			t = smtp
+		}
+	}
+	return &mail.Sender{Transport: t, From: c.MailFrom, Sites: mail.Sites{Main: c.PublicURL, Auth: c.AuthURL}}
 }

@@ -74,6 +74,9 @@ func domainRules() []domainRule {
 		{store.ErrForbidden, http.StatusForbidden, "You do not have permission to do that", ""},
 		{store.ErrTicketRequired, http.StatusForbidden, "This event requires a ticket", ""},
 		{store.ErrNoSubscription, http.StatusNotFound, "You have no active membership in this app", ""},
+		{store.ErrTokenInvalid, http.StatusBadRequest, "This link is invalid or has expired", ""},
+		{store.ErrEmailNotVerified, http.StatusForbidden, msgVerifyFirst, ""},
+		{store.ErrOwnsApp, http.StatusConflict, "You own an app: hand it over or delete it before deleting your account", ""},
 		{store.ErrEmailTaken, http.StatusConflict, "An account with this email already exists", "email"},
 		{store.ErrUsernameTaken, http.StatusConflict, "This username is taken", "username"},
 		// The order is in a status that does not allow the move: the request

@@ -30,6 +30,11 @@ func TestDomainErrorStatuses(t *testing.T) {
 		{store.ErrNoSubscription, http.StatusNotFound},
 		{store.ErrEmailTaken, http.StatusConflict},
 		{store.ErrUsernameTaken, http.StatusConflict},
+		// Accounts: a used or expired mailed link, an address not yet
+		// confirmed, and deleting an account that owns an app.
+		{store.ErrTokenInvalid, http.StatusBadRequest},
+		{store.ErrEmailNotVerified, http.StatusForbidden},
+		{store.ErrOwnsApp, http.StatusConflict},
 		{store.ErrIllegalTransition, http.StatusConflict},
 		{store.ErrDonationClosed, http.StatusConflict},
 		// paymentError answered this one 400 and orderError 409.

@@ -335,7 +335,7 @@ func testRenewalGraceAndEnd(t *testing.T, f *memberFixture) {
 	if ok, _ := st.HasValidSubscription(ctx, f.appID, f.userID(t, "follower@demo.test"), after); ok {
 		t.Errorf("still valid after grace")
 	}
-	notices, _ = st.DB.NewSelect().Table("notifications").Where("app_id = ? AND user_id = ?", f.appID, f.userID(t, "follower@demo.test")).Count(ctx)
+	notices, _ = st.DB.NewSelect().Table("notifications").Where("app_id = ? AND user_id = ? AND kind <> ?", f.appID, f.userID(t, "follower@demo.test"), store.KindOrderStatus).Count(ctx)
 	if notices != 2 {
 		t.Errorf("notices %d, want the failure and the end", notices)
 	}

@@ -61,6 +61,9 @@ func (s *Server) lookUpSession(c echo.Context, v *Viewer) {
 	switch {
 	case err == nil:
 		v.User, v.Token = user, ck.Value
+		// Account settings list sessions by last use (written at most
+		// every five minutes per session and process).
+		s.store.TouchSession(c.Request().Context(), ck.Value, time.Now().UTC())
 	case !errors.Is(err, store.ErrNotFound):
 		s.logger.Warn("session lookup failed", "err", err)
 		v.LookupErr = err

@@ -13,10 +13,15 @@ type prefsAnswer struct {
 	MutedAll   bool     `json:"mutedAll"`
 	MutedKinds []string `json:"mutedKinds"`
 	Kinds      []string `json:"kinds"`
+	// The e-mail switches, apart from the in-app ones (receipts and
+	// account mail are always sent).
+	EmailMutedAll   bool     `json:"emailMutedAll"`
+	EmailMutedKinds []string `json:"emailMutedKinds"`
 }
 
 func prefsOf(p *store.NotificationPreference) prefsAnswer {
-	return prefsAnswer{MutedAll: p.MutedAll, MutedKinds: p.Muted(), Kinds: store.NotificationKinds}
+	return prefsAnswer{MutedAll: p.MutedAll, MutedKinds: p.Muted(), Kinds: store.NotificationKinds,
+		EmailMutedAll: p.EmailMutedAll, EmailMutedKinds: p.EmailMuted()}
 }
 
 // GET /api/notifications/preferences/:appId: what the member mutes in this app.
@@ -35,6 +40,9 @@ func (s *Server) apiNotificationPrefs(c echo.Context) error {
 type prefsRequest struct {
 	MutedAll   bool     `json:"mutedAll"`
 	MutedKinds []string `json:"mutedKinds"`
+	// Left out (nil), the e-mail switches stay as they are.
+	EmailMutedAll   *bool     `json:"emailMutedAll"`
+	EmailMutedKinds *[]string `json:"emailMutedKinds"`
 }
 
 // PUT /api/notifications/preferences/:appId replaces the member's choice.
@@ -67,6 +75,10 @@ func (s *Server) formNotificationPrefs(c echo.Context) error {
 		return badRequest("Invalid form")
 	}
 	req := prefsRequest{MutedAll: form.Get("mutedAll") != "", MutedKinds: form["mutedKinds"]}
+	if form.Get("emailForm") != "" {
+		all, kinds := form.Get("emailMutedAll") != "", form["emailMutedKinds"]
+		req.EmailMutedAll, req.EmailMutedKinds = &all, &kinds
+	}
 	return s.savePrefs(c, sc, req, func(*store.NotificationPreference) error {
 		return c.Redirect(http.StatusSeeOther, "/apps/"+sc.App.Name+"/profile#notification-settings")
 	})
@@ -81,6 +93,23 @@ func (s *Server) savePrefs(c echo.Context, sc *Scope, req prefsRequest, answer f
 	p, err := s.store.SetNotificationPreferences(c.Request().Context(), sc.App.ID, sc.User.ID, req.MutedAll, req.MutedKinds)
 	if err != nil {
 		return err
+	}
+	if req.EmailMutedAll != nil || req.EmailMutedKinds != nil {
+		all, kinds := p.EmailMutedAll, p.EmailMuted()
+		if req.EmailMutedAll != nil {
+			all = *req.EmailMutedAll
+		}
+		if req.EmailMutedKinds != nil {
+			kinds = *req.EmailMutedKinds
+			for _, k := range kinds {
+				if !slices.Contains(store.NotificationKinds, k) {
+					return badRequest("Unknown notification kind: " + k)
+				}
+			}
+		}
+		if p, err = s.store.SetEmailPreferences(c.Request().Context(), sc.App.ID, sc.User.ID, all, kinds); err != nil {
+			return err
+		}
 	}
 	return answer(p)
 }

@@ -34,6 +34,9 @@ type Limits struct {
 	SignUpAccount, SignUpAddress Rate
 	// Per-member writes under /api.
 	Posts, Comments, Reactions, Media Rate
+	// ResetAccount counts password-reset mails per e-mail, ResetAddress
+	// per client address; VerifyResend verification mails per member.
+	ResetAccount, ResetAddress, VerifyResend Rate
 }
 
 // DefaultLimits stop password guessing and write floods while staying far
@@ -44,6 +47,7 @@ func DefaultLimits() Limits {
 		SignUpAccount: Rate{10, 15 * time.Minute}, SignUpAddress: Rate{30, 15 * time.Minute},
 		Posts: Rate{60, 10 * time.Minute}, Comments: Rate{120, 10 * time.Minute},
 		Reactions: Rate{600, 10 * time.Minute}, Media: Rate{120, 10 * time.Minute},
+		ResetAccount: Rate{3, time.Hour}, ResetAddress: Rate{20, time.Hour}, VerifyResend: Rate{3, time.Hour},
 	}
 }
 
@@ -53,6 +57,7 @@ func (l Limits) withDefaults() Limits {
 		{&l.SignInAccount, &d.SignInAccount}, {&l.SignInAddress, &d.SignInAddress},
 		{&l.SignUpAccount, &d.SignUpAccount}, {&l.SignUpAddress, &d.SignUpAddress},
 		{&l.Posts, &d.Posts}, {&l.Comments, &d.Comments}, {&l.Reactions, &d.Reactions}, {&l.Media, &d.Media},
+		{&l.ResetAccount, &d.ResetAccount}, {&l.ResetAddress, &d.ResetAddress}, {&l.VerifyResend, &d.VerifyResend},
 	} {
 		if p.got.Limit <= 0 || p.got.Per <= 0 {
 			*p.got = *p.def

@@ -191,6 +191,25 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"auth", "POST", "/authenticate/signin", public, withBody("/authenticate/signin?app=demo", "email=nobody%40demo.test&password=")},
 		{"auth", "GET", "/authenticate/signup", public, fixed("/authenticate/signup?app=demo")},
 		{"auth", "POST", "/authenticate/signup", public, withBody("/authenticate/signup?app=demo", "email=x&username=x&password=x")},
+		// Password reset and verification links: for everyone (the token
+		// is the authority); a new verification mail needs an account.
+		{"auth", "GET", "/authenticate/forgot", public, fixed("/authenticate/forgot?app=demo")},
+		{"auth", "POST", "/authenticate/forgot", public, withBody("/authenticate/forgot?app=demo", "email=nobody%40demo.test")},
+		{"auth", "GET", "/authenticate/reset", public, fixed("/authenticate/reset?app=demo&token=nope")},
+		{"auth", "POST", "/authenticate/reset", public, withBody("/authenticate/reset?app=demo", "token=nope&password=long-enough-password")},
+		{"auth", "GET", "/authenticate/verify", public, fixed("/authenticate/verify?app=demo&token=nope")},
+		{"auth", "POST", "/authenticate/verify/resend", store.RoleAuthenticated, fixed("/authenticate/verify/resend?app=demo")},
+		// Account settings: any signed-in user, for their own account.
+		{"auth", "GET", "/authenticate/account", store.RoleAuthenticated, fixed("/authenticate/account?app=demo")},
+		{"auth", "POST", "/authenticate/account/email", store.RoleAuthenticated, withBody("/authenticate/account/email?app=demo", "email=x")},
+		{"auth", "POST", "/authenticate/account/username", store.RoleAuthenticated, withBody("/authenticate/account/username?app=demo", "username=x")},
+		{"auth", "POST", "/authenticate/account/password", store.RoleAuthenticated, withBody("/authenticate/account/password?app=demo", "currentPassword=x&newPassword=y")},
+		{"auth", "POST", "/authenticate/account/export", store.RoleAuthenticated, fixed("/authenticate/account/export?app=demo")},
+		{"auth", "GET", "/authenticate/account/export", store.RoleAuthenticated, fixed("/authenticate/account/export?app=demo&token=nope")},
+		{"auth", "POST", "/authenticate/account/delete", store.RoleAuthenticated, withBody("/authenticate/account/delete?app=demo", "currentPassword=wrong")},
+		// One-click unsubscribe: the token in the link is the authority.
+		{"main", "GET", "/mail/unsubscribe/:token", public, fixed("/mail/unsubscribe/nope")},
+		{"main", "POST", "/mail/unsubscribe/:token", public, withBody("/mail/unsubscribe/nope", "List-Unsubscribe=One-Click")},
 
 		// Main site: files, media and pages anyone may open. A page whose
 		// content depends on the role (the profile, create-post) is public
@@ -463,6 +482,10 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 			return "/api/events/" + id + "/attendees/" + follower.userID, ""
 		}},
 	}...)
+	// Last: it ends every other session of each viewer, the fixture's
+	// creator session among them.
+	rows = append(rows, roleRoute{"auth", "POST", "/authenticate/account/signout-others", store.RoleAuthenticated,
+		fixed("/authenticate/account/signout-others?app=demo")})
 	return rows
 }
 

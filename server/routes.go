@@ -118,9 +118,10 @@ func (s *Server) routes() {
 	appForm("/signout", s.formSignOut)
 	appForm("/profile/picture", s.formProfilePicture)
 	appForm("/posts/:postId/like", s.formLike)
-	appForm("/posts/:postId/comments", s.formComment)
-	m.POST("/apps/:app/create-post", s.formCreate("CreatePost", store.MessagePost), s.appPage, s.subscriptionGate)
-	m.POST("/apps/:app/create-story", s.formCreate("CreateStory", store.MessageStory), s.appPage, s.subscriptionGate)
+	// Writing needs a confirmed e-mail, with JavaScript as without (REQUIRE_VERIFIED_EMAIL).
+	m.POST("/apps/:app/posts/:postId/comments", s.formComment, s.appPage, s.verifiedEmail)
+	m.POST("/apps/:app/create-post", s.formCreate("CreatePost", store.MessagePost), s.appPage, s.subscriptionGate, s.verifiedEmail)
+	m.POST("/apps/:app/create-story", s.formCreate("CreateStory", store.MessageStory), s.appPage, s.subscriptionGate, s.verifiedEmail)
 	app("/notifications", s.pageNotifications)
 	appForm("/notifications/read", s.formReadNotifications)
 	appForm("/notifications/settings", s.formNotificationPrefs)
@@ -130,10 +131,10 @@ func (s *Server) routes() {
 	// the gate lets through; the profile's membership form and the donation
 	// form are open to gated members too (the profile is).
 	app("/checkout/plan/:itemId", s.pagePlanCheckout)
-	m.POST("/apps/:app/checkout/plan/:itemId", s.formPlanCheckout, s.appPage, s.subscriptionGate)
+	m.POST("/apps/:app/checkout/plan/:itemId", s.formPlanCheckout, s.appPage, s.subscriptionGate, s.verifiedEmail)
 	appForm("/profile/membership", s.formMembership)
 	app("/donate", s.pageDonate)
-	appForm("/donate", s.formDonate)
+	m.POST("/apps/:app/donate", s.formDonate, s.appPage, s.verifiedEmail)
 	app("/donations", s.pageDonations)
 	// Checkout, orders, the wallet and fulfilment.
 	app("/checkout", s.pageCheckout)
@@ -145,7 +146,7 @@ func (s *Server) routes() {
 	app("/manage/orders", s.pageManageOrders)
 	appForm("/checkout", s.formCheckout)
 	appForm("/checkout/shipping", s.formCheckoutShipping)
-	appForm("/checkout/pay", s.formCheckoutPay)
+	m.POST("/apps/:app/checkout/pay", s.formCheckoutPay, s.appPage, s.verifiedEmail)
 	appForm("/orders/:orderId/cancel", s.formOrderCancel)
 	appForm("/manage/orders/:orderId", s.formManageOrder)
 	cachedApp("/events", s.pageEvents)
@@ -155,7 +156,7 @@ func (s *Server) routes() {
 	app("/create-event", s.pageCreateEvent)
 	// Join/Leave without JavaScript posts here and is sent back to the event.
 	m.POST("/apps/:app/events/:eventId/attend", s.formAttendEvent, s.appPage, s.subscriptionGate)
-	m.POST("/apps/:app/create-event", s.formCreateEvent, s.appPage, s.subscriptionGate)
+	m.POST("/apps/:app/create-event", s.formCreateEvent, s.appPage, s.subscriptionGate, s.verifiedEmail)
 	// Moderation (issue 26): the report form every Report link leads to,
 	// and the review queue, bans and audit log of the studio, all plain
 	// forms that work without JavaScript.
@@ -164,6 +165,10 @@ func (s *Server) routes() {
 	app("/studio/moderation", s.pageModeration)
 	appForm("/studio/moderation", s.formModerationAction)
 	appForm("/studio/moderation/settings", s.formModerationSettings)
+
+	// Mail: one-click unsubscribe (RFC 8058) and its page.
+	m.GET("/mail/unsubscribe/:token", s.pageUnsubscribe)
+	m.POST("/mail/unsubscribe/:token", s.postUnsubscribe)
 
 	// The creator studio (studio*.go): creator and admins only
 	// (access.CanOpenStudio); every form posts and redirects back. Staff
@@ -207,7 +212,7 @@ func (s *Server) routes() {
 	api.GET("/community/:communityId/posts", s.apiCommunityPosts)
 	api.GET("/community/:communityId/stories", s.apiCommunityStories)
 	api.GET("/messages", s.apiMessages)
-	api.POST("/messages", s.apiCreateMessage)
+	api.POST("/messages", s.apiCreateMessage, s.verifiedEmail)
 	api.GET("/messages/:id", s.apiMessage)
 	api.DELETE("/messages/:id", s.apiDeleteMessage)
 	api.GET("/messages/:id/replies", s.apiMessageReplies)
@@ -232,15 +237,15 @@ func (s *Server) routes() {
 	api.PUT("/store/:storeId/cart/items/:cartItemId", s.apiCartUpdate)
 	api.DELETE("/store/:storeId/cart/items/:cartItemId", s.apiCartRemove)
 	// Memberships and donations.
-	api.POST("/subscriptions/apps/:appId/subscribe", s.apiSubscribe)
+	api.POST("/subscriptions/apps/:appId/subscribe", s.apiSubscribe, s.verifiedEmail)
 	api.POST("/subscriptions/apps/:appId/cancel", s.apiSubscriptionCancel)
-	api.POST("/donations/create", s.apiDonationCreate)
-	api.POST("/donations/process", s.apiDonationProcess)
+	api.POST("/donations/create", s.apiDonationCreate, s.verifiedEmail)
+	api.POST("/donations/process", s.apiDonationProcess, s.verifiedEmail)
 	api.GET("/donations/apps/:appId", s.apiDonations)
 	// Checkout, payments and orders.
 	api.GET("/store/:storeId/stripe-payments/config", s.apiPaymentConfig)
 	api.POST("/store/:storeId/orders/checkout", s.apiCheckout)
-	api.POST("/store/:storeId/musepay/process", s.apiWalletPay)
+	api.POST("/store/:storeId/musepay/process", s.apiWalletPay, s.verifiedEmail)
 	api.GET("/store/:storeId/orders", s.apiOrders)
 	api.GET("/store/:storeId/orders/:orderId", s.apiOrder)
 	api.PUT("/store/:storeId/orders/:orderId/shipping", s.apiOrderShipping)
@@ -252,10 +257,10 @@ func (s *Server) routes() {
 	api.POST("/store/:storeId/orders/:orderId/refund", s.apiOrderRefund)
 	// Card and PayPal payments (SPEC.md section 7 Payments); the providers'
 	// webhooks are signature-checked instead of session-checked.
-	api.POST("/store/:storeId/stripe-payments/create-intent", s.apiStripeCreateIntent)
+	api.POST("/store/:storeId/stripe-payments/create-intent", s.apiStripeCreateIntent, s.verifiedEmail)
 	api.POST("/store/:storeId/stripe-payments/confirm", s.apiStripeConfirm)
 	api.POST("/store/:storeId/stripe-payments/refund", s.apiPaymentRefund)
-	api.POST("/store/:storeId/paypal/create-order", s.apiPayPalCreateOrder)
+	api.POST("/store/:storeId/paypal/create-order", s.apiPayPalCreateOrder, s.verifiedEmail)
 	api.POST("/store/:storeId/paypal/capture-order", s.apiPayPalCapture)
 	api.POST("/webhooks/stripe", s.apiWebhook(payments.Stripe))
 	api.POST("/webhooks/paypal", s.apiWebhook(payments.PayPal))
@@ -268,7 +273,7 @@ func (s *Server) routes() {
 	api.GET("/studio/apps/:appId/analytics", s.apiStudioAnalytics)
 	// Events.
 	api.GET("/events/apps/:appId/events", s.apiEvents)
-	api.POST("/events/apps/:appId/events", s.apiCreateEvent)
+	api.POST("/events/apps/:appId/events", s.apiCreateEvent, s.verifiedEmail)
 	api.GET("/events/:id", s.apiEvent)
 	api.PUT("/events/:id", s.apiUpdateEvent)
 	api.DELETE("/events/:id", s.apiDeleteEvent)
@@ -290,6 +295,22 @@ func (s *Server) routes() {
 	au.POST("/authenticate/signin", s.postSignIn)
 	au.GET("/authenticate/signup", s.authPage("signup"))
 	au.POST("/authenticate/signup", s.postSignUp)
+	// Password reset and e-mail verification (auth_reset.go).
+	au.GET("/authenticate/forgot", s.pageForgotPassword)
+	au.POST("/authenticate/forgot", s.postForgotPassword)
+	au.GET("/authenticate/reset", s.pageResetPassword)
+	au.POST("/authenticate/reset", s.postResetPassword)
+	au.GET("/authenticate/verify", s.verifyEmail)
+	au.POST("/authenticate/verify/resend", s.resendVerification)
+	// Account settings (account_settings.go).
+	au.GET("/authenticate/account", s.pageAccount)
+	au.POST("/authenticate/account/email", s.accountAction(s.postAccountEmail))
+	au.POST("/authenticate/account/username", s.accountAction(s.postAccountUsername))
+	au.POST("/authenticate/account/password", s.accountAction(s.postAccountPassword))
+	au.POST("/authenticate/account/signout-others", s.accountAction(s.postSignOutOthers))
+	au.POST("/authenticate/account/export", s.accountAction(s.postAccountExport))
+	au.GET("/authenticate/account/export", s.downloadExport)
+	au.POST("/authenticate/account/delete", s.postAccountDelete)
 
 	// Unknown paths and wrong methods fall to Echo's 404 and 405, which
 	// handleError answers in JSON under /api and as a page elsewhere.

@@ -134,7 +134,7 @@ func (s *Storage) PayDonationFromWallet(ctx context.Context, appID, userID, dona
 			return ErrDonationClosed
 		}
 		d.Status, d.ProcessedAt, d.PaymentMethod, d.PaymentRef = DonationPaid, &now, WalletMethod, t.ID
-		return nil
+		return donationMessages(ctx, tx, d)
 	})
 	if err == nil {
 		// The landing's recent posts carry donor badges.
@@ -215,6 +215,9 @@ func (s *Storage) ApplyDonationPaymentEvent(ctx context.Context, ev *PaymentEven
 			}
 			d.Status, d.ProcessedAt, d.PaymentMethod, d.PaymentRef = DonationPaid, &now, method, ref
 			ev.Outcome = OutcomePaid
+			if err := donationMessages(ctx, tx, d); err != nil {
+				return err
+			}
 		}
 		if _, err := tx.NewUpdate().Model((*PaymentEvent)(nil)).Set("outcome = ?", ev.Outcome).Set("app_id = ?", d.AppID).
 			Where("id = ?", ev.ID).Exec(ctx); err != nil {

@@ -106,8 +106,24 @@ func notifyAttendees(ctx context.Context, tx bun.Tx, e *Event, by, text, link st
 	if err := tx.NewSelect().Model((*Attendee)(nil)).Column("user_id").Where("event_id = ?", e.ID).Scan(ctx, &ids); err != nil {
 		return fmt.Errorf("load attendees for notice: %w", err)
 	}
-	_, err := Notify(ctx, tx, Notice{AppID: e.AppID, Kind: KindEventUpdate, RecipientIDs: ids, SenderID: by, Text: text, Link: link})
-	return err
+	rows, err := Notify(ctx, tx, Notice{AppID: e.AppID, Kind: KindEventUpdate, RecipientIDs: ids, SenderID: by, Text: text, Link: link})
+	if err != nil {
+		return err
+	}
+	// By e-mail too, to those the notice reached (their in-app switches
+	// apply), unless they switched event e-mail off.
+	var app string
+	if err := tx.NewSelect().Table("apps").Column("name").Where("id = ?", e.AppID).Scan(ctx, &app); err != nil {
+		return fmt.Errorf("event notice: load app: %w", err)
+	}
+	for _, n := range rows {
+		if _, err := MailMember(ctx, tx, OutgoingMail{Key: "event:" + n.ID, Kind: KindEventUpdate, AppID: e.AppID, UserID: n.UserID,
+			Content: MailContent{Subject: "Change to " + e.Name, Heading: e.Name, Paragraphs: []string{text},
+				Action: &MailLink{Label: "See it in the app", Path: "/apps/" + app + link}}}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func insertEventMedia(ctx context.Context, tx bun.Tx, e *Event, ids []string) error {

@@ -89,11 +89,50 @@ const (
 type NotificationPreference struct {
 	bun.BaseModel `bun:"table:notification_preferences"`
 
-	AppID      string    `bun:",pk" json:"-"`
-	UserID     string    `bun:",pk" json:"-"`
-	MutedAll   bool      `bun:",notnull,default:false" json:"mutedAll"`
-	MutedKinds string    `bun:",notnull,default:''" json:"-"`
-	UpdatedAt  time.Time `bun:",notnull,default:current_timestamp" json:"-"`
+	AppID      string `bun:",pk" json:"-"`
+	UserID     string `bun:",pk" json:"-"`
+	MutedAll   bool   `bun:",notnull,default:false" json:"mutedAll"`
+	MutedKinds string `bun:",notnull,default:''" json:"-"`
+	// EmailMutedAll and EmailMutedKinds are the e-mail switches, apart
+	// from the in-app ones: a member may want receipts in the app only.
+	EmailMutedAll   bool      `bun:",notnull,default:false" json:"emailMutedAll"`
+	EmailMutedKinds string    `bun:",notnull,default:''" json:"-"`
+	UpdatedAt       time.Time `bun:",notnull,default:current_timestamp" json:"-"`
+}
+
+// EmailMuted lists the kinds whose e-mail is off.
+func (p *NotificationPreference) EmailMuted() []string {
+	out := []string{}
+	for _, k := range strings.Split(p.EmailMutedKinds, ",") {
+		if k != "" {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func joinKinds(kinds []string) string {
+	kinds = uniq(kinds)
+	slices.Sort(kinds)
+	if len(kinds) == 0 {
+		return ""
+	}
+	return "," + strings.Join(kinds, ",") + ","
+}
+
+// SetEmailPreferences stores the member's e-mail switches in the app,
+// keeping the in-app ones.
+func (s *Storage) SetEmailPreferences(ctx context.Context, appID, userID string, mutedAll bool, kinds []string) (*NotificationPreference, error) {
+	p := &NotificationPreference{AppID: appID, UserID: userID, EmailMutedAll: mutedAll, EmailMutedKinds: joinKinds(kinds),
+		UpdatedAt: time.Now().UTC()}
+	_, err := s.DB.NewInsert().Model(p).
+		On("CONFLICT (app_id, user_id) DO UPDATE").
+		Set("email_muted_all = EXCLUDED.email_muted_all, email_muted_kinds = EXCLUDED.email_muted_kinds, updated_at = EXCLUDED.updated_at").
+		Exec(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("save e-mail preferences: %w", err)
+	}
+	return s.NotificationPreferences(ctx, appID, userID)
 }
 
 // Muted lists the muted kinds.
@@ -399,7 +438,8 @@ func (s *Storage) SetNotificationPreferences(ctx context.Context, appID, userID 
 	if err != nil {
 		return nil, fmt.Errorf("save notification preferences: %w", err)
 	}
-	return p, nil
+	// Read back: the row also holds the e-mail switches this call keeps.
+	return s.NotificationPreferences(ctx, appID, userID)
 }
 
 // SavePushSubscription stores a browser's subscription for the member in the

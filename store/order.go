@@ -545,13 +545,21 @@ func (s *Storage) transition(ctx context.Context, tx bun.Tx, o *Order, to string
 		if err := cancelPayment(ctx, tx, o); err != nil {
 			return err
 		}
-		return giveStockBack(ctx, tx, o.ID)
+		if err := giveStockBack(ctx, tx, o.ID); err != nil {
+			return err
+		}
 	case OrderPaid:
-		return runOrderEffects(ctx, tx, o, orderWasPaid)
+		if err := runOrderEffects(ctx, tx, o, orderWasPaid); err != nil {
+			return err
+		}
 	case OrderRefunded:
-		return runOrderEffects(ctx, tx, o, orderWasRefunded)
+		if err := runOrderEffects(ctx, tx, o, orderWasRefunded); err != nil {
+			return err
+		}
 	}
-	return nil
+	// The buyer (and the staff, for a paid order) hear of it in the same
+	// transaction (order_messages.go).
+	return orderMessages(ctx, tx, o, to)
 }
 
 // ErrAmountMismatch: a provider reported a payment that is not the order's

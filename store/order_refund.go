@@ -74,6 +74,7 @@ func (s *Storage) addRefunded(ctx context.Context, tx bun.Tx, o *Order, refunded
 	if refunded < o.RefundedAmount {
 		refunded = o.RefundedAmount
 	}
+	before := o.RefundedAmount
 	if refunded != o.RefundedAmount {
 		q := tx.NewUpdate().Model((*Order)(nil)).Set("refunded_amount = ?", refunded).Set("updated_at = ?", time.Now().UTC()).
 			Where("id = ?", o.ID)
@@ -89,6 +90,11 @@ func (s *Storage) addRefunded(ctx context.Context, tx bun.Tx, o *Order, refunded
 	if o.RefundedAmount < o.Total || o.Total == 0 {
 		if o.RefundedAmount == 0 {
 			return OutcomeAlready, nil
+		}
+		if o.RefundedAmount > before {
+			if err := partialRefundMessage(ctx, tx, o, o.RefundedAmount-before); err != nil {
+				return "", err
+			}
 		}
 		return OutcomePartiallyRefunded, nil
 	}

@@ -45,11 +45,13 @@ const sessionCacheTTL = time.Hour
 // is down and a Redis restart signs nobody out.
 func (s *Storage) CreateSession(ctx context.Context, userID, userAgent string) (string, error) {
 	token := NewSessionToken()
-	sess := &Session{ID: sessionID(token), UserID: userID, UserAgent: userAgent, ExpiresAt: time.Now().Add(SessionTTL)}
+	now := time.Now().UTC()
+	sess := &Session{ID: sessionID(token), UserID: userID, UserAgent: userAgent, ExpiresAt: now.Add(SessionTTL), LastUsedAt: &now}
 	if _, err := s.DB.NewInsert().Model(sess).Exec(ctx); err != nil {
 		return "", fmt.Errorf("create session: %w", err)
 	}
 	s.cacheSession(ctx, token, sess)
+	s.touched.Store(sess.ID, now)
 	return token, nil
 }
 

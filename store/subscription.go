@@ -159,7 +159,16 @@ func notify(ctx context.Context, tx bun.IDB, appID, userID, text string) error {
 	if _, err := tx.NewInsert().Model(n).Exec(ctx); err != nil {
 		return fmt.Errorf("notify member: %w", err)
 	}
-	return nil
+	// The same words by e-mail, with the way to fix it (the profile holds
+	// the membership and the wallet); written once with the notice.
+	var appName string
+	if err := tx.NewSelect().Table("apps").Column("name").Where("id = ?", appID).Scan(ctx, &appName); err != nil {
+		return fmt.Errorf("notify member: load app: %w", err)
+	}
+	_, err := MailMember(ctx, tx, OutgoingMail{Key: "membership:" + n.ID, Kind: KindMembershipLapsing, AppID: appID, UserID: userID,
+		Transactional: true, Content: MailContent{Subject: "About your membership", Heading: "Your membership",
+			Paragraphs: []string{text}, Action: &MailLink{Label: "Open your membership", Path: "/apps/" + appName + "/profile"}}})
+	return err
 }
 
 // planOfItem answers the subscription plan of a SUBSCRIPTION store item.
@@ -583,7 +592,8 @@ func applyProviderRenewalTx(ctx context.Context, tx bun.Tx, providerRef, event s
 		if _, err := q.Column("status", "grace_until").Exec(ctx); err != nil {
 			return nil, false, fmt.Errorf("start grace period: %w", err)
 		}
-		return cur, true, notify(ctx, tx, cur.AppID, cur.UserID, "Your membership renewal failed: please update your card to keep access.")
+		return cur, true, notify(ctx, tx, cur.AppID, cur.UserID, fmt.Sprintf(
+			"Your membership renewal failed: please update your card before %s to keep access.", g.Format("Jan 2, 2006")))
 	case "ended":
 		if cur.Status == SubCanceled || cur.Status == SubExpired {
 			return cur, false, nil

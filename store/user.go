@@ -17,6 +17,9 @@ type User struct {
 	ProfileMediaID *string   `json:"-"`
 	CreatedAt      time.Time `bun:",notnull,default:current_timestamp" json:"createdAt"`
 	UpdatedAt      time.Time `bun:",notnull,default:current_timestamp" json:"updatedAt"`
+	// DeletedAt: the member deleted the account; the row stays, anonymised,
+	// so orders and payments keep a buyer for the creator's accounting.
+	DeletedAt *time.Time `json:"-"`
 }
 
 // Session is a signed-in browser. ID is the SHA-256 of the cookie token, so a
@@ -29,6 +32,9 @@ type Session struct {
 	UserAgent string    `bun:",notnull,default:''"`
 	CreatedAt time.Time `bun:",notnull,default:current_timestamp"`
 	ExpiresAt time.Time `bun:",notnull"`
+	// LastUsedAt is updated at most every few minutes (account settings
+	// list the sessions with it).
+	LastUsedAt *time.Time
 }
 
 // Membership gives a user a role in one app.

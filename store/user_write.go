@@ -2,8 +2,10 @@ package store
 
 import (
 	"context"
+
 	"errors"
 	"fmt"
+	"github.com/uptrace/bun"
 	"strings"
 	"time"
 )
@@ -20,14 +22,22 @@ func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSp
 // CreateUser stores a new account. passwordHash is already argon2id-hashed;
 // the store never sees a password.
 func (s *Storage) CreateUser(ctx context.Context, email, username, passwordHash string) (*User, error) {
+	u, err := createUser(ctx, s.DB, email, username, passwordHash)
+	if err != nil {
+		// The unique indexes decide races; look up which one refused.
+		if taken := s.takenError(ctx, NormalizeEmail(email), strings.TrimSpace(username)); taken != nil {
+			return nil, taken
+		}
+		return nil, err
+	}
+	return u, nil
+}
+
+func createUser(ctx context.Context, db bun.IDB, email, username, passwordHash string) (*User, error) {
 	now := time.Now()
 	u := &User{ID: NewID(), Email: NormalizeEmail(email), Username: strings.TrimSpace(username),
 		PasswordHash: passwordHash, CreatedAt: now, UpdatedAt: now}
-	if _, err := s.DB.NewInsert().Model(u).Exec(ctx); err != nil {
-		// The unique indexes decide races; look up which one refused.
-		if taken := s.takenError(ctx, u.Email, u.Username); taken != nil {
-			return nil, taken
-		}
+	if _, err := db.NewInsert().Model(u).Exec(ctx); err != nil {
 		return nil, fmt.Errorf("create user %s: %w", u.Username, err)
 	}
 	return u, nil

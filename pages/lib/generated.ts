@@ -2,6 +2,19 @@
 // marshals (scripts/build/types.go lists them). DO NOT EDIT: change the Go
 // struct (a tstype tag where TypeScript should know more) and rebuild.
 
+// AccountData is server.AccountData.
+export interface AccountData {
+  appName: string;
+  query: string;
+  email: string;
+  emailVerified: boolean;
+  username: string;
+  sessions: SessionView[];
+  notice: string;
+  errors: Record<string, string>;
+  backUrl: string;
+}
+
 // AccountEmail is store.AccountEmail.
 export interface AccountEmail {
   email: string;
@@ -116,6 +129,26 @@ export interface AuditView {
   target: string;
   detail: string;
   createdAt: string;
+}
+
+// AuthFormData is server.AuthFormData.
+export interface AuthFormData {
+  mode: 'signin' | 'signup' | 'forgot' | 'reset' | 'message';
+  appName: string;
+  action: string;
+  values: Record<string, string>;
+  errors: Record<string, string>;
+  signedIn?: string;
+  token?: string;
+  title?: string;
+  message?: string;
+  links?: AuthLink[];
+}
+
+// AuthLink is server.AuthLink.
+export interface AuthLink {
+  label: string;
+  href: string;
 }
 
 // Ban is store.Ban.
@@ -907,6 +940,15 @@ export interface SelectedVariant {
   value: string;
 }
 
+// SessionView is store.SessionView.
+export interface SessionView {
+  id: string;
+  device: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  current: boolean;
+}
+
 // ShippingAddress is store.ShippingAddress.
 export interface ShippingAddress {
   firstName: string;
@@ -1138,6 +1180,14 @@ export interface TopPost {
 // UISettings is store.UISettings.
 export interface UISettings {
   footerOrder: string[];
+}
+
+// UnsubscribeData is server.UnsubscribeData.
+export interface UnsubscribeData {
+  done: boolean;
+  kind: string;
+  appName: string;
+  action: string;
 }
 
 // UserSummary is store.UserSummary.

@@ -25,6 +25,8 @@ export async function startServer(extraEnv = {}) {
     AUTH_PORT: "0",
     DATABASE_URL: join(dir, "marquee.db"),
     MEDIA_DIR: join(dir, "media"),
+    // Mails (without SMTP_URL) are .eml files beside the database.
+    MAIL_DIR: join(dir, "mail"),
     PUBLIC_URL: "",
     AUTH_URL: "",
     REDIS_URL: "",
@@ -155,4 +157,85 @@ export async function startFakePayments(args = []) {
     child.once("exit", (code) => reject(new Error("fakepaypal exited " + code)));
   });
   return { paypal: urls[0], stripe: urls[1], stop: () => child.kill("SIGTERM") };
+}
+
+// startMailpit runs a real mailpit (SMTP plus an HTTP API) on free ports.
+// mailpit binds port 0 without logging the ports it got, so they are read
+// from its own listening sockets (its fds' inodes in /proc/PID/net/tcp);
+// the HTTP one answers GET /api/v1/info. Returns { smtpUrl, api, waitFor,
+// stop }; waitFor(address, n) polls until n mails reached the address and
+// answers the newest with its Text, HTML and raw headers.
+export async function startMailpit() {
+  const { readdirSync, readlinkSync, readFileSync } = await import("node:fs");
+  const dir = mkdtempSync(join(tmpdir(), "marquee-mailpit-"));
+  const child = spawn("mailpit", ["-s", "127.0.0.1:0", "-l", "127.0.0.1:0", "-d", join(dir, "mp.db")], { stdio: "ignore" });
+  const ports = () => {
+    const inodes = new Set();
+    try {
+      for (const fd of readdirSync(`/proc/${child.pid}/fd`)) {
+        try {
+          const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${child.pid}/fd/${fd}`));
+          if (m) inodes.add(m[1]);
+        } catch {}
+      }
+    } catch {
+      return [];
+    }
+    const out = [];
+    for (const file of ["tcp", "tcp6"]) {
+      let text = "";
+      try {
+        text = readFileSync(`/proc/${child.pid}/net/${file}`, "utf8");
+      } catch {
+        continue;
+      }
+      for (const line of text.split("\n").slice(1)) {
+        const f = line.trim().split(/\s+/);
+        if (f.length >= 10 && f[3] === "0A" && inodes.has(f[9])) out.push(parseInt(f[1].split(":").pop(), 16));
+      }
+    }
+    return out;
+  };
+  const deadline = Date.now() + 30000;
+  let api = "", smtp = "";
+  while (Date.now() < deadline && !(api && smtp)) {
+    const found = ports();
+    if (found.length >= 2) {
+      for (const p of found) {
+        try {
+          const r = await fetch(`http://127.0.0.1:${p}/api/v1/info`, { signal: AbortSignal.timeout(1000) });
+          if (r.ok) api = `http://127.0.0.1:${p}`;
+        } catch {}
+      }
+      smtp = found.map((p) => `smtp://127.0.0.1:${p}`).find((u) => !u.endsWith(":" + api.split(":").pop())) ?? "";
+    }
+    if (!(api && smtp)) await new Promise((r) => setTimeout(r, 50));
+  }
+  if (!api || !smtp) {
+    child.kill();
+    throw new Error("mailpit did not listen within 30s");
+  }
+  const list = async (address) => {
+    const r = await fetch(api + "/api/v1/search?query=" + encodeURIComponent("to:" + address));
+    return (await r.json()).messages ?? [];
+  };
+  return {
+    smtpUrl: smtp,
+    api,
+    list,
+    waitFor: async (address, n = 1) => {
+      const until = Date.now() + 60000;
+      for (;;) {
+        const msgs = await list(address);
+        if (msgs.length >= n) {
+          const msg = await (await fetch(api + "/api/v1/message/" + msgs[0].ID)).json();
+          msg.Raw = await (await fetch(api + "/api/v1/message/" + msgs[0].ID + "/raw")).text();
+          return msg;
+        }
+        if (Date.now() > until) throw new Error(`mailpit: ${msgs.length} mail(s) to ${address}, want ${n}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+    stop: () => child.kill(),
+  };
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"marquee/server/mail"
 	"marquee/server/media"
 	"marquee/server/push"
 	"marquee/store"
@@ -27,6 +28,9 @@ type Deps struct {
 	// StrayRefunds gives back payments their orders could not take; nil
 	// when no card or PayPal method is configured (nothing enqueues it).
 	StrayRefunds StrayRefunds
+	// Mail sends the product's e-mails (SMTP or .eml files); nil sends
+	// none (the jobs wait in the queue).
+	Mail *mail.Sender
 }
 
 // Product lists every worker and every repeating job of Marquee, in one
@@ -57,6 +61,12 @@ func Product(d Deps) Work {
 	if d.Store != nil {
 		river.AddWorker(workers, &RenewMembershipsWorker{Store: d.Store, Logger: d.Logger})
 		every(RenewMembershipsInterval, RenewMembershipsArgs{})
+	}
+	if d.Mail != nil && d.Store != nil {
+		river.AddWorker(workers, &SendMailWorker{Store: d.Store, Sender: d.Mail})
+	}
+	if d.Store != nil {
+		river.AddWorker(workers, &ExportAccountWorker{Store: d.Store})
 	}
 	if d.CardRenewals != nil {
 		river.AddWorker(workers, &StartCardRenewalWorker{Renewals: d.CardRenewals})
