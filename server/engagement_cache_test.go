@@ -54,6 +54,23 @@ func TestEngagementKeepsPagesCached(t *testing.T) {
 		t.Errorf("a like rebuilt the landing content %d times", got-before)
 	}
 
+	// Whoever just wrote through a form (the like button without
+	// JavaScript) gets the page with their write, not the stale one.
+	like := ts.do(t, "POST", "/apps/demo/posts/"+created.Data.ID+"/like", nil, map[string]string{"Cookie": follower["Cookie"], "Content-Type": "application/x-www-form-urlencoded"})
+	if like.Status != http.StatusSeeOther || !strings.Contains(like.Header.Get("Set-Cookie"), freshCookie+"=1") {
+		t.Fatalf("form like: %d, Set-Cookie %q", like.Status, like.Header.Get("Set-Cookie"))
+	}
+	own := ts.do(t, "GET", postPage, nil, map[string]string{"Cookie": freshCookie + "=1"})
+	if m := likeCount.FindStringSubmatch(own.Body); m == nil || m[1] != "0" || own.Header.Get("X-Page-Cache") != "refresh" {
+		t.Fatalf("the writer's page after unliking: %v, %s", m, own.Header.Get("X-Page-Cache"))
+	}
+	if r := ts.do(t, "POST", "/api/messages/"+created.Data.ID+"/reactions", body(map[string]any{"reaction": "❤️"}), follower); r.Status != http.StatusCreated && r.Status != http.StatusOK {
+		t.Fatalf("like again: %d %s", r.Status, r.Body)
+	}
+	if m := likeCount.FindStringSubmatch(ts.visit(t, postPage, "stale")); m == nil || m[1] != "0" {
+		t.Fatalf("others still get the stale page: %v", m)
+	}
+
 	// Past the bound, one request renders the page with the new count.
 	ts.pages.staleFor = 0
 	if m := likeCount.FindStringSubmatch(ts.visit(t, postPage, "refresh")); m == nil || m[1] != "1" {

@@ -232,8 +232,17 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 				if p.engagement >= version.engagement {
 					return s.serveCached(c, p, class != "visitor", "hit")
 				}
-				if time.Since(p.rendered) < s.pages.staleFor {
+				// Whoever just wrote (a like without JavaScript) sees it at
+				// once: no stale page for them, they wait for the render.
+				ownWrite := false
+				if _, err := req.Cookie(freshCookie); err == nil {
+					ownWrite = true
+				}
+				if time.Since(p.rendered) < s.pages.staleFor && !ownWrite {
 					return s.serveCached(c, p, class != "visitor", "stale")
+				}
+				if ownWrite {
+					p = nil
 				}
 				// Older counts: one request renders, the others get this page.
 				if v.User != nil && scopeFromPage(c) == nil {
@@ -246,7 +255,7 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 					return err
 				}
 				state := "refresh"
-				if np == p {
+				if p != nil && np == p {
 					state = "stale"
 				}
 				return s.serveCached(c, np, class != "visitor", state)
@@ -275,6 +284,20 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 }
 
 const sharedRenderKey = "pagecache.shared"
+
+// freshCookie marks a browser that has just written through a form: for a
+// few seconds its pages are never the stale ones (seesOwnWrite).
+const freshCookie = "marquee_fresh"
+
+// seesOwnWrite is the middleware of the forms: after a write, the page the
+// form redirects to shows it, although other viewers may get a page up to
+// staleFor old.
+func (s *Server) seesOwnWrite(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		c.SetCookie(&http.Cookie{Name: freshCookie, Value: "1", Path: "/", MaxAge: 10, HttpOnly: true, SameSite: http.SameSiteLaxMode})
+		return next(c)
+	}
+}
 
 // fillPage renders a missing or outdated entry once, however many requests
 // want it: while it renders, the others wait for it, or, when there is a

@@ -107,7 +107,7 @@ func (s *Server) routes() {
 	app("/cart", s.pageCart)
 	// Store forms for browsers without JavaScript: they write through the
 	// same store calls as the API and redirect back (POST, then GET).
-	appForm := func(path string, h echo.HandlerFunc) { m.POST("/apps/:app"+path, h, s.appPage) }
+	appForm := func(path string, h echo.HandlerFunc) { m.POST("/apps/:app"+path, h, s.appPage, s.seesOwnWrite) }
 	appForm("/cart/items", s.formCartAdd)
 	appForm("/cart/items/:cartItemId", s.formCartUpdate)
 	appForm("/cart/clear", s.formCartClear)
@@ -119,7 +119,7 @@ func (s *Server) routes() {
 	appForm("/profile/picture", s.formProfilePicture)
 	appForm("/posts/:postId/like", s.formLike)
 	// Writing needs a confirmed e-mail, with JavaScript as without (REQUIRE_VERIFIED_EMAIL).
-	m.POST("/apps/:app/posts/:postId/comments", s.formComment, s.appPage, s.verifiedEmail)
+	m.POST("/apps/:app/posts/:postId/comments", s.formComment, s.appPage, s.verifiedEmail, s.seesOwnWrite)
 	m.POST("/apps/:app/create-post", s.formCreate("CreatePost", store.MessagePost), s.appPage, s.subscriptionGate, s.verifiedEmail)
 	m.POST("/apps/:app/create-story", s.formCreate("CreateStory", store.MessageStory), s.appPage, s.subscriptionGate, s.verifiedEmail)
 	app("/notifications", s.pageNotifications)
