@@ -82,6 +82,7 @@ commands:
                                          fill a new app with content at scale, for benchmarks
   app create NAME --creator EMAIL        create an app
   app set NAME KEY=VALUE...              change app settings (e.g. features.store.enabled=false)
+  app suspend NAME | app unsuspend NAME  take an app offline (every page and call answers 404) or back
   member set-role NAME EMAIL ROLE        give a user a role in an app
   wallet credit NAME EMAIL AMOUNT [--ref REF]  add dollars (e.g. 25.00) to a member's wallet in an app
   wallet balance NAME EMAIL              show a member's wallet balance in an app

@@ -175,7 +175,7 @@ export default function DonateModal(props: DonateModalProps) {
           <span>$</span>
           <input type="number" name="amount" min="0" step="0.01" inputMode="decimal" aria-label="Custom amount" value={amount}
             onChange={(e) => { setAmount(e.target.value); setDone(false); resetCard(); }} />
-          <button type="submit" className="button donate-send" disabled={cents === null || busy}>
+          <button type="submit" className="button donate-send" disabled={hydrated && (cents === null || busy)}>
             {label}
           </button>
         </div>

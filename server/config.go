@@ -15,6 +15,9 @@ import (
 // Config comes from the environment; every field has a default that runs the
 // product on one machine with no other servers.
 type Config struct {
+	// DisableSelfServe keeps app creation to the CLI (SELF_SERVE_APPS=false;
+	// by default a signed-in user may create an app from /apps).
+	DisableSelfServe bool
 	// Port and AuthPort are the two sites' ports; 0 asks the kernel for a
 	// free one (tests), and Listen records the port it got.
 	Port        int
@@ -187,6 +190,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	if cfg.WalletEnabled, err = parseSwitch("WALLET_ENABLED", get("WALLET_ENABLED", "true")); err != nil {
 		return Config{}, err
 	}
+	selfServe, err := parseSwitch("SELF_SERVE_APPS", get("SELF_SERVE_APPS", "true"))
+	if err != nil {
+		return Config{}, err
+	}
+	cfg.DisableSelfServe = !selfServe
 	if cfg.S3.UseSSL, err = parseSwitch("S3_USE_SSL", get("S3_USE_SSL", "false")); err != nil {
 		return Config{}, err
 	}

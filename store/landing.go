@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/microcosm-cc/bluemonday"
+	"github.com/uptrace/bun"
 )
 
 // LandingTTL bounds staleness for what writes cannot invalidate: time passing
@@ -72,12 +74,15 @@ type AppCount struct {
 }
 
 // Every cache entry of an app is keyed by its id: names are resolved to ids
-// first, so a name can never reach another app's entries.
-// The landing data is keyed by the app's page versions like every other
-// cache: a write bumps the version after it commits, so data read before
-// the write (by a request racing it, or cached while Redis was away and
-// the delete could not reach it) is filed under a version nobody asks for.
-func landingKey(appID string, v Versions) string { return "landing:v3:" + appID + ":" + v.Key() }
+// first, so a name can never reach another app's entries. Landing data is
+// also keyed by the app's versions (landingVersions), kept in the database:
+// a write made while Redis was unreachable, or racing a read, can never
+// leave older data under the key the next read uses.
+func landingKey(appID, version string) string { return "landing:v3:" + appID + ":" + version }
+
+func landingCountsKey(appID, version string) string {
+	return "landing-counts:v1:" + appID + ":" + version
+}
 
 func appIDKey(name string) string { return "app-id:v1:" + name }
 
@@ -100,35 +105,84 @@ func (s *Storage) AppIDOf(ctx context.Context, idOrName string) (string, error) 
 	return app.ID, nil
 }
 
-// Landing returns the landing data of an app by id or name, from the cache
-// when it can. A failing cache is logged and skipped: the database answers.
+// landingVersions are the two halves of the landing data's key: content
+// (the app's and the global page version) and engagement.
+type landingVersions struct{ content, engagement string }
+
+func (s *Storage) landingVersionsOf(ctx context.Context, appID string) (landingVersions, error) {
+	v, err := s.PageVersions(ctx, appID, GlobalPageScope, EngagementScope(appID))
+	if err != nil {
+		return landingVersions{}, err
+	}
+	content := strconv.FormatInt(v[appID], 10) + "." + strconv.FormatInt(v[GlobalPageScope], 10)
+	return landingVersions{content: content, engagement: content + "." + strconv.FormatInt(v[EngagementScope(appID)], 10)}, nil
+}
+
+type landingMemoEntry struct {
+	key     string
+	view    *AppView
+	expires time.Time
+}
+
+// Landing returns the landing data of an app by id or name. It is built in
+// two parts, each cached under its version: the content (posts, events,
+// items, settings), rebuilt only when the app's page version moves, and the
+// engagement on it (reactions and reply counts of the posts shown, the
+// member count), re-read in three small queries when a like, a reply or a
+// follow moves the engagement version. A failing cache is logged and
+// skipped: the database answers.
 func (s *Storage) Landing(ctx context.Context, idOrName string) (*AppView, error) {
 	appID, err := s.AppIDOf(ctx, idOrName)
 	if err != nil {
 		return nil, err
 	}
-	key := s.landingCacheKey(ctx, appID)
-	// The view decoded for a key stays right until the version moves: every
-	// API call loads the app's landing data for its scope, and decoding it
-	// each time was a fifth of a feed call. Callers share it read-only, as
-	// they share the page cache's (server/pagecache.go appView).
-	if memo, ok := s.landingMemo.Load(appID); ok && key != "" && memo.(landingMemoEntry).key == key && time.Now().Before(memo.(landingMemoEntry).expires) {
-		return memo.(landingMemoEntry).view, nil
+	versions, err := s.landingVersionsOf(ctx, appID)
+	if err != nil {
+		return nil, err
 	}
-	var (
-		b        []byte
-		ok       bool
-		cacheErr error
-	)
-	if key != "" {
-		b, ok, cacheErr = s.Cache.Get(ctx, key)
+	// The view of one version is decoded once per process and shared
+	// read-only: every API call loads the app's landing data for its scope,
+	// and decoding it each time was a fifth of a feed call.
+	if memo, ok := s.landingMemo.Load(appID); ok {
+		if e := memo.(landingMemoEntry); e.key == versions.engagement && time.Now().Before(e.expires) {
+			return e.view, nil
+		}
 	}
+	// One build per key at a time in this process: after a write, every
+	// request of the app wants the landing data at once, and thirty builds
+	// of the same data were the cost.
+	built, err, _ := s.landingBuilds.Do(appID+":"+versions.engagement, func() (any, error) {
+		base, err := s.landingContent(ctx, appID, versions.content)
+		if err != nil {
+			return nil, err
+		}
+		counts, err := s.landingEngagement(ctx, appID, versions.engagement, base)
+		if err != nil {
+			return nil, err
+		}
+		view := counts.applyTo(base)
+		s.landingMemo.Store(appID, landingMemoEntry{key: versions.engagement, view: view, expires: time.Now().Add(LandingTTL)})
+		return view, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Callers of one version share its lists read-only; the top level is
+	// each caller's own.
+	view := *built.(*AppView)
+	return &view, nil
+}
+
+// landingContent is the landing data as built from the database, cached per
+// content version.
+func (s *Storage) landingContent(ctx context.Context, appID, version string) (*AppView, error) {
+	key := landingKey(appID, version)
+	b, ok, cacheErr := s.Cache.Get(ctx, key)
 	if cacheErr != nil {
 		s.cacheWarn("landing cache read failed; using the database", cacheErr)
 	} else if ok {
 		var view AppView
 		if err := json.Unmarshal(b, &view); err == nil {
-			s.landingMemo.Store(appID, landingMemoEntry{key: key, view: &view, expires: time.Now().Add(LandingTTL)})
 			return &view, nil
 		}
 	}
@@ -136,13 +190,14 @@ func (s *Storage) Landing(ctx context.Context, idOrName string) (*AppView, error
 	if err != nil {
 		return nil, err
 	}
+	s.LandingBuildCount.Add(1)
 	view, err := s.buildLanding(ctx, app, time.Now())
 	if err != nil {
 		return nil, err
 	}
 	// A cache that just failed to read is not asked to write: when Redis is
 	// down each page pays its timeout once, not twice.
-	if b, err := json.Marshal(view); err == nil && cacheErr == nil && key != "" {
+	if b, err := json.Marshal(view); err == nil && cacheErr == nil {
 		if err := s.Cache.Set(ctx, key, b, LandingTTL); err != nil {
 			s.cacheWarn("landing cache write failed", err)
 		}
@@ -150,26 +205,101 @@ func (s *Storage) Landing(ctx context.Context, idOrName string) (*AppView, error
 	return view, nil
 }
 
-// landingMemoEntry is the last landing view decoded for an app, and the
-// key (with its versions) it was decoded for.
-type landingMemoEntry struct {
-	key     string
-	view    *AppView
-	expires time.Time
+// landingCounts is the engagement part of the landing data.
+type landingCounts struct {
+	Reactions map[string][]ReactionView `json:"reactions"`
+	Replies   map[string]int            `json:"replies"`
+	Members   int                       `json:"members"`
 }
 
-// landingCacheKey is landingKey at the app's current versions; "" (do not
-// cache) when they cannot be read.
-func (s *Storage) landingCacheKey(ctx context.Context, appID string) string {
-	v, err := s.CurrentVersions(ctx, appID)
-	if err != nil {
-		return ""
+func (s *Storage) landingEngagement(ctx context.Context, appID, version string, base *AppView) (*landingCounts, error) {
+	key := landingCountsKey(appID, version)
+	b, ok, cacheErr := s.Cache.Get(ctx, key)
+	if cacheErr == nil && ok {
+		var counts landingCounts
+		if err := json.Unmarshal(b, &counts); err == nil {
+			return &counts, nil
+		}
 	}
-	return landingKey(appID, v)
+	ids := base.shownPostIDs()
+	counts := &landingCounts{Reactions: map[string][]ReactionView{}, Replies: map[string]int{}}
+	if len(ids) > 0 {
+		var reactions []Reaction
+		if err := s.DB.NewSelect().Model(&reactions).Where("message_id IN (?)", bun.In(ids)).
+			Order("created_at ASC").Scan(ctx); err != nil {
+			return nil, fmt.Errorf("load landing reactions: %w", err)
+		}
+		for _, r := range reactions {
+			counts.Reactions[r.MessageID] = append(counts.Reactions[r.MessageID],
+				ReactionView{ID: r.ID, Reaction: r.Reaction, MediaID: r.MediaID, Sender: ReactionUser{ID: r.SenderID}})
+		}
+		var replies []struct {
+			ParentMessageID string `bun:"parent_message_id"`
+			N               int    `bun:"n"`
+		}
+		if err := s.DB.NewSelect().Model((*Message)(nil)).ColumnExpr("parent_message_id, COUNT(*) AS n").
+			Where("parent_message_id IN (?)", bun.In(ids)).Group("parent_message_id").Scan(ctx, &replies); err != nil {
+			return nil, fmt.Errorf("count landing replies: %w", err)
+		}
+		for _, r := range replies {
+			counts.Replies[r.ParentMessageID] = r.N
+		}
+	}
+	members, err := s.DB.NewSelect().Model((*Membership)(nil)).Where("app_id = ?", appID).Count(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("count members: %w", err)
+	}
+	counts.Members = int(members)
+	if b, err := json.Marshal(counts); err == nil && cacheErr == nil {
+		if err := s.Cache.Set(ctx, key, b, LandingTTL); err != nil {
+			s.cacheWarn("landing counts cache write failed", err)
+		}
+	}
+	return counts, nil
 }
 
-// InvalidateLanding drops the cached landing data of an app and bumps its
-// page version. Every write that changes what the landing shows calls it.
+func (v *AppView) shownPostIDs() []string {
+	var ids []string
+	for _, p := range v.RecentPosts {
+		ids = append(ids, p.ID)
+	}
+	if v.Community != nil {
+		for _, p := range v.Community.Posts {
+			ids = append(ids, p.ID)
+		}
+	}
+	return ids
+}
+
+// applyTo returns a copy of base with these counts; base is not changed.
+func (c *landingCounts) applyTo(base *AppView) *AppView {
+	view := *base
+	patch := func(posts []MessageView) []MessageView {
+		out := make([]MessageView, len(posts))
+		for i, p := range posts {
+			p.Reactions = c.Reactions[p.ID]
+			if p.Reactions == nil {
+				p.Reactions = []ReactionView{}
+			}
+			p.Count.Reactions, p.Count.Replies = len(p.Reactions), c.Replies[p.ID]
+			out[i] = p
+		}
+		return out
+	}
+	view.RecentPosts = patch(base.RecentPosts)
+	if base.Community != nil {
+		community := *base.Community
+		community.Posts = patch(base.Community.Posts)
+		view.Community = &community
+	}
+	view.Count.Members = c.Members
+	return &view
+}
+
+// InvalidateLanding bumps the page version of an app: its landing data and
+// every cached page of it are rebuilt on their next request. Every write
+// that changes what the landing shows calls it. (The data is keyed by the
+// version, so nothing needs deleting: old entries age out.)
 func (s *Storage) InvalidateLanding(ctx context.Context, appIDOrName string) {
 	appID, err := s.AppIDOf(ctx, appIDOrName)
 	if err != nil {
@@ -178,126 +308,7 @@ func (s *Storage) InvalidateLanding(ctx context.Context, appIDOrName string) {
 		}
 		return
 	}
-	// The key carries the version: bumping it is the invalidation, and it
-	// needs no Redis (the version lives in the database).
 	s.InvalidateApp(ctx, appID)
-}
-
-// RefreshLandingReactions keeps the cached landing data when a reaction
-// changes: the reactions of the one post it shows are re-read and patched in,
-// and only the rendered pages (which print the count) are dropped.
-// Likes are frequent; rebuilding the whole landing for each would be waste.
-func (s *Storage) RefreshLandingReactions(ctx context.Context, appID, messageID string) {
-	before, err := s.CurrentVersions(ctx, appID)
-	if err != nil {
-		s.InvalidateLanding(ctx, appID)
-		return
-	}
-	b, ok, err := s.Cache.Get(ctx, landingKey(appID, before))
-	if err != nil || !ok {
-		s.InvalidateLanding(ctx, appID)
-		return
-	}
-	var view AppView
-	if json.Unmarshal(b, &view) != nil {
-		s.InvalidateLanding(ctx, appID)
-		return
-	}
-	lists := [][]MessageView{view.RecentPosts}
-	if view.Community != nil {
-		lists = append(lists, view.Community.Posts)
-	}
-	var reactions []ReactionView
-	shown := false
-	for _, list := range lists {
-		for i := range list {
-			if list[i].ID != messageID {
-				continue
-			}
-			if !shown {
-				if reactions, err = s.ReactionsOf(ctx, messageID); err != nil {
-					s.InvalidateLanding(ctx, appID)
-					return
-				}
-				shown = true
-			}
-			list[i].Reactions, list[i].Count.Reactions = reactions, len(reactions)
-		}
-	}
-	if !shown {
-		// The post's own page and the community feed print the count.
-		s.InvalidateApp(ctx, appID)
-		return
-	}
-	patched, err := json.Marshal(view)
-	if err != nil {
-		s.InvalidateLanding(ctx, appID)
-		return
-	}
-	s.bumpKeepingLanding(ctx, appID, before, patched)
-}
-
-// bumpKeepingLanding bumps the app's version for a write that changes its
-// pages but leaves the landing data b (read at version before, patched if
-// need be) right, and files b under the new version, so the landing is
-// not rebuilt. When another write bumped in between, b may miss it: it is
-// not filed, and the next read rebuilds.
-func (s *Storage) bumpKeepingLanding(ctx context.Context, appID string, before Versions, b []byte) {
-	s.InvalidateApp(ctx, appID)
-	after, err := s.CurrentVersions(ctx, appID)
-	if err != nil || after.App != before.App+1 || after.Global != before.Global {
-		return
-	}
-	if err := s.Cache.Set(ctx, landingKey(appID, after), b, LandingTTL); err != nil {
-		s.cacheWarn("landing cache write failed", err, "app", appID)
-	}
-}
-
-// InvalidateLandingShowing drops the landing of appID only when it shows
-// message messageID: a like or a reply on an older post changes nothing the
-// landing shows, so it keeps its cache.
-func (s *Storage) InvalidateLandingShowing(ctx context.Context, appID, messageID string) {
-	// Whatever the landing shows, the post's own page changed: the version
-	// is bumped in every case.
-	before, err := s.CurrentVersions(ctx, appID)
-	if err != nil {
-		s.InvalidateLanding(ctx, appID)
-		return
-	}
-	b, ok, err := s.Cache.Get(ctx, landingKey(appID, before))
-	if err != nil || !ok {
-		// Nothing cached (or unknown): dropping the page is the safe choice.
-		s.InvalidateLanding(ctx, appID)
-		return
-	}
-	var view struct {
-		RecentPosts []struct {
-			ID string `json:"id"`
-		} `json:"recentPosts"`
-		Community *struct {
-			Posts []struct {
-				ID string `json:"id"`
-			} `json:"posts"`
-		} `json:"community"`
-	}
-	if json.Unmarshal(b, &view) != nil {
-		s.InvalidateLanding(ctx, appID)
-		return
-	}
-	shown := false
-	for _, p := range view.RecentPosts {
-		shown = shown || p.ID == messageID
-	}
-	if view.Community != nil {
-		for _, p := range view.Community.Posts {
-			shown = shown || p.ID == messageID
-		}
-	}
-	if shown {
-		s.InvalidateLanding(ctx, appID)
-		return
-	}
-	s.bumpKeepingLanding(ctx, appID, before, b)
 }
 
 var bioPolicy = bluemonday.UGCPolicy()

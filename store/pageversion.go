@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"sync"
-	"time"
 
-	"github.com/redis/go-redis/v9"
 	"github.com/uptrace/bun"
 )
 
@@ -23,150 +20,26 @@ type PageVersion struct {
 
 const GlobalPageScope = "*"
 
+// EngagementScope is the version of an app's engagement: reaction, reply
+// and member counts, and who follows. Data caches (landing data, lists,
+// totals) are keyed by it as well, so they are exact; rendered pages are not:
+// they are served while one render replaces them (server/pagecache.go), so
+// a busy app's likes do not empty its page cache.
+func EngagementScope(appID string) string { return "e:" + appID }
+
+// PostScope is the version of one post's own page: a reply shows on it at
+// once, while the rest of the app only sees new counts.
+func PostScope(messageID string) string { return "m:" + messageID }
+
 // PageVersionChannel is the Redis channel a bump is announced on, so that
-// servers holding versions in memory drop theirs at once. It is namespaced
-// like every key (Storage.Namespace): Redis channels are shared by every
-// database number of a server and every deployment using it.
+// servers holding versions in memory drop theirs at once.
+// It is namespaced like every key (Storage.Namespace): Redis channels are
+// shared by every database number of a server and every deployment on it.
 func (s *Storage) PageVersionChannel() string {
 	if s.Namespace == "" {
 		return "marquee:page-versions"
 	}
 	return "marquee:" + s.Namespace + ":page-versions"
-}
-
-const (
-	// VersionTrust is how long a version learned from the database is used
-	// without asking again while Redis announces bumps. Without Redis (or
-	// while its subscription is down) it is UnannouncedTrust: this
-	// process's own writes still show at once (a bump forgets the version
-	// it moved), another process's (the CLI's) within that second. Asking
-	// the database on every request instead serialised visitors on
-	// SQLite's connection (scripts/bench).
-	VersionTrust     = 5 * time.Second
-	UnannouncedTrust = time.Second
-)
-
-// Versions are the page versions every cache key of an app carries: the
-// app's and the global one.
-type Versions struct{ App, Global int64 }
-
-// Key is "app.global", the version part of a cache key.
-func (v Versions) Key() string {
-	return strconv.FormatInt(v.App, 10) + "." + strconv.FormatInt(v.Global, 10)
-}
-
-// pageVersions is the one owner of page versions in a process: what it
-// learned from the database and for how long to trust it, and whether
-// Redis is announcing bumps (WatchPageVersions). The page cache, the
-// landing data and the list caches all key by what it answers.
-type pageVersions struct {
-	mu sync.Mutex
-	// live: subscribed to the channel, so known versions are dropped as
-	// soon as they are bumped. gen counts drops, so a database read that
-	// raced a bump is not remembered.
-	live  bool
-	gen   uint64
-	known map[string]knownVersion
-}
-
-type knownVersion struct {
-	version int64
-	at      time.Time
-}
-
-func (s *Storage) pv() *pageVersions {
-	s.versionsOnce.Do(func() { s.versions = &pageVersions{known: map[string]knownVersion{}} })
-	return s.versions
-}
-
-// CurrentVersions answers the versions of an app and of GlobalPageScope,
-// from memory while they are trusted, from the database otherwise.
-func (s *Storage) CurrentVersions(ctx context.Context, appID string) (Versions, error) {
-	pv := s.pv()
-	now := time.Now()
-	pv.mu.Lock()
-	app, okApp := pv.known[appID]
-	global, okGlobal := pv.known[GlobalPageScope]
-	trust := UnannouncedTrust
-	if pv.live {
-		trust = VersionTrust
-	}
-	fresh := okApp && okGlobal && now.Sub(app.at) < trust && now.Sub(global.at) < trust
-	gen := pv.gen
-	pv.mu.Unlock()
-	if fresh {
-		return Versions{app.version, global.version}, nil
-	}
-	got, err := s.PageVersions(ctx, appID, GlobalPageScope)
-	if err != nil {
-		return Versions{}, err
-	}
-	pv.mu.Lock()
-	if pv.gen == gen {
-		pv.known[appID] = knownVersion{got[appID], now}
-		pv.known[GlobalPageScope] = knownVersion{got[GlobalPageScope], now}
-	}
-	pv.mu.Unlock()
-	return Versions{got[appID], got[GlobalPageScope]}, nil
-}
-
-// PageVersionsLive reports whether bumps are being announced to this
-// process (WatchPageVersions is subscribed).
-func (s *Storage) PageVersionsLive() bool {
-	pv := s.pv()
-	pv.mu.Lock()
-	defer pv.mu.Unlock()
-	return pv.live
-}
-
-func (pv *pageVersions) forget(scope string, live *bool) {
-	pv.mu.Lock()
-	defer pv.mu.Unlock()
-	pv.gen++
-	if live != nil {
-		pv.live = *live
-	}
-	if scope == "" || scope == GlobalPageScope {
-		clear(pv.known)
-		return
-	}
-	delete(pv.known, scope)
-}
-
-// WatchPageVersions listens for version bumps on Redis until ctx ends, so
-// cache keys cost no database read per request. Without it every request
-// reads the versions from the database, which is always correct.
-func (s *Storage) WatchPageVersions(ctx context.Context) {
-	if s.Redis == nil {
-		return
-	}
-	pv := s.pv()
-	on, off := true, false
-	for ctx.Err() == nil {
-		ps := s.Redis.Subscribe(ctx, s.PageVersionChannel())
-		for {
-			msg, err := ps.Receive(ctx)
-			if err != nil {
-				// Bumps may be missed from now on: ask the database per
-				// request until subscribed again.
-				pv.forget("", &off)
-				break
-			}
-			switch m := msg.(type) {
-			case *redis.Subscription:
-				if m.Kind == "subscribe" {
-					pv.forget("", &on)
-				}
-			case *redis.Message:
-				pv.forget(m.Payload, &on)
-			}
-		}
-		ps.Close()
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Second):
-		}
-	}
 }
 
 // InvalidateApp bumps the page version of an app: every cached page of it,
@@ -175,6 +48,31 @@ func (s *Storage) WatchPageVersions(ctx context.Context) {
 // InvalidateLanding and its siblings, or directly).
 func (s *Storage) InvalidateApp(ctx context.Context, appID string) {
 	s.bumpPageVersion(ctx, appID)
+}
+
+// NoteEngagement bumps the engagement version of an app: a like, a reply or
+// a follow changed counts, which every data cache re-reads at once and the
+// cached pages within their staleness bound.
+func (s *Storage) NoteEngagement(ctx context.Context, appID string) {
+	s.bumpPageVersion(ctx, EngagementScope(appID))
+}
+
+// InvalidatePost bumps one post's page version and the app's engagement: a
+// reply changes the post's page and a count elsewhere.
+func (s *Storage) InvalidatePost(ctx context.Context, appID, messageID string) {
+	s.bumpPageVersion(ctx, PostScope(messageID))
+	s.NoteEngagement(ctx, appID)
+}
+
+// dataVersion is the version part of a data cache key of an app: its page
+// version, the global one and its engagement.
+func (s *Storage) dataVersion(ctx context.Context, appID string) (string, error) {
+	v, err := s.PageVersions(ctx, appID, GlobalPageScope, EngagementScope(appID))
+	if err != nil {
+		return "", err
+	}
+	return strconv.FormatInt(v[appID], 10) + "." + strconv.FormatInt(v[GlobalPageScope], 10) + "." +
+		strconv.FormatInt(v[EngagementScope(appID)], 10), nil
 }
 
 // InvalidateAllApps bumps the version every cached page also carries: for
@@ -192,9 +90,9 @@ func (s *Storage) bumpPageVersion(ctx context.Context, scope string) {
 		// The write itself succeeded; a page may stay stale for PageTTL.
 		s.Logger.Error("page version bump failed", "scope", scope, "err", err)
 	}
-	// This process's own writes show on its next request, without waiting
-	// for the announcement to come back.
-	s.pv().forget(scope, nil)
+	if s.PageBumped != nil {
+		s.PageBumped(scope)
+	}
 	if s.Redis != nil {
 		if err := s.Redis.Publish(ctx, s.PageVersionChannel(), scope).Err(); err != nil {
 			s.cacheWarn("page version announcement failed", err, "scope", scope)
