@@ -61,6 +61,9 @@ type Config struct {
 	// OrderExpiry is how long an unpaid order holds its stock before it is
 	// cancelled (ORDER_EXPIRY, a Go duration, default 30m).
 	OrderExpiry time.Duration
+	// RenderTimeout bounds one page render (RENDER_TIMEOUT, default 3s);
+	// past it the visitor gets the fallback page with 503 and Retry-After.
+	RenderTimeout time.Duration
 	// WalletEnabled turns the member wallet payment method on (WALLET_ENABLED,
 	// default true).
 	WalletEnabled bool
@@ -183,6 +186,10 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	cfg.OrderExpiry, err = time.ParseDuration(get("ORDER_EXPIRY", "30m"))
 	if err != nil || cfg.OrderExpiry <= 0 {
 		return Config{}, fmt.Errorf("ORDER_EXPIRY: want a positive duration like 30m, got %q", get("ORDER_EXPIRY", ""))
+	}
+	cfg.RenderTimeout, err = time.ParseDuration(get("RENDER_TIMEOUT", "3s"))
+	if err != nil || cfg.RenderTimeout <= 0 {
+		return Config{}, fmt.Errorf("RENDER_TIMEOUT: want a positive duration like 3s, got %q", get("RENDER_TIMEOUT", ""))
 	}
 	if cfg.TrustedProxies, err = parseTrustedProxies(get("TRUSTED_PROXIES", "")); err != nil {
 		return Config{}, err

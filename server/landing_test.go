@@ -229,7 +229,7 @@ func TestLandingWithRedis(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Entries are keyed by the app's id, never its name, and its versions.
+	// Entries are keyed by the app's id (never its name) and its versions.
 	keys, err := client.Keys(context.Background(), prefix+"landing:v3:"+demo.ID+":*").Result()
 	if err != nil || len(keys) != 1 {
 		t.Fatalf("landing data not cached in redis: %v %v", keys, err)

@@ -18,7 +18,6 @@ import (
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/gzip"
 	"github.com/labstack/echo/v4"
-	"github.com/redis/go-redis/v9"
 
 	"marquee/store"
 )
@@ -45,14 +44,6 @@ const (
 	PageTTL = time.Minute
 	// pageCacheBytes bounds the memory all entries hold (three encodings each).
 	pageCacheBytes = 64 << 20
-	// versionTrust is how long a version learned from the database is used
-	// without asking again while Redis announces bumps. Without Redis (or
-	// while its subscription is down) it is unannouncedTrust: this process's
-	// own writes still show at once (Storage.PageBumped), another process's
-	// (the CLI's) within that second. Asking the database on every request
-	// instead serialised visitors on SQLite's connection (scripts/bench).
-	versionTrust     = 5 * time.Second
-	unannouncedTrust = time.Second
 )
 
 type cachedPage struct {
@@ -75,10 +66,9 @@ type pageCache struct {
 	entries map[string]*cachedPage
 	bytes   int
 	// fill collapses concurrent misses of one key into one render.
-	fill     map[string]*pageFill
-	versions *pageVersions
-	appIDs   sync.Map // app name -> id; names never change
-	views    sync.Map // app id -> appViewEntry
+	fill   map[string]*pageFill
+	appIDs sync.Map // app name -> id; names never change
+	views  sync.Map // app id -> appViewEntry
 	// classes remembers a member's viewer class per app and version.
 	classes    sync.Map // app id, user id, version -> memberClass
 	classCount atomic.Int64
@@ -102,7 +92,6 @@ func newPageCache(st *store.Storage) *pageCache {
 	return &pageCache{
 		entries:  map[string]*cachedPage{},
 		fill:     map[string]*pageFill{},
-		versions: &pageVersions{store: st, known: map[string]knownVersion{}},
 		staleFor: StaleFor,
 	}
 }
@@ -148,22 +137,9 @@ func (pc *pageCache) dropLocked(key string) {
 	}
 }
 
-// pageVersions answers the version part of a cache key.
-type pageVersions struct {
-	store *store.Storage
-	mu    sync.Mutex
-	// live: subscribed to store.PageVersionChannel, so known versions are
-	// dropped as soon as they are bumped. gen counts drops, so a database
-	// read that raced a bump is not remembered.
-	live  bool
-	gen   uint64
-	known map[string]knownVersion
-}
-
-type knownVersion struct {
-	version int64
-	at      time.Time
-}
+// WatchPageVersions listens for version bumps on Redis until ctx ends
+// (store.Storage.WatchPageVersions owns the versions of every cache).
+func (s *Server) WatchPageVersions(ctx context.Context) { s.store.WatchPageVersions(ctx) }
 
 // pageVersion is the version part of a page's cache key.
 type pageVersion struct {
@@ -175,133 +151,22 @@ type pageVersion struct {
 	engagement int64
 }
 
-// of returns the versions of an app's pages; postID, when the page is one
-// post's, adds that post's own version.
-func (pv *pageVersions) of(ctx context.Context, appID, postID string) (pageVersion, error) {
-	scopes := []string{appID, store.GlobalPageScope, store.EngagementScope(appID)}
-	if postID != "" {
-		scopes = append(scopes, store.PostScope(postID))
-	}
-	got, err := pv.get(ctx, scopes)
+// pageVersion returns the versions of an app's page; postID, when the page
+// is one post's, adds that post's own version.
+func (s *Server) pageVersion(ctx context.Context, appID, postID string) (pageVersion, error) {
+	v, err := s.store.CurrentVersions(ctx, appID)
 	if err != nil {
 		return pageVersion{}, err
 	}
-	content := versionKey(got[0], got[1])
+	content := v.Key()
 	if postID != "" {
-		content += "." + strconv.FormatInt(got[3], 10)
-	}
-	return pageVersion{content: content, engagement: got[2]}, nil
-}
-
-// get answers the versions of scopes from memory while they are trusted,
-// else from the database.
-func (pv *pageVersions) get(ctx context.Context, scopes []string) ([]int64, error) {
-	now := time.Now()
-	out := make([]int64, len(scopes))
-	pv.mu.Lock()
-	trust := unannouncedTrust
-	if pv.live {
-		trust = versionTrust
-	}
-	fresh := true
-	for i, scope := range scopes {
-		k, ok := pv.known[scope]
-		if !ok || now.Sub(k.at) >= trust {
-			fresh = false
-			break
+		post, err := s.store.PostVersion(ctx, postID)
+		if err != nil {
+			return pageVersion{}, err
 		}
-		out[i] = k.version
+		content += "." + strconv.FormatInt(post, 10)
 	}
-	gen := pv.gen
-	pv.mu.Unlock()
-	if fresh {
-		return out, nil
-	}
-	got, err := pv.store.PageVersions(ctx, scopes...)
-	if err != nil {
-		return nil, err
-	}
-	pv.mu.Lock()
-	defer pv.mu.Unlock()
-	if pv.gen == gen {
-		if len(pv.known) > 100_000 {
-			clear(pv.known) // post scopes are many; the database keeps them
-		}
-		for _, scope := range scopes {
-			pv.known[scope] = knownVersion{got[scope], now}
-		}
-	}
-	for i, scope := range scopes {
-		out[i] = got[scope]
-	}
-	return out, nil
-}
-
-func versionKey(app, global int64) string {
-	return strconv.FormatInt(app, 10) + "." + strconv.FormatInt(global, 10)
-}
-
-func (pv *pageVersions) isLive() bool {
-	pv.mu.Lock()
-	defer pv.mu.Unlock()
-	return pv.live
-}
-
-// bumped drops a version this process bumped itself: its own writes show on
-// its next request without waiting for the announcement to come back.
-func (pv *pageVersions) bumped(scope string) {
-	pv.mu.Lock()
-	live := pv.live
-	pv.mu.Unlock()
-	pv.forget(scope, live)
-}
-
-func (pv *pageVersions) forget(scope string, live bool) {
-	pv.mu.Lock()
-	defer pv.mu.Unlock()
-	pv.gen++
-	pv.live = live
-	if scope == "" || scope == store.GlobalPageScope {
-		clear(pv.known)
-		return
-	}
-	delete(pv.known, scope)
-}
-
-// WatchPageVersions listens for version bumps on Redis until ctx ends, so
-// cache keys cost no database read per request. Without it every request
-// reads the versions from the database, which is always correct.
-func (s *Server) WatchPageVersions(ctx context.Context) {
-	rdb := s.store.Redis
-	if rdb == nil {
-		return
-	}
-	pv := s.pages.versions
-	for ctx.Err() == nil {
-		ps := rdb.Subscribe(ctx, s.store.PageVersionChannel())
-		for {
-			msg, err := ps.Receive(ctx)
-			if err != nil {
-				// Bumps may be missed from now on: ask the database per
-				// request until subscribed again.
-				pv.forget("", false)
-				break
-			}
-			switch m := msg.(type) {
-			case *redis.Subscription:
-				if m.Kind == "subscribe" {
-					pv.forget("", true)
-				}
-			case *redis.Message:
-				pv.forget(m.Payload, true)
-			}
-		}
-		ps.Close()
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Second):
-		}
-	}
+	return pageVersion{content: content, engagement: v.Engagement}, nil
 }
 
 // pageCached lists the route paths whose answers the page cache writes
@@ -332,7 +197,7 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 			if err != nil {
 				return s.answerUncached(c, next) // the handler answers 404 or 503
 			}
-			version, err := s.pages.versions.of(ctx, appID, c.Param("postId"))
+			version, err := s.pageVersion(ctx, appID, c.Param("postId"))
 			if err != nil {
 				s.logger.Warn("page version unavailable; rendering uncached", "err", err)
 				return s.answerUncached(c, next)

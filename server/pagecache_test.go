@@ -232,7 +232,7 @@ func TestPageCacheSeesOtherProcessWrites(t *testing.T) {
 	if err := cli.SetAppField(context.Background(), "demo", "bio", "Changed from the command line 4410"); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(unannouncedTrust + 500*time.Millisecond)
+	deadline := time.Now().Add(store.UnannouncedTrust + 500*time.Millisecond)
 	for !strings.Contains(ts.visit(t, "/apps/demo", ""), "Changed from the command line 4410") {
 		if time.Now().After(deadline) {
 			t.Fatal("the running server still shows the old bio")
@@ -340,7 +340,7 @@ func TestPageCacheWatchesRedis(t *testing.T) {
 	defer cancel()
 	go ts.WatchPageVersions(ctx)
 	deadline := time.Now().Add(5 * time.Second)
-	for !ts.pages.versions.isLive() {
+	for !ts.store.PageVersionsLive() {
 		if time.Now().After(deadline) {
 			t.Fatal("never subscribed")
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"marquee/server/payments"
+	"marquee/store"
 )
 
 // routes lists every route of both sites in one place.
@@ -101,6 +102,8 @@ func (s *Server) routes() {
 	app("/store/items/new", s.pageItemEdit)
 	cachedApp("/store/items/:itemId", s.pageStoreItem)
 	app("/store/items/:itemId/edit", s.pageItemEdit)
+	m.POST("/apps/:app/store/items/new", s.formSaveItem, s.appPage, s.subscriptionGate)
+	m.POST("/apps/:app/store/items/:itemId/edit", s.formSaveItem, s.appPage, s.subscriptionGate)
 	app("/cart", s.pageCart)
 	// Store forms for browsers without JavaScript: they write through the
 	// same store calls as the API and redirect back (POST, then GET).
@@ -109,6 +112,15 @@ func (s *Server) routes() {
 	appForm("/cart/items/:cartItemId", s.formCartUpdate)
 	appForm("/cart/clear", s.formCartClear)
 	appForm("/follow", s.formFollow)
+	// The profile's and the community's actions as plain forms too
+	// (profile_form.go, message_form.go); the islands call the API.
+	appForm("/unfollow", s.formUnfollow)
+	appForm("/signout", s.formSignOut)
+	appForm("/profile/picture", s.formProfilePicture)
+	appForm("/posts/:postId/like", s.formLike)
+	appForm("/posts/:postId/comments", s.formComment)
+	m.POST("/apps/:app/create-post", s.formCreate("CreatePost", store.MessagePost), s.appPage, s.subscriptionGate)
+	m.POST("/apps/:app/create-story", s.formCreate("CreateStory", store.MessageStory), s.appPage, s.subscriptionGate)
 	app("/notifications", s.pageNotifications)
 	appForm("/notifications/read", s.formReadNotifications)
 	appForm("/notifications/settings", s.formNotificationPrefs)
@@ -152,6 +164,7 @@ func (s *Server) routes() {
 	studio("/studio", s.pageStudio)
 	appForm("/studio/profile", s.formStudioProfile)
 	appForm("/studio/links", s.formStudioLinks)
+	appForm("/studio/images", s.formStudioImage)
 	studio("/studio/features", s.pageStudioFeatures)
 	appForm("/studio/features", s.formStudioFeatures)
 	studio("/studio/plans", s.pageStudioPlans)

@@ -22,6 +22,9 @@ type Scope struct {
 	// Gated is the subscription gate's verdict (access.Gated): pages other
 	// than home, cart and checkout redirect home, and the footer hides.
 	Gated bool
+	// Content is what of the app's paid content the viewer may see
+	// (access.ContentFor, the one rule): ContentAll unless Gated.
+	Content access.Content
 }
 
 // scopeOf loads an app by id or name (404 'App not found') and the viewer's
@@ -63,7 +66,8 @@ func (s *Server) scopeOfView(c echo.Context, view *store.AppView) (*Scope, error
 				return nil, err
 			}
 		}
-		sc.Gated = access.Gated(view.Settings, sc.Role, subscribed)
+		sc.Content = access.ContentFor(view.Settings, sc.Role, subscribed)
+		sc.Gated = sc.Content != access.ContentAll
 	}
 	return sc, nil
 }

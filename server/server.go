@@ -110,7 +110,6 @@ func New(d Deps) *Server {
 	}
 	s.limiter = newRateLimiter(d.Store.Redis, s.logger)
 	s.limits = d.Config.Limits.withDefaults()
-	d.Store.PageBumped = s.pages.versions.bumped
 	if d.Store.MediaURL == "" {
 		// Stable media URLs (og:image, srcset) point at this site.
 		d.Store.MediaURL = strings.TrimRight(d.Config.PublicURL, "/")

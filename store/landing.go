@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/microcosm-cc/bluemonday"
@@ -105,19 +104,6 @@ func (s *Storage) AppIDOf(ctx context.Context, idOrName string) (string, error) 
 	return app.ID, nil
 }
 
-// landingVersions are the two halves of the landing data's key: content
-// (the app's and the global page version) and engagement.
-type landingVersions struct{ content, engagement string }
-
-func (s *Storage) landingVersionsOf(ctx context.Context, appID string) (landingVersions, error) {
-	v, err := s.PageVersions(ctx, appID, GlobalPageScope, EngagementScope(appID))
-	if err != nil {
-		return landingVersions{}, err
-	}
-	content := strconv.FormatInt(v[appID], 10) + "." + strconv.FormatInt(v[GlobalPageScope], 10)
-	return landingVersions{content: content, engagement: content + "." + strconv.FormatInt(v[EngagementScope(appID)], 10)}, nil
-}
-
 type landingMemoEntry struct {
 	key     string
 	view    *AppView
@@ -136,10 +122,11 @@ func (s *Storage) Landing(ctx context.Context, idOrName string) (*AppView, error
 	if err != nil {
 		return nil, err
 	}
-	versions, err := s.landingVersionsOf(ctx, appID)
+	v, err := s.CurrentVersions(ctx, appID)
 	if err != nil {
 		return nil, err
 	}
+	versions := struct{ content, engagement string }{v.Key(), v.DataKey()}
 	// The view of one version is decoded once per process and shared
 	// read-only: every API call loads the app's landing data for its scope,
 	// and decoding it each time was a fifth of a feed call.
@@ -197,7 +184,7 @@ func (s *Storage) landingContent(ctx context.Context, appID, version string) (*A
 	}
 	// A cache that just failed to read is not asked to write: when Redis is
 	// down each page pays its timeout once, not twice.
-	if b, err := json.Marshal(view); err == nil && cacheErr == nil {
+	if b, err := json.Marshal(view); err == nil && cacheErr == nil && key != "" {
 		if err := s.Cache.Set(ctx, key, b, LandingTTL); err != nil {
 			s.cacheWarn("landing cache write failed", err)
 		}

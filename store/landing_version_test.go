@@ -27,11 +27,16 @@ func TestLandingAfterRedisOutageShowsTheWrite(t *testing.T) {
 	reader.Redis = client
 	writer := store.NewStorage(db, &store.RedisCache{Client: client, Prefix: prefix}, reader.Media, reader.Logger)
 	writer.Redis = client
+	watch, stop := context.WithCancel(ctx)
+	defer stop()
+	go reader.WatchPageVersions(watch)
+	eventually(t, "the reader subscribed to page versions", reader.PageVersionsLive)
+
 	before, err := reader.Landing(ctx, "demo")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if keys, _ := client.Keys(ctx, prefix+"landing*").Result(); len(keys) == 0 {
+	if keys, _ := client.Keys(ctx, prefix+"landing:*").Result(); len(keys) != 1 {
 		t.Fatalf("landing data in Redis: %v", keys)
 	}
 
@@ -42,8 +47,8 @@ func TestLandingAfterRedisOutageShowsTheWrite(t *testing.T) {
 	proxy.Resume(t)
 	// The old entry is still in Redis: nothing could delete it.
 	eventually(t, "Redis back", func() bool {
-		keys, err := client.Keys(ctx, prefix+"landing*").Result()
-		return err == nil && len(keys) > 0
+		keys, err := client.Keys(ctx, prefix+"landing:*").Result()
+		return err == nil && len(keys) == 1
 	})
 	for _, s := range []*store.Storage{reader, writer} {
 		eventually(t, "the write on the next read", func() bool {
@@ -90,7 +95,7 @@ func TestLandingReadsRacingWritesEndFresh(t *testing.T) {
 		close(stop)
 		wg.Wait()
 		for _, st := range []*store.Storage{s, other} {
-			deadline := time.Now().Add(3 * time.Second)
+			deadline := time.Now().Add(store.UnannouncedTrust + 2*time.Second)
 			for {
 				v, err := st.Landing(ctx, "demo")
 				if err == nil && strings.Contains(v.Bio, want) {

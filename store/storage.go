@@ -32,9 +32,6 @@ type Storage struct {
 	// Redis, when set (REDIS_URL), holds sessions and rate-limit counters so
 	// every process shares them; nil keeps sessions in the database.
 	Redis *redis.Client
-	// PageBumped, when set, hears of every page version this process bumps
-	// (the server's page cache forgets the old one at once).
-	PageBumped func(scope string)
 	// Namespace separates this database's keys and channel in a Redis that
 	// other deployments (or an earlier database) share; app.Open sets it
 	// to an id generated once per database.
@@ -51,6 +48,9 @@ type Storage struct {
 	// LandingBuildCount counts landing data built from the database (tests
 	// and the benchmark read it).
 	LandingBuildCount atomic.Int64
+	// versions owns the page versions of this process (pageversion.go).
+	versions     *pageVersions
+	versionsOnce sync.Once
 	// sessions remembers session lookups for SessionMemoTTL (session_memo.go).
 	sessions *sessionMemo
 }

@@ -121,12 +121,6 @@ func Gated(settings store.AppSettings, role string, hasValidSubscription bool) b
 	return g.Enabled && (g.Settings.Required || g.Settings.LandingPageOnly) && !SkipsSubscriptionGate(role) && !hasValidSubscription
 }
 
-// HidesLandingPreviews: a gated viewer of a landingPageOnly app sees no
-// content previews on the landing page.
-func HidesLandingPreviews(settings store.AppSettings, gated bool) bool {
-	return gated && settings.Features.SubscriptionGating.Settings.LandingPageOnly
-}
-
 // CanSeeDonations: the creator and admins see who donated and the totals.
 func CanSeeDonations(role string) bool { return AtLeast(role, Admin) }
 

@@ -14,6 +14,7 @@ import (
 
 	webpush "github.com/SherClockHolmes/webpush-go"
 
+	"marquee/server/access"
 	"marquee/server/outbound"
 	"marquee/store"
 )
@@ -109,7 +110,8 @@ func (s *Sender) Deliver(ctx context.Context, rows []store.Notification) (Result
 	}
 	for appID, list := range byApp {
 		title := "Notification"
-		if app, err := s.Store.Landing(ctx, appID); err == nil {
+		app, err := s.Store.Landing(ctx, appID)
+		if err == nil {
 			title = app.Settings.Basic.DisplayName
 			if title == "" {
 				title = app.Name
@@ -128,7 +130,13 @@ func (s *Sender) Deliver(ctx context.Context, rows []store.Notification) (Result
 			byUser[sub.UserID] = append(byUser[sub.UserID], sub)
 		}
 		for _, n := range list {
-			body, _ := json.Marshal(Payload{ID: n.ID, Title: title, Body: n.Content, URL: n.Link})
+			text, link := n.Content, n.Link
+			if app != nil && len(byUser[n.UserID]) > 0 {
+				if text, link, err = s.noticeFor(ctx, app, n); err != nil {
+					return res, err
+				}
+			}
+			body, _ := json.Marshal(Payload{ID: n.ID, Title: title, Body: text, URL: link})
 			for _, sub := range byUser[n.UserID] {
 				switch s.send(ctx, keys, body, sub) {
 				case sent:
@@ -188,4 +196,33 @@ func (s *Sender) logger() *slog.Logger {
 		return s.Logger
 	}
 	return slog.Default()
+}
+
+// noticeFor is a notification's text and link as its recipient may read
+// them now (access.ContentFor, the rule the notifications list applies): a
+// member the subscription gate holds back is told there is something new
+// for members, not what it says.
+func (s *Sender) noticeFor(ctx context.Context, app *store.AppView, n store.Notification) (string, string, error) {
+	if !store.GatesVisitors(app.Settings) || access.NoticeText(access.ContentTeaser, n.Kind, n.Content) == n.Content {
+		return n.Content, n.Link, nil
+	}
+	role := store.RoleAuthenticated
+	m, err := s.Store.MembershipOf(ctx, app.ID, n.UserID)
+	if err != nil {
+		return "", "", err
+	}
+	if m != nil {
+		role = m.Role
+	}
+	subscribed := false
+	if access.Gated(app.Settings, role, false) {
+		if subscribed, err = s.Store.HasValidSubscription(ctx, app.ID, n.UserID, time.Now()); err != nil {
+			return "", "", err
+		}
+	}
+	text := access.NoticeText(access.ContentFor(app.Settings, role, subscribed), n.Kind, n.Content)
+	if text == n.Content {
+		return n.Content, n.Link, nil
+	}
+	return text, "/apps/" + app.Name, nil
 }
