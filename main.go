@@ -76,6 +76,8 @@ commands:
   serve                                  serve the main and auth sites
   migrate                                apply database migrations
   seed-demo                              create the demo apps (safe to repeat)
+  backup FILE                            write a consistent copy of the database (online: SQLite VACUUM INTO, pg_dump)
+  restore FILE                           replace the database with a backup (stop the instances first)
   bench-data [--app bench] [--posts 100000] [--items 10000] [--events 1000] [--users 500]
                                          fill a new app with content at scale, for benchmarks
   app create NAME --creator EMAIL        create an app
@@ -106,6 +108,10 @@ func run(ctx context.Context, args []string, logger *slog.Logger) error {
 		return nil
 	case "seed-demo":
 		return seedDemo(ctx, logger)
+	case "backup":
+		return backup(ctx, args[1:], logger)
+	case "restore":
+		return restore(ctx, args[1:], logger)
 	case "media":
 		if len(args) != 2 || args[1] != "resize" {
 			return fmt.Errorf("usage: marquee media resize")
