@@ -7,6 +7,7 @@ import { useHydrated } from "./lib/hydrated";
 
 export interface CommentsProps {
   postId: string;
+  appName: string;
   replies: MessageView[];
   pagination: Pagination;
   now: string;
@@ -43,7 +44,7 @@ export default function Comments(props: CommentsProps) {
   }
 
   return (
-    <section className="comments" aria-label="Comments" data-hydrated={hydrated ? "true" : undefined}>
+    <section className="comments" id="comments" aria-label="Comments" data-hydrated={hydrated ? "true" : undefined}>
       <h2>Comments ({Math.max(replies.length, props.pagination.total)})</h2>
       {replies.length === 0 ? (
         <p className="empty">No comments yet. Be the first to comment!</p>
@@ -72,19 +73,21 @@ export default function Comments(props: CommentsProps) {
       ) : !props.canComment ? (
         <p className="hint">Follow this app to join the conversation.</p>
       ) : (
-        <form className="comment-form" onSubmit={submit}>
+        <form className="comment-form" method="post" action={"/apps/" + props.appName + "/posts/" + props.postId + "/comments"} onSubmit={submit}>
           <label className="visually-hidden" htmlFor="comment-text">
             Add a comment
           </label>
           <textarea
             id="comment-text"
+            name="content"
+            required
             rows={2}
             placeholder="Add a comment..."
             value={text}
             onChange={(e) => setText(e.target.value)}
             maxLength={5000}
           />
-          <button className="button" type="submit" disabled={busy || text.trim() === ""}>
+          <button className="button" type="submit" disabled={hydrated && (busy || text.trim() === "")}>
             {busy ? "Posting..." : "Post"}
           </button>
           {error && (

@@ -10,6 +10,10 @@ export interface CreateFormProps {
   allowed: boolean; // canPost or canCreateStories, decided on the server
   canFeature: boolean;
   communityHref: string;
+  // The form's target without JavaScript, and its answer after a refusal.
+  action: string;
+  error?: string;
+  content?: string;
 }
 
 type Upload = { state: "none" } | { state: "selected" | "uploading"; preview: string; file: File } | { state: "uploaded"; preview: string; file: File; media: MediaView };
@@ -46,7 +50,7 @@ export function MediaField({ upload, onPick, onClear, label }: { upload: Upload;
       {upload.state === "none" ? (
         <label className="media-pick">
           <span>{label}</span>
-          <input type="file" accept="image/*,video/*" onChange={(e) => onPick(e.target.files?.[0])} />
+          <input type="file" name="media" accept="image/*,video/*" onChange={(e) => onPick(e.target.files?.[0])} />
         </label>
       ) : (
         <div className="media-preview">
@@ -65,11 +69,11 @@ export function MediaField({ upload, onPick, onClear, label }: { upload: Upload;
 
 export default function CreatePostForm(props: CreateFormProps) {
   const { upload, error: uploadError, pick, clear } = useUpload(props.appId, "post");
-  const [content, setContent] = useState("");
+  const [content, setContent] = useState(props.content ?? "");
   const [featured, setFeatured] = useState(false);
   const [creating, setCreating] = useState(false);
   const hydrated = useHydrated();
-  const [error, setError] = useState("");
+  const [error, setError] = useState(props.error ?? "");
   const uploading = upload.state === "uploading" || upload.state === "selected";
 
   async function submit(e: React.FormEvent) {
@@ -103,15 +107,15 @@ export default function CreatePostForm(props: CreateFormProps) {
 
   if (!props.allowed) return <p className="state state-error">Cannot create post: insufficient permissions or community not loaded</p>;
   return (
-    <form className="create-form" onSubmit={submit} data-hydrated={hydrated ? "true" : undefined}>
+    <form className="create-form" method="post" action={props.action} encType="multipart/form-data" onSubmit={submit} data-hydrated={hydrated ? "true" : undefined}>
       <label className="visually-hidden" htmlFor="post-content">
         What's on your mind?
       </label>
-      <textarea id="post-content" rows={5} placeholder="What's on your mind?" value={content} onChange={(e) => setContent(e.target.value)} maxLength={5000} />
+      <textarea id="post-content" name="content" rows={5} placeholder="What's on your mind?" value={content} onChange={(e) => setContent(e.target.value)} maxLength={5000} />
       <MediaField upload={upload} onPick={pick} onClear={clear} label="Add photo or video" />
       {props.canFeature && (
         <label className="check">
-          <input type="checkbox" checked={featured} onChange={(e) => setFeatured(e.target.checked)} /> Feature this post
+          <input type="checkbox" name="isFeatured" value="1" checked={featured} onChange={(e) => setFeatured(e.target.checked)} /> Feature this post
         </label>
       )}
       {(error || uploadError) && (
@@ -119,7 +123,7 @@ export default function CreatePostForm(props: CreateFormProps) {
           {error || uploadError}
         </p>
       )}
-      <button className="button" type="submit" disabled={uploading || creating}>
+      <button className="button" type="submit" disabled={hydrated && (uploading || creating)}>
         {creating ? "Sharing..." : uploading ? "Uploading..." : "Share"}
       </button>
     </form>

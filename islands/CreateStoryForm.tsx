@@ -7,10 +7,10 @@ import { useHydrated } from "./lib/hydrated";
 // Share stays disabled until the upload has finished.
 export default function CreateStoryForm(props: CreateFormProps) {
   const { upload, error: uploadError, pick, clear } = useUpload(props.appId, "story");
-  const [caption, setCaption] = useState("");
+  const [caption, setCaption] = useState(props.content ?? "");
   const [creating, setCreating] = useState(false);
   const hydrated = useHydrated();
-  const [error, setError] = useState("");
+  const [error, setError] = useState(props.error ?? "");
 
   async function submit(e: React.FormEvent) {
     e.preventDefault();
@@ -45,18 +45,18 @@ export default function CreateStoryForm(props: CreateFormProps) {
 
   if (!props.allowed) return <p className="state state-error">Cannot create story: insufficient permissions or community not loaded</p>;
   return (
-    <form className="create-form" onSubmit={submit} data-hydrated={hydrated ? "true" : undefined}>
+    <form className="create-form" method="post" action={props.action} encType="multipart/form-data" onSubmit={submit} data-hydrated={hydrated ? "true" : undefined}>
       <MediaField upload={upload} onPick={pick} onClear={clear} label="Choose a photo or video" />
       <label className="visually-hidden" htmlFor="story-caption">
         Caption
       </label>
-      <input id="story-caption" type="text" placeholder="Add a caption (optional)" value={caption} onChange={(e) => setCaption(e.target.value)} maxLength={500} />
+      <input id="story-caption" name="content" type="text" placeholder="Add a caption (optional)" value={caption} onChange={(e) => setCaption(e.target.value)} maxLength={500} />
       {(error || uploadError) && (
         <p className="inline-error" role="alert">
           {error || uploadError}
         </p>
       )}
-      <button className="button" type="submit" disabled={upload.state !== "uploaded" || creating}>
+      <button className="button" type="submit" disabled={hydrated && (upload.state !== "uploaded" || creating)}>
         {creating ? "Sharing..." : "Share to Story"}
       </button>
     </form>

@@ -131,9 +131,12 @@ export default function DonateModal(props: DonateModalProps) {
           <h3>Quick Donation</h3>
           <div className="amounts">
             {props.suggestedAmounts.map((a) => (
-              <button key={a} type="button" className="button button-secondary" onClick={() => setAmount((a / 100).toFixed(2))}>
+              // Without JavaScript each amount is a link that fills the
+              // donate page's input; hydrated it fills this one.
+              <a key={a} className="button button-secondary" href={"/apps/" + props.appName + "/donate?amount=" + (a / 100).toFixed(2)}
+                onClick={(e) => { e.preventDefault(); setAmount((a / 100).toFixed(2)); setDone(false); resetCard(); }}>
                 {dollars(a)}
-              </button>
+              </a>
             ))}
           </div>
         </section>

@@ -13,6 +13,8 @@ interface Props {
   item: ItemView | null;
   types: string[];
   events: EventOption[];
+  // Why the form without JavaScript was refused.
+  error?: string;
 }
 
 interface VariantRow {
@@ -22,6 +24,11 @@ interface VariantRow {
   adjust: string; // dollars as typed
   stock: string; // "" = untracked
 }
+
+const BLANK_ROWS: VariantRow[] = [
+  { id: "", name: "", value: "", adjust: "", stock: "" },
+  { id: "", name: "", value: "", adjust: "", stock: "" },
+];
 
 const dollars = (cents: number | null | undefined) => (cents == null ? "" : (cents / 100).toFixed(2));
 // cents turns a typed dollar amount into cents; NaN when it is not one.
@@ -50,7 +57,7 @@ export default function ItemForm(props: Props) {
   );
   const [busy, setBusy] = useState(false);
   const [uploading, setUploading] = useState(false);
-  const [error, setError] = useState("");
+  const [error, setError] = useState(props.error ?? "");
   const base = "/apps/" + props.appName;
 
   async function onFiles(files: FileList | null) {
@@ -119,7 +126,10 @@ export default function ItemForm(props: Props) {
   }
 
   return (
-    <form className="item-form" onSubmit={submit} data-hydrated={hydrated || undefined}>
+    // Without JavaScript the form posts itself (multipart, with the chosen
+    // images) to the page's address; hydrated it calls the JSON API.
+    <form className="item-form" method="post" encType="multipart/form-data"
+      action={base + (it ? "/store/items/" + it.id + "/edit" : "/store/items/new")} onSubmit={submit} data-hydrated={hydrated || undefined}>
       <label>Name <input name="name" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} /></label>
       <label>Description <textarea name="description" rows={4} maxLength={5000} value={description} onChange={(e) => setDescription(e.target.value)} /></label>
       <label>Type
@@ -144,42 +154,47 @@ export default function ItemForm(props: Props) {
         <label>Compare price ($) <input name="comparePrice" type="number" min="0" step="0.01" value={compare} onChange={(e) => setCompare(e.target.value)} /></label>
       </div>
       <div className="row">
-        <label className="check"><input type="checkbox" name="tracked" checked={tracked} onChange={(e) => setTracked(e.target.checked)} /> Track stock</label>
+        <label className="check"><input type="checkbox" name="tracked" value="1" checked={tracked} onChange={(e) => setTracked(e.target.checked)} /> Track stock</label>
         {tracked && <label>Stock <input name="stock" type="number" min="0" step="1" value={stock} onChange={(e) => setStock(e.target.value)} /></label>}
       </div>
       <label>SKU <input name="sku" maxLength={64} value={sku} onChange={(e) => setSku(e.target.value)} /></label>
-      <label className="check"><input type="checkbox" name="isFeatured" checked={featured} onChange={(e) => setFeatured(e.target.checked)} /> Featured on the home page</label>
+      <label className="check"><input type="checkbox" name="isFeatured" value="1" checked={featured} onChange={(e) => setFeatured(e.target.checked)} /> Featured on the home page</label>
       <label>Tags (comma separated) <input name="tags" value={tags} onChange={(e) => setTags(e.target.value)} /></label>
       <fieldset>
         <legend>Images</legend>
         <ul className="media-list">
           {media.map((m) => (
             <li key={m.id}>
+              <input type="hidden" name="mediaIds" value={m.id} />
               <Img media={m} alt="" sizes="64px" box={[64, 64]} />
-              <button type="button" className="link-button" onClick={() => setMedia(media.filter((x) => x.id !== m.id))}>Remove</button>
+              {hydrated && <button type="button" className="link-button" onClick={() => setMedia(media.filter((x) => x.id !== m.id))}>Remove</button>}
             </li>
           ))}
         </ul>
-        <input type="file" accept="image/*" multiple aria-label="Add images" disabled={uploading} onChange={(e) => onFiles(e.target.files)} />
+        <input type="file" name="images" accept="image/*" multiple aria-label="Add images" disabled={uploading} onChange={(e) => hydrated && onFiles(e.target.files)} />
         {uploading && <p className="meta">Uploading...</p>}
       </fieldset>
       <fieldset>
         <legend>Variants</legend>
-        {variants.map((v, i) => (
+        {/* Without JavaScript two blank rows stand in for Add Variant. */}
+        {(hydrated ? variants : [...variants, ...BLANK_ROWS]).map((v, i) => (
           <div className="variant-row" key={i}>
-            <input aria-label="Variant name" placeholder="Name (e.g. Size)" value={v.name} onChange={(e) => setVariant(i, { name: e.target.value })} />
-            <input aria-label="Variant value" placeholder="Value (e.g. M)" value={v.value} onChange={(e) => setVariant(i, { value: e.target.value })} />
-            <input aria-label="Price adjustment ($)" placeholder="+ $" type="number" step="0.01" value={v.adjust} onChange={(e) => setVariant(i, { adjust: e.target.value })} />
-            <input aria-label="Variant stock" placeholder="Stock (blank: untracked)" type="number" min="0" value={v.stock} onChange={(e) => setVariant(i, { stock: e.target.value })} />
-            <button type="button" className="link-button" onClick={() => setVariants(variants.filter((_, j) => j !== i))}>Remove</button>
+            <input type="hidden" name="variantId" value={v.id} />
+            <input name="variantName" aria-label="Variant name" placeholder="Name (e.g. Size)" value={v.name} onChange={(e) => setVariant(i, { name: e.target.value })} />
+            <input name="variantValue" aria-label="Variant value" placeholder="Value (e.g. M)" value={v.value} onChange={(e) => setVariant(i, { value: e.target.value })} />
+            <input name="variantAdjust" aria-label="Price adjustment ($)" placeholder="+ $" type="number" step="0.01" value={v.adjust} onChange={(e) => setVariant(i, { adjust: e.target.value })} />
+            <input name="variantStock" aria-label="Variant stock" placeholder="Stock (blank: untracked)" type="number" min="0" value={v.stock} onChange={(e) => setVariant(i, { stock: e.target.value })} />
+            {hydrated && <button type="button" className="link-button" onClick={() => setVariants(variants.filter((_, j) => j !== i))}>Remove</button>}
           </div>
         ))}
-        <button type="button" className="button button-secondary" onClick={() => setVariants([...variants, { id: "", name: variants[0]?.name ?? "", value: "", adjust: "", stock: "" }])}>Add Variant</button>
+        {hydrated && (
+          <button type="button" className="button button-secondary" onClick={() => setVariants([...variants, { id: "", name: variants[0]?.name ?? "", value: "", adjust: "", stock: "" }])}>Add Variant</button>
+        )}
       </fieldset>
       {error && <p className="inline-error" role="alert">{error}</p>}
       <div className="form-actions">
-        <button type="submit" className="button" disabled={busy || uploading || !hydrated}>{busy ? "Saving..." : it ? "Save Changes" : "Create Item"}</button>
-        {it && <button type="button" className="button button-secondary" disabled={busy} onClick={remove}>Delete Item</button>}
+        <button type="submit" className="button" disabled={hydrated && (busy || uploading)}>{busy ? "Saving..." : it ? "Save Changes" : "Create Item"}</button>
+        {it && hydrated && <button type="button" className="button button-secondary" disabled={busy} onClick={remove}>Delete Item</button>}
       </div>
     </form>
   );

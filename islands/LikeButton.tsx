@@ -10,13 +10,15 @@ export interface LikeButtonProps {
   reactions: { id: string; reaction: string; sender: { id: string } }[];
   viewerId: string | null;
   signInUrl: string;
+  // The post's page: without JavaScript the button posts its form there.
+  appName: string;
 }
 
 // LikeButton toggles the viewer's heart optimistically: the count and the
 // colour change at once and are put back if the server refuses.
 // viewerId "" means a signed-in viewer the shared page does not name: who it
 // is (and so whether this post is liked) is asked after hydration.
-export default function LikeButton({ messageId, reactions, viewerId: rendered, signInUrl }: LikeButtonProps) {
+export default function LikeButton({ messageId, reactions, viewerId: rendered, signInUrl, appName }: LikeButtonProps) {
   const viewerId = useViewerId(rendered);
   const hearts = reactions.filter((r) => isHeart(r.reaction));
   const mine = viewerId ? hearts.find((r) => r.sender.id === viewerId) : undefined;
@@ -31,7 +33,8 @@ export default function LikeButton({ messageId, reactions, viewerId: rendered, s
   const hydrated = useHydrated();
   const [error, setError] = useState("");
 
-  async function toggle() {
+  async function toggle(e: React.FormEvent) {
+    e.preventDefault();
     if (viewerId === "") return; // still asking who is signed in
     if (!viewerId) {
       window.location.href = signInUrl;
@@ -64,15 +67,17 @@ export default function LikeButton({ messageId, reactions, viewerId: rendered, s
 
   return (
     <span className="like" data-hydrated={hydrated ? "true" : undefined}>
-      <button
-        type="button"
-        className={"like-button" + (state.liked ? " liked" : "")}
-        aria-pressed={state.liked}
-        aria-label={state.liked ? "Remove like" : "Like"}
-        onClick={toggle}
-      >
-        <span aria-hidden="true">{state.liked ? "♥" : "♡"}</span> <span className="like-count">{state.count}</span>
-      </button>
+      {/* Without JavaScript the form toggles the heart on the server. */}
+      <form method="post" action={"/apps/" + appName + "/posts/" + messageId + "/like"} onSubmit={toggle}>
+        <button
+          type="submit"
+          className={"like-button" + (state.liked ? " liked" : "")}
+          aria-pressed={state.liked}
+          aria-label={state.liked ? "Remove like" : "Like"}
+        >
+          <span aria-hidden="true">{state.liked ? "♥" : "♡"}</span> <span className="like-count">{state.count}</span>
+        </button>
+      </form>
       {error && (
         <span className="inline-error" role="alert">
           {error}

@@ -19,6 +19,7 @@ export default function ProfileActions(props: ProfileActionsProps) {
   const [can, setCan] = useState({ canFollow: props.canFollow, canUnfollow: props.canUnfollow });
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState("");
+  const base = "/apps/" + props.appName;
   const following = !can.canFollow && role !== "PUBLIC" && role !== "AUTHENTICATED";
 
   async function follow(action: "follow" | "unfollow") {
@@ -62,24 +63,32 @@ export default function ProfileActions(props: ProfileActionsProps) {
       <p className="meta" data-role={role}>
         {following ? "Role in this app: " + role.toLowerCase() : "You don't follow this app yet."}
       </p>
+      {/* Plain forms: without JavaScript they post and come back here. */}
       {can.canFollow && (
-        <button type="button" className="button" disabled={busy} onClick={() => follow("follow")}>
-          Follow
-        </button>
+        <form method="post" action={base + "/follow"} onSubmit={(e) => { e.preventDefault(); follow("follow"); }}>
+          <input type="hidden" name="back" value="profile" />
+          <button type="submit" className="button" disabled={busy}>
+            Follow
+          </button>
+        </form>
       )}
       {can.canUnfollow && (
-        <button type="button" className="button button-secondary" disabled={busy} onClick={() => follow("unfollow")}>
-          Unfollow
-        </button>
+        <form method="post" action={base + "/unfollow"} onSubmit={(e) => { e.preventDefault(); follow("unfollow"); }}>
+          <button type="submit" className="button button-secondary" disabled={busy}>
+            Unfollow
+          </button>
+        </form>
       )}
       {error && (
         <p className="field-error" role="alert">
           {error}
         </p>
       )}
-      <button type="button" className="button button-secondary" disabled={busy} onClick={signOut}>
-        Sign Out
-      </button>
+      <form method="post" action={base + "/signout"} onSubmit={(e) => { e.preventDefault(); signOut(); }}>
+        <button type="submit" className="button button-secondary" disabled={busy}>
+          Sign Out
+        </button>
+      </form>
     </div>
   );
 }

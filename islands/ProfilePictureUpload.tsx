@@ -1,17 +1,25 @@
 import { useEffect, useState } from "react";
 import { api } from "./lib/api";
 import { checkFile, uploadFile } from "./lib/upload";
+import { useHydrated } from "./lib/hydrated";
 
 export interface ProfilePictureUploadProps {
   pictureUrl: string;
   username: string;
+  appName: string;
+  // The answer of the picture form without JavaScript (the server's words).
+  notice?: string;
+  noticeOk?: boolean;
 }
 
 // ProfilePictureUpload uploads an image (under 5MB), makes it the profile
-// picture, shows a toast for 4 seconds and reloads after 1 second.
-export default function ProfilePictureUpload({ pictureUrl, username }: ProfilePictureUploadProps) {
+// picture, shows a toast for 4 seconds and reloads after 1 second. The
+// markup is a multipart form posting to /apps/{app}/profile/picture, so
+// without JavaScript a chosen file is sent with the Upload button.
+export default function ProfilePictureUpload({ pictureUrl, username, appName, notice, noticeOk }: ProfilePictureUploadProps) {
   const [busy, setBusy] = useState(false);
-  const [toast, setToast] = useState<{ ok: boolean; text: string } | null>(null);
+  const hydrated = useHydrated();
+  const [toast, setToast] = useState<{ ok: boolean; text: string } | null>(notice ? { ok: !!noticeOk, text: notice } : null);
 
   useEffect(() => {
     if (!toast) return;
@@ -31,7 +39,7 @@ export default function ProfilePictureUpload({ pictureUrl, username }: ProfilePi
       const media = await uploadFile(file, { mediaKey: "profile" });
       await api("POST", "/api/auth/profile-picture", { mediaId: media.id });
       setToast({ ok: true, text: "Profile picture uploaded successfully!" });
-      setTimeout(() => window.location.reload(), 1000);
+      setTimeout(() => window.location.assign(window.location.pathname), 1000);
     } catch {
       setToast({ ok: false, text: "Failed to upload profile picture. Please try again." });
     }
@@ -39,7 +47,8 @@ export default function ProfilePictureUpload({ pictureUrl, username }: ProfilePi
   }
 
   return (
-    <div className="profile-picture">
+    <form className="profile-picture" method="post" action={"/apps/" + appName + "/profile/picture"} encType="multipart/form-data"
+      onSubmit={(e) => e.preventDefault()} data-hydrated={hydrated || undefined}>
       {pictureUrl ? (
         <img src={pictureUrl} alt={username} width={96} height={96} decoding="async" className="profile-picture-img" />
       ) : (
@@ -49,13 +58,19 @@ export default function ProfilePictureUpload({ pictureUrl, username }: ProfilePi
       )}
       <label className="button button-secondary">
         {busy ? "Uploading..." : "Change picture"}
-        <input type="file" accept="image/*" className="visually-hidden" disabled={busy} onChange={(e) => pick(e.target.files?.[0])} />
+        <input type="file" name="picture" accept="image/*" className="visually-hidden" disabled={busy}
+          onChange={(e) => hydrated && pick(e.target.files?.[0])} />
       </label>
+      {!hydrated && (
+        <button type="submit" className="button picture-submit">
+          Upload
+        </button>
+      )}
       {toast && (
         <div className={"toast " + (toast.ok ? "toast-ok" : "toast-error")} role="status">
           {toast.text}
         </div>
       )}
-    </div>
+    </form>
   );
 }

@@ -7,7 +7,7 @@ import CreatePostForm, { type CreateFormProps } from "../islands/CreatePostForm"
 import CreateStoryForm from "../islands/CreateStoryForm";
 import type { PageModule } from "./registry";
 
-type Props = PageProps<{ communityId: string }>;
+type Props = PageProps<{ communityId: string; error?: string; content?: string }>;
 
 interface Kind {
   title: string;
@@ -50,6 +50,9 @@ function createPage(kind: Kind): PageModule {
                 allowed: kind.allowed(perms) && props.data.communityId !== "",
                 canFeature: perms.canFeature,
                 communityHref: community,
+                action: "/apps/" + app.name + kind.path,
+                error: props.data.error,
+                content: props.data.content,
               }}
             />
           )}

@@ -16,8 +16,7 @@ export default function ItemEdit(props: Props) {
     <Layout props={props} hideFooter>
       <a className="back-button" href={d.item ? base + "/store/items/" + d.item.id : base + "/store"}>← Back</a>
       <h1 className="page-title">{d.item ? "Edit Item" : "New Item"}</h1>
-      <noscript><p className="inline-error">Managing items needs JavaScript.</p></noscript>
-      <Island name="ItemForm" component={ItemForm} props={{ appId: app.id, appName: app.name, storeId: d.storeId, item: d.item, types: d.types, events: d.events ?? [] }} />
+      <Island name="ItemForm" component={ItemForm} props={{ appId: app.id, appName: app.name, storeId: d.storeId, item: d.item, types: d.types, events: d.events ?? [], error: d.error }} />
     </Layout>
   );
 }

@@ -73,7 +73,7 @@ export default function Post(props: Props) {
           <Island
             name="LikeButton"
             component={LikeButton}
-            props={{ messageId: post.id, reactions: post.reactions, viewerId: props.viewer.user?.id ?? null, signInUrl: signIn }}
+            props={{ messageId: post.id, reactions: post.reactions, viewerId: props.viewer.user?.id ?? null, signInUrl: signIn, appName: app.name }}
           />
           <p className="report-links">
             <a className="report-link" href={report + "?type=POST&id=" + post.id} data-testid="report-post">
@@ -89,6 +89,7 @@ export default function Post(props: Props) {
           component={Comments}
           props={{
             postId: post.id,
+            appName: app.name,
             replies: props.data.replies,
             pagination: props.data.pagination,
             now: props.now,

@@ -17,6 +17,8 @@ type Props = PageProps<{
   membership: SubscriptionStatus | null;
   donor: DonorStanding | null;
   canSeeDonations: boolean;
+  pictureNotice: string;
+  pictureOk: boolean;
 }>;
 
 const STATUS_TEXT: Record<string, string> = {
@@ -85,7 +87,8 @@ export default function Profile(props: Props) {
       <div className="profile">
         <div className="profile-head">
           {/* The picture (or the initial) with its upload button. */}
-          <Island name="ProfilePictureUpload" component={ProfilePictureUpload} props={{ pictureUrl: picture, username: user.username }} when="visible" />
+          <Island name="ProfilePictureUpload" component={ProfilePictureUpload} props={{ pictureUrl: picture, username: user.username, appName: app.name,
+            notice: props.data.pictureNotice, noticeOk: props.data.pictureOk }} when="visible" />
           <div>
             <h1>@{user.username}</h1>
             <p className="meta">{user.email.email}</p>

@@ -64,13 +64,21 @@ func membershipView(m *store.Membership) map[string]any {
 // from the session lookup: when that lookup failed (a dependency down) the
 // session still has to be deleted, or the answer is 503, never a false 200.
 func (s *Server) apiLogout(c echo.Context) error {
+	if err := s.signOut(c); err != nil {
+		return err
+	}
+	return respondDone(c, "Signed out")
+}
+
+// signOut ends the request's session, if any, and clears its cookie.
+func (s *Server) signOut(c echo.Context) error {
 	if ck, err := c.Cookie(sessionCookie); err == nil && ck.Value != "" {
 		if err := s.store.DeleteSession(c.Request().Context(), ck.Value); err != nil {
 			return err
 		}
 	}
 	s.clearSessionCookie(c)
-	return respondDone(c, "Signed out")
+	return nil
 }
 
 // followScope resolves the app of a follow call and the viewer's role in it.
@@ -117,17 +125,26 @@ func (s *Server) apiUnfollow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := s.unfollow(c, sc, u.ID); err != nil {
+		return err
+	}
+	return followAnswer(c, sc, false)
+}
+
+// unfollow is the one rule of unfollowing for the API and the profile's
+// form: not following is not an error, higher roles stay members.
+func (s *Server) unfollow(c echo.Context, sc *Scope, userID string) error {
 	switch {
 	case sc.Role == store.RoleAuthenticated:
-		return followAnswer(c, sc, false)
+		return nil
 	case sc.Role == store.RoleCreator:
 		return forbidden("The creator cannot unfollow their own app")
 	case !access.CanUnfollow(sc.Role):
 		return forbidden("As " + sc.Role + " of this app you stay a member; ask the creator to change your role")
 	}
-	if err := s.store.Unfollow(c.Request().Context(), sc.App.ID, u.ID); err != nil {
+	if err := s.store.Unfollow(c.Request().Context(), sc.App.ID, userID); err != nil {
 		return err
 	}
 	sc.setRole(store.RoleAuthenticated)
-	return followAnswer(c, sc, false)
+	return nil
 }

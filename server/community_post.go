@@ -7,6 +7,9 @@ import (
 // CreateData tells the create pages where to post.
 type CreateData struct {
 	CommunityID string `json:"communityId"`
+	// After a refused form post (no JavaScript): why, and what was typed.
+	Error   string `json:"error,omitempty"`
+	Content string `json:"content,omitempty"`
 }
 
 // GET /apps/:app/create-post and /apps/:app/create-story. The form itself

@@ -53,11 +53,17 @@ type Config struct {
 	// are the reverse proxies whose X-Forwarded-For names the client; empty
 	// means the connection's address is the client (no proxy is believed).
 	TrustedProxies []*net.IPNet
+	// MetricsToken (METRICS_TOKEN) is the bearer token /metrics asks for;
+	// unset, /metrics answers loopback connections only.
+	MetricsToken string
 	// PushSubscriber is the VAPID contact (PUSH_SUBSCRIBER, mailto: or https:).
 	PushSubscriber string
 	// OrderExpiry is how long an unpaid order holds its stock before it is
 	// cancelled (ORDER_EXPIRY, a Go duration, default 30m).
 	OrderExpiry time.Duration
+	// RenderTimeout bounds one page render (RENDER_TIMEOUT, default 3s);
+	// past it the visitor gets the fallback page with 503 and Retry-After.
+	RenderTimeout time.Duration
 	// WalletEnabled turns the member wallet payment method on (WALLET_ENABLED,
 	// default true).
 	WalletEnabled bool
@@ -170,6 +176,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		SecretKey:      get("SECRET_KEY", ""),
 		PushSubscriber: get("PUSH_SUBSCRIBER", ""),
 		CookieDomain:   get("COOKIE_DOMAIN", ""),
+		MetricsToken:   get("METRICS_TOKEN", ""),
 	}
 	cfg.publicURLFromPort = strings.TrimSpace(getenv("PUBLIC_URL")) == ""
 	cfg.authURLFromPort = strings.TrimSpace(getenv("AUTH_URL")) == ""
@@ -179,6 +186,10 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	cfg.OrderExpiry, err = time.ParseDuration(get("ORDER_EXPIRY", "30m"))
 	if err != nil || cfg.OrderExpiry <= 0 {
 		return Config{}, fmt.Errorf("ORDER_EXPIRY: want a positive duration like 30m, got %q", get("ORDER_EXPIRY", ""))
+	}
+	cfg.RenderTimeout, err = time.ParseDuration(get("RENDER_TIMEOUT", "3s"))
+	if err != nil || cfg.RenderTimeout <= 0 {
+		return Config{}, fmt.Errorf("RENDER_TIMEOUT: want a positive duration like 3s, got %q", get("RENDER_TIMEOUT", ""))
 	}
 	if cfg.TrustedProxies, err = parseTrustedProxies(get("TRUSTED_PROXIES", "")); err != nil {
 		return Config{}, err
@@ -233,6 +244,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 var secretVariables = map[string]bool{
 	"DATABASE_URL": true, "REDIS_URL": true, "SECRET_KEY": true, "S3_ACCESS_KEY": true, "S3_SECRET_KEY": true,
 	"STRIPE_SECRET_KEY": true, "STRIPE_WEBHOOK_SECRET": true, "PAYPAL_CLIENT_SECRET": true,
+	"METRICS_TOKEN": true,
 }
 
 func parsePort(name, v string) (int, error) {

@@ -24,6 +24,15 @@ func TestConfigOrdersAndWallet(t *testing.T) {
 		if _, err := LoadConfig(env(map[string]string{"ORDER_EXPIRY": bad})); err == nil {
 			t.Errorf("ORDER_EXPIRY=%s accepted", bad)
 		}
+		if _, err := LoadConfig(env(map[string]string{"RENDER_TIMEOUT": bad})); err == nil {
+			t.Errorf("RENDER_TIMEOUT=%s accepted", bad)
+		}
+	}
+	if cfg.RenderTimeout != 3*time.Second {
+		t.Errorf("RENDER_TIMEOUT default %s", cfg.RenderTimeout)
+	}
+	if cfg, err := LoadConfig(env(map[string]string{"RENDER_TIMEOUT": "10s"})); err != nil || cfg.RenderTimeout != 10*time.Second {
+		t.Errorf("RENDER_TIMEOUT=10s: %s %v", cfg.RenderTimeout, err)
 	}
 }
 

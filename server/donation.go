@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"math"
 	"net/http"
 	"net/url"
@@ -239,6 +240,13 @@ type DonateData struct {
 // ?donation=: the server asks Stripe before thanking anyone.
 func (s *Server) pageDonate(c echo.Context) error {
 	data := DonateData{Done: c.QueryParam("thanks") == "1"}
+	// A Quick Donation amount without JavaScript is a link that comes back
+	// here with the amount filled in (nothing is paid before Send).
+	if a := c.QueryParam("amount"); a != "" {
+		if cents, ok := parseDollars(a); ok {
+			data.Amount = fmt.Sprintf("%d.%02d", cents/100, cents%100)
+		}
+	}
 	if id := c.QueryParam("donation"); id != "" && viewerOf(c).User != nil && s.cardStarted(c, id) {
 		res, err := s.payDonation(c, id, payments.Stripe)
 		switch e := err.(type) {

@@ -93,11 +93,12 @@ func newTestServerWith(t testing.TB, db *bun.DB, configure func(*Config)) *testS
 	}
 	st := store.NewStorage(db, store.NewMemoryCache(), media.Signer{Storage: files}, logger)
 	st.Build = testEngine(t).BuildID()
-	// InFlightWait: a test of a rule under 200 concurrent requests must not
-	// be answered 503 because the machine running it is busy; load shedding
-	// has its own test (TestInFlightLimit).
+	// InFlightWait and RenderTimeout: a test of a rule must not be answered
+	// 503 because the machine running it is busy; load shedding and render
+	// timeouts have their own tests (TestInFlightLimit,
+	// TestTimedOutRenderIsNotCached).
 	cfg := Config{Port: 3000, AuthPort: 3002, PublicURL: "http://main.test", AuthURL: "http://auth.test",
-		WalletEnabled: true, OrderExpiry: 30 * time.Minute, InFlightWait: 5 * time.Minute}
+		WalletEnabled: true, OrderExpiry: 30 * time.Minute, InFlightWait: 5 * time.Minute, RenderTimeout: 2 * time.Minute}
 	if configure != nil {
 		configure(&cfg)
 	}

@@ -92,6 +92,15 @@ func checkInput(next echo.HandlerFunc) echo.HandlerFunc {
 		if r.Body == nil || r.Body == http.NoBody || strings.HasPrefix(r.URL.Path, "/media-upload/") {
 			return next(c)
 		}
+		// A page form with a file (upload_form.go): its own limit, its
+		// text checked once parsed, its temporary files removed after.
+		if formUpload(r) {
+			if err := parseFormUpload(c.Response(), r); err != nil {
+				return err
+			}
+			defer r.MultipartForm.RemoveAll()
+			return next(c)
+		}
 		if r.ContentLength > maxBodyBytes {
 			return echo.ErrStatusRequestEntityTooLarge
 		}

@@ -33,26 +33,75 @@ func (s *Server) apiLanding(c echo.Context) error {
 	return respond(c, http.StatusOK, landingFor(sc))
 }
 
-// landingFor is the landing data as this viewer may see it: a gated viewer
-// of a landingPageOnly app gets a copy without the content previews (the
-// cached value is shared, so it is never changed in place).
+// landingFor is the landing data as this viewer may see it (the one rule,
+// access.ContentFor): a gated viewer of a landingPageOnly app gets a copy
+// without the content previews, one of a required app short teasers (text
+// cut, no media: a gated file's signed link would be the file itself).
+// The cached value is shared, so it is never changed in place.
 func landingFor(sc *Scope) *store.AppView {
-	if !access.HidesLandingPreviews(sc.App.Settings, sc.Gated) {
+	if sc.Content == access.ContentAll {
 		return sc.App
 	}
 	v := *sc.App
-	v.RecentPosts, v.UpcomingEvents, v.Events, v.FeaturedStoreItems = []store.MessageView{}, []store.EventView{}, []store.EventView{}, []store.ItemView{}
+	if sc.Content == access.ContentNone {
+		v.RecentPosts, v.UpcomingEvents, v.Events, v.FeaturedStoreItems = []store.MessageView{}, []store.EventView{}, []store.EventView{}, []store.ItemView{}
+	} else {
+		v.RecentPosts, v.UpcomingEvents, v.Events = teaserPosts(v.RecentPosts), teaserEvents(v.UpcomingEvents), teaserEvents(v.Events)
+		v.FeaturedStoreItems = teaserItems(v.FeaturedStoreItems)
+	}
 	if v.Community != nil {
 		com := *v.Community
 		com.Posts = []store.MessageView{}
+		if sc.Content == access.ContentTeaser {
+			com.Posts = teaserPosts(sc.App.Community.Posts)
+		}
 		v.Community = &com
 	}
 	if v.Store != nil {
 		st := *v.Store
 		st.Items = []store.ItemView{}
+		if sc.Content == access.ContentTeaser {
+			st.Items = teaserItems(sc.App.Store.Items)
+		}
 		v.Store = &st
 	}
 	return &v
+}
+
+// teaserPosts copies posts as teasers: the first words, no attachments, no
+// comments.
+func teaserPosts(in []store.MessageView) []store.MessageView {
+	out := make([]store.MessageView, len(in))
+	for i, p := range in {
+		p.Content = access.Teaser(p.Content)
+		p.Attachments = []store.AttachmentView{}
+		if p.Replies != nil {
+			p.Replies = []store.MessageView{}
+		}
+		out[i] = p
+	}
+	return out
+}
+
+func teaserEvents(in []store.EventView) []store.EventView {
+	out := make([]store.EventView, len(in))
+	for i, e := range in {
+		e.Description = access.Teaser(e.Description)
+		e.Media = []store.MediaView{}
+		e.Banner = nil
+		out[i] = e
+	}
+	return out
+}
+
+func teaserItems(in []store.ItemView) []store.ItemView {
+	out := make([]store.ItemView, len(in))
+	for i, it := range in {
+		it.Description = access.Teaser(it.Description)
+		it.Media = []store.MediaView{}
+		out[i] = it
+	}
+	return out
 }
 
 // LandingData is the Data of the landing page: for a viewer the gate holds
@@ -68,7 +117,7 @@ type LandingData struct {
 func (s *Server) landingProps(c echo.Context, sc *Scope) (PageProps, error) {
 	props := s.pageProps(c, sc)
 	props.App = pageApp(landingFor(sc), true)
-	data := LandingData{Gated: sc.Gated, Plans: []store.ItemView{}, Previews: !access.HidesLandingPreviews(sc.App.Settings, sc.Gated),
+	data := LandingData{Gated: sc.Gated, Plans: []store.ItemView{}, Previews: sc.Content != access.ContentNone,
 		Description: sc.App.Settings.Features.SubscriptionGating.Settings.Description}
 	if sc.Gated {
 		plans, err := s.store.SubscriptionItems(c.Request().Context(), sc.App.ID)

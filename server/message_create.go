@@ -43,6 +43,22 @@ func (s *Server) apiCreateMessage(c echo.Context) error {
 	if err := c.Bind(&req); err != nil {
 		return badRequest("Invalid request body")
 	}
+	msg, err := s.createMessage(c, user, req, nil)
+	if err != nil {
+		return err
+	}
+	if msg.Hidden == store.HiddenForApproval {
+		return respondMessage(c, http.StatusCreated, msg, msgHeldForApproval)
+	}
+	return respond(c, http.StatusCreated, msg)
+}
+
+// createMessage is the one way a post, a story or a reply is written, for
+// the API and for the forms that work without JavaScript. upload, when
+// given, stores a file sent with the form (after every check that does not
+// need it) and returns its media id to attach.
+func (s *Server) createMessage(c echo.Context, user *store.User, req messageRequest, upload func(sc *Scope) (string, error)) (*store.MessageView, error) {
+	var err error
 	req.Content = strings.TrimSpace(req.Content)
 	if req.Type == "" {
 		req.Type = store.MessagePost
@@ -51,7 +67,7 @@ func (s *Server) apiCreateMessage(c echo.Context) error {
 		}
 	}
 	if utf8.RuneCountInString(req.Content) > maxMessageChars {
-		return badRequest("Message is too long (5000 characters at most)")
+		return nil, badRequest("Message is too long (5000 characters at most)")
 	}
 	ctx := c.Request().Context()
 
@@ -60,88 +76,98 @@ func (s *Server) apiCreateMessage(c echo.Context) error {
 	switch req.Type {
 	case store.MessagePost, store.MessageStory:
 		if req.CommunityID == "" {
-			return badRequest("Community not loaded")
+			return nil, badRequest("Community not loaded")
 		}
 		if sc, err = s.scopeOfCommunity(c, req.CommunityID); err != nil {
-			return err
+			return nil, err
 		}
 	case store.MessageReply:
 		if req.ParentMessageID == "" {
-			return badRequest("parentMessageId is required")
+			return nil, badRequest("parentMessageId is required")
 		}
 		if parent, err = s.store.MessageByID(ctx, req.ParentMessageID); err != nil {
-			return wrapLoad(err, "Post not found")
+			return nil, wrapLoad(err, "Post not found")
 		}
 		// A reply lives in its parent's community; a mismatching id is
 		// treated as missing so apps never learn of each other's posts.
 		if parent.Type == store.MessageReply || (req.CommunityID != "" && req.CommunityID != parent.CommunityID) {
-			return notFound("Post not found")
+			return nil, notFound("Post not found")
 		}
 		if sc, err = s.scopeOfCommunity(c, parent.CommunityID); err != nil {
-			return err
+			return nil, err
 		}
 		if !sc.sees(parent.Hidden, parent.SenderID) {
-			return notFound("Post not found")
+			return nil, notFound("Post not found")
 		}
 	default:
-		return badRequest("type must be POST, STORY or REPLY")
+		return nil, badRequest("type must be POST, STORY or REPLY")
 	}
 
 	perms := sc.Can
+	// A form's file is stored once the viewer may post here at all.
+	if upload != nil && (req.Type == store.MessagePost && perms.CanPost || req.Type == store.MessageStory && perms.CanCreateStories) {
+		id, err := upload(sc)
+		if err != nil {
+			return nil, err
+		}
+		if id != "" {
+			req.AttachmentIDs = append(req.AttachmentIDs, id)
+		}
+	}
 	switch req.Type {
 	case store.MessagePost:
 		if !perms.CanPost {
-			return forbidden("Cannot create post: insufficient permissions or community not loaded")
+			return nil, forbidden("Cannot create post: insufficient permissions or community not loaded")
 		}
 		if req.Content == "" && len(req.AttachmentIDs) == 0 {
-			return badRequest("Please add some content or media to your post")
+			return nil, badRequest("Please add some content or media to your post")
 		}
 	case store.MessageStory:
 		if !perms.CanCreateStories {
-			return forbidden("Cannot create story: insufficient permissions or community not loaded")
+			return nil, forbidden("Cannot create story: insufficient permissions or community not loaded")
 		}
 		if len(req.AttachmentIDs) == 0 {
-			return badRequest("No uploaded media")
+			return nil, badRequest("No uploaded media")
 		}
 	case store.MessageReply:
 		if !perms.CanComment {
 			if !sc.App.Settings.Features.Community.Settings.AllowComments {
-				return forbidden("Comments are turned off in this app")
+				return nil, forbidden("Comments are turned off in this app")
 			}
-			return forbidden("Follow this app to comment")
+			return nil, forbidden("Follow this app to comment")
 		}
 		if req.Content == "" {
-			return badRequest("Comment cannot be empty")
+			return nil, badRequest("Comment cannot be empty")
 		}
 		if len(req.AttachmentIDs) > 0 {
-			return badRequest("Comments cannot have attachments")
+			return nil, badRequest("Comments cannot have attachments")
 		}
 	}
 	if len(req.AttachmentIDs) > 10 {
-		return badRequest("At most 10 attachments")
+		return nil, badRequest("At most 10 attachments")
 	}
 	kind := "post" // stories count with posts
 	if req.Type == store.MessageReply {
 		kind = "comment"
 	}
 	if err := s.limitWrite(c, kind, user.ID); err != nil {
-		return err
+		return nil, err
 	}
 	// S3 uploads bypass the server: their bytes are checked now, before they
 	// can appear in anyone's feed.
 	for _, id := range req.AttachmentIDs {
 		m, err := s.store.MediaRecord(ctx, id)
 		if err != nil && !isNotFound(err) {
-			return err
+			return nil, err
 		}
 		if err != nil || m.OwnerID != user.ID || m.AppID == nil || !sc.contains(*m.AppID) {
-			return badRequest("Attachment not found")
+			return nil, badRequest("Attachment not found")
 		}
 		if m.Type != store.MediaImage && m.Type != store.MediaVideo {
-			return badRequest("Only image and video files are supported")
+			return nil, badRequest("Only image and video files are supported")
 		}
 		if err := s.verifyUpload(ctx, m); err != nil {
-			return err
+			return nil, err
 		}
 	}
 
@@ -158,10 +184,7 @@ func (s *Server) apiCreateMessage(c echo.Context) error {
 	}
 	msg, err := s.store.CreateMessage(ctx, n)
 	if err != nil {
-		return answer(err, nil)
+		return nil, answer(err, nil)
 	}
-	if msg.Hidden == store.HiddenForApproval {
-		return respondMessage(c, http.StatusCreated, msg, msgHeldForApproval)
-	}
-	return respond(c, http.StatusCreated, msg)
+	return msg, nil
 }

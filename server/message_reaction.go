@@ -43,11 +43,8 @@ func (s *Server) apiAddReaction(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if !sc.Can.CanReact {
-		if !sc.App.Settings.Features.Community.Settings.AllowReactions {
-			return forbidden("Reactions are turned off in this app")
-		}
-		return forbidden("Follow this app to react")
+	if err := mayReact(sc); err != nil {
+		return err
 	}
 	if req.MediaID != nil && *req.MediaID == "" {
 		req.MediaID = nil
@@ -98,4 +95,15 @@ func (s *Server) apiRemoveReaction(c echo.Context) error {
 		return answer(err, wording{store.ErrForbidden: "You can only remove your own reaction"})
 	}
 	return respondDone(c, "Reaction removed")
+}
+
+// mayReact is the rule for adding a reaction, for the API and the form.
+func mayReact(sc *Scope) error {
+	if sc.Can.CanReact {
+		return nil
+	}
+	if !sc.App.Settings.Features.Community.Settings.AllowReactions {
+		return forbidden("Reactions are turned off in this app")
+	}
+	return forbidden("Follow this app to react")
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"marquee/server/access"
 	"marquee/store"
 )
 
@@ -31,7 +32,19 @@ func (s *Server) loadNotifications(c echo.Context, sc *Scope) (*store.Notificati
 	if err != nil {
 		return nil, err
 	}
-	return s.store.UnreadNotifications(c.Request().Context(), sc.App.ID, sc.User.ID, page, limit)
+	p, err := s.store.UnreadNotifications(c.Request().Context(), sc.App.ID, sc.User.ID, page, limit)
+	if err != nil {
+		return nil, err
+	}
+	// What a notice quotes is content: the viewer reads it only if they
+	// may see the content (access.ContentFor, the one rule); a gated
+	// member reads that there is something new and is led to the plans.
+	for i, n := range p.Notifications {
+		if text := access.NoticeText(sc.Content, n.Kind, n.Content); text != n.Content {
+			p.Notifications[i].Content, p.Notifications[i].Link = text, "/apps/"+sc.App.Name
+		}
+	}
+	return p, nil
 }
 
 // GET /api/notifications/unread/:appId?page&limit: the member's unread

@@ -45,7 +45,9 @@ type ViewerUser struct {
 	PictureURL string `json:"pictureUrl"`
 }
 
-const renderTimeout = 3 * time.Second
+// defaultRenderTimeout is RENDER_TIMEOUT's default, also for a Config
+// made in code without one.
+const defaultRenderTimeout = 3 * time.Second
 
 // pageProps fills the props every page shares.
 func (s *Server) pageProps(c echo.Context, sc *Scope) PageProps {
@@ -121,9 +123,15 @@ func (s *Server) renderPage(c echo.Context, page string, props PageProps) error 
 // renderDocument renders a page to a full HTML document. A failed render is
 // logged and answered with a plain page that still links somewhere useful.
 func (s *Server) renderDocument(c echo.Context, page string, props PageProps) (int, []byte) {
-	ctx, cancel := context.WithTimeout(c.Request().Context(), renderTimeout)
+	timeout := s.cfg.RenderTimeout
+	if timeout <= 0 {
+		timeout = defaultRenderTimeout
+	}
+	ctx, cancel := context.WithTimeout(c.Request().Context(), timeout)
 	defer cancel()
+	renderStart := time.Now()
 	res, err := s.renderer.Render(ctx, page, props)
+	s.metrics.render(time.Since(renderStart))
 	if err != nil {
 		s.logger.Error("render failed", "page", page, "path", c.Request().URL.Path, "err", err)
 		// The fallback shows none of the page's content: no cache may keep

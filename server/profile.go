@@ -24,6 +24,9 @@ type ProfileData struct {
 	// (the badge).
 	Donor           *store.DonorStanding `json:"donor"`
 	CanSeeDonations bool                 `json:"canSeeDonations"`
+	// PictureNotice answers the picture form without JavaScript.
+	PictureNotice string `json:"pictureNotice"`
+	PictureOK     bool   `json:"pictureOk"`
 }
 
 // GET /apps/:app/profile: who you are in this app, follow or unfollow, sign
@@ -52,6 +55,8 @@ func (s *Server) pageProfile(c echo.Context) error {
 			return err
 		}
 	}
+	data.PictureNotice = pictureNotices[c.QueryParam("picture")]
+	data.PictureOK = c.QueryParam("picture") == "ok"
 	props.Data = data
 	return s.renderPage(c, "Profile", props)
 }

@@ -164,7 +164,7 @@ var hidingRoutes = map[string]bool{
 
 // signInRoutes lead everyone to the sign-in page: that redirect is what
 // they do, not a refusal.
-var signInRoutes = map[string]bool{"GET /": true, "GET /apps/:app/signin": true, "GET /signin": true}
+var signInRoutes = map[string]bool{"GET /": true, "GET /apps/:app/signin": true, "GET /signin": true, "POST /apps/:app/signout": true}
 
 // roleTable lists every route of both sites. fx supplies the ids.
 func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
@@ -177,6 +177,10 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 	}
 	rows := []roleRoute{}
 	rows = append(rows, both("GET", "/healthz", public, fixed("/healthz"))...)
+	rows = append(rows, both("GET", "/readyz", public, fixed("/readyz"))...)
+	// Answered to loopback scrapers or METRICS_TOKEN only (metrics.go):
+	// the table's requests get 404, which is not a role refusal.
+	rows = append(rows, roleRoute{"main", "GET", "/metrics", public, fixed("/metrics")})
 	rows = append(rows, both("GET", "/static/*", public, fixed("/static/icon.svg"))...)
 	rows = append(rows, both("GET", "/manifest.webmanifest", public, fixed("/manifest.webmanifest"))...)
 	rows = append(rows, both("GET", "/favicon.ico", public, fixed("/favicon.ico"))...)
@@ -247,6 +251,22 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		}},
 		{"main", "POST", "/apps/:app/cart/clear", store.RoleFollower, withBody(app+"/cart/clear", "")},
 		{"main", "POST", "/apps/:app/follow", store.RoleAuthenticated, withBody(app+"/follow", "")},
+		// Only a FOLLOWER can unfollow (higher roles stay members, 403):
+		// they aim at an app nobody follows, as the API's row does.
+		{"main", "POST", "/apps/:app/unfollow", store.RoleAuthenticated, func(v *roleViewer) (string, string) {
+			if store.RoleRank(v.role) > store.RoleRank(store.RoleFollower) {
+				return "/apps/none/unfollow", "x=1"
+			}
+			return app + "/unfollow", "x=1"
+		}},
+		{"main", "POST", "/apps/:app/signout", public, withBody(app+"/signout", "")},
+		{"main", "POST", "/apps/:app/profile/picture", store.RoleAuthenticated, withBody(app+"/profile/picture", "")},
+		{"main", "POST", "/apps/:app/posts/:postId/like", store.RoleFollower, withBody(app+"/posts/"+fx.postID+"/like", "x=1")},
+		{"main", "POST", "/apps/:app/posts/:postId/comments", store.RoleFollower, withBody(app+"/posts/"+fx.postID+"/comments", "content=role+table")},
+		{"main", "POST", "/apps/:app/create-post", store.RoleSubscriber, withBody(app+"/create-post", "content=role+table")},
+		{"main", "POST", "/apps/:app/create-story", store.RoleSubscriber, withBody(app+"/create-story", "content=role+table")},
+		{"main", "POST", "/apps/:app/store/items/new", store.RoleAdmin, withBody(app+"/store/items/new", "name=")},
+		{"main", "POST", "/apps/:app/store/items/:itemId/edit", store.RoleAdmin, withBody(app+"/store/items/"+fx.itemID+"/edit", "name=")},
 		{"main", "POST", "/apps/:app/notifications/read", store.RoleFollower, withBody(app+"/notifications/read", "")},
 		{"main", "POST", "/apps/:app/notifications/settings", store.RoleFollower, withBody(app+"/notifications/settings", "")},
 		{"main", "POST", "/apps/:app/checkout/plan/:itemId", store.RoleAuthenticated, withBody(app+"/checkout/plan/"+fx.planID, "paymentMethod=none")},
@@ -647,7 +667,7 @@ func TestRoleTable(t *testing.T) {
 			}
 			r := ts.doSite(t, row.site, row.method, target, strings.NewReader(body), h)
 			restoreRoles()
-			if row.path == "/api/auth/logout" {
+			if row.path == "/api/auth/logout" || row.path == "/apps/:app/signout" {
 				v.token = "" // that session has ended
 			}
 			allowed := store.RoleRank(v.role) >= store.RoleRank(row.min)

@@ -8,13 +8,16 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"marquee/server/payments"
+	"marquee/store"
 )
 
 // routes lists every route of both sites in one place.
 func (s *Server) routes() {
-	for _, e := range []*echo.Echo{s.main, s.auth} {
+	for i, e := range []*echo.Echo{s.main, s.auth} {
 		e.Pre(headAsGet)
 		e.Pre(canonicalPath)
+		// Request id, access log line and request metrics (logging.go).
+		e.Use(s.observe([]string{"main", "auth"}[i]))
 		e.Use(middleware.Recover())
 		// One limit for both sites: they share the process's CPU and memory.
 		e.Use(s.inFlight.middleware)
@@ -40,6 +43,7 @@ func (s *Server) routes() {
 		e.IPExtractor = s.clientAddress()
 		e.Use(s.loadViewer)
 		e.GET("/healthz", s.healthz)
+		e.GET("/readyz", s.readyz)
 		// Both sites render documents that link the icon, the manifest and,
 		// when a page has islands, the hashed bundles.
 		e.Group("/static", staticCache).Static("/", "public")
@@ -49,6 +53,7 @@ func (s *Server) routes() {
 
 	m := s.main
 	m.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusFound, "/apps") })
+	m.GET("/metrics", s.metricsPage)
 	m.GET("/media/*", s.mediaGet)
 	m.GET("/media/i/:id/:variant", s.mediaByID)
 	m.GET("/sw.js", s.serviceWorker)
@@ -97,6 +102,8 @@ func (s *Server) routes() {
 	app("/store/items/new", s.pageItemEdit)
 	cachedApp("/store/items/:itemId", s.pageStoreItem)
 	app("/store/items/:itemId/edit", s.pageItemEdit)
+	m.POST("/apps/:app/store/items/new", s.formSaveItem, s.appPage, s.subscriptionGate)
+	m.POST("/apps/:app/store/items/:itemId/edit", s.formSaveItem, s.appPage, s.subscriptionGate)
 	app("/cart", s.pageCart)
 	// Store forms for browsers without JavaScript: they write through the
 	// same store calls as the API and redirect back (POST, then GET).
@@ -105,6 +112,15 @@ func (s *Server) routes() {
 	appForm("/cart/items/:cartItemId", s.formCartUpdate)
 	appForm("/cart/clear", s.formCartClear)
 	appForm("/follow", s.formFollow)
+	// The profile's and the community's actions as plain forms too
+	// (profile_form.go, message_form.go); the islands call the API.
+	appForm("/unfollow", s.formUnfollow)
+	appForm("/signout", s.formSignOut)
+	appForm("/profile/picture", s.formProfilePicture)
+	appForm("/posts/:postId/like", s.formLike)
+	appForm("/posts/:postId/comments", s.formComment)
+	m.POST("/apps/:app/create-post", s.formCreate("CreatePost", store.MessagePost), s.appPage, s.subscriptionGate)
+	m.POST("/apps/:app/create-story", s.formCreate("CreateStory", store.MessageStory), s.appPage, s.subscriptionGate)
 	app("/notifications", s.pageNotifications)
 	appForm("/notifications/read", s.formReadNotifications)
 	appForm("/notifications/settings", s.formNotificationPrefs)

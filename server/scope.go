@@ -24,6 +24,9 @@ type Scope struct {
 	Gated bool
 	// Ban is the viewer's ban or silence in force in this app, or nil.
 	Ban *store.Ban
+	// Content is what of the app's paid content the viewer may see
+	// (access.ContentFor, the one rule): ContentAll unless Gated.
+	Content access.Content
 }
 
 // scopeOf loads an app by id or name (404 'App not found') and the viewer's
@@ -70,7 +73,8 @@ func (s *Server) scopeOfView(c echo.Context, view *store.AppView) (*Scope, error
 				return nil, err
 			}
 		}
-		sc.Gated = access.Gated(view.Settings, sc.Role, subscribed)
+		sc.Content = access.ContentFor(view.Settings, sc.Role, subscribed)
+		sc.Gated = sc.Content != access.ContentAll
 	}
 	return sc, nil
 }

@@ -10,7 +10,8 @@ import (
 )
 
 // POST /apps/:app/follow: the Follow button of 'Follow App to Access Store'
-// as a plain form, so it works without JavaScript. Back to the store.
+// and of the profile as a plain form, so it works without JavaScript. Back
+// to the store, or to the profile when the form says back=profile.
 func (s *Server) formFollow(c echo.Context) error {
 	sc := scopeFromPage(c)
 	if sc.User == nil {
@@ -22,5 +23,15 @@ func (s *Server) formFollow(c echo.Context) error {
 	if _, err := s.store.Follow(c.Request().Context(), sc.App.ID, sc.User.ID); err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, "/apps/"+url.PathEscape(sc.App.Name)+"/store")
+	return c.Redirect(http.StatusSeeOther, "/apps/"+url.PathEscape(sc.App.Name)+formBack(c, "/store"))
+}
+
+// formBack is where a form sends the browser back to inside the app: one
+// of the fixed places a form may name, else the given default.
+func formBack(c echo.Context, def string) string {
+	switch b := c.FormValue("back"); b {
+	case "profile", "store", "community":
+		return "/" + b
+	}
+	return def
 }

@@ -14,6 +14,8 @@ type ItemEditData struct {
 	Types   []string        `json:"types"`
 	// Events are what an EVENT_TICKET can be linked to.
 	Events []store.EventOption `json:"events"`
+	// Error is why the form without JavaScript was refused.
+	Error string `json:"error"`
 }
 
 // GET /apps/:app/store/items/new and /apps/:app/store/items/:itemId/edit:
@@ -23,18 +25,28 @@ func (s *Server) pageItemEdit(c echo.Context) error {
 	if err := sc.requireManage(); err != nil {
 		return err
 	}
+	return s.renderItemEdit(c, sc, c.Param("itemId"), nil)
+}
+
+// renderItemEdit renders the New/Edit Item screen, with the refusal of a
+// form post when there was one.
+func (s *Server) renderItemEdit(c echo.Context, sc *Scope, itemID string, refused *Error) error {
 	props := s.pageProps(c, sc)
 	events, err := s.store.EventOptions(c.Request().Context(), sc.App.ID)
 	if err != nil {
 		return err
 	}
 	data := &ItemEditData{StoreID: sc.App.Store.ID, Types: store.ItemTypes, Events: events}
-	if id := c.Param("itemId"); id != "" {
-		view, err := s.loadItem(c, sc, id)
+	if itemID != "" {
+		view, err := s.loadItem(c, sc, itemID)
 		if err != nil {
 			return err
 		}
 		data.Item = view
+	}
+	if refused != nil {
+		data.Error = refused.Message
+		props.Status = refused.Status
 	}
 	props.Data = data
 	return s.renderPage(c, "ItemEdit", props)

@@ -116,11 +116,16 @@ func (sc *Scope) requireManage() error {
 	return nil
 }
 
-func (s *Server) saveItem(c echo.Context, sc *Scope, itemID string) (*store.ItemView, error) {
+func (s *Server) bindItem(c echo.Context) (itemRequest, error) {
 	var req itemRequest
 	if err := c.Bind(&req); err != nil {
-		return nil, badRequest("Invalid request body")
+		return req, badRequest("Invalid request body")
 	}
+	return req, nil
+}
+
+// saveItem is the one write of an item, for the API and the form.
+func (s *Server) saveItem(c echo.Context, sc *Scope, itemID string, req itemRequest) (*store.ItemView, error) {
 	in, err := req.validate()
 	if err != nil {
 		return nil, err
@@ -149,7 +154,11 @@ func (s *Server) apiCreateItem(c echo.Context) error {
 	if err := sc.requireManage(); err != nil {
 		return err
 	}
-	view, err := s.saveItem(c, sc, "")
+	req, err := s.bindItem(c)
+	if err != nil {
+		return err
+	}
+	view, err := s.saveItem(c, sc, "", req)
 	if err != nil {
 		return err
 	}
@@ -179,7 +188,11 @@ func (s *Server) apiUpdateItem(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	view, err := s.saveItem(c, sc, it.ID)
+	req, err := s.bindItem(c)
+	if err != nil {
+		return err
+	}
+	view, err := s.saveItem(c, sc, it.ID, req)
 	if err != nil {
 		return err
 	}

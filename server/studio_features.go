@@ -41,7 +41,7 @@ type GatingPreview struct {
 
 func gatingPreview(st store.AppSettings) GatingPreview {
 	gated := access.Gated(st, store.RoleFollower, false)
-	p := GatingPreview{Gated: gated, SeesPreviews: !access.HidesLandingPreviews(st, gated), Description: st.Features.SubscriptionGating.Settings.Description}
+	p := GatingPreview{Gated: gated, SeesPreviews: access.ContentFor(st, store.RoleFollower, false) != access.ContentNone, Description: st.Features.SubscriptionGating.Settings.Description}
 	if gated {
 		p.Screens = []string{"Home", "Cart", "Checkout", "Profile"}
 	} else {

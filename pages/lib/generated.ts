@@ -469,6 +469,7 @@ export interface ItemEditData {
   item: ItemView | null;
   types: string[];
   events: EventOption[];
+  error: string;
 }
 
 export type ItemType = "PHYSICAL" | "DIGITAL" | "SERVICE" | "SUBSCRIPTION" | "EVENT_TICKET";

@@ -30,6 +30,8 @@ export async function startServer(extraEnv = {}) {
     REDIS_URL: "",
     // No load balancer to wait for: stop at once when the tests end.
     SHUTDOWN_DELAY: "0s",
+    // A busy CI machine must not turn a slow render into the 503 fallback.
+    RENDER_TIMEOUT: "60s",
     ...extraEnv,
   };
   const bin = join(root, "bin", "marquee");

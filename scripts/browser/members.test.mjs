@@ -78,7 +78,7 @@ test("a member donates from the modal and the creator sees it", async () => {
   assert.equal(await send.isDisabled(), true, "Send is disabled while the amount is empty");
   assert.match(await scope.innerText(), /Achievement Tiers/);
   assert.match(await scope.innerText(), /Bronze/);
-  await scope.locator("button", { hasText: "$5" }).click();
+  await scope.locator(".amounts a", { hasText: "$5" }).click();
   assert.equal(await scope.locator('input[aria-label="Custom amount"]').inputValue(), "5.00");
   await scope.locator('textarea[name="message"]').fill("Love the new EP");
   await page.screenshot({ path: join(screenshotDir, "members-donate-modal-390x844.png") });

@@ -125,12 +125,6 @@ func Gated(settings store.AppSettings, role string, hasValidSubscription bool) b
 	return g.Enabled && (g.Settings.Required || g.Settings.LandingPageOnly) && !SkipsSubscriptionGate(role) && !hasValidSubscription
 }
 
-// HidesLandingPreviews: a gated viewer of a landingPageOnly app sees no
-// content previews on the landing page.
-func HidesLandingPreviews(settings store.AppSettings, gated bool) bool {
-	return gated && settings.Features.SubscriptionGating.Settings.LandingPageOnly
-}
-
 // CanSeeDonations: the creator and admins see who donated and the totals.
 func CanSeeDonations(role string) bool { return AtLeast(role, Admin) }
 
@@ -266,6 +260,9 @@ func Restricted(kind, route string) bool {
 }
 
 var banAllows = map[string]bool{
+	"POST /apps/:app/unfollow":                        true,
+	"POST /apps/:app/signout":                         true,
+	"POST /apps/:app/profile/picture":                 true,
 	"POST /api/auth/logout":                           true,
 	"POST /api/notifications/unfollow/:appId":         true,
 	"POST /api/notifications/read/:appId":             true,
@@ -284,14 +281,20 @@ var banAllows = map[string]bool{
 }
 
 var silenceRefuses = map[string]bool{
-	"POST /api/messages":                  true,
-	"POST /api/messages/:id/reactions":    true,
-	"POST /api/media":                     true,
-	"POST /api/events/apps/:appId/events": true,
-	"PUT /api/events/:id":                 true,
-	"POST /apps/:app/create-event":        true,
-	"POST /api/store/:storeId/items":      true,
-	"PUT /api/store/items/:itemId":        true,
+	"POST /apps/:app/create-post":              true,
+	"POST /apps/:app/create-story":             true,
+	"POST /apps/:app/posts/:postId/like":       true,
+	"POST /apps/:app/posts/:postId/comments":   true,
+	"POST /apps/:app/store/items/new":          true,
+	"POST /apps/:app/store/items/:itemId/edit": true,
+	"POST /api/messages":                       true,
+	"POST /api/messages/:id/reactions":         true,
+	"POST /api/media":                          true,
+	"POST /api/events/apps/:appId/events":      true,
+	"PUT /api/events/:id":                      true,
+	"POST /apps/:app/create-event":             true,
+	"POST /api/store/:storeId/items":           true,
+	"PUT /api/store/items/:itemId":             true,
 }
 
 // Restrict turns off what a ban or silence of kind takes away, so pages

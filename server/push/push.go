@@ -14,6 +14,8 @@ import (
 
 	webpush "github.com/SherClockHolmes/webpush-go"
 
+	"marquee/server/access"
+	"marquee/server/outbound"
 	"marquee/store"
 )
 
@@ -33,12 +35,24 @@ type Sender struct {
 	// Subscriber is the VAPID contact (mailto: or https:) push services may
 	// use to reach the operator.
 	Subscriber string
-	// Client sends the requests; nil is http.DefaultClient with a timeout.
+	// Client sends the requests; nil is outbound.Client: public addresses
+	// only, checked on every connection (an endpoint stored before the
+	// check, or a name re-pointed inside since, is refused at dial time).
 	Client webpush.HTTPClient
 	Logger *slog.Logger
 
-	mu   sync.Mutex
-	keys *Keys
+	mu     sync.Mutex
+	keys   *Keys
+	client *http.Client
+}
+
+func (s *Sender) defaultClient() *http.Client {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.client == nil {
+		s.client = outbound.Client(15 * time.Second)
+	}
+	return s.client
 }
 
 // Keys returns the stored key pair.
@@ -96,7 +110,8 @@ func (s *Sender) Deliver(ctx context.Context, rows []store.Notification) (Result
 	}
 	for appID, list := range byApp {
 		title := "Notification"
-		if app, err := s.Store.Landing(ctx, appID); err == nil {
+		app, err := s.Store.Landing(ctx, appID)
+		if err == nil {
 			title = app.Settings.Basic.DisplayName
 			if title == "" {
 				title = app.Name
@@ -115,7 +130,13 @@ func (s *Sender) Deliver(ctx context.Context, rows []store.Notification) (Result
 			byUser[sub.UserID] = append(byUser[sub.UserID], sub)
 		}
 		for _, n := range list {
-			body, _ := json.Marshal(Payload{ID: n.ID, Title: title, Body: n.Content, URL: n.Link})
+			text, link := n.Content, n.Link
+			if app != nil && len(byUser[n.UserID]) > 0 {
+				if text, link, err = s.noticeFor(ctx, app, n); err != nil {
+					return res, err
+				}
+			}
+			body, _ := json.Marshal(Payload{ID: n.ID, Title: title, Body: text, URL: link})
 			for _, sub := range byUser[n.UserID] {
 				switch s.send(ctx, keys, body, sub) {
 				case sent:
@@ -145,7 +166,7 @@ const (
 func (s *Sender) send(ctx context.Context, keys Keys, body []byte, sub store.PushSubscription) outcome {
 	client := s.Client
 	if client == nil {
-		client = &http.Client{Timeout: 15 * time.Second}
+		client = s.defaultClient()
 	}
 	subscriber := s.Subscriber
 	if subscriber == "" {
@@ -175,4 +196,33 @@ func (s *Sender) logger() *slog.Logger {
 		return s.Logger
 	}
 	return slog.Default()
+}
+
+// noticeFor is a notification's text and link as its recipient may read
+// them now (access.ContentFor, the rule the notifications list applies): a
+// member the subscription gate holds back is told there is something new
+// for members, not what it says.
+func (s *Sender) noticeFor(ctx context.Context, app *store.AppView, n store.Notification) (string, string, error) {
+	if !store.GatesVisitors(app.Settings) || access.NoticeText(access.ContentTeaser, n.Kind, n.Content) == n.Content {
+		return n.Content, n.Link, nil
+	}
+	role := store.RoleAuthenticated
+	m, err := s.Store.MembershipOf(ctx, app.ID, n.UserID)
+	if err != nil {
+		return "", "", err
+	}
+	if m != nil {
+		role = m.Role
+	}
+	subscribed := false
+	if access.Gated(app.Settings, role, false) {
+		if subscribed, err = s.Store.HasValidSubscription(ctx, app.ID, n.UserID, time.Now()); err != nil {
+			return "", "", err
+		}
+	}
+	text := access.NoticeText(access.ContentFor(app.Settings, role, subscribed), n.Kind, n.Content)
+	if text == n.Content {
+		return n.Content, n.Link, nil
+	}
+	return text, "/apps/" + app.Name, nil
 }
