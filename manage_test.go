@@ -47,6 +47,7 @@ func TestManage(t *testing.T) {
 		{"wallet", "credit", "shop", "fan@example.test", "5", "--ref", "gift-1"},
 		{"wallet", "credit", "shop", "fan@example.test", "5", "--ref", "gift-1"},
 		{"wallet", "balance", "shop", "fan@example.test"},
+		{"app", "suspend", "shop"},
 	} {
 		if err := manage(ctx, args, logger); err != nil {
 			t.Fatalf("%v: %v", args, err)
@@ -61,6 +62,7 @@ func TestManage(t *testing.T) {
 		{"wallet", "credit", "shop", "fan@example.test", "1.005"},
 		{"wallet", "credit", "shop", "nobody@example.test", "3"},
 		{"wallet", "credit", "shop", "fan@example.test", "3", "--memo", "x"},
+		{"app", "suspend", "nowhere"},
 	} {
 		if err := manage(ctx, bad, logger); err == nil {
 			t.Errorf("%v: no error", bad)
@@ -76,7 +78,8 @@ func TestManage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if app.CreatorID != owner.ID || app.Settings.Features.Store.Enabled || app.Settings.Basic.DisplayName != "The Shop" || app.Version != "2.0.0" {
+	if app.CreatorID != owner.ID || app.Settings.Features.Store.Enabled || app.Settings.Basic.DisplayName != "The Shop" || app.Version != "2.0.0" ||
+		app.Status != store.AppSuspended {
 		t.Errorf("app after set: %+v", app)
 	}
 	m, err := a.Storage.MembershipOf(ctx, app.ID, fan.ID)

@@ -93,6 +93,9 @@ export default function Profile(props: Props) {
             <h1>@{user.username}</h1>
             <p className="meta">{user.email.email}</p>
             {props.data.isCreator && <span className="badge">{"Creator of " + title}</span>}
+            {props.viewer.permissions.canManage && (
+              <p className="studio-link"><a className="button button-secondary" href={"/apps/" + app.name + "/studio"}>Open studio</a></p>
+            )}
             {props.data.donor?.tier && (
               <span className="badge tier-badge" title={"Donated " + formatMoney(props.data.donor.total, "USD")}>
                 {props.data.donor.tier.name}

@@ -3,6 +3,8 @@ import { formatDate, formatMoney } from "./lib/format";
 import { statusLabels } from "./lib/orders";
 import type { PageProps, StudioData } from "./lib/types";
 import { HBars, StackedBars } from "./studio/Charts";
+import { Island } from "../islands/Island";
+import StudioImage from "../islands/StudioImage";
 
 type Props = PageProps<StudioData>;
 
@@ -118,6 +120,16 @@ function ProfileSection({ props }: { props: Props }) {
           <label className="check"><input type="checkbox" name="showLinkInBio" value="1" defaultChecked={p.showLinkInBio} /> Show them on the landing page</label>
           <button type="submit" className="button">Save profile</button>
         </form>
+      </section>
+      <section className="studio-card" aria-labelledby="images-h">
+        <h2 id="images-h">Title image and banner</h2>
+        {d.form === "images" && d.error && <p className="field-error">{d.error}</p>}
+        <div className="studio-images">
+          <Island name="StudioImage" component={StudioImage} when="visible"
+            props={{ appId: props.app!.id, appName: props.app!.name, which: "title", label: "Title image (shown in the header)", url: p.titleUrl }} />
+          <Island name="StudioImage" component={StudioImage} when="visible"
+            props={{ appId: props.app!.id, appName: props.app!.name, which: "banner", label: "Banner (landing page, 3:1)", url: p.bannerUrl }} />
+        </div>
       </section>
       <section className="studio-card" aria-labelledby="links-h">
         <h2 id="links-h">Link-in-bio</h2>
@@ -338,10 +350,10 @@ function MembersSection({ props }: { props: Props }) {
                 {m.members.map((x) => (
                   <tr key={x.userId} data-member={x.username}>
                     <td><strong>@{x.username}</strong><br /><span className="meta">{x.email}</span></td>
-                    <td>{roleLabels[x.role] ?? x.role}</td>
-                    <td>{formatDate(x.joinedAt)}</td>
-                    <td>{x.plan ? x.plan + " (" + x.planStatus.toLowerCase().replace("_", " ") + ")" : "—"}</td>
-                    <td>{x.donorTier || (x.donated > 0 ? formatMoney(x.donated) : "—")}</td>
+                    <td data-label="Role">{roleLabels[x.role] ?? x.role}</td>
+                    <td data-label="Joined">{formatDate(x.joinedAt)}</td>
+                    <td data-label="Membership">{x.plan ? x.plan + " (" + x.planStatus.toLowerCase().replace("_", " ") + ")" : "—"}</td>
+                    <td data-label="Donor tier">{x.donorTier || (x.donated > 0 ? formatMoney(x.donated) : "—")}</td>
                     <td>
                       {m.manageable[x.userId] ? (
                         <div className="member-actions">

@@ -15,11 +15,11 @@ import (
 // /api/moderation/apps/{appId}: the review queue grouped by target, the
 // bans and silences in force, the audit log, and the app's rules.
 type ModerationData struct {
-	Queue         []store.QueueItem        `json:"queue"`
-	Bans          []store.BanView          `json:"bans"`
-	Log           []store.ModerationLogEntry       `json:"log"`
-	LogPagination store.Pagination         `json:"logPagination"`
-	Settings      store.ModerationSettings `json:"settings"`
+	Queue         []store.QueueItem          `json:"queue"`
+	Bans          []store.BanView            `json:"bans"`
+	Log           []store.ModerationLogEntry `json:"log"`
+	LogPagination store.Pagination           `json:"logPagination"`
+	Settings      store.ModerationSettings   `json:"settings"`
 	// Threshold is the report threshold in force (the default when unset).
 	Threshold   int  `json:"threshold"`
 	CanSetRules bool `json:"canSetRules"`

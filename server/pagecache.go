@@ -53,12 +53,12 @@ type cachedPage struct {
 	engagement int64
 	rendered   time.Time
 	status     int
-	header   http.Header
-	etag     string // base tag; encodings append -gz / -br
-	identity []byte
-	gz, br   []byte
-	expires  time.Time
-	size     int
+	header     http.Header
+	etag       string // base tag; encodings append -gz / -br
+	identity   []byte
+	gz, br     []byte
+	expires    time.Time
+	size       int
 }
 
 type pageCache struct {

@@ -311,6 +311,7 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"main", "GET", "/apps/:app/studio/export/:kind", store.RoleAdmin, fixed(app + "/studio/export/orders.csv")},
 		{"main", "POST", "/apps/:app/studio/profile", store.RoleAdmin, withBody(app+"/studio/profile", "displayName=Demo&lang=not+a+language&version=1.0.0")},
 		{"main", "POST", "/apps/:app/studio/links", store.RoleAdmin, withBody(app+"/studio/links", "linkTitle=Bad&linkUrl=ftp%3A%2F%2Fx")},
+		{"main", "POST", "/apps/:app/studio/images", store.RoleAdmin, withBody(app+"/studio/images", "which=logo")},
 		{"main", "POST", "/apps/:app/studio/features", store.RoleAdmin, withBody(app+"/studio/features", "gating=sometimes")},
 		{"main", "POST", "/apps/:app/studio/plans", store.RoleAdmin, withBody(app+"/studio/plans", "name=No+cycle&price=5")},
 		{"main", "POST", "/apps/:app/studio/plans/:itemId", store.RoleAdmin, withBody(app+"/studio/plans/"+fx.planID, "name=No+cycle&price=5")},

@@ -172,6 +172,7 @@ func (s *Server) routes() {
 	studio("/studio", s.pageStudio)
 	appForm("/studio/profile", s.formStudioProfile)
 	appForm("/studio/links", s.formStudioLinks)
+	appForm("/studio/images", s.formStudioImage)
 	studio("/studio/features", s.pageStudioFeatures)
 	appForm("/studio/features", s.formStudioFeatures)
 	studio("/studio/plans", s.pageStudioPlans)

@@ -163,3 +163,26 @@ func (s *Server) formStudioLinks(c echo.Context) error {
 	}
 	return studioBack(c, sc, "", "saved")
 }
+
+// POST /apps/:app/studio/images with which (title or banner) and mediaId,
+// an uploaded image of the app; an empty mediaId removes the image. The
+// upload itself is the media flow (an island); removing works without
+// JavaScript.
+func (s *Server) formStudioImage(c echo.Context) error {
+	sc, err := studioScope(c)
+	if err != nil {
+		return err
+	}
+	err = s.store.SetAppImage(c.Request().Context(), sc.App.ID, sc.User.ID, c.FormValue("which"), c.FormValue("mediaId"))
+	if e := refusal(err, nil); e != nil {
+		p, lerr := s.studioProfile(c, sc)
+		if lerr != nil {
+			return lerr
+		}
+		return s.renderStudio(c, sc, StudioData{Section: sectionProfile, Profile: p, Form: "images", Error: e.Message, Fields: e.Fields}, e.Status)
+	}
+	if err != nil {
+		return err
+	}
+	return studioBack(c, sc, "", "saved")
+}

@@ -188,6 +188,13 @@ func TestStudioAccess(t *testing.T) {
 				t.Errorf("%s as %q: %d, want %d", p, email, r.Status, want)
 			}
 		}
+		// The profile leads those who may open it to the studio.
+		if email != "" {
+			r := ts.do(t, "GET", "/apps/demo/profile", nil, h)
+			if strings.Contains(r.Body, `href="/apps/demo/studio"`) != (want == 200) {
+				t.Errorf("profile of %s: studio link shown %v", email, !(want == 200))
+			}
+		}
 	}
 }
 
@@ -469,5 +476,44 @@ func TestStudioMemberRoles(t *testing.T) {
 	n, err := ts.store.DB.NewSelect().Model((*store.AuditEntry)(nil)).Where("app_id = ? AND target_id = ?", demo.ID, sub).Count(ctx)
 	if err != nil || n != 1 {
 		t.Fatalf("audit lines for the raced change: %d %v", n, err)
+	}
+}
+
+// The title image and banner are uploaded images of the app; anything else
+// is refused, and removing one works as a plain form.
+func TestStudioImages(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, demoDB(t))
+	ctx := context.Background()
+	demo, _ := ts.store.AppByIDOrName(ctx, "demo")
+	acme, _ := ts.store.AppByIDOrName(ctx, "acme")
+	h := form(withSession(sessionFor(t, ts, "creator@demo.test")))
+	owner := ts.userID(t, "creator@demo.test")
+	media := func(appID, status string) string {
+		m := &store.Media{ID: store.NewID(), AppID: &appID, OwnerID: owner, Name: "b.png", Type: store.MediaImage, Size: 10, MimeType: "image/png",
+			MediaKey: "banner", Status: status, CreatedAt: time.Now()}
+		m.Path = "apps/" + appID + "/banner/" + m.ID + ".png"
+		if _, err := ts.store.DB.NewInsert().Model(m).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return m.ID
+	}
+	for _, id := range []string{media(demo.ID, "PENDING"), media(acme.ID, store.MediaUploaded), "nope"} {
+		if r := ts.do(t, "POST", "/apps/demo/studio/images", strings.NewReader("which=banner&mediaId="+id), h); r.Status != 400 || !strings.Contains(r.Body, "Image not found") {
+			t.Errorf("banner %s: %d %.200s", id, r.Status, r.Body)
+		}
+	}
+	good := media(demo.ID, store.MediaUploaded)
+	if r := ts.do(t, "POST", "/apps/demo/studio/images", strings.NewReader("which=banner&mediaId="+good), h); r.Status != 303 {
+		t.Fatalf("banner: %d %.200s", r.Status, r.Body)
+	}
+	if app, _ := ts.store.AppByIDOrName(ctx, "demo"); app.BannerMediaID == nil || *app.BannerMediaID != good {
+		t.Fatalf("banner not set: %+v", app.BannerMediaID)
+	}
+	if r := ts.do(t, "POST", "/apps/demo/studio/images", strings.NewReader("which=title&mediaId="), h); r.Status != 303 {
+		t.Fatalf("remove title: %d", r.Status)
+	}
+	if app, _ := ts.store.AppByIDOrName(ctx, "demo"); app.TitleMediaID != nil {
+		t.Fatalf("title not removed")
 	}
 }

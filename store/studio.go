@@ -290,7 +290,7 @@ func (s *Storage) SetAppImage(ctx context.Context, appID, actorID, which, mediaI
 	return s.updateApp(ctx, appID, actorID, "settings.image", "Changed the "+which+" image", func(ctx context.Context, tx bun.Tx, app *App) error {
 		var id *string
 		if mediaID != "" {
-			n, err := tx.NewSelect().Model((*Media)(nil)).Where("id = ? AND app_id = ? AND type = ?", mediaID, appID, MediaImage).Count(ctx)
+			n, err := tx.NewSelect().Model((*Media)(nil)).Where("id = ? AND app_id = ? AND type = ? AND status = ?", mediaID, appID, MediaImage, MediaUploaded).Count(ctx)
 			if err != nil {
 				return fmt.Errorf("check image: %w", err)
 			}

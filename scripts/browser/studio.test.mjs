@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { root, useServerAndBrowser, watchErrors, screenshotDir } from "./helpers.mjs";
+import { root, useServerAndBrowser, watchErrors, screenshotDir, testImagePNG } from "./helpers.mjs";
 
 const env = useServerAndBrowser();
 const shots = process.env.STUDIO_SHOTS || screenshotDir;
@@ -115,11 +115,24 @@ test("a new user creates an app and sets it up with JavaScript", async () => {
   assert.match(await page.locator(".added-alert").innerText(), /Your app is ready/);
 
   await setUp(page, "luna-live", "Luna");
+  // With JavaScript the banner is uploaded through the media flow.
+  await page.goto(env.server.base + "/apps/luna-live/studio");
+  const png = await testImagePNG(page);
+  // The island hydrates when it comes into view.
+  await page.locator(".studio-image").nth(1).scrollIntoViewIfNeeded();
+  const banner = page.locator('.studio-image[data-hydrated="true"]').nth(1);
+  await banner.waitFor();
+  await Promise.all([
+    page.waitForURL(/studio\?notice=saved/),
+    banner.locator('input[type="file"]').setInputFiles({ name: "banner.png", mimeType: "image/png", buffer: png }),
+  ]);
+  await page.locator("img.studio-image-preview.banner").waitFor();
   // The landing shows the look; the bio keeps its markup, not its script.
   await page.goto(env.server.base + "/apps/luna-live");
   assert.match(await page.locator("body").innerText(), /Luna Studio/);
   assert.equal(await page.locator(".bio strong").innerText(), "sessions");
   assert.equal(await page.locator(".bio script").count(), 0);
+  assert.equal(await page.locator("img.banner").count(), 1, "the uploaded banner on the landing page");
   // The two refused forms answered 400 on purpose.
   assert.deepEqual(errors.filter((e) => !/favicon|link-icons|400 .*\/studio\/(profile|plans)$/.test(e)), []);
   await screenshots(page, "luna-live", "js");
