@@ -73,7 +73,7 @@ func (s *Server) apiSetAttendeeRole(c echo.Context) error {
 	if !access.CanSetAttendeeRole(a.Role, req.Role) {
 		return badRequest("role must be ATTENDEE or MODERATOR")
 	}
-	err = s.store.SetAttendeeRole(c.Request().Context(), e, a.UserID, req.Role)
+	err = s.store.SetAttendeeRole(c.Request().Context(), e, viewerOf(c).User.ID, a.UserID, req.Role)
 	if err != nil {
 		return wrapLoad(err, "Attendee not found") // removed meanwhile
 	}

@@ -709,3 +709,30 @@ func TestNewAccountLinksWaitForApproval(t *testing.T) {
 		}
 	}
 }
+
+// Role actions are audited too: giving an event attendee the moderator
+// role (and taking it back) writes ROLE lines the moderation page lists.
+func TestAttendeeRoleChangesAreAudited(t *testing.T) {
+	t.Parallel()
+	fx := newModFixture(t)
+	r := fx.call("POST", "/api/events/apps/"+fx.appID+"/events", map[string]any{"name": "Audit event", "startDate": "2030-02-01T18:00:00Z", "endDate": "2030-02-01T20:00:00Z"}, fx.creator)
+	var ev struct {
+		Data struct{ ID string } `json:"data"`
+	}
+	commJSON(t, r, &ev)
+	if r := fx.call("POST", "/api/events/"+ev.Data.ID+"/join", "{}", fx.follower); r.Status != 200 {
+		t.Fatalf("join: %d %s", r.Status, r.Body)
+	}
+	for _, role := range []string{"MODERATOR", "ATTENDEE"} {
+		if r := fx.call("PUT", "/api/events/"+ev.Data.ID+"/attendees/"+fx.followerID, map[string]any{"role": role}, fx.moderator); r.Status != 200 {
+			t.Fatalf("set %s: %d %s", role, r.Status, r.Body)
+		}
+	}
+	if n := fx.count((*store.ModerationEntry)(nil), "app_id = ? AND action = ? AND target_user_id = ?", fx.appID, store.ActionRole, fx.followerID); n != 2 {
+		t.Errorf("%d ROLE audit lines, want 2", n)
+	}
+	page := fx.call("GET", "/apps/demo/studio/moderation", nil, fx.moderator)
+	if !strings.Contains(page.Body, "Audit event: MODERATOR") || !strings.Contains(page.Body, "@moderator") {
+		t.Errorf("moderation page does not list the role change: %d", page.Status)
+	}
+}

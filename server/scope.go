@@ -22,11 +22,11 @@ type Scope struct {
 	// Gated is the subscription gate's verdict (access.Gated): pages other
 	// than home, cart and checkout redirect home, and the footer hides.
 	Gated bool
+	// Ban is the viewer's ban or silence in force in this app, or nil.
+	Ban *store.Ban
 	// Content is what of the app's paid content the viewer may see
 	// (access.ContentFor, the one rule): ContentAll unless Gated.
 	Content access.Content
-	// Ban is the viewer's ban or silence in force in this app, or nil.
-	Ban *store.Ban
 }
 
 // scopeOf loads an app by id or name (404 'App not found') and the viewer's

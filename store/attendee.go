@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/uptrace/bun"
 )
 
 // AttendeeView is an attendee as SPEC.md section 3 names it.
@@ -136,18 +138,27 @@ func (s *Storage) RemoveAttendee(ctx context.Context, e *Event, userID string) (
 	return n > 0, nil
 }
 
-// SetAttendeeRole moves a non-host attendee between ATTENDEE and MODERATOR.
-func (s *Storage) SetAttendeeRole(ctx context.Context, e *Event, userID, role string) error {
+// SetAttendeeRole moves a non-host attendee between ATTENDEE and MODERATOR;
+// the change is written to the app's moderation audit log (a role action)
+// in the same transaction.
+func (s *Storage) SetAttendeeRole(ctx context.Context, e *Event, actorID, userID, role string) error {
 	if role != AttendeeAttendee && role != AttendeeModerator {
 		return invalid("role must be ATTENDEE or MODERATOR")
 	}
-	res, err := s.DB.NewUpdate().Model((*Attendee)(nil)).Set("role = ?", role).
-		Where("event_id = ? AND user_id = ? AND role <> ?", e.ID, userID, AttendeeHost).Exec(ctx)
+	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		res, err := tx.NewUpdate().Model((*Attendee)(nil)).Set("role = ?", role).
+			Where("event_id = ? AND user_id = ? AND role <> ?", e.ID, userID, AttendeeHost).Exec(ctx)
+		if err != nil {
+			return fmt.Errorf("set attendee role in %s: %w", e.ID, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return logAction(ctx, tx, ModerationEntry{AppID: e.AppID, ActorID: actorID, Action: ActionRole, TargetType: TargetMember,
+			TargetID: userID, TargetUserID: userID, Reason: "event " + Snippet(e.Name, 60) + ": " + role})
+	})
 	if err != nil {
-		return fmt.Errorf("set attendee role in %s: %w", e.ID, err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return ErrNotFound
+		return err
 	}
 	s.InvalidateApp(ctx, e.AppID) // the attendee list shows roles
 	return nil

@@ -260,6 +260,9 @@ func Restricted(kind, route string) bool {
 }
 
 var banAllows = map[string]bool{
+	"POST /apps/:app/unfollow":                        true,
+	"POST /apps/:app/signout":                         true,
+	"POST /apps/:app/profile/picture":                 true,
 	"POST /api/auth/logout":                           true,
 	"POST /api/notifications/unfollow/:appId":         true,
 	"POST /api/notifications/read/:appId":             true,
@@ -278,14 +281,20 @@ var banAllows = map[string]bool{
 }
 
 var silenceRefuses = map[string]bool{
-	"POST /api/messages":                  true,
-	"POST /api/messages/:id/reactions":    true,
-	"POST /api/media":                     true,
-	"POST /api/events/apps/:appId/events": true,
-	"PUT /api/events/:id":                 true,
-	"POST /apps/:app/create-event":        true,
-	"POST /api/store/:storeId/items":      true,
-	"PUT /api/store/items/:itemId":        true,
+	"POST /apps/:app/create-post":              true,
+	"POST /apps/:app/create-story":             true,
+	"POST /apps/:app/posts/:postId/like":       true,
+	"POST /apps/:app/posts/:postId/comments":   true,
+	"POST /apps/:app/store/items/new":          true,
+	"POST /apps/:app/store/items/:itemId/edit": true,
+	"POST /api/messages":                       true,
+	"POST /api/messages/:id/reactions":         true,
+	"POST /api/media":                          true,
+	"POST /api/events/apps/:appId/events":      true,
+	"PUT /api/events/:id":                      true,
+	"POST /apps/:app/create-event":             true,
+	"POST /api/store/:storeId/items":           true,
+	"PUT /api/store/items/:itemId":             true,
 }
 
 // Restrict turns off what a ban or silence of kind takes away, so pages
