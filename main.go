@@ -15,13 +15,52 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
+	"github.com/redis/go-redis/v9"
+
+	"marquee/server"
 	"marquee/server/app"
 )
 
+// redisLogger routes go-redis's prints into the process's logger.
+type redisLogger struct{ l *slog.Logger }
+
+func (r redisLogger) Printf(ctx context.Context, format string, v ...any) {
+	r.l.WarnContext(ctx, "redis client", "detail", fmt.Sprintf(format, v...))
+}
+
+// version is set at build time (-ldflags "-X main.version=1.2.3"); the
+// commit comes from the build's VCS stamp.
+var version = "dev"
+
+func versionLine() string {
+	commit, dirty, goVersion := "unknown", "", "unknown"
+	if info, ok := debug.ReadBuildInfo(); ok {
+		goVersion = info.GoVersion
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				commit = s.Value
+			case "vcs.modified":
+				if s.Value == "true" {
+					dirty = "+modified"
+				}
+			}
+		}
+	}
+	return fmt.Sprintf("marquee %s commit %s%s %s", version, commit, dirty, goVersion)
+}
+
 func main() {
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	logger, err := server.NewLogger(os.Stderr, os.Getenv)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "marquee:", err)
+		os.Exit(1)
+	}
+	// go-redis prints its own complaints (a failed dial) through ours.
+	redis.SetLogger(redisLogger{logger})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], logger); err != nil {
@@ -33,6 +72,7 @@ func main() {
 const usage = `usage: marquee <command>
 
 commands:
+  version                                print the version, commit and Go version
   serve                                  serve the main and auth sites
   migrate                                apply database migrations
   seed-demo                              create the demo apps (safe to repeat)
@@ -40,6 +80,7 @@ commands:
                                          fill a new app with content at scale, for benchmarks
   app create NAME --creator EMAIL        create an app
   app set NAME KEY=VALUE...              change app settings (e.g. features.store.enabled=false)
+  app suspend NAME | app unsuspend NAME  take an app offline (every page and call answers 404) or back
   member set-role NAME EMAIL ROLE        give a user a role in an app
   wallet credit NAME EMAIL AMOUNT [--ref REF]  add dollars (e.g. 25.00) to a member's wallet in an app
   wallet balance NAME EMAIL              show a member's wallet balance in an app
@@ -50,6 +91,9 @@ func run(ctx context.Context, args []string, logger *slog.Logger) error {
 		return fmt.Errorf("%s", usage)
 	}
 	switch args[0] {
+	case "version", "--version":
+		fmt.Println(versionLine())
+		return nil
 	case "serve":
 		return serve(ctx, logger)
 	case "migrate":

@@ -40,6 +40,13 @@ func manage(ctx context.Context, args []string, logger *slog.Logger) error {
 		}
 		fmt.Printf("created app %s (%s): %s/apps/%s\n", app.Name, app.ID, a.Config.PublicURL, app.Name)
 		return nil
+	case len(args) == 3 && args[0] == "app" && (args[1] == "suspend" || args[1] == "unsuspend"):
+		app, err := s.SetAppSuspended(ctx, args[2], args[1] == "suspend")
+		if err != nil {
+			return fmt.Errorf("app %s: %w", args[2], err)
+		}
+		fmt.Printf("%s is now %s\n", app.Name, app.Status)
+		return nil
 	case len(args) >= 4 && args[0] == "app" && args[1] == "set":
 		for _, kv := range args[3:] {
 			key, value, ok := strings.Cut(kv, "=")

@@ -27,6 +27,7 @@ import PaymentSuccess, * as paymentSuccess from "./PaymentSuccess";
 import CancelOrder, * as cancelOrder from "./CancelOrder";
 import Transactions, * as transactions from "./Transactions";
 import ManageOrders, * as manageOrders from "./ManageOrders";
+import Studio, * as studio from "./Studio";
 
 // A page module as the server entry sees it. goja bundles need static
 // imports, so every page is listed here by the name Go renders it with.
@@ -70,4 +71,5 @@ export const pages: Record<string, PageModule> = {
   CancelOrder: { component: CancelOrder, head: cancelOrder.head },
   Transactions: { component: Transactions, head: transactions.head },
   ManageOrders: { component: ManageOrders, head: manageOrders.head },
+  Studio: { component: Studio, head: studio.head },
 };

@@ -213,6 +213,12 @@ func (e *Engine) acquire(ctx context.Context) (*goja.Runtime, error) {
 	}
 }
 
+// PoolStats answers how many runtimes are rendering and how many may
+// exist at most (the metrics' render pool use).
+func (e *Engine) PoolStats() (inUse, size int) {
+	return len(e.slots) - len(e.pool), cap(e.slots)
+}
+
 // release returns a healthy runtime to the pool.
 func (e *Engine) release(rt *goja.Runtime) { e.pool <- rt }
 

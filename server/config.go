@@ -15,6 +15,9 @@ import (
 // Config comes from the environment; every field has a default that runs the
 // product on one machine with no other servers.
 type Config struct {
+	// DisableSelfServe keeps app creation to the CLI (SELF_SERVE_APPS=false;
+	// by default a signed-in user may create an app from /apps).
+	DisableSelfServe bool
 	// Port and AuthPort are the two sites' ports; 0 asks the kernel for a
 	// free one (tests), and Listen records the port it got.
 	Port        int
@@ -50,6 +53,9 @@ type Config struct {
 	// are the reverse proxies whose X-Forwarded-For names the client; empty
 	// means the connection's address is the client (no proxy is believed).
 	TrustedProxies []*net.IPNet
+	// MetricsToken (METRICS_TOKEN) is the bearer token /metrics asks for;
+	// unset, /metrics answers loopback connections only.
+	MetricsToken string
 	// PushSubscriber is the VAPID contact (PUSH_SUBSCRIBER, mailto: or https:).
 	PushSubscriber string
 	// OrderExpiry is how long an unpaid order holds its stock before it is
@@ -167,6 +173,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		SecretKey:      get("SECRET_KEY", ""),
 		PushSubscriber: get("PUSH_SUBSCRIBER", ""),
 		CookieDomain:   get("COOKIE_DOMAIN", ""),
+		MetricsToken:   get("METRICS_TOKEN", ""),
 	}
 	cfg.publicURLFromPort = strings.TrimSpace(getenv("PUBLIC_URL")) == ""
 	cfg.authURLFromPort = strings.TrimSpace(getenv("AUTH_URL")) == ""
@@ -183,6 +190,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	if cfg.WalletEnabled, err = parseSwitch("WALLET_ENABLED", get("WALLET_ENABLED", "true")); err != nil {
 		return Config{}, err
 	}
+	selfServe, err := parseSwitch("SELF_SERVE_APPS", get("SELF_SERVE_APPS", "true"))
+	if err != nil {
+		return Config{}, err
+	}
+	cfg.DisableSelfServe = !selfServe
 	if cfg.S3.UseSSL, err = parseSwitch("S3_USE_SSL", get("S3_USE_SSL", "false")); err != nil {
 		return Config{}, err
 	}
@@ -225,6 +237,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 var secretVariables = map[string]bool{
 	"DATABASE_URL": true, "REDIS_URL": true, "SECRET_KEY": true, "S3_ACCESS_KEY": true, "S3_SECRET_KEY": true,
 	"STRIPE_SECRET_KEY": true, "STRIPE_WEBHOOK_SECRET": true, "PAYPAL_CLIENT_SECRET": true,
+	"METRICS_TOKEN": true,
 }
 
 func parsePort(name, v string) (int, error) {

@@ -114,7 +114,9 @@ func TestDeletedEventNotificationsLeadToTheList(t *testing.T) {
 	}
 	runFanOut(second)
 	var l struct {
-		Data struct{ Notifications []struct{ Content, Link string } }
+		Data struct {
+			Notifications []struct{ Content, Link string }
+		}
 	}
 	commJSON(t, ts.do(t, "GET", "/api/notifications/unread/demo?limit=50", nil, follower), &l)
 	found := 0

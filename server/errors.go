@@ -222,13 +222,19 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
+	if abandoned(c, err) {
+		// The browser went away (a closed tab, a cancelled fetch): nothing
+		// failed on our side and nobody reads the answer.
+		s.logger.DebugContext(c.Request().Context(), "client went away", "path", c.Request().URL.Path, "err", err)
+		return
+	}
 	status, message := classify(err)
 	var fieldErrs map[string]string
 	if appErr := (*Error)(nil); errors.As(answer(err, nil), &appErr) {
 		fieldErrs = appErr.Fields
 	}
 	if status >= 500 {
-		s.logger.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "status", status, "err", err)
+		s.logger.ErrorContext(c.Request().Context(), "request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "status", status, "err", err)
 	}
 	if status == http.StatusServiceUnavailable {
 		c.Response().Header().Set("Retry-After", "5")

@@ -16,6 +16,11 @@ func (s *Server) loadLanding(c echo.Context, idOrName string) (*store.AppView, e
 	if err != nil {
 		return nil, wrapLoad(err, "App not found")
 	}
+	if view.Status == store.AppSuspended {
+		// The operator took it offline (`bin/marquee app suspend`): no page
+		// or call of it answers, for anyone, until it is lifted.
+		return nil, notFound(msgAppSuspended)
+	}
 	return view, nil
 }
 
@@ -157,11 +162,6 @@ func (s *Server) pageLanding(c echo.Context) error {
 		return err
 	}
 	return s.renderPage(c, "Landing", props)
-}
-
-// GET /apps
-func (s *Server) pageAppsIndex(c echo.Context) error {
-	return s.renderPage(c, "AppsIndex", s.pageProps(c, nil))
 }
 
 // GET /healthz answers 200 only when the database answers, and 503 from

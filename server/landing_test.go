@@ -229,10 +229,10 @@ func TestLandingWithRedis(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Entries are keyed by the app's id, never its name.
-	n, err := client.Exists(context.Background(), prefix+"landing:v2:"+demo.ID).Result()
-	if err != nil || n != 1 {
-		t.Fatalf("landing data not cached in redis: %d %v", n, err)
+	// Entries are keyed by the app's id (never its name) and its versions.
+	keys, err := client.Keys(context.Background(), prefix+"landing:v3:"+demo.ID+":*").Result()
+	if err != nil || len(keys) != 1 {
+		t.Fatalf("landing data not cached in redis: %v %v", keys, err)
 	}
 	api := ts.do(t, "GET", "/api/app/demo/landing", nil, nil)
 	if api.Status != http.StatusOK || !strings.Contains(api.Body, `"success":true`) {

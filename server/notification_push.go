@@ -1,12 +1,15 @@
 package server
 
 import (
+	"context"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/labstack/echo/v4"
+
+	"marquee/server/outbound"
 )
 
 // GET /api/notifications/vapid-key: the public half of the server's VAPID
@@ -51,8 +54,8 @@ func (s *Server) apiEnablePush(c echo.Context) error {
 	if len(req.P256dh) > 200 || len(req.Auth) > 100 || len(req.Endpoint) > 2000 {
 		return badRequest("Push subscription is too long")
 	}
-	if !s.pushEndpointOK(req.Endpoint) {
-		return badRequest("Push endpoint must be an https URL")
+	if !s.pushEndpointOK(c.Request().Context(), req.Endpoint) {
+		return badRequest("Push endpoint must be a public https URL")
 	}
 	sub, err := s.store.SavePushSubscription(c.Request().Context(), sc.App.ID, sc.User.ID, req.Endpoint, req.P256dh, req.Auth)
 	if err != nil {
@@ -61,17 +64,19 @@ func (s *Server) apiEnablePush(c echo.Context) error {
 	return respondMessage(c, http.StatusCreated, fields{"id": sub.ID, "endpoint": sub.Endpoint}, "Push notifications enabled")
 }
 
-// pushEndpointOK accepts https URLs (push services are public https
-// endpoints; the server will POST to whatever is stored). Plain http on a
-// loopback address is allowed only when the config says so (tests run a
-// local push receiver).
-func (s *Server) pushEndpointOK(raw string) bool {
+// pushEndpointOK accepts https URLs on public hosts (push services are
+// public https endpoints; the push job will POST to whatever is stored):
+// an address or a name of the server's own network is refused here, and
+// the push job's dialer refuses it again on every connection
+// (server/outbound). Plain http on a loopback address is allowed only when
+// the config says so (tests run a local push receiver).
+func (s *Server) pushEndpointOK(ctx context.Context, raw string) bool {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" || u.User != nil {
 		return false
 	}
 	if u.Scheme == "https" {
-		return true
+		return outbound.CheckHost(ctx, u.Hostname()) == nil
 	}
 	if u.Scheme == "http" && s.cfg.PushAllowLoopbackHTTP {
 		ip := net.ParseIP(u.Hostname())

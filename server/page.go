@@ -123,7 +123,9 @@ func (s *Server) renderPage(c echo.Context, page string, props PageProps) error 
 func (s *Server) renderDocument(c echo.Context, page string, props PageProps) (int, []byte) {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), renderTimeout)
 	defer cancel()
+	renderStart := time.Now()
 	res, err := s.renderer.Render(ctx, page, props)
+	s.metrics.render(time.Since(renderStart))
 	if err != nil {
 		s.logger.Error("render failed", "page", page, "path", c.Request().URL.Path, "err", err)
 		// The fallback shows none of the page's content: no cache may keep

@@ -18,7 +18,6 @@ import (
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/gzip"
 	"github.com/labstack/echo/v4"
-	"github.com/redis/go-redis/v9"
 
 	"marquee/store"
 )
@@ -45,18 +44,15 @@ const (
 	PageTTL = time.Minute
 	// pageCacheBytes bounds the memory all entries hold (three encodings each).
 	pageCacheBytes = 64 << 20
-	// versionTrust is how long a version learned from the database is used
-	// without asking again while Redis announces bumps. Without Redis (or
-	// while its subscription is down) it is unannouncedTrust: this process's
-	// own writes still show at once (Storage.PageBumped), another process's
-	// (the CLI's) within that second. Asking the database on every request
-	// instead serialised visitors on SQLite's connection (scripts/bench).
-	versionTrust     = 5 * time.Second
-	unannouncedTrust = time.Second
 )
 
 type cachedPage struct {
-	status   int
+	// engagement is the engagement version the page was rendered at, and
+	// rendered when: a newer engagement is shown by the first request
+	// staleFor after rendered (one render, while others get this page).
+	engagement int64
+	rendered   time.Time
+	status     int
 	header   http.Header
 	etag     string // base tag; encodings append -gz / -br
 	identity []byte
@@ -70,15 +66,22 @@ type pageCache struct {
 	entries map[string]*cachedPage
 	bytes   int
 	// fill collapses concurrent misses of one key into one render.
-	fill     map[string]*pageFill
-	versions *pageVersions
-	appIDs   sync.Map // app name -> id; names never change
-	views    sync.Map // app id -> appViewEntry
+	fill   map[string]*pageFill
+	appIDs sync.Map // app name -> id; names never change
+	views  sync.Map // app id -> appViewEntry
 	// classes remembers a member's viewer class per app and version.
 	classes    sync.Map // app id, user id, version -> memberClass
 	classCount atomic.Int64
 	off        bool
+	// staleFor is how long a page may show older counts (likes, replies,
+	// members) than the data: the bound on what engagement costs in renders,
+	// one per page per staleFor however many writes arrive.
+	staleFor time.Duration
 }
+
+// StaleFor is the default staleFor: a like shows to everyone within about a
+// second plus one render.
+const StaleFor = time.Second
 
 type pageFill struct {
 	done chan struct{}
@@ -89,7 +92,7 @@ func newPageCache(st *store.Storage) *pageCache {
 	return &pageCache{
 		entries:  map[string]*cachedPage{},
 		fill:     map[string]*pageFill{},
-		versions: &pageVersions{store: st, known: map[string]knownVersion{}},
+		staleFor: StaleFor,
 	}
 }
 
@@ -121,6 +124,12 @@ func (pc *pageCache) put(key string, p *cachedPage) {
 	pc.bytes += p.size
 }
 
+func (pc *pageCache) size() int {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	return pc.bytes
+}
+
 func (pc *pageCache) dropLocked(key string) {
 	if old, ok := pc.entries[key]; ok {
 		pc.bytes -= old.size
@@ -128,117 +137,36 @@ func (pc *pageCache) dropLocked(key string) {
 	}
 }
 
-// pageVersions answers the version part of a cache key.
-type pageVersions struct {
-	store *store.Storage
-	mu    sync.Mutex
-	// live: subscribed to store.PageVersionChannel, so known versions are
-	// dropped as soon as they are bumped. gen counts drops, so a database
-	// read that raced a bump is not remembered.
-	live  bool
-	gen   uint64
-	known map[string]knownVersion
+// WatchPageVersions listens for version bumps on Redis until ctx ends
+// (store.Storage.WatchPageVersions owns the versions of every cache).
+func (s *Server) WatchPageVersions(ctx context.Context) { s.store.WatchPageVersions(ctx) }
+
+// pageVersion is the version part of a page's cache key.
+type pageVersion struct {
+	// content is "app.global[.post]": a page rendered for another content
+	// version is never served.
+	content string
+	// engagement counts likes, replies and follows: a page rendered for an
+	// older one is served while one render replaces it (staleFor).
+	engagement int64
 }
 
-type knownVersion struct {
-	version int64
-	at      time.Time
-}
-
-// of returns "appVersion.globalVersion" for an app.
-func (pv *pageVersions) of(ctx context.Context, appID string) (string, error) {
-	now := time.Now()
-	pv.mu.Lock()
-	app, okApp := pv.known[appID]
-	global, okGlobal := pv.known[store.GlobalPageScope]
-	trust := unannouncedTrust
-	if pv.live {
-		trust = versionTrust
-	}
-	fresh := okApp && okGlobal && now.Sub(app.at) < trust && now.Sub(global.at) < trust
-	gen := pv.gen
-	pv.mu.Unlock()
-	if fresh {
-		return versionKey(app.version, global.version), nil
-	}
-	got, err := pv.store.PageVersions(ctx, appID, store.GlobalPageScope)
+// pageVersion returns the versions of an app's page; postID, when the page
+// is one post's, adds that post's own version.
+func (s *Server) pageVersion(ctx context.Context, appID, postID string) (pageVersion, error) {
+	v, err := s.store.CurrentVersions(ctx, appID)
 	if err != nil {
-		return "", err
+		return pageVersion{}, err
 	}
-	pv.mu.Lock()
-	if pv.gen == gen {
-		pv.known[appID] = knownVersion{got[appID], now}
-		pv.known[store.GlobalPageScope] = knownVersion{got[store.GlobalPageScope], now}
-	}
-	pv.mu.Unlock()
-	return versionKey(got[appID], got[store.GlobalPageScope]), nil
-}
-
-func versionKey(app, global int64) string {
-	return strconv.FormatInt(app, 10) + "." + strconv.FormatInt(global, 10)
-}
-
-func (pv *pageVersions) isLive() bool {
-	pv.mu.Lock()
-	defer pv.mu.Unlock()
-	return pv.live
-}
-
-// bumped drops a version this process bumped itself: its own writes show on
-// its next request without waiting for the announcement to come back.
-func (pv *pageVersions) bumped(scope string) {
-	pv.mu.Lock()
-	live := pv.live
-	pv.mu.Unlock()
-	pv.forget(scope, live)
-}
-
-func (pv *pageVersions) forget(scope string, live bool) {
-	pv.mu.Lock()
-	defer pv.mu.Unlock()
-	pv.gen++
-	pv.live = live
-	if scope == "" || scope == store.GlobalPageScope {
-		clear(pv.known)
-		return
-	}
-	delete(pv.known, scope)
-}
-
-// WatchPageVersions listens for version bumps on Redis until ctx ends, so
-// cache keys cost no database read per request. Without it every request
-// reads the versions from the database, which is always correct.
-func (s *Server) WatchPageVersions(ctx context.Context) {
-	rdb := s.store.Redis
-	if rdb == nil {
-		return
-	}
-	pv := s.pages.versions
-	for ctx.Err() == nil {
-		ps := rdb.Subscribe(ctx, store.PageVersionChannel)
-		for {
-			msg, err := ps.Receive(ctx)
-			if err != nil {
-				// Bumps may be missed from now on: ask the database per
-				// request until subscribed again.
-				pv.forget("", false)
-				break
-			}
-			switch m := msg.(type) {
-			case *redis.Subscription:
-				if m.Kind == "subscribe" {
-					pv.forget("", true)
-				}
-			case *redis.Message:
-				pv.forget(m.Payload, true)
-			}
+	content := v.Key()
+	if postID != "" {
+		post, err := s.store.PostVersion(ctx, postID)
+		if err != nil {
+			return pageVersion{}, err
 		}
-		ps.Close()
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Second):
-		}
+		content += "." + strconv.FormatInt(post, 10)
 	}
+	return pageVersion{content: content, engagement: v.Engagement}, nil
 }
 
 // pageCached lists the route paths whose answers the page cache writes
@@ -269,22 +197,25 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 			if err != nil {
 				return s.answerUncached(c, next) // the handler answers 404 or 503
 			}
-			version, err := s.pages.versions.of(ctx, appID)
+			version, err := s.pageVersion(ctx, appID, c.Param("postId"))
 			if err != nil {
 				s.logger.Warn("page version unavailable; rendering uncached", "err", err)
 				return s.answerUncached(c, next)
 			}
+			// What a member may see follows the data exactly: a follow moves
+			// only the engagement version, and changes a role.
+			dataVersion := version.content + "." + strconv.FormatInt(version.engagement, 10)
 			class := "visitor"
 			if v.User != nil {
 				// The member's standing in the app decides the page: the app
 				// is read once per version, then a membership lookup, itself
 				// remembered for this version (memberships change only by
 				// writes that bump it) and a few seconds (subscriptions lapse).
-				memo := appID + "\x00" + v.User.ID + "\x00" + version
+				memo := appID + "\x00" + v.User.ID + "\x00" + dataVersion
 				if m, ok := s.pages.classes.Load(memo); ok && time.Now().Before(m.(memberClass).expires) {
 					class = m.(memberClass).class
 				} else {
-					sc, err := s.memberScope(c, appID, version)
+					sc, err := s.memberScope(c, appID, dataVersion)
 					if err != nil {
 						return s.answerUncached(c, next)
 					}
@@ -294,16 +225,36 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 				c.Set(sharedRenderKey, true)
 			}
 			keyOf := func(class string) string {
-				return strings.Join([]string{appID, version, s.store.Build, req.URL.Path, normalizedQuery(req.URL), class}, "\x00")
+				return strings.Join([]string{appID, version.content, s.store.Build, req.URL.Path, normalizedQuery(req.URL), class}, "\x00")
 			}
 			key := keyOf(class)
 			if p := s.pages.get(key, time.Now()); p != nil {
-				return s.serveCached(c, p, class != "visitor", "hit")
+				if p.engagement >= version.engagement {
+					return s.serveCached(c, p, class != "visitor", "hit")
+				}
+				if time.Since(p.rendered) < s.pages.staleFor {
+					return s.serveCached(c, p, class != "visitor", "stale")
+				}
+				// Older counts: one request renders, the others get this page.
+				if v.User != nil && scopeFromPage(c) == nil {
+					if _, err := s.memberScope(c, appID, dataVersion); err != nil {
+						return s.serveCached(c, p, true, "stale")
+					}
+				}
+				np, err := s.fillPage(c, key, version.engagement, p, next)
+				if err != nil || np == nil {
+					return err
+				}
+				state := "refresh"
+				if np == p {
+					state = "stale"
+				}
+				return s.serveCached(c, np, class != "visitor", state)
 			}
 			if v.User != nil && scopeFromPage(c) == nil {
 				// A miss renders: the handler needs the scope itself, and the
 				// page is filed under what it says now, not the memo.
-				sc, err := s.memberScope(c, appID, version)
+				sc, err := s.memberScope(c, appID, dataVersion)
 				if err != nil {
 					return s.answerUncached(c, next)
 				}
@@ -314,7 +265,7 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 					}
 				}
 			}
-			p, err := s.fillPage(c, key, next)
+			p, err := s.fillPage(c, key, version.engagement, nil, next)
 			if err != nil || p == nil {
 				return err
 			}
@@ -325,14 +276,19 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 
 const sharedRenderKey = "pagecache.shared"
 
-// fillPage renders a missing entry once, however many requests wait for it.
-// A render that cannot be kept (not 200, Set-Cookie) is answered as it is to
-// the request that made it, and nil is returned.
-func (s *Server) fillPage(c echo.Context, key string, next echo.HandlerFunc) (*cachedPage, error) {
+// fillPage renders a missing or outdated entry once, however many requests
+// want it: while it renders, the others wait for it, or, when there is a
+// stale page to give, get that at once (stale while revalidate). A render
+// that cannot be kept (not 200, Set-Cookie) is answered as it is to the
+// request that made it, and nil is returned.
+func (s *Server) fillPage(c echo.Context, key string, engagement int64, stale *cachedPage, next echo.HandlerFunc) (*cachedPage, error) {
 	pc := s.pages
 	pc.mu.Lock()
 	if f, ok := pc.fill[key]; ok {
 		pc.mu.Unlock()
+		if stale != nil {
+			return stale, nil
+		}
 		select {
 		case <-f.done:
 		case <-c.Request().Context().Done():
@@ -353,6 +309,7 @@ func (s *Server) fillPage(c echo.Context, key string, next echo.HandlerFunc) (*c
 		close(f.done)
 	}()
 
+	rendered := time.Now()
 	rec := s.capture(c, next)
 	if rec.status != http.StatusOK || rec.header.Get("Set-Cookie") != "" || strings.Contains(rec.header.Get("Cache-Control"), "no-store") {
 		c.Response().Header().Set("Vary", "Accept-Encoding, Cookie")
@@ -360,6 +317,7 @@ func (s *Server) fillPage(c echo.Context, key string, next echo.HandlerFunc) (*c
 		return nil, s.writeCompressed(c, rec)
 	}
 	p := newCachedPage(rec)
+	p.engagement, p.rendered = engagement, rendered
 	pc.put(key, p)
 	f.page = p
 	return p, nil
@@ -531,6 +489,7 @@ func newCachedPage(rec *recorded) *cachedPage {
 // serveCached answers from an entry: 304 when the client holds it already,
 // else the smallest encoding the client accepts.
 func (s *Server) serveCached(c echo.Context, p *cachedPage, member bool, state string) error {
+	s.metrics.pageCacheResult(state)
 	h := c.Response().Header()
 	for k, vs := range p.header {
 		h[k] = vs

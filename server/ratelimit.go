@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -12,6 +13,8 @@ import (
 	"github.com/go-redis/redis_rate/v10"
 	"github.com/labstack/echo/v4"
 	"github.com/redis/go-redis/v9"
+
+	"marquee/store"
 )
 
 // Rate is at most Limit events per Per.
@@ -109,7 +112,9 @@ func (l *rateLimiter) hit(ctx context.Context, key string, r Rate) (ok bool, ret
 		if err == nil {
 			return res.Allowed > 0, res.RetryAfter
 		}
-		l.logger.Warn("rate limit: redis unavailable, counting in process", "err", err)
+		if !errors.Is(err, store.ErrRedisUnavailable) {
+			l.logger.Warn("rate limit: redis unavailable, counting in process", "err", err)
+		}
 	}
 	return l.countMemory(key, r)
 }
@@ -138,7 +143,9 @@ func (l *rateLimiter) count(ctx context.Context, key string, r Rate) (ok bool, r
 		if err == nil && len(res) == 2 {
 			return res[0] <= int64(r.Limit), time.Duration(res[1]) * time.Millisecond
 		}
-		l.logger.Warn("rate limit: redis unavailable, counting in process", "err", err)
+		if !errors.Is(err, store.ErrRedisUnavailable) {
+			l.logger.Warn("rate limit: redis unavailable, counting in process", "err", err)
+		}
 	}
 	return l.countMemory(key, r)
 }

@@ -82,6 +82,20 @@ func (fx *roleFixture) newEvent() string {
 		`{"name":"Role table event","startDate":%q,"endDate":%q}`, start.Format(time.RFC3339), start.Add(time.Hour).Format(time.RFC3339)))
 }
 
+// newPlan is a fresh monthly plan of the demo app, for rows that archive one.
+func (fx *roleFixture) newPlan() string {
+	fx.t.Helper()
+	shop, err := fx.ts.store.ShopByID(context.Background(), fx.storeID)
+	if err != nil {
+		fx.t.Fatal(err)
+	}
+	it, err := fx.ts.store.SavePlan(context.Background(), shop, "", "", store.PlanInput{Name: "Role table plan", Price: 300, Cycle: store.CycleMonthly})
+	if err != nil {
+		fx.t.Fatal(err)
+	}
+	return it.ID
+}
+
 func (fx *roleFixture) newPost() string {
 	return fx.asCreator("POST", "/api/messages", fmt.Sprintf(`{"content":"role table post","type":"POST","communityId":%q}`, fx.communityID))
 }
@@ -163,6 +177,10 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 	}
 	rows := []roleRoute{}
 	rows = append(rows, both("GET", "/healthz", public, fixed("/healthz"))...)
+	rows = append(rows, both("GET", "/readyz", public, fixed("/readyz"))...)
+	// Answered to loopback scrapers or METRICS_TOKEN only (metrics.go):
+	// the table's requests get 404, which is not a role refusal.
+	rows = append(rows, roleRoute{"main", "GET", "/metrics", public, fixed("/metrics")})
 	rows = append(rows, both("GET", "/static/*", public, fixed("/static/icon.svg"))...)
 	rows = append(rows, both("GET", "/manifest.webmanifest", public, fixed("/manifest.webmanifest"))...)
 	rows = append(rows, both("GET", "/favicon.ico", public, fixed("/favicon.ico"))...)
@@ -266,6 +284,41 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"main", "POST", "/apps/:app/events/:eventId/attend", store.RoleFollower, withBody(app+"/events/"+fx.eventID+"/attend", "action=join")},
 		// The demo app lets only its creator create events.
 		{"main", "POST", "/apps/:app/create-event", store.RoleCreator, withBody(app+"/create-event", "name=")},
+
+		// Apps of one's own: any signed-in user (SELF_SERVE_APPS).
+		{"main", "POST", "/apps", store.RoleAuthenticated, func(v *roleViewer) (string, string) {
+			return "/apps", "name=rt-" + strings.ToLower(v.role) + "&displayName=Role+table"
+		}},
+		{"main", "GET", "/api/apps/availability", store.RoleAuthenticated, fixed("/api/apps/availability?name=free-name")},
+		{"main", "POST", "/api/apps", store.RoleAuthenticated, func(v *roleViewer) (string, string) {
+			return "/api/apps", `{"name":"rtj-` + strings.ToLower(v.role) + `"}`
+		}},
+		// The studio: creator and admins (access.CanOpenStudio). Forms that
+		// would change what later rows rely on are sent invalid: an allowed
+		// viewer gets the form back with its errors, the others a refusal.
+		{"main", "GET", "/apps/:app/studio", store.RoleAdmin, fixed(app + "/studio")},
+		{"main", "GET", "/apps/:app/studio/features", store.RoleAdmin, fixed(app + "/studio/features")},
+		{"main", "GET", "/apps/:app/studio/plans", store.RoleAdmin, fixed(app + "/studio/plans")},
+		{"main", "GET", "/apps/:app/studio/members", store.RoleAdmin, fixed(app + "/studio/members?q=demo")},
+		{"main", "GET", "/apps/:app/studio/analytics", store.RoleAdmin, fixed(app + "/studio/analytics")},
+		{"main", "GET", "/apps/:app/studio/export/:kind", store.RoleAdmin, fixed(app + "/studio/export/orders.csv")},
+		{"main", "POST", "/apps/:app/studio/profile", store.RoleAdmin, withBody(app+"/studio/profile", "displayName=Demo&lang=not+a+language&version=1.0.0")},
+		{"main", "POST", "/apps/:app/studio/links", store.RoleAdmin, withBody(app+"/studio/links", "linkTitle=Bad&linkUrl=ftp%3A%2F%2Fx")},
+		{"main", "POST", "/apps/:app/studio/features", store.RoleAdmin, withBody(app+"/studio/features", "gating=sometimes")},
+		{"main", "POST", "/apps/:app/studio/plans", store.RoleAdmin, withBody(app+"/studio/plans", "name=No+cycle&price=5")},
+		{"main", "POST", "/apps/:app/studio/plans/:itemId", store.RoleAdmin, withBody(app+"/studio/plans/"+fx.planID, "name=No+cycle&price=5")},
+		{"main", "POST", "/apps/:app/studio/plans/:itemId/archive", store.RoleAdmin, func(v *roleViewer) (string, string) {
+			return app + "/studio/plans/" + fx.newPlan() + "/archive", ""
+		}},
+		{"main", "POST", "/apps/:app/studio/members/:userId", store.RoleAdmin, func(v *roleViewer) (string, string) {
+			return app + "/studio/members/" + follower.userID, "role=FOLLOWER"
+		}},
+		{"main", "GET", "/api/studio/apps/:appId/members", store.RoleAdmin, fixed("/api/studio/apps/demo/members?role=FOLLOWER")},
+		{"main", "PUT", "/api/studio/apps/:appId/members/:userId", store.RoleAdmin, func(v *roleViewer) (string, string) {
+			return "/api/studio/apps/demo/members/" + follower.userID, `{"role":"FOLLOWER"}`
+		}},
+		{"main", "DELETE", "/api/studio/apps/:appId/members/:userId", store.RoleAdmin, fixed("/api/studio/apps/demo/members/" + follower.userID)},
+		{"main", "GET", "/api/studio/apps/:appId/analytics", store.RoleAdmin, fixed("/api/studio/apps/demo/analytics?bucket=week")},
 
 		// JSON API: accounts, following, notifications.
 		{"main", "GET", "/api/app/:appId/landing", public, fixed("/api/app/demo/landing")},

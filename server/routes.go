@@ -13,9 +13,11 @@ import (
 
 // routes lists every route of both sites in one place.
 func (s *Server) routes() {
-	for _, e := range []*echo.Echo{s.main, s.auth} {
+	for i, e := range []*echo.Echo{s.main, s.auth} {
 		e.Pre(headAsGet)
 		e.Pre(canonicalPath)
+		// Request id, access log line and request metrics (logging.go).
+		e.Use(s.observe([]string{"main", "auth"}[i]))
 		e.Use(middleware.Recover())
 		// One limit for both sites: they share the process's CPU and memory.
 		e.Use(s.inFlight.middleware)
@@ -41,6 +43,7 @@ func (s *Server) routes() {
 		e.IPExtractor = s.clientAddress()
 		e.Use(s.loadViewer)
 		e.GET("/healthz", s.healthz)
+		e.GET("/readyz", s.readyz)
 		// Both sites render documents that link the icon, the manifest and,
 		// when a page has islands, the hashed bundles.
 		e.Group("/static", staticCache).Static("/", "public")
@@ -50,6 +53,7 @@ func (s *Server) routes() {
 
 	m := s.main
 	m.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusFound, "/apps") })
+	m.GET("/metrics", s.metricsPage)
 	m.GET("/media/*", s.mediaGet)
 	m.GET("/media/i/:id/:variant", s.mediaByID)
 	m.GET("/sw.js", s.serviceWorker)
@@ -62,6 +66,8 @@ func (s *Server) routes() {
 
 	// Pages.
 	m.GET("/apps", s.pageAppsIndex)
+	// Create your app (SELF_SERVE_APPS): the form, and the studio.
+	m.POST("/apps", s.formCreateApp)
 	// Pages every visitor sees alike are cached whole (pagecache.go):
 	// cached(path, shareMembers) opts a route in; shareMembers when the page
 	// shows nothing personal beyond Viewer.User, so members of one role share
@@ -151,6 +157,24 @@ func (s *Server) routes() {
 	m.POST("/apps/:app/events/:eventId/attend", s.formAttendEvent, s.appPage, s.subscriptionGate)
 	m.POST("/apps/:app/create-event", s.formCreateEvent, s.appPage, s.subscriptionGate)
 
+	// The creator studio (studio*.go): creator and admins only
+	// (access.CanOpenStudio); every form posts and redirects back. Staff
+	// pass the subscription gate anyway, so it is not asked.
+	studio := func(path string, h echo.HandlerFunc) { m.GET("/apps/:app"+path, h, s.appPage) }
+	studio("/studio", s.pageStudio)
+	appForm("/studio/profile", s.formStudioProfile)
+	appForm("/studio/links", s.formStudioLinks)
+	studio("/studio/features", s.pageStudioFeatures)
+	appForm("/studio/features", s.formStudioFeatures)
+	studio("/studio/plans", s.pageStudioPlans)
+	appForm("/studio/plans", s.formStudioPlan)
+	appForm("/studio/plans/:itemId", s.formStudioPlan)
+	appForm("/studio/plans/:itemId/archive", s.formStudioPlanArchive)
+	studio("/studio/members", s.pageStudioMembers)
+	appForm("/studio/members/:userId", s.formStudioMember)
+	studio("/studio/analytics", s.pageStudioAnalytics)
+	studio("/studio/export/:kind", s.studioExport)
+
 	// JSON API (SPEC.md section 7).
 	api := m.Group("/api")
 	api.GET("/app/:appId/landing", s.apiLanding)
@@ -226,6 +250,13 @@ func (s *Server) routes() {
 	api.POST("/store/:storeId/paypal/capture-order", s.apiPayPalCapture)
 	api.POST("/webhooks/stripe", s.apiWebhook(payments.Stripe))
 	api.POST("/webhooks/paypal", s.apiWebhook(payments.PayPal))
+	// Apps of one's own and the studio.
+	api.GET("/apps/availability", s.apiAppAvailability)
+	api.POST("/apps", s.apiCreateApp)
+	api.GET("/studio/apps/:appId/members", s.apiStudioMembers)
+	api.PUT("/studio/apps/:appId/members/:userId", s.apiStudioSetRole)
+	api.DELETE("/studio/apps/:appId/members/:userId", s.apiStudioRemoveMember)
+	api.GET("/studio/apps/:appId/analytics", s.apiStudioAnalytics)
 	// Events.
 	api.GET("/events/apps/:appId/events", s.apiEvents)
 	api.POST("/events/apps/:appId/events", s.apiCreateEvent)

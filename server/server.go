@@ -53,6 +53,7 @@ type Server struct {
 	// cachedRoutes names the routes that use it.
 	pages        *pageCache
 	cachedRoutes map[string]bool
+	metrics      *metrics
 }
 
 // Renderer turns a page and its props into HTML: render.Engine (React on
@@ -93,6 +94,8 @@ func New(d Deps) *Server {
 	if s.logger == nil {
 		s.logger = slog.Default()
 	}
+	s.logger = WithRequestLogger(s.logger)
+	s.metrics = newMetrics(d.Store.DB, d.Renderer, s.pages)
 	s.push = d.Push
 	if s.push == nil {
 		s.push = &push.Sender{Store: d.Store, Subscriber: d.Config.PushSubscriber, Logger: s.logger}
@@ -107,7 +110,6 @@ func New(d Deps) *Server {
 	}
 	s.limiter = newRateLimiter(d.Store.Redis, s.logger)
 	s.limits = d.Config.Limits.withDefaults()
-	d.Store.PageBumped = s.pages.versions.bumped
 	if d.Store.MediaURL == "" {
 		// Stable media URLs (og:image, srcset) point at this site.
 		d.Store.MediaURL = strings.TrimRight(d.Config.PublicURL, "/")

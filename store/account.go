@@ -170,7 +170,10 @@ func (s *Storage) SubscriptionStatusOf(ctx context.Context, appID, userID string
 // screen's list.
 func (s *Storage) SubscriptionItems(ctx context.Context, appID string) ([]ItemView, error) {
 	var items []StoreItem
+	// A SUBSCRIPTION item without a billing cycle is a draft: offering it
+	// would end in "Subscription plan not found" at Subscribe.
 	if err := s.DB.NewSelect().Model(&items).Where("app_id = ? AND type = ? AND deleted_at IS NULL", appID, ItemSubscription).
+		Where("EXISTS (SELECT 1 FROM subscription_plans AS p WHERE p.store_item_id = ?TableAlias.id)").
 		Order("price ASC", "id ASC").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load subscription items: %w", err)
 	}

@@ -37,33 +37,10 @@ func CheckAppName(name string) error {
 }
 
 // CreateApp creates an app with default settings, its community and store,
-// and makes creatorID its CREATOR.
+// and makes creatorID its CREATOR (the CLI's `app create`; the studio's
+// creation goes through the same CreateAppWith).
 func (s *Storage) CreateApp(ctx context.Context, name, creatorID string) (*App, error) {
-	if err := CheckAppName(name); err != nil {
-		return nil, err
-	}
-	app := &App{ID: NewID(), Name: name, Status: "PUBLIC", Version: "1.0.0", CreatorID: creatorID,
-		Settings: DefaultSettings(name)}
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := tx.NewInsert().Model(app).Exec(ctx); err != nil {
-			return fmt.Errorf("insert app: %w", err)
-		}
-		rows := []any{
-			&Community{ID: NewID(), AppID: app.ID, Name: name},
-			&Shop{ID: NewID(), AppID: app.ID, Name: name, Currency: "USD"},
-			&Membership{ID: NewID(), AppID: app.ID, UserID: creatorID, Role: RoleCreator},
-		}
-		for _, row := range rows {
-			if _, err := tx.NewInsert().Model(row).Exec(ctx); err != nil {
-				return fmt.Errorf("insert %T: %w", row, err)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("create app %s: %w", name, err)
-	}
-	return app, nil
+	return s.CreateAppWith(ctx, NewApp{Name: name, DisplayName: name, CreatorID: creatorID})
 }
 
 // UserByEmail finds a user by email (case-insensitive), or ErrNotFound.

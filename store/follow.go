@@ -17,7 +17,7 @@ func (s *Storage) Follow(ctx context.Context, appID, userID string) (string, err
 		return "", fmt.Errorf("follow app %s: %w", appID, err)
 	}
 	if n, _ := res.RowsAffected(); n > 0 {
-		s.InvalidateLanding(ctx, appID) // the landing counts members
+		s.NoteEngagement(ctx, appID) // the landing counts members; no page changes
 	}
 	cur, err := s.MembershipOf(ctx, appID, userID)
 	if err != nil {
@@ -48,6 +48,6 @@ func (s *Storage) Unfollow(ctx context.Context, appID, userID string) error {
 	if err != nil {
 		return err
 	}
-	s.InvalidateLanding(ctx, appID) // the landing counts members
+	s.NoteEngagement(ctx, appID) // the landing counts members; no page changes
 	return nil
 }

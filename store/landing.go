@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/microcosm-cc/bluemonday"
+	"github.com/uptrace/bun"
 )
 
 // LandingTTL bounds staleness for what writes cannot invalidate: time passing
@@ -73,8 +73,15 @@ type AppCount struct {
 }
 
 // Every cache entry of an app is keyed by its id: names are resolved to ids
-// first, so a name can never reach another app's entries.
-func landingKey(appID string) string { return "landing:v2:" + appID }
+// first, so a name can never reach another app's entries. Landing data is
+// also keyed by the app's versions (landingVersions), kept in the database:
+// a write made while Redis was unreachable, or racing a read, can never
+// leave older data under the key the next read uses.
+func landingKey(appID, version string) string { return "landing:v3:" + appID + ":" + version }
+
+func landingCountsKey(appID, version string) string {
+	return "landing-counts:v1:" + appID + ":" + version
+}
 
 func appIDKey(name string) string { return "app-id:v1:" + name }
 
@@ -92,37 +99,77 @@ func (s *Storage) AppIDOf(ctx context.Context, idOrName string) (string, error) 
 		return "", err
 	}
 	if err := s.Cache.Set(ctx, appIDKey(app.Name), []byte(app.ID), LandingTTL); err != nil {
-		s.Logger.Warn("app id cache write failed", "err", err)
+		s.cacheWarn("app id cache write failed", err)
 	}
 	return app.ID, nil
 }
 
-// Landing returns the landing data of an app by id or name, from the cache
-// when it can. A failing cache is logged and skipped: the database answers.
+type landingMemoEntry struct {
+	key     string
+	view    *AppView
+	expires time.Time
+}
+
+// Landing returns the landing data of an app by id or name. It is built in
+// two parts, each cached under its version: the content (posts, events,
+// items, settings), rebuilt only when the app's page version moves, and the
+// engagement on it (reactions and reply counts of the posts shown, the
+// member count), re-read in three small queries when a like, a reply or a
+// follow moves the engagement version. A failing cache is logged and
+// skipped: the database answers.
 func (s *Storage) Landing(ctx context.Context, idOrName string) (*AppView, error) {
 	appID, err := s.AppIDOf(ctx, idOrName)
 	if err != nil {
 		return nil, err
 	}
-	key := s.landingCacheKey(ctx, appID)
-	// In process the key carries the page version, so the view decoded for
-	// it stays right until the version moves: every API call loads the
-	// app's landing data for its scope, and decoding it each time was a
-	// fifth of a feed call. Callers share it read-only, as they share the
-	// page cache's (server/pagecache.go appView).
-	if memo, ok := s.landingMemo.Load(appID); ok && memo.(landingMemoEntry).key == key && time.Now().Before(memo.(landingMemoEntry).expires) {
-		return memo.(landingMemoEntry).view, nil
+	v, err := s.CurrentVersions(ctx, appID)
+	if err != nil {
+		return nil, err
 	}
-	_, versioned := s.Cache.(*MemoryCache)
+	versions := struct{ content, engagement string }{v.Key(), v.DataKey()}
+	// The view of one version is decoded once per process and shared
+	// read-only: every API call loads the app's landing data for its scope,
+	// and decoding it each time was a fifth of a feed call.
+	if memo, ok := s.landingMemo.Load(appID); ok {
+		if e := memo.(landingMemoEntry); e.key == versions.engagement && time.Now().Before(e.expires) {
+			return e.view, nil
+		}
+	}
+	// One build per key at a time in this process: after a write, every
+	// request of the app wants the landing data at once, and thirty builds
+	// of the same data were the cost.
+	built, err, _ := s.landingBuilds.Do(appID+":"+versions.engagement, func() (any, error) {
+		base, err := s.landingContent(ctx, appID, versions.content)
+		if err != nil {
+			return nil, err
+		}
+		counts, err := s.landingEngagement(ctx, appID, versions.engagement, base)
+		if err != nil {
+			return nil, err
+		}
+		view := counts.applyTo(base)
+		s.landingMemo.Store(appID, landingMemoEntry{key: versions.engagement, view: view, expires: time.Now().Add(LandingTTL)})
+		return view, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Callers of one version share its lists read-only; the top level is
+	// each caller's own.
+	view := *built.(*AppView)
+	return &view, nil
+}
+
+// landingContent is the landing data as built from the database, cached per
+// content version.
+func (s *Storage) landingContent(ctx context.Context, appID, version string) (*AppView, error) {
+	key := landingKey(appID, version)
 	b, ok, cacheErr := s.Cache.Get(ctx, key)
 	if cacheErr != nil {
-		s.Logger.Warn("landing cache read failed; using the database", "err", cacheErr)
+		s.cacheWarn("landing cache read failed; using the database", cacheErr)
 	} else if ok {
 		var view AppView
 		if err := json.Unmarshal(b, &view); err == nil {
-			if versioned {
-				s.landingMemo.Store(appID, landingMemoEntry{key: key, view: &view, expires: time.Now().Add(LandingTTL)})
-			}
 			return &view, nil
 		}
 	}
@@ -130,42 +177,116 @@ func (s *Storage) Landing(ctx context.Context, idOrName string) (*AppView, error
 	if err != nil {
 		return nil, err
 	}
+	s.LandingBuildCount.Add(1)
 	view, err := s.buildLanding(ctx, app, time.Now())
 	if err != nil {
 		return nil, err
 	}
 	// A cache that just failed to read is not asked to write: when Redis is
 	// down each page pays its timeout once, not twice.
-	if b, err := json.Marshal(view); err == nil && cacheErr == nil {
+	if b, err := json.Marshal(view); err == nil && cacheErr == nil && key != "" {
 		if err := s.Cache.Set(ctx, key, b, LandingTTL); err != nil {
-			s.Logger.Warn("landing cache write failed", "err", err)
+			s.cacheWarn("landing cache write failed", err)
 		}
 	}
 	return view, nil
 }
 
-// landingCacheKey is landingKey, and with the in-process cache also the app's
-// page version: the CLI, another process, cannot delete from this memory, but
-// its bump of the version in the database reaches it (one primary-key read).
-type landingMemoEntry struct {
-	key     string
-	view    *AppView
-	expires time.Time
+// landingCounts is the engagement part of the landing data.
+type landingCounts struct {
+	Reactions map[string][]ReactionView `json:"reactions"`
+	Replies   map[string]int            `json:"replies"`
+	Members   int                       `json:"members"`
 }
 
-func (s *Storage) landingCacheKey(ctx context.Context, appID string) string {
-	if _, local := s.Cache.(*MemoryCache); !local {
-		return landingKey(appID)
+func (s *Storage) landingEngagement(ctx context.Context, appID, version string, base *AppView) (*landingCounts, error) {
+	key := landingCountsKey(appID, version)
+	b, ok, cacheErr := s.Cache.Get(ctx, key)
+	if cacheErr == nil && ok {
+		var counts landingCounts
+		if err := json.Unmarshal(b, &counts); err == nil {
+			return &counts, nil
+		}
 	}
-	v, err := s.PageVersions(ctx, appID)
+	ids := base.shownPostIDs()
+	counts := &landingCounts{Reactions: map[string][]ReactionView{}, Replies: map[string]int{}}
+	if len(ids) > 0 {
+		var reactions []Reaction
+		if err := s.DB.NewSelect().Model(&reactions).Where("message_id IN (?)", bun.In(ids)).
+			Order("created_at ASC").Scan(ctx); err != nil {
+			return nil, fmt.Errorf("load landing reactions: %w", err)
+		}
+		for _, r := range reactions {
+			counts.Reactions[r.MessageID] = append(counts.Reactions[r.MessageID],
+				ReactionView{ID: r.ID, Reaction: r.Reaction, MediaID: r.MediaID, Sender: ReactionUser{ID: r.SenderID}})
+		}
+		var replies []struct {
+			ParentMessageID string `bun:"parent_message_id"`
+			N               int    `bun:"n"`
+		}
+		if err := s.DB.NewSelect().Model((*Message)(nil)).ColumnExpr("parent_message_id, COUNT(*) AS n").
+			Where("parent_message_id IN (?)", bun.In(ids)).Group("parent_message_id").Scan(ctx, &replies); err != nil {
+			return nil, fmt.Errorf("count landing replies: %w", err)
+		}
+		for _, r := range replies {
+			counts.Replies[r.ParentMessageID] = r.N
+		}
+	}
+	members, err := s.DB.NewSelect().Model((*Membership)(nil)).Where("app_id = ?", appID).Count(ctx)
 	if err != nil {
-		return landingKey(appID) + ":unversioned"
+		return nil, fmt.Errorf("count members: %w", err)
 	}
-	return landingKey(appID) + ":" + strconv.FormatInt(v[appID], 10)
+	counts.Members = int(members)
+	if b, err := json.Marshal(counts); err == nil && cacheErr == nil {
+		if err := s.Cache.Set(ctx, key, b, LandingTTL); err != nil {
+			s.cacheWarn("landing counts cache write failed", err)
+		}
+	}
+	return counts, nil
 }
 
-// InvalidateLanding drops the cached landing data of an app and bumps its
-// page version. Every write that changes what the landing shows calls it.
+func (v *AppView) shownPostIDs() []string {
+	var ids []string
+	for _, p := range v.RecentPosts {
+		ids = append(ids, p.ID)
+	}
+	if v.Community != nil {
+		for _, p := range v.Community.Posts {
+			ids = append(ids, p.ID)
+		}
+	}
+	return ids
+}
+
+// applyTo returns a copy of base with these counts; base is not changed.
+func (c *landingCounts) applyTo(base *AppView) *AppView {
+	view := *base
+	patch := func(posts []MessageView) []MessageView {
+		out := make([]MessageView, len(posts))
+		for i, p := range posts {
+			p.Reactions = c.Reactions[p.ID]
+			if p.Reactions == nil {
+				p.Reactions = []ReactionView{}
+			}
+			p.Count.Reactions, p.Count.Replies = len(p.Reactions), c.Replies[p.ID]
+			out[i] = p
+		}
+		return out
+	}
+	view.RecentPosts = patch(base.RecentPosts)
+	if base.Community != nil {
+		community := *base.Community
+		community.Posts = patch(base.Community.Posts)
+		view.Community = &community
+	}
+	view.Count.Members = c.Members
+	return &view
+}
+
+// InvalidateLanding bumps the page version of an app: its landing data and
+// every cached page of it are rebuilt on their next request. Every write
+// that changes what the landing shows calls it. (The data is keyed by the
+// version, so nothing needs deleting: old entries age out.)
 func (s *Storage) InvalidateLanding(ctx context.Context, appIDOrName string) {
 	appID, err := s.AppIDOf(ctx, appIDOrName)
 	if err != nil {
@@ -174,117 +295,7 @@ func (s *Storage) InvalidateLanding(ctx context.Context, appIDOrName string) {
 		}
 		return
 	}
-	if err := s.Cache.Delete(ctx, landingKey(appID)); err != nil {
-		s.Logger.Warn("landing cache invalidation failed", "app", appID, "err", err)
-	}
-	// Bumped after the delete: a page rendered for the new version must not
-	// find the old landing data still cached.
 	s.InvalidateApp(ctx, appID)
-}
-
-// RefreshLandingReactions keeps the cached landing data when a reaction
-// changes: the reactions of the one post it shows are re-read and patched in,
-// and only the rendered pages (which print the count) are dropped.
-// Likes are frequent; rebuilding the whole landing for each would be waste.
-func (s *Storage) RefreshLandingReactions(ctx context.Context, appID, messageID string) {
-	key := s.landingCacheKey(ctx, appID)
-	b, ok, err := s.Cache.Get(ctx, key)
-	if err != nil || !ok {
-		s.InvalidateLanding(ctx, appID)
-		return
-	}
-	var view AppView
-	if json.Unmarshal(b, &view) != nil {
-		s.InvalidateLanding(ctx, appID)
-		return
-	}
-	lists := [][]MessageView{view.RecentPosts}
-	if view.Community != nil {
-		lists = append(lists, view.Community.Posts)
-	}
-	var reactions []ReactionView
-	shown := false
-	for _, list := range lists {
-		for i := range list {
-			if list[i].ID != messageID {
-				continue
-			}
-			if !shown {
-				if reactions, err = s.ReactionsOf(ctx, messageID); err != nil {
-					s.InvalidateLanding(ctx, appID)
-					return
-				}
-				shown = true
-			}
-			list[i].Reactions, list[i].Count.Reactions = reactions, len(reactions)
-		}
-	}
-	if !shown {
-		// The post's own page and the community feed print the count.
-		s.InvalidateApp(ctx, appID)
-		return
-	}
-	patched, err := json.Marshal(view)
-	if err != nil {
-		s.InvalidateLanding(ctx, appID)
-		return
-	}
-	if _, local := s.Cache.(*MemoryCache); local {
-		// The in-process key carries the page version (landingCacheKey):
-		// bump, then file the patch under the new version.
-		s.InvalidateApp(ctx, appID)
-		key = s.landingCacheKey(ctx, appID)
-		if err := s.Cache.Set(ctx, key, patched, LandingTTL); err != nil {
-			s.InvalidateLanding(ctx, appID)
-		}
-		return
-	}
-	if err := s.Cache.Set(ctx, key, patched, LandingTTL); err != nil {
-		s.InvalidateLanding(ctx, appID)
-		return
-	}
-	// Bumped once the landing data is right (see InvalidateLanding).
-	s.InvalidateApp(ctx, appID)
-}
-
-// InvalidateLandingShowing drops the landing of appID only when it shows
-// message messageID: a like or a reply on an older post changes nothing the
-// landing shows, so it keeps its cache.
-func (s *Storage) InvalidateLandingShowing(ctx context.Context, appID, messageID string) {
-	// Whatever the landing shows, the post's own page changed.
-	defer s.InvalidateApp(ctx, appID)
-	b, ok, err := s.Cache.Get(ctx, landingKey(appID))
-	if err != nil || !ok {
-		// Nothing cached (or unknown): dropping the page is the safe choice.
-		s.InvalidateLanding(ctx, appID)
-		return
-	}
-	var view struct {
-		RecentPosts []struct {
-			ID string `json:"id"`
-		} `json:"recentPosts"`
-		Community *struct {
-			Posts []struct {
-				ID string `json:"id"`
-			} `json:"posts"`
-		} `json:"community"`
-	}
-	if json.Unmarshal(b, &view) != nil {
-		s.InvalidateLanding(ctx, appID)
-		return
-	}
-	shown := false
-	for _, p := range view.RecentPosts {
-		shown = shown || p.ID == messageID
-	}
-	if view.Community != nil {
-		for _, p := range view.Community.Posts {
-			shown = shown || p.ID == messageID
-		}
-	}
-	if shown {
-		s.InvalidateLanding(ctx, appID)
-	}
 }
 
 var bioPolicy = bluemonday.UGCPolicy()

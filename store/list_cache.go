@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"encoding/json"
-	"strconv"
 	"time"
 )
 
@@ -12,19 +11,19 @@ import (
 const listCacheTTL = 5 * time.Minute
 
 // cachedList loads one page of a list (feed, store grid, events) through the
-// cache, keyed by the app's and the global page versions: every write that
-// changes what the app's pages show bumps them (InvalidateApp,
-// InvalidateAllApps), which is what the page cache already relies on, so a
-// cached page is never stale. A hit costs one primary-key lookup and a
+// cache, keyed by the app's, the global and the engagement versions (a list
+// prints counts): every write that changes what the app's pages show bumps
+// one of them (InvalidateApp, InvalidateAllApps, NoteEngagement), so a
+// cached list is never stale. A hit costs one primary-key lookup and a
 // decode instead of the list's seven or so queries. out must be a pointer
 // whose value round-trips through JSON; viewer-specific fields are filled
 // by the caller afterwards, never cached.
 func (s *Storage) cachedList(ctx context.Context, appID, key string, out any, load func(context.Context) error) error {
-	v, err := s.PageVersions(ctx, appID, GlobalPageScope)
+	v, err := s.dataVersion(ctx, appID)
 	if err != nil {
 		return load(ctx)
 	}
-	full := "list:" + appID + ":" + strconv.FormatInt(v[appID], 10) + ":" + strconv.FormatInt(v[GlobalPageScope], 10) + ":" + key
+	full := "list:" + appID + ":" + v + ":" + key
 	if b, ok, err := s.Cache.Get(ctx, full); err == nil && ok {
 		if json.Unmarshal(b, out) == nil {
 			return nil
@@ -35,7 +34,7 @@ func (s *Storage) cachedList(ctx context.Context, appID, key string, out any, lo
 	}
 	if b, err := json.Marshal(out); err == nil {
 		if err := s.Cache.Set(ctx, full, b, listCacheTTL); err != nil {
-			s.Logger.Warn("list page not cached", "app", appID, "err", err)
+			s.cacheWarn("list page not cached", err, "app", appID)
 		}
 	}
 	return nil

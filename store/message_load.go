@@ -195,7 +195,7 @@ func (s *Storage) feedTotal(ctx context.Context, communityID, msgType string) (i
 		return 0, fmt.Errorf("count posts of community %s: %w", communityID, err)
 	}
 	if err := s.Cache.Set(ctx, key, []byte(strconv.FormatInt(n, 10)), feedTotalTTL); err != nil {
-		s.Logger.Warn("feed total not cached", "community", communityID, "err", err)
+		s.cacheWarn("feed total not cached", err, "community", communityID)
 	}
 	return int(n), nil
 }
@@ -204,7 +204,7 @@ func (s *Storage) feedTotal(ctx context.Context, communityID, msgType string) (i
 // removed.
 func (s *Storage) forgetFeedTotal(ctx context.Context, communityID, msgType string) {
 	if err := s.Cache.Delete(ctx, feedTotalKey(communityID, msgType)); err != nil {
-		s.Logger.Warn("feed total not dropped", "community", communityID, "err", err)
+		s.cacheWarn("feed total not dropped", err, "community", communityID)
 	}
 }
 

@@ -92,9 +92,9 @@ func (s *Storage) CreateMessage(ctx context.Context, n NewMessage) (*MessageView
 		return nil, err
 	}
 	if m.Type == MessageReply {
-		// The parent's reply count changed; the landing shows it only for
-		// its recent posts.
-		s.InvalidateLandingShowing(ctx, n.AppID, *n.ParentMessageID)
+		// The parent's page shows the reply at once; elsewhere only its
+		// reply count changed.
+		s.InvalidatePost(ctx, n.AppID, *n.ParentMessageID)
 	} else {
 		s.forgetFeedTotal(ctx, m.CommunityID, m.Type)
 		s.InvalidateLanding(ctx, n.AppID)
@@ -154,7 +154,8 @@ func NormalizeReaction(r string) (string, bool) {
 func (s *Storage) AddReaction(ctx context.Context, m *Message, senderID, reaction string, mediaID *string) (*ReactionView, error) {
 	r := &Reaction{ID: NewID(), AppID: m.AppID, MessageID: m.ID, SenderID: senderID, Reaction: reaction,
 		MediaID: mediaID, CreatedAt: time.Now().UTC()}
-	if _, err := s.DB.NewInsert().Model(r).On("CONFLICT DO NOTHING").Exec(ctx); err != nil {
+	res, err := s.DB.NewInsert().Model(r).On("CONFLICT DO NOTHING").Exec(ctx)
+	if err != nil {
 		return nil, fmt.Errorf("add reaction: %w", err)
 	}
 	got := new(Reaction)
@@ -162,7 +163,9 @@ func (s *Storage) AddReaction(ctx context.Context, m *Message, senderID, reactio
 		Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load reaction: %w", err)
 	}
-	s.RefreshLandingReactions(ctx, m.AppID, m.ID) // landing cards show heart counts
+	if n, _ := res.RowsAffected(); n > 0 {
+		s.NoteEngagement(ctx, m.AppID) // a count changed, nothing else
+	}
 	return &ReactionView{ID: got.ID, Reaction: got.Reaction, MediaID: got.MediaID, Sender: ReactionUser{ID: got.SenderID}}, nil
 }
 
@@ -179,7 +182,7 @@ func (s *Storage) RemoveReaction(ctx context.Context, m *Message, reactionID, se
 	if _, err := s.DB.NewDelete().Model((*Reaction)(nil)).Where("id = ?", r.ID).Exec(ctx); err != nil {
 		return fmt.Errorf("delete reaction %s: %w", reactionID, err)
 	}
-	s.RefreshLandingReactions(ctx, m.AppID, m.ID)
+	s.NoteEngagement(ctx, m.AppID)
 	return nil
 }
 

@@ -16,6 +16,6 @@ func Models() []any {
 		(*Event)(nil), (*EventMedia)(nil), (*Attendee)(nil),
 		(*Notification)(nil), (*PushSubscription)(nil), (*Donation)(nil), (*DonationTier)(nil),
 		(*Link)(nil), (*Secret)(nil), (*JobOutbox)(nil), (*NotificationPreference)(nil),
-		(*PaymentEvent)(nil), (*PageVersion)(nil), (*LinkIcon)(nil),
+		(*PaymentEvent)(nil), (*PageVersion)(nil), (*LinkIcon)(nil), (*AuditEntry)(nil),
 	}
 }

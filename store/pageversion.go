@@ -3,7 +3,11 @@ package store
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"sync"
+	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/uptrace/bun"
 )
 
@@ -19,9 +23,211 @@ type PageVersion struct {
 
 const GlobalPageScope = "*"
 
+// EngagementScope is the version of an app's engagement: reaction, reply
+// and member counts, and who follows. Data caches (landing data, lists,
+// totals) are keyed by it as well, so they are exact; rendered pages are not:
+// they are served while one render replaces them (server/pagecache.go), so
+// a busy app's likes do not empty its page cache.
+func EngagementScope(appID string) string { return "e:" + appID }
+
+// PostScope is the version of one post's own page: a reply shows on it at
+// once, while the rest of the app only sees new counts.
+func PostScope(messageID string) string { return "m:" + messageID }
+
 // PageVersionChannel is the Redis channel a bump is announced on, so that
-// servers holding versions in memory drop theirs at once.
-const PageVersionChannel = "marquee:page-versions"
+// servers holding versions in memory drop theirs at once. It is namespaced
+// like every key (Storage.Namespace): Redis channels are shared by every
+// database number of a server and every deployment using it.
+func (s *Storage) PageVersionChannel() string {
+	if s.Namespace == "" {
+		return "marquee:page-versions"
+	}
+	return "marquee:" + s.Namespace + ":page-versions"
+}
+
+const (
+	// VersionTrust is how long a version learned from the database is used
+	// without asking again while Redis announces bumps. Without Redis (or
+	// while its subscription is down) it is UnannouncedTrust: this
+	// process's own writes still show at once (a bump forgets the version
+	// it moved), another process's (the CLI's) within that second. Asking
+	// the database on every request instead serialised visitors on
+	// SQLite's connection (scripts/bench).
+	VersionTrust     = 5 * time.Second
+	UnannouncedTrust = time.Second
+)
+
+// Versions are the page versions every cache key of an app carries: the
+// app's and the global one (its content), and its engagement.
+type Versions struct{ App, Global, Engagement int64 }
+
+// Key is "app.global", the content part of a cache key: what rendered
+// pages are keyed by.
+func (v Versions) Key() string {
+	return strconv.FormatInt(v.App, 10) + "." + strconv.FormatInt(v.Global, 10)
+}
+
+// DataKey is "app.global.engagement": what data caches are keyed by, so
+// that counts in them are exact.
+func (v Versions) DataKey() string {
+	return v.Key() + "." + strconv.FormatInt(v.Engagement, 10)
+}
+
+// pageVersions is the one owner of page versions in a process: what it
+// learned from the database and for how long to trust it, and whether
+// Redis is announcing bumps (WatchPageVersions). The page cache, the
+// landing data and the list caches all key by what it answers.
+type pageVersions struct {
+	mu sync.Mutex
+	// live: subscribed to the channel, so known versions are dropped as
+	// soon as they are bumped. gen counts drops, so a database read that
+	// raced a bump is not remembered.
+	live  bool
+	gen   uint64
+	known map[string]knownVersion
+}
+
+type knownVersion struct {
+	version int64
+	at      time.Time
+}
+
+func (s *Storage) pv() *pageVersions {
+	s.versionsOnce.Do(func() { s.versions = &pageVersions{known: map[string]knownVersion{}} })
+	return s.versions
+}
+
+// CurrentVersions answers the versions of an app, from memory while they
+// are trusted, from the database otherwise.
+func (s *Storage) CurrentVersions(ctx context.Context, appID string) (Versions, error) {
+	got, err := s.knownVersions(ctx, appID, GlobalPageScope, EngagementScope(appID))
+	if err != nil {
+		return Versions{}, err
+	}
+	return Versions{App: got[0], Global: got[1], Engagement: got[2]}, nil
+}
+
+// PostVersion answers the version of one post's own page (PostScope).
+func (s *Storage) PostVersion(ctx context.Context, messageID string) (int64, error) {
+	got, err := s.knownVersions(ctx, PostScope(messageID))
+	if err != nil {
+		return 0, err
+	}
+	return got[0], nil
+}
+
+// dataVersion is the version part of a data cache key of an app.
+func (s *Storage) dataVersion(ctx context.Context, appID string) (string, error) {
+	v, err := s.CurrentVersions(ctx, appID)
+	if err != nil {
+		return "", err
+	}
+	return v.DataKey(), nil
+}
+
+// knownVersions answers the versions of scopes from memory while they are
+// trusted, else from the database (one query for all of them).
+func (s *Storage) knownVersions(ctx context.Context, scopes ...string) ([]int64, error) {
+	pv := s.pv()
+	now := time.Now()
+	out := make([]int64, len(scopes))
+	pv.mu.Lock()
+	trust := UnannouncedTrust
+	if pv.live {
+		trust = VersionTrust
+	}
+	fresh := true
+	for i, scope := range scopes {
+		k, ok := pv.known[scope]
+		if !ok || now.Sub(k.at) >= trust {
+			fresh = false
+			break
+		}
+		out[i] = k.version
+	}
+	gen := pv.gen
+	pv.mu.Unlock()
+	if fresh {
+		return out, nil
+	}
+	got, err := s.PageVersions(ctx, scopes...)
+	if err != nil {
+		return nil, err
+	}
+	pv.mu.Lock()
+	if pv.gen == gen {
+		if len(pv.known) > 100_000 {
+			clear(pv.known) // post scopes are many; the database keeps them
+		}
+		for _, scope := range scopes {
+			pv.known[scope] = knownVersion{got[scope], now}
+		}
+	}
+	pv.mu.Unlock()
+	for i, scope := range scopes {
+		out[i] = got[scope]
+	}
+	return out, nil
+}
+
+// PageVersionsLive reports whether bumps are being announced to this
+// process (WatchPageVersions is subscribed).
+func (s *Storage) PageVersionsLive() bool {
+	pv := s.pv()
+	pv.mu.Lock()
+	defer pv.mu.Unlock()
+	return pv.live
+}
+
+func (pv *pageVersions) forget(scope string, live *bool) {
+	pv.mu.Lock()
+	defer pv.mu.Unlock()
+	pv.gen++
+	if live != nil {
+		pv.live = *live
+	}
+	if scope == "" || scope == GlobalPageScope {
+		clear(pv.known)
+		return
+	}
+	delete(pv.known, scope)
+}
+
+// WatchPageVersions listens for version bumps on Redis until ctx ends, so
+// cache keys cost no database read per request. Without it every request
+// reads the versions from the database, which is always correct.
+func (s *Storage) WatchPageVersions(ctx context.Context) {
+	if s.Redis == nil {
+		return
+	}
+	pv := s.pv()
+	on, off := true, false
+	for ctx.Err() == nil {
+		ps := s.Redis.Subscribe(ctx, s.PageVersionChannel())
+		for {
+			msg, err := ps.Receive(ctx)
+			if err != nil {
+				// Bumps may be missed from now on: ask the database per
+				// request until subscribed again.
+				pv.forget("", &off)
+				break
+			}
+			switch m := msg.(type) {
+			case *redis.Subscription:
+				if m.Kind == "subscribe" {
+					pv.forget("", &on)
+				}
+			case *redis.Message:
+				pv.forget(m.Payload, &on)
+			}
+		}
+		ps.Close()
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+}
 
 // InvalidateApp bumps the page version of an app: every cached page of it,
 // for visitors and members, is stale from the next request on. Every write
@@ -29,6 +235,20 @@ const PageVersionChannel = "marquee:page-versions"
 // InvalidateLanding and its siblings, or directly).
 func (s *Storage) InvalidateApp(ctx context.Context, appID string) {
 	s.bumpPageVersion(ctx, appID)
+}
+
+// NoteEngagement bumps the engagement version of an app: a like, a reply or
+// a follow changed counts, which every data cache re-reads at once and the
+// cached pages within their staleness bound.
+func (s *Storage) NoteEngagement(ctx context.Context, appID string) {
+	s.bumpPageVersion(ctx, EngagementScope(appID))
+}
+
+// InvalidatePost bumps one post's page version and the app's engagement: a
+// reply changes the post's page and a count elsewhere.
+func (s *Storage) InvalidatePost(ctx context.Context, appID, messageID string) {
+	s.bumpPageVersion(ctx, PostScope(messageID))
+	s.NoteEngagement(ctx, appID)
 }
 
 // InvalidateAllApps bumps the version every cached page also carries: for
@@ -46,12 +266,12 @@ func (s *Storage) bumpPageVersion(ctx context.Context, scope string) {
 		// The write itself succeeded; a page may stay stale for PageTTL.
 		s.Logger.Error("page version bump failed", "scope", scope, "err", err)
 	}
-	if s.PageBumped != nil {
-		s.PageBumped(scope)
-	}
+	// This process's own writes show on its next request, without waiting
+	// for the announcement to come back.
+	s.pv().forget(scope, nil)
 	if s.Redis != nil {
-		if err := s.Redis.Publish(ctx, PageVersionChannel, scope).Err(); err != nil {
-			s.Logger.Warn("page version announcement failed", "scope", scope, "err", err)
+		if err := s.Redis.Publish(ctx, s.PageVersionChannel(), scope).Err(); err != nil {
+			s.cacheWarn("page version announcement failed", err, "scope", scope)
 		}
 	}
 }

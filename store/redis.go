@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -21,7 +22,9 @@ var ErrRedisUnavailable = fmt.Errorf("redis circuit open: %w", ErrUnavailable)
 // down), and a circuit breaker in front of every command.
 // poolSize caps its connections (REDIS_POOL_SIZE); 0 keeps go-redis's 10
 // per CPU.
-func OpenRedis(url string, poolSize int) (*redis.Client, error) {
+// logger hears, once per change, that Redis became unreachable or answers
+// again (the breaker's state), instead of a warning per command.
+func OpenRedis(url string, poolSize int, logger *slog.Logger) (*redis.Client, error) {
 	opts, err := redis.ParseURL(url)
 	if err != nil {
 		return nil, fmt.Errorf("REDIS_URL: %w", err)
@@ -31,7 +34,9 @@ func OpenRedis(url string, poolSize int) (*redis.Client, error) {
 		opts.PoolSize = poolSize
 	}
 	client := redis.NewClient(opts)
-	client.AddHook(NewBreaker(3, 2*time.Second))
+	b := NewBreaker(3, 2*time.Second)
+	b.Logger = logger
+	client.AddHook(b)
 	return client, nil
 }
 
@@ -56,6 +61,10 @@ type Breaker struct {
 	threshold int
 	cooldown  time.Duration
 	now       func() time.Time
+	// Logger, when set, is told when Redis goes down and comes back.
+	Logger *slog.Logger
+	// down: the last state told (the breaker opened, no success since).
+	down bool
 
 	mu        sync.Mutex
 	failures  int
@@ -89,19 +98,36 @@ func (b *Breaker) allow() bool {
 
 func (b *Breaker) record(ctx context.Context, err error) {
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	b.probing = false
 	var answer redis.Error
+	change := 0 // +1 went down, -1 came back
 	switch {
 	case err == nil, errors.Is(err, redis.Nil), errors.As(err, &answer):
 		b.failures = 0
+		if b.down {
+			b.down, change = false, -1
+		}
 	case ctx.Err() != nil:
 		// The caller gave up (client went away): says nothing about Redis.
 	default:
 		b.failures++
 		if b.failures >= b.threshold {
 			b.openUntil = b.now().Add(b.cooldown)
+			if !b.down {
+				b.down, change = true, 1
+			}
 		}
+	}
+	logger := b.Logger
+	b.mu.Unlock()
+	if logger == nil {
+		return
+	}
+	switch change {
+	case 1:
+		logger.Warn("Redis is unreachable; serving from the database and the process until it answers", "err", err)
+	case -1:
+		logger.Info("Redis answers again")
 	}
 }
 
@@ -142,4 +168,13 @@ func (b *Breaker) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proc
 		b.record(ctx, err)
 		return err
 	}
+}
+
+// cacheWarn logs a failed cache call, unless the breaker refused it: Redis
+// is known to be down, and the breaker said so once (Breaker.Logger).
+func (s *Storage) cacheWarn(msg string, err error, args ...any) {
+	if errors.Is(err, ErrRedisUnavailable) {
+		return
+	}
+	s.Logger.Warn(msg, append(args, "err", err)...)
 }

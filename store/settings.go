@@ -19,6 +19,9 @@ type BasicSettings struct {
 	DisplayName     string `json:"displayName"`
 	MetaDescription string `json:"metaDescription"`
 	Keywords        string `json:"keywords"`
+	// Lang is the app's language (a BCP 47 tag such as en or pt-BR): the
+	// lang attribute of its pages. Empty reads as en.
+	Lang string `json:"lang,omitempty"`
 }
 
 type UISettings struct {
@@ -112,6 +115,7 @@ var DefaultFooterOrder = []string{"HOME", "COMMUNITY", "STORE", "EVENTS", "CHAT"
 func DefaultSettings(displayName string) AppSettings {
 	s := AppSettings{}
 	s.Basic.DisplayName = displayName
+	s.Basic.Lang = "en"
 	s.UI.FooterOrder = append([]string(nil), DefaultFooterOrder...)
 	s.Features.Community.Enabled = true
 	s.Features.Community.Settings.AllowReactions = true

@@ -4,10 +4,12 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/uptrace/bun"
+	"golang.org/x/sync/singleflight"
 )
 
 // URLSigner turns a media object key into a URL a browser can load.
@@ -30,9 +32,10 @@ type Storage struct {
 	// Redis, when set (REDIS_URL), holds sessions and rate-limit counters so
 	// every process shares them; nil keeps sessions in the database.
 	Redis *redis.Client
-	// PageBumped, when set, hears of every page version this process bumps
-	// (the server's page cache forgets the old one at once).
-	PageBumped func(scope string)
+	// Namespace separates this database's keys and channel in a Redis that
+	// other deployments (or an earlier database) share; app.Open sets it
+	// to an id generated once per database.
+	Namespace string
 	// Grace is how long a membership keeps access after a renewal is due
 	// and has not arrived (a wallet that could not pay, a card whose
 	// invoice is late or failed); 0 is DefaultGracePeriod.
@@ -40,6 +43,14 @@ type Storage struct {
 	// landingMemo holds, per app, the last landing view decoded from a
 	// versioned in-process key (Landing).
 	landingMemo sync.Map
+	// landingBuilds collapses concurrent builds of one landing key.
+	landingBuilds singleflight.Group
+	// LandingBuildCount counts landing data built from the database (tests
+	// and the benchmark read it).
+	LandingBuildCount atomic.Int64
+	// versions owns the page versions of this process (pageversion.go).
+	versions     *pageVersions
+	versionsOnce sync.Once
 	// sessions remembers session lookups for SessionMemoTTL (session_memo.go).
 	sessions *sessionMemo
 }

@@ -18,6 +18,26 @@ export interface AccountUser {
   media: ProfilePicture | null;
 }
 
+// Analytics is store.Analytics.
+export interface Analytics {
+  from: string;
+  to: string;
+  bucket: string;
+  revenue: RevenueRow[];
+  revenueTotal: RevenueRow;
+  members: MembersRow[];
+  topPosts: TopPost[];
+  ordersByStatus: StatusCount[];
+  attendance: EventAttendance[];
+}
+
+// AppAvailability is server.AppAvailability.
+export interface AppAvailability {
+  name: string;
+  available: boolean;
+  message: string;
+}
+
 // AppCount is store.AppCount.
 export interface AppCount {
   members: number;
@@ -59,6 +79,17 @@ export interface AppView {
   featuredStoreItems: ItemView[];
 }
 
+// AppsIndexData is server.AppsIndexData.
+export interface AppsIndexData {
+  signedIn: boolean;
+  selfServe: boolean;
+  apps: ManagedApp[];
+  name: string;
+  displayName: string;
+  error: string;
+  fields: Record<string, string>;
+}
+
 // AttachmentView is store.AttachmentView.
 export interface AttachmentView {
   id: string;
@@ -76,11 +107,22 @@ export interface AttendeeView {
   createdAt: string;
 }
 
+// AuditView is store.AuditView.
+export interface AuditView {
+  id: string;
+  actor: string;
+  action: string;
+  target: string;
+  detail: string;
+  createdAt: string;
+}
+
 // BasicSettings is store.BasicSettings.
 export interface BasicSettings {
   displayName: string;
   metaDescription: string;
   keywords: string;
+  lang?: string;
 }
 
 // CartData is server.CartData.
@@ -189,6 +231,13 @@ export interface ContentSettings {
   create_permission: string;
 }
 
+// CreatedApp is server.CreatedApp.
+export interface CreatedApp {
+  id: string;
+  name: string;
+  studioUrl: string;
+}
+
 // Donation is store.Donation.
 export interface Donation {
   id: string;
@@ -254,6 +303,14 @@ export interface DonationsSettings {
 export interface DonorStanding {
   total: number;
   tier: DonationTierView | null;
+}
+
+// EventAttendance is store.EventAttendance.
+export interface EventAttendance {
+  id: string;
+  name: string;
+  startDate: string;
+  attendees: number;
 }
 
 // EventDetail is server.EventDetail.
@@ -357,6 +414,14 @@ export interface GatingFeature {
   settings: GatingSettings;
 }
 
+// GatingPreview is server.GatingPreview.
+export interface GatingPreview {
+  gated: boolean;
+  seesPreviews: boolean;
+  screens: string[];
+  description: string;
+}
+
 // GatingSettings is store.GatingSettings.
 export interface GatingSettings {
   required: boolean;
@@ -434,6 +499,14 @@ export interface LinksSettings {
   layout: string;
 }
 
+// ManagedApp is store.ManagedApp.
+export interface ManagedApp {
+  name: string;
+  displayName: string;
+  role: Role;
+  status: string;
+}
+
 export type MediaType = "IMAGE" | "VIDEO" | "OTHER";
 
 // MediaView is store.MediaView.
@@ -452,6 +525,24 @@ export interface MediaView {
   height?: number;
   srcset?: string;
   createdAt: string;
+}
+
+// MemberRoleChanged is server.MemberRoleChanged.
+export interface MemberRoleChanged {
+  userId: string;
+  role: string;
+}
+
+// MembersRow is store.MembersRow.
+export interface MembersRow {
+  period: string;
+  followers: number;
+  subscribers: number;
+  moderators: number;
+  admins: number;
+  creators: number;
+  newMembers: number;
+  churned: number;
 }
 
 // MessageCount is store.MessageCount.
@@ -669,6 +760,17 @@ export interface ReactionView {
   sender: ReactionUser;
 }
 
+// RevenueRow is store.RevenueRow.
+export interface RevenueRow {
+  period: string;
+  orders: number;
+  memberships: number;
+  donations: number;
+  tickets: number;
+  refunds: number;
+  net: number;
+}
+
 export type Role = "PUBLIC" | "AUTHENTICATED" | "FOLLOWER" | "SUBSCRIBER" | "MODERATOR" | "ADMIN" | "CREATOR";
 
 // SearchHit is store.SearchHit.
@@ -709,6 +811,12 @@ export interface ShippingAddress {
 // SimpleFeature is store.SimpleFeature.
 export interface SimpleFeature {
   enabled: boolean;
+}
+
+// StatusCount is store.StatusCount.
+export interface StatusCount {
+  status: OrderStatus;
+  count: number;
 }
 
 export type StoreAccess = "ok" | "signin" | "follow" | "disabled";
@@ -777,6 +885,101 @@ export interface StoryView {
   user: UserSummary;
 }
 
+// StudioData is server.StudioData.
+export interface StudioData {
+  section: string;
+  notice: string;
+  error: string;
+  fields: Record<string, string>;
+  form: string;
+  profile?: StudioProfile;
+  features?: StudioFeatures;
+  plans?: StudioPlan[];
+  planEdit?: StudioPlanForm;
+  members?: StudioMembers;
+  analytics?: Analytics;
+}
+
+// StudioFeatures is server.StudioFeatures.
+export interface StudioFeatures {
+  community: boolean;
+  allowReactions: boolean;
+  allowComments: boolean;
+  store: boolean;
+  events: boolean;
+  donations: boolean;
+  chat: boolean;
+  suggestedAmounts: string;
+  tiers: DonationTierView[];
+  gating: string;
+  gatingDescription: string;
+  preview: GatingPreview;
+}
+
+// StudioMember is store.StudioMember.
+export interface StudioMember {
+  userId: string;
+  username: string;
+  email: string;
+  role: Role;
+  joinedAt: string;
+  plan: string;
+  planStatus: string;
+  donorTier: string;
+  donated: number;
+}
+
+// StudioMembers is server.StudioMembers.
+export interface StudioMembers {
+  query: string;
+  role: string;
+  members: StudioMember[];
+  pagination: StorePagination;
+  grantable: Role[];
+  manageable: Record<string, boolean>;
+  audit: AuditView[];
+}
+
+// StudioPlan is store.StudioPlan.
+export interface StudioPlan {
+  itemId: string;
+  name: string;
+  description: string;
+  benefits: string[];
+  price: number;
+  currency: string;
+  cycle: string;
+  archived: boolean;
+  members: number;
+}
+
+// StudioPlanForm is server.StudioPlanForm.
+export interface StudioPlanForm {
+  itemId: string;
+  name: string;
+  description: string;
+  benefits: string;
+  price: string;
+  cycle: string;
+}
+
+// StudioProfile is server.StudioProfile.
+export interface StudioProfile {
+  displayName: string;
+  metaDescription: string;
+  keywords: string;
+  bio: string;
+  lang: string;
+  status: string;
+  version: string;
+  footerOrder: string[];
+  showLinkInBio: boolean;
+  linksEnabled: boolean;
+  links: LinkItem[];
+  titleUrl: string;
+  bannerUrl: string;
+}
+
 // SubscriptionPlan is store.SubscriptionPlan.
 export interface SubscriptionPlan {
   id: string;
@@ -809,6 +1012,15 @@ export interface SubscriptionStatus {
 export interface TagView {
   id: string;
   name: string;
+}
+
+// TopPost is store.TopPost.
+export interface TopPost {
+  id: string;
+  excerpt: string;
+  author: string;
+  reactions: number;
+  comments: number;
 }
 
 // UISettings is store.UISettings.

@@ -43,6 +43,9 @@ const renderRuns = 200
 var (
 	wrkFor   = envOr("BENCH_DURATION", "5s")
 	wrkConns = envOr("BENCH_CONNECTIONS", "64")
+	// BENCH_WRITES: writes per second (likes, replies, follows by 20
+	// members) during the mixed-mode column; 0 leaves it out.
+	benchWrites, _ = strconv.Atoi(envOr("BENCH_WRITES", "60"))
 )
 
 func envOr(k, def string) string {
@@ -229,16 +232,33 @@ func run(ctx context.Context) error {
 		defer stopBefore()
 	}
 
-	fmt.Printf("Marquee %s; wrk -t1 -c%s -d%s, Accept-Encoding: gzip, loopback, %d cores\n\n", mode, wrkConns, wrkFor, numCPU())
-	beforeCol := ""
-	if before != "" {
-		beforeCol = " before (" + os.Getenv("BENCH_BEFORE") + ") |"
-		fmt.Println("| page | viewer | nginx gzip_static | Marquee | Marquee, page cache off | Node SSR per request | Marquee / nginx | Marquee / Node |" + beforeCol)
-		fmt.Println("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-	} else {
-		fmt.Println("| page | viewer | nginx gzip_static | Marquee | Marquee, page cache off | Node SSR per request | Marquee / nginx | Marquee / Node |")
-		fmt.Println("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+	var engaged *writers
+	if benchWrites > 0 {
+		if engaged, err = newWriters(ctx, st, marquee, 20); err != nil {
+			return err
+		}
 	}
+	// withWrites runs wrk on url while the members write at benchWrites/s.
+	withWrites := func(url, cookie string) (figure, error) {
+		wctx, stop := context.WithCancel(ctx)
+		go engaged.run(wctx, benchWrites)
+		defer stop()
+		return wrk(url, cookie)
+	}
+
+	fmt.Printf("Marquee %s; wrk -t1 -c%s -d%s, Accept-Encoding: gzip, loopback, %d cores\n\n", mode, wrkConns, wrkFor, numCPU())
+	header := "| page | viewer | nginx gzip_static | Marquee | Marquee, page cache off | Node SSR per request | Marquee / nginx | Marquee / Node |"
+	rule := "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+	if engaged != nil {
+		header += fmt.Sprintf(" Marquee at %d writes/s | that / nginx or Node |", benchWrites)
+		rule += " ---: | ---: |"
+	}
+	if before != "" {
+		header += " before (" + os.Getenv("BENCH_BEFORE") + ") |"
+		rule += " ---: |"
+	}
+	fmt.Println(header)
+	fmt.Println(rule)
 	var targets []func()
 	for _, p := range pagesUnderTest {
 		for _, member := range []bool{false, true} {
@@ -275,6 +295,23 @@ func run(ctx context.Context) error {
 				vsNode = fmt.Sprintf("%.1fx", mq.rps/nd.rps)
 			}
 			extra := ""
+			if engaged != nil {
+				busy, err := withWrites(marquee+p.path, ck)
+				if err != nil {
+					return err
+				}
+				ratio := "-"
+				if ngFig.rps > 0 {
+					ratio = fmt.Sprintf("%.2fx", busy.rps/ngFig.rps)
+					name := fmt.Sprintf("%s %s at %d writes/s vs nginx gzip_static", who, p.name, benchWrites)
+					targets = append(targets, func() { target(name, busy.rps/ngFig.rps, 0.5, true, "x") })
+				} else if nd.rps > 0 {
+					ratio = fmt.Sprintf("%.1fx", busy.rps/nd.rps)
+					name := fmt.Sprintf("%s %s at %d writes/s vs Node per request", who, p.name, benchWrites)
+					targets = append(targets, func() { target(name, busy.rps/nd.rps, 5, true, "x") })
+				}
+				extra += " " + busy.String() + " | " + ratio + " |"
+			}
 			if before != "" {
 				bck := ""
 				if member {
@@ -284,7 +321,7 @@ func run(ctx context.Context) error {
 				if err != nil {
 					return err
 				}
-				extra = " " + bf.String() + " |"
+				extra += " " + bf.String() + " |"
 			}
 			fmt.Printf("| %s | %s | %s | %s | %s | %s | %s | %s |%s\n", p.name, who, ng, mq, off, nd, vsNginx, vsNode, extra)
 			if ngFig.rps > 0 {
@@ -300,6 +337,9 @@ func run(ctx context.Context) error {
 	}
 	fmt.Printf("landing render, median of %d: goja %.2f ms, Node %.3f ms, goja/Node %.0fx\n", renderRuns, gojaMs, nodeMs, gojaMs/nodeMs)
 	fmt.Printf("RSS after the runs: Marquee (both servers, one process) %s, Node %s\n", rss("self"), rss(strconv.Itoa(nodePID)))
+	if engaged != nil {
+		fmt.Printf("mixed mode: %d writes done, %d failed\n", engaged.done.Load(), engaged.failed.Load())
+	}
 	fmt.Println()
 	for _, t := range targets {
 		t()

@@ -51,6 +51,11 @@ func tsRoots() []tsRoot {
 		{Value: store.SearchResults{}},
 		{Value: store.Donation{}},
 		{Value: server.DonationProcessed{}},
+		{Value: server.AppsIndexData{}},
+		{Value: server.AppAvailability{}},
+		{Value: server.CreatedApp{}},
+		{Value: server.StudioData{}},
+		{Value: server.MemberRoleChanged{}},
 	}
 }
 

@@ -180,3 +180,41 @@ func CanFulfilOrders(f Flags) bool { return f.CanManageStore }
 func CanCancelOrder(f Flags, isBuyer bool) bool {
 	return (isBuyer && f.CanAccessStore) || CanFulfilOrders(f)
 }
+
+// CanOpenStudio: the creator studio (/apps/{app}/studio) is for the app's
+// creator and admins. Moderators have no studio section yet: what they
+// moderate (posts, comments, attendees) stays on the member screens.
+func CanOpenStudio(role string) bool { return AtLeast(role, Admin) }
+
+// GrantableRoles are the roles actor may give a member: never CREATOR (an
+// app has one, its maker), never SUBSCRIBER (bought, not granted), and only
+// roles below the actor's own, so an admin cannot make another admin.
+func GrantableRoles(actor string) []string {
+	out := []string{}
+	for _, r := range []string{Admin, Moderator, Follower} {
+		if store.RoleRank(r) < store.RoleRank(actor) && CanOpenStudio(actor) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// CanChangeRole: the actor outranks the member's current role and may grant
+// the new one; "NONE" (removing the member) needs only the first.
+func CanChangeRole(actor, current, next string) bool {
+	if !CanOpenStudio(actor) || current == Creator || store.RoleRank(current) >= store.RoleRank(actor) {
+		return false
+	}
+	if next == "NONE" {
+		return true
+	}
+	for _, r := range GrantableRoles(actor) {
+		if r == next {
+			return true
+		}
+	}
+	return false
+}
+
+// CanCreateApp: any signed-in user may create an app when self-serve is on.
+func CanCreateApp(signedIn, selfServe bool) bool { return signedIn && selfServe }

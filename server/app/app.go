@@ -75,7 +75,7 @@ func Open(ctx context.Context, cfg server.Config, logger *slog.Logger) (*App, er
 	if cfg.RedisURL != "" {
 		// Short timeouts and a breaker: when Redis is down, pages, sessions
 		// and rate limits fall back to the database or the process at once.
-		client, err := store.OpenRedis(cfg.RedisURL, cfg.RedisPoolSize)
+		client, err := store.OpenRedis(cfg.RedisURL, cfg.RedisPoolSize, logger)
 		if err != nil {
 			db.Close()
 			return nil, err
@@ -87,7 +87,19 @@ func Open(ctx context.Context, cfg server.Config, logger *slog.Logger) (*App, er
 			logger.Warn("Redis is not reachable at start; serving without it until it answers", "err", err)
 		}
 		cancel()
-		cache = &store.RedisCache{Client: a.Redis, Prefix: "marquee:"}
+	}
+	// Every cache key and the page-version channel carry an id made once
+	// per database: another deployment on the same Redis, or this one
+	// after its database was replaced, never reads these entries (an app
+	// name would otherwise map to an id of the old database).
+	ns, err := storedSecret(ctx, db, "redis-namespace")
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
+	ns = ns[:12]
+	if a.Redis != nil {
+		cache = &store.RedisCache{Client: a.Redis, Prefix: "marquee:" + ns + ":"}
 	}
 	files, err := openFiles(ctx, cfg, db)
 	if err != nil {
@@ -96,6 +108,7 @@ func Open(ctx context.Context, cfg server.Config, logger *slog.Logger) (*App, er
 	}
 	a.Files = files
 	a.Storage = store.NewStorage(db, cache, media.Signer{Storage: files}, logger)
+	a.Storage.Namespace = ns
 	// Redis caches sessions (the database keeps them) and holds the
 	// rate-limit counters every process shares.
 	a.Storage.Redis = a.Redis

@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
-	"strings"
-	"syscall"
 	"time"
 
 	"github.com/riverqueue/river"
 
+	"marquee/server/outbound"
 	"marquee/store"
 )
 
@@ -33,7 +31,7 @@ type FetchLinkIconWorker struct {
 	river.WorkerDefaults[FetchLinkIconArgs]
 	Store  *store.Storage
 	Logger *slog.Logger
-	// Client fetches the icon; nil is PublicClient (public addresses only).
+	// Client fetches the icon; nil is outbound.Client (public addresses only).
 	Client *http.Client
 	// URLFor is where a domain's icon is asked for; nil is
 	// https://{domain}/favicon.ico. Tests point it at a local server.
@@ -49,7 +47,7 @@ func (w *FetchLinkIconWorker) Work(ctx context.Context, job *river.Job[FetchLink
 	domain := job.Args.Domain
 	client, urlFor := w.Client, w.URLFor
 	if client == nil {
-		client = PublicClient()
+		client = outbound.Client(20 * time.Second)
 	}
 	if urlFor == nil {
 		urlFor = func(d string) string { return "https://" + d + "/favicon.ico" }
@@ -60,7 +58,7 @@ func (w *FetchLinkIconWorker) Work(ctx context.Context, job *river.Job[FetchLink
 	}
 	req.Header.Set("User-Agent", "Marquee link icons")
 	res, err := client.Do(req)
-	if errors.Is(err, errPrivateAddress) {
+	if errors.Is(err, outbound.ErrNotPublic) {
 		return w.Store.SaveLinkIcon(ctx, domain, store.LinkIconMissing, "", nil)
 	}
 	if err != nil {
@@ -95,40 +93,4 @@ func iconType(body []byte) string {
 		return t
 	}
 	return ""
-}
-
-var errPrivateAddress = errors.New("refusing a private or local address")
-
-// PublicClient fetches from public internet addresses only: a creator's link
-// must not make the server reach its own network (SSRF). The check runs on
-// the address actually dialled, after DNS, so a name that resolves inside
-// is refused too; redirects go through the same dialer.
-func PublicClient() *http.Client {
-	dialer := &net.Dialer{Timeout: 10 * time.Second, Control: func(_, address string, _ syscall.RawConn) error {
-		host, _, err := net.SplitHostPort(address)
-		if err != nil {
-			return err
-		}
-		ip := net.ParseIP(host)
-		if ip == nil || !publicIP(ip) {
-			return errPrivateAddress
-		}
-		return nil
-	}}
-	return &http.Client{
-		Timeout:   20 * time.Second,
-		Transport: &http.Transport{DialContext: dialer.DialContext, TLSHandshakeTimeout: 10 * time.Second, ResponseHeaderTimeout: 10 * time.Second},
-		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) >= 3 || !strings.HasPrefix(req.URL.Scheme, "http") {
-				return errors.New("too many redirects")
-			}
-			return nil
-		},
-	}
-}
-
-// publicIP reports whether ip is a public unicast address.
-func publicIP(ip net.IP) bool {
-	return !(ip.IsLoopback() || ip.IsPrivate() || ip.IsUnspecified() || ip.IsLinkLocalUnicast() ||
-		ip.IsLinkLocalMulticast() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast())
 }

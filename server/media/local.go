@@ -222,3 +222,14 @@ func (l *Local) SweepTemp(age time.Duration) (int, error) {
 	}
 	return removed, nil
 }
+
+// Ready reports whether the media folder is there (GET /readyz).
+func (l *Local) Ready(context.Context) error {
+	if fi, err := os.Stat(l.Dir); err != nil || !fi.IsDir() {
+		if err == nil {
+			err = fmt.Errorf("not a folder")
+		}
+		return fmt.Errorf("media folder: %w", err)
+	}
+	return nil
+}

@@ -107,3 +107,16 @@ func (s *S3) Delete(ctx context.Context, key string) error {
 	}
 	return nil
 }
+
+// Ready reports whether the object store answers and the bucket exists
+// (GET /readyz).
+func (s *S3) Ready(ctx context.Context) error {
+	ok, err := s.client.BucketExists(ctx, s.bucket)
+	if err != nil {
+		return fmt.Errorf("object store: %w", err)
+	}
+	if !ok {
+		return fmt.Errorf("object store: bucket %s is missing", s.bucket)
+	}
+	return nil
+}

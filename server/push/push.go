@@ -15,6 +15,7 @@ import (
 	webpush "github.com/SherClockHolmes/webpush-go"
 
 	"marquee/server/access"
+	"marquee/server/outbound"
 	"marquee/store"
 )
 
@@ -34,12 +35,24 @@ type Sender struct {
 	// Subscriber is the VAPID contact (mailto: or https:) push services may
 	// use to reach the operator.
 	Subscriber string
-	// Client sends the requests; nil is http.DefaultClient with a timeout.
+	// Client sends the requests; nil is outbound.Client: public addresses
+	// only, checked on every connection (an endpoint stored before the
+	// check, or a name re-pointed inside since, is refused at dial time).
 	Client webpush.HTTPClient
 	Logger *slog.Logger
 
-	mu   sync.Mutex
-	keys *Keys
+	mu     sync.Mutex
+	keys   *Keys
+	client *http.Client
+}
+
+func (s *Sender) defaultClient() *http.Client {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.client == nil {
+		s.client = outbound.Client(15 * time.Second)
+	}
+	return s.client
 }
 
 // Keys returns the stored key pair.
@@ -153,7 +166,7 @@ const (
 func (s *Sender) send(ctx context.Context, keys Keys, body []byte, sub store.PushSubscription) outcome {
 	client := s.Client
 	if client == nil {
-		client = &http.Client{Timeout: 15 * time.Second}
+		client = s.defaultClient()
 	}
 	subscriber := s.Subscriber
 	if subscriber == "" {

@@ -1,0 +1,537 @@
+import { Layout } from "./components/Layout";
+import { formatDate, formatMoney } from "./lib/format";
+import { statusLabels } from "./lib/orders";
+import type { PageProps, StudioData } from "./lib/types";
+import { HBars, StackedBars } from "./studio/Charts";
+
+type Props = PageProps<StudioData>;
+
+// Studio is the creator studio: one screen per section, every form a plain
+// POST (the server redirects back or re-renders with field errors).
+export default function Studio(props: Props) {
+  const app = props.app!;
+  const d = props.data;
+  const base = "/apps/" + app.name;
+  const tabs: [string, string, string][] = [
+    ["profile", "Profile & look", "/studio"],
+    ["features", "Features", "/studio/features"],
+    ["plans", "Plans", "/studio/plans"],
+    ["members", "Members", "/studio/members"],
+    ["analytics", "Analytics", "/studio/analytics"],
+  ];
+  return (
+    <Layout props={props} hideFooter>
+      <div className="studio">
+        <div className="studio-head">
+          <a className="back-button" href={base}>← {app.settings.basic.displayName || app.name}</a>
+          <h1 className="page-title">Studio</h1>
+        </div>
+        <nav className="studio-nav" aria-label="Studio sections">
+          {tabs.map(([key, label, path]) => (
+            <a key={key} href={base + path} className={"chip" + (d.section === key ? " selected" : "")} aria-current={d.section === key ? "page" : undefined}>
+              {label}
+            </a>
+          ))}
+        </nav>
+        <nav className="studio-links" aria-label="Content">
+          <a href={base + "/store"}>Items</a>
+          <a href={base + "/store/items/new"}>New item</a>
+          <a href={base + "/events"}>Events</a>
+          <a href={base + "/create-event"}>New event</a>
+          <a href={base + "/manage/orders"}>Orders</a>
+          <a href={base + "/donations"}>Donations</a>
+        </nav>
+        {d.notice && <p className="added-alert" role="status">{d.notice}</p>}
+        {d.error && <p className="form-error" role="alert">{d.error}</p>}
+        {d.section === "profile" && <ProfileSection props={props} />}
+        {d.section === "features" && <FeaturesSection props={props} />}
+        {d.section === "plans" && <PlansSection props={props} />}
+        {d.section === "members" && <MembersSection props={props} />}
+        {d.section === "analytics" && <AnalyticsSection props={props} />}
+      </div>
+    </Layout>
+  );
+}
+
+function FieldError({ d, name }: { d: StudioData; name: string }) {
+  return d.fields[name] ? <p className="field-error">{d.fields[name]}</p> : null;
+}
+
+function cls(d: StudioData, name: string): string {
+  return "field" + (d.fields[name] ? " has-error" : "");
+}
+
+function ProfileSection({ props }: { props: Props }) {
+  const d = props.data;
+  const p = d.profile!;
+  const base = "/apps/" + props.app!.name + "/studio";
+  const links = [...p.links, { id: "", title: "", url: "", icon: "", enabled: true }, { id: "", title: "", url: "", icon: "", enabled: true }];
+  return (
+    <>
+      <section className="studio-card" aria-labelledby="profile-h">
+        <h2 id="profile-h">Profile and look</h2>
+        <form method="post" action={base + "/profile"} className="studio-form">
+          <div className={cls(d, "displayName")}>
+            <label htmlFor="displayName">Display name</label>
+            <input id="displayName" name="displayName" required maxLength={60} defaultValue={p.displayName} />
+            <FieldError d={d} name="displayName" />
+          </div>
+          <div className={cls(d, "bio")}>
+            <label htmlFor="bio">Bio</label>
+            <textarea id="bio" name="bio" rows={5} defaultValue={p.bio} />
+            <p className="meta">Basic HTML (links, bold, lists) is kept; anything unsafe is removed when shown.</p>
+            <FieldError d={d} name="bio" />
+          </div>
+          <div className={cls(d, "metaDescription")}>
+            <label htmlFor="metaDescription">Description (search engines)</label>
+            <input id="metaDescription" name="metaDescription" maxLength={300} defaultValue={p.metaDescription} />
+            <FieldError d={d} name="metaDescription" />
+          </div>
+          <div className={cls(d, "keywords")}>
+            <label htmlFor="keywords">Keywords</label>
+            <input id="keywords" name="keywords" maxLength={200} defaultValue={p.keywords} />
+          </div>
+          <div className="studio-row">
+            <div className={cls(d, "lang")}>
+              <label htmlFor="lang">Language</label>
+              <input id="lang" name="lang" required maxLength={12} defaultValue={p.lang} placeholder="en" />
+              <FieldError d={d} name="lang" />
+            </div>
+            <div className={cls(d, "version")}>
+              <label htmlFor="version">Version</label>
+              <input id="version" name="version" required maxLength={14} defaultValue={p.version} />
+              <FieldError d={d} name="version" />
+            </div>
+            <div className="field">
+              <span className="label">Status</span>
+              <span className="status-pill">{p.status}</span>
+            </div>
+          </div>
+          <div className={cls(d, "footerOrder")}>
+            <label htmlFor="footerOrder">Footer order</label>
+            <input id="footerOrder" name="footerOrder" defaultValue={p.footerOrder.join(", ")} />
+            <p className="meta">Each of HOME, COMMUNITY, STORE, EVENTS, CHAT once, in the order the footer shows them.</p>
+            <FieldError d={d} name="footerOrder" />
+          </div>
+          <label className="check"><input type="checkbox" name="linksEnabled" value="1" defaultChecked={p.linksEnabled} /> Link-in-bio links on</label>
+          <label className="check"><input type="checkbox" name="showLinkInBio" value="1" defaultChecked={p.showLinkInBio} /> Show them on the landing page</label>
+          <button type="submit" className="button">Save profile</button>
+        </form>
+      </section>
+      <section className="studio-card" aria-labelledby="links-h">
+        <h2 id="links-h">Link-in-bio</h2>
+        {d.form === "links" && d.fields.links && <p className="field-error">{d.fields.links}</p>}
+        <form method="post" action={base + "/links"} className="studio-form links-form">
+          <p className="meta">Order by number; clear a row's title and address to remove it.</p>
+          {links.map((l, i) => (
+            <fieldset key={i} className="link-row">
+              <legend className="visually-hidden">Link {i + 1}</legend>
+              <input name="linkPosition" type="number" min={1} defaultValue={String(i + 1)} aria-label={"Position of link " + (i + 1)} className="pos" />
+              <input name="linkTitle" defaultValue={l.title} placeholder="Title" aria-label={"Title of link " + (i + 1)} maxLength={80} />
+              <input name="linkUrl" type="url" defaultValue={l.url} placeholder="https://…" aria-label={"Address of link " + (i + 1)} />
+              <label className="check"><input type="checkbox" name="linkEnabled" value={String(i)} defaultChecked={l.enabled} /> On</label>
+            </fieldset>
+          ))}
+          <button type="submit" className="button">Save links</button>
+        </form>
+      </section>
+    </>
+  );
+}
+
+function FeaturesSection({ props }: { props: Props }) {
+  const d = props.data;
+  const f = d.features!;
+  const base = "/apps/" + props.app!.name + "/studio";
+  const tiers = [...f.tiers, { id: "", name: "", requiredAmount: 0, description: "" }, { id: "", name: "", requiredAmount: 0, description: "" }];
+  const check = (name: string, label: string, on: boolean) => (
+    <label className="check"><input type="checkbox" name={name} value="1" defaultChecked={on} /> {label}</label>
+  );
+  const dollars = (c: number) => (c > 0 ? (c % 100 === 0 ? String(c / 100) : (c / 100).toFixed(2)) : "");
+  return (
+    <section className="studio-card" aria-labelledby="features-h">
+      <h2 id="features-h">Features</h2>
+      <form method="post" action={base + "/features"} className="studio-form">
+        <fieldset>
+          <legend>Community</legend>
+          {check("community", "Community feed and stories", f.community)}
+          {check("allowReactions", "Allow reactions", f.allowReactions)}
+          {check("allowComments", "Allow comments", f.allowComments)}
+        </fieldset>
+        <fieldset>
+          <legend>Sections</legend>
+          {check("store", "Store", f.store)}
+          {check("events", "Events", f.events)}
+          {check("chat", "Chat", f.chat)}
+          {check("donations", "Donations", f.donations)}
+        </fieldset>
+        <fieldset>
+          <legend>Donations</legend>
+          <div className={cls(d, "suggestedAmounts")}>
+            <label htmlFor="suggestedAmounts">Suggested amounts ($)</label>
+            <input id="suggestedAmounts" name="suggestedAmounts" defaultValue={f.suggestedAmounts} placeholder="5, 10, 25" />
+            <FieldError d={d} name="suggestedAmounts" />
+          </div>
+          <p className="label">Achievement tiers</p>
+          <FieldError d={d} name="tiers" />
+          {tiers.map((t, i) => (
+            <div key={i} className="tier-row">
+              <input name="tierName" defaultValue={t.name} placeholder="Tier name" aria-label={"Name of tier " + (i + 1)} maxLength={60} />
+              <input name="tierAmount" defaultValue={dollars(t.requiredAmount)} placeholder="Amount ($)" inputMode="decimal" aria-label={"Amount of tier " + (i + 1)} />
+              <input name="tierDescription" defaultValue={t.description} placeholder="Description (optional)" aria-label={"Description of tier " + (i + 1)} maxLength={300} />
+            </div>
+          ))}
+        </fieldset>
+        <fieldset>
+          <legend>Subscription gating</legend>
+          <label className="check"><input type="radio" name="gating" value="off" defaultChecked={f.gating === "off"} /> Off: everything is open to members</label>
+          <label className="check"><input type="radio" name="gating" value="required" defaultChecked={f.gating === "required"} /> Required: only subscribers get past the landing page</label>
+          <label className="check"><input type="radio" name="gating" value="landing" defaultChecked={f.gating === "landing"} /> Landing page only: non-subscribers see the landing page without previews</label>
+          <FieldError d={d} name="gating" />
+          <div className={cls(d, "gatingDescription")}>
+            <label htmlFor="gatingDescription">What subscribers get (shown at the gate)</label>
+            <textarea id="gatingDescription" name="gatingDescription" rows={2} maxLength={500} defaultValue={f.gatingDescription} />
+          </div>
+          <div className="gate-preview" aria-label="Preview">
+            <strong>A non-subscriber sees:</strong>{" "}
+            {f.preview.gated
+              ? "the landing page (" + (f.preview.seesPreviews ? "with recent posts, events and items" : "banner, bio, links and plans only") + "), cart, checkout and profile; the footer is hidden."
+              : "everything members see."}
+            {f.preview.gated && f.preview.description && <p className="meta">“{f.preview.description}”</p>}
+          </div>
+        </fieldset>
+        <button type="submit" className="button">Save features</button>
+      </form>
+    </section>
+  );
+}
+
+function PlansSection({ props }: { props: Props }) {
+  const d = props.data;
+  const base = "/apps/" + props.app!.name + "/studio";
+  const plans = d.plans ?? [];
+  const edit = d.planEdit;
+  const dollars = (c: number) => (c % 100 === 0 ? String(c / 100) : (c / 100).toFixed(2));
+  const form = (id: string, v: { name: string; description: string; benefits: string; price: string; cycle: string }, submit: string) => {
+    const errs = edit && edit.itemId === id ? d.fields : {};
+    return (
+      <form method="post" action={base + "/plans" + (id ? "/" + id : "")} className="studio-form plan-form">
+        <div className={"field" + (errs.name ? " has-error" : "")}>
+          <label htmlFor={"plan-name-" + id}>Name</label>
+          <input id={"plan-name-" + id} name="name" required maxLength={80} defaultValue={v.name} />
+          {errs.name && <p className="field-error">{errs.name}</p>}
+        </div>
+        <div className="studio-row">
+          <div className={"field" + (errs.price ? " has-error" : "")}>
+            <label htmlFor={"plan-price-" + id}>Price ($)</label>
+            <input id={"plan-price-" + id} name="price" required inputMode="decimal" defaultValue={v.price} />
+            {errs.price && <p className="field-error">{errs.price}</p>}
+          </div>
+          <div className={"field" + (errs.billingCycle ? " has-error" : "")}>
+            <label htmlFor={"plan-cycle-" + id}>Billing cycle</label>
+            <select id={"plan-cycle-" + id} name="billingCycle" defaultValue={v.cycle}>
+              <option value="">Choose…</option>
+              <option value="MONTHLY">Monthly</option>
+              <option value="YEARLY">Yearly</option>
+            </select>
+            {errs.billingCycle && <p className="field-error">{errs.billingCycle}</p>}
+          </div>
+        </div>
+        <div className="field">
+          <label htmlFor={"plan-desc-" + id}>Description</label>
+          <textarea id={"plan-desc-" + id} name="description" rows={2} maxLength={2000} defaultValue={v.description} />
+        </div>
+        <div className="field">
+          <label htmlFor={"plan-benefits-" + id}>Benefits (one per line)</label>
+          <textarea id={"plan-benefits-" + id} name="benefits" rows={3} defaultValue={v.benefits} />
+        </div>
+        <button type="submit" className="button">{submit}</button>
+      </form>
+    );
+  };
+  const newValues = edit && !edit.itemId ? edit : { name: "", description: "", benefits: "", price: "", cycle: "MONTHLY" };
+  return (
+    <>
+      <section className="studio-card" aria-labelledby="plans-h">
+        <h2 id="plans-h">Membership plans</h2>
+        {plans.length === 0 && <p className="empty">No plans yet.</p>}
+        <ul className="card-list plan-list">
+          {plans.map((p) => {
+            const v = edit && edit.itemId === p.itemId ? edit
+              : { name: p.name, description: p.description, benefits: p.benefits.join("\n"), price: dollars(p.price), cycle: p.cycle };
+            return (
+              <li key={p.itemId} className={"card plan-card" + (p.archived ? " archived" : "")} data-plan={p.name}>
+                <div className="plan-head">
+                  <strong>{p.name}</strong>
+                  <span>{formatMoney(p.price, p.currency)}{p.cycle ? (p.cycle === "YEARLY" ? " / year" : " / month") : ""}</span>
+                </div>
+                <p className="meta">
+                  {p.archived ? "Archived · " : p.cycle ? "Published · " : "Draft: choose a billing cycle to publish · "}
+                  {p.members} {p.members === 1 ? "member" : "members"}
+                </p>
+                {p.benefits.length > 0 && <ul className="benefits">{p.benefits.map((b) => <li key={b}>{b}</li>)}</ul>}
+                {!p.archived && (
+                  <>
+                    <details open={!!(edit && edit.itemId === p.itemId) || !p.cycle}>
+                      <summary>Edit</summary>
+                      {form(p.itemId, v, "Save plan")}
+                    </details>
+                    <form method="post" action={base + "/plans/" + p.itemId + "/archive"} className="archive-form">
+                      <button type="submit" className="button button-secondary">Archive</button>
+                      <span className="meta"> Members who hold it keep it until it ends.</span>
+                    </form>
+                  </>
+                )}
+              </li>
+            );
+          })}
+        </ul>
+      </section>
+      <section className="studio-card" aria-labelledby="new-plan-h">
+        <h2 id="new-plan-h">New plan</h2>
+        {form("", newValues, "Create plan")}
+      </section>
+    </>
+  );
+}
+
+const roleLabels: Record<string, string> = {
+  CREATOR: "Creator", ADMIN: "Admin", MODERATOR: "Moderator", SUBSCRIBER: "Subscriber", FOLLOWER: "Follower",
+};
+
+function MembersSection({ props }: { props: Props }) {
+  const d = props.data;
+  const m = d.members!;
+  const base = "/apps/" + props.app!.name + "/studio/members";
+  // goja has no URLSearchParams: the query is put together by hand.
+  const query = (page: number) => {
+    const q: string[] = [];
+    if (m.query) q.push("q=" + encodeURIComponent(m.query));
+    if (m.role) q.push("role=" + m.role);
+    if (page > 1) q.push("page=" + page);
+    return q.length ? "?" + q.join("&") : "";
+  };
+  const p = m.pagination;
+  return (
+    <>
+      <section className="studio-card" aria-labelledby="members-h">
+        <h2 id="members-h">Members</h2>
+        <form method="get" action={base} className="member-search" role="search">
+          <input type="search" name="q" defaultValue={m.query} placeholder="Search username or email" aria-label="Search members" />
+          <select name="role" defaultValue={m.role} aria-label="Role">
+            <option value="">All roles</option>
+            {Object.keys(roleLabels).map((r) => <option key={r} value={r}>{roleLabels[r]}</option>)}
+          </select>
+          <button type="submit" className="button button-secondary">Filter</button>
+        </form>
+        <p className="meta">{p.total} {p.total === 1 ? "member" : "members"}</p>
+        {m.members.length === 0 ? (
+          <p className="empty">No members match.</p>
+        ) : (
+          <div className="table-wrap">
+            <table className="studio-table members-table">
+              <thead>
+                <tr><th>Member</th><th>Role</th><th>Joined</th><th>Membership</th><th>Donor tier</th><th>Actions</th></tr>
+              </thead>
+              <tbody>
+                {m.members.map((x) => (
+                  <tr key={x.userId} data-member={x.username}>
+                    <td><strong>@{x.username}</strong><br /><span className="meta">{x.email}</span></td>
+                    <td>{roleLabels[x.role] ?? x.role}</td>
+                    <td>{formatDate(x.joinedAt)}</td>
+                    <td>{x.plan ? x.plan + " (" + x.planStatus.toLowerCase().replace("_", " ") + ")" : "—"}</td>
+                    <td>{x.donorTier || (x.donated > 0 ? formatMoney(x.donated) : "—")}</td>
+                    <td>
+                      {m.manageable[x.userId] ? (
+                        <div className="member-actions">
+                          <form method="post" action={base + "/" + x.userId} className="role-form">
+                            <input type="hidden" name="back" value={query(p.page)} />
+                            <select name="role" defaultValue={m.grantable.includes(x.role) ? x.role : ""} aria-label={"Role of @" + x.username}>
+                              {!m.grantable.includes(x.role) && <option value="">{roleLabels[x.role]}</option>}
+                              {m.grantable.map((r) => <option key={r} value={r}>{roleLabels[r]}</option>)}
+                            </select>
+                            <button type="submit" className="button button-secondary">Change</button>
+                          </form>
+                          <form method="post" action={base + "/" + x.userId} className="remove-form">
+                            <input type="hidden" name="role" value="NONE" />
+                            <input type="hidden" name="back" value={query(p.page)} />
+                            <button type="submit" className="button button-danger">Remove</button>
+                          </form>
+                        </div>
+                      ) : (
+                        <span className="meta">—</span>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        {p.totalPages > 1 && (
+          <nav className="pager" aria-label="Pages">
+            {p.hasPrev && <a href={base + query(p.page - 1)}>Previous</a>}
+            <span>{p.page} of {p.totalPages}</span>
+            {p.hasNext && <a href={base + query(p.page + 1)}>Next</a>}
+          </nav>
+        )}
+      </section>
+      <section className="studio-card" aria-labelledby="audit-h">
+        <h2 id="audit-h">Audit log</h2>
+        {m.audit.length === 0 ? (
+          <p className="empty">No changes yet.</p>
+        ) : (
+          <ul className="audit-list">
+            {m.audit.map((a) => (
+              <li key={a.id}>
+                <strong>{a.actor ? "@" + a.actor : "Operator"}</strong> {a.action}
+                {a.target ? " @" + a.target : ""}: {a.detail}
+                <span className="meta"> · {formatDate(a.createdAt)} {a.createdAt.slice(11, 16)} UTC</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+    </>
+  );
+}
+
+function AnalyticsSection({ props }: { props: Props }) {
+  const d = props.data;
+  const a = d.analytics!;
+  const base = "/apps/" + props.app!.name + "/studio";
+  const labels = a.revenue.map((r) => r.period);
+  const range = "?from=" + a.from + "&to=" + a.to;
+  const money = (n: number) => formatMoney(n);
+  return (
+    <>
+      <form method="get" action={base + "/analytics"} className="studio-card range-form">
+        <div className={cls(d, "from")}>
+          <label htmlFor="from">From</label>
+          <input id="from" name="from" type="date" defaultValue={a.from} />
+        </div>
+        <div className={cls(d, "to")}>
+          <label htmlFor="to">To</label>
+          <input id="to" name="to" type="date" defaultValue={a.to} />
+        </div>
+        <div className="field">
+          <label htmlFor="bucket">By</label>
+          <select id="bucket" name="bucket" defaultValue={a.bucket}>
+            <option value="day">Day</option>
+            <option value="week">Week</option>
+            <option value="month">Month</option>
+          </select>
+        </div>
+        <button type="submit" className="button">Show</button>
+      </form>
+      <p className="exports">
+        Export CSV: <a href={base + "/export/orders.csv" + range}>Orders</a> · <a href={base + "/export/members.csv"}>Members</a> ·{" "}
+        <a href={base + "/export/donations.csv" + range}>Donations</a>
+      </p>
+      <section className="studio-card" aria-labelledby="rev-h">
+        <h2 id="rev-h">Revenue, net of refunds</h2>
+        <p className="big-number">{money(a.revenueTotal.net)}</p>
+        <StackedBars
+          title="Revenue"
+          labels={labels}
+          format={money}
+          series={[
+            { label: "Orders", color: "#7c3aed", values: a.revenue.map((r) => r.orders) },
+            { label: "Memberships", color: "#0ea5e9", values: a.revenue.map((r) => r.memberships) },
+            { label: "Donations", color: "#f59e0b", values: a.revenue.map((r) => r.donations) },
+            { label: "Tickets", color: "#10b981", values: a.revenue.map((r) => r.tickets) },
+          ]}
+        />
+        <div className="table-wrap">
+          <table className="studio-table revenue-table">
+            <thead><tr><th>Period</th><th>Orders</th><th>Memberships</th><th>Donations</th><th>Tickets</th><th>Refunds</th><th>Net</th></tr></thead>
+            <tbody>
+              {[...a.revenue.filter((r) => r.net !== 0 || r.refunds !== 0), a.revenueTotal].map((r) => (
+                <tr key={r.period} className={r.period === "Total" ? "total" : ""}>
+                  <td>{r.period}</td><td>{money(r.orders)}</td><td>{money(r.memberships)}</td><td>{money(r.donations)}</td>
+                  <td>{money(r.tickets)}</td><td>{money(r.refunds)}</td><td>{money(r.net)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </section>
+      <section className="studio-card" aria-labelledby="mem-h">
+        <h2 id="mem-h">Members</h2>
+        <StackedBars
+          title="Members by role"
+          labels={labels}
+          format={(n) => String(n)}
+          series={[
+            { label: "Followers", color: "#a78bfa", values: a.members.map((r) => r.followers) },
+            { label: "Subscribers", color: "#0ea5e9", values: a.members.map((r) => r.subscribers) },
+            { label: "Staff", color: "#111827", values: a.members.map((r) => r.moderators + r.admins + r.creators) },
+          ]}
+        />
+        <div className="table-wrap">
+          <table className="studio-table members-over-time">
+            <thead><tr><th>Period</th><th>Followers</th><th>Subscribers</th><th>Moderators</th><th>Admins</th><th>Creator</th><th>New</th><th>Churned</th></tr></thead>
+            <tbody>
+              {a.members.map((r) => (
+                <tr key={r.period}>
+                  <td>{r.period}</td><td>{r.followers}</td><td>{r.subscribers}</td><td>{r.moderators}</td><td>{r.admins}</td>
+                  <td>{r.creators}</td><td>{r.newMembers}</td><td>{r.churned}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        <p className="meta">Members who had joined by each period's end, by their role today; new: joined in the period; churned: memberships that ended in it.</p>
+      </section>
+      <section className="studio-card" aria-labelledby="posts-h">
+        <h2 id="posts-h">Top posts</h2>
+        {a.topPosts.length === 0 ? <p className="empty">No reactions or comments in this range.</p> : (
+          <div className="table-wrap">
+            <table className="studio-table top-posts">
+              <thead><tr><th>Post</th><th>Reactions</th><th>Comments</th></tr></thead>
+              <tbody>
+                {a.topPosts.map((p) => (
+                  <tr key={p.id}><td><a href={"/apps/" + props.app!.name + "/posts/" + p.id}>{p.excerpt || "(media)"}</a> <span className="meta">@{p.author}</span></td><td>{p.reactions}</td><td>{p.comments}</td></tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+      <section className="studio-card" aria-labelledby="orders-h">
+        <h2 id="orders-h">Orders by status</h2>
+        <HBars title="Orders by status" rows={a.ordersByStatus.map((s) => ({ label: statusLabels[s.status] ?? s.status, value: s.count }))} />
+        <div className="table-wrap">
+          <table className="studio-table orders-by-status">
+            <thead><tr><th>Status</th><th>Orders</th></tr></thead>
+            <tbody>{a.ordersByStatus.map((s) => <tr key={s.status}><td>{statusLabels[s.status] ?? s.status}</td><td>{s.count}</td></tr>)}</tbody>
+          </table>
+        </div>
+      </section>
+      <section className="studio-card" aria-labelledby="att-h">
+        <h2 id="att-h">Event attendance</h2>
+        {a.attendance.length === 0 ? <p className="empty">No events in this range.</p> : (
+          <>
+            <HBars title="Attendance" rows={a.attendance.map((e) => ({ label: e.name.slice(0, 24), value: e.attendees }))} />
+            <div className="table-wrap">
+              <table className="studio-table attendance">
+                <thead><tr><th>Event</th><th>Starts</th><th>Attendees</th></tr></thead>
+                <tbody>{a.attendance.map((e) => <tr key={e.id}><td>{e.name}</td><td>{formatDate(e.startDate)}</td><td>{e.attendees}</td></tr>)}</tbody>
+              </table>
+            </div>
+          </>
+        )}
+      </section>
+    </>
+  );
+}
+
+export function head(props: Props) {
+  const app = props.app;
+  return (
+    <>
+      <title>{"Studio · " + (app?.settings.basic.displayName || app?.name || "")}</title>
+      <meta name="robots" content="noindex" />
+    </>
+  );
+}

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"marquee/store"
+)
+
+// writers is the mixed mode of issue 22: members liking and unliking,
+// replying and following at a set total rate while wrk reads, so the
+// figures show what engagement costs the pages.
+type writers struct {
+	base    string
+	cookies []string
+	userIDs []string
+	postIDs []string
+	appID   string
+	done    atomic.Int64
+	failed  atomic.Int64
+}
+
+// newWriters makes n members of the demo app with sessions and picks the
+// posts they engage with.
+func newWriters(ctx context.Context, st *store.Storage, base string, n int) (*writers, error) {
+	demo, err := st.AppByIDOrName(ctx, "demo")
+	if err != nil {
+		return nil, err
+	}
+	community, err := st.CommunityOfApp(ctx, demo.ID)
+	if err != nil {
+		return nil, err
+	}
+	posts, err := st.CommunityPosts(ctx, community.ID, store.MessagePost, 1, 6)
+	if err != nil {
+		return nil, err
+	}
+	w := &writers{base: base, appID: demo.ID}
+	for _, p := range posts.Messages {
+		w.postIDs = append(w.postIDs, p.ID)
+	}
+	if len(w.postIDs) == 0 {
+		return nil, fmt.Errorf("the demo has no posts to like")
+	}
+	stamp := time.Now().UnixNano()
+	for i := 0; i < n; i++ {
+		u, err := st.CreateUser(ctx, fmt.Sprintf("writer%d-%d@bench.test", i, stamp), fmt.Sprintf("writer%d_%d", i, stamp%100000), "x")
+		if err != nil {
+			return nil, err
+		}
+		if _, err := st.Follow(ctx, demo.ID, u.ID); err != nil {
+			return nil, err
+		}
+		token, err := st.CreateSession(ctx, u.ID, "bench")
+		if err != nil {
+			return nil, err
+		}
+		w.cookies = append(w.cookies, "marquee_session="+token)
+		w.userIDs = append(w.userIDs, u.ID)
+	}
+	return w, nil
+}
+
+// run writes at rate per second until ctx ends: of every 20 writes, 16 are
+// a like or an unlike, 2 a reply and 2 an unfollow or a follow.
+func (w *writers) run(ctx context.Context, rate int) {
+	if rate <= 0 {
+		return
+	}
+	liked := make([]map[string]string, len(w.cookies)) // post -> reaction id
+	following := make([]bool, len(w.cookies))
+	for i := range liked {
+		liked[i] = map[string]string{}
+		following[i] = true
+	}
+	tick := time.NewTicker(time.Second / time.Duration(rate))
+	defer tick.Stop()
+	client := &http.Client{Timeout: 10 * time.Second}
+	for n := 0; ; n++ {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		member := n % len(w.cookies)
+		post := w.postIDs[(n/len(w.cookies))%len(w.postIDs)]
+		var err error
+		switch n % 20 {
+		case 7, 17:
+			_, err = w.call(client, member, "POST", "/api/messages", map[string]any{
+				"content": fmt.Sprintf("Bench reply %d", n), "type": "REPLY", "parentMessageId": post})
+		case 9, 19:
+			path := "/api/notifications/unfollow/" + w.appID
+			if !following[member] {
+				path = "/api/notifications/follow/" + w.appID
+			}
+			if _, err = w.call(client, member, "POST", path, nil); err == nil {
+				following[member] = !following[member]
+			}
+		default:
+			if !following[member] {
+				continue // only followers may react
+			}
+			if id, ok := liked[member][post]; ok {
+				if _, err = w.call(client, member, "DELETE", "/api/messages/"+post+"/reactions/"+id, nil); err == nil {
+					delete(liked[member], post)
+				}
+				break
+			}
+			var got struct {
+				Data struct {
+					ID string `json:"id"`
+				} `json:"data"`
+			}
+			var b []byte
+			if b, err = w.call(client, member, "POST", "/api/messages/"+post+"/reactions", map[string]any{"reaction": "❤️"}); err == nil {
+				if json.Unmarshal(b, &got) == nil && got.Data.ID != "" {
+					liked[member][post] = got.Data.ID
+				}
+			}
+		}
+		if err != nil {
+			w.failed.Add(1)
+		} else {
+			w.done.Add(1)
+		}
+	}
+}
+
+func (w *writers) call(client *http.Client, member int, method, path string, body any) ([]byte, error) {
+	var rd *bytes.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	} else {
+		rd = bytes.NewReader(nil)
+	}
+	req, err := http.NewRequest(method, w.base+path, rd)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Cookie", w.cookies[member])
+	req.Header.Set("Content-Type", "application/json")
+	res, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	var buf bytes.Buffer
+	_, _ = buf.ReadFrom(res.Body)
+	if res.StatusCode >= 300 {
+		return nil, fmt.Errorf("%s %s: %d %s", method, path, res.StatusCode, buf.String())
+	}
+	return buf.Bytes(), nil
+}

@@ -1,0 +1,222 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"marquee/store"
+)
+
+// A like, a reply or a follow moves only the app's engagement version: the
+// cached pages stay and are served (stale) until staleFor has passed since
+// their render, then one request renders them again; the data behind them
+// (landing data, lists, the API) is exact at once. New content still shows
+// on the very next request.
+func TestEngagementKeepsPagesCached(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, demoDB(t))
+	ids := commLoad(t, ts)
+	creator, follower := commUser(t, ts, "creator@demo.test"), commUser(t, ts, "follower@demo.test")
+	r := ts.do(t, "POST", "/api/messages", body(map[string]any{"content": "Engagement post 3310", "type": "POST", "communityId": ids.demoCommunity}), creator)
+	var created struct{ Data store.MessageView }
+	commJSON(t, r, &created)
+	postPage := "/apps/demo/posts/" + created.Data.ID
+
+	ts.pages.staleFor = time.Hour
+	for _, p := range []string{"/apps/demo", "/apps/demo/community", postPage} {
+		ts.visit(t, p, "miss")
+		ts.visit(t, p, "hit")
+	}
+	before := ts.store.LandingBuildCount.Load()
+
+	if r := ts.do(t, "POST", "/api/messages/"+created.Data.ID+"/reactions", body(map[string]any{"reaction": "❤️"}), follower); r.Status != http.StatusCreated && r.Status != http.StatusOK {
+		t.Fatalf("like: %d %s", r.Status, r.Body)
+	}
+	// The pages were not emptied: each is answered from the cache, with the
+	// count as of its render.
+	for _, p := range []string{"/apps/demo", "/apps/demo/community"} {
+		ts.visit(t, p, "stale")
+	}
+	if m := likeCount.FindStringSubmatch(ts.visit(t, postPage, "stale")); m == nil || m[1] != "0" {
+		t.Fatalf("stale post page count: %v", m)
+	}
+	// The data is exact at once, without rebuilding the landing content.
+	api := ts.do(t, "GET", "/api/app/demo/landing", nil, nil)
+	if !strings.Contains(api.Body, created.Data.ID) || !strings.Contains(api.Body, `"_count":{"reactions":1,"replies":0}`) {
+		t.Fatalf("landing API after a like: %s", api.Body)
+	}
+	if got := ts.store.LandingBuildCount.Load(); got != before {
+		t.Errorf("a like rebuilt the landing content %d times", got-before)
+	}
+
+	// Past the bound, one request renders the page with the new count.
+	ts.pages.staleFor = 0
+	if m := likeCount.FindStringSubmatch(ts.visit(t, postPage, "refresh")); m == nil || m[1] != "1" {
+		t.Fatalf("refreshed post page count: %v", m)
+	}
+	ts.visit(t, postPage, "hit")
+
+	// A reply shows on its post's page at once; elsewhere only counts move.
+	ts.visit(t, "/apps/demo/community", "refresh")
+	ts.visit(t, "/apps/demo/community", "hit")
+	ts.pages.staleFor = time.Hour
+	if r := ts.do(t, "POST", "/api/messages", body(map[string]any{"content": "A reply 5120", "type": "REPLY", "parentMessageId": created.Data.ID}), follower); r.Status != http.StatusCreated {
+		t.Fatalf("reply: %d %s", r.Status, r.Body)
+	}
+	if page := ts.visit(t, postPage, "miss"); !strings.Contains(page, "A reply 5120") {
+		t.Error("the post's page does not show the new reply")
+	}
+	ts.visit(t, "/apps/demo/community", "stale")
+
+	// A new post is content: on the very next request.
+	r = ts.do(t, "POST", "/api/messages", body(map[string]any{"content": "Second post 8841", "type": "POST", "communityId": ids.demoCommunity}), creator)
+	if r.Status != http.StatusCreated {
+		t.Fatalf("post: %d %s", r.Status, r.Body)
+	}
+	for _, p := range []string{"/apps/demo", "/apps/demo/community"} {
+		if page := ts.visit(t, p, "miss"); !strings.Contains(page, "Second post 8841") {
+			t.Errorf("%s does not show the new post", p)
+		}
+	}
+}
+
+// A follow changes what the follower may do at once, although it leaves the
+// cached pages in place.
+func TestFollowChangesTheMembersPageAtOnce(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, demoDB(t))
+	ts.pages.staleFor = time.Hour
+	member := commUser(t, ts, "member@demo.test")
+	cookie := map[string]string{"Cookie": member["Cookie"]}
+	postPage := "/apps/demo/posts/" + commLoad(t, ts).demoPost
+	const invite = "Follow this app to join the conversation"
+	// Warm the pages of both classes, so the follow has cached pages to keep.
+	ts.visit(t, postPage, "")
+	ts.do(t, "GET", postPage, nil, commUser(t, ts, "follower@demo.test"))
+	before := ts.do(t, "GET", postPage, nil, cookie)
+	if before.Status != http.StatusOK || !strings.Contains(before.Body, invite) {
+		t.Fatalf("before following: %d, invited to follow: %v", before.Status, strings.Contains(before.Body, invite))
+	}
+	demo, err := ts.store.AppByIDOrName(context.Background(), "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := ts.do(t, "POST", "/api/notifications/follow/"+demo.ID, nil, member); r.Status != http.StatusOK && r.Status != http.StatusCreated {
+		t.Fatalf("follow: %d %s", r.Status, r.Body)
+	}
+	after := ts.do(t, "GET", postPage, nil, cookie)
+	if after.Status != http.StatusOK || strings.Contains(after.Body, invite) {
+		t.Fatalf("after following: %d, still invited to follow: %v", after.Status, strings.Contains(after.Body, invite))
+	}
+}
+
+// Twenty members like and unlike one post 200 times in all while visitors
+// read: every visitor gets a visitor's page, no count is lost, and once the
+// writes stop and the bound has passed the page shows the exact count.
+func TestConcurrentLikesKeepCountsExact(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, demoDB(t))
+	ids := commLoad(t, ts)
+	ctx := context.Background()
+	creator := commUser(t, ts, "creator@demo.test")
+	r := ts.do(t, "POST", "/api/messages", body(map[string]any{"content": "Popular post 7007", "type": "POST", "communityId": ids.demoCommunity}), creator)
+	var created struct{ Data store.MessageView }
+	commJSON(t, r, &created)
+	postPage := "/apps/demo/posts/" + created.Data.ID
+	demo, err := ts.store.AppByIDOrName(ctx, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fans := make([]map[string]string, 20)
+	fanIDs := make([]string, 20)
+	for i := range fans {
+		u, err := ts.store.CreateUser(ctx, fmt.Sprintf("fan%d@likes.test", i), fmt.Sprintf("fan%d", i), "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ts.store.Follow(ctx, demo.ID, u.ID); err != nil {
+			t.Fatal(err)
+		}
+		fans[i], fanIDs[i] = commUser(t, ts, u.Email), u.ID
+	}
+	ts.visit(t, postPage, "miss")
+
+	// Each fan toggles: like, unlike, ... ending liked for even fans (10
+	// requests each) and unliked for odd ones.
+	var wg sync.WaitGroup
+	errs := make(chan string, 400)
+	for i, fan := range fans {
+		wg.Add(1)
+		go func(i int, fan map[string]string) {
+			defer wg.Done()
+			rounds := 5
+			for k := 0; k < rounds*2; k++ {
+				if k%2 == 0 {
+					r := ts.do(t, "POST", "/api/messages/"+created.Data.ID+"/reactions", body(map[string]any{"reaction": "❤️"}), fan)
+					if r.Status != http.StatusCreated && r.Status != http.StatusOK {
+						errs <- fmt.Sprintf("like: %d %s", r.Status, r.Body)
+						return
+					}
+					if i%2 == 0 && k == rounds*2-2 {
+						return // even fans end liked
+					}
+					continue
+				}
+				var mine struct {
+					Data store.MessageView
+				}
+				commJSON(t, ts.do(t, "GET", "/api/messages/"+created.Data.ID, nil, fan), &mine)
+				uid := fanIDs[i]
+				for _, re := range mine.Data.Reactions {
+					if re.Sender.ID == uid {
+						if r := ts.do(t, "DELETE", "/api/messages/"+created.Data.ID+"/reactions/"+re.ID, nil, fan); r.Status != http.StatusOK && r.Status != http.StatusNoContent {
+							errs <- fmt.Sprintf("unlike: %d %s", r.Status, r.Body)
+							return
+						}
+					}
+				}
+			}
+		}(i, fan)
+	}
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := 0; k < 25; k++ {
+				page := ts.do(t, "GET", postPage, nil, map[string]string{"Accept-Encoding": "identity"})
+				if page.Status != http.StatusOK || !strings.Contains(page.Body, "Popular post 7007") || strings.Contains(page.Body, "likes.test") {
+					errs <- fmt.Sprintf("visitor read: %d, holds a member's address: %v", page.Status, strings.Contains(page.Body, "likes.test"))
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+
+	n, err := ts.store.DB.NewSelect().Model((*store.Reaction)(nil)).Where("message_id = ?", created.Data.ID).Count(ctx)
+	if err != nil || n != 10 {
+		t.Fatalf("reactions stored: %d %v, want 10", n, err)
+	}
+	var api struct{ Data store.MessageView }
+	commJSON(t, ts.do(t, "GET", "/api/messages/"+created.Data.ID, nil, fans[0]), &api)
+	if api.Data.Count.Reactions != 10 {
+		t.Errorf("API count %d, want 10", api.Data.Count.Reactions)
+	}
+	ts.pages.staleFor = 0
+	if m := likeCount.FindStringSubmatch(ts.visit(t, postPage, "")); m == nil || m[1] != "10" {
+		t.Errorf("page count once writes stopped: %v, want 10", m)
+	}
+	landing := ts.do(t, "GET", "/api/app/demo/landing", nil, nil)
+	if !strings.Contains(landing.Body, `"_count":{"reactions":10,`) {
+		t.Errorf("landing data after the writes does not count 10 reactions")
+	}
+}

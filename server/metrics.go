@@ -1,0 +1,162 @@
+package server
+
+import (
+	"context"
+	"crypto/subtle"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/uptrace/bun"
+)
+
+// metrics are the server's Prometheus metrics, in a registry of its own
+// (no global registration): GET /metrics serves them.
+type metrics struct {
+	registry  *prometheus.Registry
+	requests  *prometheus.CounterVec
+	latency   *prometheus.HistogramVec
+	pageCache *prometheus.CounterVec
+	renders   prometheus.Histogram
+	payments  *prometheus.CounterVec
+}
+
+// RenderPool is what a renderer tells of its runtimes (render.Engine).
+type RenderPool interface {
+	PoolStats() (inUse, size int)
+}
+
+func newMetrics(db *bun.DB, r Renderer, pc *pageCache) *metrics {
+	m := &metrics{registry: prometheus.NewRegistry()}
+	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "marquee_http_requests_total",
+		Help: "Requests answered, by site, method, route and status (499: the client went away)."},
+		[]string{"site", "method", "route", "status"})
+	m.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "marquee_http_request_duration_seconds",
+		Help: "Time to answer a request, by site, route and status class.", Buckets: prometheus.DefBuckets},
+		[]string{"site", "route", "class"})
+	m.pageCache = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "marquee_page_cache_requests_total",
+		Help: "Cacheable page requests by result (hit, miss)."}, []string{"result"})
+	m.renders = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "marquee_render_duration_seconds",
+		Help: "Server-side React render time.", Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5}})
+	m.payments = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "marquee_payment_requests_total",
+		Help: "Payment calls by route and outcome (ok, declined, refused, error)."}, []string{"route", "outcome"})
+	m.registry.MustRegister(m.requests, m.latency, m.pageCache, m.renders, m.payments,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "marquee_page_cache_bytes",
+			Help: "Bytes the page cache holds."}, func() float64 { return float64(pc.size()) }))
+	if db != nil {
+		m.registry.MustRegister(collectors.NewDBStatsCollector(db.DB, "marquee"), &jobCollector{db: db})
+	}
+	if pool, ok := r.(RenderPool); ok {
+		m.registry.MustRegister(
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "marquee_render_pool_in_use",
+				Help: "Render runtimes busy."}, func() float64 { n, _ := pool.PoolStats(); return float64(n) }),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "marquee_render_pool_size",
+				Help: "Render runtimes at most."}, func() float64 { _, n := pool.PoolStats(); return float64(n) }))
+	}
+	return m
+}
+
+// paymentRoutes are the calls whose answers are payment outcomes.
+var paymentRoutes = map[string]bool{
+	"/api/store/:storeId/musepay/process":               true,
+	"/api/store/:storeId/stripe-payments/confirm":       true,
+	"/api/store/:storeId/stripe-payments/create-intent": true,
+	"/api/store/:storeId/stripe-payments/refund":        true,
+	"/api/store/:storeId/paypal/capture-order":          true,
+	"/api/subscriptions/apps/:appId/subscribe":          true,
+	"/api/donations/process":                            true,
+	"/api/webhooks/stripe":                              true,
+	"/api/webhooks/paypal":                              true,
+}
+
+func (m *metrics) observeRequest(site, method, route string, status int, d time.Duration) {
+	if m == nil {
+		return
+	}
+	code := strconv.Itoa(status)
+	m.requests.WithLabelValues(site, method, route, code).Inc()
+	m.latency.WithLabelValues(site, route, code[:1]+"xx").Observe(d.Seconds())
+	if paymentRoutes[route] && method == http.MethodPost {
+		outcome := "error"
+		switch {
+		case status < 300:
+			outcome = "ok"
+		case status == http.StatusPaymentRequired:
+			outcome = "declined"
+		case status < 500:
+			outcome = "refused"
+		}
+		m.payments.WithLabelValues(route, outcome).Inc()
+	}
+}
+
+func (m *metrics) pageCacheResult(result string) {
+	if m != nil {
+		m.pageCache.WithLabelValues(result).Inc()
+	}
+}
+
+func (m *metrics) render(d time.Duration) {
+	if m != nil {
+		m.renders.Observe(d.Seconds())
+	}
+}
+
+// jobCollector reads river's queue at scrape time: jobs by kind and state
+// (available and scheduled are the depth; retryable and discarded, the
+// failures).
+type jobCollector struct{ db *bun.DB }
+
+var jobsDesc = prometheus.NewDesc("marquee_jobs", "Background jobs by kind and state (river_job).", []string{"kind", "state"}, nil)
+
+func (j *jobCollector) Describe(ch chan<- *prometheus.Desc) { ch <- jobsDesc }
+
+func (j *jobCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	var rows []struct {
+		Kind  string `bun:"kind"`
+		State string `bun:"state"`
+		N     int64  `bun:"n"`
+	}
+	err := j.db.NewSelect().TableExpr("river_job").ColumnExpr("kind, state, count(*) AS n").
+		Where("state IN ('available', 'scheduled', 'retryable', 'running', 'discarded')").
+		GroupExpr("kind, state").Scan(ctx, &rows)
+	if err != nil {
+		return // no river tables (a test without jobs) or no database: nothing to say
+	}
+	for _, r := range rows {
+		ch <- prometheus.MustNewConstMetric(jobsDesc, prometheus.GaugeValue, float64(r.N), r.Kind, r.State)
+	}
+}
+
+// GET /metrics (main site): Prometheus's text format. With METRICS_TOKEN
+// set it needs "Authorization: Bearer <token>"; without, only a scraper on
+// the machine itself (a loopback connection) is answered. The shipped
+// nginx site does not pass it through.
+func (s *Server) metricsPage(c echo.Context) error {
+	req := c.Request()
+	if tok := s.cfg.MetricsToken; tok != "" {
+		got := strings.TrimPrefix(req.Header.Get("Authorization"), "Bearer ")
+		if subtle.ConstantTimeCompare([]byte(got), []byte(tok)) != 1 {
+			return echo.NewHTTPError(http.StatusUnauthorized)
+		}
+	} else if host, _, err := net.SplitHostPort(req.RemoteAddr); err != nil || !isLoopback(host) || req.Header.Get("X-Forwarded-For") != "" {
+		return echo.ErrNotFound
+	}
+	c.Response().Header().Set("Cache-Control", "no-store")
+	promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{}).ServeHTTP(c.Response(), req)
+	return nil
+}
+
+func isLoopback(host string) bool {
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,473 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"marquee/store"
+	"marquee/store/storetest"
+)
+
+func form(h map[string]string) map[string]string {
+	out := map[string]string{"Content-Type": "application/x-www-form-urlencoded"}
+	for k, v := range h {
+		out[k] = v
+	}
+	return out
+}
+
+func jsonHeaders(h map[string]string) map[string]string {
+	out := map[string]string{"Content-Type": "application/json"}
+	for k, v := range h {
+		out[k] = v
+	}
+	return out
+}
+
+// newCreator signs up a user and returns their session headers.
+func newCreator(t *testing.T, ts *testServer, email, username string) (string, map[string]string) {
+	t.Helper()
+	u, err := ts.store.CreateUser(context.Background(), email, username, "correct horse battery")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.ID, withSession(sessionFor(t, ts, email))
+}
+
+// A signed-in user creates an app from /apps by the CLI's name rules; they
+// become its CREATOR and land in its studio. The live check says the same.
+func TestCreateAppFromApps(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, storetest.Postgres(t))
+	ctx := context.Background()
+	uid, h := newCreator(t, ts, "maker@studio.test", "maker")
+
+	// Visitors see the placeholder and a sign-up link, no form.
+	r := ts.do(t, "GET", "/apps", nil, nil)
+	if r.Status != 200 || !strings.Contains(r.Body, "Create your app") || strings.Contains(r.Body, `action="/apps"`) {
+		t.Fatalf("visitor /apps: %d %.300s", r.Status, r.Body)
+	}
+	r = ts.do(t, "GET", "/apps", nil, h)
+	if r.Status != 200 || !strings.Contains(r.Body, `action="/apps"`) || !strings.Contains(r.Body, `name="displayName"`) {
+		t.Fatalf("signed-in /apps: %d %.300s", r.Status, r.Body)
+	}
+
+	for _, c := range []struct{ name, want string }{
+		{"Bad Name", "use 2 to 40 lowercase letters"},
+		{"api", "is reserved"},
+		{"demo", msgAppNameTaken},
+		{"abcdefghijklmnopqrstuvwxyz", "shape of an id"},
+	} {
+		r := ts.do(t, "GET", "/api/apps/availability?name="+url.QueryEscape(c.name), nil, h)
+		var out struct{ Data AppAvailability }
+		if err := json.Unmarshal([]byte(r.Body), &out); err != nil || r.Status != 200 || out.Data.Available || !strings.Contains(out.Data.Message, c.want) {
+			t.Errorf("availability %q: %d %s", c.name, r.Status, r.Body)
+		}
+		// The form refuses it with the same words, beside the field.
+		r = ts.do(t, "POST", "/apps", strings.NewReader("name="+url.QueryEscape(c.name)+"&displayName=X"), form(h))
+		if r.Status != 400 && r.Status != 409 || !strings.Contains(r.Body, "field-error") && !strings.Contains(r.Body, c.want) {
+			t.Errorf("form %q: %d %.300s", c.name, r.Status, r.Body)
+		}
+	}
+	r = ts.do(t, "GET", "/api/apps/availability?name=my-studio", nil, h)
+	if !strings.Contains(r.Body, `"available":true`) {
+		t.Fatalf("free name: %s", r.Body)
+	}
+	if r := ts.do(t, "GET", "/api/apps/availability?name=my-studio", nil, nil); r.Status != 401 {
+		t.Fatalf("visitor availability: %d", r.Status)
+	}
+
+	r = ts.do(t, "POST", "/apps", strings.NewReader("name=my-studio&displayName=My+Studio"), form(h))
+	if r.Status != http.StatusSeeOther || r.Header.Get("Location") != "/apps/my-studio/studio?notice=created" {
+		t.Fatalf("create: %d %s %.300s", r.Status, r.Header.Get("Location"), r.Body)
+	}
+	app, err := ts.store.AppByIDOrName(ctx, "my-studio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if app.CreatorID != uid || app.Settings.Basic.DisplayName != "My Studio" {
+		t.Fatalf("app: %+v", app)
+	}
+	if m, _ := ts.store.MembershipOf(ctx, app.ID, uid); m == nil || m.Role != store.RoleCreator {
+		t.Fatalf("membership: %+v", m)
+	}
+	r = ts.do(t, "GET", "/apps/my-studio/studio?notice=created", nil, h)
+	if r.Status != 200 || !strings.Contains(r.Body, "Your app is ready") || !strings.Contains(r.Body, "Profile and look") {
+		t.Fatalf("studio: %d %.500s", r.Status, r.Body)
+	}
+	// /apps lists it with a way into the studio.
+	r = ts.do(t, "GET", "/apps", nil, h)
+	if !strings.Contains(r.Body, `href="/apps/my-studio/studio"`) {
+		t.Fatalf("your apps: %.500s", r.Body)
+	}
+
+	// SELF_SERVE_APPS=false keeps creation to the CLI.
+	off := newTestServerWith(t, storetest.Postgres(t), func(c *Config) { c.DisableSelfServe = true })
+	_, oh := newCreator(t, off, "maker@studio.test", "maker")
+	if r := off.do(t, "GET", "/apps", nil, oh); strings.Contains(r.Body, "Create your app") {
+		t.Fatalf("self-serve off still offers creation")
+	}
+	if r := off.do(t, "POST", "/api/apps", strings.NewReader(`{"name":"nope-app"}`), jsonHeaders(oh)); r.Status != 403 {
+		t.Fatalf("self-serve off create: %d %s", r.Status, r.Body)
+	}
+}
+
+// Of 50 concurrent creations of one name exactly one app exists; the
+// others are told the name is taken.
+func TestCreateAppConcurrent(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, storetest.Postgres(t))
+	_, h := newCreator(t, ts, "racer@studio.test", "racer")
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	codes := map[int]int{}
+	for i := 0; i < 50; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := ts.do(t, "POST", "/api/apps", strings.NewReader(`{"name":"race-app","displayName":"Race"}`), jsonHeaders(h))
+			mu.Lock()
+			codes[r.Status]++
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if codes[201] != 1 || codes[409] != 49 {
+		t.Fatalf("statuses: %v", codes)
+	}
+	n, err := ts.store.DB.NewSelect().Model((*store.App)(nil)).Where("name = ?", "race-app").Count(context.Background())
+	if err != nil || n != 1 {
+		t.Fatalf("apps named race-app: %d %v", n, err)
+	}
+}
+
+// An operator's suspension takes every page and call of the app offline,
+// and lifting it brings them back.
+func TestSuspendApp(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, storetest.Postgres(t))
+	ctx := context.Background()
+	if _, err := ts.store.SetAppSuspended(ctx, "demo", true); err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []string{"/apps/demo", "/apps/demo/community", "/api/app/demo/landing"} {
+		if r := ts.do(t, "GET", target, nil, nil); r.Status != 404 || !strings.Contains(r.Body, msgAppSuspended) {
+			t.Errorf("%s while suspended: %d %.200s", target, r.Status, r.Body)
+		}
+	}
+	h := withSession(sessionFor(t, ts, "creator@demo.test"))
+	if r := ts.do(t, "GET", "/apps/demo/studio", nil, h); r.Status != 404 {
+		t.Errorf("studio while suspended: %d", r.Status)
+	}
+	if _, err := ts.store.SetAppSuspended(ctx, "demo", false); err != nil {
+		t.Fatal(err)
+	}
+	if r := ts.do(t, "GET", "/apps/demo", nil, nil); r.Status != 200 {
+		t.Errorf("after lifting: %d", r.Status)
+	}
+}
+
+// Only the creator and admins open the studio; the others are refused.
+func TestStudioAccess(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, demoDB(t))
+	for email, want := range map[string]int{"": 401, "member@demo.test": 403, "follower@demo.test": 403, "subscriber@demo.test": 403,
+		"moderator@demo.test": 403, "admin@demo.test": 200, "creator@demo.test": 200} {
+		var h map[string]string
+		if email != "" {
+			h = withSession(sessionFor(t, ts, email))
+		}
+		for _, p := range []string{"/apps/demo/studio", "/apps/demo/studio/members", "/apps/demo/studio/analytics", "/api/studio/apps/demo/members"} {
+			if r := ts.do(t, "GET", p, nil, h); r.Status != want {
+				t.Errorf("%s as %q: %d, want %d", p, email, r.Status, want)
+			}
+		}
+	}
+}
+
+// Profile and look, links and features: refused input comes back beside
+// its field with what was typed; saved input reaches the landing page,
+// whose visitor cache is dropped.
+func TestStudioProfileAndFeatures(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, demoDB(t))
+	ctx := context.Background()
+	h := form(withSession(sessionFor(t, ts, "creator@demo.test")))
+	if r := ts.do(t, "GET", "/apps/demo", nil, nil); r.Status != 200 { // warm the visitor cache
+		t.Fatal(r.Status)
+	}
+
+	bad := "displayName=Fresh+Name&bio=%3Cp%3EHi%3C%2Fp%3E&lang=english&version=2.0.0&footerOrder=HOME,STORE,COMMUNITY,EVENTS,CHAT"
+	r := ts.do(t, "POST", "/apps/demo/studio/profile", strings.NewReader(bad), h)
+	if r.Status != 400 || !strings.Contains(r.Body, "Language must be a language code") || !strings.Contains(r.Body, `value="Fresh Name"`) {
+		t.Fatalf("bad lang: %d %.400s", r.Status, r.Body)
+	}
+	good := strings.Replace(bad, "lang=english", "lang=pt-BR", 1) + "&linksEnabled=1&showLinkInBio=1"
+	r = ts.do(t, "POST", "/apps/demo/studio/profile", strings.NewReader(good), h)
+	if r.Status != 303 || r.Header.Get("Location") != "/apps/demo/studio?notice=saved" {
+		t.Fatalf("save profile: %d %s %.300s", r.Status, r.Header.Get("Location"), r.Body)
+	}
+	app, _ := ts.store.AppByIDOrName(ctx, "demo")
+	st := app.Settings
+	if st.Basic.DisplayName != "Fresh Name" || st.Basic.Lang != "pt-BR" || app.Version != "2.0.0" || app.Bio != "<p>Hi</p>" ||
+		strings.Join(st.UI.FooterOrder, ",") != "HOME,STORE,COMMUNITY,EVENTS,CHAT" || !st.Features.Links.Enabled || !st.LandingPage.ShowLinkInBio {
+		t.Fatalf("saved profile: %+v %q %q", st, app.Version, app.Bio)
+	}
+	if r := ts.do(t, "GET", "/apps/demo", nil, nil); !strings.Contains(r.Body, "Fresh Name") || !strings.Contains(r.Body, `<html lang="pt-BR">`) {
+		t.Fatalf("landing still shows the old name or language: %.200s", r.Body)
+	}
+
+	// Links: rows in the order of their numbers, one switched off, an
+	// empty row dropped; a bad address is refused.
+	links := "linkPosition=2&linkTitle=Shop&linkUrl=https%3A%2F%2Fshop.example&linkEnabled=0" +
+		"&linkPosition=1&linkTitle=Blog&linkUrl=https%3A%2F%2Fblog.example" +
+		"&linkPosition=3&linkTitle=&linkUrl="
+	if r := ts.do(t, "POST", "/apps/demo/studio/links", strings.NewReader(links), h); r.Status != 303 {
+		t.Fatalf("links: %d %.300s", r.Status, r.Body)
+	}
+	got, _ := ts.store.LinksOfApp(ctx, app.ID)
+	if len(got) != 2 || got[0].Title != "Blog" || got[0].Enabled || got[1].Title != "Shop" || !got[1].Enabled {
+		t.Fatalf("links saved: %+v", got)
+	}
+	if r := ts.do(t, "POST", "/apps/demo/studio/links", strings.NewReader("linkTitle=X&linkUrl=javascript%3Aalert(1)"), h); r.Status != 400 || !strings.Contains(r.Body, "must start with http") {
+		t.Fatalf("bad link: %d %.300s", r.Status, r.Body)
+	}
+
+	// Features: donation amounts and tiers, gating with its preview.
+	feats := "community=1&allowReactions=1&store=1&events=1&donations=1&suggestedAmounts=5%2C+10%2C+12.50" +
+		"&tierName=Bronze&tierAmount=10&tierDescription=Thanks" +
+		"&tierName=Gold&tierAmount=100&tierDescription=" +
+		"&tierName=&tierAmount=&tierDescription=" +
+		"&gating=landing&gatingDescription=Members+get+everything"
+	if r := ts.do(t, "POST", "/apps/demo/studio/features", strings.NewReader(strings.Replace(feats, "tierAmount=100", "tierAmount=lots", 1)), h); r.Status != 400 ||
+		!strings.Contains(r.Body, "Each tier needs an amount") || !strings.Contains(r.Body, `value="Gold"`) {
+		t.Fatalf("bad tier: %d %.300s", r.Status, r.Body)
+	}
+	if r := ts.do(t, "POST", "/apps/demo/studio/features", strings.NewReader(feats), h); r.Status != 303 {
+		t.Fatalf("features: %d %.300s", r.Status, r.Body)
+	}
+	var land struct {
+		Data struct {
+			Settings                 store.AppSettings    `json:"settings"`
+			DonationTiers            []store.DonationTier `json:"donationTiers"`
+			SuggestedDonationAmounts []int64              `json:"suggestedDonationAmounts"`
+		}
+	}
+	r = ts.do(t, "GET", "/api/app/demo/landing", nil, nil)
+	if err := json.Unmarshal([]byte(r.Body), &land); err != nil {
+		t.Fatal(err)
+	}
+	f := land.Data.Settings.Features
+	if f.Community.Settings.AllowComments || !f.Community.Settings.AllowReactions || f.Chat.Enabled || !f.Donations.Enabled ||
+		!f.SubscriptionGating.Enabled || !f.SubscriptionGating.Settings.LandingPageOnly || f.SubscriptionGating.Settings.Required ||
+		f.SubscriptionGating.Settings.Description != "Members get everything" {
+		t.Fatalf("features saved: %+v", f)
+	}
+	if fmt := land.Data.SuggestedDonationAmounts; len(fmt) != 3 || fmt[2] != 1250 {
+		t.Fatalf("amounts: %v", fmt)
+	}
+	if tiers := land.Data.DonationTiers; len(tiers) != 2 || tiers[0].Name != "Bronze" || tiers[0].RequiredAmount != 1000 || tiers[1].RequiredAmount != 10000 || tiers[0].Description != "Thanks" {
+		t.Fatalf("tiers: %+v", tiers)
+	}
+	r = ts.do(t, "GET", "/apps/demo/studio/features", nil, h)
+	if !strings.Contains(r.Body, "banner, bio, links and plans only") {
+		t.Fatalf("gating preview: %.300s", r.Body)
+	}
+	// Every save is in the audit log, with who made it.
+	r = ts.do(t, "GET", "/apps/demo/studio/members", nil, h)
+	for _, want := range []string{"settings.profile", "settings.links", "settings.features", "@creator"} {
+		if !strings.Contains(r.Body, want) {
+			t.Errorf("audit log lacks %q", want)
+		}
+	}
+}
+
+// A plan needs a billing cycle to be published; a draft (an item without
+// one) is not offered until it gets one; archiving takes a plan off sale
+// while its members keep it.
+func TestStudioPlans(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, demoDB(t))
+	ctx := context.Background()
+	h := form(withSession(sessionFor(t, ts, "creator@demo.test")))
+	demo, _ := ts.store.AppByIDOrName(ctx, "demo")
+
+	r := ts.do(t, "POST", "/apps/demo/studio/plans", strings.NewReader("name=Inner+Circle&price=7&description=Close&benefits=Early+access%0ALive+Q%26A"), h)
+	if r.Status != 400 || !strings.Contains(r.Body, "Choose a billing cycle") || !strings.Contains(r.Body, `value="Inner Circle"`) {
+		t.Fatalf("plan without cycle: %d %.300s", r.Status, r.Body)
+	}
+	r = ts.do(t, "POST", "/apps/demo/studio/plans", strings.NewReader("name=Inner+Circle&price=7&billingCycle=MONTHLY&description=Close&benefits=Early+access%0ALive+Q%26A"), h)
+	if r.Status != 303 {
+		t.Fatalf("plan: %d %.300s", r.Status, r.Body)
+	}
+	plans, _ := ts.store.StudioPlans(ctx, demo.ID)
+	var inner store.StudioPlan
+	for _, p := range plans {
+		if p.Name == "Inner Circle" {
+			inner = p
+		}
+	}
+	if inner.Cycle != store.CycleMonthly || inner.Price != 700 || len(inner.Benefits) != 2 || inner.Benefits[1] != "Live Q&A" {
+		t.Fatalf("plan saved: %+v", inner)
+	}
+	offered := func(itemID string) bool {
+		items, err := ts.store.SubscriptionItems(ctx, demo.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range items {
+			if it.ID == itemID {
+				return true
+			}
+		}
+		return false
+	}
+	if !offered(inner.ItemID) {
+		t.Fatal("the new plan is not offered")
+	}
+
+	// A SUBSCRIPTION item made in the item editor has no cycle: a draft.
+	shop, _ := ts.store.ShopOfApp(ctx, demo.ID)
+	draft, err := ts.store.SaveItem(ctx, shop, "", store.ItemInput{Name: "Draft plan", Type: store.ItemSubscription, Price: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if offered(draft.ID) {
+		t.Fatal("a plan without a billing cycle is offered")
+	}
+	if r := ts.do(t, "GET", "/apps/demo/studio/plans", nil, h); !strings.Contains(r.Body, "Draft: choose a billing cycle to publish") {
+		t.Fatalf("draft not shown as a draft")
+	}
+	if r := ts.do(t, "POST", "/apps/demo/studio/plans/"+draft.ID, strings.NewReader("name=Draft+plan&price=3&billingCycle=YEARLY"), h); r.Status != 303 || !offered(draft.ID) {
+		t.Fatalf("publish draft: %d %.300s", r.Status, r.Body)
+	}
+
+	// A member takes the plan, then it is archived: off sale, and theirs.
+	fan := ts.userID(t, "follower@demo.test")
+	if _, _, err := ts.store.CreditWallet(ctx, demo.ID, fan, 5000, "test:plans", "gift"); err != nil {
+		t.Fatal(err)
+	}
+	fh := jsonHeaders(withSession(sessionFor(t, ts, "follower@demo.test")))
+	if r := ts.do(t, "POST", "/api/subscriptions/apps/demo/subscribe", strings.NewReader(`{"itemId":"`+inner.ItemID+`","paymentMethod":"musepay"}`), fh); r.Status != 200 {
+		t.Fatalf("subscribe: %d %s", r.Status, r.Body)
+	}
+	if r := ts.do(t, "POST", "/apps/demo/studio/plans/"+inner.ItemID+"/archive", nil, h); r.Status != 303 {
+		t.Fatalf("archive: %d %.300s", r.Status, r.Body)
+	}
+	if offered(inner.ItemID) {
+		t.Fatal("an archived plan is offered")
+	}
+	if ok, _ := ts.store.HasValidSubscription(ctx, demo.ID, fan, time.Now()); !ok {
+		t.Fatal("archiving ended the member's membership")
+	}
+	plans, _ = ts.store.StudioPlans(ctx, demo.ID)
+	for _, p := range plans {
+		if p.ItemID == inner.ItemID && (!p.Archived || p.Members != 1) {
+			t.Fatalf("archived plan: %+v", p)
+		}
+	}
+	if r := ts.do(t, "POST", "/api/subscriptions/apps/demo/subscribe", strings.NewReader(`{"itemId":"`+inner.ItemID+`","paymentMethod":"musepay"}`), jsonHeaders(withSession(sessionFor(t, ts, "member@demo.test")))); r.Status < 400 {
+		t.Fatalf("subscribed to an archived plan: %d", r.Status)
+	}
+}
+
+// Roles change within what the actor may grant: admins below admin, the
+// creator up to admin, nobody to CREATOR or SUBSCRIBER, nobody their own
+// or a higher role. Every change is audited; of 50 concurrent changes of
+// one member exactly one happens.
+func TestStudioMemberRoles(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, demoDB(t))
+	ctx := context.Background()
+	demo, _ := ts.store.AppByIDOrName(ctx, "demo")
+	creator := jsonHeaders(withSession(sessionFor(t, ts, "creator@demo.test")))
+	admin := jsonHeaders(withSession(sessionFor(t, ts, "admin@demo.test")))
+	fan, mod := ts.userID(t, "follower@demo.test"), ts.userID(t, "moderator@demo.test")
+	put := func(h map[string]string, userID, role string) response {
+		return ts.do(t, "PUT", "/api/studio/apps/demo/members/"+userID, strings.NewReader(`{"role":"`+role+`"}`), h)
+	}
+	for _, c := range []struct {
+		h          map[string]string
+		user, role string
+		want       int
+	}{
+		{admin, fan, store.RoleAdmin, 403},
+		{admin, fan, store.RoleCreator, 403},
+		{admin, fan, store.RoleSubscriber, 403},
+		{admin, ts.userID(t, "creator@demo.test"), store.RoleFollower, 403},
+		{admin, ts.userID(t, "admin@demo.test"), store.RoleFollower, 403},
+		{creator, ts.userID(t, "creator@demo.test"), store.RoleAdmin, 403},
+		{admin, mod, store.RoleFollower, 200},
+		{creator, fan, store.RoleAdmin, 200},
+		{admin, fan, store.RoleFollower, 403}, // now an admin, like the actor
+	} {
+		if r := put(c.h, c.user, c.role); r.Status != c.want {
+			t.Errorf("set %s to %s: %d %s, want %d", c.user, c.role, r.Status, r.Body, c.want)
+		}
+	}
+	if m, _ := ts.store.MembershipOf(ctx, demo.ID, fan); m.Role != store.RoleAdmin {
+		t.Fatalf("fan: %+v", m)
+	}
+
+	// Search and role filter.
+	var list struct {
+		Data StudioMembers
+	}
+	r := ts.do(t, "GET", "/api/studio/apps/demo/members?q=MODERATOR%40demo&role=FOLLOWER", nil, admin)
+	if err := json.Unmarshal([]byte(r.Body), &list); err != nil || len(list.Data.Members) != 1 || list.Data.Members[0].Email != "moderator@demo.test" {
+		t.Fatalf("search: %d %s", r.Status, r.Body)
+	}
+	if g := list.Data.Grantable; len(g) != 2 || g[0] != store.RoleModerator || g[1] != store.RoleFollower {
+		t.Fatalf("an admin may grant: %v", g)
+	}
+
+	// Remove by the form, without JavaScript.
+	fh := form(withSession(sessionFor(t, ts, "admin@demo.test")))
+	r = ts.do(t, "POST", "/apps/demo/studio/members/"+mod, strings.NewReader("role=NONE&back=%3Frole%3DFOLLOWER"), fh)
+	if r.Status != 303 || r.Header.Get("Location") != "/apps/demo/studio/members?role=FOLLOWER&notice=removed" {
+		t.Fatalf("remove: %d %s %.300s", r.Status, r.Header.Get("Location"), r.Body)
+	}
+	if m, _ := ts.store.MembershipOf(ctx, demo.ID, mod); m != nil {
+		t.Fatalf("still a member: %+v", m)
+	}
+	// A refused form says why on the page.
+	r = ts.do(t, "POST", "/apps/demo/studio/members/"+ts.userID(t, "creator@demo.test"), strings.NewReader("role=FOLLOWER"), fh)
+	if r.Status != 403 || !strings.Contains(r.Body, msgCannotGrant) {
+		t.Fatalf("refused form: %d %.300s", r.Status, r.Body)
+	}
+	audit, _ := ts.store.AuditLog(ctx, demo.ID, 10)
+	if len(audit) != 3 || audit[0].Action != "member.remove" || audit[0].Actor != "admin" || audit[0].Target != "moderator" ||
+		audit[1].Detail != "FOLLOWER → ADMIN" || audit[1].Actor != "creator" {
+		t.Fatalf("audit: %+v", audit)
+	}
+
+	// 50 concurrent changes of one member by the creator: one audit line.
+	sub := ts.userID(t, "subscriber@demo.test")
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	codes := map[int]int{}
+	for i := 0; i < 50; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			r := put(creator, sub, store.RoleModerator)
+			mu.Lock()
+			codes[r.Status]++
+			mu.Unlock()
+		}(i)
+	}
+	wg.Wait()
+	if codes[200]+codes[409] != 50 || codes[200] < 1 {
+		t.Fatalf("statuses: %v", codes)
+	}
+	n, err := ts.store.DB.NewSelect().Model((*store.AuditEntry)(nil)).Where("app_id = ? AND target_id = ?", demo.ID, sub).Count(ctx)
+	if err != nil || n != 1 {
+		t.Fatalf("audit lines for the raced change: %d %v", n, err)
+	}
+}
