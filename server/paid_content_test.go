@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/base64"
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +24,9 @@ func TestPaidContentStaysPaid(t *testing.T) {
 	f := newMemberFixture(t)
 	ts := f.ts
 	ts.cfg.PushAllowLoopbackHTTP = true
+	// The receiver is on loopback, which the push job's own client refuses:
+	// as TestPushRoundTrip, this test lets it through.
+	ts.push.Client = &http.Client{Timeout: 15 * time.Second}
 	db := ts.store.DB
 	startJobs(t, ts, db)
 	f.set(t, "demo", "features.subscriptionGating.settings.required", "true")
