@@ -94,11 +94,13 @@ export default function CheckoutPayment(props: Props) {
 
   async function payWallet() {
     // Only orderId is read: the server knows who pays whom and how much.
+    // SPEC.md section 8: '{product}Pay transaction failed' when the server
+    // gives no message.
     await api("POST", storeAPI + "/musepay/process", {
       orderId: props.orderId,
       amount: props.total / 100,
       currency: props.currency,
-    });
+    }, "MusePay transaction failed");
     paid();
     window.location.assign(base + "/payment-success?processor=musepay&orderId=" + encodeURIComponent(props.orderId));
   }
@@ -142,7 +144,9 @@ export default function CheckoutPayment(props: Props) {
       else if (method === "paypal") await payPayPal();
       else throw new Error("Payment method not available");
     } catch (err) {
-      setError((err as Error).message || "Payment failed. Please try again.");
+      // An error that is not the server's (a bug, a broken script) has
+      // SPEC.md section 8's generic words.
+      setError(err instanceof Error ? err.message || "Payment failed. Please try again." : "An unexpected error occurred");
       setBusy(false);
     }
   }

@@ -63,8 +63,8 @@ export default function DonateModal(props: DonateModalProps) {
       amount: cents,
       currency: "USD",
       message,
-    });
-    const res = await api<DonationProcessed>("POST", "/api/donations/process", { donationId: d.id, paymentMethod: "stripe" });
+    }, "Failed to create donation");
+    const res = await api<DonationProcessed>("POST", "/api/donations/process", { donationId: d.id, paymentMethod: "stripe" }, "Failed to process donation");
     if (res.status === "PAID") return finished();
     if (!res.payment?.clientSecret) throw new Error("Failed to create payment intent");
     const { mountCard } = await import("./lib/stripe-card");
@@ -78,7 +78,7 @@ export default function DonateModal(props: DonateModalProps) {
     const res = await card!.confirm(back);
     if (res.error) throw new Error("Payment failed. Please try again. " + res.error);
     // The browser's word is not enough: the server asks Stripe.
-    const d = await api<DonationProcessed>("POST", "/api/donations/process", { donationId: cardDonation, paymentMethod: "stripe" });
+    const d = await api<DonationProcessed>("POST", "/api/donations/process", { donationId: cardDonation, paymentMethod: "stripe" }, "Failed to process donation");
     if (d.status === "PAID") return finished();
     resetCard();
     setPending(true);
@@ -106,8 +106,8 @@ export default function DonateModal(props: DonateModalProps) {
           amount: cents,
           currency: "USD",
           message,
-        });
-        await api("POST", "/api/donations/process", { donationId: d.id });
+        }, "Failed to create donation");
+        await api("POST", "/api/donations/process", { donationId: d.id }, "Failed to process donation");
         finished();
       }
     } catch (err) {
@@ -124,11 +124,13 @@ export default function DonateModal(props: DonateModalProps) {
   else if (method === "stripe" && card && cents !== null) label = "Pay " + dollars(cents);
   else if (method === "stripe") label = "Continue to card";
 
+  // Headings follow the page's: under the page's h1, or the modal's h2.
+  const H = props.asPage ? "h2" : "h3";
   const body = (
     <>
       {props.suggestedAmounts.length > 0 && (
         <section>
-          <h3>Quick Donation</h3>
+          <H>Quick Donation</H>
           <div className="amounts">
             {props.suggestedAmounts.map((a) => (
               // Without JavaScript each amount is a link that fills the
@@ -143,7 +145,7 @@ export default function DonateModal(props: DonateModalProps) {
       )}
       {props.tiers.length > 0 && (
         <section>
-          <h3>Achievement Tiers</h3>
+          <H>Achievement Tiers</H>
           <ul className="tiers">
             {props.tiers.map((t) => (
               <li key={t.id}>

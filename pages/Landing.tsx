@@ -8,7 +8,7 @@ import { displayTitle } from "./components/Header";
 import { Plans } from "./components/Plans";
 import type { AppView, EventView, ItemView, LinkItem, MessageView, PageProps, PlanItem } from "./lib/types";
 
-type Props = PageProps<{ appName?: string; gated?: boolean; plans?: PlanItem[]; description?: string; previews?: boolean }>;
+type Props = PageProps<{ appName?: string; gated?: boolean; plans?: PlanItem[]; plansError?: string; description?: string; previews?: boolean }>;
 
 const EMPTY = "it's quiet here...";
 
@@ -154,7 +154,20 @@ export default function Landing(props: Props) {
           <section className="landing-section gate" aria-label="Subscription required">
             <h2>Members only</h2>
             <p>{props.data.description || "Subscribe to see everything " + displayTitle(app) + " shares with members."}</p>
-            <Plans plans={props.data.plans ?? []} appName={app.name} signedIn={signedIn} authUrl={props.authUrl} />
+            <Plans plans={props.data.plans ?? []} appName={app.name} signedIn={signedIn} authUrl={props.authUrl} error={props.data.plansError} />
+            {signedIn && (
+              // The profile is behind the gate too: its exits are here.
+              <div className="gate-exits">
+                {props.viewer.permissions.canUnfollow && (
+                  <form method="post" action={base + "/unfollow"}>
+                    <button type="submit" className="button button-secondary">Unfollow</button>
+                  </form>
+                )}
+                <form method="post" action={base + "/signout"}>
+                  <button type="submit" className="button button-secondary">Sign Out</button>
+                </form>
+              </div>
+            )}
           </section>
         )}
 

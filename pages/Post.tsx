@@ -35,6 +35,8 @@ export default function Post(props: Props) {
       <div className="post-page">
         <Island name="BackButton" component={BackButton} props={{ fallback: community }} />
         <article className="post-detail">
+          {/* The page's heading for screen readers and outlines (a post has no title of its own). */}
+          <h1 className="visually-hidden">{"Post by @" + post.sender.username}</h1>
           <header className="meta">
             <strong>@{post.sender.username}</strong>
           {post.sender.donorTier && <span className="badge tier-badge">{post.sender.donorTier}</span>} · <time dateTime={post.createdAt}>{relativeTime(post.createdAt, props.now)}</time>

@@ -334,7 +334,8 @@ func TestSubscriptionGate(t *testing.T) {
 	}{
 		{"", "/apps/demo/community", http.StatusFound},
 		{"follower@demo.test", "/apps/demo/community", http.StatusFound},
-		{"follower@demo.test", "/apps/demo/profile", http.StatusOK},
+		// Every deeper path SPEC names leads home, the profile included (issue 27).
+		{"follower@demo.test", "/apps/demo/profile", http.StatusFound},
 		{"follower@demo.test", "/apps/demo", http.StatusOK},
 		{"subscriber@demo.test", "/apps/demo/community", http.StatusOK},
 		{"moderator@demo.test", "/apps/demo/community", http.StatusOK},

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
 	"strconv"
 	"time"
@@ -67,14 +69,53 @@ func pageParams(c echo.Context, defaultLimit int) (int, int, error) {
 // stories) of the scope's community, by page number or, when the client
 // passes the previous page's pagination.nextCursor as cursor, by keyset so
 // that posts added or deleted meanwhile never repeat or skip one.
-func (s *Server) loadFeed(c echo.Context, sc *Scope, msgType string) (*store.MessagePage, error) {
+// byViewer: the JSON call keeps each viewer's place (see below); the page,
+// a render shared between viewers, does not.
+func (s *Server) loadFeed(c echo.Context, sc *Scope, msgType string, byViewer bool) (*store.MessagePage, error) {
 	page, limit, err := pageParams(c, store.DefaultPageSize)
 	if err != nil {
 		return nil, err
 	}
-	p, err := s.store.CommunityFeed(c.Request().Context(), sc.App.Community.ID, msgType,
-		store.FeedPage{Page: page, Limit: limit, Cursor: c.QueryParam("cursor"), AppID: sc.App.ID})
+	ctx := c.Request().Context()
+	cursor := c.QueryParam("cursor")
+	// A SPEC client pages by number only (page=2, 3, ... while hasNext).
+	// Each page served to a viewer records where it ended, and their next
+	// page number starts there (keyset), so a post added or deleted while
+	// they read neither repeats nor skips one. Without a record (a first
+	// visit to page N) the page is counted by offset.
+	mark := ""
+	if byViewer {
+		mark = feedMark(c, sc, msgType, limit)
+	}
+	if mark != "" && cursor == "" && page > 1 {
+		if b, ok, err := s.store.Cache.Get(ctx, mark+strconv.Itoa(page-1)); err == nil && ok {
+			cursor = string(b)
+		}
+	}
+	p, err := s.store.CommunityFeed(ctx, sc.App.Community.ID, msgType,
+		store.FeedPage{Page: page, Limit: limit, Cursor: cursor, AppID: sc.App.ID})
+	if mark != "" && err == nil && p.Pagination.NextCursor != "" {
+		if err := s.store.Cache.Set(ctx, mark+strconv.Itoa(page), []byte(p.Pagination.NextCursor), feedMarkTTL); err != nil {
+			s.logger.Warn("remember feed page end", "err", err)
+		}
+	}
 	return p, answer(err, nil) // a bad cursor is a 400 (store.ErrInvalid)
+}
+
+// feedMarkTTL is how long a viewer's place in a feed is kept.
+const feedMarkTTL = 30 * time.Minute
+
+// feedMark names a viewer's reading of one feed: the member, or a visitor
+// by address and browser (no cookie is set for it).
+func feedMark(c echo.Context, sc *Scope, msgType string, limit int) string {
+	who := "u:"
+	if sc.User != nil {
+		who += sc.User.ID
+	} else {
+		h := sha256.Sum256([]byte(c.RealIP() + "|" + c.Request().UserAgent()))
+		who = "v:" + hex.EncodeToString(h[:12])
+	}
+	return "feedmark:" + sc.App.Community.ID + ":" + msgType + ":" + strconv.Itoa(limit) + ":" + who + ":"
 }
 
 // loadStories is the one loader of the stories strip: the last day's
@@ -96,7 +137,7 @@ func (s *Server) apiCommunityPosts(c echo.Context) error {
 	if msgType != store.MessagePost && msgType != store.MessageStory {
 		return badRequest("type must be POST or STORY")
 	}
-	p, err := s.loadFeed(c, sc, msgType)
+	p, err := s.loadFeed(c, sc, msgType, true)
 	if err != nil {
 		return err
 	}
@@ -130,7 +171,7 @@ func (s *Server) pageCommunity(c echo.Context) error {
 		return s.renderPage(c, "Community", props)
 	}
 	data.CommunityID = sc.App.Community.ID
-	p, err := s.loadFeed(c, sc, store.MessagePost)
+	p, err := s.loadFeed(c, sc, store.MessagePost, false)
 	if err != nil {
 		if e, ok := err.(*Error); ok && e.Status == http.StatusBadRequest {
 			return err

@@ -10,10 +10,11 @@ import (
 
 // gateOpen lists the app sub-paths the subscription gate lets through: the
 // cart and checkout (SPEC.md section 2) and what completing or leaving a
-// checkout needs (payment-success, cancel_order). The profile stays open
-// too, so a gated member can still sign out or unfollow.
+// checkout needs (payment-success, cancel_order). Every deeper path SPEC
+// names, the profile included, leads a gated member home, where the gate's
+// section offers Sign Out and Unfollow as forms.
 var gateOpen = map[string]bool{
-	"/cart": true, "/checkout": true, "/payment-success": true, "/cancel_order": true, "/profile": true,
+	"/cart": true, "/checkout": true, "/payment-success": true, "/cancel_order": true,
 	// Supporting the creator is not content: a gated member may donate.
 	"/donate": true,
 }

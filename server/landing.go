@@ -112,6 +112,9 @@ type LandingData struct {
 	Plans       []store.ItemView `json:"plans"`
 	Description string           `json:"description"`
 	Previews    bool             `json:"previews"`
+	// PlansError: the plans could not be loaded; the rest of the page is
+	// still shown (SPEC.md section 8: 'Error loading subscription options').
+	PlansError string `json:"plansError,omitempty"`
 }
 
 func (s *Server) landingProps(c echo.Context, sc *Scope) (PageProps, error) {
@@ -122,9 +125,13 @@ func (s *Server) landingProps(c echo.Context, sc *Scope) (PageProps, error) {
 	if sc.Gated {
 		plans, err := s.store.SubscriptionItems(c.Request().Context(), sc.App.ID)
 		if err != nil {
-			return props, err
+			// The gate's screen still shows, with why the plans are missing.
+			s.logger.Error("load plans", "app", sc.App.ID, "err", err)
+			data.PlansError = "the plans could not be loaded. Please try again."
+			props.Status = http.StatusServiceUnavailable // not kept by the page cache
+		} else {
+			data.Plans = plans
 		}
-		data.Plans = plans
 	}
 	props.Data = data
 	return props, nil

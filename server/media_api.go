@@ -116,6 +116,12 @@ func (s *Server) apiCreateMedia(c echo.Context) error {
 	id := store.NewID()
 	key := "users/" + user.ID + "/" + req.MediaKey + "/" + id + mediaTypes[req.MimeType]
 	var appID *string
+	// SPEC.md's profile-picture upload sends the app's id too: the picture
+	// is the account's all the same (one picture in every app), so it is
+	// stored as account media and the upload makes it the picture.
+	if req.MediaKey == "profile" {
+		req.AppID = ""
+	}
 	if req.AppID != "" {
 		sc, err := s.scopeOf(c, req.AppID)
 		if err != nil {

@@ -43,7 +43,8 @@ func gatingPreview(st store.AppSettings) GatingPreview {
 	gated := access.Gated(st, store.RoleFollower, false)
 	p := GatingPreview{Gated: gated, SeesPreviews: access.ContentFor(st, store.RoleFollower, false) != access.ContentNone, Description: st.Features.SubscriptionGating.Settings.Description}
 	if gated {
-		p.Screens = []string{"Home", "Cart", "Checkout", "Profile"}
+		// What the gate lets a non-subscriber open (gate.go's gateOpen).
+		p.Screens = []string{"Home", "Cart", "Checkout"}
 	} else {
 		p.Screens = []string{"Everything members see"}
 	}

@@ -160,11 +160,28 @@ func (s *Storage) DeleteEvent(ctx context.Context, e *Event, by string) error {
 		if _, err := tx.NewDelete().Model((*Event)(nil)).Where("id = ?", e.ID).Exec(ctx); err != nil {
 			return fmt.Errorf("delete event: %w", err)
 		}
-		return nil
+		return relinkDeletedEvent(ctx, tx, e)
 	})
 	if err != nil {
 		return fmt.Errorf("delete event %s: %w", e.ID, err)
 	}
 	s.InvalidateLanding(ctx, e.AppID)
+	return nil
+}
+
+// relinkDeletedEvent points the notifications that led to a deleted event
+// ("New event: ...", updates) at the app's events list instead of a page
+// that is gone.
+func relinkDeletedEvent(ctx context.Context, db bun.IDB, e *Event) error {
+	var appName string
+	if err := db.NewSelect().Table("apps").Column("name").Where("id = ?", e.AppID).Scan(ctx, &appName); err != nil {
+		return fmt.Errorf("relink notifications: load app: %w", err)
+	}
+	list := "/apps/" + appName + "/events"
+	dead := list + "/" + e.ID
+	if _, err := db.NewUpdate().Model((*Notification)(nil)).Set("link = ?", list).
+		Where("app_id = ? AND (link = ? OR link LIKE ? OR link LIKE ?)", e.AppID, dead, dead+"/%", dead+"?%").Exec(ctx); err != nil {
+		return fmt.Errorf("relink notifications of event %s: %w", e.ID, err)
+	}
 	return nil
 }

@@ -238,6 +238,18 @@ func writeNotice(ctx context.Context, db bun.IDB, n Notice) ([]Notification, err
 	if err := db.NewSelect().Table("apps").Column("name").Where("id = ?", n.AppID).Scan(ctx, &appName); err != nil {
 		return nil, fmt.Errorf("notify: load app %s: %w", n.AppID, err)
 	}
+	// A notice about an event deleted before its fan-out ran leads to the
+	// events list, not to a page that is gone (DeleteEvent relinks the
+	// notices already written).
+	if id, ok := strings.CutPrefix(n.Link, "/events/"); ok && id != "" && !strings.ContainsAny(id, "/?") {
+		exists, err := db.NewSelect().Table("events").Where("id = ?", id).Exists(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("notify: check event %s: %w", id, err)
+		}
+		if !exists {
+			n.Link = "/events"
+		}
+	}
 	link := "/apps/" + appName + n.Link
 	var sender *string
 	if n.SenderID != "" {

@@ -142,7 +142,16 @@ func DefaultSettings(displayName string) AppSettings {
 	s.Features.Store.Enabled = true
 	s.Features.Events.Enabled = true
 	s.Features.Links.Settings.Layout = "grid"
+	s.normalize()
 	return s
+}
+
+// normalize fills what clients read as lists: suggestedAmounts is always
+// an array (a client maps over it), never null.
+func (s *AppSettings) normalize() {
+	if s.Features.Donations.Settings.SuggestedAmounts == nil {
+		s.Features.Donations.Settings.SuggestedAmounts = []int64{}
+	}
 }
 
 func (s AppSettings) Value() (driver.Value, error) {
@@ -160,6 +169,7 @@ func (s *AppSettings) Scan(src any) error {
 	switch v := src.(type) {
 	case nil:
 		*s = AppSettings{}
+		s.normalize()
 		return nil
 	case string:
 		b = []byte(v)
@@ -171,5 +181,6 @@ func (s *AppSettings) Scan(src any) error {
 	if err := json.Unmarshal(b, s); err != nil {
 		return fmt.Errorf("unmarshal app settings: %w", err)
 	}
+	s.normalize()
 	return nil
 }

@@ -7,7 +7,8 @@ export function cycleLabel(cycle: string | undefined): string {
 
 // Plans is the gated screen's list (SPEC.md section 8): each plan with its
 // price per period and a Subscribe button that leads to the plan checkout.
-export function Plans({ plans, appName, signedIn, authUrl }: { plans: PlanItem[]; appName: string; signedIn: boolean; authUrl: string }) {
+export function Plans({ plans, appName, signedIn, authUrl, error }: { plans: PlanItem[]; appName: string; signedIn: boolean; authUrl: string; error?: string }) {
+  if (error) return <p className="field-error" role="alert">{"Error loading subscription options: " + error}</p>;
   if (plans.length === 0) return <p className="empty">No subscription plans available at the moment.</p>;
   return (
     <ul className="plans">
