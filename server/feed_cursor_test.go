@@ -121,7 +121,8 @@ func TestFeedCursor(t *testing.T) {
 		page := ts.do(t, "GET", "/apps/demo/community", nil, nil)
 		m := regexp.MustCompile(`href="(\?page=2&amp;cursor=[A-Za-z0-9_-]+)"`).FindStringSubmatch(page.Body)
 		if m == nil {
-			t.Fatalf("Load More link without a cursor")
+			i := strings.Index(page.Body, "page=2")
+			t.Fatalf("Load More link without a cursor: %d %s, near page=2: %q", page.Status, page.Header.Get("X-Page-Cache"), page.Body[max(0, i-200):min(len(page.Body), max(0, i)+200)])
 		}
 		next := ts.do(t, "GET", "/apps/demo/community"+html.UnescapeString(m[1]), nil, nil)
 		var api feedPage
