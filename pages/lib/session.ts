@@ -7,6 +7,16 @@ export function sessionLost(): void {
   if (typeof window === "undefined") return;
   const m = /^\/apps\/([^/]+)(\/.*)?$/.exec(window.location.pathname);
   if (!m) return;
+  // Once within a few seconds: a 401 that a fresh page still gets is an
+  // answer to show, not a session to recover, and must not become a loop.
+  try {
+    const key = "marquee:session-lost";
+    const last = Number(window.sessionStorage.getItem(key) || 0);
+    if (Date.now() - last < 10_000) return;
+    window.sessionStorage.setItem(key, String(Date.now()));
+  } catch {
+    // Storage refused (private mode): go on; the server clears the cookie.
+  }
   if (m[2] && m[2] !== "/") window.location.assign("/apps/" + m[1]);
   else window.location.reload();
 }

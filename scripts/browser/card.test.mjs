@@ -120,7 +120,7 @@ test("a member donates by card from the modal, it counts once Stripe says so, an
   await modal.waitFor();
   assert.equal(await modal.locator(".card-needs-js").count(), 0, "the JavaScript note is for the page without JavaScript");
   await modal.locator(".method", { hasText: "Card" }).click();
-  await modal.locator("button", { hasText: "$25" }).click();
+  await modal.locator(".amounts a", { hasText: "$25" }).click();
   await modal.locator('textarea[name="message"]').fill("Paid by card");
   assert.equal(stripeLoads.length, 0, "Stripe.js waits until the card step");
   await modal.locator("button", { hasText: "Continue to card" }).click();
