@@ -86,11 +86,14 @@ export default function Store(props: Props) {
         ) : d.items.length === 0 ? (
           <p className="empty state">No items found</p>
         ) : (
+          <>
+          <h2 className="visually-hidden">Items</h2>
           <ul className="item-grid store-grid">
             {d.items.map((item, i) => (
               <StoreCard key={item.id} item={item} base={base} priority={i < FIRST_ROW} />
             ))}
           </ul>
+          </>
         )}
         {p && p.totalPages > 1 && (
           <nav className="pager" aria-label="Pages">
