@@ -391,19 +391,12 @@ function MembersSection({ props }: { props: Props }) {
       </section>
       <section className="studio-card" aria-labelledby="audit-h">
         <h2 id="audit-h">Audit log</h2>
-        {m.audit.length === 0 ? (
-          <p className="empty">No changes yet.</p>
-        ) : (
-          <ul className="audit-list">
-            {m.audit.map((a) => (
-              <li key={a.id}>
-                <strong>{a.actor ? "@" + a.actor : "Operator"}</strong> {a.action}
-                {a.target ? " @" + a.target : ""}: {a.detail}
-                <span className="meta"> · {formatDate(a.createdAt)} {a.createdAt.slice(11, 16)} UTC</span>
-              </li>
-            ))}
-          </ul>
-        )}
+        <p>
+          {"Every role change and removal here, every change to the app's settings and plans, and every moderation action is kept in one log: who, what, which target, when and why. "}
+          <a href={"/apps/" + props.app!.name + "/studio/moderation#log-title"} data-testid="audit-link">
+            Open the audit log
+          </a>
+        </p>
       </section>
     </>
   );
