@@ -341,8 +341,8 @@ func testRenewalGraceAndEnd(t *testing.T, f *memberFixture) {
 		t.Errorf("still valid after grace")
 	}
 	notices, _ = st.DB.NewSelect().Table("notifications").Where("app_id = ? AND user_id = ? AND kind <> ?", f.appID, f.userID(t, "follower@demo.test"), store.KindOrderStatus).Count(ctx)
-	if notices != 2 {
-		t.Errorf("notices %d, want the failure and the end", notices)
+	if notices != 4 {
+		t.Errorf("notices %d, want the start, the renewal, the failure and the end", notices)
 	}
 }
 
