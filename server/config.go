@@ -34,6 +34,9 @@ type Config struct {
 	// it is http://localhost:<port> and follows the port Listen binds.
 	publicURLFromPort, authURLFromPort bool
 	SecretKey                          string
+	// DownloadTypes lists the file extensions a DIGITAL item may deliver
+	// (DOWNLOAD_TYPES, comma separated; empty means defaultDownloadTypes).
+	DownloadTypes string
 	// CookieDomain lets the main and auth hosts share the session cookie in
 	// production (e.g. ".example.com"); empty means host-only.
 	CookieDomain string
@@ -189,6 +192,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		PushSubscriber: get("PUSH_SUBSCRIBER", ""),
 		CookieDomain:   get("COOKIE_DOMAIN", ""),
 		MetricsToken:   get("METRICS_TOKEN", ""),
+		DownloadTypes:  get("DOWNLOAD_TYPES", ""),
 	}
 	cfg.publicURLFromPort = strings.TrimSpace(getenv("PUBLIC_URL")) == ""
 	cfg.authURLFromPort = strings.TrimSpace(getenv("AUTH_URL")) == ""

@@ -55,7 +55,16 @@ func (s *Server) loadOrders(ctx context.Context, sc *Scope, all bool, status str
 	if !all {
 		f.UserID = sc.User.ID
 	}
-	return s.store.Orders(ctx, f)
+	orders, p, err := s.store.Orders(ctx, f)
+	if err != nil {
+		return nil, p, err
+	}
+	for i := range orders {
+		if err := s.signDownloads(ctx, sc.App.Name, &orders[i]); err != nil {
+			return nil, p, err
+		}
+	}
+	return orders, p, nil
 }
 
 // loadOrder is the one loader of an order: a member sees only their own
@@ -66,7 +75,14 @@ func (s *Server) loadOrder(ctx context.Context, sc *Scope, orderID string) (*sto
 		userID = ""
 	}
 	o, err := s.store.OrderOf(ctx, sc.App.Store.ID, userID, orderID)
-	return o, orderError(err)
+	if err != nil {
+		return nil, orderError(err)
+	}
+	// The buyer's files, by links signed for the buyer.
+	if err := s.signDownloads(ctx, sc.App.Name, o); err != nil {
+		return nil, err
+	}
+	return o, nil
 }
 
 // GET /api/store/:storeId/orders: the viewer's orders, newest first.

@@ -104,6 +104,10 @@ func (s *Server) routes() {
 	app("/store/items/:itemId/edit", s.pageItemEdit)
 	m.POST("/apps/:app/store/items/new", s.formSaveItem, s.appPage, s.subscriptionGate)
 	m.POST("/apps/:app/store/items/:itemId/edit", s.formSaveItem, s.appPage, s.subscriptionGate)
+	// A DIGITAL item's files (item_files.go): the creator uploads them; a
+	// buyer downloads them through a link signed for them.
+	m.POST("/apps/:app/store/items/:itemId/files", s.formItemFileUpload, s.appPage)
+	m.GET("/apps/:app/downloads/:fileId", s.downloadItemFile, s.appPage)
 	app("/cart", s.pageCart)
 	// Store forms for browsers without JavaScript: they write through the
 	// same store calls as the API and redirect back (POST, then GET).

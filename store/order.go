@@ -637,9 +637,9 @@ type OrderItemView struct {
 	Price         int64             `json:"price"`
 	Currency      string            `json:"currency"`
 	CustomOptions map[string]string `json:"customOptions"`
-	// Downloads are the files of a DIGITAL item, present once the order
-	// granted them (paid and not refunded).
-	Downloads []MediaView `json:"downloads,omitempty"`
+	// Downloads are the files a DIGITAL item delivers (never its public
+	// media), present while the order grants them (paid, not refunded).
+	Downloads []DownloadView `json:"downloads,omitempty"`
 }
 
 // OrderItemSnapshot names the item as it was bought; media comes from the
@@ -767,9 +767,9 @@ func (s *Storage) orderViews(ctx context.Context, db bun.IDB, orders []Order, wi
 	if err := db.NewSelect().Model(&ents).Where("order_id IN (?) AND kind = ? AND revoked_at IS NULL", bun.In(ids), EntitlementDownload).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load entitlements: %w", err)
 	}
-	granted := map[string]bool{}
-	for _, e := range ents {
-		granted[e.OrderID+"/"+e.StoreItemID] = true
+	granted, err := downloadsOf(ctx, db, ents)
+	if err != nil {
+		return nil, err
 	}
 	index := map[string]int{}
 	for i, o := range orders {
@@ -785,8 +785,8 @@ func (s *Storage) orderViews(ctx context.Context, db bun.IDB, orders []Order, wi
 		line := OrderItemView{ID: it.ID, StoreItemID: it.StoreItemID, VariantID: it.VariantID,
 			StoreItem: OrderItemSnapshot{Name: it.Name, Type: it.Type, Media: m}, Quantity: it.Quantity,
 			Price: it.Price, Currency: it.Currency, CustomOptions: opts}
-		if granted[it.OrderID+"/"+it.StoreItemID] {
-			line.Downloads = m
+		if d := granted[it.OrderID+"/"+it.StoreItemID]; len(d) > 0 {
+			line.Downloads = d
 		}
 		v := &views[index[it.OrderID]]
 		v.Items = append(v.Items, line)

@@ -360,6 +360,16 @@ export interface DonorStanding {
   tier: DonationTierView | null;
 }
 
+// DownloadView is store.DownloadView.
+export interface DownloadView {
+  id: string;
+  name: string;
+  mimeType: string;
+  size: number;
+  url: string;
+  count: number;
+}
+
 // EventAttendance is store.EventAttendance.
 export interface EventAttendance {
   id: string;
@@ -503,6 +513,20 @@ export interface ItemEditData {
   types: string[];
   events: EventOption[];
   error: string;
+  files: ItemFile[];
+  filesNotice: string;
+  filesError: string;
+  fileTypes: string;
+}
+
+// ItemFile is store.ItemFile.
+export interface ItemFile {
+  id: string;
+  storeItemId: string;
+  name: string;
+  mimeType: string;
+  size: number;
+  createdAt: string;
 }
 
 export type ItemType = "PHYSICAL" | "DIGITAL" | "SERVICE" | "SUBSCRIPTION" | "EVENT_TICKET";
@@ -719,7 +743,7 @@ export interface OrderItemView {
   price: number;
   currency: string;
   customOptions: Record<string, string>;
-  downloads?: MediaView[];
+  downloads?: DownloadView[];
 }
 
 export type OrderStatus = "PENDING" | "PAID" | "PROCESSING" | "SHIPPED" | "DELIVERED" | "CANCELLED" | "REFUNDED";
