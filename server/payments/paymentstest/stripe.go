@@ -75,6 +75,17 @@ type SignedEvent struct {
 	Header  string
 }
 
+// At is the time in the event's signature (t=...).
+func (e SignedEvent) At() time.Time {
+	for _, part := range strings.Split(e.Header, ",") {
+		if v, ok := strings.CutPrefix(part, "t="); ok {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			return time.Unix(n, 0)
+		}
+	}
+	return time.Time{}
+}
+
 func NewStripe(webhookSecret string) *Stripe {
 	return &Stripe{WebhookSecret: webhookSecret, intents: map[string]map[string]any{}, refunds: map[string]map[string]any{},
 		idem: map[string]idemAnswer{}, customers: map[string]map[string]any{}, prices: map[string]map[string]any{},
