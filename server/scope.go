@@ -27,6 +27,10 @@ type Scope struct {
 	// Content is what of the app's paid content the viewer may see
 	// (access.ContentFor, the one rule): ContentAll unless Gated.
 	Content access.Content
+	// OwnHidden: the viewer wrote a post of the app that is hidden, so
+	// their feed shows it to them and their pages are not shared (set by
+	// the page cache's member lookup).
+	OwnHidden bool
 }
 
 // scopeOf loads an app by id or name (404 'App not found') and the viewer's
