@@ -132,6 +132,10 @@ func TestPayoutsOnboardingToChargesEnabled(t *testing.T) {
 		}
 		o := f.order(t, "follower@demo.test", 5000)
 		commExpect(t, "card before onboarding", f.post(t, "/stripe-payments/create-intent", buyer, map[string]any{"orderId": o.ID}), 400, "not available")
+		da := decodePay(t, f.ts.do(t, "POST", "/api/donations/create", body(map[string]any{"appId": "demo", "amount": 500, "currency": "USD"}), buyer))
+		donation, _ := da.Data["id"].(string)
+		commExpect(t, "card donation before onboarding", f.ts.do(t, "POST", "/api/donations/process",
+			body(map[string]any{"donationId": donation, "paymentMethod": "stripe"}), buyer), 400, "not available")
 		if n := f.stripe.IntentCount(); n != 0 {
 			t.Fatalf("%d intents made for an app without an account", n)
 		}
@@ -184,6 +188,16 @@ func TestPayoutsOnboardingToChargesEnabled(t *testing.T) {
 			t.Fatal(err)
 		}
 		res.Body.Close()
+		// The link is used now: opened again, Stripe sends the browser to
+		// refresh_url, where the studio makes a fresh link.
+		if res, err := noRedirect.Get(link); err != nil || res.StatusCode != http.StatusSeeOther ||
+			res.Header.Get("Location") != "http://main.test/apps/demo/studio/payouts/refresh" {
+			t.Fatalf("a used link: %v %+v", err, res)
+		}
+		if r := f.ts.do(t, "GET", "/apps/demo/studio/payouts/refresh", nil, creator); r.Status != http.StatusSeeOther ||
+			!strings.HasPrefix(r.Header.Get("Location"), f.stripe.URL+"/connect/onboarding/") || r.Header.Get("Location") == link {
+			t.Fatalf("refresh: %d %q", r.Status, r.Header.Get("Location"))
+		}
 		ev := lastEvent(t, f.stripe, "account.updated")
 		commExpect(t, "signed with the payments secret", connectHook(t, f, ev.Payload, f.stripe.Sign(ev.Payload, time.Now())), 400, msgInvalidSignature)
 		if pa, _ := f.ts.store.PayoutAccountOf(ctx, f.demo.ID); pa.ChargesEnabled {
