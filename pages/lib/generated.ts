@@ -548,6 +548,7 @@ export interface ItemView {
   tags: TagView[];
   variants: VariantView[];
   subscriptionPlan?: SubscriptionPlan;
+  benefits?: string[];
   eventId: string | null;
   createdAt: string;
 }
