@@ -20,6 +20,9 @@ type FeedData struct {
 	Pagination  store.Pagination    `json:"pagination"`
 	Stories     []store.StoryGroup  `json:"stories"`
 	Disabled    bool                `json:"disabled"`
+	// StoriesError is SPEC.md's 'Failed to fetch stories': the strip could
+	// not be loaded (the posts still show).
+	StoriesError string `json:"storiesError,omitempty"`
 }
 
 // scopeOfCommunity resolves a community id to its app's scope, or 404s. A
@@ -194,6 +197,8 @@ func (s *Server) pageCommunity(c echo.Context) error {
 		// The strip is secondary: show the posts without it.
 		s.logger.Error("stories load failed", "app", sc.App.Name, "err", err)
 		data.Stories = []store.StoryGroup{}
+		data.StoriesError = "Failed to fetch stories"
+		c.Response().Header().Set("Cache-Control", "no-store")
 	}
 	props.Data = data
 	return s.renderPage(c, "Community", props)

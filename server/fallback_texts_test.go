@@ -3,7 +3,10 @@ package server
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
+
+	"github.com/uptrace/bun"
 )
 
 // The fallback texts SPEC.md quotes (empty states, "... not found", load
@@ -72,5 +75,37 @@ func TestSpecFallbackAppLoadFailed(t *testing.T) {
 	ts.run(t, []scenario{
 		{name: "app: load failed", path: "/apps/demo/events", status: http.StatusServiceUnavailable,
 			contains: []string{"Failed to load app data", "Retry", `href="/apps/demo/events"`}},
+	})
+}
+
+// failQueries makes every query whose SQL contains match fail, as a
+// database failing one query would: its context is already cancelled.
+type failQueries struct{ match string }
+
+func (h failQueries) BeforeQuery(ctx context.Context, e *bun.QueryEvent) context.Context {
+	if strings.Contains(e.Query, h.match) {
+		failed, cancel := context.WithCancel(ctx)
+		cancel()
+		return failed
+	}
+	return ctx
+}
+
+func (failQueries) AfterQuery(context.Context, *bun.QueryEvent) {}
+
+// The secondary parts of a page fail on their own: the community shows its
+// posts with 'Failed to fetch stories', a post itself with 'Failed to
+// fetch comments', each with Retry (SPEC.md section 8).
+func TestSpecFallbackPartsFail(t *testing.T) {
+	t.Parallel()
+	f := newMemberFixture(t)
+	f.ts.store.DB.AddQueryHook(failQueries{match: "type = 'STORY'"})
+	f.ts.store.DB.AddQueryHook(failQueries{match: "parent_message_id = '"})
+	f.ts.run(t, []scenario{
+		{name: "community: stories fail", path: "/apps/demo/community", as: "follower@demo.test", status: 200,
+			contains: []string{"Failed to fetch stories", "Retry", "feed-card"}},
+		{name: "post: comments fail", path: "/apps/demo/posts/" + f.postID, as: "follower@demo.test", status: 200,
+			contains: []string{"Failed to fetch comments", "Retry", "post-body"},
+			absent:   []string{"No comments yet", "Post not found"}},
 	})
 }
