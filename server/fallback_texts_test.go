@@ -109,3 +109,20 @@ func TestSpecFallbackPartsFail(t *testing.T) {
 			absent:   []string{"No comments yet", "Post not found"}},
 	})
 }
+
+// A session that cannot be checked: the page shows as to a visitor and says
+// 'Failed to load user data' with Retry (SPEC.md section 8).
+func TestSpecFallbackUserLoadFailed(t *testing.T) {
+	t.Parallel()
+	f := newMemberFixture(t)
+	token := sessionFor(t, f.ts, "follower@demo.test")
+	f.ts.store.DB.AddQueryHook(failQueries{match: "JOIN sessions AS s"})
+	got := f.ts.do(t, "GET", "/apps/demo/events", nil, map[string]string{"Cookie": sessionCookie + "=" + token})
+	if got.Status != http.StatusOK || !strings.Contains(got.Body, "Failed to load user data") || !strings.Contains(got.Body, `href="/apps/demo/events">Retry`) {
+		t.Fatalf("events with the session lookup failing: %d %.300s", got.Status, got.Body)
+	}
+	// Visitors, whose pages need no session, see no such line.
+	if v := f.ts.do(t, "GET", "/apps/demo/events", nil, nil); strings.Contains(v.Body, "Failed to load user data") {
+		t.Fatalf("a visitor is told their data failed")
+	}
+}

@@ -1238,6 +1238,7 @@ export interface ViewerProps {
   role: Role;
   permissions: Permissions;
   gated: boolean;
+  loadError?: string;
 }
 
 // ViewerUser is server.ViewerUser.
