@@ -126,3 +126,34 @@ func TestSpecFallbackUserLoadFailed(t *testing.T) {
 		t.Fatalf("a visitor is told their data failed")
 	}
 }
+
+// An order that cannot be written: the checkout form comes back to the
+// checkout page with 'Failed to create order' (SPEC.md section 8), and the
+// cart is kept.
+func TestSpecFallbackCreateOrderFailed(t *testing.T) {
+	t.Parallel()
+	f := newMemberFixture(t)
+	var itemID, storeID string
+	if err := f.ts.store.DB.NewSelect().Table("store_items").Column("id", "store_id").
+		Where("app_id = ? AND type = 'DIGITAL'", f.appID).Limit(1).Scan(context.Background(), &itemID, &storeID); err != nil {
+		t.Fatal(err)
+	}
+	buyer := f.ts.as(t, "follower@demo.test")
+	buyer.must(200, "POST", "/api/store/"+storeID+"/cart/items", `{"storeItemId":"`+itemID+`","variantId":null,"quantity":1}`)
+	f.ts.store.DB.AddQueryHook(failQueries{match: `INSERT INTO "orders"`})
+	cookie := sessionCookie + "=" + sessionFor(t, f.ts, "follower@demo.test")
+	got := f.ts.do(t, "POST", "/apps/demo/checkout", strings.NewReader("notes="), map[string]string{
+		"Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie})
+	loc := got.Header.Get("Location")
+	if got.Status != http.StatusSeeOther || !strings.Contains(loc, "error=Failed+to+create+order") {
+		t.Fatalf("checkout with orders failing: %d %q", got.Status, loc)
+	}
+	page := f.ts.do(t, "GET", loc, nil, map[string]string{"Cookie": cookie})
+	if !strings.Contains(page.Body, "Failed to create order") {
+		t.Fatalf("the checkout page lacks the reason: %d", page.Status)
+	}
+	cart := dataOf(buyer.must(200, "GET", "/api/store/"+storeID+"/cart", ""))
+	if n := len(cart["items"].([]any)); n != 1 {
+		t.Fatalf("the cart has %d lines after the failure", n)
+	}
+}
