@@ -1275,6 +1275,7 @@ export interface ViewerProps {
   role: Role;
   permissions: Permissions;
   gated: boolean;
+  loadError?: string;
 }
 
 // ViewerUser is server.ViewerUser.
