@@ -5,18 +5,22 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivertype"
 
 	"marquee/server/app"
 	"marquee/server/auth"
 	"marquee/store"
+	"marquee/store/storetest"
 )
 
 type failingArgs struct{}
@@ -27,10 +31,21 @@ func (failingArgs) Kind() string { return "test_failing" }
 // as `bin/marquee user|sessions|jobs|app ...` would, and checks what they
 // changed in the data, and that every misuse is an error (exit 1).
 func TestOperatorCommands(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) { operatorCommands(t, filepath.Join(t.TempDir(), "op.db"), "") })
+	t.Run("postgres+redis", func(t *testing.T) {
+		redisURL := os.Getenv("TEST_REDIS_URL")
+		if redisURL == "" {
+			redisURL = storetest.DefaultRedisURL
+		}
+		operatorCommands(t, storetest.URL(storetest.Postgres(t)), redisURL)
+	})
+}
+
+func operatorCommands(t *testing.T, dbURL, redisURL string) {
 	dir := t.TempDir()
-	t.Setenv("DATABASE_URL", filepath.Join(dir, "op.db"))
+	t.Setenv("DATABASE_URL", dbURL)
 	t.Setenv("MEDIA_DIR", filepath.Join(dir, "media"))
-	t.Setenv("REDIS_URL", "")
+	t.Setenv("REDIS_URL", redisURL)
 	t.Setenv("S3_ENDPOINT", "")
 	ctx := context.Background()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -196,17 +211,7 @@ func TestOperatorCommands(t *testing.T) {
 	}
 
 	// jobs: a failed (cancelled) job is listed, and retry makes it available.
-	rc, err := river.NewClient(riversqlite.New(a.DB.DB), &river.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ins, err := rc.Insert(ctx, failingArgs{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := rc.JobCancel(ctx, ins.Job.ID); err != nil {
-		t.Fatal(err)
-	}
+	jobID, jobState := cancelledJob(t, ctx, a, dbURL)
 	if err := s2.RecordPushFailure(ctx, store.PushSubscription{ID: "sub1", AppID: "app1", UserID: "u1", Endpoint: "https://push.example.test/x"}, "n1", 500, "push service answered 500"); err != nil {
 		t.Fatal(err)
 	}
@@ -215,14 +220,71 @@ func TestOperatorCommands(t *testing.T) {
 		!strings.Contains(out, "push.example.test") || !strings.Contains(out, "1 failed push") {
 		t.Errorf("jobs failed said:\n%s", out)
 	}
-	out = mustRun("", "jobs", "retry", fmtID(ins.Job.ID))
+	out = mustRun("", "jobs", "retry", fmtID(jobID))
 	if !strings.Contains(out, "available") {
 		t.Errorf("jobs retry said %q", out)
 	}
-	if j, err := rc.JobGet(ctx, ins.Job.ID); err != nil || j.State != rivertype.JobStateAvailable {
-		t.Errorf("job after retry: %+v %v", j, err)
+	if st := jobState(); st != rivertype.JobStateAvailable {
+		t.Errorf("job after retry: %s", st)
 	}
 	a.Close()
+}
+
+// cancelledJob inserts a job and cancels it (a failed job for `jobs
+// failed`), with river's client for the database; state reads it back.
+func cancelledJob(t *testing.T, ctx context.Context, a *app.App, dbURL string) (int64, func() rivertype.JobState) {
+	t.Helper()
+	var insert func() (*rivertype.JobRow, error)
+	var cancel func(id int64) error
+	var get func(id int64) (*rivertype.JobRow, error)
+	if strings.HasPrefix(dbURL, "postgres") {
+		pool, err := pgxpool.New(ctx, dbURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(pool.Close)
+		rc, err := river.NewClient(riverpgxv5.New(pool), &river.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		insert = func() (*rivertype.JobRow, error) {
+			r, err := rc.Insert(ctx, failingArgs{}, nil)
+			if err != nil {
+				return nil, err
+			}
+			return r.Job, nil
+		}
+		cancel = func(id int64) error { _, err := rc.JobCancel(ctx, id); return err }
+		get = func(id int64) (*rivertype.JobRow, error) { return rc.JobGet(ctx, id) }
+	} else {
+		rc, err := river.NewClient(riversqlite.New(a.DB.DB), &river.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		insert = func() (*rivertype.JobRow, error) {
+			r, err := rc.Insert(ctx, failingArgs{}, nil)
+			if err != nil {
+				return nil, err
+			}
+			return r.Job, nil
+		}
+		cancel = func(id int64) error { _, err := rc.JobCancel(ctx, id); return err }
+		get = func(id int64) (*rivertype.JobRow, error) { return rc.JobGet(ctx, id) }
+	}
+	job, err := insert()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cancel(job.ID); err != nil {
+		t.Fatal(err)
+	}
+	return job.ID, func() rivertype.JobState {
+		j, err := get(job.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return j.State
+	}
 }
 
 func fmtID(id int64) string { return strconv.FormatInt(id, 10) }

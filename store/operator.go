@@ -101,8 +101,11 @@ func (s *Storage) DeleteApp(ctx context.Context, idOrName string) (*App, error) 
 	if _, err := s.DB.NewDelete().Model((*App)(nil)).Where("id = ?", app.ID).Exec(ctx); err != nil {
 		return nil, fmt.Errorf("delete app %s: %w", app.Name, err)
 	}
-	s.InvalidateLanding(ctx, app.ID)
-	s.InvalidateLanding(ctx, app.Name)
+	// Its name may be taken again: the cached name -> id mapping goes.
+	if err := s.Cache.Delete(ctx, appIDKey(app.Name)); err != nil {
+		s.cacheWarn("app id cache delete failed", err)
+	}
+	s.InvalidateApp(ctx, app.ID)
 	return app, nil
 }
 
