@@ -14,7 +14,7 @@ func Models() []any {
 		(*Order)(nil), (*OrderItem)(nil), (*Entitlement)(nil), (*ItemFile)(nil),
 		(*WalletAccount)(nil), (*WalletTransfer)(nil), (*WalletEntry)(nil),
 		(*Event)(nil), (*EventMedia)(nil), (*Attendee)(nil),
-		(*Notification)(nil), (*PushSubscription)(nil), (*Donation)(nil), (*DonationTier)(nil),
+		(*Notification)(nil), (*PushSubscription)(nil), (*PushFailure)(nil), (*Donation)(nil), (*DonationTier)(nil),
 		(*Link)(nil), (*Secret)(nil), (*JobOutbox)(nil), (*NotificationPreference)(nil),
 		(*PaymentEvent)(nil), (*PageVersion)(nil), (*LinkIcon)(nil),
 		(*Report)(nil), (*Ban)(nil), (*ModerationEntry)(nil),
