@@ -45,6 +45,7 @@ type StudioData struct {
 	PlanEdit  *StudioPlanForm    `json:"planEdit,omitempty"`
 	Members   *StudioMembers     `json:"members,omitempty"`
 	Analytics *store.Analytics   `json:"analytics,omitempty"`
+	PayPal    *StudioPayPal      `json:"paypal,omitempty"`
 }
 
 // requireStudio answers 401 to visitors and 403 to anyone below ADMIN.

@@ -66,6 +66,7 @@ export interface AppSettings {
   landingPage: LandingPageSettings;
   features: FeatureSettings;
   moderation: ModerationSettings;
+  wallet: WalletSettings;
 }
 
 // AppView is store.AppView.
@@ -834,6 +835,20 @@ export interface Permissions {
   canSearch: boolean;
 }
 
+// PlatformFeeOwed is store.PlatformFeeOwed.
+export interface PlatformFeeOwed {
+  id: string;
+  appId: string;
+  orderId: string;
+  provider: string;
+  paymentRef: string;
+  payee: string;
+  gross: number;
+  amount: number;
+  currency: string;
+  createdAt: string;
+}
+
 // PostCount is store.PostCount.
 export interface PostCount {
   posts: number;
@@ -1052,6 +1067,7 @@ export interface StudioData {
   planEdit?: StudioPlanForm;
   members?: StudioMembers;
   analytics?: Analytics;
+  paypal?: StudioPayPal;
 }
 
 // StudioFeatures is server.StudioFeatures.
@@ -1092,6 +1108,17 @@ export interface StudioMembers {
   grantable: Role[];
   manageable: Record<string, boolean>;
   audit: AuditView[];
+}
+
+// StudioPayPal is server.StudioPayPal.
+export interface StudioPayPal {
+  enabled: boolean;
+  merchantId: string;
+  email: string;
+  feePercent: number;
+  feesAllowed: boolean;
+  owed: PlatformFeeOwed[];
+  owedTotal: number;
 }
 
 // StudioPlan is store.StudioPlan.
@@ -1177,6 +1204,26 @@ export interface TopPost {
   comments: number;
 }
 
+// TopupCard is server.TopupCard.
+export interface TopupCard {
+  topupId: string;
+  amount: number;
+  currency: string;
+  clientSecret: string;
+}
+
+// TopupPage is server.TopupPage.
+export interface TopupPage {
+  amounts: number[];
+  methods: string[];
+  publishableKey: string;
+  return: string;
+  added: number;
+  notice?: string;
+  error?: string;
+  card: TopupCard | null;
+}
+
 // UISettings is store.UISettings.
 export interface UISettings {
   footerOrder: string[];
@@ -1229,6 +1276,7 @@ export interface WalletData {
   storeId: string;
   wallet: WalletView | null;
   pagination: StorePagination;
+  addFunds: TopupPage;
 }
 
 // WalletMovement is store.WalletMovement.
@@ -1244,6 +1292,11 @@ export interface WalletMovement {
 }
 
 export type WalletMovementKind = "CREDIT" | "PAYMENT" | "REFUND" | "DONATION";
+
+// WalletSettings is store.WalletSettings.
+export interface WalletSettings {
+  welcomeCredit: number;
+}
 
 // WalletView is store.WalletView.
 export interface WalletView {
