@@ -110,7 +110,7 @@ export default function AddFunds(props: Props) {
       <fieldset className="amounts" disabled={locked}>
         <legend>Amount</legend>
         {props.amounts.map((a) => (
-          <label key={a} className={"amount-choice" + (a === amount ? " selected" : "")}>
+          <label key={a} className="amount-choice">
             <input type="radio" name="amount" value={a} checked={a === amount} onChange={() => setAmount(a)} />
             <span>{formatMoney(a, props.currency)}</span>
           </label>
@@ -119,7 +119,7 @@ export default function AddFunds(props: Props) {
       <fieldset className="methods" disabled={locked}>
         <legend>Pay with</legend>
         {props.methods.map((m) => (
-          <label key={m} className={"method" + (m === method ? " selected" : "")}>
+          <label key={m} className="method topup-method">
             <input type="radio" name="method" value={m} checked={m === method} onChange={() => setMethod(m)} />
             <span>{methodLabel(m)}</span>
           </label>
