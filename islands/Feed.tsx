@@ -53,6 +53,11 @@ export function PostCard({ post, base, now, priority }: { post: MessageView; bas
             {post.sender.donorTier && <span className="badge tier-badge">{post.sender.donorTier}</span>} · <time dateTime={post.createdAt}>{relativeTime(post.createdAt, now)}</time>
             {post.isFeatured && <span className="badge">Featured</span>}
           </p>
+          {post.hidden && (
+            <p className="hidden-mark" role="status" data-testid="hidden-mark">
+              {post.hidden === "PENDING" ? "Waiting for approval: only you can see it" : "Hidden pending review: only you can see it"}
+            </p>
+          )}
           {post.content && <p className="post-text">{truncate(post.content, visual ? 26 : 100)}</p>}
           {tags.length > 0 && (
             <ul className="tags">

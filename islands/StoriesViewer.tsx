@@ -48,11 +48,11 @@ export default function StoriesViewer({ groups, canCreate, createHref }: Stories
           const thumb = g.stories.find((s) => s.media?.type === "IMAGE")?.media ?? undefined;
           return (
             <li key={g.user.id}>
-              <button type="button" className="story-thumb" onClick={() => setOpen(i)} aria-label={"Open stories of " + g.user.username}>
+              <button type="button" className="story-thumb" onClick={() => setOpen(i)}>
                 <span className="story-ring">
                   <Avatar name={g.user.username} media={thumb} size={60} />
                 </span>
-                <span className="story-name">{g.user.username}</span>
+                <span className="story-name"><span className="visually-hidden">Open stories of </span>{g.user.username}</span>
                 {g.stories.length > 1 && <span className="story-count">{`${g.stories.length} stories`}</span>}
               </button>
             </li>

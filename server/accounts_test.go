@@ -729,3 +729,254 @@ func TestDonationAndEventMessages(t *testing.T) {
 		t.Fatalf("event mail %q %v", changed.Subject, changed.Headers["List-Unsubscribe"])
 	}
 }
+
+// mailWith waits for n mails to addr and answers the one with subject.
+func mailWith(t *testing.T, mp *mailpittest.Mailpit, addr string, n int, subject string) *mailpittest.Message {
+	t.Helper()
+	mp.WaitFor(t, addr, n)
+	var got []string
+	for _, s := range mp.To(t, addr) {
+		if s.Subject == subject {
+			return mp.Message(t, s.ID)
+		}
+		got = append(got, s.Subject)
+	}
+	t.Fatalf("no mail %q to %s among %q", subject, addr, got)
+	return nil
+}
+
+// TestMembershipMessages: a membership started, renewed, whose renewal
+// failed (with the grace's end and the way to fix it) and that ended each
+// reach the member in the app and by e-mail; a new member reaches the
+// creator and admins. The member's e-mail switch stops the optional mail
+// (the end) but not the notice; a staff member who muted new members in
+// the app and by e-mail gets neither; a card failure names the card.
+func TestMembershipMessages(t *testing.T) {
+	t.Parallel()
+	ts, mp := mailServer(t, nil)
+	ctx := context.Background()
+	st := ts.store
+	app, _ := st.AppByIDOrName(ctx, "demo")
+	var planItem string
+	if err := st.DB.NewSelect().Table("store_items").Column("id").Where("app_id = ? AND type = 'SUBSCRIPTION'", app.ID).Limit(1).Scan(ctx, &planItem); err != nil {
+		t.Fatal(err)
+	}
+	var price int64
+	if err := st.DB.NewSelect().Table("store_items").Column("price").Where("id = ?", planItem).Scan(ctx, &price); err != nil {
+		t.Fatal(err)
+	}
+	member := ts.userID(t, follower)
+	drainWallet(t, st, app.ID, member)
+	if _, _, err := st.CreditWallet(ctx, app.ID, member, 2*price+100, "test-credit-membership-messages", "test"); err != nil {
+		t.Fatal(err)
+	}
+	admin := ts.userID(t, "admin@demo.test")
+	if _, err := st.SetNotificationPreferences(ctx, app.ID, admin, false, []string{store.KindNewMember}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.SetEmailPreferences(ctx, app.ID, admin, false, []string{store.KindNewMember}); err != nil {
+		t.Fatal(err)
+	}
+	notices := func(userID, kind string) []string {
+		var rows []store.Notification
+		if err := st.DB.NewSelect().Model(&rows).Where("app_id = ? AND user_id = ? AND kind = ?", app.ID, userID, kind).Order("created_at").Scan(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range rows {
+			out = append(out, r.Content)
+		}
+		return out
+	}
+	sub := func() *store.Subscription {
+		s, err := st.SubscriptionOf(ctx, app.ID, member)
+		if err != nil || s == nil {
+			t.Fatalf("subscription: %v %v", s, err)
+		}
+		return s
+	}
+	amount := store.Money(price, "USD")
+	day := func(tm time.Time) string { return tm.UTC().Format("Jan 2, 2006") }
+
+	// Started: the member's welcome (after the order's receipt), the
+	// creator's new member; the admin muted it.
+	m := ts.as(t, follower)
+	m.must(200, "POST", "/api/subscriptions/apps/"+app.ID+"/subscribe", `{"itemId":"`+planItem+`"}`)
+	runMailJobs(t, ts)
+	first := sub()
+	brand, _ := st.MailBrandOf(ctx, app.ID)
+	welcome := mailWith(t, mp, follower, 2, "Your membership of "+brand.DisplayName)
+	for _, want := range []string{"Paid: " + amount, "Active until: " + day(first.CurrentPeriodEnd), "http://main.test/apps/demo/profile"} {
+		if !strings.Contains(welcome.Text, want) {
+			t.Fatalf("welcome lacks %q:\n%s", want, welcome.Text)
+		}
+	}
+	if len(welcome.Headers["List-Unsubscribe"]) != 0 {
+		t.Fatal("a membership receipt is transactional")
+	}
+	staff := mailWith(t, mp, "creator@demo.test", 2, "New member: @follower")
+	if !strings.Contains(staff.Text, "http://main.test/apps/demo/studio/members") || len(staff.Headers["List-Unsubscribe"]) != 1 {
+		t.Fatalf("creator's mail:\n%s", staff.Text)
+	}
+	if n := notices(ts.userID(t, "creator@demo.test"), store.KindNewMember); len(n) != 1 || !strings.Contains(n[0], "@follower") {
+		t.Fatalf("creator notices %q", n)
+	}
+	if n := notices(admin, store.KindNewMember); len(n) != 0 {
+		t.Fatalf("a muted admin got %q", n)
+	}
+	for _, s := range mp.To(t, "admin@demo.test") {
+		if strings.HasPrefix(s.Subject, "New member") {
+			t.Fatal("a muted admin got the new member mail")
+		}
+	}
+
+	// Renewed from the wallet, however many runs race: one notice, one mail.
+	for i := 0; i < 3; i++ {
+		if _, err := st.RenewDueSubscriptions(ctx, store.RenewOptions{Now: first.CurrentPeriodEnd.Add(-30 * time.Minute)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := runMailJobs(t, ts); n != 1 {
+		t.Fatalf("renewal mails %d, want 1", n)
+	}
+	second := sub()
+	renewed := mailWith(t, mp, follower, 3, "Your membership was renewed")
+	if !strings.Contains(renewed.Text, "Paid: "+amount) || !strings.Contains(renewed.Text, "Active until: "+day(second.CurrentPeriodEnd)) {
+		t.Fatalf("renewal mail:\n%s", renewed.Text)
+	}
+
+	// Failed: the wallet cannot pay; the grace's end and the way to fix it.
+	if _, err := st.RenewDueSubscriptions(ctx, store.RenewOptions{Now: second.CurrentPeriodEnd.Add(time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	runMailJobs(t, ts)
+	grace := second.CurrentPeriodEnd.Add(store.DefaultGracePeriod)
+	failed := mailWith(t, mp, follower, 4, "Your membership payment failed")
+	for _, want := range []string{"Access until: " + day(grace), "Top up before " + day(grace), "Fix your payment", "http://main.test/apps/demo/profile"} {
+		if !strings.Contains(failed.Text, want) {
+			t.Fatalf("failure mail lacks %q:\n%s", want, failed.Text)
+		}
+	}
+
+	// Ended, with the member's membership e-mail off: the notice, no mail.
+	if _, err := st.SetEmailPreferences(ctx, app.ID, member, false, []string{store.KindMembershipLapsing}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.RenewDueSubscriptions(ctx, store.RenewOptions{Now: grace.Add(time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	if n := runMailJobs(t, ts); n != 0 {
+		t.Fatalf("%d mails for an ended membership whose mail is off", n)
+	}
+	got := notices(member, store.KindMembershipLapsing)
+	if len(got) != 4 || !strings.HasPrefix(got[0], "Welcome!") || !strings.Contains(got[1], "was renewed") ||
+		!strings.Contains(got[2], "Top up before "+day(grace)) || !strings.Contains(got[3], "has ended") {
+		t.Fatalf("member notices %q", got)
+	}
+
+	// Started again, then renewed by a card that fails: the notice names the
+	// card; the in-app switch, once off, stops the notice.
+	if _, err := st.SetEmailPreferences(ctx, app.ID, member, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := st.CreditWallet(ctx, app.ID, member, price, "test-credit-membership-messages-2", "test"); err != nil {
+		t.Fatal(err)
+	}
+	m.must(200, "POST", "/api/subscriptions/apps/"+app.ID+"/subscribe", `{"itemId":"`+planItem+`"}`)
+	third := sub()
+	if _, err := st.DB.NewUpdate().Model((*store.Subscription)(nil)).Set("provider = 'stripe', provider_ref = 'sub_test_messages'").
+		Where("id = ?", third.ID).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	runMailJobs(t, ts)
+	if _, err := st.ApplyProviderRenewal(ctx, "sub_test_messages", "failed", third.CurrentPeriodEnd, 0); err != nil {
+		t.Fatal(err)
+	}
+	runMailJobs(t, ts)
+	cardGrace := third.CurrentPeriodEnd.Add(st.GracePeriod())
+	card := mailWith(t, mp, follower, 7, "Your membership payment failed")
+	if !strings.Contains(card.Text, "update your card before "+day(cardGrace)) {
+		t.Fatalf("card failure mail:\n%s", card.Text)
+	}
+	if _, err := st.SetNotificationPreferences(ctx, app.ID, member, false, []string{store.KindMembershipLapsing}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.ApplyProviderRenewal(ctx, "sub_test_messages", "paid", third.CurrentPeriodEnd.AddDate(0, 1, 0), 0); err != nil {
+		t.Fatal(err)
+	}
+	if n := runMailJobs(t, ts); n != 1 {
+		t.Fatalf("card renewal mails %d, want 1 (the receipt)", n)
+	}
+	if got := notices(member, store.KindMembershipLapsing); len(got) != 6 {
+		t.Fatalf("notices after muting: %q", got)
+	}
+}
+
+// TestOrderAndEventMessagesToo covers the rest of the messages that
+// matter: the receipt of an order with a digital item links to its
+// downloads; delivered; an order that expired unpaid; an event cancelled
+// for its attendees.
+func TestOrderAndEventMessagesToo(t *testing.T) {
+	t.Parallel()
+	ts, mp := mailServer(t, nil)
+	ctx := context.Background()
+	shop := loadShop(t, ts)
+	app, _ := ts.store.AppByIDOrName(ctx, "demo")
+	buyer, creator := ts.as(t, follower), ts.as(t, "creator@demo.test")
+	base := "/api/store/" + shop.demo
+
+	buyer.must(200, "POST", base+"/cart/items", addBody(shop.items["DIG-MB-01"], "", 1))
+	buyer.must(200, "POST", base+"/cart/items", addBody(shop.items["PIN-SET-01"], "", 1))
+	order := dataOf(buyer.must(201, "POST", base+"/orders/checkout", `{"shippingAddress":`+shipTo+`}`))
+	id, number := order["id"].(string), order["orderNumber"].(string)
+	buyer.must(200, "POST", base+"/musepay/process", `{"orderId":"`+id+`"}`)
+	runMailJobs(t, ts)
+	receipt := mailWith(t, mp, follower, 1, "Your receipt for order "+number)
+	for _, want := range []string{"Midnight Bloom: Digital Album × 1: $9.99", "Total: $21.99", "Download your files: http://main.test/apps/demo/orders/" + id} {
+		if !strings.Contains(receipt.Text, want) {
+			t.Fatalf("receipt lacks %q:\n%s", want, receipt.Text)
+		}
+	}
+	for _, to := range []string{`"PROCESSING"`, `"SHIPPED","trackingNumber":"1Z999"`, `"DELIVERED"`} {
+		creator.must(200, "PUT", base+"/orders/"+id+"/status", `{"status":`+to+`}`)
+	}
+	runMailJobs(t, ts)
+	delivered := mailWith(t, mp, follower, 3, "Order "+number+" was delivered")
+	if !strings.Contains(delivered.Text, "was delivered") || len(delivered.Headers["List-Unsubscribe"]) != 1 {
+		t.Fatalf("delivered mail:\n%s", delivered.Text)
+	}
+
+	// An order left unpaid expires: cancelled, in the app and by e-mail.
+	buyer.must(200, "POST", base+"/cart/items", addBody(shop.items["PIN-SET-01"], "", 1))
+	stale := dataOf(buyer.must(201, "POST", base+"/orders/checkout", `{"shippingAddress":`+shipTo+`}`))
+	if _, err := ts.store.DB.NewUpdate().Table("orders").Set("created_at = ?", time.Now().UTC().Add(-48*time.Hour)).
+		Where("id = ?", stale["id"]).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := ts.store.ExpirePendingOrders(ctx, time.Hour); err != nil || n != 1 {
+		t.Fatalf("expired %d %v", n, err)
+	}
+	runMailJobs(t, ts)
+	expired := mailWith(t, mp, follower, 4, "Order "+stale["orderNumber"].(string)+" was cancelled")
+	if !strings.Contains(expired.Text, "nothing was charged") {
+		t.Fatalf("expired mail:\n%s", expired.Text)
+	}
+
+	// An event cancelled: its attendees hear of it.
+	start := time.Now().Add(72 * time.Hour).UTC()
+	ev := dataOf(creator.must(201, "POST", "/api/events/apps/"+app.ID+"/events", fmt.Sprintf(`{"name":"Doomed meetup","startDate":%q,"endDate":%q}`,
+		start.Format(time.RFC3339), start.Add(time.Hour).Format(time.RFC3339))))
+	buyer.must(200, "POST", "/api/events/"+ev["id"].(string)+"/join", "")
+	runMailJobs(t, ts)
+	creator.must(200, "DELETE", "/api/events/"+ev["id"].(string), "")
+	runMailJobs(t, ts)
+	cancelled := mailWith(t, mp, follower, 5, "Change to Doomed meetup")
+	if !strings.Contains(cancelled.Text, "Event cancelled: Doomed meetup") {
+		t.Fatalf("event cancelled mail:\n%s", cancelled.Text)
+	}
+	n, err := ts.store.DB.NewSelect().Table("notifications").Where("app_id = ? AND user_id = ? AND kind = ? AND content LIKE ?",
+		app.ID, ts.userID(t, follower), store.KindEventUpdate, "Event cancelled%").Count(ctx)
+	if err != nil || n != 1 {
+		t.Fatalf("event cancelled notices %d %v", n, err)
+	}
+}

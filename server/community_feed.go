@@ -92,11 +92,19 @@ func (s *Server) loadFeed(c echo.Context, sc *Scope, msgType string, byViewer bo
 			cursor = string(b)
 		}
 	}
-	p, err := s.store.CommunityFeed(ctx, sc.App.Community.ID, msgType,
-		store.FeedPage{Page: page, Limit: limit, Cursor: cursor, AppID: sc.App.ID})
+	fp := store.FeedPage{Page: page, Limit: limit, Cursor: cursor, AppID: sc.App.ID}
+	p, err := s.store.CommunityFeed(ctx, sc.App.Community.ID, msgType, fp)
 	if mark != "" && err == nil && p.Pagination.NextCursor != "" {
 		if err := s.store.Cache.Set(ctx, mark+strconv.Itoa(page), []byte(p.Pagination.NextCursor), feedMarkTTL); err != nil {
 			s.logger.Warn("remember feed page end", "err", err)
+		}
+	}
+	if err == nil && sc.User != nil {
+		// The author sees their own hidden posts in place, marked; such an
+		// answer is theirs alone and never cached.
+		var own bool
+		if p, own, err = s.store.WithOwnHidden(ctx, sc.App.Community.ID, msgType, sc.User.ID, fp, p); own {
+			keepPrivate(c, store.HiddenByModerator)
 		}
 	}
 	return p, answer(err, nil) // a bad cursor is a 400 (store.ErrInvalid)

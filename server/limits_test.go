@@ -1,9 +1,12 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -64,5 +67,44 @@ func TestDefaultWriteLimitsAreGenerous(t *testing.T) {
 		if r.Limit < 50 || perMinute < 5 {
 			t.Errorf("%s: %d per %v is tight for normal use", name, r.Limit, r.Per)
 		}
+	}
+}
+
+// TestReportLimit: new reports count against the reporter's own limit
+// (429 with Retry-After past it, also through the form without JS);
+// repeating a report already filed is not counted and still answers
+// "received"; another member still reports.
+func TestReportLimit(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, demoDB(t))
+	ts.limits.Reports = Rate{2, time.Minute}
+	ctx := context.Background()
+	app, _ := ts.store.AppByIDOrName(ctx, "demo")
+	var posts []string
+	if err := ts.store.DB.NewSelect().Table("messages").Column("id").Where("app_id = ? AND type = 'POST' AND sender_id <> ?", app.ID,
+		ts.userID(t, "follower@demo.test")).OrderExpr("id").Limit(4).Scan(ctx, &posts); err != nil || len(posts) < 4 {
+		t.Fatalf("posts %v %v", posts, err)
+	}
+	report := func(id string) string {
+		return fmt.Sprintf(`{"appId":%q,"targetType":"POST","targetId":%q,"reason":"SPAM"}`, app.ID, id)
+	}
+	ts.run(t, []scenario{
+		{name: "report 1", method: "POST", path: "/api/reports", as: "follower@demo.test", body: report(posts[0]), status: 201},
+		{name: "report 2", method: "POST", path: "/api/reports", as: "follower@demo.test", body: report(posts[1]), status: 201},
+		{name: "a repeat is not counted", method: "POST", path: "/api/reports", as: "follower@demo.test", body: report(posts[0]), status: 200,
+			contains: []string{"Report received"}},
+		{name: "report 3 is over the limit", method: "POST", path: "/api/reports", as: "follower@demo.test", body: report(posts[2]), status: 429,
+			contains: []string{"too often"}},
+		{name: "another member still reports", method: "POST", path: "/api/reports", as: "subscriber@demo.test", body: report(posts[2]), status: 201},
+	})
+	n, err := ts.store.DB.NewSelect().Table("reports").Where("reporter_id = ?", ts.userID(t, "follower@demo.test")).Count(ctx)
+	if err != nil || n != 2 {
+		t.Fatalf("follower's reports %d %v, want 2", n, err)
+	}
+	form := url.Values{"targetType": {"POST"}, "targetId": {posts[3]}, "reason": {"SPAM"}}
+	r := ts.do(t, "POST", "/apps/demo/report", strings.NewReader(form.Encode()),
+		withSession(sessionFor(t, ts, "follower@demo.test"), "Content-Type", "application/x-www-form-urlencoded"))
+	if r.Status != http.StatusSeeOther || !strings.Contains(r.Header.Get("Location"), "too+often") {
+		t.Fatalf("form over the limit: %d %s", r.Status, r.Header.Get("Location"))
 	}
 }

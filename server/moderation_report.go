@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"slices"
@@ -75,7 +76,8 @@ func (s *Server) fileReport(c echo.Context, sc *Scope, req ReportRequest) (*Repo
 		return nil, badRequest(msgReportSelf)
 	}
 	out, err := s.store.FileReport(ctx, store.NewReport{AppID: sc.App.ID, ReporterID: sc.User.ID, Reason: req.Reason,
-		Text: req.Text, Target: t, Threshold: sc.App.Settings.Moderation.Threshold()})
+		Text: req.Text, Target: t, Threshold: sc.App.Settings.Moderation.Threshold(),
+		Allow: func(context.Context) error { return s.limitWrite(c, "report", sc.User.ID) }})
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"marquee/store"
 )
@@ -379,6 +380,42 @@ func TestHiddenContentOnEveryReadPath(t *testing.T) {
 	if r := fx.call("GET", "/apps/demo/posts/"+postID, nil, fx.follower); r.Status != http.StatusNotFound {
 		t.Errorf("follower after the author: %d", r.Status)
 	}
+	// In the feed, the author finds their hidden post in its place, marked,
+	// by the API and on the page without JavaScript; another member of the
+	// same role does not, before or after the author looked (the page cache
+	// shares one render per role).
+	other, _ := fx.member("other-subscriber@mod.test")
+	if err := fx.ts.store.SetMemberRole(context.Background(), fx.appID, fx.ts.userID(t, "other-subscriber@mod.test"), store.RoleSubscriber); err != nil {
+		t.Fatal(err)
+	}
+	feedAPI := "/api/community/" + fx.communityID + "/posts?type=POST"
+	for round := 0; round < 2; round++ {
+		if body := fx.call("GET", "/apps/demo/community", nil, other).Body; strings.Contains(body, content) {
+			t.Errorf("round %d: another subscriber's community page shows the hidden post", round)
+		}
+		if body := fx.call("GET", feedAPI, nil, other).Body; strings.Contains(body, postID) {
+			t.Errorf("round %d: another subscriber's feed API lists the hidden post", round)
+		}
+		var feed struct {
+			Data struct {
+				Posts []store.MessageView `json:"posts"`
+			} `json:"data"`
+		}
+		commJSON(t, fx.call("GET", feedAPI, nil, fx.subscriber), &feed)
+		found := false
+		for _, p := range feed.Data.Posts {
+			if p.ID == postID {
+				found = p.Hidden == store.HiddenByModerator
+			}
+		}
+		if !found {
+			t.Errorf("round %d: the author's feed API lacks their hidden post, marked", round)
+		}
+		page := fx.call("GET", "/apps/demo/community", nil, fx.subscriber)
+		if !strings.Contains(page.Body, content) || !strings.Contains(page.Body, "Hidden pending review") {
+			t.Errorf("round %d: the author's community page lacks their hidden post, marked", round)
+		}
+	}
 
 	if r := fx.act(fx.moderator, "UNHIDE", "POST", postID, "", 0); r.Status != 200 {
 		t.Fatalf("unhide: %d %s", r.Status, r.Body)
@@ -388,6 +425,8 @@ func TestHiddenContentOnEveryReadPath(t *testing.T) {
 			t.Errorf("shown again, %s still leaves the post out", path)
 		}
 	}
+	fx.hiddenEventsAndStories()
+
 	// Every action is in the audit log with who and why.
 	log := fx.call("GET", "/api/moderation/apps/"+fx.appID, nil, fx.admin).Body
 	for _, want := range []string{`"action":"HIDE"`, `"action":"UNHIDE"`, `"reason":"off topic"`, `"actorName":"`} {
@@ -734,5 +773,78 @@ func TestAttendeeRoleChangesAreAudited(t *testing.T) {
 	page := fx.call("GET", "/apps/demo/studio/moderation", nil, fx.moderator)
 	if !strings.Contains(page.Body, "Audit event: MODERATOR") || !strings.Contains(page.Body, "@moderator") {
 		t.Errorf("moderation page does not list the role change: %d", page.Status)
+	}
+}
+
+// hiddenEventsAndStories: a hidden event and a hidden story leave every
+// read path (lists, pages without JavaScript, the landing, search, the
+// calendar feed, the sitemap), cached pages included; the hidden event's
+// page answers 404 to members and stays open, marked, to moderators.
+func (fx *modFixture) hiddenEventsAndStories() {
+	t := fx.t
+	t.Helper()
+	ctx := context.Background()
+	start := time.Now().Add(48 * time.Hour).UTC()
+	name := "Wombat gathering"
+	r := fx.call("POST", "/api/events/apps/"+fx.appID+"/events", map[string]any{"name": name,
+		"startDate": start.Format(time.RFC3339), "endDate": start.Add(time.Hour).Format(time.RFC3339)}, fx.creator)
+	var ev struct {
+		Data struct{ ID string } `json:"data"`
+	}
+	commJSON(t, r, &ev)
+	if r.Status != http.StatusCreated {
+		t.Fatalf("create event: %d %s", r.Status, r.Body)
+	}
+	var story store.Message
+	if err := fx.ts.store.DB.NewSelect().Model(&story).Where("app_id = ? AND type = ? AND created_at > ? AND hidden = ''", fx.appID,
+		store.MessageStory, time.Now().Add(-store.StoryLifetime+time.Hour)).Limit(1).Scan(ctx); err != nil {
+		t.Fatalf("no story to hide: %v", err)
+	}
+	paths := func() map[string]bool {
+		seen := map[string]bool{}
+		check := func(name, target string, h map[string]string, needle string) {
+			r := fx.call("GET", target, nil, h)
+			if r.Status >= 500 {
+				t.Fatalf("%s: %d %s", name, r.Status, r.Body)
+			}
+			seen[name] = r.Status == http.StatusOK && strings.Contains(r.Body, needle)
+		}
+		for who, h := range map[string]map[string]string{"visitor": nil, "follower": fx.follower} {
+			check("events page ("+who+", no JS)", "/apps/demo/events", h, name)
+			check("event page ("+who+", no JS)", "/apps/demo/events/"+ev.Data.ID, h, name)
+			check("landing API ("+who+")", "/api/app/demo/landing", h, ev.Data.ID)
+			check("landing page ("+who+")", "/apps/demo", h, name)
+			check("stories API ("+who+")", "/api/community/"+fx.communityID+"/stories", h, story.ID)
+			check("story feed API ("+who+")", "/api/community/"+fx.communityID+"/posts?type=STORY", h, story.ID)
+			check("community page strip ("+who+", no JS)", "/apps/demo/community", h, story.ID)
+		}
+		// The events API is for members (a visitor gets 401).
+		check("events API", "/api/events/apps/"+fx.appID+"/events", fx.follower, ev.Data.ID)
+		check("event API", "/api/events/"+ev.Data.ID, fx.follower, name)
+		check("event search", "/api/search/apps/demo?q=wombat", fx.follower, ev.Data.ID)
+		check("calendar feed", "/apps/demo/events.ics", fx.follower, name)
+		check("sitemap", "/apps/demo/sitemap.xml", nil, ev.Data.ID)
+		return seen
+	}
+	for path, ok := range paths() {
+		if !ok {
+			t.Errorf("before hiding, %s does not show the event or story", path)
+		}
+	}
+	for _, target := range []struct{ typ, id string }{{"EVENT", ev.Data.ID}, {"STORY", story.ID}} {
+		if r := fx.act(fx.moderator, "HIDE", target.typ, target.id, "review", 0); r.Status != 200 {
+			t.Fatalf("hide %s: %d %s", target.typ, r.Status, r.Body)
+		}
+	}
+	for path, ok := range paths() {
+		if ok {
+			t.Errorf("hidden, %s still shows the event or story", path)
+		}
+	}
+	if r := fx.call("GET", "/apps/demo/events/"+ev.Data.ID, nil, fx.moderator); r.Status != 200 || !strings.Contains(r.Body, name) {
+		t.Errorf("moderator's view of the hidden event: %d", r.Status)
+	}
+	if r := fx.call("GET", "/apps/demo/events/"+ev.Data.ID, nil, fx.follower); r.Status != http.StatusNotFound {
+		t.Errorf("follower's view of the hidden event after the moderator's: %d", r.Status)
 	}
 }

@@ -224,6 +224,9 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 				}
 				c.Set(sharedRenderKey, true)
 			}
+			if class == privateClass {
+				return s.answerUncached(c, next)
+			}
 			keyOf := func(class string) string {
 				return strings.Join([]string{appID, version.content, s.store.Build, req.URL.Path, normalizedQuery(req.URL), class}, "\x00")
 			}
@@ -267,7 +270,9 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 				if err != nil {
 					return s.answerUncached(c, next)
 				}
-				if fresh := memberClassOf(sc); fresh != class {
+				if fresh := memberClassOf(sc); fresh == privateClass {
+					return s.answerUncached(c, next)
+				} else if fresh != class {
 					class, key = fresh, keyOf(fresh)
 					if p := s.pages.get(key, time.Now()); p != nil {
 						return s.serveCached(c, p, true, "hit")
@@ -347,9 +352,16 @@ func (s *Server) fillPage(c echo.Context, key string, engagement int64, stale *c
 }
 
 func memberClassOf(sc *Scope) string {
+	if sc.OwnHidden {
+		return privateClass
+	}
 	perms, _ := json.Marshal(sc.Can)
 	return "member|" + sc.Role + "|" + strconv.FormatBool(sc.Gated) + "|" + string(perms)
 }
+
+// privateClass is the class of a member whose pages are theirs alone (they
+// see their own hidden posts): never served from, nor kept in, the cache.
+const privateClass = "private"
 
 type memberClass struct {
 	class   string
@@ -378,6 +390,11 @@ func (s *Server) memberScope(c echo.Context, appID, version string) (*Scope, err
 	sc, err := s.scopeOfView(c, view)
 	if err != nil {
 		return nil, err
+	}
+	if sc.User != nil {
+		if sc.OwnHidden, err = s.store.HasHiddenPosts(c.Request().Context(), appID, sc.User.ID); err != nil {
+			return nil, err
+		}
 	}
 	c.Set("scope", sc)
 	return sc, nil

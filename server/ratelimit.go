@@ -32,8 +32,9 @@ type Limits struct {
 	SignInAccount, SignInAddress Rate
 	// SignUp counts sign-up attempts per address and per e-mail.
 	SignUpAccount, SignUpAddress Rate
-	// Per-member writes under /api.
-	Posts, Comments, Reactions, Media Rate
+	// Per-member writes under /api (Reports: new reports filed; repeating
+	// a report is not counted).
+	Posts, Comments, Reactions, Media, Reports Rate
 	// ResetAccount counts password-reset mails per e-mail, ResetAddress
 	// per client address; VerifyResend verification mails per member.
 	ResetAccount, ResetAddress, VerifyResend Rate
@@ -46,7 +47,7 @@ func DefaultLimits() Limits {
 		SignInAccount: Rate{10, 15 * time.Minute}, SignInAddress: Rate{30, 15 * time.Minute},
 		SignUpAccount: Rate{10, 15 * time.Minute}, SignUpAddress: Rate{30, 15 * time.Minute},
 		Posts: Rate{60, 10 * time.Minute}, Comments: Rate{120, 10 * time.Minute},
-		Reactions: Rate{600, 10 * time.Minute}, Media: Rate{120, 10 * time.Minute},
+		Reactions: Rate{600, 10 * time.Minute}, Media: Rate{120, 10 * time.Minute}, Reports: Rate{20, 10 * time.Minute},
 		ResetAccount: Rate{3, time.Hour}, ResetAddress: Rate{20, time.Hour}, VerifyResend: Rate{3, time.Hour},
 	}
 }
@@ -56,7 +57,7 @@ func (l Limits) withDefaults() Limits {
 	for _, p := range []struct{ got, def *Rate }{
 		{&l.SignInAccount, &d.SignInAccount}, {&l.SignInAddress, &d.SignInAddress},
 		{&l.SignUpAccount, &d.SignUpAccount}, {&l.SignUpAddress, &d.SignUpAddress},
-		{&l.Posts, &d.Posts}, {&l.Comments, &d.Comments}, {&l.Reactions, &d.Reactions}, {&l.Media, &d.Media},
+		{&l.Posts, &d.Posts}, {&l.Comments, &d.Comments}, {&l.Reactions, &d.Reactions}, {&l.Media, &d.Media}, {&l.Reports, &d.Reports},
 		{&l.ResetAccount, &d.ResetAccount}, {&l.ResetAddress, &d.ResetAddress}, {&l.VerifyResend, &d.VerifyResend},
 	} {
 		if p.got.Limit <= 0 || p.got.Per <= 0 {
@@ -205,6 +206,8 @@ func (s *Server) limitWrite(c echo.Context, kind string, userID string) error {
 		r = s.limits.Reactions
 	case "media":
 		r = s.limits.Media
+	case "report":
+		r = s.limits.Reports
 	default:
 		panic("unknown write limit " + kind)
 	}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"net/http"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -27,6 +28,10 @@ type Scope struct {
 	// Content is what of the app's paid content the viewer may see
 	// (access.ContentFor, the one rule): ContentAll unless Gated.
 	Content access.Content
+	// OwnHidden: the viewer wrote a post of the app that is hidden, so
+	// their feed shows it to them and their pages are not shared (set by
+	// the page cache's member lookup).
+	OwnHidden bool
 }
 
 // scopeOf loads an app by id or name (404 'App not found') and the viewer's
@@ -165,10 +170,18 @@ func (s *Server) appPage(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// msgAppLoadFailed is SPEC.md's 'Failed to load app data' (with Retry).
+const msgAppLoadFailed = "Failed to load app data"
+
 // pageScope is scopeOf for pages: a failed session check reads as a visitor.
 func (s *Server) pageScope(c echo.Context, idOrName string) (*Scope, error) {
 	view, err := s.loadLanding(c, idOrName)
 	if err != nil {
+		if status, _ := classify(err); status >= 500 && !jsonPath(c.Request().URL.Path) {
+			// SPEC.md section 8: the app itself could not be loaded; the
+			// page offers Retry.
+			return nil, &Error{Status: http.StatusServiceUnavailable, Message: msgAppLoadFailed, Err: err}
+		}
 		return nil, err
 	}
 	if v := viewerOf(c); v.LookupErr != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -320,4 +321,68 @@ func (s *Storage) CommunityByID(ctx context.Context, id string) (*Community, err
 		return nil, err
 	}
 	return c, nil
+}
+
+// WithOwnHidden adds to a feed page the viewer's own hidden posts (or
+// stories) that belong between its first and last post, marked by their
+// Hidden reason: the author sees what moderators hid or hold, in its place,
+// while nobody else does (the page itself, shared through the cache, never
+// holds them). added says whether any were, so the caller keeps that answer
+// out of shared caches.
+func (s *Storage) WithOwnHidden(ctx context.Context, communityID, msgType, userID string, fp FeedPage, p *MessagePage) (*MessagePage, bool, error) {
+	q := s.DB.NewSelect().Model((*Message)(nil)).
+		Where("community_id = ? AND type = ? AND parent_message_id IS NULL AND hidden <> '' AND sender_id = ?", communityID, msgType, userID)
+	if msgType == MessageStory {
+		q = q.Where("created_at >= ?", time.Now().UTC().Add(-StoryLifetime))
+	}
+	page, limit := ClampPage(fp.Page, fp.Limit)
+	switch {
+	case fp.Cursor != "":
+		at, id, err := decodeCursor(fp.Cursor)
+		if err != nil {
+			return nil, false, err
+		}
+		q = q.Where("(created_at < ? OR (created_at = ? AND id < ?))", at, at, id)
+	case page > 1 && len(p.Messages) > 0:
+		q = q.Where("created_at <= ?", p.Messages[0].CreatedAt)
+	case page > 1:
+		return p, false, nil
+	}
+	if p.Pagination.HasNext && len(p.Messages) > 0 {
+		q = q.Where("created_at >= ?", p.Messages[len(p.Messages)-1].CreatedAt)
+	}
+	var own []Message
+	if err := q.Model(&own).OrderExpr("created_at DESC, id DESC").Limit(int64(limit)).Scan(ctx); err != nil {
+		return nil, false, fmt.Errorf("list own hidden posts: %w", err)
+	}
+	if len(own) == 0 {
+		return p, false, nil
+	}
+	views, err := s.messageViews(ctx, s.DB, own)
+	if err != nil {
+		return nil, false, err
+	}
+	merged := make([]MessageView, 0, len(p.Messages)+len(views))
+	merged = append(merged, p.Messages...)
+	merged = append(merged, views...)
+	sort.SliceStable(merged, func(i, j int) bool {
+		if !merged[i].CreatedAt.Equal(merged[j].CreatedAt) {
+			return merged[i].CreatedAt.After(merged[j].CreatedAt)
+		}
+		return merged[i].ID > merged[j].ID
+	})
+	out := *p
+	out.Messages = merged
+	return &out, true, nil
+}
+
+// HasHiddenPosts reports whether the member wrote a post or story of the
+// app that is hidden: their feed is then theirs alone (WithOwnHidden).
+func (s *Storage) HasHiddenPosts(ctx context.Context, appID, userID string) (bool, error) {
+	ok, err := s.DB.NewSelect().Model((*Message)(nil)).
+		Where("app_id = ? AND sender_id = ? AND hidden <> '' AND parent_message_id IS NULL", appID, userID).Exists(ctx)
+	if err != nil {
+		return false, fmt.Errorf("check hidden posts: %w", err)
+	}
+	return ok, nil
 }

@@ -222,6 +222,10 @@ type NewReport struct {
 	// Threshold is the app's number of distinct reporters that hides the
 	// target until reviewed (0: never).
 	Threshold int
+	// Allow, when set, is asked once the report is known to be new (in its
+	// transaction, so concurrent repeats of one report ask once): an error
+	// (the reporter's write limit) files nothing.
+	Allow func(ctx context.Context) error
 }
 
 // ReportOutcome says what a report did.
@@ -259,6 +263,11 @@ func (s *Storage) FileReport(ctx context.Context, n NewReport) (ReportOutcome, e
 			return nil
 		}
 		out.Created = true
+		if n.Allow != nil {
+			if err := n.Allow(ctx); err != nil {
+				return err
+			}
+		}
 		if table == "" || n.Threshold <= 0 {
 			return nil
 		}

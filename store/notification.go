@@ -53,13 +53,14 @@ const (
 	KindDonation          = "DONATION"
 	KindEventUpdate       = "EVENT_UPDATE"
 	KindMembershipLapsing = "MEMBERSHIP_LAPSING"
+	KindNewMember         = "NEW_MEMBER"
 	KindSystem            = "SYSTEM"
 )
 
 // NotificationKinds are the kinds a member can mute, in the order the
 // settings show them.
 var NotificationKinds = []string{KindNewPost, KindNewEvent, KindReply, KindEventUpdate, KindOrderStatus,
-	KindNewOrder, KindDonation, KindMembershipLapsing}
+	KindNewOrder, KindDonation, KindMembershipLapsing, KindNewMember}
 
 // Background jobs Notify writes to the outbox (server/jobs works them).
 const (

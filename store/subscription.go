@@ -154,23 +154,6 @@ func dropSubscriber(ctx context.Context, tx bun.IDB, appID, userID string) error
 	return nil
 }
 
-func notify(ctx context.Context, tx bun.IDB, appID, userID, text string) error {
-	n := &Notification{ID: NewID(), AppID: appID, UserID: userID, Content: text, CreatedAt: time.Now().UTC()}
-	if _, err := tx.NewInsert().Model(n).Exec(ctx); err != nil {
-		return fmt.Errorf("notify member: %w", err)
-	}
-	// The same words by e-mail, with the way to fix it (the profile holds
-	// the membership and the wallet); written once with the notice.
-	var appName string
-	if err := tx.NewSelect().Table("apps").Column("name").Where("id = ?", appID).Scan(ctx, &appName); err != nil {
-		return fmt.Errorf("notify member: load app: %w", err)
-	}
-	_, err := MailMember(ctx, tx, OutgoingMail{Key: "membership:" + n.ID, Kind: KindMembershipLapsing, AppID: appID, UserID: userID,
-		Transactional: true, Content: MailContent{Subject: "About your membership", Heading: "Your membership",
-			Paragraphs: []string{text}, Action: &MailLink{Label: "Open your membership", Path: "/apps/" + appName + "/profile"}}})
-	return err
-}
-
 // planOfItem answers the subscription plan of a SUBSCRIPTION store item.
 func planOfItem(ctx context.Context, db bun.IDB, itemID string) (*SubscriptionPlan, error) {
 	plan := new(SubscriptionPlan)
@@ -192,9 +175,9 @@ func StartSubscription(ctx context.Context, tx bun.Tx, appID, userID string, pla
 	if err != nil {
 		return nil, err
 	}
-	start := now
+	start, event := now, MembershipStarted
 	if cur != nil && cur.Status == SubActive && cur.CurrentPeriodEnd.After(now) {
-		start = cur.CurrentPeriodEnd
+		start, event = cur.CurrentPeriodEnd, MembershipRenewed
 	}
 	sub := &Subscription{ID: NewID(), AppID: appID, UserID: userID, PlanID: plan.ID, Status: SubActive,
 		CurrentPeriodEnd: addCycle(start, plan.BillingCycle), CreatedAt: now, Amount: amount, Currency: currency,
@@ -212,6 +195,11 @@ func StartSubscription(ctx context.Context, tx bun.Tx, appID, userID string, pla
 		}
 	}
 	if err := grantSubscriber(ctx, tx, appID, userID); err != nil {
+		return nil, err
+	}
+	// Another period bought while the membership still ran is a renewal;
+	// anything else (a first one, or one that had ended) starts it.
+	if err := membershipMessages(ctx, tx, membershipNote{Event: event, Sub: sub}); err != nil {
 		return nil, err
 	}
 	return sub, nil
@@ -418,7 +406,12 @@ func (s *Storage) renewFromWallet(ctx context.Context, d *dueSubscription, opt R
 			return errRenewalRace
 		}
 		charged = true
-		return grantSubscriber(ctx, tx, d.AppID, d.UserID)
+		if err := grantSubscriber(ctx, tx, d.AppID, d.UserID); err != nil {
+			return err
+		}
+		cur.Status, cur.CurrentPeriodEnd, cur.GraceUntil, cur.ProviderRef = SubActive, addCycle(d.CurrentPeriodEnd, d.BillingCycle), nil, t.ID
+		cur.Renewals++
+		return membershipMessages(ctx, tx, membershipNote{Event: MembershipRenewed, Sub: cur})
 	})
 	if errors.Is(err, errRenewalRace) {
 		return renewalSkipped, nil // rolled back: the other run's renewal stands
@@ -445,9 +438,9 @@ func (s *Storage) renewFromWallet(ctx context.Context, d *dueSubscription, opt R
 		if n, _ := res.RowsAffected(); n == 0 {
 			return nil
 		}
-		return notify(ctx, tx, d.AppID, d.UserID, fmt.Sprintf(
-			"Your membership renewal failed: your wallet balance is too low. Top up before %s to keep access.",
-			grace.Format("Jan 2, 2006")))
+		sub := d.Subscription
+		sub.Status, sub.GraceUntil = SubPastDue, &grace
+		return membershipMessages(ctx, tx, membershipNote{Event: MembershipFailed, Sub: &sub})
 	})
 	return renewalFailed, err
 }
@@ -467,10 +460,9 @@ func (s *Storage) endSubscription(ctx context.Context, d *dueSubscription, statu
 		if err := dropSubscriber(ctx, tx, d.AppID, d.UserID); err != nil {
 			return err
 		}
-		if text == "" {
-			return nil
-		}
-		return notify(ctx, tx, d.AppID, d.UserID, text)
+		sub := d.Subscription
+		sub.Status, sub.EndedAt = status, &now
+		return membershipMessages(ctx, tx, membershipNote{Event: MembershipEnded, Sub: &sub, Reason: text})
 	})
 }
 
@@ -582,7 +574,10 @@ func applyProviderRenewalTx(ctx context.Context, tx bun.Tx, providerRef, event s
 		if _, err := q.Column("status", "current_period_end", "grace_until", "ended_at", "renewals").Exec(ctx); err != nil {
 			return nil, false, fmt.Errorf("extend subscription: %w", err)
 		}
-		return cur, true, grantSubscriber(ctx, tx, cur.AppID, cur.UserID)
+		if err := grantSubscriber(ctx, tx, cur.AppID, cur.UserID); err != nil {
+			return nil, false, err
+		}
+		return cur, true, membershipMessages(ctx, tx, membershipNote{Event: MembershipRenewed, Sub: cur})
 	case "failed":
 		if cur.Status != SubActive {
 			return cur, false, nil
@@ -592,8 +587,7 @@ func applyProviderRenewalTx(ctx context.Context, tx bun.Tx, providerRef, event s
 		if _, err := q.Column("status", "grace_until").Exec(ctx); err != nil {
 			return nil, false, fmt.Errorf("start grace period: %w", err)
 		}
-		return cur, true, notify(ctx, tx, cur.AppID, cur.UserID, fmt.Sprintf(
-			"Your membership renewal failed: please update your card before %s to keep access.", g.Format("Jan 2, 2006")))
+		return cur, true, membershipMessages(ctx, tx, membershipNote{Event: MembershipFailed, Sub: cur, Card: true})
 	case "ended":
 		if cur.Status == SubCanceled || cur.Status == SubExpired {
 			return cur, false, nil
@@ -602,7 +596,10 @@ func applyProviderRenewalTx(ctx context.Context, tx bun.Tx, providerRef, event s
 		if _, err := q.Column("status", "ended_at").Exec(ctx); err != nil {
 			return nil, false, fmt.Errorf("end subscription: %w", err)
 		}
-		return cur, true, dropSubscriber(ctx, tx, cur.AppID, cur.UserID)
+		if err := dropSubscriber(ctx, tx, cur.AppID, cur.UserID); err != nil {
+			return nil, false, err
+		}
+		return cur, true, membershipMessages(ctx, tx, membershipNote{Event: MembershipEnded, Sub: cur})
 	}
 	return nil, false, fmt.Errorf("unknown renewal event %q", event)
 }

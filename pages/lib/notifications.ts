@@ -32,5 +32,6 @@ export const kindLabels: Record<string, string> = {
   ORDER_STATUS: "My orders",
   NEW_ORDER: "New orders (creator and admins)",
   DONATION: "Donations (creator and admins)",
-  MEMBERSHIP_LAPSING: "My membership ending",
+  MEMBERSHIP_LAPSING: "My membership (started, renewed, payment failed, ended)",
+  NEW_MEMBER: "New members (creator and admins)",
 };
