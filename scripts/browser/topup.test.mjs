@@ -154,3 +154,21 @@ test("Add funds by PayPal with JavaScript (desktop): the island starts the payme
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test("the creator names the app's PayPal account on the studio's PayPal screen without JavaScript (phone)", async () => {
+  const env = withPayPal;
+  const { context, page } = await signIn(env, "creator@demo.test", "demo-password", { javaScriptEnabled: false });
+  await page.goto(env.server.base + "/apps/demo/studio/paypal");
+  await page.fill('input[name="merchantId"]', "not-an-id");
+  await page.getByRole("button", { name: "Save" }).click();
+  assert.match(await page.locator(".field-error").first().innerText(), /merchant ID is 13 letters and digits/);
+  await shot(page, "8-studio-paypal-error-390-nojs");
+  await page.fill('input[name="merchantId"]', "ABCDEFGHJKLMN");
+  await Promise.all([page.waitForURL(/\/studio\/paypal\?notice=saved$/), page.getByRole("button", { name: "Save" }).click()]);
+  assert.equal(await page.locator('input[name="merchantId"]').inputValue(), "ABCDEFGHJKLMN");
+  assert.match(await page.locator(".fees-owed").innerText(), /Owed: \$0\.00/);
+  const { scroll, inner } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
+  assert.ok(scroll <= inner, "fits the phone");
+  await shot(page, "9-studio-paypal-390-nojs");
+  await context.close();
+});
