@@ -23,6 +23,9 @@ type FeedData struct {
 	// StoriesError is SPEC.md's 'Failed to fetch stories': the strip could
 	// not be loaded (the posts still show).
 	StoriesError string `json:"storiesError,omitempty"`
+	// OpenStory opens a member's stories in the viewer (?story=USER_ID, the
+	// strip's links without JavaScript); "" for the page.
+	OpenStory string `json:"openStory,omitempty"`
 }
 
 // scopeOfCommunity resolves a community id to its app's scope, or 404s. A
@@ -193,6 +196,9 @@ func (s *Server) pageCommunity(c echo.Context) error {
 		return s.renderPage(c, "Community", props)
 	}
 	data.Posts, data.Pagination = p.Messages, p.Pagination
+	if id := c.QueryParam("story"); store.LooksLikeID(id) {
+		data.OpenStory = id
+	}
 	if data.Stories, err = s.loadStories(c, sc); err != nil {
 		// The strip is secondary: show the posts without it.
 		s.logger.Error("stories load failed", "app", sc.App.Name, "err", err)

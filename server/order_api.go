@@ -327,17 +327,20 @@ type PaymentConfig struct {
 	DefaultMethod string   `json:"defaultMethod"`
 }
 
-func (s *Server) paymentConfig() PaymentConfig {
+func (s *Server) paymentConfig(ctx context.Context, appID string) PaymentConfig {
 	var pc PaymentConfig
 	pc.Crypto.Enabled = s.payments.Enabled(payments.Wallet)
 	pc.PayPal.Enabled = s.payments.Enabled(payments.PayPal)
-	if s.payments.Enabled(payments.Stripe) {
+	card := s.cardOffered(ctx, appID)
+	if card {
 		// Public by design: the browser's Stripe.js needs it.
 		pc.Stripe.PublishableKey = s.cfg.Stripe.PublishableKey
 	}
-	pc.Methods = s.payments.Names()
-	if pc.Methods == nil {
-		pc.Methods = []string{}
+	pc.Methods = []string{}
+	for _, m := range s.payments.Names() {
+		if m != payments.Stripe || card {
+			pc.Methods = append(pc.Methods, m)
+		}
 	}
 	if len(pc.Methods) > 0 {
 		pc.DefaultMethod = pc.Methods[0]
@@ -347,8 +350,9 @@ func (s *Server) paymentConfig() PaymentConfig {
 
 // GET /api/store/:storeId/stripe-payments/config
 func (s *Server) apiPaymentConfig(c echo.Context) error {
-	if _, err := s.scopeOfStore(c, c.Param("storeId")); err != nil {
+	sc, err := s.scopeOfStore(c, c.Param("storeId"))
+	if err != nil {
 		return err
 	}
-	return respond(c, http.StatusOK, s.paymentConfig())
+	return respond(c, http.StatusOK, s.paymentConfig(c.Request().Context(), sc.App.ID))
 }

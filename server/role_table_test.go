@@ -353,6 +353,15 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"main", "GET", "/apps/:app/studio/members", store.RoleAdmin, fixed(app + "/studio/members?q=demo")},
 		{"main", "GET", "/apps/:app/studio/analytics", store.RoleAdmin, fixed(app + "/studio/analytics")},
 		{"main", "GET", "/apps/:app/studio/export/:kind", store.RoleAdmin, fixed(app + "/studio/export/orders.csv")},
+		// Payouts: the screen and statement for the studio; connecting,
+		// onboarding and the Stripe dashboard for the creator alone (cards
+		// are not configured here, which the creator is told on the screen).
+		{"main", "GET", "/apps/:app/studio/payouts", store.RoleAdmin, fixed(app + "/studio/payouts")},
+		{"main", "GET", "/apps/:app/studio/payouts/statement.csv", store.RoleAdmin, fixed(app + "/studio/payouts/statement.csv")},
+		{"main", "POST", "/apps/:app/studio/payouts/connect", store.RoleCreator, withBody(app+"/studio/payouts/connect", "")},
+		{"main", "GET", "/apps/:app/studio/payouts/refresh", store.RoleCreator, fixed(app + "/studio/payouts/refresh")},
+		{"main", "GET", "/apps/:app/studio/payouts/return", store.RoleCreator, fixed(app + "/studio/payouts/return")},
+		{"main", "POST", "/apps/:app/studio/payouts/dashboard", store.RoleCreator, withBody(app+"/studio/payouts/dashboard", "")},
 		{"main", "POST", "/apps/:app/studio/profile", store.RoleAdmin, withBody(app+"/studio/profile", "displayName=Demo&lang=not+a+language&version=1.0.0")},
 		{"main", "POST", "/apps/:app/studio/links", store.RoleAdmin, withBody(app+"/studio/links", "linkTitle=Bad&linkUrl=ftp%3A%2F%2Fx")},
 		{"main", "POST", "/apps/:app/studio/images", store.RoleAdmin, withBody(app+"/studio/images", "which=logo")},
@@ -473,6 +482,7 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		// Webhooks are signature-checked, not session-checked.
 		{"main", "POST", "/api/webhooks/stripe", public, withBody("/api/webhooks/stripe", `{}`)},
 		{"main", "POST", "/api/webhooks/paypal", public, withBody("/api/webhooks/paypal", `{}`)},
+		{"main", "POST", "/api/webhooks/stripe-connect", public, withBody("/api/webhooks/stripe-connect", `{}`)},
 
 		// Events: every event call needs a signed-in viewer (SPEC.md
 		// section 6); creating is the creator's in demo; editing and

@@ -594,8 +594,14 @@ func (s *Storage) MarkOrderPaid(ctx context.Context, orderID, method, ref string
 
 // MarkPaidTx is MarkOrderPaid inside a caller's transaction, for providers
 // whose money moves in the same database (the wallet).
+// The payment is booked in the app's ledger in the same transaction
+// (payout.go): the gross, unless the wallet moved it already, and the fee.
 func (s *Storage) MarkPaidTx(ctx context.Context, tx bun.Tx, o *Order, method, ref string) error {
-	return s.transition(ctx, tx, o, OrderPaid, TransitionOptions{From: OrderPending, PaymentMethod: method, PaymentRef: ref})
+	if err := s.transition(ctx, tx, o, OrderPaid, TransitionOptions{From: OrderPending, PaymentMethod: method, PaymentRef: ref}); err != nil {
+		return err
+	}
+	return s.bookEarningTx(ctx, tx, Earning{AppID: o.AppID, Ref: "order:" + o.ID, OrderID: &o.ID, Amount: o.Total,
+		InLedger: method == WalletMethod, Currency: o.Currency, Memo: "Order " + o.OrderNumber})
 }
 
 // ExpirePendingOrders cancels orders still PENDING olderThan after they were

@@ -990,6 +990,25 @@ export interface SimpleFeature {
   enabled: boolean;
 }
 
+// Statement is store.Statement.
+export interface Statement {
+  balance: number;
+  currency: string;
+  months: StatementMonth[];
+  totals: StatementMonth;
+}
+
+// StatementMonth is store.StatementMonth.
+export interface StatementMonth {
+  month: string;
+  gross: number;
+  fees: number;
+  refunds: number;
+  feesRefunded: number;
+  net: number;
+  payments: number;
+}
+
 // StatusCount is store.StatusCount.
 export interface StatusCount {
   status: OrderStatus;
@@ -1076,6 +1095,7 @@ export interface StudioData {
   planEdit?: StudioPlanForm;
   members?: StudioMembers;
   analytics?: Analytics;
+  payouts?: StudioPayouts;
 }
 
 // StudioFeatures is server.StudioFeatures.
@@ -1116,6 +1136,22 @@ export interface StudioMembers {
   grantable: Role[];
   manageable: Record<string, boolean>;
   audit: AuditView[];
+}
+
+// StudioPayouts is server.StudioPayouts.
+export interface StudioPayouts {
+  cardConfigured: boolean;
+  payoutsRequired: boolean;
+  canManage: boolean;
+  state: 'NOT_CONNECTED' | 'ONBOARDING' | 'PENDING' | 'RESTRICTED' | 'ACTIVE';
+  accountId: string;
+  chargesEnabled: boolean;
+  payoutsEnabled: boolean;
+  detailsSubmitted: boolean;
+  currentlyDue: string[];
+  disabledReason: string;
+  feePercent: string;
+  statement: Statement;
 }
 
 // StudioPlan is store.StudioPlan.
