@@ -10,6 +10,8 @@ test("a follower filters the store, picks a variant, adds it and changes the qua
   const errors = watchErrors(page);
   await page.goto(env.server.base + "/apps/demo/store");
   assert.equal(await page.locator(".store-grid .item-card").count(), 12);
+  // On a phone the filters are folded behind the Filters button.
+  await page.locator(".filters-toggle").click();
   await page.selectOption('select[name="type"]', "PHYSICAL");
   await page.check('input[name="inStock"]');
   await Promise.all([page.waitForURL(/type=PHYSICAL/), page.locator(".store-filters button[type=submit]").click()]);
@@ -112,6 +114,7 @@ test("without JavaScript a member pages, filters, adds a variant and changes the
   assert.match(await page.locator(".pager-status").innerText(), /page 1 of 3/);
   await Promise.all([page.waitForURL(/page=2/), page.locator(".pager a", { hasText: "Next" }).click()]);
   assert.match(await page.locator(".pager-status").innerText(), /page 2 of 3/);
+  await page.locator(".filters-toggle").click();
   await page.fill('input[name="search"]', "hoodie");
   await Promise.all([page.waitForURL(/search=hoodie/), page.locator(".store-filters button[type=submit]").click()]);
   assert.doesNotMatch(page.url(), /page=/, "a new filter starts at page 1");
