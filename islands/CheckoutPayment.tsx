@@ -16,6 +16,9 @@ interface Props {
   methods: string[];
   // Stripe's publishable key; empty when cards are not configured.
   publishableKey?: string;
+  // addFundsHref is the wallet's "Add funds" form, offered instead of Pay
+  // when the wallet is the only method and holds too little.
+  addFundsHref?: string;
   error?: string;
 }
 
@@ -180,9 +183,13 @@ export default function CheckoutPayment(props: Props) {
           <span aria-hidden="true" className="cross">✕</span> {error}
         </p>
       )}
-      <button type="submit" className="button pay-button" disabled={busy || (method === "stripe" && hydrated && !card)}>
-        {busy ? "Processing..." : label}
-      </button>
+      {method === "musepay" && short && props.methods.length === 1 && props.addFundsHref ? (
+        <a className="button add-funds-link" href={props.addFundsHref}>Add funds</a>
+      ) : (
+        <button type="submit" className="button pay-button" disabled={busy || (method === "stripe" && hydrated && !card)}>
+          {busy ? "Processing..." : label}
+        </button>
+      )}
     </form>
   );
 }

@@ -60,6 +60,10 @@ export default function Checkout(props: Props) {
     );
   }
   const o = d.order;
+  // The wallet is the only way to pay and it cannot cover total: the
+  // member is offered "Add funds" instead of a button that would fail.
+  const onlyWallet = d.payment.methods.length === 1 && d.payment.methods[0] === "musepay";
+  const walletShort = (total: number) => onlyWallet && d.walletBalance < total;
   const nextLabel = (shipping: boolean) => (shipping ? "Continue to Shipping" : "Continue to Payment");
   return (
     <Layout props={props}>
@@ -108,6 +112,15 @@ export default function Checkout(props: Props) {
                 ))}
               </ul>
               <OrderSummary subtotal={cart.totals.subtotal} platformFee={0} total={cart.totals.subtotal} currency={cart.totals.currency} />
+              {walletShort(cart.totals.subtotal) ? (
+                <div className="wallet-short" role="status">
+                  <p>
+                    {"Your wallet holds " + formatMoney(d.walletBalance, cart.totals.currency) + ", less than this order's " +
+                      formatMoney(cart.totals.subtotal, cart.totals.currency) + ". Add funds to your wallet to pay for it."}
+                  </p>
+                  <a className="button add-funds-link" href={base + "/transactions?return=checkout#add-funds"}>Add funds</a>
+                </div>
+              ) : (
               <form method="post" action={base + "/checkout"} className="checkout-form">
                 <input type="hidden" name="cartId" value={cart.id} />
                 <input type="hidden" name="paymentMethod" value={d.payment.defaultMethod || "musepay"} />
@@ -117,6 +130,7 @@ export default function Checkout(props: Props) {
                 </label>
                 <button type="submit" className="button">{nextLabel(physical)}</button>
               </form>
+              )}
             </section>
           );
         })()}
@@ -181,6 +195,7 @@ export default function Checkout(props: Props) {
                   currency: o.currency,
                   walletBalance: d.walletBalance,
                   methods: d.payment.methods,
+                  addFundsHref: base + "/transactions?return=checkout#add-funds",
                   publishableKey: d.payment.stripe.publishableKey,
                   error: d.error,
                 }}

@@ -38,6 +38,8 @@ export default function Donate(props: Props) {
         <p className="meta">
           {"Wallet balance: " + formatMoney(d.balance, "USD") + " · You have given " + formatMoney(d.standing.total, "USD")}
           {d.standing.tier && <span className="badge tier-badge">{d.standing.tier.name}</span>}
+          {" · "}
+          <a className="add-funds-link" href={"/apps/" + app.name + "/transactions?return=donate#add-funds"}>Add funds</a>
         </p>
         <Island
           name="DonateModal"

@@ -4,6 +4,8 @@ import { ErrorState } from "./components/ErrorState";
 import { formatDateTime, formatMoney } from "./lib/format";
 import { appSeo, SeoHead } from "./lib/seo";
 import type { PageProps, WalletData } from "./lib/types";
+import { Island } from "../islands/Island";
+import AddFunds from "../islands/AddFunds";
 
 type Props = PageProps<WalletData>;
 
@@ -19,6 +21,7 @@ export default function Transactions(props: Props) {
   if (gate) return gate;
   const w = d.wallet;
   const p = d.pagination;
+  const f = d.addFunds;
   return (
     <Layout props={props}>
       <div className="transactions">
@@ -32,6 +35,41 @@ export default function Transactions(props: Props) {
               <span className="meta">Balance</span>
               <strong>{formatMoney(w.balance, w.currency)}</strong>
             </div>
+            {f.added > 0 && (
+              <p className="notice" role="status">
+                {formatMoney(f.added, w.currency) + " added to your wallet."}
+              </p>
+            )}
+            {f.notice && (
+              <p className="notice" role="status">
+                {f.notice}
+              </p>
+            )}
+            {f.return && (
+              <p>
+                <a className="button button-secondary back-to" href={base + (f.return === "donate" ? "/donate" : "/checkout")}>
+                  {f.return === "donate" ? "Back to Donate" : "Back to Checkout"}
+                </a>
+              </p>
+            )}
+            <section className="add-funds" id="add-funds">
+              <h2>Add funds</h2>
+              <Island
+                name="AddFunds"
+                component={AddFunds}
+                props={{
+                  appName: app.name,
+                  storeId: d.storeId,
+                  amounts: f.amounts,
+                  methods: f.methods,
+                  currency: w.currency,
+                  publishableKey: f.publishableKey,
+                  returnTo: f.return,
+                  card: f.card ? { topupId: f.card.topupId, amount: f.card.amount, clientSecret: f.card.clientSecret } : null,
+                  error: f.error,
+                }}
+              />
+            </section>
             {w.movements.length === 0 ? (
               <p className="state">No transactions yet</p>
             ) : (

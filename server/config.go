@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"marquee/server/mail"
+	"marquee/server/payments/paypal"
 )
 
 // Config comes from the environment; every field has a default that runs the
@@ -85,8 +86,12 @@ type Config struct {
 	// WalletEnabled turns the member wallet payment method on (WALLET_ENABLED,
 	// default true).
 	WalletEnabled bool
-	Stripe        StripeConfig
-	PayPal        PayPalConfig
+	// WalletTopupAmounts are the amounts (minor units) a member may add to
+	// their wallet by card or PayPal (WALLET_TOPUP_AMOUNTS, whole dollars,
+	// default 10,25,50,100); nil is the default.
+	WalletTopupAmounts []int64
+	Stripe             StripeConfig
+	PayPal             PayPalConfig
 	// PayoutsRequired (PAYOUTS_REQUIRED, default true) offers card
 	// payments of an app only once its Stripe Connect account can take
 	// charges; false sends them to the platform's own Stripe account
@@ -143,6 +148,15 @@ type PayPalConfig struct {
 	ClientSecret string
 	APIBase      string
 	WebhookID    string
+	// PlatformFees (PAYPAL_PLATFORM_FEES, default false): the operator's
+	// PayPal account is a partner allowed to take platform fees, so an
+	// order paid to a creator's PayPal carries the fee in
+	// payment_instruction.platform_fees; otherwise the fee is recorded as
+	// owed by the creator.
+	PlatformFees bool
+	// FeePercent is the platform fee (PLATFORM_FEE_PERCENT, default 0) as
+	// it applies to PayPal orders paid to a creator.
+	FeePercent float64
 }
 
 func (p PayPalConfig) Enabled() bool { return p.ClientID != "" && p.ClientSecret != "" }
@@ -294,6 +308,13 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	if cfg.PlatformFeeBP, err = ParsePercentBP(get("PLATFORM_FEE_PERCENT", "0")); err != nil {
 		return Config{}, fmt.Errorf("PLATFORM_FEE_PERCENT: %w", err)
 	}
+	cfg.PayPal.FeePercent = float64(cfg.PlatformFeeBP) / 100
+	if cfg.PayPal.PlatformFees, err = parseSwitch("PAYPAL_PLATFORM_FEES", get("PAYPAL_PLATFORM_FEES", "false")); err != nil {
+		return Config{}, err
+	}
+	if cfg.WalletTopupAmounts, err = parseTopupAmounts(get("WALLET_TOPUP_AMOUNTS", "10,25,50,100")); err != nil {
+		return Config{}, err
+	}
 	if fileErr != nil {
 		return Config{}, fileErr
 	}
@@ -308,6 +329,28 @@ var secretVariables = map[string]bool{
 	"DATABASE_URL": true, "REDIS_URL": true, "SECRET_KEY": true, "S3_ACCESS_KEY": true, "S3_SECRET_KEY": true,
 	"STRIPE_SECRET_KEY": true, "STRIPE_WEBHOOK_SECRET": true, "STRIPE_CONNECT_WEBHOOK_SECRET": true, "PAYPAL_CLIENT_SECRET": true, "SMTP_URL": true,
 	"METRICS_TOKEN": true,
+}
+
+// parseTopupAmounts reads WALLET_TOPUP_AMOUNTS: whole dollars or dollars
+// and cents ("5,12.50,100"), each from 1 to 10,000, in minor units.
+func parseTopupAmounts(v string) ([]int64, error) {
+	var out []int64
+	for _, part := range strings.Split(v, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		cents, err := paypal.Cents(part)
+		if err != nil || cents < 100 || cents > 1_000_000 {
+			return nil, fmt.Errorf("WALLET_TOPUP_AMOUNTS: want amounts in dollars from 1 to 10000 separated by commas, got %q", v)
+		}
+		out = append(out, cents)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("WALLET_TOPUP_AMOUNTS: want at least one amount, got %q", v)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out, nil
 }
 
 func parsePort(name, v string) (int, error) {

@@ -83,6 +83,7 @@ func domainRules() []domainRule {
 		// is well formed, the order's state refuses it.
 		{store.ErrIllegalTransition, http.StatusConflict, "This order cannot be changed that way in its current status", ""},
 		{store.ErrDonationClosed, http.StatusConflict, "This donation can no longer be paid", ""},
+		{store.ErrTopupClosed, http.StatusConflict, msgTopupClosed, ""},
 		// A provider reported a payment that is not the order's total: the
 		// order's state, not the request, is at odds with it.
 		{store.ErrAmountMismatch, http.StatusConflict, "Payment amount does not match the order total", ""},

@@ -224,6 +224,8 @@ type WalletData struct {
 	StoreID    string            `json:"storeId"`
 	Wallet     *store.WalletView `json:"wallet"`
 	Pagination store.Pagination  `json:"pagination"`
+	// AddFunds is the "Add funds" form (wallet_topup.go).
+	AddFunds TopupPage `json:"addFunds"`
 }
 
 // GET /apps/:app/transactions
@@ -245,6 +247,7 @@ func (s *Server) pageTransactions(c echo.Context) error {
 		return s.renderPage(c, "Transactions", props)
 	}
 	d.Wallet, d.Pagination = w, p
+	d.AddFunds = s.topupPage(c, sc)
 	return s.renderPage(c, "Transactions", props)
 }
 

@@ -319,6 +319,8 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"main", "POST", "/apps/:app/checkout", store.RoleFollower, withBody(app+"/checkout", "")},
 		{"main", "POST", "/apps/:app/checkout/shipping", store.RoleFollower, withBody(app+"/checkout/shipping", "")},
 		{"main", "POST", "/apps/:app/checkout/pay", store.RoleFollower, withBody(app+"/checkout/pay", "")},
+		{"main", "POST", "/apps/:app/wallet/topup", store.RoleFollower, withBody(app+"/wallet/topup", "amount=1000&method=stripe")},
+		{"main", "GET", "/apps/:app/wallet/topup/return", store.RoleFollower, fixed(app + "/wallet/topup/return?topupId=none")},
 		{"main", "POST", "/apps/:app/orders/:orderId/cancel", store.RoleFollower, func(v *roleViewer) (string, string) {
 			return app + "/orders/" + v.order() + "/cancel", ""
 		}},
@@ -366,6 +368,8 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"main", "POST", "/apps/:app/studio/links", store.RoleAdmin, withBody(app+"/studio/links", "linkTitle=Bad&linkUrl=ftp%3A%2F%2Fx")},
 		{"main", "POST", "/apps/:app/studio/images", store.RoleAdmin, withBody(app+"/studio/images", "which=logo")},
 		{"main", "POST", "/apps/:app/studio/features", store.RoleAdmin, withBody(app+"/studio/features", "gating=sometimes")},
+		{"main", "GET", "/apps/:app/studio/paypal", store.RoleAdmin, fixed(app + "/studio/paypal")},
+		{"main", "POST", "/apps/:app/studio/paypal", store.RoleAdmin, withBody(app+"/studio/paypal", "merchantId=bad")},
 		{"main", "POST", "/apps/:app/studio/plans", store.RoleAdmin, withBody(app+"/studio/plans", "name=No+cycle&price=5")},
 		{"main", "POST", "/apps/:app/studio/plans/:itemId", store.RoleAdmin, withBody(app+"/studio/plans/"+fx.planID, "name=No+cycle&price=5")},
 		{"main", "POST", "/apps/:app/studio/plans/:itemId/archive", store.RoleAdmin, func(v *roleViewer) (string, string) {
@@ -463,6 +467,8 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 			return st + "/orders/" + v.order() + "/cancel", `{}`
 		}},
 		{"main", "GET", "/api/store/:storeId/wallet", store.RoleFollower, fixed(st + "/wallet")},
+		{"main", "POST", "/api/store/:storeId/wallet/topups", store.RoleFollower, withBody(st+"/wallet/topups", `{"amount":1000,"method":"stripe"}`)},
+		{"main", "POST", "/api/store/:storeId/wallet/topups/:topupId/confirm", store.RoleFollower, withBody(st+"/wallet/topups/none/confirm", `{}`)},
 		{"main", "GET", "/api/store/:storeId/manage/orders", store.RoleAdmin, fixed(st + "/manage/orders")},
 		{"main", "PUT", "/api/store/:storeId/orders/:orderId/status", store.RoleAdmin, func(v *roleViewer) (string, string) {
 			return st + "/orders/" + fx.anyOrder(follower) + "/status", `{"status":"PROCESSING"}`
@@ -584,7 +590,7 @@ func refused(r response, route string) bool {
 		}
 		// A store form sends a viewer who does not follow the app to the
 		// store page, where the follow prompt is.
-		storeForm := strings.Contains(route, "/cart") || strings.Contains(route, "/checkout") || strings.Contains(route, "/orders")
+		storeForm := strings.Contains(route, "/cart") || strings.Contains(route, "/checkout") || strings.Contains(route, "/orders") || strings.Contains(route, "/wallet")
 		if storeForm && strings.HasPrefix(u.Path, "/apps/") && strings.Count(u.Path, "/") == 3 && strings.HasSuffix(u.Path, "/store") {
 			return true
 		}

@@ -147,6 +147,10 @@ func (s *Server) routes() {
 	app("/payment-success", s.pagePaymentSuccess)
 	app("/cancel_order", s.pageCancelOrder)
 	app("/transactions", s.pageTransactions)
+	// Adding funds to the wallet (wallet_topup.go): the form and the page
+	// PayPal (or a card's redirect) sends the member back to.
+	m.POST("/apps/:app/wallet/topup", s.formTopup, s.appPage, s.verifiedEmail)
+	app("/wallet/topup/return", s.pageTopupReturn)
 	app("/manage/orders", s.pageManageOrders)
 	appForm("/checkout", s.formCheckout)
 	appForm("/checkout/shipping", s.formCheckoutShipping)
@@ -200,6 +204,8 @@ func (s *Server) routes() {
 	studio("/studio/payouts/refresh", s.pagePayoutsRefresh)
 	studio("/studio/payouts/return", s.pagePayoutsReturn)
 	appForm("/studio/payouts/dashboard", s.formPayoutsDashboard)
+	studio("/studio/paypal", s.pageStudioPayPal)
+	appForm("/studio/paypal", s.formStudioPayPal)
 
 	// JSON API (SPEC.md section 7).
 	api := m.Group("/api")
@@ -263,6 +269,8 @@ func (s *Server) routes() {
 	api.PUT("/store/:storeId/orders/:orderId/shipping", s.apiOrderShipping)
 	api.POST("/store/:storeId/orders/:orderId/cancel", s.apiOrderCancel)
 	api.GET("/store/:storeId/wallet", s.apiWallet)
+	api.POST("/store/:storeId/wallet/topups", s.apiTopupCreate, s.verifiedEmail)
+	api.POST("/store/:storeId/wallet/topups/:topupId/confirm", s.apiTopupConfirm)
 	// Fulfilment (creator and admins).
 	api.GET("/store/:storeId/manage/orders", s.apiManageOrders)
 	api.PUT("/store/:storeId/orders/:orderId/status", s.apiOrderStatus)

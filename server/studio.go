@@ -46,6 +46,7 @@ type StudioData struct {
 	Members   *StudioMembers     `json:"members,omitempty"`
 	Analytics *store.Analytics   `json:"analytics,omitempty"`
 	Payouts   *StudioPayouts     `json:"payouts,omitempty"`
+	PayPal    *StudioPayPal      `json:"paypal,omitempty"`
 }
 
 // requireStudio answers 401 to visitors and 403 to anyone below ADMIN.

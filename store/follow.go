@@ -11,12 +11,32 @@ import (
 // membership (a higher role is never lowered). It returns the role the user
 // holds afterwards; repeating it changes nothing.
 func (s *Storage) Follow(ctx context.Context, appID, userID string) (string, error) {
-	m := &Membership{ID: NewID(), AppID: appID, UserID: userID, Role: RoleFollower}
-	res, err := s.DB.NewInsert().Model(m).On("CONFLICT (app_id, user_id) DO NOTHING").Exec(ctx)
-	if err != nil {
+	app := new(App)
+	if err := selectOne(ctx, s.DB.NewSelect().Model(app).Column("settings").Where("id = ?", appID), "app"); err != nil {
 		return "", fmt.Errorf("follow app %s: %w", appID, err)
 	}
-	if n, _ := res.RowsAffected(); n > 0 {
+	welcome := app.Settings.Wallet.WelcomeCredit
+	m := &Membership{ID: NewID(), AppID: appID, UserID: userID, Role: RoleFollower}
+	var n int64
+	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		res, err := tx.NewInsert().Model(m).On("CONFLICT (app_id, user_id) DO NOTHING").Exec(ctx)
+		if err != nil {
+			return fmt.Errorf("follow app %s: %w", appID, err)
+		}
+		n, _ = res.RowsAffected()
+		if n == 0 || welcome <= 0 {
+			return nil
+		}
+		// A new member's welcome credit, in the transaction that makes
+		// them a member: once per member and app (the reference).
+		_, _, err = TransferTx(ctx, tx, TransferInput{AppID: appID, Reference: "welcome:" + userID, Kind: TransferCredit,
+			From: OutsideMoney, To: Member(userID), Amount: welcome, Memo: "Welcome credit"})
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	if n > 0 {
 		s.NoteEngagement(ctx, appID) // the landing counts members; no page changes
 	}
 	cur, err := s.MembershipOf(ctx, appID, userID)

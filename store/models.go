@@ -11,7 +11,7 @@ func Models() []any {
 		(*Message)(nil), (*MessageAttachment)(nil), (*Reaction)(nil), (*Tag)(nil), (*MessageTag)(nil),
 		(*Shop)(nil), (*StoreItem)(nil), (*StoreItemMedia)(nil), (*StoreItemTag)(nil), (*Variant)(nil),
 		(*SubscriptionPlan)(nil), (*Subscription)(nil), (*Cart)(nil), (*CartItem)(nil),
-		(*Order)(nil), (*OrderItem)(nil), (*Entitlement)(nil),
+		(*Order)(nil), (*OrderItem)(nil), (*Entitlement)(nil), (*ItemFile)(nil),
 		(*WalletAccount)(nil), (*WalletTransfer)(nil), (*WalletEntry)(nil),
 		(*Event)(nil), (*EventMedia)(nil), (*Attendee)(nil),
 		(*Notification)(nil), (*PushSubscription)(nil), (*PushFailure)(nil), (*Donation)(nil), (*DonationTier)(nil),
@@ -19,5 +19,6 @@ func Models() []any {
 		(*PaymentEvent)(nil), (*PageVersion)(nil), (*LinkIcon)(nil),
 		(*Report)(nil), (*Ban)(nil), (*ModerationEntry)(nil),
 		(*Mail)(nil), (*AccountToken)(nil), (*DataExport)(nil), (*PayoutAccount)(nil),
+		(*WalletTopup)(nil), (*PayPalPayee)(nil), (*PlatformFeeOwed)(nil),
 	}
 }

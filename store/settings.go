@@ -14,6 +14,15 @@ type AppSettings struct {
 	LandingPage LandingPageSettings `json:"landingPage"`
 	Features    FeatureSettings     `json:"features"`
 	Moderation  ModerationSettings  `json:"moderation"`
+	Wallet      WalletSettings      `json:"wallet"`
+}
+
+// WalletSettings are an app's wallet rules (issue 24).
+type WalletSettings struct {
+	// WelcomeCredit (minor units) is put in the wallet of each member who
+	// follows the app for the first time, once; 0 gives none. The demo app
+	// has one so that a new member can try a purchase (README).
+	WelcomeCredit int64 `json:"welcomeCredit"`
 }
 
 // ModerationSettings are an app's moderation rules (issue 26).

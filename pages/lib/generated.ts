@@ -66,6 +66,7 @@ export interface AppSettings {
   landingPage: LandingPageSettings;
   features: FeatureSettings;
   moderation: ModerationSettings;
+  wallet: WalletSettings;
 }
 
 // AppView is store.AppView.
@@ -548,6 +549,7 @@ export interface ItemView {
   tags: TagView[];
   variants: VariantView[];
   subscriptionPlan?: SubscriptionPlan;
+  benefits?: string[];
   eventId: string | null;
   createdAt: string;
 }
@@ -858,6 +860,20 @@ export interface Permissions {
   canSearch: boolean;
 }
 
+// PlatformFeeOwed is store.PlatformFeeOwed.
+export interface PlatformFeeOwed {
+  id: string;
+  appId: string;
+  orderId: string;
+  provider: string;
+  paymentRef: string;
+  payee: string;
+  gross: number;
+  amount: number;
+  currency: string;
+  createdAt: string;
+}
+
 // PostCount is store.PostCount.
 export interface PostCount {
   posts: number;
@@ -1096,6 +1112,7 @@ export interface StudioData {
   members?: StudioMembers;
   analytics?: Analytics;
   payouts?: StudioPayouts;
+  paypal?: StudioPayPal;
 }
 
 // StudioFeatures is server.StudioFeatures.
@@ -1136,6 +1153,17 @@ export interface StudioMembers {
   grantable: Role[];
   manageable: Record<string, boolean>;
   audit: AuditView[];
+}
+
+// StudioPayPal is server.StudioPayPal.
+export interface StudioPayPal {
+  enabled: boolean;
+  merchantId: string;
+  email: string;
+  feePercent: number;
+  feesAllowed: boolean;
+  owed: PlatformFeeOwed[];
+  owedTotal: number;
 }
 
 // StudioPayouts is server.StudioPayouts.
@@ -1237,6 +1265,26 @@ export interface TopPost {
   comments: number;
 }
 
+// TopupCard is server.TopupCard.
+export interface TopupCard {
+  topupId: string;
+  amount: number;
+  currency: string;
+  clientSecret: string;
+}
+
+// TopupPage is server.TopupPage.
+export interface TopupPage {
+  amounts: number[];
+  methods: string[];
+  publishableKey: string;
+  return: string;
+  added: number;
+  notice?: string;
+  error?: string;
+  card: TopupCard | null;
+}
+
 // UISettings is store.UISettings.
 export interface UISettings {
   footerOrder: string[];
@@ -1274,6 +1322,7 @@ export interface ViewerProps {
   role: Role;
   permissions: Permissions;
   gated: boolean;
+  loadError?: string;
 }
 
 // ViewerUser is server.ViewerUser.
@@ -1289,6 +1338,7 @@ export interface WalletData {
   storeId: string;
   wallet: WalletView | null;
   pagination: StorePagination;
+  addFunds: TopupPage;
 }
 
 // WalletMovement is store.WalletMovement.
@@ -1304,6 +1354,11 @@ export interface WalletMovement {
 }
 
 export type WalletMovementKind = "CREDIT" | "PAYMENT" | "REFUND" | "DONATION";
+
+// WalletSettings is store.WalletSettings.
+export interface WalletSettings {
+  welcomeCredit: number;
+}
 
 // WalletView is store.WalletView.
 export interface WalletView {

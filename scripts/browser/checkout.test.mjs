@@ -90,9 +90,10 @@ test("a follower buys a physical item with the wallet; the creator ships it; the
   await creator.context.close();
 });
 
-test("a payment the wallet cannot cover shows the error with a cross mark and keeps the order", async () => {
+test("an order the wallet cannot cover offers Add funds at Review Cart instead of a way on that would fail", async () => {
   const { context, page } = await signIn(env, "subscriber@demo.test");
-  // The Custom Portrait Commission costs $150, more than the $100 demo balance.
+  // The Custom Portrait Commission costs $150, more than the $100 demo
+  // balance, and the wallet is the only method here.
   await page.goto(env.server.base + "/apps/demo/store?search=portrait");
   await Promise.all([page.waitForURL(/\/store\/items\//), page.locator(".item-card a").first().click()]);
   await page.locator('.add-to-cart[data-hydrated="true"]').waitFor();
@@ -100,11 +101,10 @@ test("a payment the wallet cannot cover shows the error with a cross mark and ke
   await page.locator(".added-alert", { hasText: "Added" }).waitFor();
   await page.goto(env.server.base + "/apps/demo/checkout");
   assert.equal(await page.locator(".checkout-steps .step").count(), 2, "no Shipping step without a physical item");
-  await Promise.all([page.waitForURL(/orderId=/), page.getByRole("button", { name: "Continue to Payment" }).click()]);
-  await page.locator('.checkout-pay[data-hydrated="true"]').waitFor();
-  await page.locator(".pay-button").click();
-  await page.locator(".checkout-error", { hasText: "Insufficient wallet balance" }).waitFor();
-  assert.match(await page.locator(".checkout-error").innerText(), /✕/);
-  await shot(page, "10-declined");
+  assert.match(await page.locator(".wallet-short").innerText(), /Your wallet holds \$100\.00, less than this order's \$150\.00/);
+  assert.equal(await page.getByRole("button", { name: "Continue to Payment" }).count(), 0);
+  await shot(page, "10-add-funds");
+  await Promise.all([page.waitForURL(/\/transactions\?return=checkout#add-funds$/), page.locator("a.add-funds-link").click()]);
+  await page.locator(".add-funds").waitFor();
   await context.close();
 });

@@ -22,6 +22,9 @@ func demoSettings() store.AppSettings {
 	st.Basic.MetaDescription = "Luna Vale's studio: synth-pop, cover art, live sessions and a friendly community."
 	st.Basic.Keywords = "synth-pop, music, illustration, vinyl, live sessions"
 	st.LandingPage.ShowLinkInBio = true
+	// A new member finds $50.00 in their wallet, enough to try a purchase
+	// (README: Try a purchase in the demo).
+	st.Wallet.WelcomeCredit = DemoWelcomeCredit
 	f := &st.Features
 	f.Community.Enabled = true
 	f.Community.Name = "The Night Shift"

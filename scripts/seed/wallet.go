@@ -10,6 +10,10 @@ import (
 // to buy a few things with the wallet method ($100.00).
 const DemoWalletCredit = 10000
 
+// DemoWelcomeCredit is what a member who joins the demo app later finds in
+// their wallet (the app's wallet.welcomeCredit setting, $50.00).
+const DemoWelcomeCredit = 5000
+
 // demoWallets credits the demo app's members through the ledger, so the
 // money has an EXTERNAL counter-entry like any other top-up.
 func (s *seeder) demoWallets(ctx context.Context, app *store.App) error {

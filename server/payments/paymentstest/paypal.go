@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,6 +35,10 @@ type PayPal struct {
 	OmitApprovalLink bool
 	// DeclineCaptures makes captures come back DECLINED.
 	DeclineCaptures bool
+	// PlatformFeesAllowed: the account is a partner PayPal lets take
+	// platform fees; without it an order carrying
+	// payment_instruction.platform_fees is refused (403 PERMISSION_DENIED).
+	PlatformFeesAllowed bool
 
 	mu         sync.Mutex
 	seq        int
@@ -72,6 +77,59 @@ type ppOrder struct {
 	ReturnURL string
 	CancelURL string
 	Captures  []string
+	// Payee and PaymentInstruction as the order was created with them.
+	Payee              *PayPalPayee
+	PaymentInstruction *PayPalPaymentInstruction
+}
+
+// PayPalPayee is purchase_units[].payee: one of merchant_id or
+// email_address.
+type PayPalPayee struct {
+	MerchantID   string `json:"merchant_id,omitempty"`
+	EmailAddress string `json:"email_address,omitempty"`
+}
+
+// PayPalPaymentInstruction is purchase_units[].payment_instruction.
+type PayPalPaymentInstruction struct {
+	DisbursementMode string `json:"disbursement_mode,omitempty"`
+	PlatformFees     []struct {
+		Amount *Money       `json:"amount"`
+		Payee  *PayPalPayee `json:"payee,omitempty"`
+	} `json:"platform_fees,omitempty"`
+}
+
+// OrderParties answers the payee and payment instruction PayPal order id
+// was created with (nil when it had none).
+func (p *PayPal) OrderParties(id string) (*PayPalPayee, *PayPalPaymentInstruction) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	o := p.orders[id]
+	if o == nil {
+		return nil, nil
+	}
+	return o.Payee, o.PaymentInstruction
+}
+
+// PayPal's documented patterns: a merchant id is 13 characters of
+// [2-9A-HJ-NP-Z]; an e-mail address at most 254 characters with one @.
+var (
+	ppMerchantID = regexp.MustCompile(`^[2-9A-HJ-NP-Z]{13}$`)
+	ppEmail      = regexp.MustCompile(`^.+@[^"\-].+$`)
+	ppValue      = regexp.MustCompile(`^((-?[0-9]+)|(-?([0-9]+)?[.][0-9]+))$`)
+)
+
+// checkPayee answers the issue PayPal names for a malformed payee, "" when
+// it is well formed.
+func checkPayee(pe *PayPalPayee) string {
+	switch {
+	case pe.MerchantID == "" && pe.EmailAddress == "":
+		return "PAYEE_ACCOUNT_INVALID"
+	case pe.MerchantID != "" && !ppMerchantID.MatchString(pe.MerchantID):
+		return "INVALID_PARAMETER_SYNTAX"
+	case pe.EmailAddress != "" && (len(pe.EmailAddress) > 254 || !ppEmail.MatchString(pe.EmailAddress)):
+		return "INVALID_PARAMETER_SYNTAX"
+	}
+	return ""
 }
 
 type ppCapture struct {
@@ -269,6 +327,12 @@ func (p *PayPal) orderJSON(o *ppOrder) map[string]any {
 		caps = append(caps, p.captureJSON(p.captures[id]))
 	}
 	unit := map[string]any{"reference_id": o.OrderID, "custom_id": o.OrderID, "amount": o.Amount}
+	if o.Payee != nil {
+		unit["payee"] = o.Payee
+	}
+	if o.PaymentInstruction != nil {
+		unit["payment_instruction"] = o.PaymentInstruction
+	}
 	if len(caps) > 0 {
 		unit["payments"] = map[string]any{"captures": caps}
 	}
@@ -381,9 +445,13 @@ func (p *PayPal) route(w http.ResponseWriter, r *http.Request) {
 		var in struct {
 			Intent        string `json:"intent"`
 			PurchaseUnits []struct {
-				ReferenceID string `json:"reference_id"`
-				CustomID    string `json:"custom_id"`
-				Amount      Money  `json:"amount"`
+				ReferenceID        string                    `json:"reference_id"`
+				CustomID           string                    `json:"custom_id"`
+				InvoiceID          string                    `json:"invoice_id"`
+				Description        string                    `json:"description"`
+				Amount             Money                     `json:"amount"`
+				Payee              *PayPalPayee              `json:"payee"`
+				PaymentInstruction *PayPalPaymentInstruction `json:"payment_instruction"`
 			} `json:"purchase_units"`
 			PaymentSource struct {
 				PayPal struct {
@@ -402,13 +470,23 @@ func (p *PayPal) route(w http.ResponseWriter, r *http.Request) {
 			ppError(w, 422, "UNPROCESSABLE_ENTITY", "INVALID_PARAMETER_VALUE", "amount value")
 			return
 		}
+		if issue, msg := checkUnit(in.PurchaseUnits[0].Amount, in.PurchaseUnits[0].CustomID, in.PurchaseUnits[0].InvoiceID,
+			in.PurchaseUnits[0].Description, in.PurchaseUnits[0].Payee, in.PurchaseUnits[0].PaymentInstruction); issue != "" {
+			ppError(w, 422, "UNPROCESSABLE_ENTITY", issue, msg)
+			return
+		}
+		if pi := in.PurchaseUnits[0].PaymentInstruction; pi != nil && len(pi.PlatformFees) > 0 && !p.PlatformFeesAllowed {
+			ppError(w, 403, "NOT_AUTHORIZED", "PERMISSION_DENIED", "You do not have permission to access or perform operations on this resource.")
+			return
+		}
 		ctx := in.PaymentSource.PayPal.ExperienceContext
 		if ctx.ReturnURL == "" || ctx.CancelURL == "" {
 			ppError(w, 422, "UNPROCESSABLE_ENTITY", "MISSING_REQUIRED_PARAMETER", "return_url and cancel_url are required")
 			return
 		}
 		o := &ppOrder{ID: p.nextID("PPFAKE"), Status: "PAYER_ACTION_REQUIRED", OrderID: in.PurchaseUnits[0].CustomID,
-			Amount: in.PurchaseUnits[0].Amount, ReturnURL: ctx.ReturnURL, CancelURL: ctx.CancelURL}
+			Amount: in.PurchaseUnits[0].Amount, ReturnURL: ctx.ReturnURL, CancelURL: ctx.CancelURL,
+			Payee: in.PurchaseUnits[0].Payee, PaymentInstruction: in.PurchaseUnits[0].PaymentInstruction}
 		p.orders[o.ID] = o
 		writeJSON(w, 200, p.orderJSON(o))
 	case len(parts) >= 4 && parts[0] == "v2" && parts[1] == "checkout" && parts[2] == "orders":
@@ -497,6 +575,58 @@ func (p *PayPal) route(w http.ResponseWriter, r *http.Request) {
 	default:
 		ppError(w, 404, "NOT_FOUND", "", "not found: "+r.Method+" "+r.URL.Path)
 	}
+}
+
+// checkUnit holds a purchase unit to PayPal's documented rules for the
+// fields Marquee sends (Orders v2, purchase_unit_request): the amount's
+// currency code and value; custom_id, invoice_id and description lengths;
+// payee as one of merchant_id or email_address; payment_instruction's
+// disbursement_mode and at most one platform fee, in the unit's currency,
+// above zero and not above the unit's amount, on a unit that names its
+// payee. It answers PayPal's issue and message, or "".
+func checkUnit(amount Money, customID, invoiceID, description string, payee *PayPalPayee, pi *PayPalPaymentInstruction) (string, string) {
+	if len(amount.CurrencyCode) != 3 || !ppValue.MatchString(amount.Value) || len(amount.Value) > 32 {
+		return "INVALID_PARAMETER_VALUE", "amount"
+	}
+	if len(customID) > 127 || len(invoiceID) > 127 || len(description) > 127 {
+		return "INVALID_STRING_MAX_LENGTH", "custom_id, invoice_id and description are at most 127 characters"
+	}
+	if payee != nil {
+		if issue := checkPayee(payee); issue != "" {
+			return issue, "payee"
+		}
+	}
+	if pi == nil {
+		return "", ""
+	}
+	switch pi.DisbursementMode {
+	case "", "INSTANT", "DELAYED":
+	default:
+		return "INVALID_PARAMETER_VALUE", "payment_instruction.disbursement_mode"
+	}
+	if len(pi.PlatformFees) > 1 {
+		return "INVALID_ARRAY_MAX_ITEMS", "payment_instruction.platform_fees holds at most one fee"
+	}
+	for _, f := range pi.PlatformFees {
+		if payee == nil {
+			return "PAYEE_NOT_SPECIFIED", "platform_fees need the purchase unit's payee"
+		}
+		if f.Amount == nil || !ppValue.MatchString(f.Amount.Value) {
+			return "MISSING_REQUIRED_PARAMETER", "platform_fees[].amount"
+		}
+		if f.Amount.CurrencyCode != amount.CurrencyCode {
+			return "PLATFORM_FEE_CURRENCY_MISMATCH", "the platform fee's currency must be the purchase unit's"
+		}
+		if cents(f.Amount.Value) <= 0 || cents(f.Amount.Value) > cents(amount.Value) {
+			return "PLATFORM_FEES_AMOUNT_INVALID", "the platform fee must be above zero and at most the amount"
+		}
+		if f.Payee != nil {
+			if issue := checkPayee(f.Payee); issue != "" {
+				return issue, "platform_fees[].payee"
+			}
+		}
+	}
+	return "", ""
 }
 
 func cents(v string) int64 {

@@ -1,6 +1,7 @@
 package paymentstest
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -108,5 +109,57 @@ func TestPayPalFakeIdempotency(t *testing.T) {
 	got := concurrently(t, func() int { return post(t, p.URL+"/v2/checkout/orders", auth, "PayPal-Request-Id", "r3", order) })
 	if !(got[0] < 300 && got[1] == 409 || got[0] == 409 && got[1] < 300) || p.OrderCount() != 2 {
 		t.Fatalf("same id in flight: %v, %d orders", got, p.OrderCount())
+	}
+}
+
+// The PayPal fake holds purchase units to PayPal's documented rules for the
+// payee and payment_instruction.platform_fees (Orders v2).
+func TestPayPalFakePayeeShapes(t *testing.T) {
+	p := StartPayPal(t, "id", "secret", "WH")
+	req, _ := http.NewRequest(http.MethodPost, p.URL+"/v1/oauth2/token", strings.NewReader("grant_type=client_credentials"))
+	req.SetBasicAuth("id", "secret")
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	_ = json.NewDecoder(res.Body).Decode(&tok)
+	res.Body.Close()
+	order := func(unitExtra string) int {
+		body := `{"intent":"CAPTURE","purchase_units":[{"custom_id":"o1","amount":{"currency_code":"USD","value":"10.00"}` + unitExtra +
+			`}],"payment_source":{"paypal":{"experience_context":{"return_url":"http://x/r","cancel_url":"http://x/c"}}}}`
+		return post(t, p.URL+"/v2/checkout/orders", "Bearer "+tok.AccessToken, "PayPal-Request-Id", "", body)
+	}
+	fee := func(v, cur string) string {
+		return `,"payment_instruction":{"disbursement_mode":"INSTANT","platform_fees":[{"amount":{"currency_code":"` + cur + `","value":"` + v + `"}}]}`
+	}
+	p.PlatformFeesAllowed = true
+	for _, c := range []struct {
+		name  string
+		extra string
+		want  int
+	}{
+		{"merchant id", `,"payee":{"merchant_id":"ABCDEFGHJKLMN"}`, 200},
+		{"e-mail", `,"payee":{"email_address":"luna@example.com"}`, 200},
+		{"merchant id with a letter PayPal never uses", `,"payee":{"merchant_id":"ABCDEFGHIJKLM"}`, 422},
+		{"short merchant id", `,"payee":{"merchant_id":"ABC"}`, 422},
+		{"empty payee", `,"payee":{}`, 422},
+		{"fee", `,"payee":{"merchant_id":"ABCDEFGHJKLMN"}` + fee("1.00", "USD"), 200},
+		{"fee without payee", fee("1.00", "USD"), 422},
+		{"fee in another currency", `,"payee":{"merchant_id":"ABCDEFGHJKLMN"}` + fee("1.00", "EUR"), 422},
+		{"fee above the amount", `,"payee":{"merchant_id":"ABCDEFGHJKLMN"}` + fee("10.01", "USD"), 422},
+		{"zero fee", `,"payee":{"merchant_id":"ABCDEFGHJKLMN"}` + fee("0.00", "USD"), 422},
+		{"bad disbursement mode", `,"payee":{"merchant_id":"ABCDEFGHJKLMN"},"payment_instruction":{"disbursement_mode":"SOON"}`, 422},
+	} {
+		if got := order(c.extra); got != c.want {
+			t.Errorf("%s: %d, want %d", c.name, got, c.want)
+		}
+	}
+	p.PlatformFeesAllowed = false
+	if got := order(`,"payee":{"merchant_id":"ABCDEFGHJKLMN"}` + fee("1.00", "USD")); got != 403 {
+		t.Errorf("fee on an account not allowed fees: %d", got)
 	}
 }

@@ -286,17 +286,54 @@ type CreateOrder struct {
 	CancelURL string
 	// RequestID is PayPal-Request-Id: a retry answers the same order.
 	RequestID string
+	// Description is shown to the buyer on PayPal's page (at most 127
+	// characters); empty sends none.
+	Description string
+	// Payee is the creator who receives the money (purchase_units[].payee);
+	// nil leaves it to the operator's own account.
+	Payee *Payee
+	// PlatformFee is the operator's share taken from the payee's money
+	// (purchase_units[].payment_instruction.platform_fees), in minor
+	// units; 0 sends none. PayPal accepts it only from a partner account
+	// allowed to take fees, and only with a Payee.
+	PlatformFee int64
+}
+
+// Payee names who receives an order's money: a PayPal merchant id or the
+// account's e-mail (PayPal takes either, the id when both are known).
+type Payee struct {
+	MerchantID   string `json:"merchant_id,omitempty"`
+	EmailAddress string `json:"email_address,omitempty"`
 }
 
 func (c *Client) CreateOrder(ctx context.Context, in CreateOrder) (*Order, error) {
+	unit := map[string]any{
+		"reference_id": in.OrderID,
+		"custom_id":    in.OrderID,
+		"invoice_id":   in.Number,
+		"amount":       Money{CurrencyCode: strings.ToUpper(in.Currency), Value: Value(in.Amount)},
+	}
+	if in.Description != "" {
+		unit["description"] = in.Description
+	}
+	if in.Payee != nil && (in.Payee.MerchantID != "" || in.Payee.EmailAddress != "") {
+		payee := *in.Payee
+		if payee.MerchantID != "" {
+			payee.EmailAddress = ""
+		}
+		unit["payee"] = payee
+		if in.PlatformFee > 0 {
+			unit["payment_instruction"] = map[string]any{
+				"disbursement_mode": "INSTANT",
+				"platform_fees": []map[string]any{{
+					"amount": Money{CurrencyCode: strings.ToUpper(in.Currency), Value: Value(in.PlatformFee)},
+				}},
+			}
+		}
+	}
 	body := map[string]any{
-		"intent": "CAPTURE",
-		"purchase_units": []map[string]any{{
-			"reference_id": in.OrderID,
-			"custom_id":    in.OrderID,
-			"invoice_id":   in.Number,
-			"amount":       Money{CurrencyCode: strings.ToUpper(in.Currency), Value: Value(in.Amount)},
-		}},
+		"intent":         "CAPTURE",
+		"purchase_units": []map[string]any{unit},
 		"payment_source": map[string]any{"paypal": map[string]any{"experience_context": map[string]any{
 			"return_url": in.ReturnURL, "cancel_url": in.CancelURL,
 			"user_action": "PAY_NOW", "shipping_preference": "NO_SHIPPING",

@@ -25,7 +25,9 @@ type Provider struct {
 	Logger *slog.Logger
 	// Tolerance is how old a webhook's transmission time may be; 0 is 300 s.
 	Tolerance time.Duration
-	now       func() time.Time
+	// Fees: the platform fee of orders paid to a creator's PayPal (payee.go).
+	Fees Fees
+	now  func() time.Time
 }
 
 var (
@@ -55,8 +57,12 @@ func (p *Provider) Start(ctx context.Context, req payments.StartRequest) (*payme
 			return &payments.Started{Ref: po.ID, ApprovalURL: po.ApprovalURL(), Status: po.Status}, nil
 		}
 	}
+	payee, fee, err := p.payeeOf(ctx, o.AppID, o.Total)
+	if err != nil {
+		return nil, err
+	}
 	po, err := p.Client.CreateOrder(ctx, CreateOrder{OrderID: o.ID, Number: o.OrderNumber, Amount: o.Total, Currency: o.Currency,
-		ReturnURL: req.ReturnURL, CancelURL: req.CancelURL,
+		ReturnURL: req.ReturnURL, CancelURL: req.CancelURL, Payee: payee, PlatformFee: fee,
 		RequestID: fmt.Sprintf("marquee-order-%s-paypal-%d", o.ID, o.Total)})
 	if err != nil {
 		return nil, payments.ProviderError("paypal", err)
@@ -187,6 +193,9 @@ func (p *Provider) pay(ctx context.Context, eventID, typ string, o *store.Order,
 		p.log().Error("paypal payment not applied: needs a refund", "order", o.ID, "paypalOrder", ref, "outcome", ev.Outcome,
 			"amount", amount, "currency", currency)
 	}
+	if fresh && ev.Outcome == store.OutcomePaid {
+		p.recordFeeOwed(ctx, out, ref, amount, strings.ToUpper(currency))
+	}
 	return &payments.Result{Order: out, Ref: ref, Status: statusOf(ev, fresh)}, nil
 }
 
@@ -277,6 +286,9 @@ func (p *Provider) HandleWebhook(ctx context.Context, body []byte, header http.H
 		if err := json.Unmarshal(ev.Resource, &c); err != nil {
 			return nil, fmt.Errorf("%w: capture: %v", payments.ErrInvalidWebhook, err)
 		}
+		if topupOf(c.CustomID) != "" {
+			return p.webhookTopupCapture(ctx, ev, &c)
+		}
 		o, err := p.Store.OrderByID(ctx, c.CustomID)
 		if errors.Is(err, store.ErrNotFound) {
 			return &payments.Result{Ref: c.ID, Status: store.OutcomeIgnored}, nil
@@ -310,6 +322,9 @@ func (p *Provider) HandleWebhook(ctx context.Context, body []byte, header http.H
 		var po Order
 		if err := json.Unmarshal(ev.Resource, &po); err != nil {
 			return nil, fmt.Errorf("%w: order: %v", payments.ErrInvalidWebhook, err)
+		}
+		if topupOf(po.OrderRef()) != "" {
+			return p.webhookTopupApproved(ctx, &po)
 		}
 		o, err := p.Store.OrderByID(ctx, po.OrderRef())
 		if errors.Is(err, store.ErrNotFound) {

@@ -70,6 +70,8 @@ type Intent struct {
 	OrderID        string
 	// DonationID: the donation a PaymentIntent pays (instead of an order).
 	DonationID string
+	// TopupID: the wallet top-up a PaymentIntent pays (instead of an order).
+	TopupID string
 	// FailureMessage is Stripe's own words for the last failed attempt
 	// ("Your card was declined.").
 	FailureMessage string
@@ -85,7 +87,7 @@ type Intent struct {
 func intentOf(pi *sg.PaymentIntent) *Intent {
 	in := &Intent{ID: pi.ID, ClientSecret: pi.ClientSecret, Status: string(pi.Status), Amount: pi.Amount,
 		AmountReceived: pi.AmountReceived, Currency: strings.ToUpper(string(pi.Currency)), OrderID: pi.Metadata["orderId"],
-		DonationID: pi.Metadata["donationId"]}
+		DonationID: pi.Metadata["donationId"], TopupID: pi.Metadata["topupId"]}
 	if pi.LastPaymentError != nil {
 		in.FailureMessage = pi.LastPaymentError.Msg
 	}

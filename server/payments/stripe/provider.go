@@ -257,6 +257,9 @@ func (p *Provider) HandleWebhook(ctx context.Context, body []byte, header http.H
 		if in.DonationID != "" && in.OrderID == "" {
 			return p.webhookDonation(ctx, ev, in)
 		}
+		if in.TopupID != "" && in.OrderID == "" {
+			return p.webhookTopup(ctx, ev, in)
+		}
 		o, err := p.Store.OrderByID(ctx, in.OrderID)
 		if errors.Is(err, store.ErrNotFound) {
 			// Not ours (another integration on the same account): nothing to do.

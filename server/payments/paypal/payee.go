@@ -1,0 +1,57 @@
+package paypal
+
+import (
+	"context"
+
+	"marquee/server/payments"
+	"marquee/store"
+)
+
+// Fees is how the operator's platform fee applies to PayPal orders paid to
+// a creator's own PayPal account (issue 24).
+type Fees struct {
+	// Percent of each order's total (PLATFORM_FEE_PERCENT).
+	Percent float64
+	// Allowed (PAYPAL_PLATFORM_FEES): the operator's account may take
+	// platform fees, so orders carry the fee in
+	// payment_instruction.platform_fees. Otherwise the fee is recorded as
+	// owed by the creator (store.PlatformFeeOwed).
+	Allowed bool
+}
+
+// payeeOf answers the PayPal account an order of appID pays (nil: the
+// operator's own, as before) and the platform fee the order carries.
+func (p *Provider) payeeOf(ctx context.Context, appID string, total int64) (*Payee, int64, error) {
+	pp, err := p.Store.PayPalPayeeOf(ctx, appID)
+	if err != nil || pp == nil {
+		return nil, 0, err
+	}
+	payee := &Payee{MerchantID: pp.MerchantID, EmailAddress: pp.Email}
+	if !p.Fees.Allowed {
+		return payee, 0, nil
+	}
+	return payee, store.PlatformFee(total, p.Fees.Percent), nil
+}
+
+// recordFeeOwed notes, for an order PayPal paid to its creator's account
+// without a platform fee, the fee the creator owes. Once per payment.
+func (p *Provider) recordFeeOwed(ctx context.Context, o *store.Order, ref string, amount int64, currency string) {
+	if p.Fees.Allowed || p.Fees.Percent <= 0 {
+		return
+	}
+	pp, err := p.Store.PayPalPayeeOf(ctx, o.AppID)
+	if err != nil || pp == nil {
+		if err != nil {
+			p.log().Error("platform fee owed not recorded", "order", o.ID, "err", err)
+		}
+		return
+	}
+	fee := store.PlatformFee(amount, p.Fees.Percent)
+	if fee <= 0 {
+		return
+	}
+	if err := p.Store.RecordFeeOwed(ctx, &store.PlatformFeeOwed{AppID: o.AppID, OrderID: o.ID, Provider: payments.PayPal,
+		PaymentRef: ref, Payee: pp.Name(), Gross: amount, Amount: fee, Currency: currency}); err != nil {
+		p.log().Error("platform fee owed not recorded", "order", o.ID, "err", err)
+	}
+}

@@ -1,0 +1,30 @@
+package stripe
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"marquee/server/payments/paymentstest"
+)
+
+// A wallet top-up's PaymentIntent (no order; the top-up in its metadata,
+// keyed by the top-up) is a request stripe-mock accepts, and reading it
+// back names the top-up.
+func TestTopupRequestShapesAgainstStripeMock(t *testing.T) {
+	base := paymentstest.StartStripeMock(t)
+	c := NewClient(Options{SecretKey: "sk_test_123", APIBase: base})
+	ctx := context.Background()
+	in, err := c.CreateIntent(ctx, CreateIntent{Amount: 2500, Currency: "USD", Email: "member@example.com",
+		Metadata:       map[string]string{"topupId": "tu_1", "appId": "app_1", "userId": "u_1", "kind": "wallet_topup"},
+		IdempotencyKey: TopupIntentKey("tu_1", 2500, "USD")})
+	if err != nil || !strings.HasPrefix(in.ID, "pi_") || in.ClientSecret == "" {
+		t.Fatalf("top-up intent: %+v %v", in, err)
+	}
+	if _, err := c.Retrieve(ctx, in.ID); err != nil {
+		t.Fatalf("retrieve: %v", err)
+	}
+	if in.OrderID != "" {
+		t.Fatalf("a top-up intent names an order: %+v", in)
+	}
+}

@@ -1,0 +1,151 @@
+package server
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"marquee/store"
+)
+
+// payByPayPal starts a PayPal payment of a new order of price for the
+// follower, approves it at the fake and captures it (twice, and the
+// webhook once more), answering PayPal's order id.
+func payByPayPal(t *testing.T, f *payFixture, price int64) (string, *store.Order) {
+	t.Helper()
+	o := f.order(t, "follower@demo.test", price)
+	as := commUser(t, f.ts, "follower@demo.test")
+	a := decodePay(t, f.post(t, "/paypal/create-order", as, map[string]any{"orderId": o.ID}))
+	ref, _ := a.Data["paypalOrderId"].(string)
+	if ref == "" {
+		t.Fatalf("create-order: %+v", a)
+	}
+	if !f.paypal.Approve(ref) {
+		t.Fatal("approve")
+	}
+	var wg sync.WaitGroup
+	for range 5 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f.post(t, "/paypal/capture-order", as, map[string]any{"paypalOrderId": ref})
+		}()
+	}
+	wg.Wait()
+	for _, ev := range f.paypal.Events() {
+		if ev.Type == "PAYMENT.CAPTURE.COMPLETED" {
+			if r := paypalHook(t, f, ev); r.Status != 200 {
+				t.Fatalf("webhook: %d %s", r.Status, r.Body)
+			}
+		}
+	}
+	if o := f.reload(t, o.ID); o.Status != store.OrderPaid {
+		t.Fatalf("order %s after capture", o.Status)
+	}
+	return ref, o
+}
+
+// PayPal to the creator (issue 24 item 2): the creator sets the app's PayPal
+// merchant id (or e-mail) in the studio, with the form refusing what PayPal
+// would; PayPal orders then name it as purchase_units[].payee. Without
+// PAYPAL_PLATFORM_FEES the order carries no payment_instruction and the fee
+// is recorded as owed, once per payment however often the capture is
+// reported; the studio shows it.
+func TestPayPalPayeeFeeOwed(t *testing.T) {
+	t.Parallel()
+	db := demoDB(t)
+	f := newPayFixture(t, db, func(cfg *Config) { cfg.PayPal.FeePercent = 10 })
+	ctx := context.Background()
+	creator := commUser(t, f.ts, "creator@demo.test")
+	form := topupForm(creator)
+
+	// Before a payee is set, PayPal orders go to the operator as before.
+	ref, _ := payByPayPal(t, f, 1000)
+	if payee, pi := f.paypal.OrderParties(ref); payee != nil || pi != nil {
+		t.Fatalf("an order without a payee named one: %+v %+v", payee, pi)
+	}
+
+	for _, bad := range []string{"merchantId=abc", "merchantId=ABCDEFGHIJKLM", "email=not-an-email"} {
+		r := f.ts.do(t, "POST", "/apps/demo/studio/paypal", strings.NewReader(bad), form)
+		if r.Status != 400 || !strings.Contains(r.Body, "PayPal") {
+			t.Fatalf("studio form %q: %d", bad, r.Status)
+		}
+	}
+	if p, _ := f.ts.store.PayPalPayeeOf(ctx, f.demo.ID); p != nil {
+		t.Fatalf("a refused form saved %+v", p)
+	}
+	// A follower cannot set it.
+	if r := f.ts.do(t, "POST", "/apps/demo/studio/paypal", strings.NewReader("merchantId=ABCDEFGHJKLMN"), topupForm(commUser(t, f.ts, "follower@demo.test"))); r.Status != 403 {
+		t.Fatalf("follower sets the payee: %d", r.Status)
+	}
+	r := f.ts.do(t, "POST", "/apps/demo/studio/paypal", strings.NewReader(url.Values{"merchantId": {"abcdefghjklmn"}, "email": {"luna@example.com"}}.Encode()), form)
+	if r.Status != 303 || !strings.Contains(r.Header.Get("Location"), "/apps/demo/studio/paypal?notice=saved") {
+		t.Fatalf("studio form: %d %s", r.Status, r.Header.Get("Location"))
+	}
+	page := f.ts.do(t, "GET", "/apps/demo/studio/paypal", nil, creator)
+	if page.Status != 200 || !strings.Contains(page.Body, `value="ABCDEFGHJKLMN"`) || !strings.Contains(page.Body, "Owed: $0.00") {
+		t.Fatalf("studio page: %d", page.Status)
+	}
+
+	ref, o := payByPayPal(t, f, 2599)
+	payee, pi := f.paypal.OrderParties(ref)
+	if payee == nil || payee.MerchantID != "ABCDEFGHJKLMN" || payee.EmailAddress != "" || pi != nil {
+		t.Fatalf("payee %+v, payment_instruction %+v", payee, pi)
+	}
+	owed, total, err := f.ts.store.FeesOwed(ctx, f.demo.ID, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 10% of $25.99 is $2.599: $2.60, recorded once for the one payment.
+	if len(owed) != 1 || total != 260 || owed[0].OrderID != o.ID || owed[0].Gross != 2599 || owed[0].PaymentRef != ref || owed[0].Payee != "ABCDEFGHJKLMN" {
+		t.Fatalf("owed %+v (total %d)", owed, total)
+	}
+	page = f.ts.do(t, "GET", "/apps/demo/studio/paypal", nil, creator)
+	if !strings.Contains(page.Body, "Owed: $2.60") || !strings.Contains(page.Body, "$2.60 of $25.99") {
+		t.Fatal("studio does not show what is owed")
+	}
+
+	// An e-mail alone is sent as email_address.
+	if _, err := f.ts.store.SetPayPalPayee(ctx, f.demo.ID, "", "luna@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	ref, _ = payByPayPal(t, f, 500)
+	if payee, _ := f.paypal.OrderParties(ref); payee == nil || payee.EmailAddress != "luna@example.com" || payee.MerchantID != "" {
+		t.Fatalf("payee by e-mail: %+v", payee)
+	}
+}
+
+// With PAYPAL_PLATFORM_FEES the operator's account takes the fee at payment:
+// the order carries payment_instruction.platform_fees with the fee in the
+// order's currency, PayPal's fake checks the shape as PayPal documents it,
+// and nothing is owed. An account PayPal does not allow fees refuses such
+// an order, which is why the switch exists.
+func TestPayPalPlatformFees(t *testing.T) {
+	t.Parallel()
+	db := demoDB(t)
+	f := newPayFixture(t, db, func(cfg *Config) { cfg.PayPal.FeePercent = 12.5; cfg.PayPal.PlatformFees = true })
+	ctx := context.Background()
+	if _, err := f.ts.store.SetPayPalPayee(ctx, f.demo.ID, "ABCDEFGHJKLMN", ""); err != nil {
+		t.Fatal(err)
+	}
+	// Not allowed at PayPal: the order is refused and nothing starts.
+	o := f.order(t, "follower@demo.test", 4000)
+	as := commUser(t, f.ts, "follower@demo.test")
+	if r := f.post(t, "/paypal/create-order", as, map[string]any{"orderId": o.ID}); r.Status != 502 {
+		t.Fatalf("fees refused by PayPal: %d %s", r.Status, r.Body)
+	}
+	f.paypal.PlatformFeesAllowed = true
+	ref, _ := payByPayPal(t, f, 4000)
+	payee, pi := f.paypal.OrderParties(ref)
+	if payee == nil || payee.MerchantID != "ABCDEFGHJKLMN" || pi == nil || pi.DisbursementMode != "INSTANT" || len(pi.PlatformFees) != 1 {
+		t.Fatalf("payee %+v, payment_instruction %+v", payee, pi)
+	}
+	if fee := pi.PlatformFees[0].Amount; fee == nil || fee.Value != "5.00" || fee.CurrencyCode != "USD" {
+		t.Fatalf("platform fee %+v", fee)
+	}
+	if owed, total, _ := f.ts.store.FeesOwed(ctx, f.demo.ID, 10); len(owed) != 0 || total != 0 {
+		t.Fatalf("a fee PayPal took is also owed: %+v", owed)
+	}
+}

@@ -1,0 +1,187 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+)
+
+// WalletTopup is money a member adds to their wallet from outside, by card
+// or PayPal (issue 24). The amount is one the operator allows
+// (WALLET_TOPUP_AMOUNTS), chosen on the server from the member's pick; the
+// wallet is credited only when the provider says the money arrived (a
+// signed webhook, or the server's own read of the payment), once however
+// often and however concurrently that is reported.
+type WalletTopup struct {
+	bun.BaseModel `bun:"table:wallet_topups"`
+
+	ID            string     `bun:",pk" json:"id"`
+	AppID         string     `bun:",notnull" json:"appId"`
+	UserID        string     `bun:",notnull" json:"-"`
+	Amount        int64      `bun:",notnull" json:"amount"`
+	Currency      string     `bun:",notnull,default:'USD'" json:"currency"`
+	Status        string     `bun:",notnull,default:'PENDING'" json:"status"`
+	PaymentMethod string     `bun:",notnull,default:''" json:"paymentMethod"`
+	PaymentRef    string     `bun:",notnull,default:''" json:"-"`
+	CreatedAt     time.Time  `bun:",notnull,default:current_timestamp" json:"createdAt"`
+	PaidAt        *time.Time `json:"paidAt"`
+}
+
+const (
+	TopupPending = "PENDING"
+	TopupPaid    = "PAID"
+)
+
+// ErrTopupClosed: the top-up is not waiting for payment.
+var ErrTopupClosed = errors.New("top-up is not pending")
+
+// TopupTransferRef is the ledger reference of a top-up's credit: the unique
+// (app, reference) of wallet_transfers is the last line that keeps one
+// top-up from crediting twice.
+func TopupTransferRef(topupID string) string { return "topup:" + topupID }
+
+// CreateTopup records a PENDING top-up of amount (already checked against
+// the amounts the operator allows) to be paid by method.
+func (s *Storage) CreateTopup(ctx context.Context, appID, userID string, amount int64, method string) (*WalletTopup, error) {
+	if amount <= 0 {
+		return nil, invalid("Amount must be above 0")
+	}
+	t := &WalletTopup{ID: NewID(), AppID: appID, UserID: userID, Amount: amount, Currency: WalletCurrency,
+		Status: TopupPending, PaymentMethod: method, CreatedAt: time.Now().UTC()}
+	if _, err := s.DB.NewInsert().Model(t).Exec(ctx); err != nil {
+		return nil, fmt.Errorf("create top-up: %w", err)
+	}
+	return t, nil
+}
+
+// TopupByID loads one top-up.
+func (s *Storage) TopupByID(ctx context.Context, id string) (*WalletTopup, error) {
+	t := new(WalletTopup)
+	if err := selectOne(ctx, s.DB.NewSelect().Model(t).Where("id = ?", id), "top-up"); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// TopupOf loads the member's own top-up in the app (someone else's is
+// ErrNotFound).
+func (s *Storage) TopupOf(ctx context.Context, appID, userID, id string) (*WalletTopup, error) {
+	t := new(WalletTopup)
+	if err := selectOne(ctx, s.DB.NewSelect().Model(t).Where("id = ? AND app_id = ? AND user_id = ?", id, appID, userID), "top-up"); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// AttachTopupPayment remembers the provider payment (PaymentIntent, PayPal
+// order) started for a PENDING top-up; the first ref sticks.
+func (s *Storage) AttachTopupPayment(ctx context.Context, id, method, ref string) error {
+	res, err := s.DB.NewUpdate().Model((*WalletTopup)(nil)).Set("payment_method = ?", method).Set("payment_ref = ?", ref).
+		Where("id = ? AND status = ? AND (payment_ref = '' OR payment_ref = ?)", id, TopupPending, ref).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("attach top-up payment: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		t, err := s.TopupByID(ctx, id)
+		if err != nil {
+			return err
+		}
+		if t.Status != TopupPending {
+			return ErrTopupClosed
+		}
+		if t.PaymentRef != ref {
+			return ErrIllegalTransition
+		}
+	}
+	return nil
+}
+
+// ApplyTopupPaymentEvent records a provider's event ev about a top-up's
+// payment and, only the first time its id is seen, credits the member's
+// wallet and marks the top-up PAID when the payment is the top-up's own
+// (ref), for exactly its amount and currency, all in one transaction with
+// the top-up row locked. A repeated delivery, or another report of the same
+// payment (the browser's confirm after the webhook), changes nothing: the
+// second finds the top-up PAID (ALREADY_APPLIED), and the ledger's unique
+// reference would refuse a second credit anyway.
+func (s *Storage) ApplyTopupPaymentEvent(ctx context.Context, ev *PaymentEvent, topupID, method, ref string, amount int64, currency string) (*WalletTopup, bool, error) {
+	if ev.ID == "" {
+		ev.ID = NewID()
+	}
+	t := new(WalletTopup)
+	fresh := false
+	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var err error
+		if fresh, err = recordPaymentEvent(ctx, tx, ev, true); err != nil {
+			return err
+		}
+		q := tx.NewSelect().Model(t).Where("id = ?", topupID)
+		if tx.Dialect().Name() == dialect.PG {
+			q = q.For("UPDATE")
+		}
+		if err := selectOne(ctx, q, "top-up"); err != nil {
+			return err
+		}
+		if !fresh {
+			return nil
+		}
+		switch {
+		case t.Status == TopupPaid && t.PaymentRef == ref && t.PaymentMethod == method:
+			ev.Outcome = OutcomeAlready
+		case t.Status != TopupPending || t.PaymentMethod != method || (t.PaymentRef != "" && t.PaymentRef != ref):
+			ev.Outcome = OutcomeNotPayable
+		case amount != t.Amount || !strings.EqualFold(currency, t.Currency):
+			ev.Outcome = OutcomeMismatch
+		default:
+			if _, _, err := TransferTx(ctx, tx, TransferInput{AppID: t.AppID, Reference: TopupTransferRef(t.ID), Kind: TransferCredit,
+				From: OutsideMoney, To: Member(t.UserID), Amount: t.Amount, Memo: "Added funds (" + method + ")"}); err != nil {
+				return err
+			}
+			now := time.Now().UTC()
+			res, err := tx.NewUpdate().Model((*WalletTopup)(nil)).Set("status = ?", TopupPaid).Set("paid_at = ?", now).
+				Set("payment_ref = ?", ref).Where("id = ? AND status = ?", t.ID, TopupPending).Exec(ctx)
+			if err != nil {
+				return fmt.Errorf("mark top-up paid: %w", err)
+			}
+			if n, _ := res.RowsAffected(); n != 1 {
+				return ErrTopupClosed
+			}
+			t.Status, t.PaidAt, t.PaymentRef = TopupPaid, &now, ref
+			ev.Outcome = OutcomePaid
+		}
+		if _, err := tx.NewUpdate().Model((*PaymentEvent)(nil)).Set("outcome = ?", ev.Outcome).Set("app_id = ?", t.AppID).
+			Where("id = ?", ev.ID).Exec(ctx); err != nil {
+			return fmt.Errorf("record payment event outcome: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	return t, fresh, nil
+}
+
+// RecordTopupFailure keeps a provider's refusal of a top-up's payment (for
+// support); it changes nothing else.
+func (s *Storage) RecordTopupFailure(ctx context.Context, ev *PaymentEvent) error {
+	ev.Outcome = OutcomeFailed
+	_, _, err := s.ApplyPaymentEvent(ctx, ev, nil)
+	return err
+}
+
+// TopupFailures counts the refusals recorded for a top-up's provider
+// payment ref (a capture PayPal refused moves its next try to a fresh
+// idempotency key, as PayPal replays a refusal to its key forever).
+func (s *Storage) TopupFailures(ctx context.Context, provider, ref, typ string) (int, error) {
+	n, err := s.DB.NewSelect().Model((*PaymentEvent)(nil)).
+		Where("provider = ? AND payment_ref = ? AND type = ? AND order_id IS NULL", provider, ref, typ).Count(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("count top-up failures: %w", err)
+	}
+	return int(n), nil
+}
