@@ -5,6 +5,8 @@
 //	marquee seed-demo   create the demo apps (idempotent)
 //	marquee bench-data  fill one app with content at scale, for benchmarks
 //	marquee app ...     manage apps and members from the command line
+//	marquee user ...    create, reset, disable, delete accounts; sessions revoke signs one out everywhere
+//	marquee jobs ...    list failed background jobs and push deliveries, retry a job
 //	marquee wallet ...  credit a member's wallet, show its balance
 //	marquee media resize  make the resized copies of older uploaded images
 package main
