@@ -9,6 +9,12 @@ export interface StoriesViewerProps {
   groups: StoryGroup[];
   canCreate: boolean;
   createHref: string;
+  // reportBase is the app's report form ("/apps/{app}/report"): the viewer
+  // links each story to it.
+  reportBase: string;
+  // openUser opens that member's stories at once: the strip's links
+  // (?story=USER_ID) do this without JavaScript, rendered by the server.
+  openUser?: string;
 }
 
 export const IMAGE_SECONDS = 15; // SPEC.md section 9
@@ -27,8 +33,11 @@ function Avatar({ name, media, size }: { name: string; media?: MediaView; size: 
 // StoriesViewer is the strip of round thumbnails and the full-screen viewer
 // it opens. The viewer is only ever rendered after a click, so the server
 // HTML (strip only) always matches the first client render.
-export default function StoriesViewer({ groups, canCreate, createHref }: StoriesViewerProps) {
-  const [open, setOpen] = useState<number | null>(null);
+export default function StoriesViewer({ groups, canCreate, createHref, reportBase, openUser }: StoriesViewerProps) {
+  const [open, setOpen] = useState<number | null>(() => {
+    const i = openUser ? groups.findIndex((g) => g.user.id === openUser) : -1;
+    return i >= 0 ? i : null;
+  });
   const hydrated = useHydrated();
   if (groups.length === 0 && !canCreate) return null;
   return (
@@ -48,23 +57,30 @@ export default function StoriesViewer({ groups, canCreate, createHref }: Stories
           const thumb = g.stories.find((s) => s.media?.type === "IMAGE")?.media ?? undefined;
           return (
             <li key={g.user.id}>
-              <button type="button" className="story-thumb" onClick={() => setOpen(i)}>
+              <a
+                className="story-thumb"
+                href={"?story=" + encodeURIComponent(g.user.id)}
+                onClick={(e) => {
+                  e.preventDefault();
+                  setOpen(i);
+                }}
+              >
                 <span className="story-ring">
                   <Avatar name={g.user.username} media={thumb} size={60} />
                 </span>
                 <span className="story-name"><span className="visually-hidden">Open stories of </span>{g.user.username}</span>
                 {g.stories.length > 1 && <span className="story-count">{`${g.stories.length} stories`}</span>}
-              </button>
+              </a>
             </li>
           );
         })}
       </ul>
-      {open !== null && groups[open] && <Viewer group={groups[open]} onClose={() => setOpen(null)} />}
+      {open !== null && groups[open] && <Viewer group={groups[open]} onClose={() => setOpen(null)} reportBase={reportBase} />}
     </section>
   );
 }
 
-function Viewer({ group, onClose }: { group: StoryGroup; onClose: () => void }) {
+function Viewer({ group, onClose, reportBase }: { group: StoryGroup; onClose: () => void; reportBase: string }) {
   const [index, setIndex] = useState(0);
   const [elapsed, setElapsed] = useState(0); // ms shown of the current image
   const [paused, setPaused] = useState(false);
@@ -74,6 +90,8 @@ function Viewer({ group, onClose }: { group: StoryGroup; onClose: () => void }) 
   const [videoProgress, setVideoProgress] = useState(0);
   const videoRef = useRef<HTMLVideoElement>(null);
   const [now] = useState(() => new Date().toISOString());
+  // Without JavaScript (the server's render) nothing reports the load.
+  const hydrated = useHydrated();
 
   const stories = group.stories;
   const story = stories[index];
@@ -176,9 +194,20 @@ function Viewer({ group, onClose }: { group: StoryGroup; onClose: () => void }) 
             {muted ? "🔇" : "🔊"}
           </button>
         )}
-        <button type="button" className="story-icon story-close" onClick={onClose} aria-label="Close">
+        <a className="story-report" href={reportBase + "?type=STORY&id=" + encodeURIComponent(story.id)} data-testid="report-story">
+          Report
+        </a>
+        <a
+          className="story-icon story-close"
+          href="?"
+          onClick={(e) => {
+            e.preventDefault();
+            onClose();
+          }}
+          aria-label="Close"
+        >
           ✕
-        </button>
+        </a>
       </div>
       <div
         className="story-stage"
@@ -209,7 +238,7 @@ function Viewer({ group, onClose }: { group: StoryGroup; onClose: () => void }) 
         ) : (
           <Img key={story.id} media={media} alt={story.content || "Story"} sizes="100vw" onLoad={() => setLoaded(true)} onError={() => setLoaded(true)} />
         )}
-        {media && !loaded && <p className="story-fallback">Loading story...</p>}
+        {media && !loaded && hydrated && <p className="story-fallback">Loading story...</p>}
         {story.content && <p className="story-caption">{story.content}</p>}
         <p className="story-hint">Click left/right to navigate</p>
       </div>

@@ -8,7 +8,7 @@ import { Island } from "../islands/Island";
 import Feed, { FeedList } from "../islands/Feed";
 import StoriesViewer from "../islands/StoriesViewer";
 
-type Data = { communityId: string; posts: MessageView[]; pagination: Pagination; stories: StoryGroup[]; disabled: boolean };
+type Data = { communityId: string; posts: MessageView[]; pagination: Pagination; stories: StoryGroup[]; disabled: boolean; openStory?: string };
 type Props = PageProps<Data>;
 
 // Community is the feed: stories strip, then posts (page 1 rendered here,
@@ -37,7 +37,7 @@ export default function Community(props: Props) {
       <Island
         name="StoriesViewer"
         component={StoriesViewer}
-        props={{ groups: d.stories, canCreate: perms.canCreateStories, createHref: base + "/create-story" }}
+        props={{ groups: d.stories, canCreate: perms.canCreateStories, createHref: base + "/create-story", reportBase: base + "/report", openUser: d.openStory }}
         when="idle"
       />
       {props.error ? (

@@ -20,6 +20,9 @@ type FeedData struct {
 	Pagination  store.Pagination    `json:"pagination"`
 	Stories     []store.StoryGroup  `json:"stories"`
 	Disabled    bool                `json:"disabled"`
+	// OpenStory opens a member's stories in the viewer (?story=USER_ID, the
+	// strip's links without JavaScript); "" for the page.
+	OpenStory string `json:"openStory,omitempty"`
 }
 
 // scopeOfCommunity resolves a community id to its app's scope, or 404s. A
@@ -190,6 +193,9 @@ func (s *Server) pageCommunity(c echo.Context) error {
 		return s.renderPage(c, "Community", props)
 	}
 	data.Posts, data.Pagination = p.Messages, p.Pagination
+	if id := c.QueryParam("story"); store.LooksLikeID(id) {
+		data.OpenStory = id
+	}
 	if data.Stories, err = s.loadStories(c, sc); err != nil {
 		// The strip is secondary: show the posts without it.
 		s.logger.Error("stories load failed", "app", sc.App.Name, "err", err)

@@ -601,6 +601,9 @@ func TestSilenceAllowsReadingAndBuying(t *testing.T) {
 func TestModerationRoleActionTable(t *testing.T) {
 	t.Parallel()
 	fx := newModFixture(t)
+	// The table files one report per action and role from one member: far
+	// past a person's report limit (TestReportLimit covers that).
+	fx.ts.limits.Reports = Rate{10000, time.Minute}
 	ctx := context.Background()
 	headers := map[string]map[string]string{store.RolePublic: {"Content-Type": "application/json"}}
 	for _, ru := range roleUsers {
@@ -846,5 +849,41 @@ func (fx *modFixture) hiddenEventsAndStories() {
 	}
 	if r := fx.call("GET", "/apps/demo/events/"+ev.Data.ID, nil, fx.follower); r.Status != http.StatusNotFound {
 		t.Errorf("follower's view of the hidden event after the moderator's: %d", r.Status)
+	}
+}
+
+// TestStoryReportWithoutJS: the stories strip links each member's stories
+// (?story=USER_ID), which the server renders open in the viewer, with a
+// Report link to the report form; the form files a STORY report, all
+// without JavaScript.
+func TestStoryReportWithoutJS(t *testing.T) {
+	t.Parallel()
+	fx := newModFixture(t)
+	ctx := context.Background()
+	var story store.Message
+	if err := fx.ts.store.DB.NewSelect().Model(&story).Where("app_id = ? AND type = ? AND created_at > ? AND hidden = '' AND sender_id <> ?", fx.appID,
+		store.MessageStory, time.Now().Add(-store.StoryLifetime+time.Hour), fx.followerID).OrderExpr("created_at ASC").Limit(1).Scan(ctx); err != nil {
+		t.Fatalf("no story: %v", err)
+	}
+	strip := fx.call("GET", "/apps/demo/community", nil, fx.follower)
+	if !strings.Contains(strip.Body, `href="?story=`+story.SenderID+`"`) || strings.Contains(strip.Body, `class="story-viewer"`) {
+		t.Fatalf("the strip does not link the stories, or opens the viewer: %d", strip.Status)
+	}
+	open := fx.call("GET", "/apps/demo/community?story="+story.SenderID, nil, fx.follower)
+	link := "/apps/demo/report?type=STORY&amp;id=" + story.ID
+	if open.Status != 200 || !strings.Contains(open.Body, `class="story-viewer"`) || !strings.Contains(open.Body, link) {
+		t.Fatalf("opened strip: %d, viewer or report link missing", open.Status)
+	}
+	form := fx.call("GET", "/apps/demo/report?type=STORY&id="+story.ID, nil, fx.follower)
+	if form.Status != 200 || !strings.Contains(form.Body, `name="targetId"`) {
+		t.Fatalf("report form: %d", form.Status)
+	}
+	h := withSession(strings.TrimPrefix(fx.follower["Cookie"], sessionCookie+"="), "Content-Type", "application/x-www-form-urlencoded")
+	r := fx.call("POST", "/apps/demo/report", "targetType=STORY&targetId="+story.ID+"&reason=SPAM", h)
+	if r.Status != http.StatusSeeOther || !strings.Contains(r.Header.Get("Location"), "done=1") {
+		t.Fatalf("report post: %d %s", r.Status, r.Header.Get("Location"))
+	}
+	if n := fx.count((*store.Report)(nil), "target_type = ? AND target_id = ? AND reporter_id = ?", store.TargetStory, story.ID, fx.followerID); n != 1 {
+		t.Fatalf("story reports %d, want 1", n)
 	}
 }

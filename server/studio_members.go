@@ -109,6 +109,13 @@ func (s *Server) changeRole(c echo.Context, sc *Scope, userID, next string) erro
 	if m.Role == next {
 		return nil // nothing changes, nothing to log
 	}
+	if next == "NONE" {
+		// A removed member's membership ends with them: a card provider
+		// that renews it hears first, so it never charges again.
+		if err := s.stopProviderRenewal(c, sc.App.ID, userID); err != nil {
+			return err
+		}
+	}
 	err = s.store.ChangeMemberRole(ctx, sc.App.ID, sc.User.ID, userID, m.Role, next)
 	if errors.Is(err, store.ErrRoleChanged) {
 		return errorf(http.StatusConflict, msgRoleChanged)

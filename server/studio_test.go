@@ -286,8 +286,12 @@ func TestStudioProfileAndFeatures(t *testing.T) {
 	if !strings.Contains(r.Body, "banner, bio, links and plans only") {
 		t.Fatalf("gating preview: %.300s", r.Body)
 	}
-	// Every save is in the audit log, with who made it.
-	r = ts.do(t, "GET", "/apps/demo/studio/members", nil, h)
+	// Every save is in the one audit log (the moderation screen's), with who
+	// made it; the members screen links to it.
+	if r = ts.do(t, "GET", "/apps/demo/studio/members", nil, h); !strings.Contains(r.Body, "/apps/demo/studio/moderation#log-title") {
+		t.Errorf("the members screen does not link the audit log")
+	}
+	r = ts.do(t, "GET", "/apps/demo/studio/moderation", nil, h)
 	for _, want := range []string{"settings.profile", "settings.links", "settings.features", "@creator"} {
 		if !strings.Contains(r.Body, want) {
 			t.Errorf("audit log lacks %q", want)
@@ -473,7 +477,7 @@ func TestStudioMemberRoles(t *testing.T) {
 	if codes[200]+codes[409] != 50 || codes[200] < 1 {
 		t.Fatalf("statuses: %v", codes)
 	}
-	n, err := ts.store.DB.NewSelect().Model((*store.AuditEntry)(nil)).Where("app_id = ? AND target_id = ?", demo.ID, sub).Count(ctx)
+	n, err := ts.store.DB.NewSelect().Model((*store.ModerationEntry)(nil)).Where("app_id = ? AND target_user_id = ? AND action = 'member.role'", demo.ID, sub).Count(ctx)
 	if err != nil || n != 1 {
 		t.Fatalf("audit lines for the raced change: %d %v", n, err)
 	}
@@ -515,5 +519,54 @@ func TestStudioImages(t *testing.T) {
 	}
 	if app, _ := ts.store.AppByIDOrName(ctx, "demo"); app.TitleMediaID != nil {
 		t.Fatalf("title not removed")
+	}
+}
+
+// TestRemovingAMemberEndsTheirMembership: a member who holds a paid
+// membership and is removed from the app loses access at once (the gate
+// closes), nothing renews it (the wallet is not charged again), and they
+// are told; the removal is in the one audit log.
+func TestRemovingAMemberEndsTheirMembership(t *testing.T) {
+	t.Parallel()
+	f := newMemberFixture(t)
+	ctx := context.Background()
+	st := f.ts.store
+	f.set(t, "demo", "features.subscriptionGating.settings.required", "true")
+	f.credit(t, "follower@demo.test", 5000)
+	f.ts.run(t, []scenario{{method: "POST", path: "/api/subscriptions/apps/demo/subscribe", as: "follower@demo.test",
+		body: `{"itemId":"` + f.planItemID + `"}`, status: 200}})
+	sub := f.sub(t, "follower@demo.test")
+	fan := f.userID(t, "follower@demo.test")
+	if ok, _ := st.HasValidSubscription(ctx, f.appID, fan, time.Now()); !ok {
+		t.Fatal("no access after subscribing")
+	}
+	balance := f.balance(t, "follower@demo.test")
+	creator := jsonHeaders(withSession(sessionFor(t, f.ts, "creator@demo.test")))
+	if r := f.ts.do(t, "DELETE", "/api/studio/apps/demo/members/"+fan, nil, creator); r.Status != 200 {
+		t.Fatalf("remove: %d %s", r.Status, r.Body)
+	}
+	ended := f.sub(t, "follower@demo.test")
+	if ended.Status != store.SubCanceled || ended.EndedAt == nil || !ended.CancelAtPeriodEnd {
+		t.Fatalf("membership after removal: %+v", ended)
+	}
+	if ok, _ := st.HasValidSubscription(ctx, f.appID, fan, time.Now()); ok {
+		t.Error("access kept after removal")
+	}
+	f.ts.run(t, []scenario{{name: "the gate is closed", path: "/api/community/" + f.communityID + "/posts", as: "follower@demo.test", status: 403}})
+	for _, at := range []time.Time{sub.CurrentPeriodEnd.Add(-30 * time.Minute), sub.CurrentPeriodEnd.Add(time.Hour)} {
+		if res, err := st.RenewDueSubscriptions(ctx, store.RenewOptions{Now: at}); err != nil || res.Renewed != 0 {
+			t.Fatalf("renewal run after removal: %+v %v", res, err)
+		}
+	}
+	if b := f.balance(t, "follower@demo.test"); b != balance {
+		t.Errorf("charged after removal: %d -> %d", balance, b)
+	}
+	n, _ := st.DB.NewSelect().Table("notifications").Where("app_id = ? AND user_id = ? AND content LIKE ?", f.appID, fan, "%no longer a member%").Count(ctx)
+	if n != 1 {
+		t.Errorf("removal notices %d, want 1", n)
+	}
+	n, _ = st.DB.NewSelect().Model((*store.ModerationEntry)(nil)).Where("app_id = ? AND action = 'member.remove' AND target_user_id = ?", f.appID, fan).Count(ctx)
+	if n != 1 {
+		t.Errorf("removal audit lines %d, want 1", n)
 	}
 }

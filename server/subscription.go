@@ -187,6 +187,27 @@ func (s *Server) setCancel(c echo.Context, sc *Scope, cancel bool) (*store.Subsc
 	return s.store.SubscriptionStatusOf(ctx, sc.App.ID, sc.User.ID, time.Now())
 }
 
+// stopProviderRenewal tells the card provider renewing the member's
+// membership of the app (if any) not to renew it again.
+func (s *Server) stopProviderRenewal(c echo.Context, appID, userID string) error {
+	ctx := c.Request().Context()
+	cur, err := s.store.SubscriptionOf(ctx, appID, userID)
+	if err != nil || cur == nil || cur.ProviderRef == "" || cur.Provider == payments.Wallet ||
+		(cur.Status != store.SubActive && cur.Status != store.SubPastDue) {
+		return err
+	}
+	p, err := s.payments.Get(cur.Provider)
+	if err != nil {
+		return nil // a provider no longer configured renews nothing here
+	}
+	if rc, ok := p.(renewalCanceler); ok {
+		if err := rc.SetCancelAtPeriodEnd(ctx, cur.ProviderRef, true); err != nil {
+			return &Error{Status: http.StatusBadGateway, Message: "The payment provider could not be reached. Please try again.", Err: err}
+		}
+	}
+	return nil
+}
+
 // POST /apps/:app/profile/membership (cancel=1 or 0): the profile's Cancel
 // membership / Keep membership button without JavaScript.
 func (s *Server) formMembership(c echo.Context) error {

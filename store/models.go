@@ -16,9 +16,9 @@ func Models() []any {
 		(*Event)(nil), (*EventMedia)(nil), (*Attendee)(nil),
 		(*Notification)(nil), (*PushSubscription)(nil), (*Donation)(nil), (*DonationTier)(nil),
 		(*Link)(nil), (*Secret)(nil), (*JobOutbox)(nil), (*NotificationPreference)(nil),
-		(*PaymentEvent)(nil), (*PageVersion)(nil), (*LinkIcon)(nil), (*AuditEntry)(nil),
+		(*PaymentEvent)(nil), (*PageVersion)(nil), (*LinkIcon)(nil),
 		(*Report)(nil), (*Ban)(nil), (*ModerationEntry)(nil),
-		(*Mail)(nil), (*AccountToken)(nil), (*DataExport)(nil),
+		(*Mail)(nil), (*AccountToken)(nil), (*DataExport)(nil), (*PayoutAccount)(nil),
 		(*WalletTopup)(nil), (*PayPalPayee)(nil), (*PlatformFeeOwed)(nil),
 	}
 }

@@ -29,19 +29,6 @@ var ErrAppNameTaken = errors.New("app name taken")
 // decided on (another change got there first).
 var ErrRoleChanged = errors.New("member role changed meanwhile")
 
-// AuditEntry is one line of an app's audit log (migration 20261126160000).
-type AuditEntry struct {
-	bun.BaseModel `bun:"table:app_audit"`
-
-	ID        string    `bun:",pk" json:"id"`
-	AppID     string    `bun:",notnull" json:"-"`
-	ActorID   string    `bun:",notnull,default:''" json:"-"`
-	Action    string    `bun:",notnull" json:"action"`
-	TargetID  string    `bun:",notnull,default:''" json:"-"`
-	Detail    string    `bun:",notnull,default:''" json:"detail"`
-	CreatedAt time.Time `bun:",notnull,default:current_timestamp" json:"createdAt"`
-}
-
 // AuditView is an audit line as the studio shows it: who, what, when.
 type AuditView struct {
 	ID        string    `json:"id"`
@@ -52,20 +39,24 @@ type AuditView struct {
 	CreatedAt time.Time `json:"createdAt"`
 }
 
+// writeAudit writes a studio change (a role, a removal, settings, plans,
+// suspension) to the app's one audit log, the moderation log: a change about
+// a member names them as its target; detail is its reason column.
 func writeAudit(ctx context.Context, db bun.IDB, appID, actorID, action, targetID, detail string) error {
-	e := &AuditEntry{ID: NewID(), AppID: appID, ActorID: actorID, Action: action, TargetID: targetID, Detail: detail, CreatedAt: time.Now().UTC()}
-	if _, err := db.NewInsert().Model(e).Exec(ctx); err != nil {
-		return fmt.Errorf("write audit %s: %w", action, err)
+	e := ModerationEntry{AppID: appID, ActorID: actorID, Action: action, TargetID: targetID, Reason: detail}
+	if targetID != "" {
+		e.TargetType, e.TargetUserID = TargetMember, targetID
 	}
-	return nil
+	return logAction(ctx, db, e)
 }
 
-// AuditLog lists the app's latest audit lines, newest first.
+// AuditLog lists the app's latest audit lines (the one log: studio and
+// moderation actions), newest first, as the studio's JSON shows them.
 func (s *Storage) AuditLog(ctx context.Context, appID string, limit int) ([]AuditView, error) {
 	out := []AuditView{}
-	err := s.DB.NewSelect().TableExpr("app_audit AS a").
-		Join("LEFT JOIN users AS u ON u.id = a.actor_id").Join("LEFT JOIN users AS t ON t.id = a.target_id").
-		ColumnExpr("a.id, COALESCE(u.username, '') AS actor, a.action, COALESCE(t.username, a.target_id) AS target, a.detail, a.created_at").
+	err := s.DB.NewSelect().TableExpr("moderation_log AS a").
+		Join("LEFT JOIN users AS u ON u.id = a.actor_id").Join("LEFT JOIN users AS t ON t.id = a.target_user_id").
+		ColumnExpr("a.id, COALESCE(u.username, '') AS actor, a.action, COALESCE(t.username, a.target_user_id) AS target, a.reason AS detail, a.created_at").
 		Where("a.app_id = ?", appID).OrderExpr("a.created_at DESC, a.id DESC").Limit(int64(limit)).Scan(ctx, &out)
 	if err != nil {
 		return nil, fmt.Errorf("load audit log: %w", err)

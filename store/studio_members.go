@@ -108,6 +108,11 @@ func (s *Storage) ChangeMemberRole(ctx context.Context, appID, actorID, userID, 
 			}
 			n, _ = res.RowsAffected()
 			action, detail = "member.remove", "Removed ("+from+")"
+			if n == 1 {
+				if err := endMembershipOfRemoved(ctx, tx, appID, userID); err != nil {
+					return err
+				}
+			}
 		} else {
 			res, err := tx.NewUpdate().Model((*Membership)(nil)).Set("role = ?", to).
 				Where("app_id = ? AND user_id = ? AND role = ?", appID, userID, from).Exec(ctx)
@@ -126,4 +131,25 @@ func (s *Storage) ChangeMemberRole(ctx context.Context, appID, actorID, userID, 
 	}
 	s.InvalidateLanding(ctx, appID) // the landing counts members
 	return nil
+}
+
+// endMembershipOfRemoved ends, now, the paid membership of a member removed
+// from the app: their access ends with their place, nothing renews it (the
+// renewal job and the gate only look at ACTIVE and PAST_DUE memberships),
+// and they are told.
+func endMembershipOfRemoved(ctx context.Context, tx bun.Tx, appID, userID string) error {
+	if err := lockSubscriptions(ctx, tx); err != nil {
+		return err
+	}
+	cur, err := subscriptionForUpdate(ctx, tx, "app_id = ? AND user_id = ? AND status IN (?)", appID, userID,
+		bun.In([]string{SubActive, SubPastDue}))
+	if err != nil || cur == nil {
+		return err
+	}
+	now := time.Now().UTC()
+	cur.Status, cur.EndedAt, cur.CancelAtPeriodEnd = SubCanceled, &now, true
+	if _, err := tx.NewUpdate().Model(cur).WherePK().Column("status", "ended_at", "cancel_at_period_end").Exec(ctx); err != nil {
+		return fmt.Errorf("end removed member's membership: %w", err)
+	}
+	return membershipMessages(ctx, tx, membershipNote{Event: MembershipEnded, Sub: cur, Reason: "You are no longer a member of this app."})
 }

@@ -361,6 +361,16 @@ export interface DonorStanding {
   tier: DonationTierView | null;
 }
 
+// DownloadView is store.DownloadView.
+export interface DownloadView {
+  id: string;
+  name: string;
+  mimeType: string;
+  size: number;
+  url: string;
+  count: number;
+}
+
 // EventAttendance is store.EventAttendance.
 export interface EventAttendance {
   id: string;
@@ -504,6 +514,20 @@ export interface ItemEditData {
   types: string[];
   events: EventOption[];
   error: string;
+  files: ItemFile[];
+  filesNotice: string;
+  filesError: string;
+  fileTypes: string;
+}
+
+// ItemFile is store.ItemFile.
+export interface ItemFile {
+  id: string;
+  storeItemId: string;
+  name: string;
+  mimeType: string;
+  size: number;
+  createdAt: string;
 }
 
 export type ItemType = "PHYSICAL" | "DIGITAL" | "SERVICE" | "SUBSCRIPTION" | "EVENT_TICKET";
@@ -720,7 +744,7 @@ export interface OrderItemView {
   price: number;
   currency: string;
   customOptions: Record<string, string>;
-  downloads?: MediaView[];
+  downloads?: DownloadView[];
 }
 
 export type OrderStatus = "PENDING" | "PAID" | "PROCESSING" | "SHIPPED" | "DELIVERED" | "CANCELLED" | "REFUNDED";
@@ -981,6 +1005,25 @@ export interface SimpleFeature {
   enabled: boolean;
 }
 
+// Statement is store.Statement.
+export interface Statement {
+  balance: number;
+  currency: string;
+  months: StatementMonth[];
+  totals: StatementMonth;
+}
+
+// StatementMonth is store.StatementMonth.
+export interface StatementMonth {
+  month: string;
+  gross: number;
+  fees: number;
+  refunds: number;
+  feesRefunded: number;
+  net: number;
+  payments: number;
+}
+
 // StatusCount is store.StatusCount.
 export interface StatusCount {
   status: OrderStatus;
@@ -1067,6 +1110,7 @@ export interface StudioData {
   planEdit?: StudioPlanForm;
   members?: StudioMembers;
   analytics?: Analytics;
+  payouts?: StudioPayouts;
   paypal?: StudioPayPal;
 }
 
@@ -1119,6 +1163,22 @@ export interface StudioPayPal {
   feesAllowed: boolean;
   owed: PlatformFeeOwed[];
   owedTotal: number;
+}
+
+// StudioPayouts is server.StudioPayouts.
+export interface StudioPayouts {
+  cardConfigured: boolean;
+  payoutsRequired: boolean;
+  canManage: boolean;
+  state: 'NOT_CONNECTED' | 'ONBOARDING' | 'PENDING' | 'RESTRICTED' | 'ACTIVE';
+  accountId: string;
+  chargesEnabled: boolean;
+  payoutsEnabled: boolean;
+  detailsSubmitted: boolean;
+  currentlyDue: string[];
+  disabledReason: string;
+  feePercent: string;
+  statement: Statement;
 }
 
 // StudioPlan is store.StudioPlan.

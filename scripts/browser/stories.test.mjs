@@ -82,3 +82,32 @@ test("with three stories each shows in turn: 1 of 3, 2 of 3, 3 of 3", async () =
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test("without JavaScript a story opens from the strip and its Report link files a report", async () => {
+  const { context, page } = await signIn(env, "follower@demo.test", "demo-password", { javaScriptEnabled: false });
+  await page.goto(env.server.base + "/apps/demo/community");
+  const thumb = page.locator(".story-thumb", { hasText: "creator" });
+  await Promise.all([page.waitForURL(/\?story=/), thumb.click()]);
+  const viewer = page.locator(".story-viewer");
+  await viewer.waitFor();
+  await page.screenshot({ path: join(screenshotDir, "story-viewer-nojs-390.png") });
+  await Promise.all([page.waitForURL(/\/report\?type=STORY/), viewer.getByTestId("report-story").click()]);
+  await page.locator('input[name="reason"][value="SPAM"]').check();
+  await Promise.all([page.waitForURL(/done=1/), page.locator(".report-form button[type=submit]").click()]);
+  assert.match(await page.getByTestId("report-received").innerText(), /Report received/);
+  await context.close();
+});
+
+test("with JavaScript the viewer's Report link leads to the report form", async () => {
+  const { context, page } = await signIn(env, "follower@demo.test");
+  await page.goto(env.server.base + "/apps/demo/community");
+  await page.locator('.stories[data-hydrated="true"]').waitFor({ timeout: 30000 });
+  await page.locator(".story-thumb", { hasText: "creator" }).click();
+  const viewer = page.locator(".story-viewer");
+  await viewer.waitFor();
+  assert.doesNotMatch(page.url(), /story=/, "the click opens the viewer in place");
+  await page.screenshot({ path: join(screenshotDir, "story-viewer-report-390.png") });
+  await Promise.all([page.waitForURL(/\/report\?type=STORY/), viewer.getByTestId("report-story").click()]);
+  assert.match(await page.getByTestId("report-target").innerText(), /creator/i);
+  await context.close();
+});
