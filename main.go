@@ -82,7 +82,20 @@ commands:
                                          fill a new app with content at scale, for benchmarks
   app create NAME --creator EMAIL        create an app
   app set NAME KEY=VALUE...              change app settings (e.g. features.store.enabled=false)
+  app list                               list every app: name, id, status, creator, members
   app suspend NAME | app unsuspend NAME  take an app offline (every page and call answers 404) or back
+  app delete NAME --yes                  delete an app and everything in it, for good
+  user create EMAIL USERNAME [--password-stdin]
+                                         create a verified account (the password is generated and printed,
+                                         or read from one line of stdin)
+  user reset-password EMAIL|USERNAME [--password-stdin]
+                                         set a new password and end every session of the account
+  user disable EMAIL|USERNAME | user enable EMAIL|USERNAME
+                                         refuse (or allow again) sign-in; disabling ends every session at once
+  user delete EMAIL|USERNAME             delete the account's personal data (orders stay, anonymised)
+  sessions revoke EMAIL|USERNAME         sign the user out everywhere, on every instance at once
+  jobs failed [--limit 50]               list failed background jobs and failed push deliveries
+  jobs retry JOB                         run a failed job again now
   member set-role NAME EMAIL ROLE        give a user a role in an app
   wallet credit NAME EMAIL AMOUNT [--ref REF]  add dollars (e.g. 25.00) to a member's wallet in an app
   wallet balance NAME EMAIL              show a member's wallet balance in an app
@@ -122,6 +135,8 @@ func run(ctx context.Context, args []string, logger *slog.Logger) error {
 		return benchData(ctx, args[1:], logger)
 	case "app", "member", "wallet":
 		return manage(ctx, args, logger)
+	case "user", "sessions", "jobs":
+		return operate(ctx, args, os.Stdin, os.Stdout, logger)
 	default:
 		return fmt.Errorf("unknown command %q\n%s", args[0], usage)
 	}

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 
 	"marquee/server"
 	"marquee/server/app"
@@ -41,6 +43,27 @@ func manage(ctx context.Context, args []string, logger *slog.Logger) error {
 		}
 		fmt.Printf("created app %s (%s): %s/apps/%s\n", app.Name, app.ID, a.Config.PublicURL, app.Name)
 		return nil
+	case len(args) == 2 && args[0] == "app" && args[1] == "list":
+		apps, err := s.ListApps(ctx)
+		if err != nil {
+			return err
+		}
+		w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintf(w, "NAME\tID\tSTATUS\tCREATOR\tMEMBERS\tCREATED\n")
+		for _, a := range apps {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\n", a.Name, a.ID, a.Status, a.CreatorEmail, a.Members, a.CreatedAt.UTC().Format("2006-01-02"))
+		}
+		return w.Flush()
+	case len(args) >= 3 && args[0] == "app" && args[1] == "delete":
+		if len(args) != 4 || args[3] != "--yes" {
+			return fmt.Errorf("app delete removes %s and everything in it (posts, orders, members) for good: run `marquee app delete %s --yes`, or `marquee app suspend %s` to take it offline", args[2], args[2], args[2])
+		}
+		app, err := s.DeleteApp(ctx, args[2])
+		if err != nil {
+			return fmt.Errorf("app %s: %w", args[2], err)
+		}
+		fmt.Printf("deleted app %s (%s)\n", app.Name, app.ID)
+		return nil
 	case len(args) == 3 && args[0] == "app" && (args[1] == "suspend" || args[1] == "unsuspend"):
 		app, err := s.SetAppSuspended(ctx, args[2], args[1] == "suspend")
 		if err != nil {
@@ -55,7 +78,7 @@ func manage(ctx context.Context, args []string, logger *slog.Logger) error {
 				return fmt.Errorf("expected KEY=VALUE, got %q", kv)
 			}
 			if err := s.SetAppField(ctx, args[2], key, value); err != nil {
-				return err
+				return fmt.Errorf("app set %s %s: %w", args[2], key, err)
 			}
 			fmt.Printf("%s: %s = %s\n", args[2], key, value)
 		}

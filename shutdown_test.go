@@ -202,3 +202,133 @@ func (s *syncWriter) String() string {
 	defer s.mu.Unlock()
 	return fmt.Sprint(s.w)
 }
+
+// TestShutdownKeepsKeptAliveRequests: clients on kept-alive connections
+// send continuously while SIGTERM arrives, and go on for a while after
+// /healthz turned 503 (a load balancer notices late). No request may meet
+// a closed or reset connection: each connection ends after an answer
+// ("Connection: close"), never under a request. The clients speak HTTP/1.1
+// on raw sockets because Go's client silently retries a GET that met a
+// closed idle connection, which would hide the fault.
+func TestShutdownKeepsKeptAliveRequests(t *testing.T) {
+	if _, err := os.Stat("public/build/manifest.json"); err != nil {
+		t.Fatalf("run `make build` first: %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), "marquee")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	dbURL := storetest.URL(storetest.Postgres(t))
+	env := append(os.Environ(), "DATABASE_URL="+dbURL, "REDIS_URL=", "S3_ENDPOINT=", "MEDIA_DIR="+t.TempDir(),
+		"PORT=0", "AUTH_PORT=0", "PUBLIC_URL=", "AUTH_URL=", "SHUTDOWN_DELAY=2s")
+	seed := exec.Command(bin, "seed-demo")
+	seed.Env = env
+	if out, err := seed.CombinedOutput(); err != nil {
+		t.Fatalf("seed-demo: %v\n%s", err, out)
+	}
+	serve := exec.Command(bin, "serve")
+	serve.Env = env
+	logs := &syncWriter{w: &strings.Builder{}}
+	addr, exited := startServe(t, serve, logs)
+
+	var stop, sawUnhealthy atomic.Bool
+	go func() { // the load balancer's health check, which stops traffic 300 ms late
+		client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+		for !stop.Load() {
+			res, err := client.Get("http://" + addr + "/healthz")
+			if err == nil {
+				res.Body.Close()
+				if res.StatusCode == http.StatusServiceUnavailable && !sawUnhealthy.Swap(true) {
+					time.AfterFunc(300*time.Millisecond, func() { stop.Store(true) })
+				}
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	var ok, afterSignal, closes atomic.Int64
+	var signalled atomic.Bool
+	var mu sync.Mutex
+	var failures []string
+	fail := func(err error) {
+		mu.Lock()
+		failures = append(failures, err.Error())
+		mu.Unlock()
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < 12; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var conn net.Conn
+			var br *bufio.Reader
+			defer func() {
+				if conn != nil {
+					conn.Close()
+				}
+			}()
+			for !stop.Load() {
+				if conn == nil {
+					c, err := net.DialTimeout("tcp", addr, 10*time.Second)
+					if err != nil {
+						fail(fmt.Errorf("dial: %w", err))
+						return
+					}
+					conn, br = c, bufio.NewReader(c)
+				}
+				_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
+				if _, err := io.WriteString(conn, "GET /apps/demo HTTP/1.1\r\nHost: "+addr+"\r\n\r\n"); err != nil {
+					fail(fmt.Errorf("write: %w", err))
+					return
+				}
+				res, err := http.ReadResponse(br, nil)
+				if err == nil {
+					_, err = io.Copy(io.Discard, res.Body)
+					res.Body.Close()
+				}
+				if err != nil {
+					fail(fmt.Errorf("read: %w", err))
+					return
+				}
+				if res.StatusCode != http.StatusOK {
+					fail(fmt.Errorf("status %d", res.StatusCode))
+				}
+				ok.Add(1)
+				if signalled.Load() {
+					afterSignal.Add(1)
+				}
+				if res.Close {
+					closes.Add(1)
+					conn.Close()
+					conn = nil
+				}
+			}
+		}()
+	}
+	waitFor(t, "10 requests served before SIGTERM", func() bool { return ok.Load() >= 10 })
+	signalled.Store(true)
+	if err := serve.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(30*time.Second, func() { stop.Store(true) })
+	wg.Wait()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("serve exited with %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not exit after SIGTERM")
+	}
+	t.Logf("%d requests served, %d after SIGTERM, %d connections closed by an answer, failures: %v",
+		ok.Load(), afterSignal.Load(), closes.Load(), failures)
+	if !sawUnhealthy.Load() {
+		t.Error("/healthz never answered 503")
+	}
+	if len(failures) != 0 {
+		t.Errorf("%d failures on kept-alive connections: %v", len(failures), failures)
+	}
+	if afterSignal.Load() == 0 || closes.Load() == 0 {
+		t.Errorf("no request was sent during the drain (%d) or no answer closed its connection (%d): the test proved nothing",
+			afterSignal.Load(), closes.Load())
+	}
+}

@@ -17,6 +17,8 @@ export interface CommentsProps {
   // reportBase is the app's report form ("/apps/{app}/report"); each
   // comment links to it.
   reportBase?: string;
+  // loadError: the comments could not be loaded ('Failed to fetch comments').
+  loadError?: string;
 }
 
 // Comments lists the replies of a post and lets members add one.
@@ -46,7 +48,12 @@ export default function Comments(props: CommentsProps) {
   return (
     <section className="comments" id="comments" aria-label="Comments" data-hydrated={hydrated ? "true" : undefined}>
       <h2>Comments ({Math.max(replies.length, props.pagination.total)})</h2>
-      {replies.length === 0 ? (
+      {props.loadError && replies.length === 0 ? (
+        <p className="inline-error" role="alert">
+          {props.loadError + " "}
+          <a href={"/apps/" + props.appName + "/posts/" + props.postId}>Retry</a>
+        </p>
+      ) : replies.length === 0 ? (
         <p className="empty">No comments yet. Be the first to comment!</p>
       ) : (
         <ul className="comment-list">

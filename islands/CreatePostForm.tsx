@@ -105,7 +105,12 @@ export default function CreatePostForm(props: CreateFormProps) {
     }
   }
 
-  if (!props.allowed) return <p className="state state-error">Cannot create post: insufficient permissions or community not loaded</p>;
+  if (!props.allowed)
+    return (
+      <p className="state state-error" role="alert">
+        {props.error || "Cannot create post: insufficient permissions or community not loaded"}
+      </p>
+    );
   return (
     <form className="create-form" method="post" action={props.action} encType="multipart/form-data" onSubmit={submit} data-hydrated={hydrated ? "true" : undefined}>
       <label className="visually-hidden" htmlFor="post-content">

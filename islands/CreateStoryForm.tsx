@@ -43,7 +43,12 @@ export default function CreateStoryForm(props: CreateFormProps) {
     }
   }
 
-  if (!props.allowed) return <p className="state state-error">Cannot create story: insufficient permissions or community not loaded</p>;
+  if (!props.allowed)
+    return (
+      <p className="state state-error" role="alert">
+        {props.error || "Cannot create story: insufficient permissions or community not loaded"}
+      </p>
+    );
   return (
     <form className="create-form" method="post" action={props.action} encType="multipart/form-data" onSubmit={submit} data-hydrated={hydrated ? "true" : undefined}>
       <MediaField upload={upload} onPick={pick} onClear={clear} label="Choose a photo or video" />

@@ -8,7 +8,7 @@ import { Island } from "../islands/Island";
 import Feed, { FeedList } from "../islands/Feed";
 import StoriesViewer from "../islands/StoriesViewer";
 
-type Data = { communityId: string; posts: MessageView[]; pagination: Pagination; stories: StoryGroup[]; disabled: boolean; openStory?: string };
+type Data = { communityId: string; posts: MessageView[]; pagination: Pagination; stories: StoryGroup[]; disabled: boolean; openStory?: string; storiesError?: string };
 type Props = PageProps<Data>;
 
 // Community is the feed: stories strip, then posts (page 1 rendered here,
@@ -40,6 +40,12 @@ export default function Community(props: Props) {
         props={{ groups: d.stories, canCreate: perms.canCreateStories, createHref: base + "/create-story", reportBase: base + "/report", openUser: d.openStory }}
         when="idle"
       />
+      {d.storiesError && (
+        <p className="inline-error stories-error" role="alert">
+          {d.storiesError + " "}
+          <a href={props.path}>Retry</a>
+        </p>
+      )}
       {props.error ? (
         <ErrorState message={props.error} retryHref={props.path} />
       ) : (

@@ -24,6 +24,13 @@ export default function PlanCheckout(props: Props) {
             {formatMoney(plan.price, plan.currency)} <span className="meta">/ {cycleLabel(plan.subscriptionPlan?.billingCycle)}</span>
           </p>
           {plan.description && <p className="meta">{plan.description}</p>}
+          {plan.benefits && plan.benefits.length > 0 && (
+            <ul className="plan-benefits" aria-label="Benefits">
+              {plan.benefits.map((b, i) => (
+                <li key={i}>{b}</li>
+              ))}
+            </ul>
+          )}
         </div>
         {status.hasValidSubscription && status.currentPeriodEnd && (
           <p className="notice">

@@ -9,7 +9,7 @@ import BackButton from "../islands/BackButton";
 import LikeButton from "../islands/LikeButton";
 import Comments from "../islands/Comments";
 
-type Data = { post: MessageView | null; replies: MessageView[]; pagination: Pagination };
+type Data = { post: MessageView | null; replies: MessageView[]; pagination: Pagination; commentsError?: string };
 type Props = PageProps<Data>;
 
 
@@ -93,6 +93,7 @@ export default function Post(props: Props) {
             postId: post.id,
             appName: app.name,
             replies: props.data.replies,
+            loadError: props.data.commentsError ?? "",
             pagination: props.data.pagination,
             now: props.now,
             signedIn: props.viewer.user !== null,

@@ -363,8 +363,8 @@ function MembersSection({ props }: { props: Props }) {
                         <div className="member-actions">
                           <form method="post" action={base + "/" + x.userId} className="role-form">
                             <input type="hidden" name="back" value={query(p.page)} />
-                            <select name="role" defaultValue={m.grantable.includes(x.role) ? x.role : ""} aria-label={"Role of @" + x.username}>
-                              {!m.grantable.includes(x.role) && <option value="">{roleLabels[x.role]}</option>}
+                            <select name="role" defaultValue={x.role} aria-label={"Role of @" + x.username}>
+                              {!m.grantable.includes(x.role) && <option value={x.role}>{roleLabels[x.role] + " (current)"}</option>}
                               {m.grantable.map((r) => <option key={r} value={r}>{roleLabels[r]}</option>)}
                             </select>
                             <button type="submit" className="button button-secondary">Change</button>

@@ -164,6 +164,9 @@ func formError(c echo.Context, err error, back string) error {
 	return err
 }
 
+// msgCreateOrderFailed is SPEC.md's 'Failed to create order'.
+const msgCreateOrderFailed = "Failed to create order"
+
 // POST /apps/:app/checkout: leaving Review Cart makes the order (the same
 // call as POST .../orders/checkout), then on to Shipping or Payment.
 func (s *Server) formCheckout(c echo.Context) error {
@@ -175,6 +178,12 @@ func (s *Server) formCheckout(c echo.Context) error {
 	req := checkoutRequest{CartID: c.FormValue("cartId"), Notes: c.FormValue("notes"), PaymentMethod: c.FormValue("paymentMethod")}
 	o, _, err := s.checkout(c, sc, req, nil)
 	if err != nil {
+		if status, _ := classify(err); status >= 500 {
+			// SPEC.md section 8's wording, on the page the member was on,
+			// rather than an error page: the cart is as it was.
+			s.logger.Error("checkout failed", "app", sc.App.Name, "err", err)
+			return c.Redirect(http.StatusSeeOther, base+"/checkout?error="+url.QueryEscape(msgCreateOrderFailed))
+		}
 		return formError(c, err, base+"/checkout")
 	}
 	return c.Redirect(http.StatusSeeOther, base+"/checkout?orderId="+url.QueryEscape(o.ID))

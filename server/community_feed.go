@@ -23,6 +23,9 @@ type FeedData struct {
 	// OpenStory opens a member's stories in the viewer (?story=USER_ID, the
 	// strip's links without JavaScript); "" for the page.
 	OpenStory string `json:"openStory,omitempty"`
+	// StoriesError is SPEC.md's 'Failed to fetch stories': the strip could
+	// not be loaded (the posts still show).
+	StoriesError string `json:"storiesError,omitempty"`
 }
 
 // scopeOfCommunity resolves a community id to its app's scope, or 404s. A
@@ -200,6 +203,8 @@ func (s *Server) pageCommunity(c echo.Context) error {
 		// The strip is secondary: show the posts without it.
 		s.logger.Error("stories load failed", "app", sc.App.Name, "err", err)
 		data.Stories = []store.StoryGroup{}
+		data.StoriesError = "Failed to fetch stories"
+		c.Response().Header().Set("Cache-Control", "no-store")
 	}
 	props.Data = data
 	return s.renderPage(c, "Community", props)

@@ -22,6 +22,10 @@ func (s *Server) pageCreate(page string) echo.HandlerFunc {
 		if sc.requireFeature(featureCommunity) == nil {
 			data.CommunityID = sc.App.Community.ID
 		}
+		if sc.Ban != nil {
+			// A banned or silenced member is told why before they write.
+			data.Error = banMessage(sc.Ban)
+		}
 		props.Data = data
 		return s.renderPage(c, page, props)
 	}

@@ -49,6 +49,19 @@ type Config struct {
 	BindAddress string
 	// DBMaxConns (DB_MAX_CONNS, default 20) caps the PostgreSQL pool.
 	DBMaxConns int
+	// DBConnectTimeout (DB_CONNECT_TIMEOUT, default 3s) bounds opening one
+	// PostgreSQL connection, handshake included; DBQueryTimeout
+	// (DB_QUERY_TIMEOUT, default 10s) bounds waiting for one answer on it.
+	// A database that accepts connections and never answers (black-holed)
+	// costs a request these, then 503s at once while it stays so.
+	DBConnectTimeout time.Duration
+	DBQueryTimeout   time.Duration
+	// NotificationRetention (NOTIFICATION_RETENTION, default 2160h = 90
+	// days): the hourly prune deletes older notifications and failed push
+	// deliveries; expired sessions go too. JobRetention (JOB_RETENTION,
+	// default 24h): how long finished jobs stay in river_job.
+	NotificationRetention time.Duration
+	JobRetention          time.Duration
 	// RedisPoolSize (REDIS_POOL_SIZE, default 10 per CPU as go-redis)
 	// caps the Redis connections of one process; 0 keeps go-redis's default.
 	RedisPoolSize int
@@ -257,6 +270,15 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	if cfg.DBMaxConns, err = strconv.Atoi(get("DB_MAX_CONNS", "20")); err != nil || cfg.DBMaxConns < 1 || cfg.DBMaxConns > 1000 {
 		return Config{}, fmt.Errorf("DB_MAX_CONNS: want a number of connections from 1 to 1000, got %q", get("DB_MAX_CONNS", ""))
+	}
+	for _, d := range []struct {
+		name, def string
+		to        *time.Duration
+	}{{"DB_CONNECT_TIMEOUT", "3s", &cfg.DBConnectTimeout}, {"DB_QUERY_TIMEOUT", "10s", &cfg.DBQueryTimeout},
+		{"NOTIFICATION_RETENTION", "2160h", &cfg.NotificationRetention}, {"JOB_RETENTION", "24h", &cfg.JobRetention}} {
+		if *d.to, err = time.ParseDuration(get(d.name, d.def)); err != nil || *d.to <= 0 {
+			return Config{}, fmt.Errorf("%s: want a positive duration such as %s, got %q", d.name, d.def, get(d.name, ""))
+		}
 	}
 	if cfg.RedisPoolSize, err = strconv.Atoi(get("REDIS_POOL_SIZE", "0")); err != nil || cfg.RedisPoolSize < 0 || cfg.RedisPoolSize > 10000 {
 		return Config{}, fmt.Errorf("REDIS_POOL_SIZE: want a number of connections from 1 to 10000 (0 for 10 per CPU), got %q", get("REDIS_POOL_SIZE", ""))

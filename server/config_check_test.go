@@ -39,6 +39,10 @@ func TestConfigRefusesMistakes(t *testing.T) {
 		{map[string]string{"REDIS_POOL_SIZE": "-1"}, "REDIS_POOL_SIZE"},
 		{map[string]string{"REDIS_POOL_SIZE": "lots"}, "REDIS_POOL_SIZE"},
 		{map[string]string{"MIGRATION_LOCK_TIMEOUT": "5"}, "MIGRATION_LOCK_TIMEOUT"},
+		{map[string]string{"DB_CONNECT_TIMEOUT": "3"}, "DB_CONNECT_TIMEOUT"},
+		{map[string]string{"DB_QUERY_TIMEOUT": "-1s"}, "DB_QUERY_TIMEOUT"},
+		{map[string]string{"NOTIFICATION_RETENTION": "90d"}, "NOTIFICATION_RETENTION"},
+		{map[string]string{"JOB_RETENTION": "0s"}, "JOB_RETENTION"},
 		{map[string]string{"SECRET_KEY": secret, "SECRET_KEY_FILE": "/nonexistent"}, "SECRET_KEY"},
 		{map[string]string{"STRIPE_SECRET_KEY_FILE": "/nonexistent/" + "key"}, "STRIPE_SECRET_KEY_FILE"},
 	}

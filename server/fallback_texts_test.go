@@ -3,7 +3,10 @@ package server
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
+
+	"github.com/uptrace/bun"
 )
 
 // The fallback texts SPEC.md quotes (empty states, "... not found", load
@@ -73,4 +76,84 @@ func TestSpecFallbackAppLoadFailed(t *testing.T) {
 		{name: "app: load failed", path: "/apps/demo/events", status: http.StatusServiceUnavailable,
 			contains: []string{"Failed to load app data", "Retry", `href="/apps/demo/events"`}},
 	})
+}
+
+// failQueries makes every query whose SQL contains match fail, as a
+// database failing one query would: its context is already cancelled.
+type failQueries struct{ match string }
+
+func (h failQueries) BeforeQuery(ctx context.Context, e *bun.QueryEvent) context.Context {
+	if strings.Contains(e.Query, h.match) {
+		failed, cancel := context.WithCancel(ctx)
+		cancel()
+		return failed
+	}
+	return ctx
+}
+
+func (failQueries) AfterQuery(context.Context, *bun.QueryEvent) {}
+
+// The secondary parts of a page fail on their own: the community shows its
+// posts with 'Failed to fetch stories', a post itself with 'Failed to
+// fetch comments', each with Retry (SPEC.md section 8).
+func TestSpecFallbackPartsFail(t *testing.T) {
+	t.Parallel()
+	f := newMemberFixture(t)
+	f.ts.store.DB.AddQueryHook(failQueries{match: "type = 'STORY'"})
+	f.ts.store.DB.AddQueryHook(failQueries{match: "parent_message_id = '"})
+	f.ts.run(t, []scenario{
+		{name: "community: stories fail", path: "/apps/demo/community", as: "follower@demo.test", status: 200,
+			contains: []string{"Failed to fetch stories", "Retry", "feed-card"}},
+		{name: "post: comments fail", path: "/apps/demo/posts/" + f.postID, as: "follower@demo.test", status: 200,
+			contains: []string{"Failed to fetch comments", "Retry", "post-body"},
+			absent:   []string{"No comments yet", "Post not found"}},
+	})
+}
+
+// A session that cannot be checked: the page shows as to a visitor and says
+// 'Failed to load user data' with Retry (SPEC.md section 8).
+func TestSpecFallbackUserLoadFailed(t *testing.T) {
+	t.Parallel()
+	f := newMemberFixture(t)
+	token := sessionFor(t, f.ts, "follower@demo.test")
+	f.ts.store.DB.AddQueryHook(failQueries{match: "JOIN sessions AS s"})
+	got := f.ts.do(t, "GET", "/apps/demo/events", nil, map[string]string{"Cookie": sessionCookie + "=" + token})
+	if got.Status != http.StatusOK || !strings.Contains(got.Body, "Failed to load user data") || !strings.Contains(got.Body, `href="/apps/demo/events">Retry`) {
+		t.Fatalf("events with the session lookup failing: %d %.300s", got.Status, got.Body)
+	}
+	// Visitors, whose pages need no session, see no such line.
+	if v := f.ts.do(t, "GET", "/apps/demo/events", nil, nil); strings.Contains(v.Body, "Failed to load user data") {
+		t.Fatalf("a visitor is told their data failed")
+	}
+}
+
+// An order that cannot be written: the checkout form comes back to the
+// checkout page with 'Failed to create order' (SPEC.md section 8), and the
+// cart is kept.
+func TestSpecFallbackCreateOrderFailed(t *testing.T) {
+	t.Parallel()
+	f := newMemberFixture(t)
+	var itemID, storeID string
+	if err := f.ts.store.DB.NewSelect().Table("store_items").Column("id", "store_id").
+		Where("app_id = ? AND type = 'DIGITAL'", f.appID).Limit(1).Scan(context.Background(), &itemID, &storeID); err != nil {
+		t.Fatal(err)
+	}
+	buyer := f.ts.as(t, "follower@demo.test")
+	buyer.must(200, "POST", "/api/store/"+storeID+"/cart/items", `{"storeItemId":"`+itemID+`","variantId":null,"quantity":1}`)
+	f.ts.store.DB.AddQueryHook(failQueries{match: `INSERT INTO "orders"`})
+	cookie := sessionCookie + "=" + sessionFor(t, f.ts, "follower@demo.test")
+	got := f.ts.do(t, "POST", "/apps/demo/checkout", strings.NewReader("notes="), map[string]string{
+		"Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie})
+	loc := got.Header.Get("Location")
+	if got.Status != http.StatusSeeOther || !strings.Contains(loc, "error=Failed+to+create+order") {
+		t.Fatalf("checkout with orders failing: %d %q", got.Status, loc)
+	}
+	page := f.ts.do(t, "GET", loc, nil, map[string]string{"Cookie": cookie})
+	if !strings.Contains(page.Body, "Failed to create order") {
+		t.Fatalf("the checkout page lacks the reason: %d", page.Status)
+	}
+	cart := dataOf(buyer.must(200, "GET", "/api/store/"+storeID+"/cart", ""))
+	if n := len(cart["items"].([]any)); n != 1 {
+		t.Fatalf("the cart has %d lines after the failure", n)
+	}
 }

@@ -102,6 +102,11 @@ func (s *Server) createMessage(c echo.Context, user *store.User, req messageRequ
 	default:
 		return nil, badRequest("type must be POST, STORY or REPLY")
 	}
+	if sc.Ban != nil {
+		// A ban and a silence both stop writing: say which, until when and
+		// why, whatever path the write came by (the API, a form).
+		return nil, forbidden(banMessage(sc.Ban))
+	}
 
 	perms := sc.Can
 	// A form's file is stored once the viewer may post here at all.

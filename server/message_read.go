@@ -20,6 +20,9 @@ type PostData struct {
 	Replies    []store.MessageView `json:"replies"`
 	Pagination store.Pagination    `json:"pagination"`
 	CanDelete  bool                `json:"canDelete"`
+	// CommentsError is SPEC.md's 'Failed to fetch comments': the post is
+	// shown, its comments could not be loaded.
+	CommentsError string `json:"commentsError,omitempty"`
 }
 
 // scopeOfMessage loads a message with its app's scope, or 404s.
@@ -99,7 +102,19 @@ func (s *Server) pagePost(c echo.Context) error {
 	}
 	var data *PostData
 	if err == nil {
-		data, err = s.loadPost(c, sc, m, CommentsPageSize)
+		data, err = s.loadPost(c, sc, m, 0)
+	}
+	if err == nil {
+		// The comments are the post's second part: when they fail, the
+		// post still shows, with the reason where they would be.
+		if p, rerr := s.store.Replies(c.Request().Context(), m.ID, 1, CommentsPageSize); rerr != nil {
+			s.logger.Error("comments load failed", "post", m.ID, "err", rerr)
+			data.CommentsError = "Failed to fetch comments"
+			c.Response().Header().Set("Cache-Control", "no-store")
+		} else {
+			data.Replies, data.Pagination = p.Messages, p.Pagination
+			data.Post.Replies = p.Messages
+		}
 	}
 	if err != nil {
 		props.Error, props.Status = "Post not found", http.StatusNotFound

@@ -505,6 +505,21 @@ func TestBanStopsWritesAndRejoining(t *testing.T) {
 	if r := fx.call("POST", "/apps/demo/follow", "", form); r.Status != http.StatusForbidden || !strings.Contains(r.Body, "You are banned") {
 		t.Errorf("follow form while banned: %d", r.Status)
 	}
+	// So is the post form: it says why, keeping what was written.
+	if r := fx.call("POST", "/apps/demo/create-post", "content=still+here", form); r.Status != http.StatusForbidden ||
+		!strings.Contains(r.Body, "You are banned from this app") || !strings.Contains(r.Body, "harassing members") {
+		t.Errorf("post form while banned: %d %.400s", r.Status, r.Body)
+	}
+	mpForm := withSession(strings.TrimPrefix(troll["Cookie"], sessionCookie+"="), "Content-Type", "multipart/form-data; boundary=XyZ")
+	mpBody := "--XyZ\r\nContent-Disposition: form-data; name=\"content\"\r\n\r\nstill here\r\n--XyZ--\r\n"
+	if r := fx.call("POST", "/apps/demo/create-post", mpBody, mpForm); r.Status != http.StatusForbidden ||
+		!strings.Contains(r.Body, "You are banned from this app") {
+		t.Errorf("multipart post form while banned: %d %.400s", r.Status, r.Body)
+	}
+	// The form's page says so before anything is written.
+	if r := fx.call("GET", "/apps/demo/create-post", nil, troll); !strings.Contains(r.Body, `role="alert">You are banned from this app`) {
+		t.Errorf("post form page while banned: %d", r.Status)
+	}
 	// Reading stays possible.
 	if r := fx.call("GET", "/apps/demo/community", nil, troll); r.Status != 200 {
 		t.Errorf("banned member reads the community: %d", r.Status)

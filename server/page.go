@@ -37,6 +37,9 @@ type ViewerProps struct {
 	Permissions access.Flags `json:"permissions"`
 	// Gated: the subscription gate holds this viewer back (footer hidden).
 	Gated bool `json:"gated"`
+	// LoadError is SPEC.md's 'Failed to load user data': the session could
+	// not be checked, so the page shows as to a visitor and says why.
+	LoadError string `json:"loadError,omitempty"`
 }
 
 type ViewerUser struct {
@@ -57,6 +60,9 @@ func (s *Server) pageProps(c echo.Context, sc *Scope) PageProps {
 	}
 	if s.payments.Enabled(payments.Stripe) && (sc == nil || s.cardOffered(c.Request().Context(), sc.App.ID)) {
 		p.StripeKey = s.cfg.Stripe.PublishableKey
+	}
+	if failed, _ := c.Get(userLoadFailedKey).(bool); failed {
+		p.Viewer.LoadError = msgUserLoadFailed
 	}
 	if sc != nil {
 		p.App = pageApp(sc.App, false)

@@ -66,7 +66,11 @@ type pageCache struct {
 	entries map[string]*cachedPage
 	bytes   int
 	// fill collapses concurrent misses of one key into one render.
-	fill   map[string]*pageFill
+	fill map[string]*pageFill
+	// latest names, per page and viewer class whatever its version, the
+	// key of the entry last filed for it: what is served, stale, while the
+	// database cannot say the current version (lastGood).
+	latest map[string]string
 	appIDs sync.Map // app name -> id; names never change
 	views  sync.Map // app id -> appViewEntry
 	// classes remembers a member's viewer class per app and version.
@@ -92,6 +96,7 @@ func newPageCache(st *store.Storage) *pageCache {
 	return &pageCache{
 		entries:  map[string]*cachedPage{},
 		fill:     map[string]*pageFill{},
+		latest:   map[string]string{},
 		staleFor: StaleFor,
 	}
 }
@@ -122,6 +127,36 @@ func (pc *pageCache) put(key string, p *cachedPage) {
 	}
 	pc.entries[key] = p
 	pc.bytes += p.size
+	if stable, ok := unversionedKey(key); ok {
+		if len(pc.latest) > 100_000 {
+			clear(pc.latest)
+		}
+		pc.latest[stable] = key
+	}
+}
+
+// unversionedKey drops the content version (the second part) from a page
+// key: the same page and viewer class at any version.
+func unversionedKey(key string) (string, bool) {
+	app, rest, ok := strings.Cut(key, "\x00")
+	if !ok {
+		return "", false
+	}
+	_, rest, ok = strings.Cut(rest, "\x00")
+	return app + "\x00" + rest, ok
+}
+
+// lastGood answers the entry last filed for the page of key at any
+// version, expired or not: what a visitor gets while the database is down,
+// rather than a 503.
+func (pc *pageCache) lastGood(key string) *cachedPage {
+	stable, ok := unversionedKey(key)
+	if !ok {
+		return nil
+	}
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	return pc.entries[pc.latest[stable]]
 }
 
 func (pc *pageCache) size() int {
@@ -199,6 +234,17 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 			}
 			version, err := s.pageVersion(ctx, appID, c.Param("postId"))
 			if err != nil {
+				// The database is down (without Redis its versions are the
+				// only ones): a visitor gets the page last cached, however
+				// old, instead of a 503. A member's page depends on who they
+				// are, which the database says; they get the 503.
+				if v.User == nil && store.IsUnavailable(err) {
+					key := strings.Join([]string{appID, "", s.store.Build, req.URL.Path, normalizedQuery(req.URL), "visitor"}, "\x00")
+					if p := s.pages.lastGood(key); p != nil {
+						s.logger.Warn("database unavailable; serving the last cached page", "path", req.URL.Path, "err", err)
+						return s.serveCached(c, p, false, "stale")
+					}
+				}
 				s.logger.Warn("page version unavailable; rendering uncached", "err", err)
 				return s.answerUncached(c, next)
 			}

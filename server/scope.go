@@ -173,6 +173,13 @@ func (s *Server) appPage(next echo.HandlerFunc) echo.HandlerFunc {
 // msgAppLoadFailed is SPEC.md's 'Failed to load app data' (with Retry).
 const msgAppLoadFailed = "Failed to load app data"
 
+// msgUserLoadFailed is SPEC.md's 'Failed to load user data': a page whose
+// session could not be checked shows as to a visitor, and says so.
+const (
+	msgUserLoadFailed = "Failed to load user data"
+	userLoadFailedKey = "userLoadFailed"
+)
+
 // pageScope is scopeOf for pages: a failed session check reads as a visitor.
 func (s *Server) pageScope(c echo.Context, idOrName string) (*Scope, error) {
 	view, err := s.loadLanding(c, idOrName)
@@ -186,6 +193,7 @@ func (s *Server) pageScope(c echo.Context, idOrName string) (*Scope, error) {
 	}
 	if v := viewerOf(c); v.LookupErr != nil {
 		c.Set("viewer", &Viewer{})
+		c.Set(userLoadFailedKey, true)
 	}
 	return s.scopeOfView(c, view)
 }

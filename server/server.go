@@ -171,15 +171,19 @@ func Listen(cfg *Config) (Listeners, error) {
 }
 
 // Run serves both sites on lns until ctx is cancelled (SIGTERM), then shuts down
-// without dropping a connection: /healthz answers 503 at once and keep-alive
-// ends, the server keeps serving for Config.DrainDelay while load balancers
-// notice and stop sending, and only then closes its listeners (a listener
-// closed while clients still connect resets the connections waiting in its
-// backlog) and waits up to 10 seconds for requests in flight.
+// without dropping a connection: /healthz answers 503 at once, and every
+// answer from then on says "Connection: close", so each kept-alive
+// connection ends after the answer to its next request rather than under a
+// request its client is sending (closing idle connections at once, as
+// SetKeepAlivesEnabled(false) does, resets a request sent in that
+// millisecond). The server keeps serving for Config.DrainDelay while load
+// balancers notice and stop sending, and only then closes its listeners (a
+// listener closed while clients still connect resets the connections waiting
+// in its backlog) and waits up to 10 seconds for requests in flight.
 func (s *Server) Run(ctx context.Context, lns Listeners) error {
 	servers := []*http.Server{
-		{Addr: lns.Main.Addr().String(), Handler: s.main, ReadHeaderTimeout: 10 * time.Second},
-		{Addr: lns.Auth.Addr().String(), Handler: s.auth, ReadHeaderTimeout: 10 * time.Second},
+		{Addr: lns.Main.Addr().String(), Handler: s.closeWhenDraining(s.main), ReadHeaderTimeout: 10 * time.Second},
+		{Addr: lns.Auth.Addr().String(), Handler: s.closeWhenDraining(s.auth), ReadHeaderTimeout: 10 * time.Second},
 	}
 	errs := make(chan error, len(servers))
 	for i, ln := range []net.Listener{lns.Main, lns.Auth} {
@@ -199,12 +203,14 @@ func (s *Server) Run(ctx context.Context, lns Listeners) error {
 	select {
 	case <-ctx.Done():
 		s.draining.Store(true)
-		for _, srv := range servers {
-			srv.SetKeepAlivesEnabled(false)
-		}
 		s.logger.Info("shutting down: health check now 503, draining", "delay", s.cfg.DrainDelay)
 		time.Sleep(s.cfg.DrainDelay)
 	case runErr = <-errs:
+	}
+	// Connections still idle after the drain belong to clients that
+	// stopped sending; Shutdown closes them and waits for the rest.
+	for _, srv := range servers {
+		srv.SetKeepAlivesEnabled(false)
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -215,4 +221,17 @@ func (s *Server) Run(ctx context.Context, lns Listeners) error {
 	}
 	s.logger.Info("stopped")
 	return runErr
+}
+
+// closeWhenDraining answers "Connection: close" once a shutdown began: the
+// client's next request opens a new connection (to another instance, once
+// its load balancer saw /healthz turn 503), and this one ends after an
+// answer instead of under a request.
+func (s *Server) closeWhenDraining(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.draining.Load() {
+			w.Header().Set("Connection", "close")
+		}
+		h.ServeHTTP(w, r)
+	})
 }

@@ -103,11 +103,11 @@ func (s *Server) changeRole(c echo.Context, sc *Scope, userID, next string) erro
 	if m == nil {
 		return notFound("Member not found")
 	}
+	if m.Role == next {
+		return nil // nothing changes, nothing to log (the role select's current role)
+	}
 	if !access.CanChangeRole(sc.Role, m.Role, next) {
 		return forbidden(msgCannotGrant)
-	}
-	if m.Role == next {
-		return nil // nothing changes, nothing to log
 	}
 	if next == "NONE" {
 		// A removed member's membership ends with them: a card provider

@@ -342,6 +342,21 @@ func TestStudioPlans(t *testing.T) {
 	if !offered(inner.ItemID) {
 		t.Fatal("the new plan is not offered")
 	}
+	// Members choosing a plan see its benefits: on the gated screen's plan
+	// list and on the plan's checkout page.
+	if err := ts.store.SetAppField(ctx, "demo", "features.subscriptionGating.settings.required", "true"); err != nil {
+		t.Fatal(err)
+	}
+	fanPage := withSession(sessionFor(t, ts, "follower@demo.test"))
+	for _, path := range []string{"/apps/demo", "/apps/demo/checkout/plan/" + inner.ItemID} {
+		r := ts.do(t, "GET", path, nil, fanPage)
+		if r.Status != 200 || !strings.Contains(r.Body, `class="plan-benefits"`) || !strings.Contains(r.Body, "Early access") || !strings.Contains(r.Body, "Live Q&amp;A") {
+			t.Errorf("%s: %d, the plan's benefits are not shown", path, r.Status)
+		}
+	}
+	if err := ts.store.SetAppField(ctx, "demo", "features.subscriptionGating.settings.required", "false"); err != nil {
+		t.Fatal(err)
+	}
 
 	// A SUBSCRIPTION item made in the item editor has no cycle: a draft.
 	shop, _ := ts.store.ShopOfApp(ctx, demo.ID)
@@ -568,5 +583,30 @@ func TestRemovingAMemberEndsTheirMembership(t *testing.T) {
 	n, _ = st.DB.NewSelect().Model((*store.ModerationEntry)(nil)).Where("app_id = ? AND action = 'member.remove' AND target_user_id = ?", f.appID, fan).Count(ctx)
 	if n != 1 {
 		t.Errorf("removal audit lines %d, want 1", n)
+	}
+}
+
+// TestStudioRoleSelectHasNoEmptyChoice: each member's role select offers
+// real roles only: a role the actor may not grant (a paying subscriber's)
+// shows as the current one, and sending it back changes nothing.
+func TestStudioRoleSelectHasNoEmptyChoice(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, demoDB(t))
+	ctx := context.Background()
+	demo, _ := ts.store.AppByIDOrName(ctx, "demo")
+	h := withSession(sessionFor(t, ts, "creator@demo.test"))
+	page := ts.do(t, "GET", "/apps/demo/studio/members?role=SUBSCRIBER", nil, h)
+	if page.Status != 200 || strings.Count(page.Body, `<option value="">`) != 1 || !strings.Contains(page.Body, "(current)") {
+		t.Fatalf("members page: %d, %d empty options (want only the filter's), current role shown: %v", page.Status,
+			strings.Count(page.Body, `<option value="">`), strings.Contains(page.Body, "(current)"))
+	}
+	sub := ts.userID(t, "subscriber@demo.test")
+	r := ts.do(t, "POST", "/apps/demo/studio/members/"+sub, strings.NewReader("role=SUBSCRIBER"),
+		withSession(sessionFor(t, ts, "creator@demo.test"), "Content-Type", "application/x-www-form-urlencoded"))
+	if r.Status != http.StatusSeeOther {
+		t.Fatalf("unchanged role: %d %.300s", r.Status, r.Body)
+	}
+	if m, _ := ts.store.MembershipOf(ctx, demo.ID, sub); m == nil || m.Role != store.RoleSubscriber {
+		t.Fatalf("role after an unchanged submit: %+v", m)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -202,7 +203,25 @@ func (s *Storage) forgetSessions(ctx context.Context, ids []string) error {
 	if err := s.Redis.Del(ctx, keys...).Err(); err != nil {
 		return fmt.Errorf("end sessions in redis: %w", err)
 	}
+	s.announceEnded(ctx, ids)
 	return nil
+}
+
+// announceEnded tells the other processes that sessions ended
+// (SessionChannel). A lost announcement costs at most SessionMemoTTL: the
+// sessions are already gone from the database and Redis.
+func (s *Storage) announceEnded(ctx context.Context, ids []string) {
+	if s.Redis == nil || len(ids) == 0 {
+		return
+	}
+	for len(ids) > 0 {
+		n := min(len(ids), 100)
+		if err := s.Redis.Publish(ctx, s.SessionChannel(), strings.Join(ids[:n], ",")).Err(); err != nil {
+			s.cacheWarn("session end announcement failed", err)
+			return
+		}
+		ids = ids[n:]
+	}
 }
 
 // SessionIDOf is the stored id of a session token (account settings mark

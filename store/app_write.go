@@ -66,7 +66,9 @@ func (s *Storage) SetAppField(ctx context.Context, appName, key, raw string) err
 	case "description":
 		app.Description = raw
 	case "status":
-		app.Status = raw
+		if app.Status, err = CheckAppStatus(raw); err != nil {
+			return err
+		}
 	case "version":
 		app.Version = raw
 	case linksKey:

@@ -3,10 +3,13 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -19,11 +22,36 @@ import (
 // river's own small pool it leaves room for several instances.
 const MaxPostgresConns = 20
 
-// Open connects to PostgreSQL when dsn is a postgres:// URL and otherwise
+// DBOptions tune the PostgreSQL connections (SQLite ignores them).
+type DBOptions struct {
+	// ConnectTimeout bounds opening a connection, TCP and handshake
+	// (default DefaultConnectTimeout); QueryTimeout bounds waiting for an
+	// answer (default DefaultQueryTimeout).
+	ConnectTimeout time.Duration
+	QueryTimeout   time.Duration
+}
+
+const (
+	DefaultConnectTimeout = 3 * time.Second
+	DefaultQueryTimeout   = 10 * time.Second
+)
+
+// Open is OpenWith with the default timeouts.
+func Open(dsn string) (*bun.DB, error) { return OpenWith(dsn, DBOptions{}) }
+
+// OpenWith connects to PostgreSQL when dsn is a postgres:// URL and otherwise
 // treats dsn as a SQLite file path (the embedded default).
-func Open(dsn string) (*bun.DB, error) {
+func OpenWith(dsn string, o DBOptions) (*bun.DB, error) {
 	if isPostgresURL(dsn) {
-		sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn)))
+		if o.ConnectTimeout <= 0 {
+			o.ConnectTimeout = DefaultConnectTimeout
+		}
+		if o.QueryTimeout <= 0 {
+			o.QueryTimeout = DefaultQueryTimeout
+		}
+		pg := pgdriver.NewConnector(pgdriver.WithDSN(dsn), pgdriver.WithDialTimeout(o.ConnectTimeout),
+			pgdriver.WithReadTimeout(o.QueryTimeout), pgdriver.WithWriteTimeout(o.QueryTimeout))
+		sqldb := sql.OpenDB(&guardedConnector{Connector: pg, timeout: o.ConnectTimeout, cooldown: time.Second})
 		// A burst of requests waits for a connection instead of opening one
 		// each: PostgreSQL refuses clients past max_connections (100 by
 		// default), which would turn a busy minute into 503s.
@@ -77,4 +105,56 @@ func Ping(ctx context.Context, db *bun.DB) error {
 		return fmt.Errorf("ping database: %w", err)
 	}
 	return nil
+}
+
+// guardedConnector opens PostgreSQL connections under a deadline that covers
+// the handshake too (pgdriver's dial timeout covers only TCP: a server that
+// accepts and never answers held a request for its read timeout, twice),
+// and is a breaker: after a connection failed, new ones are refused at once
+// (ErrUnavailable, so 503) for cooldown, then one attempt probes while the
+// others keep being refused.
+type guardedConnector struct {
+	driver.Connector
+	timeout, cooldown time.Duration
+
+	mu        sync.Mutex
+	downUntil time.Time
+	probing   bool
+}
+
+// ErrDatabaseDown is what a new connection answers while the breaker is open.
+var ErrDatabaseDown = fmt.Errorf("database unreachable, not retried for a moment: %w", ErrUnavailable)
+
+func (c *guardedConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	c.mu.Lock()
+	now := time.Now()
+	if now.Before(c.downUntil) || (!c.downUntil.IsZero() && c.probing) {
+		c.mu.Unlock()
+		return nil, ErrDatabaseDown
+	}
+	probe := !c.downUntil.IsZero()
+	if probe {
+		c.probing = true
+	}
+	c.mu.Unlock()
+	cctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	conn, err := c.Connector.Connect(cctx)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if probe {
+		c.probing = false
+	}
+	switch {
+	case err == nil:
+		c.downUntil = time.Time{}
+	case ctx.Err() == nil:
+		// Not the caller giving up: the database did not answer in time
+		// or refused.
+		c.downUntil = time.Now().Add(c.cooldown)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("connect to database: %w", err)
+	}
+	return conn, nil
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -25,8 +26,11 @@ type ItemView struct {
 	Tags             []TagView         `json:"tags"`
 	Variants         []VariantView     `json:"variants"`
 	SubscriptionPlan *SubscriptionPlan `json:"subscriptionPlan,omitempty"`
-	EventID          *string           `json:"eventId"`
-	CreatedAt        time.Time         `json:"createdAt"`
+	// Benefits are a membership plan's benefits as the studio lists them
+	// (SUBSCRIPTION items only), shown to members choosing a plan.
+	Benefits  []string  `json:"benefits,omitempty"`
+	EventID   *string   `json:"eventId"`
+	CreatedAt time.Time `json:"createdAt"`
 }
 
 type VariantView struct {
@@ -84,6 +88,12 @@ func (s *Storage) itemViews(ctx context.Context, db bun.IDB, items []StoreItem) 
 			Price: it.Price, ComparePrice: it.ComparePrice, Currency: it.Currency, Stock: it.Stock,
 			SKU: it.SKU, IsFeatured: it.IsFeatured, Media: []MediaView{}, Tags: []TagView{},
 			Variants: []VariantView{}, EventID: it.EventID, CreatedAt: it.CreatedAt,
+		}
+		if it.Type == ItemSubscription {
+			var ps planSettings
+			if json.Unmarshal([]byte(it.Settings), &ps) == nil && len(ps.Benefits) > 0 {
+				views[i].Benefits = ps.Benefits
+			}
 		}
 		index[it.ID] = &views[i]
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -43,6 +44,17 @@ func (s *Storage) PageVersionChannel() string {
 		return "marquee:page-versions"
 	}
 	return "marquee:" + s.Namespace + ":page-versions"
+}
+
+// SessionChannel is the Redis channel ended sessions are announced on
+// (comma-separated session ids): every process drops its memo of them at
+// once (session_memo.go), so a logout, a sign-out everywhere, a disabled or
+// deleted account ends the session on every instance together.
+func (s *Storage) SessionChannel() string {
+	if s.Namespace == "" {
+		return "marquee:sessions-ended"
+	}
+	return "marquee:" + s.Namespace + ":sessions-ended"
 }
 
 const (
@@ -203,7 +215,7 @@ func (s *Storage) WatchPageVersions(ctx context.Context) {
 	pv := s.pv()
 	on, off := true, false
 	for ctx.Err() == nil {
-		ps := s.Redis.Subscribe(ctx, s.PageVersionChannel())
+		ps := s.Redis.Subscribe(ctx, s.PageVersionChannel(), s.SessionChannel())
 		for {
 			msg, err := ps.Receive(ctx)
 			if err != nil {
@@ -218,6 +230,15 @@ func (s *Storage) WatchPageVersions(ctx context.Context) {
 					pv.forget("", &on)
 				}
 			case *redis.Message:
+				if m.Channel == s.SessionChannel() {
+					// Another process ended these sessions: a memo of them
+					// here must not answer for its remaining second.
+					for _, id := range strings.Split(m.Payload, ",") {
+						s.sessions.revoke(id)
+					}
+					s.EndedHeard.Add(1)
+					continue
+				}
 				pv.forget(m.Payload, &on)
 			}
 		}

@@ -92,7 +92,7 @@ func (s *Storage) lookupSession(ctx context.Context, token string) (*User, error
 		userID, err := s.Redis.Get(ctx, redisSessionKey(token)).Result()
 		switch {
 		case err == nil:
-			return s.UserByID(ctx, userID)
+			return liveUser(s.UserByID(ctx, userID))
 		case !errors.Is(err, redis.Nil):
 			s.Logger.Debug("session lookup: redis unavailable, asking the database", "err", err)
 		}
@@ -101,7 +101,7 @@ func (s *Storage) lookupSession(ctx context.Context, token string) (*User, error
 		// One query: this runs on every request of a signed-in member.
 		user := new(User)
 		q := s.DB.NewSelect().Model(user).Join("JOIN sessions AS s ON s.user_id = u.id").
-			Where("s.id = ? AND s.expires_at > ?", sessionID(token), time.Now())
+			Where("s.id = ? AND s.expires_at > ? AND u.disabled_at IS NULL", sessionID(token), time.Now())
 		if err := selectOne(ctx, q, "session"); err != nil {
 			return nil, err
 		}
@@ -112,7 +112,7 @@ func (s *Storage) lookupSession(ctx context.Context, token string) (*User, error
 	if err := selectOne(ctx, q, "session"); err != nil {
 		return nil, err
 	}
-	user, err := s.UserByID(ctx, sess.UserID)
+	user, err := liveUser(s.UserByID(ctx, sess.UserID))
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +134,11 @@ func (s *Storage) DeleteSession(ctx context.Context, token string) error {
 	if _, err := s.DB.NewDelete().Model((*Session)(nil)).Where("id = ?", sessionID(token)).Exec(ctx); err != nil {
 		return fmt.Errorf("delete session: %w", err)
 	}
-	return s.uncacheSession(ctx, token)
+	if err := s.uncacheSession(ctx, token); err != nil {
+		return err
+	}
+	s.announceEnded(ctx, []string{sessionID(token)})
+	return nil
 }
 
 func (s *Storage) uncacheSession(ctx context.Context, token string) error {
@@ -145,4 +149,16 @@ func (s *Storage) uncacheSession(ctx context.Context, token string) error {
 		return fmt.Errorf("delete session in redis: %w", err)
 	}
 	return nil
+}
+
+// liveUser refuses a disabled account: its sessions are ended when it is
+// disabled, and one racing that is not honoured either.
+func liveUser(u *User, err error) (*User, error) {
+	if err != nil {
+		return nil, err
+	}
+	if u.DisabledAt != nil {
+		return nil, ErrNotFound
+	}
+	return u, nil
 }

@@ -57,6 +57,9 @@ type Storage struct {
 	versionsOnce sync.Once
 	// sessions remembers session lookups for SessionMemoTTL (session_memo.go).
 	sessions *sessionMemo
+	// EndedHeard counts the announcements of ended sessions this process
+	// received (SessionChannel); tests wait on it.
+	EndedHeard atomic.Int64
 	// touched holds, per session id, when this process last recorded the
 	// session's use (TouchSession writes at most every few minutes).
 	touched sync.Map

@@ -20,6 +20,9 @@ type User struct {
 	// DeletedAt: the member deleted the account; the row stays, anonymised,
 	// so orders and payments keep a buyer for the creator's accounting.
 	DeletedAt *time.Time `json:"-"`
+	// DisabledAt: an operator disabled the account (`marquee user
+	// disable`); it cannot sign in and its sessions ended.
+	DisabledAt *time.Time `json:"-"`
 }
 
 // Session is a signed-in browser. ID is the SHA-256 of the cookie token, so a

@@ -77,7 +77,8 @@ func (s *Storage) UserByLogin(ctx context.Context, login string) (*User, error) 
 		return nil, ErrNotFound
 	}
 	u := new(User)
-	q := s.DB.NewSelect().Model(u)
+	// A disabled account signs in as nobody (`marquee user disable`).
+	q := s.DB.NewSelect().Model(u).Where("disabled_at IS NULL")
 	if strings.Contains(login, "@") {
 		q = q.Where("email = ?", NormalizeEmail(login))
 	} else {

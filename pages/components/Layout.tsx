@@ -38,7 +38,15 @@ export function Layout({ props, children, hideFooter }: { props: PageProps<any>;
           />
         )}
       </Header>
-      <main className="page">{children}</main>
+      <main className="page">
+        {props.viewer.loadError && (
+          <p className="inline-error user-load-error" role="alert">
+            {props.viewer.loadError + " "}
+            <a href={props.path}>Retry</a>
+          </p>
+        )}
+        {children}
+      </main>
       {showFooter &&
         (signedIn ? (
           <Island name="Footer" component={Footer} props={footerProps(app, props)} when="idle" />

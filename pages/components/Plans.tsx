@@ -19,6 +19,13 @@ export function Plans({ plans, appName, signedIn, authUrl, error }: { plans: Pla
             {formatMoney(p.price, p.currency)} <span className="meta">/ {cycleLabel(p.subscriptionPlan?.billingCycle)}</span>
           </p>
           {p.description && <p className="meta">{p.description}</p>}
+          {p.benefits && p.benefits.length > 0 && (
+            <ul className="plan-benefits" aria-label={"Benefits of " + p.name}>
+              {p.benefits.map((b, i) => (
+                <li key={i}>{b}</li>
+              ))}
+            </ul>
+          )}
           <a
             className="button"
             href={

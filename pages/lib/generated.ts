@@ -549,6 +549,7 @@ export interface ItemView {
   tags: TagView[];
   variants: VariantView[];
   subscriptionPlan?: SubscriptionPlan;
+  benefits?: string[];
   eventId: string | null;
   createdAt: string;
 }
@@ -1321,6 +1322,7 @@ export interface ViewerProps {
   role: Role;
   permissions: Permissions;
   gated: boolean;
+  loadError?: string;
 }
 
 // ViewerUser is server.ViewerUser.

@@ -136,6 +136,25 @@ test("reported post hides at the threshold; a moderator bans its author, who can
   assert.match(await authorNoJS.page.locator("body").innerText(), /banned/i);
   await shoot(authorNoJS.page, "banned-follow-refused");
 
+  // The post form without JavaScript refuses the banned author with the
+  // ban's reason, keeping what they wrote.
+  await authorNoJS.page.goto(env.server.base + "/apps/demo/create-post");
+  const postForm = authorNoJS.page.locator('form[action$="/create-post"]');
+  if ((await postForm.count()) > 0) {
+    await postForm.locator('textarea[name="content"]').fill("banned but posting anyway");
+    const [resp] = await Promise.all([authorNoJS.page.waitForNavigation(), postForm.locator('button[type="submit"]').click()]);
+    assert.equal(resp.status(), 403);
+  } else {
+    const resp = await authorNoJS.page.request.post(env.server.base + "/apps/demo/create-post", {
+      headers: { Origin: env.server.base, "Sec-Fetch-Site": "same-origin" },
+      multipart: { content: "banned but posting anyway" },
+    });
+    assert.equal(resp.status(), 403);
+    assert.match(await resp.text(), /You are banned from this app/);
+  }
+  assert.match(await authorNoJS.page.locator("body").innerText(), /You are banned from this app\. Reason: Spam selling/);
+  await shoot(authorNoJS.page, "banned-post-refused");
+
   for (const c of [author, follower, member, mod, authorNoJS]) await c.context.close();
   await visitor.close();
 });

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/riverqueue/river"
 	"github.com/uptrace/bun"
 
 	"marquee/render"
@@ -51,7 +52,7 @@ func FromEnv(ctx context.Context, logger *slog.Logger) (*App, error) {
 // Open connects to the database and migrates it (the store's tables and
 // river's), connects Redis when configured, and opens the media storage.
 func Open(ctx context.Context, cfg server.Config, logger *slog.Logger) (*App, error) {
-	db, err := store.Open(cfg.DatabaseURL)
+	db, err := store.OpenWith(cfg.DatabaseURL, store.DBOptions{ConnectTimeout: cfg.DBConnectTimeout, QueryTimeout: cfg.DBQueryTimeout})
 	if err != nil {
 		return nil, err
 	}
@@ -153,10 +154,11 @@ func (a *App) Server(r server.Renderer, opts ServerOptions) *server.Server {
 // Jobs builds the durable job queue with every worker of the product
 // (jobs.Product); srv supplies the providers jobs call back into.
 func (a *App) Jobs(ctx context.Context, srv *server.Server) (*jobs.Queue, error) {
-	return jobs.New(ctx, jobs.Options{DB: a.DB, DatabaseURL: a.Config.DatabaseURL, Logger: a.Logger,
+	return jobs.New(ctx, jobs.Options{DB: a.DB, DatabaseURL: a.Config.DatabaseURL, Logger: a.Logger, JobRetention: a.Config.JobRetention,
 		Work: jobs.Product(jobs.Deps{Store: a.Storage, Files: a.Files, Logger: a.Logger, OrderExpiry: a.Config.OrderExpiry,
 			CardRenewals: srv.CardRenewals(), StrayRefunds: srv.StrayRefunds(), Mail: srv.Mailer(),
-			Push: &push.Sender{Store: a.Storage, Subscriber: a.Config.PushSubscriber, Logger: a.Logger}})})
+			Push:      &push.Sender{Store: a.Storage, Subscriber: a.Config.PushSubscriber, Logger: a.Logger},
+			Retention: store.Retention{Notifications: a.Config.NotificationRetention}})})
 }
 
 func openFiles(ctx context.Context, cfg server.Config, db *bun.DB) (media.Storage, error) {
@@ -200,4 +202,11 @@ func storedSecret(ctx context.Context, db *bun.DB, name string) (string, error) 
 		return "", fmt.Errorf("reload secret %s: %w", name, err)
 	}
 	return secret.Value, nil
+}
+
+// Admin connects to the job queue without working it: what the CLI's
+// `jobs failed` and `jobs retry` use.
+func (a *App) Admin(ctx context.Context) (*jobs.Queue, error) {
+	return jobs.New(ctx, jobs.Options{DB: a.DB, DatabaseURL: a.Config.DatabaseURL, Logger: a.Logger,
+		Work: jobs.Work{Workers: river.NewWorkers()}})
 }

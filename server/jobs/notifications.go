@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/riverqueue/river"
 
@@ -23,6 +24,12 @@ type FanOutWorker struct {
 	Store *store.Storage
 }
 
+// FanOutTimeout bounds one fan-out: writing a notification per member of
+// a large audience. A run cut short is retried; it writes once.
+const FanOutTimeout = 2 * time.Minute
+
+func (w *FanOutWorker) Timeout(*river.Job[FanOutArgs]) time.Duration { return FanOutTimeout }
+
 func (w *FanOutWorker) Work(ctx context.Context, job *river.Job[FanOutArgs]) error {
 	if _, err := w.Store.FanOut(ctx, job.Args.Notice); err != nil {
 		return fmt.Errorf("fan out %s: %w", job.Args.Notice.Kind, err)
@@ -42,6 +49,13 @@ type PushWorker struct {
 	Store  *store.Storage
 	Sender *push.Sender
 }
+
+// PushTimeout bounds one push job (a batch of notifications, each to its
+// recipient's devices; one request to a push service is itself bounded by
+// the sender's client, 15 s).
+const PushTimeout = 2 * time.Minute
+
+func (w *PushWorker) Timeout(*river.Job[PushArgs]) time.Duration { return PushTimeout }
 
 func (w *PushWorker) Work(ctx context.Context, job *river.Job[PushArgs]) error {
 	rows, err := w.Store.NotificationsByID(ctx, job.Args.IDs)

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
 )
 
 type postgresDriver struct {
@@ -64,4 +65,12 @@ func (d *postgresDriver) moveOutbox(ctx context.Context, limit int) (int, error)
 		return 0, fmt.Errorf("commit outbox move: %w", err)
 	}
 	return len(params), nil
+}
+
+func (d *postgresDriver) jobList(ctx context.Context, params *river.JobListParams) (*river.JobListResult, error) {
+	return d.client.JobList(ctx, params)
+}
+
+func (d *postgresDriver) jobRetry(ctx context.Context, id int64) (*rivertype.JobRow, error) {
+	return d.client.JobRetry(ctx, id)
 }

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 	"github.com/uptrace/bun"
 
 	"marquee/store"
@@ -91,6 +92,11 @@ type Options struct {
 	MaxWorkers int
 	// PollInterval is how often the outbox is checked (default 200 ms).
 	PollInterval time.Duration
+	// JobRetention is how long river keeps finished jobs (completed,
+	// cancelled) before its cleaner deletes them (JOB_RETENTION, default
+	// 24h); discarded (failed) jobs are kept four times as long, for
+	// `marquee jobs failed`.
+	JobRetention time.Duration
 }
 
 // driver is what differs between PostgreSQL and SQLite.
@@ -100,6 +106,9 @@ type driver interface {
 	// moveOutbox hands up to limit outbox rows to river in one transaction
 	// and answers how many it moved.
 	moveOutbox(ctx context.Context, limit int) (int, error)
+	// jobList and jobRetry are river's JobList and JobRetry (jobs_admin.go).
+	jobList(ctx context.Context, params *river.JobListParams) (*river.JobListResult, error)
+	jobRetry(ctx context.Context, id int64) (*rivertype.JobRow, error)
 	close()
 }
 
@@ -135,6 +144,15 @@ func New(ctx context.Context, o Options) (*Queue, error) {
 		// A row whose kind no worker knows is inserted and fails visibly in
 		// river_job instead of blocking the outbox behind it.
 		SkipUnknownJobCheck: true,
+		// A job that hangs (a push service that never answers) is
+		// cancelled instead of holding a worker; the fan-out jobs set
+		// their own (Timeout methods).
+		JobTimeout: DefaultJobTimeout,
+	}
+	if o.JobRetention > 0 {
+		cfg.CompletedJobRetentionPeriod = o.JobRetention
+		cfg.CancelledJobRetentionPeriod = o.JobRetention
+		cfg.DiscardedJobRetentionPeriod = 4 * o.JobRetention
 	}
 	var d driver
 	var err error

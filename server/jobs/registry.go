@@ -31,6 +31,9 @@ type Deps struct {
 	// Mail sends the product's e-mails (SMTP or .eml files); nil sends
 	// none (the jobs wait in the queue).
 	Mail *mail.Sender
+	// Retention is what the hourly prune keeps (NOTIFICATION_RETENTION);
+	// zero is DefaultNotificationRetention.
+	Retention store.Retention
 }
 
 // Product lists every worker and every repeating job of Marquee, in one
@@ -74,6 +77,10 @@ func Product(d Deps) Work {
 	if d.StrayRefunds != nil {
 		river.AddWorker(workers, &RefundStrayPaymentWorker{Refunds: d.StrayRefunds})
 		river.AddWorker(workers, &CancelPaymentWorker{Refunds: d.StrayRefunds})
+	}
+	if d.Store != nil {
+		river.AddWorker(workers, &PruneWorker{Store: d.Store, Retention: d.Retention, Logger: d.Logger})
+		every(PruneInterval, PruneArgs{})
 	}
 	// Unpaid orders give their stock back once their hold is over; checked
 	// every minute, so an order is cancelled at most a minute late.

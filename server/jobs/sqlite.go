@@ -7,6 +7,7 @@ import (
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivertype"
 	"github.com/uptrace/bun"
 )
 
@@ -55,4 +56,12 @@ func (d *sqliteDriver) moveOutbox(ctx context.Context, limit int) (int, error) {
 		return 0, fmt.Errorf("commit outbox move: %w", err)
 	}
 	return len(params), nil
+}
+
+func (d *sqliteDriver) jobList(ctx context.Context, params *river.JobListParams) (*river.JobListResult, error) {
+	return d.client.JobList(ctx, params)
+}
+
+func (d *sqliteDriver) jobRetry(ctx context.Context, id int64) (*rivertype.JobRow, error) {
+	return d.client.JobRetry(ctx, id)
 }

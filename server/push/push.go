@@ -138,7 +138,8 @@ func (s *Sender) Deliver(ctx context.Context, rows []store.Notification) (Result
 			}
 			body, _ := json.Marshal(Payload{ID: n.ID, Title: title, Body: text, URL: link})
 			for _, sub := range byUser[n.UserID] {
-				switch s.send(ctx, keys, body, sub) {
+				out, status, detail := s.send(ctx, keys, body, sub)
+				switch out {
 				case sent:
 					res.Sent++
 				case gone:
@@ -148,6 +149,11 @@ func (s *Sender) Deliver(ctx context.Context, rows []store.Notification) (Result
 					}
 				default:
 					res.Failed++
+					// Recorded for the operator (`marquee jobs failed`);
+					// the notification itself stays in the app.
+					if err := s.Store.RecordPushFailure(ctx, sub, n.ID, status, detail); err != nil {
+						s.logger().Warn("record push failure", "err", err)
+					}
 				}
 			}
 		}
@@ -163,7 +169,9 @@ const (
 	failed
 )
 
-func (s *Sender) send(ctx context.Context, keys Keys, body []byte, sub store.PushSubscription) outcome {
+// send answers the outcome, and for a failure the push service's status
+// (0 when it was not reached) and what went wrong.
+func (s *Sender) send(ctx context.Context, keys Keys, body []byte, sub store.PushSubscription) (outcome, int, string) {
 	client := s.Client
 	if client == nil {
 		client = s.defaultClient()
@@ -178,17 +186,17 @@ func (s *Sender) send(ctx context.Context, keys Keys, body []byte, sub store.Pus
 			Urgency: webpush.UrgencyNormal, VAPIDPublicKey: keys.Public, VAPIDPrivateKey: keys.Private})
 	if err != nil {
 		s.logger().Warn("push send failed", "subscription", sub.ID, "err", err)
-		return failed
+		return failed, 0, err.Error()
 	}
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
-		return gone
+		return gone, resp.StatusCode, ""
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
-		return sent
+		return sent, resp.StatusCode, ""
 	}
 	s.logger().Warn("push service refused", "subscription", sub.ID, "status", resp.StatusCode)
-	return failed
+	return failed, resp.StatusCode, "push service answered " + resp.Status
 }
 
 func (s *Sender) logger() *slog.Logger {

@@ -13,9 +13,9 @@ import (
 // used.
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
-		ts := "TIMESTAMPTZ"
+		ts, integer := "TIMESTAMPTZ", "BIGINT"
 		if db.Dialect().Name() == dialect.SQLite {
-			ts = "TIMESTAMP"
+			ts, integer = "TIMESTAMP", "INTEGER"
 		}
 		stmts := []string{
 			`CREATE TABLE "item_files" (
@@ -24,7 +24,7 @@ func init() {
 				"store_item_id" VARCHAR NOT NULL,
 				"name" VARCHAR NOT NULL,
 				"mime_type" VARCHAR NOT NULL,
-				"size" BIGINT NOT NULL,
+				"size" ` + integer + ` NOT NULL,
 				"path" VARCHAR NOT NULL UNIQUE,
 				"created_at" ` + ts + ` NOT NULL DEFAULT current_timestamp,
 				PRIMARY KEY ("id"),
@@ -32,7 +32,7 @@ func init() {
 				FOREIGN KEY (store_item_id) REFERENCES store_items (id) ON DELETE CASCADE
 			)`,
 			`CREATE INDEX "item_files_item" ON "item_files" ("store_item_id")`,
-			`ALTER TABLE "entitlements" ADD COLUMN "downloads" INTEGER NOT NULL DEFAULT 0`,
+			`ALTER TABLE "entitlements" ADD COLUMN "downloads" ` + integer + ` NOT NULL DEFAULT 0`,
 		}
 		for _, q := range stmts {
 			if _, err := db.ExecContext(ctx, q); err != nil {

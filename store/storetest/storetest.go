@@ -23,6 +23,9 @@ import (
 	"marquee/store/migrations"
 )
 
+// testPoolSize is the most connections a test's database pool opens.
+const testPoolSize = 10
+
 // DefaultPostgresURL is used when TEST_DATABASE_URL is unset.
 const DefaultPostgresURL = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
 
@@ -56,6 +59,7 @@ func PostgresFrom(t testing.TB, kind string, fill func(ctx context.Context, db *
 	if err != nil {
 		t.Fatalf("open %s: %v", base, err)
 	}
+	admin.SetMaxOpenConns(2)
 	t.Cleanup(func() { admin.Close() })
 	tmpl, err := templates.get(ctx, admin, kind, fill)
 	if err != nil {
@@ -72,10 +76,18 @@ func PostgresFrom(t testing.TB, kind string, fill func(ctx context.Context, db *
 		t.Fatalf("parse %s: %v", base, err)
 	}
 	u.Path = "/" + name
-	db, err := store.Open(u.String())
+	// A test's statements may wait long on a machine running other suites
+	// (50 requests queued on one row lock, say): past the driver's 10 s read
+	// timeout they would end as a 503 the test never meant to provoke.
+	db, err := store.Open(patient(u.String()))
 	if err != nil {
 		t.Fatalf("open %s: %v", name, err)
 	}
+	// Up to 16 tests run at once (-p 2 -parallel 8), each with this pool,
+	// its job queue's and an admin connection: ten each keeps a full run
+	// under PostgreSQL's 100 clients, past which it refuses connections.
+	db.SetMaxOpenConns(testPoolSize)
+	db.SetMaxIdleConns(testPoolSize)
 	// Cleanups run last-in first-out: close our pool before dropping, and
 	// FORCE ends any connection a test left behind.
 	t.Cleanup(func() {

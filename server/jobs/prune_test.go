@@ -1,0 +1,103 @@
+package jobs_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"marquee/scripts/seed"
+	"marquee/server/jobs"
+	"marquee/server/media"
+	"marquee/store"
+	"marquee/store/storetest"
+)
+
+// TestPruneRunsAsAPeriodicJob: the product's queue prunes on its own (the
+// periodic job runs on start): notifications and failed push deliveries
+// older than the retention go, and expired sessions; newer ones and live
+// sessions stay.
+func TestPruneRunsAsAPeriodicJob(t *testing.T) {
+	storetest.Both(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		files := &media.Local{Dir: t.TempDir(), BaseURL: "http://test", Key: []byte("k")}
+		if err := seed.Demo(ctx, db, files); err != nil {
+			t.Fatal(err)
+		}
+		s := store.NewStorage(db, nil, media.Signer{Storage: files}, quiet())
+		app, err := s.AppByIDOrName(ctx, "demo")
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, err := s.UserByEmail(ctx, "follower@demo.test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := time.Now().UTC()
+		old, recent := now.Add(-31*24*time.Hour), now.Add(-29*24*time.Hour)
+		var notes []string
+		for _, at := range []time.Time{old, recent} {
+			n := &store.Notification{ID: store.NewID(), AppID: app.ID, UserID: u.ID, Content: "hello", Kind: store.KindSystem, CreatedAt: at}
+			if _, err := db.NewInsert().Model(n).Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+			notes = append(notes, n.ID)
+			f := &store.PushFailure{ID: store.NewID(), AppID: app.ID, UserID: u.ID, SubscriptionID: "s", NotificationID: n.ID, CreatedAt: at}
+			if _, err := db.NewInsert().Model(f).Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var sessions []string
+		for _, exp := range []time.Time{now.Add(-time.Minute), now.Add(time.Hour)} {
+			sess := &store.Session{ID: store.NewID(), UserID: u.ID, ExpiresAt: exp}
+			if _, err := db.NewInsert().Model(sess).Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+			sessions = append(sessions, sess.ID)
+		}
+		if err := jobs.Migrate(ctx, db, storetest.URL(db), quiet()); err != nil {
+			t.Fatal(err)
+		}
+		q, err := jobs.New(ctx, jobs.Options{DB: db, DatabaseURL: storetest.URL(db), Logger: quiet(), JobRetention: time.Hour,
+			Work: jobs.Product(jobs.Deps{Store: s, Files: files, Logger: quiet(),
+				Retention: store.Retention{Notifications: 30 * 24 * time.Hour}})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := q.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { stopQueue(t, q) })
+		exists := func(model any, id string) bool {
+			ok, err := db.NewSelect().Model(model).Where("id = ?", id).Exists(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ok
+		}
+		waitFor(t, "the old notification, failure and session to be pruned", func() bool {
+			n, _ := db.NewSelect().Model((*store.PushFailure)(nil)).Where("created_at < ?", now.Add(-30*24*time.Hour)).Count(ctx)
+			return !exists((*store.Notification)(nil), notes[0]) && !exists((*store.Session)(nil), sessions[0]) && n == 0
+		})
+		if !exists((*store.Notification)(nil), notes[1]) || !exists((*store.Session)(nil), sessions[1]) {
+			t.Error("the prune took a recent notification or a live session")
+		}
+		if n, _ := db.NewSelect().Model((*store.PushFailure)(nil)).Count(ctx); n != 1 {
+			t.Errorf("%d push failures left, want the recent one", n)
+		}
+	})
+}
+
+// The jobs that fan out run under their own bounds, not river's default.
+func TestFanOutJobsHaveTimeouts(t *testing.T) {
+	if d := (&jobs.FanOutWorker{}).Timeout(nil); d <= 0 || d > 10*time.Minute {
+		t.Errorf("fan-out timeout %s", d)
+	}
+	if d := (&jobs.PushWorker{}).Timeout(nil); d <= 0 || d > 10*time.Minute {
+		t.Errorf("push timeout %s", d)
+	}
+	if d := (&jobs.PruneWorker{}).Timeout(nil); d <= 0 {
+		t.Errorf("prune timeout %s", d)
+	}
+}
