@@ -546,6 +546,62 @@ export function head(props: Props) {
   );
 }
 
+// PayPalSection: where the app's PayPal orders are paid (issue 24), and the
+// platform fees owed for orders PayPal paid without taking the fee.
+function PayPalSection({ props }: { props: Props }) {
+  const d = props.data;
+  const p = d.paypal!;
+  const base = "/apps/" + props.app!.name;
+  return (
+    <>
+      <section className="studio-card" aria-labelledby="paypal-h">
+        <h2 id="paypal-h">PayPal payouts</h2>
+        {!p.enabled && <p className="meta">PayPal is not turned on for this site: the setting applies once the operator enables it.</p>}
+        <p className="meta">
+          Orders paid with PayPal go straight to this PayPal account. Give its merchant ID (PayPal shows it under Account settings) or its e-mail address.
+          Leave both empty to be paid through the site instead.
+        </p>
+        {d.form === "paypal" && d.error && <p className="form-error" role="alert">{d.error}</p>}
+        <form method="post" action={base + "/studio/paypal"} className="studio-form">
+          <label className={cls(d, "merchantId")}>
+            PayPal merchant ID
+            <input name="merchantId" defaultValue={p.merchantId} maxLength={13} autoComplete="off" spellCheck={false} />
+            <FieldError d={d} name="merchantId" />
+          </label>
+          <label className={cls(d, "email")}>
+            PayPal e-mail
+            <input name="email" type="email" defaultValue={p.email} maxLength={254} autoComplete="email" />
+            <FieldError d={d} name="email" />
+          </label>
+          <button type="submit" className="button">Save</button>
+        </form>
+      </section>
+      <section className="studio-card" aria-labelledby="fees-h">
+        <h2 id="fees-h">Platform fees</h2>
+        {p.feePercent > 0 ? (
+          <p className="meta">
+            {"The platform fee is " + p.feePercent + "% of each order. " +
+              (p.feesAllowed ? "PayPal takes it from each payment." : "PayPal cannot take it at payment, so it is owed and listed here.")}
+          </p>
+        ) : (
+          <p className="meta">This site charges no platform fee.</p>
+        )}
+        <p className="fees-owed">{"Owed: " + formatMoney(p.owedTotal, "USD")}</p>
+        {p.owed.length > 0 && (
+          <ul className="owed-list">
+            {p.owed.map((f) => (
+              <li key={f.id}>
+                <span>{formatDate(f.createdAt)}</span>
+                {" · " + formatMoney(f.amount, f.currency) + " of " + formatMoney(f.gross, f.currency)}
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+    </>
+  );
+}
+
 const payoutStates: Record<string, [string, string]> = {
   NOT_CONNECTED: ["Not connected", "Connect a Stripe account so card payments reach you directly."],
   ONBOARDING: ["Setup not finished", "Stripe still needs some details before it can take payments for you."],
@@ -651,62 +707,6 @@ function PayoutsSection({ props }: { props: Props }) {
               </tbody>
             </table>
           </div>
-        )}
-      </section>
-    </>
-  );
-}
-
-// PayPalSection: where the app's PayPal orders are paid (issue 24), and the
-// platform fees owed for orders PayPal paid without taking the fee.
-function PayPalSection({ props }: { props: Props }) {
-  const d = props.data;
-  const p = d.paypal!;
-  const base = "/apps/" + props.app!.name;
-  return (
-    <>
-      <section className="studio-card" aria-labelledby="paypal-h">
-        <h2 id="paypal-h">PayPal payouts</h2>
-        {!p.enabled && <p className="meta">PayPal is not turned on for this site: the setting applies once the operator enables it.</p>}
-        <p className="meta">
-          Orders paid with PayPal go straight to this PayPal account. Give its merchant ID (PayPal shows it under Account settings) or its e-mail address.
-          Leave both empty to be paid through the site instead.
-        </p>
-        {d.form === "paypal" && d.error && <p className="form-error" role="alert">{d.error}</p>}
-        <form method="post" action={base + "/studio/paypal"} className="studio-form">
-          <label className={cls(d, "merchantId")}>
-            PayPal merchant ID
-            <input name="merchantId" defaultValue={p.merchantId} maxLength={13} autoComplete="off" spellCheck={false} />
-            <FieldError d={d} name="merchantId" />
-          </label>
-          <label className={cls(d, "email")}>
-            PayPal e-mail
-            <input name="email" type="email" defaultValue={p.email} maxLength={254} autoComplete="email" />
-            <FieldError d={d} name="email" />
-          </label>
-          <button type="submit" className="button">Save</button>
-        </form>
-      </section>
-      <section className="studio-card" aria-labelledby="fees-h">
-        <h2 id="fees-h">Platform fees</h2>
-        {p.feePercent > 0 ? (
-          <p className="meta">
-            {"The platform fee is " + p.feePercent + "% of each order. " +
-              (p.feesAllowed ? "PayPal takes it from each payment." : "PayPal cannot take it at payment, so it is owed and listed here.")}
-          </p>
-        ) : (
-          <p className="meta">This site charges no platform fee.</p>
-        )}
-        <p className="fees-owed">{"Owed: " + formatMoney(p.owedTotal, "USD")}</p>
-        {p.owed.length > 0 && (
-          <ul className="owed-list">
-            {p.owed.map((f) => (
-              <li key={f.id}>
-                <span>{formatDate(f.createdAt)}</span>
-                {" · " + formatMoney(f.amount, f.currency) + " of " + formatMoney(f.gross, f.currency)}
-              </li>
-            ))}
-          </ul>
         )}
       </section>
     </>

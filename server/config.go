@@ -152,11 +152,9 @@ type PayPalConfig struct {
 	// PayPal account is a partner allowed to take platform fees, so an
 	// order paid to a creator's PayPal carries the fee in
 	// payment_instruction.platform_fees; otherwise the fee is recorded as
-	// owed by the creator.
+	// owed by the creator. The fee is the app's platform fee
+	// (PLATFORM_FEE_PERCENT or the app's own, store.PlatformFee).
 	PlatformFees bool
-	// FeePercent is the platform fee (PLATFORM_FEE_PERCENT, default 0) as
-	// it applies to PayPal orders paid to a creator.
-	FeePercent float64
 }
 
 func (p PayPalConfig) Enabled() bool { return p.ClientID != "" && p.ClientSecret != "" }
@@ -308,7 +306,6 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	if cfg.PlatformFeeBP, err = ParsePercentBP(get("PLATFORM_FEE_PERCENT", "0")); err != nil {
 		return Config{}, fmt.Errorf("PLATFORM_FEE_PERCENT: %w", err)
 	}
-	cfg.PayPal.FeePercent = float64(cfg.PlatformFeeBP) / 100
 	if cfg.PayPal.PlatformFees, err = parseSwitch("PAYPAL_PLATFORM_FEES", get("PAYPAL_PLATFORM_FEES", "false")); err != nil {
 		return Config{}, err
 	}

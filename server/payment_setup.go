@@ -34,7 +34,7 @@ func (s *Server) registerCardAndPayPal(d Deps) {
 			Client: paypal.NewClient(paypal.Options{ClientID: d.Config.PayPal.ClientID, ClientSecret: d.Config.PayPal.ClientSecret,
 				APIBase: d.Config.PayPal.APIBase, WebhookID: d.Config.PayPal.WebhookID}),
 			Store: d.Store, Logger: s.logger,
-			Fees: paypal.Fees{Percent: d.Config.PayPal.FeePercent, Allowed: d.Config.PayPal.PlatformFees},
+			Fees: paypal.Fees{Allowed: d.Config.PayPal.PlatformFees},
 		})
 	}
 }

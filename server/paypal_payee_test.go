@@ -56,7 +56,7 @@ func payByPayPal(t *testing.T, f *payFixture, price int64) (string, *store.Order
 func TestPayPalPayeeFeeOwed(t *testing.T) {
 	t.Parallel()
 	db := demoDB(t)
-	f := newPayFixture(t, db, func(cfg *Config) { cfg.PayPal.FeePercent = 10 })
+	f := newPayFixture(t, db, func(cfg *Config) { cfg.PlatformFeeBP = 1000 })
 	ctx := context.Background()
 	creator := commUser(t, f.ts, "creator@demo.test")
 	form := topupForm(creator)
@@ -125,7 +125,7 @@ func TestPayPalPayeeFeeOwed(t *testing.T) {
 func TestPayPalPlatformFees(t *testing.T) {
 	t.Parallel()
 	db := demoDB(t)
-	f := newPayFixture(t, db, func(cfg *Config) { cfg.PayPal.FeePercent = 12.5; cfg.PayPal.PlatformFees = true })
+	f := newPayFixture(t, db, func(cfg *Config) { cfg.PlatformFeeBP = 1250; cfg.PayPal.PlatformFees = true })
 	ctx := context.Background()
 	if _, err := f.ts.store.SetPayPalPayee(ctx, f.demo.ID, "ABCDEFGHJKLMN", ""); err != nil {
 		t.Fatal(err)

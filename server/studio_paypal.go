@@ -18,7 +18,7 @@ type StudioPayPal struct {
 	Enabled    bool   `json:"enabled"`
 	MerchantID string `json:"merchantId"`
 	Email      string `json:"email"`
-	// FeePercent and FeesAllowed: the operator's platform fee and whether
+	// FeePercent and FeesAllowed: the app's platform fee and whether
 	// PayPal takes it at payment (PAYPAL_PLATFORM_FEES); otherwise it is
 	// owed, listed in Owed.
 	FeePercent  float64                 `json:"feePercent"`
@@ -29,7 +29,12 @@ type StudioPayPal struct {
 
 func (s *Server) studioPayPal(c echo.Context, sc *Scope) (*StudioPayPal, error) {
 	ctx := c.Request().Context()
-	p := &StudioPayPal{Enabled: s.cfg.PayPal.Enabled(), FeePercent: s.cfg.PayPal.FeePercent, FeesAllowed: s.cfg.PayPal.PlatformFees}
+	p := &StudioPayPal{Enabled: s.cfg.PayPal.Enabled(), FeesAllowed: s.cfg.PayPal.PlatformFees}
+	bp, err := s.store.FeeBPOf(ctx, s.store.DB, sc.App.ID)
+	if err != nil {
+		return nil, err
+	}
+	p.FeePercent = float64(bp) / 100
 	payee, err := s.store.PayPalPayeeOf(ctx, sc.App.ID)
 	if err != nil {
 		return nil, err

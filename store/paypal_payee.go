@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"net/mail"
 	"regexp"
 	"strings"
@@ -96,14 +95,6 @@ func (s *Storage) SetPayPalPayee(ctx context.Context, appID, merchantID, email s
 		return nil, fmt.Errorf("set paypal payee: %w", err)
 	}
 	return p, nil
-}
-
-// PlatformFee is percent of gross in minor units, rounded half up.
-func PlatformFee(gross int64, percent float64) int64 {
-	if gross <= 0 || percent <= 0 {
-		return 0
-	}
-	return int64(math.Round(float64(gross) * percent / 100))
 }
 
 // RecordFeeOwed records that the app owes fee.Amount for a payment; a

@@ -9,9 +9,8 @@ import (
 
 // Fees is how the operator's platform fee applies to PayPal orders paid to
 // a creator's own PayPal account (issue 24).
+// The fee itself is the app's platform fee (store.Storage.PlatformFee).
 type Fees struct {
-	// Percent of each order's total (PLATFORM_FEE_PERCENT).
-	Percent float64
 	// Allowed (PAYPAL_PLATFORM_FEES): the operator's account may take
 	// platform fees, so orders carry the fee in
 	// payment_instruction.platform_fees. Otherwise the fee is recorded as
@@ -30,13 +29,17 @@ func (p *Provider) payeeOf(ctx context.Context, appID string, total int64) (*Pay
 	if !p.Fees.Allowed {
 		return payee, 0, nil
 	}
-	return payee, store.PlatformFee(total, p.Fees.Percent), nil
+	fee, err := p.Store.PlatformFee(ctx, appID, total)
+	if err != nil {
+		return nil, 0, err
+	}
+	return payee, fee, nil
 }
 
 // recordFeeOwed notes, for an order PayPal paid to its creator's account
 // without a platform fee, the fee the creator owes. Once per payment.
 func (p *Provider) recordFeeOwed(ctx context.Context, o *store.Order, ref string, amount int64, currency string) {
-	if p.Fees.Allowed || p.Fees.Percent <= 0 {
+	if p.Fees.Allowed {
 		return
 	}
 	pp, err := p.Store.PayPalPayeeOf(ctx, o.AppID)
@@ -46,7 +49,11 @@ func (p *Provider) recordFeeOwed(ctx context.Context, o *store.Order, ref string
 		}
 		return
 	}
-	fee := store.PlatformFee(amount, p.Fees.Percent)
+	fee, err := p.Store.PlatformFee(ctx, o.AppID, amount)
+	if err != nil {
+		p.log().Error("platform fee owed not recorded", "order", o.ID, "err", err)
+		return
+	}
 	if fee <= 0 {
 		return
 	}
