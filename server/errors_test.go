@@ -37,6 +37,7 @@ func TestDomainErrorStatuses(t *testing.T) {
 		{store.ErrOwnsApp, http.StatusConflict},
 		{store.ErrIllegalTransition, http.StatusConflict},
 		{store.ErrDonationClosed, http.StatusConflict},
+		{store.ErrTopupClosed, http.StatusConflict},
 		// paymentError answered this one 400 and orderError 409.
 		{store.ErrAmountMismatch, http.StatusConflict},
 		{store.ErrReferenceReused, http.StatusConflict},

@@ -346,6 +346,16 @@ func newContractBuyer(t *testing.T, f *payFixture, name string) contractBuyer {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The buyer starts with an empty wallet, which the declined case
+	// relies on: the demo app's welcome credit would pay its order.
+	app := new(store.App)
+	if err := f.ts.store.DB.NewSelect().Model(app).Where("id = ?", f.demo.ID).Scan(ctx); err != nil {
+		t.Fatal(err)
+	}
+	app.Settings.Wallet.WelcomeCredit = 0
+	if _, err := f.ts.store.DB.NewUpdate().Model(app).Column("settings").WherePK().Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := f.ts.store.Follow(ctx, f.demo.ID, u.ID); err != nil {
 		t.Fatal(err)
 	}

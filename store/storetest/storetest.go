@@ -55,7 +55,7 @@ func PostgresFrom(t testing.TB, kind string, fill func(ctx context.Context, db *
 	t.Helper()
 	ctx := context.Background()
 	base := PostgresURL()
-	admin, err := store.Open(patient(base))
+	admin, err := openPatient(base)
 	if err != nil {
 		t.Fatalf("open %s: %v", base, err)
 	}
@@ -79,7 +79,7 @@ func PostgresFrom(t testing.TB, kind string, fill func(ctx context.Context, db *
 	// A test's statements may wait long on a machine running other suites
 	// (50 requests queued on one row lock, say): past the driver's 10 s read
 	// timeout they would end as a 503 the test never meant to provoke.
-	db, err := store.Open(patient(u.String()))
+	db, err := openPatient(u.String())
 	if err != nil {
 		t.Fatalf("open %s: %v", name, err)
 	}
@@ -101,9 +101,17 @@ func PostgresFrom(t testing.TB, kind string, fill func(ctx context.Context, db *
 	return db
 }
 
-// patient lifts the driver's 10 s read timeout for the statements that
-// create and drop databases: each waits for a checkpoint, which takes longer
-// than that on a machine busy writing.
+// openPatient opens dsn with timeouts for a machine running other suites:
+// creating and dropping a database waits for a checkpoint, a test's 50
+// requests may queue on one row lock, and connecting can take seconds. The
+// product's defaults (store.DefaultConnectTimeout, DefaultQueryTimeout, made
+// to answer a dead database fast) would turn those waits into failures.
+func openPatient(dsn string) (*bun.DB, error) {
+	return store.OpenWith(dsn, store.DBOptions{ConnectTimeout: time.Minute, QueryTimeout: 5 * time.Minute})
+}
+
+// patient lifts the driver's 10 s read timeout in a URL (for store.Migrate,
+// which opens its own connection), as openPatient does.
 func patient(dsn string) string {
 	sep := "?"
 	if strings.Contains(dsn, "?") {
@@ -178,7 +186,7 @@ func buildTemplate(ctx context.Context, admin *bun.DB, name string, fill func(co
 		return err
 	}
 	u.Path = "/" + name
-	db, err := store.Open(patient(u.String()))
+	db, err := openPatient(u.String())
 	if err != nil {
 		return fmt.Errorf("open %s: %w", name, err)
 	}
@@ -256,7 +264,7 @@ func Both(t *testing.T, fn func(t *testing.T, db *bun.DB)) {
 func EmptyPostgres(t testing.TB) string {
 	t.Helper()
 	ctx := context.Background()
-	admin, err := store.Open(patient(PostgresURL()))
+	admin, err := openPatient(PostgresURL())
 	if err != nil {
 		t.Fatalf("open %s: %v", PostgresURL(), err)
 	}
