@@ -101,3 +101,44 @@ func TestFanOutJobsHaveTimeouts(t *testing.T) {
 		t.Errorf("prune timeout %s", d)
 	}
 }
+
+// TestFinishedJobsAreDeleted: river's cleaner deletes finished jobs once
+// they are older than JOB_RETENTION (jobs.Options.JobRetention). The prune
+// job that runs on start is the finished job watched here: it is seen
+// completed, then gone at the cleaner's next pass (every 30 s).
+func TestFinishedJobsAreDeleted(t *testing.T) {
+	t.Parallel()
+	storetest.Both(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		files := &media.Local{Dir: t.TempDir(), BaseURL: "http://test", Key: []byte("k")}
+		s := store.NewStorage(db, nil, media.Signer{Storage: files}, quiet())
+		if err := jobs.Migrate(ctx, db, storetest.URL(db), quiet()); err != nil {
+			t.Fatal(err)
+		}
+		q, err := jobs.New(ctx, jobs.Options{DB: db, DatabaseURL: storetest.URL(db), Logger: quiet(), JobRetention: 2 * time.Second,
+			Work: jobs.Product(jobs.Deps{Store: s, Files: files, Logger: quiet(),
+				Retention: store.Retention{Notifications: 30 * 24 * time.Hour}})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := q.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { stopQueue(t, q) })
+		completed := func() int64 {
+			n, err := db.NewSelect().Table("river_job").Where("state = 'completed'").Count(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		waitFor(t, "the prune job to complete", func() bool { return completed() > 0 })
+		deadline := time.Now().Add(2 * time.Minute)
+		for completed() > 0 {
+			if time.Now().After(deadline) {
+				t.Fatal("a job finished more than JOB_RETENTION ago is still kept after two minutes")
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	})
+}
