@@ -49,15 +49,12 @@ func TestTwoInstancesBehindNginx(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	// nginx's own port: taken from the kernel, then handed to nginx.
-	probe, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := probe.Addr().(*net.TCPAddr).Port
-	probe.Close()
+	// nginx listens on Unix sockets in the test's folder, which the client
+	// dials: no TCP port is picked and then bound, so no other process can
+	// take it in between.
+	httpsSock, httpSock := filepath.Join(dir, "https.sock"), filepath.Join(dir, "http.sock")
 	mainHost, authHost := "marquee.example.com", "auth.marquee.example.com"
-	mainURL, authURL := fmt.Sprintf("https://%s:%d", mainHost, port), fmt.Sprintf("https://%s:%d", authHost, port)
+	mainURL, authURL := "https://"+mainHost, "https://"+authHost
 
 	dbURL := storetest.URL(storetest.Postgres(t))
 	redisURL := os.Getenv("TEST_REDIS_URL")
@@ -103,16 +100,15 @@ func TestTwoInstancesBehindNginx(t *testing.T) {
 		"server 127.0.0.1:3002 ": "server " + auths[0] + " ", "server 127.0.0.1:3012 ": "server " + auths[1] + " ",
 		"/etc/ssl/marquee/fullchain.pem": cert, "/etc/ssl/marquee/privkey.pem": key,
 		"/etc/nginx/snippets/marquee-proxy.conf": snippet,
-		"listen 443 ssl http2;":                  fmt.Sprintf("listen 127.0.0.1:%d ssl http2;", port),
-		"listen 80;":                             "listen 127.0.0.1:0;",
+		"listen 443 ssl http2;":                  "listen unix:" + httpsSock + " ssl http2;",
+		"listen 80;":                             "listen unix:" + httpSock + ";",
 	} {
 		if !strings.Contains(conf, from) {
 			t.Fatalf("the shipped site no longer has %q", from)
 		}
 		conf = strings.ReplaceAll(conf, from, to)
 	}
-	conf = regexp.MustCompile(`(?m)^\s*listen \[::\].*$|^\s*listen 127.0.0.1:0;$`).ReplaceAllString(conf, "")
-	conf = strings.Replace(conf, "    return 301 https://$host$request_uri;", fmt.Sprintf("    listen 127.0.0.1:%d;\n    return 301 https://$host$request_uri;", freePort(t)), 1)
+	conf = regexp.MustCompile(`(?m)^\s*listen \[::\].*$`).ReplaceAllString(conf, "")
 	if err := os.WriteFile(filepath.Join(dir, "site.conf"), []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +167,7 @@ http {
 		Transport: &http.Transport{
 			TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // our own test certificate
 			DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
-				return (&net.Dialer{}).DialContext(ctx, network, fmt.Sprintf("127.0.0.1:%d", port))
+				return (&net.Dialer{}).DialContext(ctx, "unix", httpsSock)
 			}},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	call := func(method, u, ctype, body string) (int, string) {
@@ -257,15 +253,6 @@ http {
 			t.Errorf("instance %d logged an error", i)
 		}
 	}
-}
-
-func freePort(t *testing.T) int {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }
 
 // selfSigned writes a certificate for hosts and its key, answering paths.

@@ -86,6 +86,7 @@ commands:
   member set-role NAME EMAIL ROLE        give a user a role in an app
   wallet credit NAME EMAIL AMOUNT [--ref REF]  add dollars (e.g. 25.00) to a member's wallet in an app
   wallet balance NAME EMAIL              show a member's wallet balance in an app
+  payouts fee NAME PERCENT|default       set an app's platform fee (e.g. 2.5), or back to PLATFORM_FEE_PERCENT
   media resize                           make the resized copies of images uploaded before they existed`
 
 func run(ctx context.Context, args []string, logger *slog.Logger) error {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"marquee/server"
 	"marquee/server/app"
 
 	"marquee/store"
@@ -107,6 +108,28 @@ func manage(ctx context.Context, args []string, logger *slog.Logger) error {
 			return nil
 		}
 		fmt.Printf("credited %s to %s in %s; balance %s\n", dollars(cents), args[3], app.Name, dollars(bal))
+		return nil
+	case len(args) == 4 && args[0] == "payouts" && args[1] == "fee":
+		app, err := s.AppByIDOrName(ctx, args[2])
+		if err != nil {
+			return fmt.Errorf("app %s: %w", args[2], err)
+		}
+		var bp *int64
+		if args[3] != "default" {
+			v, err := server.ParsePercentBP(args[3])
+			if err != nil {
+				return err
+			}
+			bp = &v
+		}
+		if err := s.SetAppFee(ctx, app.ID, bp); err != nil {
+			return err
+		}
+		eff, err := s.FeeBPOf(ctx, s.DB, app.ID)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%s pays a platform fee of %d.%02d%%\n", app.Name, eff/100, eff%100)
 		return nil
 	case len(args) == 4 && args[0] == "wallet" && args[1] == "balance":
 		app, user, err := appAndUser(ctx, s, args[2], args[3])

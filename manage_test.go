@@ -47,6 +47,7 @@ func TestManage(t *testing.T) {
 		{"wallet", "credit", "shop", "fan@example.test", "5", "--ref", "gift-1"},
 		{"wallet", "credit", "shop", "fan@example.test", "5", "--ref", "gift-1"},
 		{"wallet", "balance", "shop", "fan@example.test"},
+		{"payouts", "fee", "shop", "2.5"},
 		{"app", "suspend", "shop"},
 	} {
 		if err := manage(ctx, args, logger); err != nil {
@@ -63,6 +64,8 @@ func TestManage(t *testing.T) {
 		{"wallet", "credit", "shop", "nobody@example.test", "3"},
 		{"wallet", "credit", "shop", "fan@example.test", "3", "--memo", "x"},
 		{"app", "suspend", "nowhere"},
+		{"payouts", "fee", "shop", "101"},
+		{"payouts", "fee", "nowhere", "5"},
 	} {
 		if err := manage(ctx, bad, logger); err == nil {
 			t.Errorf("%v: no error", bad)
@@ -89,6 +92,10 @@ func TestManage(t *testing.T) {
 	// 12.50 once and 5.00 once: the repeated reference credited nothing.
 	if bal, err := a.Storage.WalletBalance(ctx, app.ID, fan.ID); err != nil || bal != 1750 {
 		t.Errorf("fan wallet %d (%v), want 1750", bal, err)
+	}
+	// The app's own platform fee, 2.5%, overrides PLATFORM_FEE_PERCENT.
+	if bp, err := a.Storage.FeeBPOf(ctx, a.Storage.DB, app.ID); err != nil || bp != 250 {
+		t.Errorf("app fee %d bp (%v), want 250", bp, err)
 	}
 }
 

@@ -21,8 +21,12 @@ function standalone(): boolean {
   return window.matchMedia?.("(display-mode: standalone)").matches || (navigator as any).standalone === true;
 }
 
-function isIOS(): boolean {
-  return /iphone|ipad|ipod/i.test(navigator.userAgent);
+// iosSafari: only Safari on iOS adds to the home screen by its Share menu
+// (the how-to); Chrome, Firefox, Edge and in-app browsers there cannot, and
+// everywhere else a browser that can install says so with
+// beforeinstallprompt.
+export function iosSafari(ua: string): boolean {
+  return /iphone|ipad|ipod/i.test(ua) && /safari/i.test(ua) && !/crios|fxios|edgios|opios|gsa\/|fban|fbav|instagram|line\//i.test(ua);
 }
 
 function dismissedRecently(): boolean {
@@ -53,7 +57,7 @@ export default function AppChrome(props: AppChromeProps) {
   // Install banner.
   useEffect(() => {
     if (standalone() || dismissedRecently()) return;
-    if (isIOS()) {
+    if (iosSafari(navigator.userAgent)) {
       setBanner("ios");
       return;
     }

@@ -2,7 +2,7 @@ import { useEffect, useState } from "react";
 import { Img } from "../pages/lib/img";
 import { formatMoney } from "../pages/lib/format";
 import type { CartLine, CartView as Cart } from "../pages/lib/types";
-import { api, offline } from "./lib/api";
+import { api, ApiError, offline } from "./lib/api";
 import { clearLocal, mergeLocal, readLocal, setLocalQuantity, type LocalLine } from "./lib/cart-store";
 import { useHydrated } from "./lib/hydrated";
 
@@ -40,7 +40,9 @@ export default function CartView(props: Props) {
     try {
       setCart(await api<Cart>("GET", cartApi));
     } catch (err) {
-      if (!offline(err)) setError((err as Error).message);
+      // 404 is SPEC's "no cart yet": an empty cart, not an error.
+      if (err instanceof ApiError && err.status === 404) setCart(null);
+      else if (!offline(err)) setError((err as Error).message);
     }
     setLocal(readLocal(props.storeId)?.items ?? []);
   }

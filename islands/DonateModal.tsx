@@ -85,6 +85,12 @@ export default function DonateModal(props: DonateModalProps) {
   }
 
   function finished() {
+    // On the /donate page the balance and the total given are the page's:
+    // it loads again, as it does after the form post, and shows them new.
+    if (props.asPage) {
+      window.location.assign("/apps/" + encodeURIComponent(props.appName) + "/donate?thanks=1");
+      return;
+    }
     resetCard();
     setDone(true);
     setAmount("");

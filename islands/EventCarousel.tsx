@@ -45,6 +45,7 @@ export default function EventCarousel({ media, name }: EventCarouselProps) {
               <a
                 href={t.signedUrl}
                 aria-current={n === i ? "true" : undefined}
+                aria-label={"Show " + (t.type === "VIDEO" ? "video" : "image") + " " + (n + 1) + " of " + media.length}
                 onClick={(e) => {
                   e.preventDefault();
                   setI(n);

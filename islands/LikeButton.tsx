@@ -73,9 +73,10 @@ export default function LikeButton({ messageId, reactions, viewerId: rendered, s
           type="submit"
           className={"like-button" + (state.liked ? " liked" : "")}
           aria-pressed={state.liked}
-          aria-label={state.liked ? "Remove like" : "Like"}
         >
-          <span aria-hidden="true">{state.liked ? "♥" : "♡"}</span> <span className="like-count">{state.count}</span>
+          {/* The name says the action and the visible count ("Like 5"). */}
+          <span aria-hidden="true">{state.liked ? "♥" : "♡"}</span>
+          <span className="visually-hidden">{state.liked ? "Remove like" : "Like"}</span> <span className="like-count">{state.count}</span>
         </button>
       </form>
       {error && (

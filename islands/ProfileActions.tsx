@@ -14,6 +14,10 @@ export interface ProfileActionsProps {
 
 // ProfileActions: follow or unfollow the app, and sign out. Only a FOLLOWER
 // can unfollow; higher roles see their role instead of a button.
+const ROLE_WORDS: Record<string, string> = {
+  CREATOR: "Creator", ADMIN: "Admin", MODERATOR: "Moderator", SUBSCRIBER: "Subscriber", FOLLOWER: "Follower",
+};
+
 export default function ProfileActions(props: ProfileActionsProps) {
   const [role, setRole] = useState(props.role);
   const [can, setCan] = useState({ canFollow: props.canFollow, canUnfollow: props.canUnfollow });
@@ -61,7 +65,7 @@ export default function ProfileActions(props: ProfileActionsProps) {
   return (
     <div className="profile-actions">
       <p className="meta" data-role={role}>
-        {following ? "Role in this app: " + role.toLowerCase() : "You don't follow this app yet."}
+        {following ? "Role in this app: " + (ROLE_WORDS[role] ?? role.toLowerCase()) : "You don't follow this app yet."}
       </p>
       {/* Plain forms: without JavaScript they post and come back here. */}
       {can.canFollow && (

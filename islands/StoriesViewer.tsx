@@ -64,12 +64,11 @@ export default function StoriesViewer({ groups, canCreate, createHref, reportBas
                   e.preventDefault();
                   setOpen(i);
                 }}
-                aria-label={"Open stories of " + g.user.username}
               >
                 <span className="story-ring">
                   <Avatar name={g.user.username} media={thumb} size={60} />
                 </span>
-                <span className="story-name">{g.user.username}</span>
+                <span className="story-name"><span className="visually-hidden">Open stories of </span>{g.user.username}</span>
                 {g.stories.length > 1 && <span className="story-count">{`${g.stories.length} stories`}</span>}
               </a>
             </li>

@@ -7,8 +7,15 @@ export default function ErrorPage(props: PageProps) {
     <main className="page placeholder">
       <h1>{notFound ? "Not found" : "Something went wrong"}</h1>
       <p>{props.error}</p>
-      <p>
-        <a className="button" href="/apps">
+      <p className="form-actions centered">
+        {/* A failure that may pass (503: the database, the cache) offers
+            Retry (SPEC.md section 8: 'Failed to load app data' with Retry). */}
+        {props.status === 503 && (
+          <a className="button" href={props.path}>
+            Retry
+          </a>
+        )}
+        <a className={"button" + (props.status === 503 ? " button-secondary" : "")} href="/apps">
           Go to Marquee
         </a>
       </p>

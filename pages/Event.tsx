@@ -35,6 +35,8 @@ export default function Event(props: Props) {
       <div className="event-page">
         <Island name="BackButton" component={BackButton} props={{ fallback: events }} />
         {media.length > 0 && <Island name="EventCarousel" component={EventCarousel} props={{ media, name: event.name }} />}
+        {/* The facts, actions and attendees: beside the media on a desktop. */}
+        <div className="event-side">
         <Island
           name="EventDetails"
           component={EventDetails}
@@ -72,6 +74,7 @@ export default function Event(props: Props) {
             props={{ eventId: event.id, attendees: event.attendees, total: event.attendeePagination.total, canManage: event.permissions.canManageAttendees }}
           />
         )}
+        </div>
       </div>
     </Layout>
   );

@@ -43,7 +43,11 @@ export default function Events(props: Props) {
         </div>
         <div className="events-layout">
           {/* A plain GET form: filtering works without JavaScript and every
-              filtered list has its own URL. */}
+              filtered list has its own URL. On a phone it folds behind a
+              Filters button (details/summary, no JavaScript); it stays open
+              while a filter is on, and a desktop always shows it. */}
+          <details className="filters-fold" open={filtered || undefined}>
+          <summary className="button button-secondary filters-toggle">Filters</summary>
           <form className="event-filters" method="get" action={base + "/events"} aria-label="Filter events">
             <label>
               Search
@@ -75,6 +79,7 @@ export default function Events(props: Props) {
               </a>
             </div>
           </form>
+          </details>
           <div className="events-results">
             {props.error ? (
               <div className="state state-error" role="alert">

@@ -17,6 +17,30 @@ export default function ItemEdit(props: Props) {
       <a className="back-button" href={d.item ? base + "/store/items/" + d.item.id : base + "/store"}>← Back</a>
       <h1 className="page-title">{d.item ? "Edit Item" : "New Item"}</h1>
       <Island name="ItemForm" component={ItemForm} props={{ appId: app.id, appName: app.name, storeId: d.storeId, item: d.item, types: d.types, events: d.events ?? [], error: d.error }} />
+      {d.item && d.item.type === "DIGITAL" && (
+        // The files buyers download: private, never shown as item images.
+        <section className="item-files item-form" aria-label="Files buyers download">
+          <h2>Files buyers download</h2>
+          {d.filesNotice && <p className="added-alert" role="status">{d.filesNotice}</p>}
+          {d.filesError && <p className="inline-error" role="alert">{d.filesError}</p>}
+          {d.files.length === 0 ? (
+            <p className="meta">No files yet: buyers get nothing to download until you add one.</p>
+          ) : (
+            <ul className="file-list">
+              {d.files.map((f) => (
+                <li key={f.id}>{f.name + " · " + f.mimeType + " · " + f.size + " bytes"}</li>
+              ))}
+            </ul>
+          )}
+          <form method="post" action={base + "/store/items/" + d.item.id + "/files"} encType="multipart/form-data">
+            <label>
+              Add a file
+              <input type="file" name="file" required accept={d.fileTypes} />
+            </label>
+            <button type="submit" className="button">Upload file</button>
+          </form>
+        </section>
+      )}
     </Layout>
   );
 }

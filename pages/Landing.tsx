@@ -2,7 +2,7 @@ import { AuthButtons } from "./components/AuthButtons";
 import { ErrorState } from "./components/ErrorState";
 import { Layout } from "./components/Layout";
 import { formatDate, formatMoney, formatTime12, relativeTime, truncate } from "./lib/format";
-import { FULL_WIDTH, Img } from "./lib/img";
+import { Img } from "./lib/img";
 import { appSeo, SeoHead } from "./lib/seo";
 import { displayTitle } from "./components/Header";
 import { Plans } from "./components/Plans";
@@ -124,94 +124,100 @@ export default function Landing(props: Props) {
   return (
     <Layout props={props}>
       {app.banner && (
-        <Img className="banner" media={app.banner} alt={displayTitle(app) + " banner"} sizes={FULL_WIDTH} fallback={[1200, 400]} priority />
+        <Img className="banner" media={app.banner} alt={displayTitle(app) + " banner"} sizes="(max-width: 1200px) 100vw, 1200px" fallback={[1200, 400]} priority />
       )}
       <div className="landing">
-        <h1 className="landing-title">{displayTitle(app)}</h1>
-        {app.bio && <div className="bio" dangerouslySetInnerHTML={{ __html: app.bio }} />}
+        {/* On a desktop the creator's side (name, bio, links, the gate)
+            is a column beside the content; on a phone one above it. */}
+        <div className="landing-side side-column">
+          <h1 className="landing-title">{displayTitle(app)}</h1>
+          {app.bio && <div className="bio" dangerouslySetInnerHTML={{ __html: app.bio }} />}
 
-        {!signedIn && <AuthButtons authUrl={props.authUrl} appName={app.name} />}
+          {!signedIn && <AuthButtons authUrl={props.authUrl} appName={app.name} />}
 
-        {links.length > 0 && (
-          <section className={"links links-" + (f.links.settings.layout || "grid")} aria-label="Links">
-            <h2 className="visually-hidden">Links</h2>
-            <ul>
-              {links.map((l) => (
-                <li key={l.id}>
-                  <a href={l.url} rel="noopener noreferrer" target="_blank">
-                    {/* A background image, so a missing icon leaves a plain tile
-                        instead of a broken-image icon. */}
-                    <span className="favicon" aria-hidden="true" style={{ backgroundImage: `url("${faviconUrl(app.name, l.url)}")` }} />
-                    <span>{l.title}</span>
-                  </a>
-                </li>
-              ))}
-            </ul>
-          </section>
-        )}
+          {links.length > 0 && (
+            <section className={"links links-" + (f.links.settings.layout || "grid")} aria-label="Links">
+              <h2 className="visually-hidden">Links</h2>
+              <ul>
+                {links.map((l) => (
+                  <li key={l.id}>
+                    <a href={l.url} rel="noopener noreferrer" target="_blank">
+                      {/* A background image, so a missing icon leaves a plain tile
+                          instead of a broken-image icon. */}
+                      <span className="favicon" aria-hidden="true" style={{ backgroundImage: `url("${faviconUrl(app.name, l.url)}")` }} />
+                      <span>{l.title}</span>
+                    </a>
+                  </li>
+                ))}
+              </ul>
+            </section>
+          )}
 
-        {gated && (
-          <section className="landing-section gate" aria-label="Subscription required">
-            <h2>Members only</h2>
-            <p>{props.data.description || "Subscribe to see everything " + displayTitle(app) + " shares with members."}</p>
-            <Plans plans={props.data.plans ?? []} appName={app.name} signedIn={signedIn} authUrl={props.authUrl} error={props.data.plansError} />
-            {signedIn && (
-              // The profile is behind the gate too: its exits are here.
-              <div className="gate-exits">
-                {props.viewer.permissions.canUnfollow && (
-                  <form method="post" action={base + "/unfollow"}>
-                    <button type="submit" className="button button-secondary">Unfollow</button>
+          {gated && (
+            <section className="landing-section gate" aria-label="Subscription required">
+              <h2>Members only</h2>
+              <p>{props.data.description || "Subscribe to see everything " + displayTitle(app) + " shares with members."}</p>
+              <Plans plans={props.data.plans ?? []} appName={app.name} signedIn={signedIn} authUrl={props.authUrl} error={props.data.plansError} />
+              {signedIn && (
+                // The profile is behind the gate too: its exits are here.
+                <div className="gate-exits">
+                  {props.viewer.permissions.canUnfollow && (
+                    <form method="post" action={base + "/unfollow"}>
+                      <button type="submit" className="button button-secondary">Unfollow</button>
+                    </form>
+                  )}
+                  <form method="post" action={base + "/signout"}>
+                    <button type="submit" className="button button-secondary">Sign Out</button>
                   </form>
-                )}
-                <form method="post" action={base + "/signout"}>
-                  <button type="submit" className="button button-secondary">Sign Out</button>
-                </form>
-              </div>
-            )}
-          </section>
-        )}
+                </div>
+              )}
+            </section>
+          )}
 
-        {previews && f.community.enabled && (
-          <Section title="Posts" viewAll={viewAll("/community")}>
-            {app.recentPosts.length === 0 ? (
-              <p className="empty">{EMPTY}</p>
-            ) : (
-              <ul className="card-list">
-                {app.recentPosts.map((p) => (
-                  <PostCard key={p.id} post={p} base={base} now={props.now} />
-                ))}
-              </ul>
-            )}
-          </Section>
-        )}
+        </div>
+        <div className="landing-main content-column">
+          {previews && f.community.enabled && (
+            <Section title="Posts" viewAll={viewAll("/community")}>
+              {app.recentPosts.length === 0 ? (
+                <p className="empty">{EMPTY}</p>
+              ) : (
+                <ul className="card-list">
+                  {app.recentPosts.map((p) => (
+                    <PostCard key={p.id} post={p} base={base} now={props.now} />
+                  ))}
+                </ul>
+              )}
+            </Section>
+          )}
 
-        {previews && f.events.enabled && (
-          <Section title="Upcoming Events" viewAll={viewAll("/events")}>
-            {app.upcomingEvents.length === 0 ? (
-              <p className="empty">{EMPTY}</p>
-            ) : (
-              <ul className="card-list">
-                {app.upcomingEvents.map((e) => (
-                  <EventCard key={e.id} event={e} base={base} />
-                ))}
-              </ul>
-            )}
-          </Section>
-        )}
+          {previews && f.events.enabled && (
+            <Section title="Upcoming Events" viewAll={viewAll("/events")}>
+              {app.upcomingEvents.length === 0 ? (
+                <p className="empty">{EMPTY}</p>
+              ) : (
+                <ul className="card-list">
+                  {app.upcomingEvents.map((e) => (
+                    <EventCard key={e.id} event={e} base={base} />
+                  ))}
+                </ul>
+              )}
+            </Section>
+          )}
 
-        {previews && f.store.enabled && (
-          <Section title="Featured Items" viewAll={viewAll("/store")}>
-            {app.featuredStoreItems.length === 0 ? (
-              <p className="empty">{EMPTY}</p>
-            ) : (
-              <ul className="item-grid">
-                {app.featuredStoreItems.map((i) => (
-                  <ItemCard key={i.id} item={i} base={base} />
-                ))}
-              </ul>
-            )}
-          </Section>
-        )}
+          {previews && f.store.enabled && (
+            <Section title="Featured Items" viewAll={viewAll("/store")}>
+              {app.featuredStoreItems.length === 0 ? (
+                <p className="empty">{EMPTY}</p>
+              ) : (
+                <ul className="item-grid">
+                  {app.featuredStoreItems.map((i) => (
+                    <ItemCard key={i.id} item={i} base={base} />
+                  ))}
+                </ul>
+              )}
+            </Section>
+          )}
+        </div>
       </div>
     </Layout>
   );

@@ -6,7 +6,7 @@ import { OrderSummary } from "./components/OrderSummary";
 import { formatDateTime, formatMoney } from "./lib/format";
 import { methodLabel, parseAddress, statusLabels } from "./lib/orders";
 import { appSeo, SeoHead } from "./lib/seo";
-import type { OrderData, PageProps } from "./lib/types";
+import type { OrderData, OrderView, PageProps } from "./lib/types";
 
 type Props = PageProps<OrderData>;
 
@@ -99,7 +99,7 @@ export default function Order(props: Props) {
         )}
         <section>
           <h2>Payment</h2>
-          <p>{methodLabel(o.paymentMethod) + (o.paidAt ? " · paid" : " · not paid yet")}</p>
+          <p className="payment-state">{methodLabel(o.paymentMethod) + " · " + paymentState(o)}</p>
         </section>
         {o.notes && (
           <section>
@@ -148,4 +148,12 @@ export function head(props: Props) {
 
 export function status(props: Props) {
   return props.status ?? 200;
+}
+
+// paymentState words where the money is: a refund gives it back, so a
+// refunded order no longer says "paid".
+function paymentState(o: OrderView): string {
+  if (o.status === "REFUNDED") return "refunded";
+  if (o.status === "CANCELLED" && !o.paidAt) return "not paid";
+  return o.paidAt ? "paid" : "not paid yet";
 }

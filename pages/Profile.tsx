@@ -21,7 +21,10 @@ type Props = PageProps<{
   canSeeDonations: boolean;
   pictureNotice: string;
   pictureOk: boolean;
+  joined: boolean;
 }>;
+
+const APP_STATUS: Record<string, string> = { PUBLIC: "Public", SUSPENDED: "Suspended" };
 
 const STATUS_TEXT: Record<string, string> = {
   ACTIVE: "Active",
@@ -32,12 +35,17 @@ const STATUS_TEXT: Record<string, string> = {
 
 // Membership: the paid membership and its Cancel / Keep button (a form, so
 // it works without JavaScript).
-function Membership({ m, base }: { m: SubscriptionStatus; base: string }) {
+function Membership({ m, base, joined }: { m: SubscriptionStatus; base: string; joined: boolean }) {
   if (m.status === "NONE") return null;
   const end = m.currentPeriodEnd ? formatDate(m.currentPeriodEnd) : "";
   return (
     <section className="profile-membership" aria-label="Membership">
       <h2>Membership</h2>
+      {joined && (
+        <p className="notice" role="status">
+          {"Welcome! Your membership is active" + (m.currentPeriodEnd ? " until " + formatDate(m.currentPeriodEnd) : "") + "."}
+        </p>
+      )}
       <p>
         {m.plan ? m.plan.name + " · " + formatMoney(m.plan.price, m.plan.currency) + " / " + (m.plan.billingCycle === "YEARLY" ? "year" : "month") : "Membership"}
         <span className="badge">{STATUS_TEXT[m.status] ?? m.status}</span>
@@ -109,7 +117,7 @@ export default function Profile(props: Props) {
         {props.data.isCreator && (
           <dl className="app-facts">
             <dt>App status</dt>
-            <dd>{app.status}</dd>
+            <dd>{APP_STATUS[app.status] ?? app.status}</dd>
             <dt>Version</dt>
             <dd>{app.version}</dd>
           </dl>
@@ -128,7 +136,7 @@ export default function Profile(props: Props) {
           }}
         />
 
-        {props.data.membership && <Membership m={props.data.membership} base={base} />}
+        {props.data.membership && <Membership m={props.data.membership} base={base} joined={props.data.joined} />}
 
         <p>
           <a className="account-settings-link" href={props.authUrl + "/authenticate/account?app=" + encodeURIComponent(app.name)}>
@@ -198,7 +206,7 @@ function NotificationSettings({ base, prefs }: { base: string; prefs: Notificati
           {prefs.kinds.map((k) => (
             <label className="check" key={"email-" + k}>
               <input type="checkbox" name="emailMutedKinds" value={k} defaultChecked={prefs.emailMutedKinds.includes(k)} />
-              <span>{"No e-mail about " + (kindLabels[k] ?? k).toLowerCase()}</span>
+              <span>{"No e-mail about " + lowerFirst(kindLabels[k] ?? k)}</span>
             </label>
           ))}
         </fieldset>
@@ -217,4 +225,10 @@ export function head(props: Props) {
       <meta name="robots" content="noindex" />
     </>
   );
+}
+
+// lowerFirst lowers a label's first letter only ("Changes to events I
+// attend" stays with its "I").
+function lowerFirst(s: string): string {
+  return s.charAt(0).toLowerCase() + s.slice(1);
 }

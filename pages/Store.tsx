@@ -59,6 +59,11 @@ export default function Store(props: Props) {
             </a>
           </nav>
         </div>
+        {/* On a phone the filters fold behind a Filters button (details/
+            summary, no JavaScript); open while one is on; a desktop always
+            shows them. */}
+        <details className="filters-fold" open={Boolean(f.search || f.type || f.min || f.max || f.inStock) || undefined}>
+        <summary className="button button-secondary filters-toggle">Filters</summary>
         <form className="store-filters" method="get" action={base + "/store"}>
           <input type="search" name="search" defaultValue={f.search} placeholder="Search items" aria-label="Search items" />
           <select name="type" defaultValue={f.type} aria-label="Type">
@@ -75,16 +80,20 @@ export default function Store(props: Props) {
           <button type="submit" className="button">Apply</button>
           <a href={base + "/store"} className="reset">Reset</a>
         </form>
+        </details>
         {props.error ? (
           <ErrorState message={props.error} retryHref={props.path} />
         ) : d.items.length === 0 ? (
           <p className="empty state">No items found</p>
         ) : (
+          <>
+          <h2 className="visually-hidden">Items</h2>
           <ul className="item-grid store-grid">
-            {d.items.map((item) => (
-              <StoreCard key={item.id} item={item} base={base} />
+            {d.items.map((item, i) => (
+              <StoreCard key={item.id} item={item} base={base} priority={i < FIRST_ROW} />
             ))}
           </ul>
+          </>
         )}
         {p && p.totalPages > 1 && (
           <nav className="pager" aria-label="Pages">
@@ -98,13 +107,18 @@ export default function Store(props: Props) {
   );
 }
 
-function StoreCard({ item, base }: { item: ItemView; base: string }) {
+// FIRST_ROW: the cards of the first screen (a desktop row, two phone rows)
+// load eagerly and first: they are the store's largest paint. The rest wait
+// until they are near.
+const FIRST_ROW = 4;
+
+function StoreCard({ item, base, priority }: { item: ItemView; base: string; priority: boolean }) {
   const image = item.media[0];
   const off = discountPercent(item.price, item.comparePrice);
   return (
     <li className="card item-card">
       <a href={base + "/store/items/" + item.id}>
-        {image ? <Img media={image} alt="" sizes="(max-width: 720px) 50vw, 230px" box={[230, 230]} /> : <span className="item-placeholder" />}
+        {image ? <Img media={image} alt="" sizes="(max-width: 720px) 50vw, (max-width: 1023px) 230px, 260px" box={[260, 260]} priority={priority} /> : <span className="item-placeholder" />}
         <h3>{item.name}</h3>
         <p className="meta">{truncate(item.description, 80)}</p>
         <p className="price">

@@ -20,6 +20,7 @@ export default function Studio(props: Props) {
     ["plans", "Plans", "/studio/plans"],
     ["members", "Members", "/studio/members"],
     ["analytics", "Analytics", "/studio/analytics"],
+    ["payouts", "Payouts", "/studio/payouts"],
     ["moderation", "Moderation", "/studio/moderation"],
   ];
   return (
@@ -51,6 +52,7 @@ export default function Studio(props: Props) {
         {d.section === "plans" && <PlansSection props={props} />}
         {d.section === "members" && <MembersSection props={props} />}
         {d.section === "analytics" && <AnalyticsSection props={props} />}
+        {d.section === "payouts" && <PayoutsSection props={props} />}
       </div>
     </Layout>
   );
@@ -538,6 +540,117 @@ export function head(props: Props) {
     <>
       <title>{"Studio · " + (app?.settings.basic.displayName || app?.name || "")}</title>
       <meta name="robots" content="noindex" />
+    </>
+  );
+}
+
+const payoutStates: Record<string, [string, string]> = {
+  NOT_CONNECTED: ["Not connected", "Connect a Stripe account so card payments reach you directly."],
+  ONBOARDING: ["Setup not finished", "Stripe still needs some details before it can take payments for you."],
+  PENDING: ["Being checked", "Your details are with Stripe; card payments start once it enables charges."],
+  RESTRICTED: ["Restricted", "Stripe has paused payments for this account. Open the Stripe dashboard to see why."],
+  ACTIVE: ["Active", "Card payments go to your Stripe account, less the platform fee."],
+};
+
+// PayoutsSection: the app's Stripe Connect account and the creator's
+// statement (issue 24). Every action is a form or a link.
+function PayoutsSection({ props }: { props: Props }) {
+  const p = props.data.payouts!;
+  const base = "/apps/" + props.app!.name + "/studio/payouts";
+  const [label, help] = payoutStates[p.state] || [p.state, ""];
+  const st = p.statement;
+  return (
+    <>
+      <section className="studio-card" aria-labelledby="payouts-h">
+        <h2 id="payouts-h">Payouts</h2>
+        {!p.cardConfigured && <p className="hint">Card payments are not configured on this platform; wallet payments still count below.</p>}
+        {p.cardConfigured && (
+          <>
+            <p>
+              Stripe account: <strong className={"payout-state state-" + p.state.toLowerCase()} data-state={p.state}>{label}</strong>
+              {p.accountId && <span className="hint"> ({p.accountId})</span>}
+            </p>
+            <p className="hint">{help}</p>
+            {p.state !== "NOT_CONNECTED" && (
+              <ul className="payout-flags">
+                <li>Charges: {p.chargesEnabled ? "enabled" : "not yet"}</li>
+                <li>Payouts to your bank: {p.payoutsEnabled ? "enabled" : "not yet"}</li>
+                <li>Details submitted: {p.detailsSubmitted ? "yes" : "no"}</li>
+              </ul>
+            )}
+            {p.currentlyDue.length > 0 && (
+              <div className="payout-due">
+                <p>Stripe needs:</p>
+                <ul>
+                  {p.currentlyDue.map((r) => (
+                    <li key={r}>{r.replace(/[._]/g, " ")}</li>
+                  ))}
+                </ul>
+              </div>
+            )}
+            {p.payoutsRequired && p.state !== "ACTIVE" && <p className="hint">Fans can pay this app by card once the account is active.</p>}
+            {p.canManage && (
+              <div className="payout-actions">
+                {p.state !== "ACTIVE" && (
+                  <form method="post" action={base + "/connect"}>
+                    <button type="submit" className="button">{p.state === "NOT_CONNECTED" ? "Connect with Stripe" : "Continue Stripe setup"}</button>
+                  </form>
+                )}
+                {p.detailsSubmitted && (
+                  <form method="post" action={base + "/dashboard"}>
+                    <button type="submit" className="button button-secondary">Stripe dashboard</button>
+                  </form>
+                )}
+              </div>
+            )}
+            {!p.canManage && <p className="hint">Only the app's creator can connect or change the Stripe account.</p>}
+          </>
+        )}
+        <p className="hint">Platform fee: {p.feePercent}% of each payment.</p>
+      </section>
+      <section className="studio-card" aria-labelledby="balance-h">
+        <h2 id="balance-h">Balance</h2>
+        <p className="big-number" data-testid="payout-balance">{formatMoney(st.balance, st.currency)}</p>
+        <p className="hint">What this app earned, net of platform fees and refunds.</p>
+      </section>
+      <section className="studio-card" aria-labelledby="statement-h">
+        <h2 id="statement-h">Statement by month</h2>
+        <p className="exports">
+          <a href={base + "/statement.csv"}>Export CSV</a>
+        </p>
+        {st.months.length === 0 ? (
+          <p className="hint">Nothing yet: payments appear here as they arrive.</p>
+        ) : (
+          <div className="table-wrap">
+            <table className="studio-table statement">
+              <thead>
+                <tr>
+                  <th scope="col">Month</th>
+                  <th scope="col">Payments</th>
+                  <th scope="col">Gross</th>
+                  <th scope="col">Platform fees</th>
+                  <th scope="col">Refunds</th>
+                  <th scope="col">Fees back</th>
+                  <th scope="col">Net</th>
+                </tr>
+              </thead>
+              <tbody>
+                {[...st.months.map((m) => [m.month, m] as const), ["Total", st.totals] as const].map(([name, m]) => (
+                  <tr key={name}>
+                    <th scope="row">{name}</th>
+                    <td>{m.payments}</td>
+                    <td>{formatMoney(m.gross, st.currency)}</td>
+                    <td>{formatMoney(-m.fees, st.currency)}</td>
+                    <td>{formatMoney(-m.refunds, st.currency)}</td>
+                    <td>{formatMoney(m.feesRefunded, st.currency)}</td>
+                    <td>{formatMoney(m.net, st.currency)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
     </>
   );
 }

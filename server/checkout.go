@@ -61,7 +61,7 @@ func (s *Server) pageCheckout(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	base := "/apps/" + url.PathEscape(sc.App.Name)
-	d.StoreID, d.Payment = sc.App.Store.ID, s.paymentConfig()
+	d.StoreID, d.Payment = sc.App.Store.ID, s.paymentConfig(c.Request().Context(), sc.App.ID)
 	d.Address.Country = "US"
 	bal, err := s.store.WalletBalance(ctx, sc.App.ID, sc.User.ID)
 	if err != nil {

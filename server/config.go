@@ -34,6 +34,9 @@ type Config struct {
 	// it is http://localhost:<port> and follows the port Listen binds.
 	publicURLFromPort, authURLFromPort bool
 	SecretKey                          string
+	// DownloadTypes lists the file extensions a DIGITAL item may deliver
+	// (DOWNLOAD_TYPES, comma separated; empty means defaultDownloadTypes).
+	DownloadTypes string
 	// CookieDomain lets the main and auth hosts share the session cookie in
 	// production (e.g. ".example.com"); empty means host-only.
 	CookieDomain string
@@ -71,6 +74,15 @@ type Config struct {
 	WalletEnabled bool
 	Stripe        StripeConfig
 	PayPal        PayPalConfig
+	// PayoutsRequired (PAYOUTS_REQUIRED, default true) offers card
+	// payments of an app only once its Stripe Connect account can take
+	// charges; false sends them to the platform's own Stripe account
+	// while the app has none. The zero Config (tests) leaves it off.
+	PayoutsRequired bool
+	// PlatformFeeBP is the platform's fee on every payment in basis
+	// points (PLATFORM_FEE_PERCENT, default 0, up to two decimals); the
+	// operator may set another per app (marquee payouts fee).
+	PlatformFeeBP int64
 	// DrainDelay is how long a shutdown keeps serving after /healthz turned
 	// 503, so load balancers stop sending before the listeners close.
 	DrainDelay time.Duration
@@ -99,6 +111,10 @@ type StripeConfig struct {
 	SecretKey      string
 	PublishableKey string
 	WebhookSecret  string
+	// ConnectWebhookSecret signs the Connect endpoint's events
+	// (STRIPE_CONNECT_WEBHOOK_SECRET): a Connect endpoint is a webhook
+	// endpoint of its own in Stripe, with its own secret.
+	ConnectWebhookSecret string
 	// APIBase points the client at stripe-mock or a fake in tests; empty
 	// means Stripe itself.
 	APIBase string
@@ -189,6 +205,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		PushSubscriber: get("PUSH_SUBSCRIBER", ""),
 		CookieDomain:   get("COOKIE_DOMAIN", ""),
 		MetricsToken:   get("METRICS_TOKEN", ""),
+		DownloadTypes:  get("DOWNLOAD_TYPES", ""),
 	}
 	cfg.publicURLFromPort = strings.TrimSpace(getenv("PUBLIC_URL")) == ""
 	cfg.authURLFromPort = strings.TrimSpace(getenv("AUTH_URL")) == ""
@@ -237,16 +254,23 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		return Config{}, fmt.Errorf("MIGRATION_LOCK_TIMEOUT: want a positive duration such as 5m, got %q", get("MIGRATION_LOCK_TIMEOUT", ""))
 	}
 	cfg.Stripe = StripeConfig{
-		SecretKey:      get("STRIPE_SECRET_KEY", ""),
-		PublishableKey: get("STRIPE_PUBLISHABLE_KEY", ""),
-		WebhookSecret:  get("STRIPE_WEBHOOK_SECRET", ""),
-		APIBase:        strings.TrimRight(get("STRIPE_API_BASE", ""), "/"),
+		SecretKey:            get("STRIPE_SECRET_KEY", ""),
+		PublishableKey:       get("STRIPE_PUBLISHABLE_KEY", ""),
+		WebhookSecret:        get("STRIPE_WEBHOOK_SECRET", ""),
+		ConnectWebhookSecret: get("STRIPE_CONNECT_WEBHOOK_SECRET", ""),
+		APIBase:              strings.TrimRight(get("STRIPE_API_BASE", ""), "/"),
 	}
 	cfg.PayPal = PayPalConfig{
 		ClientID:     get("PAYPAL_CLIENT_ID", ""),
 		ClientSecret: get("PAYPAL_CLIENT_SECRET", ""),
 		APIBase:      strings.TrimRight(get("PAYPAL_API_BASE", PayPalSandbox), "/"),
 		WebhookID:    get("PAYPAL_WEBHOOK_ID", ""),
+	}
+	if cfg.PayoutsRequired, err = parseSwitch("PAYOUTS_REQUIRED", get("PAYOUTS_REQUIRED", "true")); err != nil {
+		return Config{}, err
+	}
+	if cfg.PlatformFeeBP, err = ParsePercentBP(get("PLATFORM_FEE_PERCENT", "0")); err != nil {
+		return Config{}, fmt.Errorf("PLATFORM_FEE_PERCENT: %w", err)
 	}
 	if fileErr != nil {
 		return Config{}, fileErr
@@ -260,7 +284,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 // secretVariables may be given as NAME_FILE instead.
 var secretVariables = map[string]bool{
 	"DATABASE_URL": true, "REDIS_URL": true, "SECRET_KEY": true, "S3_ACCESS_KEY": true, "S3_SECRET_KEY": true,
-	"STRIPE_SECRET_KEY": true, "STRIPE_WEBHOOK_SECRET": true, "PAYPAL_CLIENT_SECRET": true, "SMTP_URL": true,
+	"STRIPE_SECRET_KEY": true, "STRIPE_WEBHOOK_SECRET": true, "STRIPE_CONNECT_WEBHOOK_SECRET": true, "PAYPAL_CLIENT_SECRET": true, "SMTP_URL": true,
 	"METRICS_TOKEN": true,
 }
 
@@ -415,4 +439,22 @@ func (c Config) Mailer() *mail.Sender {
 		}
 	}
 	return &mail.Sender{Transport: t, From: c.MailFrom, Sites: mail.Sites{Main: c.PublicURL, Auth: c.AuthURL}}
+}
+
+// ParsePercentBP reads a percentage from 0 to 100 with at most two decimals
+// ("5", "2.5", "12.25") into basis points.
+func ParsePercentBP(v string) (int64, error) {
+	v = strings.TrimSuffix(strings.TrimSpace(v), "%")
+	whole, frac, _ := strings.Cut(v, ".")
+	if whole == "" || len(frac) > 2 {
+		return 0, fmt.Errorf("want a percentage from 0 to 100 with at most two decimals, got %q", v)
+	}
+	for len(frac) < 2 {
+		frac += "0"
+	}
+	bp, err := strconv.ParseInt(whole+frac, 10, 64)
+	if err != nil || bp < 0 || bp > 10000 || strings.HasPrefix(whole, "-") || strings.HasPrefix(whole, "+") {
+		return 0, fmt.Errorf("want a percentage from 0 to 100 with at most two decimals, got %q", v)
+	}
+	return bp, nil
 }

@@ -52,4 +52,9 @@ func TestContentSecurityPolicy(t *testing.T) {
 		!strings.Contains(f, "https://api-m.sandbox.paypal.com") || strings.Contains(f, "paypal.com/") {
 		t.Errorf("paypal form-action: %s", policy)
 	}
+	// Payouts: the studio's Connect and dashboard forms are redirected to
+	// Stripe's hosted Connect pages.
+	if f := directive(policy, "form-action"); !strings.Contains(f, "https://connect.stripe.com") {
+		t.Errorf("connect form-action: %s", policy)
+	}
 }

@@ -298,7 +298,7 @@ func (s *Server) renderDonate(c echo.Context, data DonateData, status int) error
 		return err
 	}
 	data.SuggestedAmounts = sc.App.Settings.Features.Donations.Settings.SuggestedAmounts
-	data.CardEnabled = s.payments.Enabled(payments.Stripe)
+	data.CardEnabled = s.cardOffered(ctx, sc.App.ID)
 	if data.SuggestedAmounts == nil {
 		data.SuggestedAmounts = []int64{}
 	}

@@ -8,7 +8,6 @@ import (
 	"image/png"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -22,6 +21,7 @@ import (
 	"marquee/scripts/seed"
 	"marquee/server/jobs"
 	"marquee/server/media"
+	"marquee/server/testproc"
 	"marquee/store"
 	"marquee/store/storetest"
 )
@@ -241,7 +241,7 @@ func TestMediaUploadLocalSize(t *testing.T) {
 	})
 }
 
-// startMinIO runs a real MinIO server on a free port for the test. A missing
+// startMinIO runs a real MinIO server on a port of its own for the test. A missing
 // binary fails the test: the S3 path must be exercised, not skipped.
 func startMinIO(t *testing.T) media.S3Options {
 	t.Helper()
@@ -253,34 +253,20 @@ func startMinIO(t *testing.T) media.S3Options {
 			t.Fatalf("minio binary not found on PATH or in ~/go/bin (go install github.com/minio/minio@latest)")
 		}
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	cmd := exec.Command(bin, "server", "--quiet", "--address", addr, "--console-address", "127.0.0.1:0", t.TempDir())
-	cmd.Env = append(os.Environ(), "MINIO_ROOT_USER=marquee-test", "MINIO_ROOT_PASSWORD=marquee-test-secret", "MINIO_BROWSER=off")
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start minio: %v", err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		res, err := http.Get("http://" + addr + "/minio/health/live")
-		if err == nil {
-			res.Body.Close()
-			if res.StatusCode == 200 {
-				break
+	addr := testproc.Start(t, "minio",
+		func(addr string) *exec.Cmd {
+			cmd := exec.Command(bin, "server", "--quiet", "--address", addr, "--console-address", "127.0.0.1:0", t.TempDir())
+			cmd.Env = append(os.Environ(), "MINIO_ROOT_USER=marquee-test", "MINIO_ROOT_PASSWORD=marquee-test-secret", "MINIO_BROWSER=off")
+			return cmd
+		},
+		func(addr string) bool {
+			res, err := http.Get("http://" + addr + "/minio/health/live")
+			if err != nil {
+				return false
 			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("minio did not become live: %s", logs.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+			res.Body.Close()
+			return res.StatusCode == http.StatusOK
+		})
 	return media.S3Options{Endpoint: addr, AccessKey: "marquee-test", SecretKey: "marquee-test-secret", Bucket: "marquee-test", Region: "us-east-1"}
 }
 

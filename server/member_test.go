@@ -215,6 +215,11 @@ func TestMembershipPlanCheckoutForm(t *testing.T) {
 		{name: "pay with the wallet", method: "POST", path: "/apps/demo/checkout/plan/" + f.planItemID, as: "follower@demo.test",
 			headers: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, status: 303},
 		{name: "in", path: "/apps/demo/community", as: "follower@demo.test", status: 200},
+		// The form lands on the profile, which confirms the membership.
+		{name: "confirmed", path: "/apps/demo/profile?joined=1", as: "follower@demo.test", status: 200,
+			contains: []string{"Welcome! Your membership is active until"}},
+		{name: "no confirmation without a membership", path: "/apps/demo/profile?joined=1", as: "moderator@demo.test", status: 200,
+			absent: []string{"Welcome! Your membership is active"}},
 		{name: "a second purchase is refused for money, not silently", method: "POST", path: "/apps/demo/checkout/plan/" + f.planItemID,
 			as: "follower@demo.test", headers: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, status: 402,
 			contains: []string{"Insufficient wallet balance"}},

@@ -102,6 +102,14 @@ func contentSecurityPolicy(cfg Config) string {
 		// only on the checkout's payment step.
 		scripts += " https://js.stripe.com"
 		frames = "; frame-src https://js.stripe.com https://hooks.stripe.com"
+		// The studio's Payouts forms are redirected to Stripe's hosted
+		// Connect onboarding and Express dashboard (connect.stripe.com),
+		// which form-action governs in Chromium; with another API base (a
+		// fake in tests) its own pages stand in for them.
+		forms += " https://connect.stripe.com"
+		if o := origin(cfg.Stripe.APIBase); o != "" {
+			forms += " " + o
+		}
 	}
 	if cfg.PayPal.Enabled() {
 		// The pay form without JavaScript is redirected to PayPal's

@@ -55,7 +55,16 @@ func (s *Server) loadOrders(ctx context.Context, sc *Scope, all bool, status str
 	if !all {
 		f.UserID = sc.User.ID
 	}
-	return s.store.Orders(ctx, f)
+	orders, p, err := s.store.Orders(ctx, f)
+	if err != nil {
+		return nil, p, err
+	}
+	for i := range orders {
+		if err := s.signDownloads(ctx, sc.App.Name, &orders[i]); err != nil {
+			return nil, p, err
+		}
+	}
+	return orders, p, nil
 }
 
 // loadOrder is the one loader of an order: a member sees only their own
@@ -66,7 +75,14 @@ func (s *Server) loadOrder(ctx context.Context, sc *Scope, orderID string) (*sto
 		userID = ""
 	}
 	o, err := s.store.OrderOf(ctx, sc.App.Store.ID, userID, orderID)
-	return o, orderError(err)
+	if err != nil {
+		return nil, orderError(err)
+	}
+	// The buyer's files, by links signed for the buyer.
+	if err := s.signDownloads(ctx, sc.App.Name, o); err != nil {
+		return nil, err
+	}
+	return o, nil
 }
 
 // GET /api/store/:storeId/orders: the viewer's orders, newest first.
@@ -311,17 +327,20 @@ type PaymentConfig struct {
 	DefaultMethod string   `json:"defaultMethod"`
 }
 
-func (s *Server) paymentConfig() PaymentConfig {
+func (s *Server) paymentConfig(ctx context.Context, appID string) PaymentConfig {
 	var pc PaymentConfig
 	pc.Crypto.Enabled = s.payments.Enabled(payments.Wallet)
 	pc.PayPal.Enabled = s.payments.Enabled(payments.PayPal)
-	if s.payments.Enabled(payments.Stripe) {
+	card := s.cardOffered(ctx, appID)
+	if card {
 		// Public by design: the browser's Stripe.js needs it.
 		pc.Stripe.PublishableKey = s.cfg.Stripe.PublishableKey
 	}
-	pc.Methods = s.payments.Names()
-	if pc.Methods == nil {
-		pc.Methods = []string{}
+	pc.Methods = []string{}
+	for _, m := range s.payments.Names() {
+		if m != payments.Stripe || card {
+			pc.Methods = append(pc.Methods, m)
+		}
 	}
 	if len(pc.Methods) > 0 {
 		pc.DefaultMethod = pc.Methods[0]
@@ -331,8 +350,9 @@ func (s *Server) paymentConfig() PaymentConfig {
 
 // GET /api/store/:storeId/stripe-payments/config
 func (s *Server) apiPaymentConfig(c echo.Context) error {
-	if _, err := s.scopeOfStore(c, c.Param("storeId")); err != nil {
+	sc, err := s.scopeOfStore(c, c.Param("storeId"))
+	if err != nil {
 		return err
 	}
-	return respond(c, http.StatusOK, s.paymentConfig())
+	return respond(c, http.StatusOK, s.paymentConfig(c.Request().Context(), sc.App.ID))
 }

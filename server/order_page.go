@@ -134,7 +134,14 @@ func (s *Server) formManageOrder(c echo.Context) error {
 	if strings.Contains(back, "?") {
 		sep = "&"
 	}
-	return c.Redirect(http.StatusSeeOther, back+sep+"notice="+url.QueryEscape("Order "+o.OrderNumber+" is now "+o.Status))
+	return c.Redirect(http.StatusSeeOther, back+sep+"notice="+url.QueryEscape("Order "+o.OrderNumber+" is now "+orderStatusWords[o.Status]))
+}
+
+// orderStatusWords are the status labels of SPEC.md section 4 (the pages'
+// statusLabels), for the notices the server words itself.
+var orderStatusWords = map[string]string{
+	store.OrderPending: "Awaiting Payment", store.OrderPaid: "Payment Confirmed", store.OrderProcessing: "Processing",
+	store.OrderShipped: "Shipped", store.OrderDelivered: "Delivered", store.OrderCancelled: "Cancelled", store.OrderRefunded: "Refunded",
 }
 
 // PaymentSuccessData is the payment-success page: missing (no processor or

@@ -108,6 +108,6 @@ func testCheckoutWithoutJavaScript(t *testing.T, ts *testServer) {
 	creator.page(loc, 200, "✕")
 	creator.form("/apps/demo/manage/orders/"+orderID, url.Values{"status": {"PROCESSING"}})
 	loc = creator.form("/apps/demo/manage/orders/"+orderID, url.Values{"status": {"SHIPPED"}, "trackingNumber": {"1Z999AA10123456784"}, "filter": {"PAID"}})
-	creator.page(loc, 200, "is now SHIPPED")
+	creator.page(loc, 200, "is now Shipped")
 	buyer.page("/apps/demo/orders/"+orderID, 200, "Shipped", "Tracking number: 1Z999AA10123456784", "Please gift wrap", "Portland")
 }

@@ -55,7 +55,7 @@ func (s *Server) pageProps(c echo.Context, sc *Scope) PageProps {
 		Path: c.Request().URL.Path, PublicURL: s.cfg.PublicURL, AuthURL: s.cfg.AuthURL,
 		Now: time.Now().UTC(), Viewer: ViewerProps{Role: store.RolePublic},
 	}
-	if s.payments.Enabled(payments.Stripe) {
+	if s.payments.Enabled(payments.Stripe) && (sc == nil || s.cardOffered(c.Request().Context(), sc.App.ID)) {
 		p.StripeKey = s.cfg.Stripe.PublishableKey
 	}
 	if sc != nil {

@@ -24,6 +24,7 @@ func (s *Server) registerCardAndPayPal(d Deps) {
 			Client: stripe.NewClient(stripe.Options{SecretKey: d.Config.Stripe.SecretKey, WebhookSecret: d.Config.Stripe.WebhookSecret,
 				APIBase: d.Config.Stripe.APIBase}),
 			Store: d.Store, PublishableKey: d.Config.Stripe.PublishableKey, Logger: s.logger,
+			PayoutsRequired: d.Config.PayoutsRequired, ConnectWebhookSecret: d.Config.Stripe.ConnectWebhookSecret,
 		}
 		s.payments.Register(card)
 		s.cardRenewals = card
@@ -35,6 +36,16 @@ func (s *Server) registerCardAndPayPal(d Deps) {
 			Store: d.Store, Logger: s.logger,
 		})
 	}
+}
+
+// cardOffered reports whether the app's members may pay by card: cards
+// are configured and, when payouts are required (PAYOUTS_REQUIRED), the
+// app's Stripe Connect account can take charges.
+func (s *Server) cardOffered(ctx context.Context, appID string) bool {
+	if s.cardRenewals == nil {
+		return false
+	}
+	return s.cardRenewals.CardOffered(ctx, appID)
 }
 
 // CardRenewals is the card provider's half of the start_card_renewal job
@@ -83,7 +94,7 @@ type payRequest struct {
 // by method, refusing a client amount or currency that is not the order's.
 func (s *Server) payableOrder(c echo.Context, sc *Scope, method string, req payRequest) (*store.Order, payments.Provider, error) {
 	p, err := s.payments.Get(method)
-	if err != nil {
+	if err != nil || (method == payments.Stripe && !s.cardOffered(c.Request().Context(), sc.App.ID)) {
 		return nil, nil, badRequest("Payment method not available")
 	}
 	if strings.TrimSpace(req.OrderID) == "" {

@@ -27,6 +27,9 @@ type ProfileData struct {
 	// PictureNotice answers the picture form without JavaScript.
 	PictureNotice string `json:"pictureNotice"`
 	PictureOK     bool   `json:"pictureOk"`
+	// Joined: the member just paid for a membership (the plan checkout
+	// lands here) and it is active.
+	Joined bool `json:"joined"`
 }
 
 // GET /apps/:app/profile: who you are in this app, follow or unfollow, sign
@@ -55,6 +58,7 @@ func (s *Server) pageProfile(c echo.Context) error {
 			return err
 		}
 	}
+	data.Joined = c.QueryParam("joined") == "1" && data.Membership != nil && data.Membership.Status == store.SubActive
 	data.PictureNotice = pictureNotices[c.QueryParam("picture")]
 	data.PictureOK = c.QueryParam("picture") == "ok"
 	props.Data = data

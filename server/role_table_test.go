@@ -50,7 +50,27 @@ type roleFixture struct {
 	appID, storeID, communityID, postID  string
 	itemID, planID, eventID              string
 	otherHostEvent, signedGet, signedPut string
+	fileID                               string
 	creator                              map[string]string
+}
+
+// downloadLink is a download link signed for the viewer, to a file of the
+// demo's digital item, for an order that does not grant it.
+func (fx *roleFixture) downloadLink(v *roleViewer) (string, string) {
+	ctx := context.Background()
+	if fx.fileID == "" {
+		f := &store.ItemFile{ID: store.NewID(), AppID: fx.appID, StoreItemID: fx.itemID, Name: "role.pdf", MimeType: "application/pdf",
+			Size: 4, Path: "private/role-table/" + store.NewID() + ".pdf", CreatedAt: time.Now().UTC()}
+		if err := fx.ts.store.AddItemFile(ctx, f); err != nil {
+			fx.t.Fatal(err)
+		}
+		fx.fileID = f.ID
+	}
+	key, err := fx.ts.downloadKey(ctx)
+	if err != nil {
+		fx.t.Fatal(err)
+	}
+	return downloadURL(key, "demo", fx.fileID, "no-such-order", v.userID, time.Now().Add(time.Hour)), ""
 }
 
 func fixed(target string) func(*roleViewer) (string, string) {
@@ -286,6 +306,11 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"main", "POST", "/apps/:app/create-story", store.RoleSubscriber, withBody(app+"/create-story", "content=role+table")},
 		{"main", "POST", "/apps/:app/store/items/new", store.RoleAdmin, withBody(app+"/store/items/new", "name=")},
 		{"main", "POST", "/apps/:app/store/items/:itemId/edit", store.RoleAdmin, withBody(app+"/store/items/"+fx.itemID+"/edit", "name=")},
+		// Without a file the form is sent back with why: those who may upload.
+		{"main", "POST", "/apps/:app/store/items/:itemId/files", store.RoleAdmin, withBody(app+"/store/items/"+fx.itemID+"/files", "x=1")},
+		// A link signed for the viewer to an order that grants nothing: 410
+		// for any signed-in viewer; a visitor has no link of their own.
+		{"main", "GET", "/apps/:app/downloads/:fileId", store.RoleAuthenticated, fx.downloadLink},
 		{"main", "POST", "/apps/:app/notifications/read", store.RoleFollower, withBody(app+"/notifications/read", "")},
 		{"main", "POST", "/apps/:app/notifications/settings", store.RoleFollower, withBody(app+"/notifications/settings", "")},
 		{"main", "POST", "/apps/:app/checkout/plan/:itemId", store.RoleAuthenticated, withBody(app+"/checkout/plan/"+fx.planID, "paymentMethod=none")},
@@ -328,6 +353,15 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"main", "GET", "/apps/:app/studio/members", store.RoleAdmin, fixed(app + "/studio/members?q=demo")},
 		{"main", "GET", "/apps/:app/studio/analytics", store.RoleAdmin, fixed(app + "/studio/analytics")},
 		{"main", "GET", "/apps/:app/studio/export/:kind", store.RoleAdmin, fixed(app + "/studio/export/orders.csv")},
+		// Payouts: the screen and statement for the studio; connecting,
+		// onboarding and the Stripe dashboard for the creator alone (cards
+		// are not configured here, which the creator is told on the screen).
+		{"main", "GET", "/apps/:app/studio/payouts", store.RoleAdmin, fixed(app + "/studio/payouts")},
+		{"main", "GET", "/apps/:app/studio/payouts/statement.csv", store.RoleAdmin, fixed(app + "/studio/payouts/statement.csv")},
+		{"main", "POST", "/apps/:app/studio/payouts/connect", store.RoleCreator, withBody(app+"/studio/payouts/connect", "")},
+		{"main", "GET", "/apps/:app/studio/payouts/refresh", store.RoleCreator, fixed(app + "/studio/payouts/refresh")},
+		{"main", "GET", "/apps/:app/studio/payouts/return", store.RoleCreator, fixed(app + "/studio/payouts/return")},
+		{"main", "POST", "/apps/:app/studio/payouts/dashboard", store.RoleCreator, withBody(app+"/studio/payouts/dashboard", "")},
 		{"main", "POST", "/apps/:app/studio/profile", store.RoleAdmin, withBody(app+"/studio/profile", "displayName=Demo&lang=not+a+language&version=1.0.0")},
 		{"main", "POST", "/apps/:app/studio/links", store.RoleAdmin, withBody(app+"/studio/links", "linkTitle=Bad&linkUrl=ftp%3A%2F%2Fx")},
 		{"main", "POST", "/apps/:app/studio/images", store.RoleAdmin, withBody(app+"/studio/images", "which=logo")},
@@ -448,6 +482,7 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		// Webhooks are signature-checked, not session-checked.
 		{"main", "POST", "/api/webhooks/stripe", public, withBody("/api/webhooks/stripe", `{}`)},
 		{"main", "POST", "/api/webhooks/paypal", public, withBody("/api/webhooks/paypal", `{}`)},
+		{"main", "POST", "/api/webhooks/stripe-connect", public, withBody("/api/webhooks/stripe-connect", `{}`)},
 
 		// Events: every event call needs a signed-in viewer (SPEC.md
 		// section 6); creating is the creator's in demo; editing and

@@ -104,6 +104,10 @@ func (s *Server) routes() {
 	app("/store/items/:itemId/edit", s.pageItemEdit)
 	m.POST("/apps/:app/store/items/new", s.formSaveItem, s.appPage, s.subscriptionGate)
 	m.POST("/apps/:app/store/items/:itemId/edit", s.formSaveItem, s.appPage, s.subscriptionGate)
+	// A DIGITAL item's files (item_files.go): the creator uploads them; a
+	// buyer downloads them through a link signed for them.
+	m.POST("/apps/:app/store/items/:itemId/files", s.formItemFileUpload, s.appPage)
+	m.GET("/apps/:app/downloads/:fileId", s.downloadItemFile, s.appPage)
 	app("/cart", s.pageCart)
 	// Store forms for browsers without JavaScript: they write through the
 	// same store calls as the API and redirect back (POST, then GET).
@@ -188,6 +192,14 @@ func (s *Server) routes() {
 	appForm("/studio/members/:userId", s.formStudioMember)
 	studio("/studio/analytics", s.pageStudioAnalytics)
 	studio("/studio/export/:kind", s.studioExport)
+	// Payouts (studio_payouts.go): the app's Stripe Connect account and
+	// the creator's statement.
+	studio("/studio/payouts", s.pageStudioPayouts)
+	studio("/studio/payouts/statement.csv", s.studioStatementCSV)
+	appForm("/studio/payouts/connect", s.formPayoutsConnect)
+	studio("/studio/payouts/refresh", s.pagePayoutsRefresh)
+	studio("/studio/payouts/return", s.pagePayoutsReturn)
+	appForm("/studio/payouts/dashboard", s.formPayoutsDashboard)
 
 	// JSON API (SPEC.md section 7).
 	api := m.Group("/api")
@@ -264,6 +276,7 @@ func (s *Server) routes() {
 	api.POST("/store/:storeId/paypal/capture-order", s.apiPayPalCapture)
 	api.POST("/webhooks/stripe", s.apiWebhook(payments.Stripe))
 	api.POST("/webhooks/paypal", s.apiWebhook(payments.PayPal))
+	api.POST("/webhooks/stripe-connect", s.apiConnectWebhook)
 	// Apps of one's own and the studio.
 	api.GET("/apps/availability", s.apiAppAvailability)
 	api.POST("/apps", s.apiCreateApp)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"net/http"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -169,10 +170,18 @@ func (s *Server) appPage(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// msgAppLoadFailed is SPEC.md's 'Failed to load app data' (with Retry).
+const msgAppLoadFailed = "Failed to load app data"
+
 // pageScope is scopeOf for pages: a failed session check reads as a visitor.
 func (s *Server) pageScope(c echo.Context, idOrName string) (*Scope, error) {
 	view, err := s.loadLanding(c, idOrName)
 	if err != nil {
+		if status, _ := classify(err); status >= 500 && !jsonPath(c.Request().URL.Path) {
+			// SPEC.md section 8: the app itself could not be loaded; the
+			// page offers Retry.
+			return nil, &Error{Status: http.StatusServiceUnavailable, Message: msgAppLoadFailed, Err: err}
+		}
 		return nil, err
 	}
 	if v := viewerOf(c); v.LookupErr != nil {

@@ -84,6 +84,9 @@ type Deps struct {
 }
 
 func New(d Deps) *Server {
+	if d.Config.PlatformFeeBP != 0 {
+		d.Store.PlatformFeeBP = d.Config.PlatformFeeBP
+	}
 	s := &Server{cfg: d.Config, store: d.Store, renderer: d.Renderer, files: d.Files, logger: d.Logger,
 		csp: contentSecurityPolicy(d.Config), pages: newPageCache(d.Store), cachedRoutes: map[string]bool{}}
 	wait := d.Config.InFlightWait

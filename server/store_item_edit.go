@@ -1,6 +1,9 @@
 package server
 
 import (
+	"sort"
+	"strings"
+
 	"github.com/labstack/echo/v4"
 
 	"marquee/store"
@@ -16,6 +19,13 @@ type ItemEditData struct {
 	Events []store.EventOption `json:"events"`
 	// Error is why the form without JavaScript was refused.
 	Error string `json:"error"`
+	// Files are what a DIGITAL item delivers to its buyers (item_files.go),
+	// with the upload form's outcome.
+	Files       []store.ItemFile `json:"files"`
+	FilesNotice string           `json:"filesNotice"`
+	FilesError  string           `json:"filesError"`
+	// FileTypes are the extensions the operator allows (DOWNLOAD_TYPES).
+	FileTypes string `json:"fileTypes"`
 }
 
 // GET /apps/:app/store/items/new and /apps/:app/store/items/:itemId/edit:
@@ -36,14 +46,24 @@ func (s *Server) renderItemEdit(c echo.Context, sc *Scope, itemID string, refuse
 	if err != nil {
 		return err
 	}
-	data := &ItemEditData{StoreID: sc.App.Store.ID, Types: store.ItemTypes, Events: events}
+	data := &ItemEditData{StoreID: sc.App.Store.ID, Types: store.ItemTypes, Events: events, Files: []store.ItemFile{},
+		FilesNotice: notice(c, "notice"), FilesError: notice(c, "error")}
 	if itemID != "" {
 		view, err := s.loadItem(c, sc, itemID)
 		if err != nil {
 			return err
 		}
 		data.Item = view
+		if data.Files, err = s.store.ItemFiles(c.Request().Context(), itemID); err != nil {
+			return err
+		}
 	}
+	exts := make([]string, 0)
+	for ext := range s.cfg.downloadTypes() {
+		exts = append(exts, ext)
+	}
+	sort.Strings(exts)
+	data.FileTypes = strings.Join(exts, ",")
 	if refused != nil {
 		data.Error = refused.Message
 		props.Status = refused.Status

@@ -45,6 +45,7 @@ type StudioData struct {
 	PlanEdit  *StudioPlanForm    `json:"planEdit,omitempty"`
 	Members   *StudioMembers     `json:"members,omitempty"`
 	Analytics *store.Analytics   `json:"analytics,omitempty"`
+	Payouts   *StudioPayouts     `json:"payouts,omitempty"`
 }
 
 // requireStudio answers 401 to visitors and 403 to anyone below ADMIN.
@@ -83,6 +84,10 @@ var studioNotices = map[string]string{
 	"archived": "Plan archived: members who hold it keep it until it ends",
 	"role":     "Role changed",
 	"removed":  "Member removed",
+	// Payouts (studio_payouts.go).
+	"payouts-ready":   "Your Stripe account is connected: card payments go to it",
+	"payouts-pending": "Stripe is still checking your details; this page updates when it is done",
+	"payouts-none":    "Connect a Stripe account first",
 }
 
 func (s *Server) renderStudio(c echo.Context, sc *Scope, d StudioData, status int) error {

@@ -272,7 +272,8 @@ func (s *Server) renderPlanCheckout(c echo.Context, errMsg string, status int) e
 }
 
 // POST /apps/:app/checkout/plan/:itemId: pay with the wallet, then into the
-// app (the gate is open now), or the page again with the reason.
+// profile, which confirms the membership (the gate is open now), or the
+// page again with the reason.
 func (s *Server) formPlanCheckout(c echo.Context) error {
 	sc := scopeFromPage(c)
 	if sc.User == nil {
@@ -284,5 +285,5 @@ func (s *Server) formPlanCheckout(c echo.Context) error {
 		}
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, "/apps/"+url.PathEscape(sc.App.Name)+"/community?welcome=1")
+	return c.Redirect(http.StatusSeeOther, "/apps/"+url.PathEscape(sc.App.Name)+"/profile?joined=1")
 }

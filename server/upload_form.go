@@ -36,10 +36,15 @@ func formUpload(r *http.Request) bool {
 // files, removed by the caller) and refuses NUL bytes or invalid UTF-8 in
 // its text fields, as checkInput does for every other body.
 func parseFormUpload(w http.ResponseWriter, r *http.Request) error {
-	if r.ContentLength > maxFormUploadBytes {
+	limit := int64(maxFormUploadBytes)
+	if itemFileUpload(r) {
+		// A DIGITAL item's deliverable (item_files.go) may be an album.
+		limit = maxItemFileBytes + maxBodyBytes
+	}
+	if r.ContentLength > limit {
 		return echo.ErrStatusRequestEntityTooLarge
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxFormUploadBytes)
+	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	if err := r.ParseMultipartForm(maxBodyBytes); err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {

@@ -134,6 +134,10 @@ func (s *Storage) PayDonationFromWallet(ctx context.Context, appID, userID, dona
 			return ErrDonationClosed
 		}
 		d.Status, d.ProcessedAt, d.PaymentMethod, d.PaymentRef = DonationPaid, &now, WalletMethod, t.ID
+		if err := s.bookEarningTx(ctx, tx, Earning{AppID: appID, Ref: "donation:" + d.ID, Amount: d.Amount, InLedger: true,
+			Currency: d.Currency, Memo: "Donation"}); err != nil {
+			return err
+		}
 		return donationMessages(ctx, tx, d)
 	})
 	if err == nil {
@@ -215,6 +219,10 @@ func (s *Storage) ApplyDonationPaymentEvent(ctx context.Context, ev *PaymentEven
 			}
 			d.Status, d.ProcessedAt, d.PaymentMethod, d.PaymentRef = DonationPaid, &now, method, ref
 			ev.Outcome = OutcomePaid
+			if err := s.bookEarningTx(ctx, tx, Earning{AppID: d.AppID, Ref: "donation:" + d.ID, Amount: d.Amount,
+				Currency: d.Currency, Memo: "Donation"}); err != nil {
+				return err
+			}
 			if err := donationMessages(ctx, tx, d); err != nil {
 				return err
 			}

@@ -18,6 +18,6 @@ func Models() []any {
 		(*Link)(nil), (*Secret)(nil), (*JobOutbox)(nil), (*NotificationPreference)(nil),
 		(*PaymentEvent)(nil), (*PageVersion)(nil), (*LinkIcon)(nil),
 		(*Report)(nil), (*Ban)(nil), (*ModerationEntry)(nil),
-		(*Mail)(nil), (*AccountToken)(nil), (*DataExport)(nil),
+		(*Mail)(nil), (*AccountToken)(nil), (*DataExport)(nil), (*PayoutAccount)(nil),
 	}
 }

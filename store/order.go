@@ -594,8 +594,14 @@ func (s *Storage) MarkOrderPaid(ctx context.Context, orderID, method, ref string
 
 // MarkPaidTx is MarkOrderPaid inside a caller's transaction, for providers
 // whose money moves in the same database (the wallet).
+// The payment is booked in the app's ledger in the same transaction
+// (payout.go): the gross, unless the wallet moved it already, and the fee.
 func (s *Storage) MarkPaidTx(ctx context.Context, tx bun.Tx, o *Order, method, ref string) error {
-	return s.transition(ctx, tx, o, OrderPaid, TransitionOptions{From: OrderPending, PaymentMethod: method, PaymentRef: ref})
+	if err := s.transition(ctx, tx, o, OrderPaid, TransitionOptions{From: OrderPending, PaymentMethod: method, PaymentRef: ref}); err != nil {
+		return err
+	}
+	return s.bookEarningTx(ctx, tx, Earning{AppID: o.AppID, Ref: "order:" + o.ID, OrderID: &o.ID, Amount: o.Total,
+		InLedger: method == WalletMethod, Currency: o.Currency, Memo: "Order " + o.OrderNumber})
 }
 
 // ExpirePendingOrders cancels orders still PENDING olderThan after they were
@@ -637,9 +643,9 @@ type OrderItemView struct {
 	Price         int64             `json:"price"`
 	Currency      string            `json:"currency"`
 	CustomOptions map[string]string `json:"customOptions"`
-	// Downloads are the files of a DIGITAL item, present once the order
-	// granted them (paid and not refunded).
-	Downloads []MediaView `json:"downloads,omitempty"`
+	// Downloads are the files a DIGITAL item delivers (never its public
+	// media), present while the order grants them (paid, not refunded).
+	Downloads []DownloadView `json:"downloads,omitempty"`
 }
 
 // OrderItemSnapshot names the item as it was bought; media comes from the
@@ -767,9 +773,9 @@ func (s *Storage) orderViews(ctx context.Context, db bun.IDB, orders []Order, wi
 	if err := db.NewSelect().Model(&ents).Where("order_id IN (?) AND kind = ? AND revoked_at IS NULL", bun.In(ids), EntitlementDownload).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load entitlements: %w", err)
 	}
-	granted := map[string]bool{}
-	for _, e := range ents {
-		granted[e.OrderID+"/"+e.StoreItemID] = true
+	granted, err := downloadsOf(ctx, db, ents)
+	if err != nil {
+		return nil, err
 	}
 	index := map[string]int{}
 	for i, o := range orders {
@@ -785,8 +791,8 @@ func (s *Storage) orderViews(ctx context.Context, db bun.IDB, orders []Order, wi
 		line := OrderItemView{ID: it.ID, StoreItemID: it.StoreItemID, VariantID: it.VariantID,
 			StoreItem: OrderItemSnapshot{Name: it.Name, Type: it.Type, Media: m}, Quantity: it.Quantity,
 			Price: it.Price, Currency: it.Currency, CustomOptions: opts}
-		if granted[it.OrderID+"/"+it.StoreItemID] {
-			line.Downloads = m
+		if d := granted[it.OrderID+"/"+it.StoreItemID]; len(d) > 0 {
+			line.Downloads = d
 		}
 		v := &views[index[it.OrderID]]
 		v.Items = append(v.Items, line)

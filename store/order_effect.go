@@ -23,6 +23,8 @@ type Entitlement struct {
 	Kind        string     `bun:",notnull" json:"kind"`
 	CreatedAt   time.Time  `bun:",notnull,default:current_timestamp" json:"createdAt"`
 	RevokedAt   *time.Time `json:"revokedAt"`
+	// Downloads counts the buyer's downloads of the item's files.
+	Downloads int64 `bun:",notnull,default:0" json:"downloads"`
 }
 
 const EntitlementDownload = "DOWNLOAD"

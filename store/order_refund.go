@@ -87,6 +87,10 @@ func (s *Storage) addRefunded(ctx context.Context, tx bun.Tx, o *Order, refunded
 		}
 		o.RefundedAmount = refunded
 	}
+	// The creator's ledger gives back in proportion (payout.go).
+	if err := s.bookRefundTx(ctx, tx, o, o.RefundedAmount); err != nil {
+		return "", err
+	}
 	if o.RefundedAmount < o.Total || o.Total == 0 {
 		if o.RefundedAmount == 0 {
 			return OutcomeAlready, nil
@@ -270,6 +274,11 @@ func (s *Storage) RefundOrderAmount(ctx context.Context, appID, orderID string, 
 			return err
 		}
 		if o.PaymentMethod == WalletMethod && o.PaymentRef != "free" {
+			// The fee comes back to the creator first, so the creator's
+			// account holds all that the buyer gets back.
+			if err := s.bookRefundTx(ctx, tx, o, o.RefundedAmount+amount); err != nil {
+				return err
+			}
 			ref := orderRefundRef(o.ID)
 			if amount != o.Total {
 				// Each partial refund is its own transfer: it is

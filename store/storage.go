@@ -40,6 +40,10 @@ type Storage struct {
 	// and has not arrived (a wallet that could not pay, a card whose
 	// invoice is late or failed); 0 is DefaultGracePeriod.
 	Grace time.Duration
+	// PlatformFeeBP is the platform's fee on every payment in basis points
+	// (PLATFORM_FEE_PERCENT x 100); an app's own (payout_accounts.fee_bp)
+	// overrides it.
+	PlatformFeeBP int64
 	// landingMemo holds, per app, the last landing view decoded from a
 	// versioned in-process key (Landing).
 	landingMemo sync.Map

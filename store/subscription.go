@@ -406,6 +406,10 @@ func (s *Storage) renewFromWallet(ctx context.Context, d *dueSubscription, opt R
 			return errRenewalRace
 		}
 		charged = true
+		if err := s.bookEarningTx(ctx, tx, Earning{AppID: d.AppID, Ref: renewalRef(d.ID, d.CurrentPeriodEnd), Amount: d.Amount,
+			InLedger: true, Memo: "Membership renewal"}); err != nil {
+			return err
+		}
 		if err := grantSubscriber(ctx, tx, d.AppID, d.UserID); err != nil {
 			return err
 		}
@@ -524,6 +528,11 @@ func (s *Storage) ApplyProviderRenewalEvent(ctx context.Context, ev *PaymentEven
 			ev.Outcome = OutcomeAlready
 		case event == "paid":
 			ev.Outcome = OutcomeRenewed
+			// The invoice's amount, as the provider reports it.
+			if err := s.bookEarningTx(ctx, tx, Earning{AppID: out.AppID, Ref: "renewal:" + providerRef + ":" + periodEnd.UTC().Format("20060102T150405"),
+				Amount: ev.Amount, Currency: ev.Currency, Memo: "Membership renewal"}); err != nil {
+				return err
+			}
 		case event == "failed":
 			ev.Outcome = OutcomePastDue
 		default:

@@ -191,7 +191,7 @@ export function SearchGroups({ res }: { res: SearchResults }) {
         .filter(([, hits]) => hits.length > 0)
         .map(([label, hits]) => (
           <section key={label}>
-            <h3>{label}</h3>
+            <h2>{label}</h2>
             <ul>
               {hits.map((h) => (
                 <li key={h.id}>

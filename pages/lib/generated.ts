@@ -360,6 +360,16 @@ export interface DonorStanding {
   tier: DonationTierView | null;
 }
 
+// DownloadView is store.DownloadView.
+export interface DownloadView {
+  id: string;
+  name: string;
+  mimeType: string;
+  size: number;
+  url: string;
+  count: number;
+}
+
 // EventAttendance is store.EventAttendance.
 export interface EventAttendance {
   id: string;
@@ -503,6 +513,20 @@ export interface ItemEditData {
   types: string[];
   events: EventOption[];
   error: string;
+  files: ItemFile[];
+  filesNotice: string;
+  filesError: string;
+  fileTypes: string;
+}
+
+// ItemFile is store.ItemFile.
+export interface ItemFile {
+  id: string;
+  storeItemId: string;
+  name: string;
+  mimeType: string;
+  size: number;
+  createdAt: string;
 }
 
 export type ItemType = "PHYSICAL" | "DIGITAL" | "SERVICE" | "SUBSCRIPTION" | "EVENT_TICKET";
@@ -720,7 +744,7 @@ export interface OrderItemView {
   price: number;
   currency: string;
   customOptions: Record<string, string>;
-  downloads?: MediaView[];
+  downloads?: DownloadView[];
 }
 
 export type OrderStatus = "PENDING" | "PAID" | "PROCESSING" | "SHIPPED" | "DELIVERED" | "CANCELLED" | "REFUNDED";
@@ -967,6 +991,25 @@ export interface SimpleFeature {
   enabled: boolean;
 }
 
+// Statement is store.Statement.
+export interface Statement {
+  balance: number;
+  currency: string;
+  months: StatementMonth[];
+  totals: StatementMonth;
+}
+
+// StatementMonth is store.StatementMonth.
+export interface StatementMonth {
+  month: string;
+  gross: number;
+  fees: number;
+  refunds: number;
+  feesRefunded: number;
+  net: number;
+  payments: number;
+}
+
 // StatusCount is store.StatusCount.
 export interface StatusCount {
   status: OrderStatus;
@@ -1053,6 +1096,7 @@ export interface StudioData {
   planEdit?: StudioPlanForm;
   members?: StudioMembers;
   analytics?: Analytics;
+  payouts?: StudioPayouts;
 }
 
 // StudioFeatures is server.StudioFeatures.
@@ -1093,6 +1137,22 @@ export interface StudioMembers {
   grantable: Role[];
   manageable: Record<string, boolean>;
   audit: AuditView[];
+}
+
+// StudioPayouts is server.StudioPayouts.
+export interface StudioPayouts {
+  cardConfigured: boolean;
+  payoutsRequired: boolean;
+  canManage: boolean;
+  state: 'NOT_CONNECTED' | 'ONBOARDING' | 'PENDING' | 'RESTRICTED' | 'ACTIVE';
+  accountId: string;
+  chargesEnabled: boolean;
+  payoutsEnabled: boolean;
+  detailsSubmitted: boolean;
+  currentlyDue: string[];
+  disabledReason: string;
+  feePercent: string;
+  statement: Statement;
 }
 
 // StudioPlan is store.StudioPlan.

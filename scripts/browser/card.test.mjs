@@ -23,6 +23,8 @@ before(async () => {
     STRIPE_PUBLISHABLE_KEY: "pk_test_browser",
     STRIPE_WEBHOOK_SECRET: "whsec_browser",
     STRIPE_API_BASE: env.fake.stripe,
+    // Cards on the platform's own account (no Connect account for the demo app).
+    PAYOUTS_REQUIRED: "false",
   });
   env.browser = await launchBrowser();
 });

@@ -70,7 +70,7 @@ test("a follower buys a physical item with the wallet; the creator ships it; the
   await mine.locator('input[name="trackingNumber"]').fill("1Z999AA10123456784");
   await shot(cpage, "6-fulfil");
   await Promise.all([cpage.waitForURL(/notice=/), mine.getByRole("button", { name: "Mark Shipped" }).click()]);
-  await cpage.locator(".added-alert", { hasText: "is now SHIPPED" }).waitFor();
+  await cpage.locator(".added-alert", { hasText: "is now Shipped" }).waitFor();
   await cpage.goto(env.server.base + "/apps/demo/manage/orders?status=SHIPPED");
   assert.match(await mine.innerText(), /Tracking number: 1Z999AA10123456784/);
   await shot(cpage, "7-shipped");

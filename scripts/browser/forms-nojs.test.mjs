@@ -52,7 +52,7 @@ test("without JavaScript a visitor follows and unfollows from the profile, then 
   const { context, page } = await signIn(env, "member@demo.test", "demo-password", NOJS);
   await page.goto(env.server.base + "/apps/demo/profile");
   await submit(page, page.locator(".profile-actions button", { hasText: "Follow" }), /\/apps\/demo\/profile$/);
-  assert.match(await page.locator(".profile-actions .meta").innerText(), /Role in this app: follower/);
+  assert.match(await page.locator(".profile-actions .meta").innerText(), /Role in this app: Follower/);
   await page.screenshot({ path: join(shots, "profile-nojs-390.png"), fullPage: true });
   await submit(page, page.locator(".profile-actions button", { hasText: "Unfollow" }), /\/apps\/demo\/profile$/);
   assert.match(await page.locator(".profile-actions .meta").innerText(), /don't follow/);

@@ -32,6 +32,8 @@ func main() {
 	withStripe := flag.Bool("stripe", false, "also serve the fake Stripe API; its URL is the second line printed")
 	stripeSecret := flag.String("stripe-webhook-secret", "whsec_fake", "STRIPE_WEBHOOK_SECRET the fake Stripe signs events with")
 	stripeWebhookURL := flag.String("stripe-webhook-url", "", "where the fake Stripe delivers events (empty: none)")
+	connectSecret := flag.String("stripe-connect-webhook-secret", "whsec_connect_fake", "STRIPE_CONNECT_WEBHOOK_SECRET the fake Stripe signs Connect events with")
+	connectWebhookURL := flag.String("stripe-connect-webhook-url", "", "where the fake Stripe delivers Connect events (empty: none)")
 	flag.Parse()
 
 	ln, err := net.Listen("tcp", *addr)
@@ -49,6 +51,7 @@ func main() {
 		}
 		fs := paymentstest.NewStripe(*stripeSecret)
 		fs.URL, fs.WebhookURL = "http://"+sln.Addr().String(), *stripeWebhookURL
+		fs.ConnectWebhookSecret, fs.ConnectWebhookURL = *connectSecret, *connectWebhookURL
 		fmt.Println(fs.URL)
 		go func() { _ = http.Serve(sln, fs) }()
 	}

@@ -109,6 +109,7 @@ func Open(ctx context.Context, cfg server.Config, logger *slog.Logger) (*App, er
 	a.Files = files
 	a.Storage = store.NewStorage(db, cache, media.Signer{Storage: files}, logger)
 	a.Storage.Namespace = ns
+	a.Storage.PlatformFeeBP = cfg.PlatformFeeBP
 	// Redis caches sessions (the database keeps them) and holds the
 	// rate-limit counters every process shares.
 	a.Storage.Redis = a.Redis

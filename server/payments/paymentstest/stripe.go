@@ -29,6 +29,10 @@ type Stripe struct {
 	// WebhookURL, when set, receives every emitted event (in the background).
 	WebhookURL string
 	URL        string
+	// ConnectWebhookSecret signs Connect events (account.updated), which
+	// go to ConnectWebhookURL (stripe_connect.go).
+	ConnectWebhookSecret string
+	ConnectWebhookURL    string
 
 	mu      sync.Mutex
 	seq     int
@@ -50,6 +54,11 @@ type Stripe struct {
 	inflight map[string]bool
 	slow     map[string]time.Duration
 	srv      *httptest.Server
+	// Connect: accounts, account links, transfers, application fees.
+	accounts  map[string]map[string]any
+	links     map[string]*accountLink
+	transfers map[string]*Transfer
+	appFees   map[string]*ApplicationFee
 }
 
 type idemAnswer struct {
@@ -64,6 +73,17 @@ type SignedEvent struct {
 	Type    string
 	Payload []byte
 	Header  string
+}
+
+// At is the time in the event's signature (t=...).
+func (e SignedEvent) At() time.Time {
+	for _, part := range strings.Split(e.Header, ",") {
+		if v, ok := strings.CutPrefix(part, "t="); ok {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			return time.Unix(n, 0)
+		}
+	}
+	return time.Time{}
 }
 
 func NewStripe(webhookSecret string) *Stripe {
@@ -236,6 +256,7 @@ func (s *Stripe) confirmLocked(pi map[string]any, pm string) bool {
 	pi["amount_received"] = pi["amount"]
 	pi["last_payment_error"] = nil
 	pi["latest_charge"] = "ch_" + strings.TrimPrefix(pi["id"].(string), "pi_")
+	s.settleLocked(pi)
 	s.emitLocked("payment_intent.succeeded", pi)
 	return false
 }
@@ -262,6 +283,9 @@ func (s *Stripe) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.requests = append(s.requests, r.Method+" "+r.URL.Path)
 	if err := r.ParseForm(); err != nil {
 		stripeError(w, 400, "invalid_request_error", "", "bad form", nil)
+		return
+	}
+	if s.onboardingPage(w, r) {
 		return
 	}
 	if !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer sk_") && !s.browserConfirm(r) {
@@ -341,12 +365,22 @@ func (s *Stripe) route(w http.ResponseWriter, r *http.Request) {
 				meta[strings.TrimSuffix(strings.TrimPrefix(k, "metadata["), "]")] = v[0]
 			}
 		}
+		if !s.checkDestination(w, r, amount) {
+			return
+		}
 		id := s.nextID("pi")
 		pi := map[string]any{"id": id, "object": "payment_intent", "amount": amount, "amount_received": 0,
 			"currency": r.PostForm.Get("currency"), "status": "requires_payment_method",
 			"client_secret": id + "_secret_fake", "metadata": meta, "last_payment_error": nil,
 			"created": time.Now().Unix(), "livemode": false, "receipt_email": r.PostForm.Get("receipt_email"),
-			"customer": nilIfEmpty(r.PostForm.Get("customer")), "setup_future_usage": nilIfEmpty(r.PostForm.Get("setup_future_usage"))}
+			"customer": nilIfEmpty(r.PostForm.Get("customer")), "setup_future_usage": nilIfEmpty(r.PostForm.Get("setup_future_usage")),
+			"transfer_data": nil, "application_fee_amount": nil}
+		if d := r.PostForm.Get("transfer_data[destination]"); d != "" {
+			pi["transfer_data"] = map[string]any{"destination": d}
+		}
+		if f := r.PostForm.Get("application_fee_amount"); f != "" {
+			pi["application_fee_amount"], _ = strconv.ParseInt(f, 10, 64)
+		}
 		s.intents[id] = pi
 		writeJSON(w, 200, pi)
 	case len(parts) >= 3 && parts[0] == "v1" && parts[1] == "payment_intents":
@@ -416,17 +450,24 @@ func (s *Stripe) route(w http.ResponseWriter, r *http.Request) {
 			stripeError(w, 400, "invalid_request_error", "amount_too_large", "Refund amount is greater than unrefunded amount on charge", nil)
 			return
 		}
+		conn, ok := s.refundConnectLocked(w, r, pi, amount, already, received)
+		if !ok {
+			return
+		}
 		pi["amount_refunded"] = already + amount
 		id := s.nextID("re")
 		rf := map[string]any{"id": id, "object": "refund", "amount": amount, "currency": pi["currency"], "status": "succeeded",
 			"payment_intent": pi["id"], "charge": pi["latest_charge"], "reason": r.PostForm.Get("reason")}
+		for k, v := range conn {
+			rf[k] = v
+		}
 		s.refunds[id] = rf
 		s.emitLocked("charge.refunded", map[string]any{"id": pi["latest_charge"], "object": "charge", "amount": received,
 			"amount_refunded": already + amount, "refunded": already+amount == received, "currency": pi["currency"],
 			"payment_intent": pi["id"], "metadata": pi["metadata"]})
 		writeJSON(w, 200, rf)
 	default:
-		if !s.billing(w, r, parts) {
+		if !s.billing(w, r, parts) && !s.connect(w, r, parts) {
 			stripeError(w, 404, "invalid_request_error", "", "Unrecognized request URL ("+r.Method+": "+r.URL.Path+")", nil)
 		}
 	}

@@ -63,12 +63,37 @@ func (s *Stripe) billing(w http.ResponseWriter, r *http.Request, parts []string)
 			stripeError(w, 400, "invalid_request_error", "parameter_invalid_integer", "Invalid trial_end: must be in the future", nil)
 			return true
 		}
+		dest := r.PostForm.Get("transfer_data[destination]")
+		if dest != "" {
+			s.connectInit()
+			if a := s.accounts[dest]; a == nil || a["charges_enabled"] != true {
+				stripeError(w, 400, "invalid_request_error", "resource_missing", "No such destination: '"+dest+"'", map[string]any{"param": "transfer_data[destination]"})
+				return true
+			}
+		}
+		feePct := r.PostForm.Get("application_fee_percent")
+		if feePct != "" && dest == "" {
+			stripeError(w, 400, "invalid_request_error", "", "application_fee_percent needs transfer_data[destination] (or a Stripe-Account header).", map[string]any{"param": "application_fee_percent"})
+			return true
+		}
 		id := s.nextID("sub")
 		sub := map[string]any{"id": id, "object": "subscription", "customer": cu["id"], "status": "trialing",
 			"trial_end": trialEnd, "cancel_at_period_end": false, "metadata": formMeta(r),
 			"default_payment_method": nilIfEmpty(r.PostForm.Get("default_payment_method")),
 			"items": map[string]any{"object": "list", "data": []any{map[string]any{"id": s.nextID("si"), "object": "subscription_item",
 				"price": pr, "current_period_start": time.Now().Unix(), "current_period_end": trialEnd}}}}
+		sub["transfer_data"], sub["application_fee_percent"] = nil, nil
+		if dest != "" {
+			sub["transfer_data"] = map[string]any{"destination": dest}
+		}
+		if feePct != "" {
+			pct, err := strconv.ParseFloat(feePct, 64)
+			if err != nil || pct < 0 || pct > 100 {
+				stripeError(w, 400, "invalid_request_error", "parameter_invalid", "Invalid application_fee_percent", map[string]any{"param": "application_fee_percent"})
+				return true
+			}
+			sub["application_fee_percent"] = pct
+		}
 		s.subscriptions[id] = sub
 		writeJSON(w, 200, sub)
 	case len(parts) == 3 && parts[0] == "v1" && parts[1] == "subscriptions":
@@ -146,6 +171,24 @@ func (s *Stripe) invoiceLocked(sub map[string]any, paid bool) map[string]any {
 			"amount": amount, "currency": pr["currency"], "period": map[string]any{"start": start, "end": end.Unix()}}}}}
 	if paid {
 		inv["status"], inv["amount_paid"] = "paid", amount
+		if td, _ := sub["transfer_data"].(map[string]any); td != nil {
+			// Each paid invoice of a Connect subscription pays its
+			// fee and transfers the rest's charge to the account.
+			charge := s.nextID("ch")
+			fee := int64(0)
+			if pct, ok := sub["application_fee_percent"].(float64); ok {
+				fee = int64(float64(amount)*pct/100 + 0.5)
+			}
+			s.connectInit()
+			t := &Transfer{ID: s.nextID("tr"), Destination: td["destination"].(string), Charge: charge, Amount: amount}
+			s.transfers[t.ID] = t
+			inv["application_fee_amount"] = fee
+			if fee > 0 {
+				f := &ApplicationFee{ID: s.nextID("fee"), Account: t.Destination, Charge: charge, Amount: fee}
+				s.appFees[f.ID] = f
+			}
+			inv["transfer_data"] = map[string]any{"destination": t.Destination}
+		}
 		item["current_period_start"], item["current_period_end"] = start, end.Unix()
 		sub["status"] = "active"
 	} else {

@@ -76,6 +76,10 @@ type Intent struct {
 	// Customer and PaymentMethod: the saved card a membership renews with.
 	Customer      string
 	PaymentMethod string
+	// Destination and ApplicationFee: a destination charge's connected
+	// account and the platform's fee on it (Connect).
+	Destination    string
+	ApplicationFee int64
 }
 
 func intentOf(pi *sg.PaymentIntent) *Intent {
@@ -91,6 +95,10 @@ func intentOf(pi *sg.PaymentIntent) *Intent {
 	if pi.PaymentMethod != nil {
 		in.PaymentMethod = pi.PaymentMethod.ID
 	}
+	if pi.TransferData != nil && pi.TransferData.Destination != nil {
+		in.Destination = pi.TransferData.Destination.ID
+	}
+	in.ApplicationFee = pi.ApplicationFeeAmount
 	return in
 }
 
@@ -107,6 +115,10 @@ type CreateIntent struct {
 	// Customer, when set, keeps the card for later off-session charges
 	// (a membership's renewals).
 	Customer string
+	// Destination, when set, makes it a destination charge to that
+	// connected account, the platform keeping ApplicationFee.
+	Destination    string
+	ApplicationFee int64
 }
 
 // IntentKey is the idempotency key of an order's PaymentIntent. The amount
@@ -115,6 +127,17 @@ type CreateIntent struct {
 // one key and so one PaymentIntent.
 func IntentKey(orderID string, amount int64, currency string) string {
 	return fmt.Sprintf("marquee-order-%s-intent-%d-%s", orderID, amount, strings.ToLower(currency))
+}
+
+// ConnectKey extends an intent's idempotency key with its destination and
+// fee, which are parameters of the request too: an order started before its
+// app's account was ready, and started again after, gets an intent of its
+// own rather than Stripe's refusal of a reused key.
+func ConnectKey(key, destination string, fee int64) string {
+	if destination == "" {
+		return key
+	}
+	return fmt.Sprintf("%s-to-%s-fee-%d", key, destination, fee)
 }
 
 // DonationIntentKey is the idempotency key of a donation's PaymentIntent:
@@ -136,6 +159,12 @@ func (c *Client) CreateIntent(ctx context.Context, in CreateIntent) (*Intent, er
 		Currency: sg.String(strings.ToLower(in.Currency)),
 		// The Payment Element offers whatever methods the account has on.
 		AutomaticPaymentMethods: &sg.PaymentIntentCreateAutomaticPaymentMethodsParams{Enabled: sg.Bool(true)},
+	}
+	if in.Destination != "" {
+		p.TransferData = &sg.PaymentIntentCreateTransferDataParams{Destination: sg.String(in.Destination)}
+		if in.ApplicationFee > 0 {
+			p.ApplicationFeeAmount = sg.Int64(in.ApplicationFee)
+		}
 	}
 	if in.Customer != "" {
 		p.Customer = sg.String(in.Customer)
@@ -223,8 +252,15 @@ type Refund struct {
 }
 
 // CreateRefund gives back amount (0: all that was paid) of a PaymentIntent.
-func (c *Client) CreateRefund(ctx context.Context, paymentIntentID string, amount int64, idempotencyKey string) (*Refund, error) {
+// reverse, for a destination charge, takes the refund back from the
+// connected account (reverse_transfer) and gives back the platform's fee in
+// proportion (refund_application_fee).
+func (c *Client) CreateRefund(ctx context.Context, paymentIntentID string, amount int64, idempotencyKey string, reverse bool) (*Refund, error) {
 	p := &sg.RefundCreateParams{PaymentIntent: sg.String(paymentIntentID)}
+	if reverse {
+		p.ReverseTransfer = sg.Bool(true)
+		p.RefundApplicationFee = sg.Bool(true)
+	}
 	if amount > 0 {
 		p.Amount = sg.Int64(amount)
 	}
@@ -303,6 +339,10 @@ type Renewal struct {
 	TrialEnd       time.Time
 	Metadata       map[string]string
 	IdempotencyKey string
+	// Destination and FeePercent: each invoice's money goes to the
+	// app's connected account, less FeePercent for the platform.
+	Destination string
+	FeePercent  float64
 }
 
 // CreateSubscription makes the price and the subscription of a membership
@@ -330,6 +370,12 @@ func (c *Client) CreateSubscription(ctx context.Context, r Renewal) (string, err
 	}
 	if r.PaymentMethod != "" {
 		sp.DefaultPaymentMethod = sg.String(r.PaymentMethod)
+	}
+	if r.Destination != "" {
+		sp.TransferData = &sg.SubscriptionCreateTransferDataParams{Destination: sg.String(r.Destination)}
+		if r.FeePercent > 0 {
+			sp.ApplicationFeePercent = sg.Float64(r.FeePercent)
+		}
 	}
 	for k, v := range r.Metadata {
 		sp.AddMetadata(k, v)

@@ -32,11 +32,11 @@ func TestRequestShapesAgainstStripeMock(t *testing.T) {
 	if _, err := c.Confirm(ctx, in.ID, "pm_card_visa", ""); err != nil {
 		t.Fatalf("confirm: %v", err)
 	}
-	r, err := c.CreateRefund(ctx, in.ID, 1000, RefundKey("r_1"))
+	r, err := c.CreateRefund(ctx, in.ID, 1000, RefundKey("r_1"), false)
 	if err != nil || !strings.HasPrefix(r.ID, "re_") {
 		t.Fatalf("refund: %+v %v", r, err)
 	}
-	if _, err := c.CreateRefund(ctx, in.ID, 0, RefundKey("r_2")); err != nil {
+	if _, err := c.CreateRefund(ctx, in.ID, 0, RefundKey("r_2"), false); err != nil {
 		t.Fatalf("full refund: %v", err)
 	}
 	// A membership: customer, intent saving the card, subscription from

@@ -50,9 +50,13 @@ func (p *Provider) PayDonation(ctx context.Context, req payments.DonationRequest
 		}
 		return &payments.DonationResult{Donation: d, Payment: &payments.Started{Ref: in.ID, ClientSecret: in.ClientSecret, Status: in.Status}}, nil
 	}
+	dest, fee, err := p.Destination(ctx, d.AppID, d.Amount)
+	if err != nil {
+		return nil, err
+	}
 	in, err := p.Client.CreateIntent(ctx, CreateIntent{Amount: d.Amount, Currency: d.Currency, Email: req.Payer.Email,
 		Metadata:       map[string]string{"donationId": d.ID, "appId": d.AppID, "userId": d.UserID, "kind": "donation"},
-		IdempotencyKey: DonationIntentKey(d.ID, d.Amount, d.Currency)})
+		IdempotencyKey: ConnectKey(DonationIntentKey(d.ID, d.Amount, d.Currency), dest, fee), Destination: dest, ApplicationFee: fee})
 	if err != nil {
 		return nil, payments.ProviderError("stripe", err)
 	}

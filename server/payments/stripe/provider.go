@@ -28,6 +28,13 @@ type Provider struct {
 	// Grace is how long a membership whose renewal failed keeps access;
 	// 0 is store.DefaultGracePeriod.
 	Grace time.Duration
+	// PayoutsRequired (PAYOUTS_REQUIRED) refuses card payments of an app
+	// whose connected account cannot take charges yet; without it they go
+	// to the platform's own account.
+	PayoutsRequired bool
+	// ConnectWebhookSecret signs the Connect endpoint's events
+	// (STRIPE_CONNECT_WEBHOOK_SECRET).
+	ConnectWebhookSecret string
 }
 
 var (
@@ -66,8 +73,12 @@ func (p *Provider) Start(ctx context.Context, req payments.StartRequest) (*payme
 			meta[k] = v
 		}
 	}
-	ci := CreateIntent{OrderID: o.ID, Amount: o.Total, Currency: o.Currency,
-		Email: req.Payer.Email, Metadata: meta, IdempotencyKey: IntentKey(o.ID, o.Total, o.Currency)}
+	dest, fee, err := p.Destination(ctx, o.AppID, o.Total)
+	if err != nil {
+		return nil, err
+	}
+	ci := CreateIntent{OrderID: o.ID, Amount: o.Total, Currency: o.Currency, Email: req.Payer.Email, Metadata: meta,
+		IdempotencyKey: ConnectKey(IntentKey(o.ID, o.Total, o.Currency), dest, fee), Destination: dest, ApplicationFee: fee}
 	membership, err := p.Store.OrderBuysMembership(ctx, o.ID)
 	if err != nil {
 		return nil, err
@@ -212,7 +223,13 @@ func (p *Provider) Refund(ctx context.Context, req payments.RefundRequest) (*sto
 	if err != nil {
 		return nil, err
 	}
-	r, err := p.Client.CreateRefund(ctx, pr.Ref, pr.Amount, RefundKey(pr.ID))
+	var r *Refund
+	in, err := p.Client.Retrieve(ctx, pr.Ref)
+	if err == nil {
+		// A destination charge takes the refund back from the creator's
+		// account and gives the platform's fee back in proportion.
+		r, err = p.Client.CreateRefund(ctx, pr.Ref, pr.Amount, RefundKey(pr.ID), in.Destination != "")
+	}
 	if err != nil {
 		if _, ferr := p.Store.FinishRefund(ctx, pr, "", err); ferr != nil {
 			p.log().Error("stripe refund failed and could not be given back", "order", o.ID, "err", ferr)
@@ -418,7 +435,16 @@ func (p *Provider) StartRenewals(ctx context.Context, orderID string, refused in
 	if plan.BillingCycle == store.CycleYearly {
 		interval = "year"
 	}
+	var feePercent float64
+	if in.Destination != "" {
+		bp, err := p.Store.FeeBPOf(ctx, p.Store.DB, o.AppID)
+		if err != nil {
+			return err
+		}
+		feePercent = float64(bp) / 100
+	}
 	id, err := p.Client.CreateSubscription(ctx, Renewal{Customer: in.Customer, PaymentMethod: in.PaymentMethod,
+		Destination: in.Destination, FeePercent: feePercent,
 		Name: plan.Name, Amount: sub.Amount, Currency: sub.Currency, Interval: interval, TrialEnd: sub.CurrentPeriodEnd,
 		Metadata:       map[string]string{"appId": o.AppID, "userId": o.UserID, "planId": plan.ID, "orderId": o.ID, "subscriptionId": sub.ID},
 		IdempotencyKey: RenewalKey(sub.ID, o.ID, refused)})
@@ -492,7 +518,11 @@ func (p *Provider) RefundStray(ctx context.Context, ref string, amount int64, re
 	if refused > 0 {
 		key += fmt.Sprintf("-retry-%d", refused)
 	}
-	if _, err := p.Client.CreateRefund(ctx, ref, amount, key); err != nil {
+	in, err := p.Client.Retrieve(ctx, ref)
+	if err != nil {
+		return payments.ProviderError("stripe stray refund", err)
+	}
+	if _, err := p.Client.CreateRefund(ctx, ref, amount, key, in.Destination != ""); err != nil {
 		var se *sg.Error
 		if errors.As(err, &se) && se.Code == sg.ErrorCodeChargeAlreadyRefunded {
 			return nil
@@ -511,4 +541,35 @@ func (p *Provider) CancelPayment(ctx context.Context, ref string) error {
 		return payments.ProviderError("stripe cancel", err)
 	}
 	return nil
+}
+
+// Destination answers where a card payment of amount for the app goes: its
+// connected account and the platform's fee when the account can take
+// charges; the platform's own account ("", 0) otherwise, unless payouts
+// are required, which refuses the payment (payments.ErrDisabled).
+func (p *Provider) Destination(ctx context.Context, appID string, amount int64) (string, int64, error) {
+	pa, err := p.Store.PayoutAccountOf(ctx, appID)
+	if err != nil {
+		return "", 0, err
+	}
+	if !pa.ChargesReady() {
+		if p.PayoutsRequired {
+			return "", 0, payments.ErrDisabled
+		}
+		return "", 0, nil
+	}
+	fee, err := p.Store.PlatformFee(ctx, appID, amount)
+	if err != nil {
+		return "", 0, err
+	}
+	return pa.StripeAccountID, fee, nil
+}
+
+// CardOffered reports whether the app's members may pay by card.
+func (p *Provider) CardOffered(ctx context.Context, appID string) bool {
+	if !p.PayoutsRequired {
+		return true
+	}
+	pa, err := p.Store.PayoutAccountOf(ctx, appID)
+	return err == nil && pa.ChargesReady()
 }

@@ -1,0 +1,62 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { readFileSync, writeFileSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { useServerAndBrowser, signIn, screenshotDir, root } from "./helpers.mjs";
+
+// A DIGITAL item delivers the file its creator uploads (issue 27, item 3):
+// the creator adds it on the edit page without JavaScript; the buyer's
+// order page offers it (not the cover) and the browser downloads the exact
+// bytes.
+const env = useServerAndBrowser();
+
+test("the creator uploads the album's file; the buyer downloads exactly it from the order page", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "marquee-dl-"));
+  const file = join(dir, "midnight-bloom.flac");
+  const bytes = Buffer.concat(Array.from({ length: 3000 }, (_, i) => Buffer.from(`fLaC frame ${i} `)));
+  writeFileSync(file, bytes);
+
+  const creator = await signIn(env, "creator@demo.test", "demo-password", { javaScriptEnabled: false });
+  const cp = creator.page;
+  await cp.goto(env.server.base + "/apps/demo/store?type=DIGITAL");
+  const href = await cp.locator(".store-grid a", { hasText: "Midnight Bloom: Digital Album" }).getAttribute("href");
+  const itemId = href.split("/").pop();
+  await cp.goto(env.server.base + "/apps/demo/store/items/" + itemId + "/edit");
+  await cp.locator('.item-files input[type="file"]').setInputFiles(file);
+  await Promise.all([cp.waitForURL(/notice=/), cp.locator(".item-files button[type=submit]").click()]);
+  assert.match(await cp.locator(".item-files").innerText(), /midnight-bloom\.flac/);
+  await cp.screenshot({ path: join(screenshotDir, "downloads-item-files-390x844.png"), fullPage: true });
+  await creator.context.close();
+
+  execFileSync(join(root, "bin", "marquee"), ["wallet", "credit", "demo", "aria@demo.test", "50"], { env: env.server.env, cwd: root, stdio: "pipe" });
+  const buyer = await signIn(env, "aria@demo.test", "demo-password", { acceptDownloads: true });
+  const bp = buyer.page;
+  await bp.goto(env.server.base + "/apps/demo/store");
+  const orderId = await bp.evaluate(async (itemId) => {
+    const call = async (method, path, body) => {
+      const r = await fetch(path, { method, headers: { "Content-Type": "application/json" }, body: body && JSON.stringify(body) });
+      const out = await r.json();
+      if (!out.success) throw new Error(path + ": " + out.message);
+      return out.data;
+    };
+    const storeId = (await call("GET", "/api/store/apps/demo/store")).store.id;
+    await call("POST", "/api/store/" + storeId + "/cart/items", { storeItemId: itemId, variantId: null, quantity: 1 });
+    const order = await call("POST", "/api/store/" + storeId + "/orders/checkout", { paymentMethod: "musepay" });
+    await call("POST", "/api/store/" + storeId + "/musepay/process", { orderId: order.id });
+    return order.id;
+  }, itemId);
+  await bp.goto(env.server.base + "/apps/demo/orders/" + orderId);
+  const links = bp.locator(".downloads a");
+  assert.deepEqual(await links.allInnerTexts(), ["Download midnight-bloom.flac"], "the file, not the cover");
+  await bp.screenshot({ path: join(screenshotDir, "downloads-order-390x844.png"), fullPage: true });
+  const [download] = await Promise.all([bp.waitForEvent("download"), links.first().click()]);
+  assert.equal(download.suggestedFilename(), "midnight-bloom.flac");
+  const saved = join(dir, "got.flac");
+  await download.saveAs(saved);
+  assert.ok(readFileSync(saved).equals(bytes), "the exact bytes");
+  await bp.reload();
+  assert.match(await bp.locator(".downloads").innerText(), /Downloaded 1 time/);
+  await buyer.context.close();
+});
