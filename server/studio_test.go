@@ -610,3 +610,51 @@ func TestStudioRoleSelectHasNoEmptyChoice(t *testing.T) {
 		t.Fatalf("role after an unchanged submit: %+v", m)
 	}
 }
+
+// TestStudioStoriesSwitch: the Features form turns stories off (no strip,
+// no stories by the API, no new ones, no "Add story") and on again.
+func TestStudioStoriesSwitch(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, demoDB(t))
+	ctx := context.Background()
+	demo, _ := ts.store.Landing(ctx, "demo")
+	h := withSession(sessionFor(t, ts, "creator@demo.test"), "Content-Type", "application/x-www-form-urlencoded")
+	creator := jsonHeaders(withSession(sessionFor(t, ts, "creator@demo.test")))
+	feats := "community=1&allowReactions=1&allowComments=1&store=1&events=1&donations=1&gating=off"
+	stories := func() (int, string) {
+		var out struct {
+			Data struct {
+				Users []any `json:"users"`
+			} `json:"data"`
+		}
+		r := ts.do(t, "GET", "/api/community/"+demo.Community.ID+"/stories", nil, nil)
+		commJSON(t, r, &out)
+		page := ts.do(t, "GET", "/apps/demo/community", nil, withSession(sessionFor(t, ts, "creator@demo.test")))
+		return len(out.Data.Users), page.Body
+	}
+	if n, page := stories(); n == 0 || !strings.Contains(page, `class="story-thumb`) || !strings.Contains(page, "Add story") {
+		t.Fatalf("before: %d groups, strip shown %v", n, strings.Contains(page, `class="story-thumb`))
+	}
+	if r := ts.do(t, "GET", "/apps/demo/studio/features", nil, h); !strings.Contains(r.Body, `name="stories"`) {
+		t.Fatal("the Features form has no stories switch")
+	}
+	if r := ts.do(t, "POST", "/apps/demo/studio/features", strings.NewReader(feats), h); r.Status != 303 {
+		t.Fatalf("stories off: %d %.300s", r.Status, r.Body)
+	}
+	if n, page := stories(); n != 0 || strings.Contains(page, `class="story-thumb`) || strings.Contains(page, "Add story") {
+		t.Fatalf("off: %d groups, strip shown %v", n, strings.Contains(page, `class="story-thumb`))
+	}
+	r := ts.do(t, "POST", "/api/messages", strings.NewReader(`{"type":"STORY","communityId":"`+demo.Community.ID+`","attachmentIds":["x"]}`), creator)
+	if r.Status != 403 {
+		t.Fatalf("new story while off: %d %s", r.Status, r.Body)
+	}
+	if r := ts.do(t, "GET", "/api/community/"+demo.Community.ID+"/posts?type=STORY", nil, creator); r.Status != 200 || strings.Contains(r.Body, `"type":"STORY"`) {
+		t.Fatalf("story feed while off: %d", r.Status)
+	}
+	if r := ts.do(t, "POST", "/apps/demo/studio/features", strings.NewReader(feats+"&stories=1"), h); r.Status != 303 {
+		t.Fatalf("stories on: %d", r.Status)
+	}
+	if n, _ := stories(); n == 0 {
+		t.Fatal("stories did not come back")
+	}
+}

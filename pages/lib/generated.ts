@@ -270,6 +270,7 @@ export interface CommunityFeatureSettings {
   allowSharing: boolean;
   allowReporting: boolean;
   allowComments: boolean;
+  storiesOff?: boolean;
 }
 
 // CommunityView is store.CommunityView.
@@ -1104,6 +1105,7 @@ export interface StudioFeatures {
   community: boolean;
   allowReactions: boolean;
   allowComments: boolean;
+  stories: boolean;
   store: boolean;
   events: boolean;
   donations: boolean;
