@@ -658,3 +658,34 @@ func TestStudioStoriesSwitch(t *testing.T) {
 		t.Fatal("stories did not come back")
 	}
 }
+
+// TestStudioImageUploadWithoutJS: the studio's title image and banner go
+// up with a plain multipart form post when JavaScript is off: the page
+// offers the file field, the post stores the image and sets it.
+func TestStudioImageUploadWithoutJS(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, demoDB(t))
+	ctx := context.Background()
+	token := sessionFor(t, ts, "creator@demo.test")
+	page := ts.do(t, "GET", "/apps/demo/studio", nil, withSession(token))
+	if !strings.Contains(strings.ToLower(page.Body), `enctype="multipart/form-data"`) || !strings.Contains(page.Body, `name="file"`) {
+		t.Fatalf("the studio offers no upload form without JavaScript: %d", page.Status)
+	}
+	for _, which := range []string{"banner", "title"} {
+		body, ct := multipartBody(t, [][2]string{{"which", which}}, formFile{"file", which + ".png", "image/png", pngBytes(t)})
+		r := ts.do(t, "POST", "/apps/demo/studio/images", body, withSession(token, "Content-Type", ct))
+		if r.Status != http.StatusSeeOther {
+			t.Fatalf("%s upload: %d %.300s", which, r.Status, r.Body)
+		}
+	}
+	app, _ := ts.store.AppByIDOrName(ctx, "demo")
+	for which, id := range map[string]*string{"banner": app.BannerMediaID, "title": app.TitleMediaID} {
+		if id == nil {
+			t.Fatalf("%s not set", which)
+		}
+		var m store.Media
+		if err := ts.store.DB.NewSelect().Model(&m).Where("id = ?", *id).Scan(ctx); err != nil || m.Status != store.MediaUploaded || m.MediaKey != which {
+			t.Fatalf("%s media: %+v %v", which, m, err)
+		}
+	}
+}
