@@ -45,13 +45,21 @@ export default function StudioImage(props: { appId: string; appName: string; whi
             {busy ? "Uploading…" : props.url ? "Change" : "Upload"}
             <input type="file" accept="image/*" className="visually-hidden" disabled={busy} onChange={(e) => pick(e.target.files?.[0])} aria-label={"Upload " + props.label} />
           </label>
-        ) : (
-          <span className="meta">Uploading needs JavaScript.</span>
-        )}{" "}
+        ) : null}{" "}
         {props.url && (
           <button type="submit" className="button button-danger">Remove</button>
         )}
       </form>
+      {!hydrated && (
+        // Without JavaScript the file goes up with a plain multipart post.
+        <form method="post" action={action} encType="multipart/form-data" className="studio-image-form studio-image-upload">
+          <input type="hidden" name="which" value={props.which} />
+          <input type="file" name="file" accept="image/*" required aria-label={"Upload " + props.label} />
+          <button type="submit" className="button button-secondary">
+            Upload
+          </button>
+        </form>
+      )}
       {error && <p className="field-error" role="alert">{error}</p>}
     </div>
   );

@@ -171,7 +171,8 @@ function FeaturesSection({ props }: { props: Props }) {
       <form method="post" action={base + "/features"} className="studio-form">
         <fieldset>
           <legend>Community</legend>
-          {check("community", "Community feed and stories", f.community)}
+          {check("community", "Community feed", f.community)}
+          {check("stories", "Stories", f.stories)}
           {check("allowReactions", "Allow reactions", f.allowReactions)}
           {check("allowComments", "Allow comments", f.allowComments)}
         </fieldset>

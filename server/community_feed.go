@@ -135,6 +135,9 @@ func feedMark(c echo.Context, sc *Scope, msgType string, limit int) string {
 // loadStories is the one loader of the stories strip: the last day's
 // stories grouped by user.
 func (s *Server) loadStories(c echo.Context, sc *Scope) ([]store.StoryGroup, error) {
+	if sc.App.Settings.Features.Community.Settings.StoriesOff {
+		return []store.StoryGroup{}, nil // stories are turned off in the studio
+	}
 	return s.store.StoriesByUser(c.Request().Context(), sc.App.Community.ID, time.Now().UTC().Add(-store.StoryLifetime))
 }
 
@@ -150,6 +153,10 @@ func (s *Server) apiCommunityPosts(c echo.Context) error {
 	}
 	if msgType != store.MessagePost && msgType != store.MessageStory {
 		return badRequest("type must be POST or STORY")
+	}
+	if msgType == store.MessageStory && sc.App.Settings.Features.Community.Settings.StoriesOff {
+		empty := store.NewPagination(1, store.DefaultPageSize, 0)
+		return respondPage(c, fields{"posts": []store.MessageView{}, "pagination": empty}, empty)
 	}
 	p, err := s.loadFeed(c, sc, msgType, true)
 	if err != nil {

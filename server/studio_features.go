@@ -18,6 +18,7 @@ type StudioFeatures struct {
 	Community         bool                 `json:"community"`
 	AllowReactions    bool                 `json:"allowReactions"`
 	AllowComments     bool                 `json:"allowComments"`
+	Stories           bool                 `json:"stories"`
 	Store             bool                 `json:"store"`
 	Events            bool                 `json:"events"`
 	Donations         bool                 `json:"donations"`
@@ -71,7 +72,7 @@ func (s *Server) studioFeatures(c echo.Context, sc *Scope) (*StudioFeatures, err
 		amounts = append(amounts, dollarsText(a))
 	}
 	return &StudioFeatures{Community: f.Community.Enabled, AllowReactions: f.Community.Settings.AllowReactions,
-		AllowComments: f.Community.Settings.AllowComments, Store: f.Store.Enabled, Events: f.Events.Enabled,
+		AllowComments: f.Community.Settings.AllowComments, Stories: !f.Community.Settings.StoriesOff, Store: f.Store.Enabled, Events: f.Events.Enabled,
 		Donations: f.Donations.Enabled, Chat: f.Chat.Enabled, SuggestedAmounts: strings.Join(amounts, ", "), Tiers: tiers,
 		Gating: store.GatingMode(st), GatingDescription: f.SubscriptionGating.Settings.Description, Preview: gatingPreview(st)}, nil
 }
@@ -92,7 +93,7 @@ func (s *Server) pageStudioFeatures(c echo.Context) error {
 // featuresInput reads the Features form; a bad amount is a field error.
 func featuresInput(c echo.Context) (store.FeaturesInput, *Error) {
 	on := func(name string) bool { return c.FormValue(name) != "" }
-	in := store.FeaturesInput{Community: on("community"), AllowReactions: on("allowReactions"), AllowComments: on("allowComments"),
+	in := store.FeaturesInput{Community: on("community"), AllowReactions: on("allowReactions"), AllowComments: on("allowComments"), Stories: on("stories"),
 		Store: on("store"), Events: on("events"), Donations: on("donations"), Chat: on("chat"),
 		Gating: c.FormValue("gating"), GatingDescription: strings.TrimSpace(c.FormValue("gatingDescription")),
 		SuggestedAmounts: []int64{}, Tiers: []store.TierInput{}}
@@ -146,6 +147,7 @@ func (s *Server) formStudioFeatures(c echo.Context) error {
 		if lerr != nil {
 			return lerr
 		}
+		f.Stories = in.Stories
 		f.Community, f.AllowReactions, f.AllowComments, f.Store, f.Events, f.Donations, f.Chat = in.Community, in.AllowReactions, in.AllowComments, in.Store, in.Events, in.Donations, in.Chat
 		f.SuggestedAmounts, f.Gating, f.GatingDescription = c.FormValue("suggestedAmounts"), in.Gating, in.GatingDescription
 		f.Tiers = []store.DonationTier{}

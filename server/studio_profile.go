@@ -173,7 +173,18 @@ func (s *Server) formStudioImage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	err = s.store.SetAppImage(c.Request().Context(), sc.App.ID, sc.User.ID, c.FormValue("which"), c.FormValue("mediaId"))
+	mediaID := c.FormValue("mediaId")
+	if which := c.FormValue("which"); mediaID == "" && (which == "title" || which == "banner") {
+		// Without JavaScript the image comes with the form (multipart).
+		m, err := s.saveFormFile(c, "file", which, &sc.App.ID, sc.User.ID)
+		if err != nil {
+			return err
+		}
+		if m != nil {
+			mediaID = m.ID
+		}
+	}
+	err = s.store.SetAppImage(c.Request().Context(), sc.App.ID, sc.User.ID, c.FormValue("which"), mediaID)
 	if e := refusal(err, nil); e != nil {
 		p, lerr := s.studioProfile(c, sc)
 		if lerr != nil {

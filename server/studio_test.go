@@ -610,3 +610,82 @@ func TestStudioRoleSelectHasNoEmptyChoice(t *testing.T) {
 		t.Fatalf("role after an unchanged submit: %+v", m)
 	}
 }
+
+// TestStudioStoriesSwitch: the Features form turns stories off (no strip,
+// no stories by the API, no new ones, no "Add story") and on again.
+func TestStudioStoriesSwitch(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, demoDB(t))
+	ctx := context.Background()
+	demo, _ := ts.store.Landing(ctx, "demo")
+	h := withSession(sessionFor(t, ts, "creator@demo.test"), "Content-Type", "application/x-www-form-urlencoded")
+	creator := jsonHeaders(withSession(sessionFor(t, ts, "creator@demo.test")))
+	feats := "community=1&allowReactions=1&allowComments=1&store=1&events=1&donations=1&gating=off"
+	stories := func() (int, string) {
+		var out struct {
+			Data struct {
+				Users []any `json:"users"`
+			} `json:"data"`
+		}
+		r := ts.do(t, "GET", "/api/community/"+demo.Community.ID+"/stories", nil, nil)
+		commJSON(t, r, &out)
+		page := ts.do(t, "GET", "/apps/demo/community", nil, withSession(sessionFor(t, ts, "creator@demo.test")))
+		return len(out.Data.Users), page.Body
+	}
+	if n, page := stories(); n == 0 || !strings.Contains(page, `class="story-thumb`) || !strings.Contains(page, "Add story") {
+		t.Fatalf("before: %d groups, strip shown %v", n, strings.Contains(page, `class="story-thumb`))
+	}
+	if r := ts.do(t, "GET", "/apps/demo/studio/features", nil, h); !strings.Contains(r.Body, `name="stories"`) {
+		t.Fatal("the Features form has no stories switch")
+	}
+	if r := ts.do(t, "POST", "/apps/demo/studio/features", strings.NewReader(feats), h); r.Status != 303 {
+		t.Fatalf("stories off: %d %.300s", r.Status, r.Body)
+	}
+	if n, page := stories(); n != 0 || strings.Contains(page, `class="story-thumb`) || strings.Contains(page, "Add story") {
+		t.Fatalf("off: %d groups, strip shown %v", n, strings.Contains(page, `class="story-thumb`))
+	}
+	r := ts.do(t, "POST", "/api/messages", strings.NewReader(`{"type":"STORY","communityId":"`+demo.Community.ID+`","attachmentIds":["x"]}`), creator)
+	if r.Status != 403 {
+		t.Fatalf("new story while off: %d %s", r.Status, r.Body)
+	}
+	if r := ts.do(t, "GET", "/api/community/"+demo.Community.ID+"/posts?type=STORY", nil, creator); r.Status != 200 || strings.Contains(r.Body, `"type":"STORY"`) {
+		t.Fatalf("story feed while off: %d", r.Status)
+	}
+	if r := ts.do(t, "POST", "/apps/demo/studio/features", strings.NewReader(feats+"&stories=1"), h); r.Status != 303 {
+		t.Fatalf("stories on: %d", r.Status)
+	}
+	if n, _ := stories(); n == 0 {
+		t.Fatal("stories did not come back")
+	}
+}
+
+// TestStudioImageUploadWithoutJS: the studio's title image and banner go
+// up with a plain multipart form post when JavaScript is off: the page
+// offers the file field, the post stores the image and sets it.
+func TestStudioImageUploadWithoutJS(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, demoDB(t))
+	ctx := context.Background()
+	token := sessionFor(t, ts, "creator@demo.test")
+	page := ts.do(t, "GET", "/apps/demo/studio", nil, withSession(token))
+	if !strings.Contains(strings.ToLower(page.Body), `enctype="multipart/form-data"`) || !strings.Contains(page.Body, `name="file"`) {
+		t.Fatalf("the studio offers no upload form without JavaScript: %d", page.Status)
+	}
+	for _, which := range []string{"banner", "title"} {
+		body, ct := multipartBody(t, [][2]string{{"which", which}}, formFile{"file", which + ".png", "image/png", pngBytes(t)})
+		r := ts.do(t, "POST", "/apps/demo/studio/images", body, withSession(token, "Content-Type", ct))
+		if r.Status != http.StatusSeeOther {
+			t.Fatalf("%s upload: %d %.300s", which, r.Status, r.Body)
+		}
+	}
+	app, _ := ts.store.AppByIDOrName(ctx, "demo")
+	for which, id := range map[string]*string{"banner": app.BannerMediaID, "title": app.TitleMediaID} {
+		if id == nil {
+			t.Fatalf("%s not set", which)
+		}
+		var m store.Media
+		if err := ts.store.DB.NewSelect().Model(&m).Where("id = ?", *id).Scan(ctx); err != nil || m.Status != store.MediaUploaded || m.MediaKey != which {
+			t.Fatalf("%s media: %+v %v", which, m, err)
+		}
+	}
+}

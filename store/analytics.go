@@ -15,7 +15,8 @@ import (
 //   - revenue is counted when it was paid: an order's lines by their type
 //     (SUBSCRIPTION lines are memberships, EVENT_TICKET lines tickets, the
 //     rest orders) on the order's paid_at, wallet membership renewals on
-//     their transfer, paid donations on processed_at. Refunds are taken from
+//     their transfer, card and PayPal renewals on the provider's report
+//     (payment_events RENEWED), paid donations on processed_at. Refunds are taken from
 //     the period and source of the order they give back (an order that
 //     mixes sources gives back from each in proportion, the remainder from
 //     its largest), so a period shows what it sold and kept.
@@ -283,6 +284,25 @@ func (s *Storage) revenue(ctx context.Context, appID string, r AnalyticsRange) (
 		return nil, RevenueRow{}, fmt.Errorf("revenue of renewals: %w", err)
 	}
 	for _, x := range renewals {
+		if row := at(x.At); row != nil {
+			row.add(SourceMemberships, x.Amount)
+		}
+	}
+	// Card and PayPal renewals: the provider's report of a paid period
+	// (payment_events RENEWED, once per event), at the amount it charged
+	// (the membership's price when the report carried none).
+	var providerRenewals []struct {
+		At     time.Time `bun:"created_at"`
+		Amount int64     `bun:"amount"`
+	}
+	if err := s.DB.NewSelect().TableExpr("payment_events AS e").
+		Join("LEFT JOIN subscriptions AS s ON s.provider_ref = e.payment_ref AND e.payment_ref <> ''").
+		ColumnExpr("e.created_at").ColumnExpr("CASE WHEN e.amount > 0 THEN e.amount ELSE COALESCE(s.amount, 0) END AS amount").
+		Where("e.app_id = ? AND e.outcome = ? AND e.created_at >= ? AND e.created_at < ?", appID, OutcomeRenewed, r.From, r.To).
+		Scan(ctx, &providerRenewals); err != nil {
+		return nil, RevenueRow{}, fmt.Errorf("revenue of provider renewals: %w", err)
+	}
+	for _, x := range providerRenewals {
 		if row := at(x.At); row != nil {
 			row.add(SourceMemberships, x.Amount)
 		}

@@ -229,3 +229,60 @@ func TestAnalyticsExact(t *testing.T) {
 		t.Errorf("members export: %v %v", mem, err)
 	}
 }
+
+// TestAnalyticsCountsProviderRenewals: card and PayPal renewals (the
+// provider's report of a paid period, RENEWED once per event) count as
+// membership revenue on the day they were reported, at the amount charged,
+// or the membership's price when the report carried none; a repeated
+// delivery (ALREADY) and another app's renewal do not.
+func TestAnalyticsCountsProviderRenewals(t *testing.T) {
+	t.Parallel()
+	db := storetest.Postgres(t)
+	s := seeded(t, db, store.NewMemoryCache())
+	appID := statsHistory(t, db, s)
+	ctx := context.Background()
+	from, to := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 11, 15, 0, 0, 0, 0, time.UTC)
+	rng := store.AnalyticsRange{From: from, To: to, Bucket: store.BucketWeek}
+	before, err := s.AppAnalytics(ctx, appID, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sub store.Subscription
+	if err := db.NewSelect().Model(&sub).Where("app_id = ?", appID).Limit(1).Scan(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.NewUpdate().Model((*store.Subscription)(nil)).Set("provider = 'paypal', provider_ref = 'I-PAYPAL-1'").Where("id = ?", sub.ID).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	other, err := s.CreateAppWith(ctx, store.NewApp{Name: "otherstats", DisplayName: "Other", CreatorID: sub.UserID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := func(provider, outcome, app, ref string, amount int64, at time.Time) *store.PaymentEvent {
+		return &store.PaymentEvent{ID: store.NewID(), Provider: provider, EventID: store.NewID(), Type: "invoice.paid", AppID: &app,
+			PaymentRef: ref, Amount: amount, Currency: "USD", Outcome: outcome, CreatedAt: at}
+	}
+	for _, e := range []*store.PaymentEvent{
+		ev("stripe", store.OutcomeRenewed, appID, "sub_card", 1299, time.Date(2026, 11, 4, 9, 0, 0, 0, time.UTC)),
+		ev("paypal", store.OutcomeRenewed, appID, "I-PAYPAL-1", 0, time.Date(2026, 11, 10, 9, 0, 0, 0, time.UTC)),
+		ev("stripe", store.OutcomeAlready, appID, "sub_card", 1299, time.Date(2026, 11, 4, 9, 5, 0, 0, time.UTC)),
+		ev("stripe", store.OutcomeRenewed, other.ID, "sub_elsewhere", 5000, time.Date(2026, 11, 4, 9, 0, 0, 0, time.UTC)),
+	} {
+		if _, err := db.NewInsert().Model(e).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after, err := s.AppAnalytics(ctx, appID, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := after.Revenue[1].Memberships - before.Revenue[1].Memberships; d != 1299 {
+		t.Errorf("week of Nov 2: card renewal adds %d, want 1299", d)
+	}
+	if d := after.Revenue[2].Memberships - before.Revenue[2].Memberships; d != sub.Amount || sub.Amount != 999 {
+		t.Errorf("week of Nov 9: PayPal renewal adds %d, want the membership's %d", d, sub.Amount)
+	}
+	if d := after.RevenueTotal.Net - before.RevenueTotal.Net; d != 1299+999 {
+		t.Errorf("net grows by %d, want %d", d, 1299+999)
+	}
+}

@@ -34,7 +34,9 @@ type membershipNote struct {
 // orders: the in-app notice honours the member's mute switches, the mail
 // their e-mail switches (receipts and a failed payment are transactional,
 // so they always come). Each message's key names the membership, the event
-// and the period, so a change reported twice tells once.
+// and the period's end (to the nanosecond: a membership started again
+// within the same second is another start), so a change reported twice
+// tells once.
 func membershipMessages(ctx context.Context, tx bun.IDB, n membershipNote) error {
 	sub := n.Sub
 	var a App
@@ -51,7 +53,7 @@ func membershipMessages(ctx context.Context, tx bun.IDB, n membershipNote) error
 	if plan == "" {
 		plan = "Membership"
 	}
-	key := "membership:" + sub.ID + ":" + n.Event + ":" + strconv.FormatInt(sub.CurrentPeriodEnd.Unix(), 10)
+	key := "membership:" + sub.ID + ":" + n.Event + ":" + strconv.FormatInt(sub.CurrentPeriodEnd.UnixNano(), 10)
 	day := func(t time.Time) string { return t.UTC().Format("Jan 2, 2006") }
 	amount := Money(sub.Amount, sub.Currency)
 	fix := &MailLink{Label: "Open your membership", Path: "/apps/" + app.Name + "/profile"}
@@ -126,7 +128,7 @@ func staffNewMember(ctx context.Context, tx bun.IDB, sub *Subscription, appName,
 		if uid == sub.UserID {
 			continue
 		}
-		if _, err := MailMember(ctx, tx, OutgoingMail{Key: "membership:" + sub.ID + ":started:" + strconv.FormatInt(sub.CurrentPeriodEnd.Unix(), 10) + ":staff:" + uid,
+		if _, err := MailMember(ctx, tx, OutgoingMail{Key: "membership:" + sub.ID + ":started:" + strconv.FormatInt(sub.CurrentPeriodEnd.UnixNano(), 10) + ":staff:" + uid,
 			Kind: KindNewMember, AppID: sub.AppID, UserID: uid,
 			Content: MailContent{Subject: "New member: @" + member, Heading: "You have a new member", Paragraphs: []string{text},
 				Action: &MailLink{Label: "See your members", Path: "/apps/" + appName + "/studio/members"}}}); err != nil {

@@ -92,6 +92,9 @@ type CommunityFeatureSettings struct {
 	AllowSharing    bool            `json:"allowSharing"`
 	AllowReporting  bool            `json:"allowReporting"`
 	AllowComments   bool            `json:"allowComments"`
+	// StoriesOff turns stories off (the studio's Features switch): no strip,
+	// no new stories. Off rather than on so apps made before it keep them.
+	StoriesOff bool `json:"storiesOff,omitempty"`
 }
 
 type EventsFeature struct {

@@ -340,10 +340,10 @@ type TierInput struct {
 
 // FeaturesInput is the studio's Features form.
 type FeaturesInput struct {
-	Community, AllowReactions, AllowComments, Store, Events, Donations, Chat bool
-	SuggestedAmounts                                                         []int64
-	Tiers                                                                    []TierInput
-	Gating, GatingDescription                                                string
+	Community, AllowReactions, AllowComments, Stories, Store, Events, Donations, Chat bool
+	SuggestedAmounts                                                                  []int64
+	Tiers                                                                             []TierInput
+	Gating, GatingDescription                                                         string
 }
 
 // CheckFeatures validates the Features form.
@@ -391,6 +391,7 @@ func (s *Storage) SaveFeatures(ctx context.Context, appID, actorID string, in Fe
 		f := &app.Settings.Features
 		f.Community.Enabled = in.Community
 		f.Community.Settings.AllowReactions, f.Community.Settings.AllowComments = in.AllowReactions, in.AllowComments
+		f.Community.Settings.StoriesOff = !in.Stories
 		f.Store.Enabled, f.Events.Enabled, f.Chat.Enabled, f.Donations.Enabled = in.Store, in.Events, in.Chat, in.Donations
 		f.Donations.Settings.SuggestedAmounts = append([]int64{}, in.SuggestedAmounts...)
 		g := &f.SubscriptionGating

@@ -271,6 +271,7 @@ export interface CommunityFeatureSettings {
   allowSharing: boolean;
   allowReporting: boolean;
   allowComments: boolean;
+  storiesOff?: boolean;
 }
 
 // CommunityView is store.CommunityView.
@@ -1120,6 +1121,7 @@ export interface StudioFeatures {
   community: boolean;
   allowReactions: boolean;
   allowComments: boolean;
+  stories: boolean;
   store: boolean;
   events: boolean;
   donations: boolean;

@@ -67,7 +67,7 @@ func For(settings store.AppSettings, role string) Flags {
 	member := AtLeast(role, Follower)
 	return Flags{
 		CanPost:          signedIn(role) && community && AtLeast(role, communityRule),
-		CanCreateStories: signedIn(role) && community && AtLeast(role, communityRule),
+		CanCreateStories: signedIn(role) && community && !f.Community.Settings.StoriesOff && AtLeast(role, communityRule),
 		CanCreateEvents:  signedIn(role) && f.Events.Enabled && AtLeast(role, eventsRule),
 		CanModerate:      AtLeast(role, Moderator),
 		CanManage:        AtLeast(role, Admin),
