@@ -52,7 +52,7 @@ test("a visitor signs up on the auth host, follows the app and signs out", async
   });
   await follow.click();
   await page.locator(".profile-actions button", { hasText: "Unfollow" }).waitFor();
-  assert.match(await page.locator(".profile-actions .meta").innerText(), /follower/);
+  assert.match(await page.locator(".profile-actions .meta").innerText(), /Role in this app: Follower/);
   await page.screenshot({ path: join(screenshotDir, "profile-390x844.png") });
 
   // The store is open to a follower (the store page itself is a later issue).
