@@ -45,7 +45,10 @@ test("a follower of a gated app sees the plans, subscribes with the wallet and r
   await Promise.all([page.waitForURL(/\/checkout\/plan\//), gate.locator("a.button", { hasText: "Subscribe" }).click()]);
   assert.match(await page.locator(".plan-checkout").innerText(), /Wallet balance: \$100\.00/);
   await page.screenshot({ path: join(screenshotDir, "members-plan-checkout-390x844.png"), fullPage: true });
-  await Promise.all([page.waitForURL(/\/community/), page.locator("button", { hasText: "Pay $8.00 with wallet" }).click()]);
+  // Paying confirms the membership on the profile, then the feed opens.
+  await Promise.all([page.waitForURL(/\/profile\?joined=1/), page.locator("button", { hasText: "Pay $8.00 with wallet" }).click()]);
+  assert.match(await page.locator(".profile-membership .notice").innerText(), /Welcome! Your membership is active/);
+  await page.goto(env.server.base + "/apps/demo/community");
   await page.locator(".feed-card").first().waitFor();
   assert.ok((await page.locator(".feed-card").count()) > 0, "gated posts are readable");
   await page.screenshot({ path: join(screenshotDir, "members-community-390x844.png") });
