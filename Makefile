@@ -40,7 +40,7 @@ test-go:
 	$(GO) test -count=1 -timeout 30m -p 2 -parallel 8 ./...
 
 test-browser: build
-	node --test --test-concurrency=1 scripts/browser/
+	node --test --test-concurrency=2 scripts/browser/
 
 bench: build services
 	bash scripts/bench
