@@ -137,7 +137,9 @@ test("the create-event form fits a phone with its submit button on screen", asyn
 test("buttons speak the page's font", async () => {
   const { context, page } = await signIn(env, "creator@demo.test");
   for (const path of ["/apps/demo/store", "/apps/demo/events", "/apps/demo/profile", "/apps/demo/donate", "/apps/demo/create-post"]) {
-    await page.goto(env.server.base + path);
+    // networkidle: a page an island reloads (or still loading its
+    // stylesheet at the end of the body) is read once it has settled.
+    await page.goto(env.server.base + path, { waitUntil: "networkidle" });
     const fonts = await page.$$eval("button, input, select, textarea", (els) => {
       const body = getComputedStyle(document.body).fontFamily;
       return els.filter((e) => getComputedStyle(e).fontFamily !== body).map((e) => e.outerHTML.slice(0, 80));
