@@ -77,7 +77,7 @@ func PostgresFrom(t testing.TB, kind string, fill func(ctx context.Context, db *
 	}
 	u.Path = "/" + name
 	// A test's statements may wait long on a machine running other suites
-	// (50 requests queued on one row lock, say): past the driver's 10 s read
+	// (50 requests queued on one row lock, say): past the product's query
 	// timeout they would end as a 503 the test never meant to provoke.
 	db, err := openPatient(u.String())
 	if err != nil {
