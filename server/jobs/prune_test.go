@@ -56,19 +56,7 @@ func TestPruneRunsAsAPeriodicJob(t *testing.T) {
 			}
 			sessions = append(sessions, sess.ID)
 		}
-		if err := jobs.Migrate(ctx, db, storetest.URL(db), quiet()); err != nil {
-			t.Fatal(err)
-		}
-		q, err := jobs.New(ctx, jobs.Options{DB: db, DatabaseURL: storetest.URL(db), Logger: quiet(), JobRetention: time.Hour,
-			Work: jobs.Product(jobs.Deps{Store: s, Files: files, Logger: quiet(),
-				Retention: store.Retention{Notifications: 30 * 24 * time.Hour}})})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := q.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { stopQueue(t, q) })
+		startProductQueue(t, db, s, files, time.Hour)
 		exists := func(model any, id string) bool {
 			ok, err := db.NewSelect().Model(model).Where("id = ?", id).Exists(ctx)
 			if err != nil {
@@ -112,19 +100,7 @@ func TestFinishedJobsAreDeleted(t *testing.T) {
 		ctx := context.Background()
 		files := &media.Local{Dir: t.TempDir(), BaseURL: "http://test", Key: []byte("k")}
 		s := store.NewStorage(db, nil, media.Signer{Storage: files}, quiet())
-		if err := jobs.Migrate(ctx, db, storetest.URL(db), quiet()); err != nil {
-			t.Fatal(err)
-		}
-		q, err := jobs.New(ctx, jobs.Options{DB: db, DatabaseURL: storetest.URL(db), Logger: quiet(), JobRetention: 2 * time.Second,
-			Work: jobs.Product(jobs.Deps{Store: s, Files: files, Logger: quiet(),
-				Retention: store.Retention{Notifications: 30 * 24 * time.Hour}})})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := q.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { stopQueue(t, q) })
+		startProductQueue(t, db, s, files, 2*time.Second)
 		completed := func() int64 {
 			n, err := db.NewSelect().Table("river_job").Where("state = 'completed'").Count(ctx)
 			if err != nil {
@@ -141,4 +117,24 @@ func TestFinishedJobsAreDeleted(t *testing.T) {
 			time.Sleep(200 * time.Millisecond)
 		}
 	})
+}
+
+// startProductQueue runs the product's queue on db, keeping finished jobs
+// for jobRetention and notifications for 30 days, until the test ends.
+func startProductQueue(t *testing.T, db *bun.DB, s *store.Storage, files media.Storage, jobRetention time.Duration) {
+	t.Helper()
+	ctx := context.Background()
+	if err := jobs.Migrate(ctx, db, storetest.URL(db), quiet()); err != nil {
+		t.Fatal(err)
+	}
+	q, err := jobs.New(ctx, jobs.Options{DB: db, DatabaseURL: storetest.URL(db), Logger: quiet(), JobRetention: jobRetention,
+		Work: jobs.Product(jobs.Deps{Store: s, Files: files, Logger: quiet(),
+			Retention: store.Retention{Notifications: 30 * 24 * time.Hour}})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stopQueue(t, q) })
 }
