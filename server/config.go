@@ -38,6 +38,12 @@ type Config struct {
 	// DownloadTypes lists the file extensions a DIGITAL item may deliver
 	// (DOWNLOAD_TYPES, comma separated; empty means defaultDownloadTypes).
 	DownloadTypes string
+	// DownloadMaxBytes (DOWNLOAD_MAX_MB, default 2048) is the largest file
+	// a DIGITAL item may deliver; DownloadPartBytes (DOWNLOAD_PART_MB,
+	// default 8, at least 5 as S3 wants) is the part size of a resumable
+	// upload. Zero means the default (tests).
+	DownloadMaxBytes  int64
+	DownloadPartBytes int64
 	// CookieDomain lets the main and auth hosts share the session cookie in
 	// production (e.g. ".example.com"); empty means host-only.
 	CookieDomain string
@@ -244,6 +250,17 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	cfg.RenderTimeout, err = time.ParseDuration(get("RENDER_TIMEOUT", "3s"))
 	if err != nil || cfg.RenderTimeout <= 0 {
 		return Config{}, fmt.Errorf("RENDER_TIMEOUT: want a positive duration like 3s, got %q", get("RENDER_TIMEOUT", ""))
+	}
+	for _, d := range []struct {
+		name, def string
+		min, max  int64
+		to        *int64
+	}{{"DOWNLOAD_MAX_MB", "2048", 1, 5 << 20, &cfg.DownloadMaxBytes}, {"DOWNLOAD_PART_MB", "8", 5, 512, &cfg.DownloadPartBytes}} {
+		mb, err := strconv.ParseInt(get(d.name, d.def), 10, 64)
+		if err != nil || mb < d.min || mb > d.max {
+			return Config{}, fmt.Errorf("%s: want a number of megabytes from %d to %d, got %q", d.name, d.min, d.max, get(d.name, ""))
+		}
+		*d.to = mb << 20
 	}
 	if cfg.TrustedProxies, err = parseTrustedProxies(get("TRUSTED_PROXIES", "")); err != nil {
 		return Config{}, err
