@@ -25,13 +25,10 @@ func (s *Server) routes() {
 		e.Use(checkInput)
 		// Slow mobile links: compress pages, JSON and bundles; media is
 		// already compressed, and cached pages are stored compressed.
-		// Level 1: JSON calls are compressed per request, and level 6
-		// cost a sixth of a feed call's CPU for a few percent fewer bytes.
-		e.Use(middleware.GzipWithConfig(middleware.GzipConfig{
-			Level: 1,
-			Skipper: func(c echo.Context) bool {
-				return strings.HasPrefix(c.Request().URL.Path, "/media") || s.pageCachedRoute(c)
-			},
+		// Stateless gzip (gzip.go): JSON calls are compressed per request,
+		// and a writer held by each request in flight must stay small.
+		e.Use(compress(func(c echo.Context) bool {
+			return strings.HasPrefix(c.Request().URL.Path, "/media") || s.pageCachedRoute(c)
 		}))
 		e.Use(s.securityHeaders)
 		// Refuse cross-site writes before the session is read.

@@ -98,6 +98,9 @@ func run(ctx context.Context) error {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400) // as `marquee serve` does
 	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(170 << 20) // serve's default soft limit
+	}
 	dir, err := os.MkdirTemp("", "marquee-bench-")
 	if err != nil {
 		return err
