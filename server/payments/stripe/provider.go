@@ -194,6 +194,7 @@ func (p *Provider) paid(ctx context.Context, eventID, typ string, order *store.O
 		// Cancelled, or paid another way: this payment is refunded.
 		return nil, store.ErrIllegalTransition
 	}
+	p.bookProcessorFee(ctx, o.AppID, "order:"+o.ID, &o.ID, in, "Order "+o.OrderNumber)
 	return &payments.Result{Order: o, Ref: in.ID, Status: in.Status}, nil
 }
 
@@ -341,6 +342,9 @@ func (p *Provider) webhookPaid(ctx context.Context, ev sg.Event, o *store.Order,
 	}
 	if rec.Outcome == store.OutcomeMismatch || rec.Outcome == store.OutcomeNotPayable {
 		p.log().Warn("stripe payment not applied: it is being refunded", "order", o.ID, "intent", in.ID, "outcome", rec.Outcome)
+	}
+	if o.PaidAt != nil && o.PaymentMethod == payments.Stripe && o.PaymentRef == in.ID {
+		p.bookProcessorFee(ctx, o.AppID, "order:"+o.ID, &o.ID, in, "Order "+o.OrderNumber)
 	}
 	return &payments.Result{Order: o, Ref: in.ID, Status: statusOf(rec, fresh)}, nil
 }
@@ -575,4 +579,25 @@ func (p *Provider) CardOffered(ctx context.Context, appID string) bool {
 	}
 	pa, err := p.Store.PayoutAccountOf(ctx, appID)
 	return err == nil && pa.ChargesReady()
+}
+
+// bookProcessorFee books what Stripe kept of a payment in the app's ledger,
+// read from the charge's balance transaction: the platform's cost for a
+// destination charge, the creator's for a charge on the platform's own
+// account. ref is the payment's ledger reference ("order:ID",
+// "donation:ID"); it books once however often the payment is reported. A
+// fee Stripe cannot tell yet is left (the next report of the payment books
+// it), never guessed.
+func (p *Provider) bookProcessorFee(ctx context.Context, appID, ref string, orderID *string, in *Intent, memo string) {
+	fee, currency, found, err := p.Client.ChargeFee(ctx, in.ID)
+	if err != nil || !found {
+		if err != nil {
+			p.log().Warn("stripe fee not read", "intent", in.ID, "err", err)
+		}
+		return
+	}
+	if err := p.Store.BookProcessorFee(ctx, store.ProcessorFee{AppID: appID, Ref: ref, OrderID: orderID, Amount: fee, Currency: currency,
+		ByPlatform: in.Destination != "", Memo: memo}); err != nil {
+		p.log().Error("stripe fee not booked", "intent", in.ID, "err", err)
+	}
 }

@@ -24,6 +24,11 @@ func TestTopupRequestShapesAgainstStripeMock(t *testing.T) {
 	if _, err := c.Retrieve(ctx, in.ID); err != nil {
 		t.Fatalf("retrieve: %v", err)
 	}
+	// The fee read (latest_charge.balance_transaction expanded) is a
+	// request Stripe's spec allows.
+	if _, _, _, err := c.ChargeFee(ctx, in.ID); err != nil {
+		t.Fatalf("charge fee: %v", err)
+	}
 	if in.OrderID != "" {
 		t.Fatalf("a top-up intent names an order: %+v", in)
 	}
