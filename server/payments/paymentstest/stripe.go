@@ -63,6 +63,8 @@ type Stripe struct {
 	// fee is the balance transaction's (stripe_balance.go).
 	charges     map[string]map[string]any
 	balanceTxns map[string]map[string]any
+	// sessions: Checkout Sessions (stripe_checkout.go).
+	sessions map[string]map[string]any
 }
 
 type idemAnswer struct {
@@ -291,7 +293,7 @@ func (s *Stripe) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		stripeError(w, 400, "invalid_request_error", "", "bad form", nil)
 		return
 	}
-	if s.onboardingPage(w, r) {
+	if s.onboardingPage(w, r) || s.checkoutPage(w, r) {
 		return
 	}
 	if !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer sk_") && !s.browserConfirm(r) {
@@ -474,7 +476,7 @@ func (s *Stripe) route(w http.ResponseWriter, r *http.Request) {
 			"payment_intent": pi["id"], "metadata": pi["metadata"]})
 		writeJSON(w, 200, rf)
 	default:
-		if !s.billing(w, r, parts) && !s.connect(w, r, parts) && !s.balance(w, r, parts) {
+		if !s.billing(w, r, parts) && !s.connect(w, r, parts) && !s.balance(w, r, parts) && !s.checkout(w, r, parts) {
 			stripeError(w, 404, "invalid_request_error", "", "Unrecognized request URL ("+r.Method+": "+r.URL.Path+")", nil)
 		}
 	}

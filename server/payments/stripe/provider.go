@@ -281,6 +281,8 @@ func (p *Provider) HandleWebhook(ctx context.Context, body []byte, header http.H
 			return nil, err
 		}
 		return &payments.Result{Order: o, Ref: in.ID, Status: statusOf(rec, fresh)}, nil
+	case "checkout.session.completed":
+		return p.webhookCheckout(ctx, ev)
 	case "invoice.paid", "invoice.payment_failed":
 		var inv sg.Invoice
 		if err := json.Unmarshal(ev.Data.Raw, &inv); err != nil {
@@ -525,6 +527,17 @@ func (p *Provider) RefundStray(ctx context.Context, ref string, amount int64, re
 	if refused > 0 {
 		key += fmt.Sprintf("-retry-%d", refused)
 	}
+	if strings.HasPrefix(ref, "cs_") {
+		// A Checkout Session's payment is its PaymentIntent's.
+		cs, err := p.Client.RetrieveCheckout(ctx, ref)
+		if err != nil {
+			return payments.ProviderError("stripe stray refund", err)
+		}
+		if cs.PaymentIntent == "" {
+			return nil // never paid
+		}
+		ref = cs.PaymentIntent
+	}
 	in, err := p.Client.Retrieve(ctx, ref)
 	if err != nil {
 		return payments.ProviderError("stripe stray refund", err)
@@ -544,6 +557,13 @@ func (p *Provider) RefundStray(ctx context.Context, ref string, amount int64, re
 // (the cancel_payment job). An intent that succeeded meanwhile is left: its
 // payment was recorded NOT_PAYABLE and is refunded by its own job.
 func (p *Provider) CancelPayment(ctx context.Context, ref string) error {
+	if strings.HasPrefix(ref, "cs_") {
+		// An expired top-up's Checkout Session.
+		if err := p.Client.ExpireCheckout(ctx, ref); err != nil && !errors.Is(err, ErrIntentNotOpen) {
+			return payments.ProviderError("stripe expire checkout", err)
+		}
+		return nil
+	}
 	if err := p.Client.Cancel(ctx, ref); err != nil && !errors.Is(err, ErrIntentNotOpen) {
 		return payments.ProviderError("stripe cancel", err)
 	}
