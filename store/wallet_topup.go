@@ -257,7 +257,7 @@ func (s *Storage) ExpirePendingTopups(ctx context.Context, olderThan time.Durati
 				return nil // paid meanwhile
 			}
 			n++
-			if t.PaymentMethod == "stripe" && strings.HasPrefix(t.PaymentRef, "pi_") {
+			if t.PaymentMethod == "stripe" && (strings.HasPrefix(t.PaymentRef, "pi_") || strings.HasPrefix(t.PaymentRef, "cs_")) {
 				return enqueue(ctx, tx, JobCancelPayment, CancelPaymentArgs{Provider: t.PaymentMethod, Ref: t.PaymentRef})
 			}
 			return nil

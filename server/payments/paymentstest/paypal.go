@@ -356,8 +356,36 @@ func (p *PayPal) orderJSON(o *ppOrder) map[string]any {
 	return map[string]any{"id": o.ID, "status": o.Status, "intent": "CAPTURE", "purchase_units": []any{unit}, "links": links}
 }
 
+// PayPalFeeOn is the fake's fee on a capture of amount: PayPal's US
+// checkout price, 3.49% + 49¢ (rounded half up).
+func PayPalFeeOn(amount int64) int64 { return (amount*349+5000)/10000 + 49 }
+
+// ProcessorFees sums the paypal_fee of every completed capture.
+func (p *PayPal) ProcessorFees() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var sum int64
+	for _, c := range p.captures {
+		if c.Status != "DECLINED" && c.Status != "FAILED" {
+			sum += PayPalFeeOn(cents(c.Amount.Value))
+		}
+	}
+	return sum
+}
+
 func (p *PayPal) captureJSON(c *ppCapture) map[string]any {
+	gross := cents(c.Amount.Value)
+	fee := PayPalFeeOn(gross)
+	money := func(v int64) Money {
+		return Money{CurrencyCode: c.Amount.CurrencyCode, Value: fmt.Sprintf("%d.%02d", v/100, v%100)}
+	}
+	// As PayPal reports a capture: what the payee receives of it.
+	breakdown := map[string]any{"gross_amount": c.Amount, "paypal_fee": money(fee), "net_amount": money(gross - fee)}
+	if c.Status == "DECLINED" || c.Status == "FAILED" {
+		breakdown = nil
+	}
 	return map[string]any{"id": c.ID, "status": c.Status, "amount": c.Amount, "custom_id": c.CustomID, "final_capture": true,
+		"seller_receivable_breakdown": breakdown,
 		"supplementary_data": map[string]any{"related_ids": map[string]string{"order_id": c.OrderID}},
 		"links":              []map[string]string{{"rel": "self", "href": p.URL + "/v2/payments/captures/" + c.ID}}}
 }

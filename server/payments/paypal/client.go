@@ -242,6 +242,21 @@ type Capture struct {
 	Status   string `json:"status"`
 	Amount   Money  `json:"amount"`
 	CustomID string `json:"custom_id"`
+	// SellerReceivableBreakdown is what the payee receives of it: the
+	// gross, PayPal's fee and the net (and the platform's fees).
+	SellerReceivableBreakdown *struct {
+		GrossAmount *Money `json:"gross_amount"`
+		PayPalFee   *Money `json:"paypal_fee"`
+		NetAmount   *Money `json:"net_amount"`
+	} `json:"seller_receivable_breakdown"`
+}
+
+// Fee is what PayPal kept of the capture, nil when it does not say.
+func (c *Capture) Fee() *Money {
+	if c.SellerReceivableBreakdown == nil {
+		return nil
+	}
+	return c.SellerReceivableBreakdown.PayPalFee
 }
 
 // Order is the part of a PayPal order the product reads.

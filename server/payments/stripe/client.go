@@ -407,3 +407,21 @@ func (c *Client) SetCancelAtPeriodEnd(ctx context.Context, id string, cancel boo
 	}
 	return nil
 }
+
+// ChargeFee answers what Stripe kept of a succeeded PaymentIntent's charge:
+// the fee of its balance transaction (latest_charge.balance_transaction,
+// expanded in one request). found is false while Stripe has no balance
+// transaction for it yet.
+func (c *Client) ChargeFee(ctx context.Context, paymentIntentID string) (fee int64, currency string, found bool, err error) {
+	p := &sg.PaymentIntentRetrieveParams{}
+	p.AddExpand("latest_charge.balance_transaction")
+	pi, err := c.sc.V1PaymentIntents.Retrieve(ctx, paymentIntentID, p)
+	if err != nil {
+		return 0, "", false, fmt.Errorf("retrieve payment intent fee: %w", err)
+	}
+	if pi.LatestCharge == nil || pi.LatestCharge.BalanceTransaction == nil || pi.LatestCharge.BalanceTransaction.ID == "" {
+		return 0, "", false, nil
+	}
+	bt := pi.LatestCharge.BalanceTransaction
+	return bt.Fee, strings.ToUpper(string(bt.Currency)), true, nil
+}

@@ -58,6 +58,9 @@ func (p *Provider) ConfirmTopup(ctx context.Context, req payments.TopupRequest) 
 	if t.Status == store.TopupPaid {
 		return t, nil
 	}
+	if t.PaymentMethod == payments.Stripe && strings.HasPrefix(t.PaymentRef, "cs_") {
+		return p.confirmTopupCheckout(ctx, t)
+	}
 	if t.PaymentMethod != payments.Stripe || !strings.HasPrefix(t.PaymentRef, "pi_") {
 		return nil, payments.ErrNotThisOrder
 	}
