@@ -492,7 +492,7 @@ function AnalyticsSection({ props }: { props: Props }) {
             </tbody>
           </table>
         </div>
-        <p className="meta">Members who had joined by each period's end, by their role today; new: joined in the period; churned: memberships that ended in it.</p>
+        <p className="meta">Members by the role they held at each period's end; new: joined in the period; churned: subscribers who lost their paid membership or left in it.</p>
       </section>
       <section className="studio-card" aria-labelledby="posts-h">
         <h2 id="posts-h">Top posts</h2>

@@ -2,8 +2,9 @@ package server
 
 import (
 	"context"
-	"fmt"
+	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -705,5 +706,101 @@ func TestStudioImageUploadWithoutJS(t *testing.T) {
 		if err := ts.store.DB.NewSelect().Model(&m).Where("id = ?", *id).Scan(ctx); err != nil || m.Status != store.MediaUploaded || m.MediaKey != which {
 			t.Fatalf("%s media: %+v %v", which, m, err)
 		}
+	}
+}
+
+// The analytics' date-range picker and the CSV exports over HTTP: from, to
+// (inclusive days) and bucket pick the periods; a bad date, bucket or order
+// of dates is refused beside its field (400 on the page, which still shows
+// the default range; 400 from the API); more than a year of days is shown
+// by week; the exports keep to the range, download as CSV, and a member's
+// text that a spreadsheet would read as a formula is defused.
+func TestStudioAnalyticsRangeAndExports(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, demoDB(t))
+	ctx := context.Background()
+	demo, _ := ts.store.AppByIDOrName(ctx, "demo")
+	creator := withSession(sessionFor(t, ts, "creator@demo.test"))
+	api := jsonHeaders(withSession(sessionFor(t, ts, "creator@demo.test")))
+
+	var got struct {
+		Data store.Analytics
+	}
+	r := ts.do(t, "GET", "/api/studio/apps/demo/analytics?from=2026-11-01&to=2026-11-14&bucket=week", nil, api)
+	if err := json.Unmarshal([]byte(r.Body), &got); r.Status != 200 || err != nil {
+		t.Fatalf("analytics: %d %.300s", r.Status, r.Body)
+	}
+	var periods []string
+	for _, p := range got.Data.Members {
+		periods = append(periods, p.Period)
+	}
+	if got.Data.From != "2026-11-01" || got.Data.To != "2026-11-14" || got.Data.Bucket != "week" || len(got.Data.Revenue) != 3 ||
+		fmt.Sprint(periods) != "[2026-10-26 2026-11-02 2026-11-09]" {
+		t.Errorf("weekly range: %+v %v", got.Data, periods)
+	}
+	r = ts.do(t, "GET", "/api/studio/apps/demo/analytics?from=2024-01-01&to=2025-06-30", nil, api)
+	if err := json.Unmarshal([]byte(r.Body), &got); r.Status != 200 || err != nil || got.Data.Bucket != "week" {
+		t.Errorf("a year and a half of days: %d %s %.200s", r.Status, got.Data.Bucket, r.Body)
+	}
+	for q, field := range map[string]string{
+		"from=2026-13-01":               "from",
+		"to=26.11.2026":                 "to",
+		"bucket=year":                   "bucket",
+		"from=2026-11-10&to=2026-11-01": "from",
+		"from=2020-01-01&to=2026-11-01": "from",
+	} {
+		r := ts.do(t, "GET", "/api/studio/apps/demo/analytics?"+q, nil, api)
+		if r.Status != 400 || !strings.Contains(r.Body, `"`+field+`"`) {
+			t.Errorf("%s: %d %.300s", q, r.Status, r.Body)
+		}
+	}
+	// The page: the picker keeps the range; a bad date is said beside it.
+	r = ts.do(t, "GET", "/apps/demo/studio/analytics?from=2026-11-01&to=2026-11-14&bucket=month", nil, creator)
+	if r.Status != 200 || !strings.Contains(r.Body, `value="2026-11-01"`) || !strings.Contains(r.Body, `value="2026-11-14"`) ||
+		!strings.Contains(r.Body, "<svg") || !strings.Contains(r.Body, "2026-11</td>") {
+		t.Errorf("page with a range: %d %.500s", r.Status, r.Body)
+	}
+	r = ts.do(t, "GET", "/apps/demo/studio/analytics?from=someday", nil, creator)
+	if r.Status != 400 || !strings.Contains(r.Body, "Dates look like 2026-11-26") || !strings.Contains(r.Body, "revenue-table") {
+		t.Errorf("page with a bad date: %d %.500s", r.Status, r.Body)
+	}
+
+	// Exports keep to the range and defuse formulas.
+	fan := ts.userID(t, "follower@demo.test")
+	in := func(at time.Time, cents int64, msg string) {
+		d := &store.Donation{ID: store.NewID(), AppID: demo.ID, UserID: fan, Amount: cents, Currency: "USD", Status: store.DonationPaid,
+			Message: msg, CreatedAt: at, ProcessedAt: &at}
+		if _, err := ts.store.DB.NewInsert().Model(d).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in(time.Date(2031, 3, 5, 10, 0, 0, 0, time.UTC), 1234, "=HYPERLINK(\"http://x\")")
+	in(time.Date(2031, 2, 5, 10, 0, 0, 0, time.UTC), 999, "before the range")
+	r = ts.do(t, "GET", "/apps/demo/studio/export/donations.csv?from=2031-03-01&to=2031-03-31", nil, creator)
+	if r.Status != 200 || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/csv") ||
+		r.Header.Get("Content-Disposition") != `attachment; filename="demo-donations.csv"` {
+		t.Fatalf("donations export: %d %v", r.Status, r.Header)
+	}
+	rows, err := csv.NewReader(strings.NewReader(r.Body)).ReadAll()
+	if err != nil || len(rows) != 2 || rows[0][0] != "created_at" || rows[1][2] != "follower" || rows[1][4] != "12.34" ||
+		rows[1][7] != `'=HYPERLINK("http://x")` {
+		t.Errorf("donations export rows: %q %v", rows, err)
+	}
+	r = ts.do(t, "GET", "/apps/demo/studio/export/orders.csv?from=2031-03-01&to=2031-03-31", nil, creator)
+	if rows, err := csv.NewReader(strings.NewReader(r.Body)).ReadAll(); r.Status != 200 || err != nil || len(rows) != 1 || rows[0][0] != "order_number" {
+		t.Errorf("orders export of an empty range: %d %q", r.Status, r.Body)
+	}
+	r = ts.do(t, "GET", "/apps/demo/studio/export/members.csv", nil, creator)
+	if r.Status != 200 || !strings.Contains(r.Body, "\nfollower,follower@demo.test,FOLLOWER,") {
+		t.Errorf("members export: %d %.300s", r.Status, r.Body)
+	}
+	if r := ts.do(t, "GET", "/apps/demo/studio/export/secrets.csv", nil, creator); r.Status != 404 {
+		t.Errorf("unknown export: %d", r.Status)
+	}
+	if r := ts.do(t, "GET", "/apps/demo/studio/export/donations.csv?from=nope", nil, creator); r.Status != 400 {
+		t.Errorf("export with a bad date: %d", r.Status)
+	}
+	if r := ts.do(t, "GET", "/apps/demo/studio/export/donations.csv", nil, withSession(sessionFor(t, ts, "moderator@demo.test"))); r.Status == 200 {
+		t.Errorf("a moderator downloads the donations: %d", r.Status)
 	}
 }

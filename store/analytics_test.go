@@ -184,12 +184,16 @@ func roleHistory(t *testing.T, db *bun.DB, s *store.Storage, appID, creator stri
 	when(day(4, 9), func() error { return s.Unfollow(ctx, appID, leaver) })
 	when(day(5, 9), func() error { return s.SetMemberRole(ctx, appID, s1, store.RoleSubscriber) })
 	when(day(6, 9), follow(banned))
-	when(day(8, 9), func() error { return s.ChangeMemberRole(ctx, appID, creator, promoted, store.RoleFollower, store.RoleAdmin) })
+	when(day(8, 9), func() error {
+		return s.ChangeMemberRole(ctx, appID, creator, promoted, store.RoleFollower, store.RoleAdmin)
+	})
 	when(day(10, 0), func() error {
 		_, err := s.ApplyProviderRenewal(ctx, "sub_fan1", "ended", day(10, 0), 0)
 		return err
 	})
-	when(day(10, 8), func() error { return s.ChangeMemberRole(ctx, appID, creator, s1, store.RoleSubscriber, store.RoleModerator) })
+	when(day(10, 8), func() error {
+		return s.ChangeMemberRole(ctx, appID, creator, s1, store.RoleSubscriber, store.RoleModerator)
+	})
 	when(day(12, 9), func() error { return s.ChangeMemberRole(ctx, appID, creator, removed, store.RoleSubscriber, "NONE") })
 	when(day(13, 9), func() error {
 		_, err := s.BanMember(ctx, store.NewBan{AppID: appID, UserID: banned, ActorID: creator, Kind: store.BanKindBan, Reason: "spam"})

@@ -1,17 +1,36 @@
-// The creator studio: a new user signs up, creates an app from /apps and
-// sets it up (look, features, donation tiers, a monthly plan), with
-// JavaScript on and off; a member subscribes and donates, and the creator
-// sees it in the analytics. Screenshots on a phone and a desktop.
-import { test } from "node:test";
+// The creator studio, issue 23's whole walk: a new user signs up, creates an
+// app from /apps and sets it up (look, features, donation tiers, a monthly
+// plan, a store item), with JavaScript on and off; a second new user joins,
+// adds funds to their wallet by PayPal (the local fake), subscribes to the
+// plan, buys the item and donates, and the creator sees each of them in the
+// analytics (revenue by source, members by role, orders by status) and the
+// CSV exports. Nothing goes through the CLI. Screenshots on a phone and a
+// desktop.
+import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { root, useServerAndBrowser, watchErrors, screenshotDir, testImagePNG } from "./helpers.mjs";
+import { startServer, startFakePayments, launchBrowser, watchErrors, screenshotDir, testImagePNG } from "./helpers.mjs";
 
 // The new fan pays and donates at once: confirming an e-mail first is the
 // accounts test's subject (scripts/browser/accounts.test.mjs).
-const env = useServerAndBrowser({ REQUIRE_VERIFIED_EMAIL: "false" });
+const env = { server: null, browser: null, fake: null };
+before(async () => {
+  env.fake = await startFakePayments(["-client-id", "studio-client", "-client-secret", "studio-secret", "-webhook-id", "WH-STUDIO"]);
+  env.server = await startServer({
+    REQUIRE_VERIFIED_EMAIL: "false",
+    PAYPAL_CLIENT_ID: "studio-client",
+    PAYPAL_CLIENT_SECRET: "studio-secret",
+    PAYPAL_API_BASE: env.fake.paypal,
+    PAYPAL_WEBHOOK_ID: "WH-STUDIO",
+  });
+  env.browser = await launchBrowser();
+});
+after(async () => {
+  await env.browser?.close();
+  await env.server?.stop();
+  env.fake?.stop();
+});
 const shots = process.env.STUDIO_SHOTS || screenshotDir;
 mkdirSync(shots, { recursive: true });
 
@@ -79,6 +98,123 @@ async function setUp(page, app, label) {
   assert.match(await card.innerText(), /Published/);
 }
 
+// addItem: the creator adds a digital item to the app's store from the
+// studio's "New item" link; it answers the item's address.
+async function addItem(page, app) {
+  await page.goto(env.server.base + "/apps/" + app + "/studio");
+  await Promise.all([page.waitForURL(/\/store\/items\/new$/), page.locator(".studio-links a", { hasText: "New item" }).click()]);
+  await page.fill('input[name="name"]', "Live EP");
+  await page.selectOption('select[name="type"]', "DIGITAL");
+  await page.fill('input[name="price"]', "8");
+  await page.uncheck('input[name="tracked"]');
+  await Promise.all([page.waitForURL(/\/store\/items\/[a-z2-7]{26}$/), page.locator("button", { hasText: "Create Item" }).click()]);
+  assert.match(await page.locator("h1").first().innerText(), /Live EP/);
+  return new URL(page.url()).pathname;
+}
+
+// memberWalk: a second new user signs up from the app, adds $50 to their
+// wallet by PayPal, subscribes to the monthly plan, buys the item and
+// donates $12 - each through the pages a member uses, with JavaScript on or
+// off.
+async function memberWalk(app, planId, itemPath, { js, viewport, email, username, tag }) {
+  const context = await env.browser.newContext({ viewport, javaScriptEnabled: js });
+  const mp = await context.newPage();
+  const base = env.server.base + "/apps/" + app;
+  await mp.goto(env.server.auth + "/authenticate/signup?app=" + app);
+  await mp.fill("#field-email", email);
+  await mp.fill("#field-username", username);
+  await mp.fill("#field-password", "a-long-password");
+  await Promise.all([mp.waitForURL(base), mp.locator("button[type=submit]").click()]);
+
+  // Add funds by PayPal: PayPal's approval page, back to the wallet.
+  // The wallet is the store's: open to followers, so the member follows.
+  await mp.goto(base + "/transactions");
+  assert.match(await mp.locator("h1").first().innerText(), /Follow App to Access Store/);
+  await Promise.all([mp.waitForNavigation(), mp.getByRole("button", { name: "Follow" }).click()]);
+  await mp.goto(base + "/transactions");
+  await mp.locator(".wallet-balance").waitFor();
+  await mp.screenshot({ path: join(shots, `studio-${tag}-member-wallet-empty.png`), fullPage: true });
+  if (js) await mp.locator('.add-funds-form[data-hydrated="true"]').waitFor();
+  await mp.locator('.add-funds-form input[name="amount"][value="5000"]').check();
+  if (!js) await mp.locator('.add-funds-form input[name="method"][value="paypal"]').check();
+  await Promise.all([mp.waitForURL((u) => u.toString().startsWith(env.fake.paypal + "/checkoutnow")), mp.locator(".add-funds-button").click()]);
+  await Promise.all([mp.waitForURL(/\/transactions\?added=5000/), mp.getByRole("button", { name: "Pay Now" }).click()]);
+  assert.match(await mp.locator(".wallet-balance").innerText(), /\$50\.00/);
+
+  // The monthly plan, paid from the wallet.
+  await mp.goto(base + "/checkout/plan/" + planId);
+  await Promise.all([mp.waitForLoadState("load"), mp.locator("button", { hasText: "Pay $5.00 with wallet" }).click()]);
+  await mp.screenshot({ path: join(shots, `studio-${tag}-member-subscribed.png`), fullPage: true });
+
+  // The item: add to cart, review, pay with the wallet.
+  await mp.goto(env.server.base + itemPath);
+  if (js) {
+    await mp.locator('.add-to-cart[data-hydrated="true"]').waitFor();
+    await mp.locator(".add-button").click();
+    await mp.locator(".added-alert", { hasText: "Added" }).waitFor();
+  } else {
+    await Promise.all([mp.waitForURL(/added=1/), mp.locator(".add-button").click()]);
+  }
+  await mp.goto(base + "/checkout");
+  await Promise.all([mp.waitForURL(/orderId=/), mp.getByRole("button", { name: "Continue to Payment" }).click()]);
+  if (js) await mp.locator('.checkout-pay[data-hydrated="true"]').waitFor();
+  await mp.locator('.checkout-pay input[name="paymentMethod"][value="musepay"]').check();
+  await Promise.all([mp.waitForURL(/payment-success/), mp.locator(".pay-button").click()]);
+  await mp.getByRole("heading", { name: "Payment Successful!" }).waitFor();
+
+  // A donation of $12 from the wallet.
+  await mp.goto(base + "/donate");
+  await mp.fill('.donate-form input[name="amount"]', "12");
+  await Promise.all([mp.waitForURL(/\/donate/), mp.locator(".donate-form button[type=submit]").click()]);
+  await mp.locator(".notice", { hasText: "Thank you" }).waitFor();
+  await mp.goto(base + "/transactions");
+  // $50 in, $5 + $8 + $12 out.
+  assert.match(await mp.locator(".wallet-balance").innerText(), /\$25\.00/);
+  await mp.screenshot({ path: join(shots, `studio-${tag}-member-wallet.png`), fullPage: true });
+  await context.close();
+}
+
+// seesTheMember: the creator's members list, analytics and exports show the
+// member's subscription, purchase and donation.
+async function seesTheMember(page, app, username, email) {
+  const studio = env.server.base + "/apps/" + app + "/studio";
+  await page.goto(studio + "/members");
+  const row = page.locator(`tr[data-member="${username}"]`);
+  assert.match(await row.innerText(), /Subscriber/);
+  assert.match(await row.innerText(), /Supporters \(active\)/);
+  assert.match(await row.innerText(), /Bronze/);
+  await page.goto(studio + "/analytics?bucket=month");
+  const cells = async (loc) => (await loc.locator("td").allInnerTexts()).map((t) => t.trim());
+  // Revenue by source: the $8 item, the $5 plan, the $12 donation.
+  assert.deepEqual(await cells(page.locator(".revenue-table tr.total")), ["Total", "$8.00", "$5.00", "$12.00", "$0.00", "$0.00", "$25.00"]);
+  assert.match(await page.locator(".big-number").first().innerText(), /\$25\.00/);
+  // Members this month: the creator and one subscriber, both new.
+  const months = page.locator(".members-over-time tbody tr");
+  const month = new Date().toISOString().slice(0, 7);
+  assert.deepEqual(await cells(months.last()), [month, "0", "1", "0", "0", "1", "2", "0"]);
+  // Orders by status: the plan's order and the item's, both paid.
+  const statuses = {};
+  for (const tr of await page.locator(".orders-by-status tbody tr").all()) {
+    const [label, n] = await cells(tr);
+    statuses[label] = n;
+  }
+  assert.equal(statuses["Payment Confirmed"], "2", JSON.stringify(statuses));
+  assert.equal(Object.values(statuses).reduce((a, b) => a + Number(b), 0), 2, JSON.stringify(statuses));
+  assert.equal(await page.locator(".chart svg").count() >= 2, true);
+  // The CSV exports hold them.
+  const csv = async (name) => (await page.request.get(studio + "/export/" + name + ".csv")).text();
+  assert.match(await csv("donations"), new RegExp(`${username},${email.replace(".", "\\.")},12\\.00,USD,PAID`));
+  const orders = await csv("orders");
+  assert.equal(orders.trim().split("\n").filter((l) => l.includes(`,paid,${username},`) || l.includes(`,PAID,${username},`)).length, 2, orders);
+  assert.match(orders, /,8\.00,0\.00,USD,musepay/);
+  assert.match(await csv("members"), new RegExp(`${username},.*,SUBSCRIBER,.*,Supporters,ACTIVE,Bronze,12\\.00`));
+}
+
+async function planIdOf(page, app) {
+  await page.goto(env.server.base + "/apps/" + app + "/studio/plans");
+  return (await page.locator('.plan-card[data-plan="Supporters"] form.plan-form').first().getAttribute("action")).split("/").pop();
+}
+
 async function screenshots(page, app, tag) {
   const studio = env.server.base + "/apps/" + app + "/studio";
   for (const [name, path] of [["profile", ""], ["features", "/features"], ["plans", "/plans"], ["members", "/members"], ["analytics", "/analytics?bucket=day"]]) {
@@ -91,7 +227,7 @@ async function screenshots(page, app, tag) {
   await page.setViewportSize(phone);
 }
 
-test("a new user creates an app and sets it up with JavaScript", async () => {
+test("a new user creates an app and sets it up with JavaScript, and sees a member subscribe, buy and donate", async () => {
   const context = await env.browser.newContext({ viewport: phone });
   const page = await context.newPage();
   const errors = watchErrors(page);
@@ -137,11 +273,18 @@ test("a new user creates an app and sets it up with JavaScript", async () => {
   assert.equal(await page.locator("img.banner").count(), 1, "the uploaded banner on the landing page");
   // The two refused forms answered 400 on purpose.
   assert.deepEqual(errors.filter((e) => !/favicon|link-icons|400 .*\/studio\/(profile|plans)$/.test(e)), []);
+
+  // The creator adds a store item; a new member, on a desktop with
+  // JavaScript, pays for all three, and the analytics show it.
+  const itemPath = await addItem(page, "luna-live");
+  const planId = await planIdOf(page, "luna-live");
+  await memberWalk("luna-live", planId, itemPath, { js: true, viewport: desktop, email: "jsfan@studio.test", username: "jsfan", tag: "js" });
+  await seesTheMember(page, "luna-live", "jsfan", "jsfan@studio.test");
   await screenshots(page, "luna-live", "js");
   await context.close();
 });
 
-test("without JavaScript: create (a taken name is refused beside the field), set up, and see a member subscribe and donate", async () => {
+test("without JavaScript: create (a taken name is refused beside the field), set up, and see a member subscribe, buy and donate", async () => {
   const context = await env.browser.newContext({ viewport: phone, javaScriptEnabled: false });
   const page = await context.newPage();
   await signUp(page, "nojs@studio.test", "nojsmaker");
@@ -156,37 +299,12 @@ test("without JavaScript: create (a taken name is refused beside the field), set
   await Promise.all([page.waitForURL(/\/apps\/plain-app\/studio\?notice=created/), page.locator("button", { hasText: "Create app" }).click()]);
   await setUp(page, "plain-app", "Plain");
 
-  // A member with wallet money subscribes and donates, all without JS.
-  const member = await env.browser.newContext({ viewport: phone, javaScriptEnabled: false });
-  const mp = await member.newPage();
-  await mp.goto(env.server.auth + "/authenticate/signup?app=plain-app");
-  await mp.fill("#field-email", "fan@studio.test");
-  await mp.fill("#field-username", "plainfan");
-  await mp.fill("#field-password", "a-long-password");
-  await Promise.all([mp.waitForURL(env.server.base + "/apps/plain-app"), mp.locator("button[type=submit]").click()]);
-  execFileSync(join(root, "bin", "marquee"), ["wallet", "credit", "plain-app", "fan@studio.test", "100"], { env: env.server.env, cwd: root, stdio: "pipe" });
-  const planId = (await page.locator(".plan-card form.plan-form").first().getAttribute("action")).split("/").pop();
-  await mp.goto(env.server.base + "/apps/plain-app/checkout/plan/" + planId);
-  await Promise.all([mp.waitForLoadState("load"), mp.locator("button", { hasText: "Pay $5.00 with wallet" }).click()]);
-  await mp.goto(env.server.base + "/apps/plain-app/donate");
-  await mp.fill('input[name="amount"]', "12");
-  await Promise.all([mp.waitForLoadState("load"), mp.locator(".donate-form button[type=submit]").click()]);
-  await mp.locator(".notice", { hasText: "Thank you" }).waitFor();
-  await member.close();
-
-  // The creator sees the member, the plan and the money.
-  await page.goto(env.server.base + "/apps/plain-app/studio/members");
-  const row = page.locator('tr[data-member="plainfan"]');
-  assert.match(await row.innerText(), /Subscriber/);
-  assert.match(await row.innerText(), /Supporters \(active\)/);
-  assert.match(await row.innerText(), /Bronze/);
-  await page.goto(env.server.base + "/apps/plain-app/studio/analytics");
-  const total = page.locator(".revenue-table tr.total");
-  assert.match(await total.innerText(), /\$5\.00\s+\$12\.00\s+\$0\.00\s+\$0\.00\s+\$17\.00/);
-  assert.equal(await page.locator(".chart svg").count() >= 2, true);
-  // The CSV export of donations has the donation.
-  const csv = await (await context.request.get(env.server.base + "/apps/plain-app/studio/export/donations.csv")).text();
-  assert.match(csv, /plainfan,fan@studio\.test,12\.00,USD,PAID/);
+  // The creator adds a store item; a new member, on a phone without
+  // JavaScript, pays for all three, and the analytics show it.
+  const itemPath = await addItem(page, "plain-app");
+  const planId = await planIdOf(page, "plain-app");
+  await memberWalk("plain-app", planId, itemPath, { js: false, viewport: phone, email: "fan@studio.test", username: "plainfan", tag: "nojs" });
+  await seesTheMember(page, "plain-app", "plainfan", "fan@studio.test");
   await screenshots(page, "plain-app", "nojs");
   await context.close();
 });
