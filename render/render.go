@@ -222,6 +222,9 @@ func (e *Engine) PoolStats() (inUse, size int) {
 // release returns a healthy runtime to the pool.
 func (e *Engine) release(rt *goja.Runtime) { e.pool <- rt }
 
+// Timeout is how long one render may run before it is interrupted.
+func (e *Engine) Timeout() time.Duration { return e.opts.Timeout }
+
 // discard drops a runtime whose state can't be trusted (interrupted or
 // panicked) and frees its slot so a fresh one is made on demand.
 func (e *Engine) discard() { <-e.slots }

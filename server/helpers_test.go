@@ -37,7 +37,10 @@ func testEngine(t testing.TB) *render.Engine {
 			engineErr = err
 			return
 		}
-		engine, engineErr = render.New(render.Options{ManifestPath: filepath.Join(root, "public/build/manifest.json")})
+		engine, engineErr = render.New(render.Options{ManifestPath: filepath.Join(root, "public/build/manifest.json"),
+			// As the servers' RenderTimeout: a busy machine must not turn a
+			// slow render into the 503 fallback page.
+			Timeout: 2 * time.Minute})
 	})
 	if engineErr != nil {
 		t.Fatalf("render engine (run `make build` first): %v", engineErr)

@@ -130,6 +130,11 @@ func (a *App) Renderer(opts render.Options) (*render.Engine, error) {
 	if opts.Logger == nil {
 		opts.Logger = a.Logger
 	}
+	// The engine's own timer must be RENDER_TIMEOUT too: left at the
+	// engine's default it cut renders at 2 s whatever the operator set.
+	if opts.Timeout <= 0 {
+		opts.Timeout = a.Config.RenderTimeout
+	}
 	engine, err := render.New(opts)
 	if err != nil {
 		return nil, fmt.Errorf("start renderer (did you run the build?): %w", err)

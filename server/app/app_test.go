@@ -49,6 +49,9 @@ func TestOpenServesTheDemo(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if engine.Timeout() != cfg.RenderTimeout {
+				t.Errorf("renders are cut at %s, RENDER_TIMEOUT is %s", engine.Timeout(), cfg.RenderTimeout)
+			}
 			if a.Storage.Build == "" || a.Storage.Build != engine.BuildID() {
 				t.Errorf("store build %q, renderer build %q", a.Storage.Build, engine.BuildID())
 			}
