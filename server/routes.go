@@ -246,6 +246,12 @@ func (s *Server) routes() {
 	api.GET("/store/items/:itemId", s.apiStoreItem)
 	api.PUT("/store/items/:itemId", s.apiUpdateItem)
 	api.DELETE("/store/items/:itemId", s.apiDeleteItem)
+	// A DIGITAL item's files, uploaded in parts that resume (item_uploads.go).
+	api.POST("/store/items/:itemId/uploads", s.apiItemUploadCreate)
+	api.GET("/store/items/:itemId/uploads/:uploadId", s.apiItemUpload)
+	api.PUT("/store/items/:itemId/uploads/:uploadId/parts/:number", s.apiItemUploadPart)
+	api.POST("/store/items/:itemId/uploads/:uploadId/complete", s.apiItemUploadComplete)
+	api.DELETE("/store/items/:itemId/uploads/:uploadId", s.apiItemUploadAbort)
 	api.GET("/store/:storeId/cart", s.apiCart)
 	api.DELETE("/store/:storeId/cart", s.apiCartClear)
 	api.POST("/store/:storeId/cart/items", s.apiCartAdd)
