@@ -30,7 +30,8 @@ func (s *Server) routes() {
 		e.Use(middleware.GzipWithConfig(middleware.GzipConfig{
 			Level: 1,
 			Skipper: func(c echo.Context) bool {
-				return strings.HasPrefix(c.Request().URL.Path, "/media") || s.pageCachedRoute(c)
+				p := c.Request().URL.Path
+				return strings.HasPrefix(p, "/media") || strings.HasPrefix(p, "/static/build/") || s.pageCachedRoute(c)
 			},
 		}))
 		e.Use(s.securityHeaders)
@@ -46,6 +47,8 @@ func (s *Server) routes() {
 		e.GET("/readyz", s.readyz)
 		// Both sites render documents that link the icon, the manifest and,
 		// when a page has islands, the hashed bundles.
+		// The hashed build output is stored compressed (static_build.go).
+		e.GET("/static/build/*", s.staticBuild, staticCache)
 		e.Group("/static", staticCache).Static("/", "public")
 		e.GET("/manifest.webmanifest", s.siteManifest)
 		e.GET("/favicon.ico", func(c echo.Context) error { return c.Redirect(http.StatusMovedPermanently, "/static/icon.svg") })
