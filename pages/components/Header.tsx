@@ -12,7 +12,7 @@ export function displayTitle(app: AppView): string {
 // (the sign-in card).
 export function TitleImage({ media, alt, height, priority }: { media: MediaView; alt: string; height: number; priority?: boolean }) {
   const width = media.width && media.height ? Math.round((height * media.width) / media.height) : height * 3;
-  return <Img media={media} alt={alt} sizes={width + "px"} box={[width, height]} priority={priority} eager />;
+  return <Img className="title-image" media={media} alt={alt} sizes={width + "px"} box={[width, height]} priority={priority} eager />;
 }
 
 // Header shows the title image, else the display name, else the upper-cased
