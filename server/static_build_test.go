@@ -19,7 +19,7 @@ import (
 // or gzip compressed once at the best level, byte for byte the file once
 // decoded, with its type, a year's cache, Vary and a per-encoding ETag; the
 // level-1 gzip every other response gets made the runtime 80 KB instead of
-// about 58 KB on a phone's link (Lighthouse, issue 27).
+// about 62 KB on a phone's link (Lighthouse, issue 27).
 func TestStaticBuildPrecompressed(t *testing.T) {
 	root, err := render.ProjectRoot()
 	if err != nil {
