@@ -44,7 +44,7 @@ export default function AuthForm(props: Props) {
   const title = app ? displayTitle(app) : "Marquee";
   const brand = (
     <div className="auth-brand">
-      {app?.title ? <TitleImage media={app.title} alt={title} height={40} /> : <span className="auth-brand-name">{title}</span>}
+      {app?.title ? <TitleImage media={app.title} alt={title} height={40} priority /> : <span className="auth-brand-name">{title}</span>}
     </div>
   );
   const backLink = (
@@ -152,6 +152,7 @@ export function head(props: Props) {
   return (
     <>
       <title>{(props.data.mode === "message" ? props.data.title || titles.message : titles[props.data.mode]) + " · " + name}</title>
+      <meta name="description" content={"Your " + name + " account: sign in, sign up or reset your password."} />
       <meta name="robots" content="noindex" />
     </>
   );

@@ -24,5 +24,10 @@ export default function ComingSoon(props: Props) {
 }
 
 export function head(props: Props) {
-  return <title>{props.data.section + " · " + (props.app ? displayTitle(props.app) : "Marquee")}</title>;
+  return (
+    <>
+      <title>{props.data.section + " · " + (props.app ? displayTitle(props.app) : "Marquee")}</title>
+      <meta name="description" content={props.data.text} />
+    </>
+  );
 }

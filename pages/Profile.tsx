@@ -222,6 +222,7 @@ export function head(props: Props) {
   return (
     <>
       <title>{"Profile · " + (props.app ? displayTitle(props.app) : "Marquee")}</title>
+      <meta name="description" content={"Your profile, orders and notification settings on " + (props.app ? displayTitle(props.app) : "Marquee") + "."} />
       <meta name="robots" content="noindex" />
     </>
   );

@@ -266,6 +266,14 @@ func TestLandingImages(t *testing.T) {
 			}
 			continue
 		}
+		if strings.Contains(tag, `class="title-image"`) {
+			// The header's title image: always on the first screen, so it
+			// loads at once, without competing with the banner.
+			if loading == "lazy" || priority != "" {
+				t.Errorf("the header's title image loads at once, at normal priority: %s", tag)
+			}
+			continue
+		}
 		decoding, _ := attr(tag, "decoding")
 		if loading != "lazy" || decoding != "async" || priority != "" {
 			t.Errorf("below the banner, images load lazily: %s", tag)
@@ -403,7 +411,11 @@ func TestFirstScreenImage(t *testing.T) {
 				}
 				continue
 			}
-			if l, _ := attr(tag, "loading"); l != "lazy" {
+			if l, _ := attr(tag, "loading"); strings.Contains(tag, `class="title-image"`) {
+				if l == "lazy" {
+					t.Errorf("%s: the header's title image is lazy: %s", tc.path, tag)
+				}
+			} else if l != "lazy" {
 				t.Errorf("%s: not lazy: %s", tc.path, tag)
 			}
 		}

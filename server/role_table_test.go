@@ -208,6 +208,7 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 	// the table's requests get 404, which is not a role refusal.
 	rows = append(rows, roleRoute{"main", "GET", "/metrics", public, fixed("/metrics")})
 	rows = append(rows, both("GET", "/static/*", public, fixed("/static/icon.svg"))...)
+	rows = append(rows, both("GET", "/static/build/*", public, fixed("/static/build/manifest.json"))...)
 	rows = append(rows, both("GET", "/manifest.webmanifest", public, fixed("/manifest.webmanifest"))...)
 	rows = append(rows, both("GET", "/favicon.ico", public, fixed("/favicon.ico"))...)
 	rows = append(rows, []roleRoute{

@@ -27,8 +27,10 @@ func (s *Server) routes() {
 		// already compressed, and cached pages are stored compressed.
 		// Stateless gzip (gzip.go): JSON calls are compressed per request,
 		// and a writer held by each request in flight must stay small.
+		// Bundles under /static/build are stored compressed (static_build.go).
 		e.Use(compress(func(c echo.Context) bool {
-			return strings.HasPrefix(c.Request().URL.Path, "/media") || s.pageCachedRoute(c)
+			p := c.Request().URL.Path
+			return strings.HasPrefix(p, "/media") || strings.HasPrefix(p, "/static/build/") || s.pageCachedRoute(c)
 		}))
 		e.Use(s.securityHeaders)
 		// Refuse cross-site writes before the session is read.
@@ -43,6 +45,8 @@ func (s *Server) routes() {
 		e.GET("/readyz", s.readyz)
 		// Both sites render documents that link the icon, the manifest and,
 		// when a page has islands, the hashed bundles.
+		// The hashed build output is stored compressed (static_build.go).
+		e.GET("/static/build/*", s.staticBuild, staticCache)
 		e.Group("/static", staticCache).Static("/", "public")
 		e.GET("/manifest.webmanifest", s.siteManifest)
 		e.GET("/favicon.ico", func(c echo.Context) error { return c.Redirect(http.StatusMovedPermanently, "/static/icon.svg") })

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -54,6 +55,8 @@ type Server struct {
 	pages        *pageCache
 	cachedRoutes map[string]bool
 	metrics      *metrics
+	// built serves public/build compressed once per file (static_build.go).
+	built *builtFiles
 }
 
 // Renderer turns a page and its props into HTML: render.Engine (React on
@@ -88,7 +91,8 @@ func New(d Deps) *Server {
 		d.Store.PlatformFeeBP = d.Config.PlatformFeeBP
 	}
 	s := &Server{cfg: d.Config, store: d.Store, renderer: d.Renderer, files: d.Files, logger: d.Logger,
-		csp: contentSecurityPolicy(d.Config), pages: newPageCache(d.Store), cachedRoutes: map[string]bool{}}
+		csp: contentSecurityPolicy(d.Config), pages: newPageCache(d.Store), cachedRoutes: map[string]bool{},
+		built: newBuiltFiles(filepath.Join("public", "build"))}
 	wait := d.Config.InFlightWait
 	if wait <= 0 {
 		wait = 10 * time.Second

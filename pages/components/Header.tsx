@@ -7,10 +7,12 @@ export function displayTitle(app: AppView): string {
 }
 
 // TitleImage is the app's title image at a fixed height (the header's and
-// the sign-in card's), its width following its shape.
-export function TitleImage({ media, alt, height }: { media: MediaView; alt: string; height: number }) {
+// the sign-in card's), its width following its shape. It is always on the
+// first screen, so it loads at once; priority where it is the largest paint
+// (the sign-in card).
+export function TitleImage({ media, alt, height, priority }: { media: MediaView; alt: string; height: number; priority?: boolean }) {
   const width = media.width && media.height ? Math.round((height * media.width) / media.height) : height * 3;
-  return <Img media={media} alt={alt} sizes={width + "px"} box={[width, height]} />;
+  return <Img className="title-image" media={media} alt={alt} sizes={width + "px"} box={[width, height]} priority={priority} eager />;
 }
 
 // Header shows the title image, else the display name, else the upper-cased

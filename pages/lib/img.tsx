@@ -17,13 +17,17 @@ export interface ImgProps {
   box?: [number, number];
   fallback?: [number, number];
   priority?: boolean;
+  // eager: loads at once, at its normal priority: a small image always on
+  // the first screen that is not its largest paint (the header's title).
+  // Lazy there would wait for layout and could become a late LCP.
+  eager?: boolean;
   className?: string;
   style?: React.CSSProperties;
   onLoad?: () => void;
   onError?: () => void;
 }
 
-export function Img({ media, alt, sizes, box, fallback, priority, className, style, onLoad, onError }: ImgProps) {
+export function Img({ media, alt, sizes, box, fallback, priority, eager, className, style, onLoad, onError }: ImgProps) {
   const [width, height] = box ?? (media.width && media.height ? [media.width, media.height] : fallback ?? [undefined, undefined]);
   return (
     <img
@@ -35,7 +39,7 @@ export function Img({ media, alt, sizes, box, fallback, priority, className, sty
       alt={alt}
       width={width}
       height={height}
-      loading={priority ? "eager" : "lazy"}
+      loading={priority || eager ? "eager" : "lazy"}
       decoding={priority ? undefined : "async"}
       fetchPriority={priority ? "high" : undefined}
       onLoad={onLoad}

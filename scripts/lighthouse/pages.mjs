@@ -130,7 +130,7 @@ export function failing(lhr) {
       const limit = catId === "performance" ? 0.9 : 1;
       if (a.score >= limit) continue;
       if (catId !== "performance" && ref.weight === 0) continue;
-      const items = (a.details?.items ?? []).slice(0, 3).map((it) => it.node?.selector || it.node?.snippet || it.url || it.source?.url || it.label || "").filter(Boolean);
+      const items = (Array.isArray(a.details?.items) ? a.details.items : []).slice(0, 3).map((it) => it.node?.selector || it.node?.snippet || it.url || it.source?.url || it.label || "").filter(Boolean);
       out.push(`${catId}: ${a.id}${a.displayValue ? " (" + a.displayValue + ")" : ""}: ${a.title}` + items.map((i) => "\n      " + String(i).slice(0, 160)).join(""));
     }
   }
