@@ -33,7 +33,7 @@ interface Confirmed {
 }
 
 // AddFunds is the wallet's "Add funds" form (issue 24): a real form posting
-// to /wallet/topup (PayPal's approval redirect works without JavaScript),
+// to /wallet/topup (PayPal's approval and Stripe Checkout work without JavaScript),
 // which the island turns into the card's Payment Element in place. The
 // amount sent only picks one of the amounts offered; the server adds money
 // only when the provider says it arrived.
@@ -125,7 +125,6 @@ export default function AddFunds(props: Props) {
           </label>
         ))}
       </fieldset>
-      {method === "stripe" && !hydrated && <p className="meta">The card form needs JavaScript; PayPal works without it.</p>}
       <div ref={cardEl} className="card-element" />
       {error && (
         <p className="checkout-error" role="alert">

@@ -27,6 +27,7 @@ func TestConfigRefusesMistakes(t *testing.T) {
 		{map[string]string{"PORT": "80a"}, "PORT"},
 		{map[string]string{"AUTH_PORT": "70000"}, "AUTH_PORT"},
 		{map[string]string{"WALLET_ENABLED": "maybe"}, "WALLET_ENABLED"},
+		{map[string]string{"PAYPAL_PLATFORM_FEES": "true"}, "PAYPAL_BN_CODE"},
 		{map[string]string{"S3_USE_SSL": "yes please"}, "S3_USE_SSL"},
 		{map[string]string{"S3_ENDPOINT": "minio:9000", "S3_ACCESS_KEY": "k", "S3_SECRET_KEY": secret}, "S3_BUCKET"},
 		{map[string]string{"STRIPE_SECRET_KEY": "pk_test_abc", "STRIPE_PUBLISHABLE_KEY": "sk_test_" + secret}, "STRIPE_PUBLISHABLE_KEY"},

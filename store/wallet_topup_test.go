@@ -113,3 +113,58 @@ func TestTopupAppliedOnce(t *testing.T) {
 		}
 	})
 }
+
+// 50 concurrent top-ups by one member, each paid and each reported twice at
+// once (webhook and the member's confirm), are applied once each and never
+// twice: the wallet grows by exactly their sum, one credit per top-up.
+func TestFiftyConcurrentTopupsOfOneMember(t *testing.T) {
+	t.Parallel()
+	storetest.Both(t, func(t *testing.T, db *bun.DB) {
+		f := newShop(t, db)
+		ctx := context.Background()
+		u := f.user(t, 3)
+		before, _ := f.s.WalletBalance(ctx, f.shop.AppID, u)
+		var wg sync.WaitGroup
+		ids := make([]string, 50)
+		for i := range 50 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				tp, err := f.s.CreateTopup(ctx, f.shop.AppID, u, 1000, "stripe")
+				if err != nil {
+					t.Errorf("create %d: %v", i, err)
+					return
+				}
+				ids[i] = tp.ID
+				ref := "pi_c" + tp.ID
+				if err := f.s.AttachTopupPayment(ctx, tp.ID, "stripe", ref); err != nil {
+					t.Errorf("attach %d: %v", i, err)
+					return
+				}
+				var inner sync.WaitGroup
+				for _, ev := range []string{"evt_" + tp.ID, "intent:" + ref + ":succeeded"} {
+					inner.Add(1)
+					go func() {
+						defer inner.Done()
+						rec := &store.PaymentEvent{Provider: "stripe", EventID: ev, Type: "payment_intent.succeeded", AppID: &f.shop.AppID,
+							PaymentRef: ref, Amount: 1000, Currency: "USD"}
+						if out, _, err := f.s.ApplyTopupPaymentEvent(ctx, rec, tp.ID, "stripe", ref, 1000, "usd"); err != nil || out.Status != store.TopupPaid {
+							t.Errorf("report %s: %+v %v", ev, out, err)
+						}
+					}()
+				}
+				inner.Wait()
+			}()
+		}
+		wg.Wait()
+		if bal, _ := f.s.WalletBalance(ctx, f.shop.AppID, u); bal != before+50*1000 {
+			t.Fatalf("balance %d, want %d", bal, before+50*1000)
+		}
+		for _, id := range ids {
+			n, err := db.NewSelect().Model((*store.WalletTransfer)(nil)).Where("reference = ?", store.TopupTransferRef(id)).Count(ctx)
+			if err != nil || n != 1 {
+				t.Fatalf("top-up %s: %d credits (%v)", id, n, err)
+			}
+		}
+	})
+}
