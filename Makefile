@@ -7,7 +7,7 @@ TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 export TEST_DATABASE_URL TEST_REDIS_URL
 
-.PHONY: run build assets deps test test-go test-types test-browser services bench clean
+.PHONY: run build assets deps test test-go test-types test-browser services bench lighthouse clean
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -40,10 +40,16 @@ test-go:
 	$(GO) test -count=1 -timeout 30m -p 2 -parallel 8 ./...
 
 test-browser: build
-	node --test --test-concurrency=2 scripts/browser/
+	tmp=$$(mktemp -d) && BROWSER_SEED_TEMPLATE=$$tmp/demo node --test --test-concurrency=2 scripts/browser/; status=$$?; rm -rf $$tmp; exit $$status
 
 bench: build services
 	bash scripts/bench
 
+# Lighthouse (mobile preset) on every public page of the demo and the main
+# member pages; JSON reports in lighthouse-reports/. LIGHTHOUSE_FLAGS="--runs 3"
+# keeps each page's median performance run.
+lighthouse: build
+	node scripts/lighthouse/main.mjs $(LIGHTHOUSE_FLAGS)
+
 clean:
-	rm -rf bin public/build node_modules/.installed
+	rm -rf bin public/build node_modules/.installed lighthouse-reports

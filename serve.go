@@ -14,11 +14,21 @@ import (
 	"marquee/server/app"
 )
 
+// defaultMemoryLimit is serve's soft memory limit when GOMEMLIMIT is unset.
+const defaultMemoryLimit = 170 << 20
+
 func serve(ctx context.Context, logger *slog.Logger) error {
 	if os.Getenv("GOGC") == "" {
 		// Server-side React allocates many short-lived strings; collecting
 		// less often cut the median landing render by a third (scripts/bench).
 		debug.SetGCPercent(400)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// GOGC=400 lets the heap grow to five times what is live; past
+		// this soft limit the collector runs earlier instead, so RSS stays
+		// near the 200 MB budget (docs/BENCHMARKS.md) while the live heap
+		// is well under it. GOMEMLIMIT overrides it (off for no limit).
+		debug.SetMemoryLimit(defaultMemoryLimit)
 	}
 	cfg, err := server.LoadConfig(nil)
 	if err != nil {

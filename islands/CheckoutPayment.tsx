@@ -74,6 +74,13 @@ export default function CheckoutPayment(props: Props) {
     setError("");
     (async () => {
       try {
+        // SPEC.md section 7: the card form starts from the store's payment
+        // configuration (the key the page was rendered with may be stale).
+        const config = await api<{ stripe?: { publishableKey?: string } }>("GET", storeAPI + "/stripe-payments/config").catch(() => {
+          throw new Error("Failed to fetch payment configuration");
+        });
+        const key = config.stripe?.publishableKey;
+        if (!key) throw new Error("Stripe publishable key not configured");
         const intent = await api<Intent>("POST", storeAPI + "/stripe-payments/create-intent", {
           orderId: props.orderId,
           amount: props.total,
@@ -82,7 +89,7 @@ export default function CheckoutPayment(props: Props) {
         });
         const { mountCard } = await import("./lib/stripe-card");
         if (cancelled || !cardEl.current) return;
-        setCard(await mountCard(cardEl.current, props.publishableKey!, intent.clientSecret, intent.paymentIntentId));
+        setCard(await mountCard(cardEl.current, key, intent.clientSecret, intent.paymentIntentId));
       } catch (err) {
         if (!cancelled) setError((err as Error).message || "Failed to create payment intent");
       } finally {

@@ -23,15 +23,26 @@ export default function LikeButton({ messageId, reactions, viewerId: rendered, s
   const hearts = reactions.filter((r) => isHeart(r.reaction));
   const mine = viewerId ? hearts.find((r) => r.sender.id === viewerId) : undefined;
   const [state, setState] = useState({ count: hearts.length, reactionId: mine?.id ?? null, liked: !!mine });
-  useEffect(() => {
-    if (rendered !== "" || !viewerId) return;
-    const own = hearts.find((r) => r.sender.id === viewerId);
-    if (own) setState((s) => ({ ...s, reactionId: own.id, liked: true }));
-    // Only when the viewer becomes known: later changes are the button's own.
-  }, [viewerId]);
   const [busy, setBusy] = useState(false);
   const hydrated = useHydrated();
   const [error, setError] = useState("");
+  useEffect(() => {
+    if (rendered !== "" || !viewerId) return;
+    // The shared page may be older than the viewer's own heart: once the
+    // viewer is known, the reactions are asked for as they are now.
+    let live = true;
+    api<ReactionView[]>("GET", `/api/messages/${messageId}/reactions`)
+      .then((list) => {
+        const now = list.filter((r) => isHeart(r.reaction));
+        const own = now.find((r) => r.sender.id === viewerId);
+        if (live) setState({ count: now.length, reactionId: own?.id ?? null, liked: !!own });
+      })
+      .catch(() => live && setError("Failed to fetch reactions"));
+    return () => {
+      live = false;
+    };
+    // Only when the viewer becomes known: later changes are the button's own.
+  }, [viewerId]);
 
   async function toggle(e: React.FormEvent) {
     e.preventDefault();

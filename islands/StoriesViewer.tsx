@@ -4,6 +4,7 @@ import type { StoryGroup } from "../pages/lib/community";
 import type { MediaView } from "../pages/lib/types";
 import { relativeTime } from "../pages/lib/format";
 import { useHydrated } from "./lib/hydrated";
+import { api, ApiError } from "./lib/api";
 
 export interface StoriesViewerProps {
   groups: StoryGroup[];
@@ -15,6 +16,14 @@ export interface StoriesViewerProps {
   // openUser opens that member's stories at once: the strip's links
   // (?story=USER_ID) do this without JavaScript, rendered by the server.
   openUser?: string;
+  // loadError: the server could not load the strip ('Failed to fetch
+  // stories'); Retry reloads the page without JavaScript, and with it asks
+  // the stories call again in place (communityId's), whose failure says
+  // which: 'Network error while fetching stories' when the server was never
+  // reached. retryHref is the page.
+  loadError?: string;
+  communityId?: string;
+  retryHref?: string;
 }
 
 export const IMAGE_SECONDS = 15; // SPEC.md section 9
@@ -33,15 +42,40 @@ function Avatar({ name, media, size }: { name: string; media?: MediaView; size: 
 // StoriesViewer is the strip of round thumbnails and the full-screen viewer
 // it opens. The viewer is only ever rendered after a click, so the server
 // HTML (strip only) always matches the first client render.
-export default function StoriesViewer({ groups, canCreate, createHref, reportBase, openUser }: StoriesViewerProps) {
+export default function StoriesViewer(props: StoriesViewerProps) {
+  const { canCreate, createHref, reportBase, openUser } = props;
+  const [groups, setGroups] = useState(props.groups);
+  const [loadError, setLoadError] = useState(props.loadError ?? "");
   const [open, setOpen] = useState<number | null>(() => {
     const i = openUser ? groups.findIndex((g) => g.user.id === openUser) : -1;
     return i >= 0 ? i : null;
   });
   const hydrated = useHydrated();
-  if (groups.length === 0 && !canCreate) return null;
+
+  async function retry(e: React.MouseEvent) {
+    if (!props.communityId) return;
+    e.preventDefault();
+    try {
+      const data = await api<{ users: StoryGroup[] }>("GET", `/api/community/${props.communityId}/stories`);
+      setGroups(data.users);
+      setLoadError("");
+    } catch (err) {
+      setLoadError(err instanceof ApiError && err.status === 0 ? "Network error while fetching stories" : "Failed to fetch stories");
+    }
+  }
+
+  const failed = loadError && (
+    <p className="inline-error stories-error" role="alert">
+      {loadError + " "}
+      <a href={props.retryHref} onClick={retry}>
+        Retry
+      </a>
+    </p>
+  );
+  if (groups.length === 0 && !canCreate) return failed || null;
   return (
     <section className="stories" aria-label="Stories" data-hydrated={hydrated ? "true" : undefined}>
+      {failed}
       <ul className="story-strip">
         {canCreate && (
           <li>

@@ -37,15 +37,10 @@ export default function Community(props: Props) {
       <Island
         name="StoriesViewer"
         component={StoriesViewer}
-        props={{ groups: d.stories, canCreate: perms.canCreateStories, createHref: base + "/create-story", reportBase: base + "/report", openUser: d.openStory }}
+        props={{ groups: d.stories, canCreate: perms.canCreateStories, createHref: base + "/create-story", reportBase: base + "/report", openUser: d.openStory,
+          loadError: d.storiesError, communityId: d.communityId, retryHref: props.path }}
         when="idle"
       />
-      {d.storiesError && (
-        <p className="inline-error stories-error" role="alert">
-          {d.storiesError + " "}
-          <a href={props.path}>Retry</a>
-        </p>
-      )}
       {props.error ? (
         <ErrorState message={props.error} retryHref={props.path} />
       ) : (

@@ -3,6 +3,7 @@ import { appSeo, SeoHead } from "./lib/seo";
 import type { ItemEditData, PageProps } from "./lib/types";
 import { Island } from "../islands/Island";
 import ItemForm from "../islands/ItemForm";
+import ItemFilesUpload from "../islands/ItemFilesUpload";
 
 type Props = PageProps<ItemEditData>;
 
@@ -32,13 +33,7 @@ export default function ItemEdit(props: Props) {
               ))}
             </ul>
           )}
-          <form method="post" action={base + "/store/items/" + d.item.id + "/files"} encType="multipart/form-data">
-            <label>
-              Add a file
-              <input type="file" name="file" required accept={d.fileTypes} />
-            </label>
-            <button type="submit" className="button">Upload file</button>
-          </form>
+          <Island name="ItemFilesUpload" component={ItemFilesUpload} props={{ appName: app.name, itemId: d.item.id, fileTypes: d.fileTypes }} />
         </section>
       )}
     </Layout>

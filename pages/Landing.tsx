@@ -1,5 +1,4 @@
 import { AuthButtons } from "./components/AuthButtons";
-import { ErrorState } from "./components/ErrorState";
 import { Layout } from "./components/Layout";
 import { formatDate, formatMoney, formatTime12, relativeTime, truncate } from "./lib/format";
 import { Img } from "./lib/img";
@@ -7,6 +6,8 @@ import { appSeo, SeoHead } from "./lib/seo";
 import { displayTitle } from "./components/Header";
 import { Plans } from "./components/Plans";
 import type { AppView, EventView, ItemView, LinkItem, MessageView, PageProps, PlanItem } from "./lib/types";
+import { Island } from "../islands/Island";
+import LandingRetry from "../islands/LandingRetry";
 
 type Props = PageProps<{ appName?: string; gated?: boolean; plans?: PlanItem[]; plansError?: string; description?: string; previews?: boolean }>;
 
@@ -108,7 +109,11 @@ export default function Landing(props: Props) {
   if (!app)
     return (
       <main className="page">
-        <ErrorState message={props.error ?? "Failed to load landing page"} retryHref={props.path} />
+        <Island
+          name="LandingRetry"
+          component={LandingRetry}
+          props={{ appName: (props.data as { appName?: string } | null)?.appName ?? "", message: props.error ?? "Failed to load landing page", retryHref: props.path }}
+        />
       </main>
     );
   const base = "/apps/" + app.name;

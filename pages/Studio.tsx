@@ -688,6 +688,7 @@ function PayoutsSection({ props }: { props: Props }) {
                   <th scope="col">Payments</th>
                   <th scope="col">Gross</th>
                   <th scope="col">Platform fees</th>
+                  <th scope="col">Processor fees</th>
                   <th scope="col">Refunds</th>
                   <th scope="col">Fees back</th>
                   <th scope="col">Net</th>
@@ -700,6 +701,7 @@ function PayoutsSection({ props }: { props: Props }) {
                     <td>{m.payments}</td>
                     <td>{formatMoney(m.gross, st.currency)}</td>
                     <td>{formatMoney(-m.fees, st.currency)}</td>
+                    <td>{formatMoney(-m.processorFees, st.currency)}</td>
                     <td>{formatMoney(-m.refunds, st.currency)}</td>
                     <td>{formatMoney(m.feesRefunded, st.currency)}</td>
                     <td>{formatMoney(m.net, st.currency)}</td>

@@ -38,6 +38,12 @@ type Config struct {
 	// DownloadTypes lists the file extensions a DIGITAL item may deliver
 	// (DOWNLOAD_TYPES, comma separated; empty means defaultDownloadTypes).
 	DownloadTypes string
+	// DownloadMaxBytes (DOWNLOAD_MAX_MB, default 2048) is the largest file
+	// a DIGITAL item may deliver; DownloadPartBytes (DOWNLOAD_PART_MB,
+	// default 8, at least 5 as S3 wants) is the part size of a resumable
+	// upload. Zero means the default (tests).
+	DownloadMaxBytes  int64
+	DownloadPartBytes int64
 	// CookieDomain lets the main and auth hosts share the session cookie in
 	// production (e.g. ".example.com"); empty means host-only.
 	CookieDomain string
@@ -155,6 +161,11 @@ type PayPalConfig struct {
 	// owed by the creator. The fee is the app's platform fee
 	// (PLATFORM_FEE_PERCENT or the app's own, store.PlatformFee).
 	PlatformFees bool
+	// BNCode (PAYPAL_BN_CODE) is the platform's PayPal partner attribution
+	// id, sent as PayPal-Partner-Attribution-Id on orders that name a
+	// creator's payee. Without it no payee is named (PayPal requires it of
+	// platforms) and PAYPAL_PLATFORM_FEES cannot be on.
+	BNCode string
 }
 
 func (p PayPalConfig) Enabled() bool { return p.ClientID != "" && p.ClientSecret != "" }
@@ -245,6 +256,17 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	if err != nil || cfg.RenderTimeout <= 0 {
 		return Config{}, fmt.Errorf("RENDER_TIMEOUT: want a positive duration like 3s, got %q", get("RENDER_TIMEOUT", ""))
 	}
+	for _, d := range []struct {
+		name, def string
+		min, max  int64
+		to        *int64
+	}{{"DOWNLOAD_MAX_MB", "2048", 1, 5 << 20, &cfg.DownloadMaxBytes}, {"DOWNLOAD_PART_MB", "8", 5, 512, &cfg.DownloadPartBytes}} {
+		mb, err := strconv.ParseInt(get(d.name, d.def), 10, 64)
+		if err != nil || mb < d.min || mb > d.max {
+			return Config{}, fmt.Errorf("%s: want a number of megabytes from %d to %d, got %q", d.name, d.min, d.max, get(d.name, ""))
+		}
+		*d.to = mb << 20
+	}
 	if cfg.TrustedProxies, err = parseTrustedProxies(get("TRUSTED_PROXIES", "")); err != nil {
 		return Config{}, err
 	}
@@ -299,6 +321,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		ClientSecret: get("PAYPAL_CLIENT_SECRET", ""),
 		APIBase:      strings.TrimRight(get("PAYPAL_API_BASE", PayPalSandbox), "/"),
 		WebhookID:    get("PAYPAL_WEBHOOK_ID", ""),
+		BNCode:       get("PAYPAL_BN_CODE", ""),
 	}
 	if cfg.PayoutsRequired, err = parseSwitch("PAYOUTS_REQUIRED", get("PAYOUTS_REQUIRED", "true")); err != nil {
 		return Config{}, err
@@ -373,6 +396,9 @@ func parseSwitch(name, v string) (bool, error) {
 // than the operator meant. Messages name the variable and never repeat a
 // secret or a URL that may hold a password.
 func (c Config) check() error {
+	if c.PayPal.PlatformFees && c.PayPal.BNCode == "" {
+		return errors.New("PAYPAL_PLATFORM_FEES: PayPal takes platform fees only from a partner; set PAYPAL_BN_CODE to its BN code")
+	}
 	if c.SMTPURL != "" {
 		if _, err := mail.NewSMTP(c.SMTPURL); err != nil {
 			return err

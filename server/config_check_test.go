@@ -43,6 +43,8 @@ func TestConfigRefusesMistakes(t *testing.T) {
 		{map[string]string{"DB_QUERY_TIMEOUT": "-1s"}, "DB_QUERY_TIMEOUT"},
 		{map[string]string{"NOTIFICATION_RETENTION": "90d"}, "NOTIFICATION_RETENTION"},
 		{map[string]string{"JOB_RETENTION": "0s"}, "JOB_RETENTION"},
+		{map[string]string{"DOWNLOAD_MAX_MB": "2GB"}, "DOWNLOAD_MAX_MB"},
+		{map[string]string{"DOWNLOAD_PART_MB": "4"}, "DOWNLOAD_PART_MB"},
 		{map[string]string{"SECRET_KEY": secret, "SECRET_KEY_FILE": "/nonexistent"}, "SECRET_KEY"},
 		{map[string]string{"STRIPE_SECRET_KEY_FILE": "/nonexistent/" + "key"}, "STRIPE_SECRET_KEY_FILE"},
 	}
@@ -68,7 +70,7 @@ func TestConfigAcceptsWhatIsRight(t *testing.T) {
 	env := map[string]string{
 		"DATABASE_URL": "postgres://marquee:pw@db.internal:5432/marquee?sslmode=disable", "REDIS_URL": "redis://cache:6379/1",
 		"WALLET_ENABLED": "no", "S3_USE_SSL": "1", "BIND_ADDRESS": "127.0.0.1", "DB_MAX_CONNS": "40",
-		"REDIS_POOL_SIZE": "25", "MIGRATION_LOCK_TIMEOUT": "90s",
+		"REDIS_POOL_SIZE": "25", "MIGRATION_LOCK_TIMEOUT": "90s", "DOWNLOAD_MAX_MB": "4096", "DOWNLOAD_PART_MB": "16",
 		"STRIPE_SECRET_KEY_FILE": keyFile, "STRIPE_PUBLISHABLE_KEY": "pk_test_abc",
 		"S3_ENDPOINT": "minio:9000", "S3_BUCKET": "media", "S3_ACCESS_KEY": "k", "S3_SECRET_KEY": "s",
 	}
@@ -77,7 +79,7 @@ func TestConfigAcceptsWhatIsRight(t *testing.T) {
 		t.Fatal(err)
 	}
 	if cfg.WalletEnabled || !cfg.S3.UseSSL || cfg.BindAddress != "127.0.0.1" || cfg.DBMaxConns != 40 || cfg.RedisPoolSize != 25 || cfg.MigrationLockTimeout != 90*time.Second ||
-		cfg.Stripe.SecretKey != "sk_test_fromfile" || !cfg.S3.Enabled() {
+		cfg.Stripe.SecretKey != "sk_test_fromfile" || !cfg.S3.Enabled() || cfg.DownloadMaxBytes != 4<<30 || cfg.DownloadPartBytes != 16<<20 {
 		t.Errorf("parsed %+v", cfg)
 	}
 	for _, path := range []string{"data/marquee.db", "/var/lib/marquee/m.db", "sqlite:///tmp/m.db", "file:m.db", "C:/m.db"} {

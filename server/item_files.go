@@ -20,6 +20,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"marquee/server/media"
 	"marquee/store"
 )
 
@@ -31,14 +32,56 @@ import (
 // made it.
 const downloadLinkTTL = 15 * time.Minute
 
+// presignedDownloadTTL is how long the storage's own link, which a
+// counted download redirects to, works: long enough to start the transfer.
+const presignedDownloadTTL = time.Minute
+
 // defaultDownloadTypes are the file types creators may deliver unless the
 // operator sets DOWNLOAD_TYPES (extensions, comma separated).
 const defaultDownloadTypes = ".pdf,.epub,.zip,.flac,.mp3,.wav,.ogg,.m4a,.aac,.mp4,.mov,.webm,.jpg,.jpeg,.png,.gif,.webp,.txt"
 
-// maxItemFileBytes is the largest deliverable: the form's file is spooled
-// to a temporary file on disk (never held in memory), then streamed to the
-// storage (local disk, or S3 in multipart parts).
-const maxItemFileBytes = 2 << 30
+// maxFormItemFileBytes bounds the plain form's file (JavaScript off): the
+// form is spooled to a temporary file on disk past its first megabyte
+// (never held in memory), then streamed to the storage. Larger files, up to
+// DOWNLOAD_MAX_MB, go through the resumable upload (item_uploads.go).
+const maxFormItemFileBytes = 2 << 30
+
+// downloadMaxBytes is the operator's largest deliverable (DOWNLOAD_MAX_MB).
+func (c Config) downloadMaxBytes() int64 {
+	if c.DownloadMaxBytes > 0 {
+		return c.DownloadMaxBytes
+	}
+	return 2 << 30
+}
+
+// downloadPartBytes is the part size of a resumable upload (DOWNLOAD_PART_MB).
+func (c Config) downloadPartBytes() int64 {
+	if c.DownloadPartBytes > 0 {
+		return c.DownloadPartBytes
+	}
+	return 8 << 20
+}
+
+// checkDeliverable answers the type a deliverable named name of size bytes
+// is served as, or why the operator does not allow it.
+func (s *Server) checkDeliverable(name string, size int64) (string, error) {
+	mimeType, ok := s.cfg.downloadTypes()[strings.ToLower(path.Ext(name))]
+	if !ok {
+		return "", badRequest(msgDownloadType)
+	}
+	if size <= 0 {
+		return "", badRequest("The file is empty")
+	}
+	if size > s.cfg.downloadMaxBytes() {
+		return "", badRequest(msgDownloadSize)
+	}
+	return mimeType, nil
+}
+
+// itemFileKey is the private storage key of an item's file.
+func itemFileKey(item *store.StoreItem, id, name string) string {
+	return "private/apps/" + item.AppID + "/items/" + item.ID + "/" + id + strings.ToLower(path.Ext(name))
+}
 
 // itemFileUpload reports whether a request is the upload of an item's
 // deliverable, which gets maxItemFileBytes instead of the media limit.
@@ -109,16 +152,9 @@ func (s *Server) addItemFile(c echo.Context, sc *Scope, itemID string) (*store.I
 	if err != nil {
 		return nil, badRequest("Choose a file to upload")
 	}
-	ext := strings.ToLower(path.Ext(fh.Filename))
-	mimeType, ok := s.cfg.downloadTypes()[ext]
-	if !ok {
-		return nil, badRequest(msgDownloadType)
-	}
-	if fh.Size <= 0 {
-		return nil, badRequest("The file is empty")
-	}
-	if fh.Size > maxItemFileBytes {
-		return nil, badRequest(msgDownloadSize)
+	mimeType, err := s.checkDeliverable(fh.Filename, fh.Size)
+	if err != nil {
+		return nil, err
 	}
 	src, err := fh.Open()
 	if err != nil {
@@ -127,7 +163,7 @@ func (s *Server) addItemFile(c echo.Context, sc *Scope, itemID string) (*store.I
 	defer src.Close()
 	id := store.NewID()
 	file := &store.ItemFile{ID: id, AppID: sc.App.ID, StoreItemID: item.ID, Name: clip(path.Base(fh.Filename), 200),
-		MimeType: mimeType, Size: fh.Size, Path: "private/apps/" + sc.App.ID + "/items/" + item.ID + "/" + id + ext, CreatedAt: time.Now().UTC()}
+		MimeType: mimeType, Size: fh.Size, Path: itemFileKey(item, id, fh.Filename), CreatedAt: time.Now().UTC()}
 	if err := s.files.Put(ctx, file.Path, src, fh.Size, mimeType); err != nil {
 		return nil, fmt.Errorf("store item file: %w", err)
 	}
@@ -222,6 +258,16 @@ func (s *Server) downloadItemFile(c echo.Context) error {
 			return errorf(http.StatusGone, msgDownloadRevoked)
 		}
 		return err
+	}
+	// On S3 the bytes come from S3 itself, through a link that works for a
+	// moment only: the counted, checked request above is the only way to one.
+	if p, ok := s.files.(media.Presigner); ok {
+		u, err := p.PresignDownload(ctx, f.Path, f.Name, f.MimeType, presignedDownloadTTL)
+		if err != nil {
+			return err
+		}
+		c.Response().Header().Set("Cache-Control", "private, no-store")
+		return c.Redirect(http.StatusFound, u)
 	}
 	r, size, err := s.files.Open(ctx, f.Path)
 	if err != nil {

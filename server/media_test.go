@@ -294,7 +294,8 @@ func newMinIOServer(t *testing.T) minioServer {
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	st := store.NewStorage(db, store.NewMemoryCache(), media.Signer{Storage: files}, logger)
 	st.Build = testEngine(t).BuildID()
-	cfg := Config{Port: 3000, AuthPort: 3002, PublicURL: "http://main.test", AuthURL: "http://auth.test"}
+	cfg := Config{Port: 3000, AuthPort: 3002, PublicURL: "http://main.test", AuthURL: "http://auth.test",
+		WalletEnabled: true, OrderExpiry: 30 * time.Minute, InFlightWait: 5 * time.Minute, RenderTimeout: 2 * time.Minute}
 	ts := &testServer{Server: New(Deps{Config: cfg, Store: st, Renderer: testEngine(t), Files: files, Logger: logger})}
 	return minioServer{ts: ts, opts: opts, db: db, st: st, files: files, logger: logger}
 }

@@ -33,10 +33,16 @@ func newMemberFixture(t *testing.T) *memberFixture {
 
 func newMemberFixtureOn(t *testing.T, db *bun.DB) *memberFixture {
 	t.Helper()
-	ts := newTestServer(t, db)
+	return memberFixtureFor(t, newTestServer(t, db))
+}
+
+// memberFixtureFor is the fixture of a test server already made (one whose
+// files live in MinIO, say).
+func memberFixtureFor(t *testing.T, ts *testServer) *memberFixture {
+	t.Helper()
 	ctx := context.Background()
 	f := &memberFixture{ts: ts}
-	db = ts.store.DB
+	db := ts.store.DB
 	must := func(err error) {
 		t.Helper()
 		if err != nil {

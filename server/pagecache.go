@@ -57,9 +57,14 @@ type cachedPage struct {
 	etag       string // base tag; encodings append -gz / -br
 	identity   []byte
 	gz, br     []byte
-	expires    time.Time
+	// sent holds, per encoding (identity, gzip, br), the ETag and
+	// Content-Length values, made once so a hit formats nothing.
+	sent    [3]sentHeaders
+	expires time.Time
 	size       int
 }
+
+type sentHeaders struct{ etag, length string }
 
 type pageCache struct {
 	mu      sync.Mutex
@@ -568,7 +573,10 @@ func newCachedPage(rec *recorded) *cachedPage {
 		identity: body, gz: gzipBytes(body, gzip.BestCompression), br: brotliBytes(body),
 		expires: time.Now().Add(PageTTL),
 	}
-	p.size = len(p.identity) + len(p.gz) + len(p.br) + len(p.etag) + 256
+	for i, b := range [][]byte{p.identity, p.gz, p.br} {
+		p.sent[i] = sentHeaders{etag: `"` + p.etag + [...]string{"", "-gz", "-br"}[i] + `"`, length: strconv.Itoa(len(b))}
+	}
+	p.size = len(p.identity) + len(p.gz) + len(p.br) + 3*len(p.etag) + 256
 	return p
 }
 
@@ -590,22 +598,21 @@ func (s *Server) serveCached(c echo.Context, p *cachedPage, member bool, state s
 	} else {
 		h.Set("Cache-Control", "no-cache")
 	}
-	body, enc := p.identity, ""
+	body, enc, sent := p.identity, "", p.sent[0]
 	switch {
 	case acceptsEncoding(c.Request(), "br"):
-		body, enc = p.br, "br"
+		body, enc, sent = p.br, "br", p.sent[2]
 	case acceptsEncoding(c.Request(), "gzip"):
-		body, enc = p.gz, "gzip"
+		body, enc, sent = p.gz, "gzip", p.sent[1]
 	}
-	etag := `"` + p.etag + map[string]string{"": "", "br": "-br", "gzip": "-gz"}[enc] + `"`
-	h.Set("ETag", etag)
+	h.Set("ETag", sent.etag)
 	if matchesETag(c.Request().Header.Get("If-None-Match"), p.etag) {
 		return c.NoContent(http.StatusNotModified)
 	}
 	if enc != "" {
 		h.Set("Content-Encoding", enc)
 	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("Content-Length", sent.length)
 	c.Response().WriteHeader(p.status)
 	_, err := c.Response().Write(body)
 	return err
@@ -631,9 +638,13 @@ func matchesETag(header, base string) bool {
 	return false
 }
 
-// acceptsEncoding reads Accept-Encoding, honouring q=0 as a refusal.
+// acceptsEncoding reads Accept-Encoding, honouring q=0 as a refusal
+// (without allocating: every cached page's hit asks).
 func acceptsEncoding(r *http.Request, enc string) bool {
-	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+	rest := r.Header.Get("Accept-Encoding")
+	for rest != "" {
+		var part string
+		part, rest, _ = strings.Cut(rest, ",")
 		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
 		if !strings.EqualFold(strings.TrimSpace(name), enc) {
 			continue

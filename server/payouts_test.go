@@ -258,7 +258,7 @@ func TestCardWithoutAccountGoesToPlatformWhenNotRequired(t *testing.T) {
 		t.Fatalf("methods: %v", ms)
 	}
 	o, pi := f.paidByCard(t, "follower@demo.test", 4000)
-	if in := f.stripe.Intent(pi); in["transfer_data"] != nil || in["application_fee_amount"] != nil {
+	if in := f.stripe.Intent(pi); in["transfer_data"] != nil || in["application_fee_amount"] != nil || in["on_behalf_of"] != nil {
 		t.Fatalf("a platform charge carried Connect parameters: %+v", in)
 	}
 	if got := f.reload(t, o.ID); got.Status != store.OrderPaid {
@@ -305,8 +305,8 @@ func (f *payFixture) payByCard(t *testing.T, as map[string]string, o *store.Orde
 func wantDestination(t *testing.T, what string, in map[string]any, acct string, fee int64) {
 	t.Helper()
 	td, _ := in["transfer_data"].(map[string]any)
-	if td == nil || td["destination"] != acct || int64(in["application_fee_amount"].(float64)) != fee {
-		t.Fatalf("%s: want destination %s and fee %d, got %+v", what, acct, fee, in)
+	if td == nil || td["destination"] != acct || int64(in["application_fee_amount"].(float64)) != fee || in["on_behalf_of"] != acct {
+		t.Fatalf("%s: want destination and on_behalf_of %s and fee %d, got %+v", what, acct, fee, in)
 	}
 }
 
@@ -374,7 +374,7 @@ func TestDestinationChargesRefundsAndLedger(t *testing.T) {
 		t.Fatalf("subscriptions %v", subs)
 	}
 	ss := f.stripe.Subscription(subs[0])
-	if td, _ := ss["transfer_data"].(map[string]any); td == nil || td["destination"] != acct || ss["application_fee_percent"] != float64(5) {
+	if td, _ := ss["transfer_data"].(map[string]any); td == nil || td["destination"] != acct || ss["application_fee_percent"] != float64(5) || ss["on_behalf_of"] != acct {
 		t.Fatalf("membership subscription: %+v", ss)
 	}
 	inv := f.stripe.RenewSubscription(subs[0])
@@ -423,6 +423,13 @@ func TestDestinationChargesRefundsAndLedger(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Stripe's own fee, from each charge's balance transaction, is booked
+	// once per payment (the order's confirm and webhook, the donation's
+	// webhook), as the platform's cost: a destination charge's fee is
+	// charged to the platform, so the creator's balance is untouched by it.
+	if pf := f.stripe.ProcessorFees(); pf == 0 || sums[store.TransferProcessorFee] != pf {
+		t.Fatalf("processor fees booked %d, Stripe kept %d", sums[store.TransferProcessorFee], pf)
+	}
 	if sums[store.TransferEarning] != gross || sums[store.TransferFee] != fees || sums[store.TransferFeeRefund] != feesBack || sums[store.TransferRefund] < reversed {
 		t.Fatalf("ledger %v; Stripe: transfers %d, fees %d, fees back %d, reversed %d", sums, gross, fees, feesBack, reversed)
 	}
@@ -446,7 +453,7 @@ func TestDestinationChargesRefundsAndLedger(t *testing.T) {
 	}
 	csvr := f.ts.do(t, "GET", "/apps/demo/studio/payouts/statement.csv", nil, creator)
 	if csvr.Status != 200 || !strings.HasPrefix(csvr.Header.Get("Content-Type"), "text/csv") ||
-		!strings.Contains(csvr.Body, "month,payments,gross,platform_fees,refunds,fees_refunded,net,currency") ||
+		!strings.Contains(csvr.Body, "month,payments,gross,platform_fees,processor_fees,refunds,fees_refunded,net,currency") ||
 		!strings.Contains(csvr.Body, "total,") || !strings.Contains(csvr.Body, ","+cents(after.Totals.Net)+",USD") {
 		t.Fatalf("statement CSV: %d %s", csvr.Status, csvr.Body)
 	}
@@ -577,5 +584,65 @@ func TestParsePercentBP(t *testing.T) {
 		if _, err := ParsePercentBP(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+// The processor's fee is in the ledger as its own entry (issue 24 item 3):
+// a card payment on the platform's own account (no Connect account, payouts
+// not required) and a PayPal payment each book what the processor kept, read
+// from the provider (Stripe's balance transaction of the charge, PayPal's
+// seller_receivable_breakdown.paypal_fee), once however often the payment is
+// reported; the creator bears it, the statement and its CSV show it, and the
+// ledger's sums equal the providers' including the fees.
+func TestProcessorFeesInTheCreatorsLedger(t *testing.T) {
+	t.Parallel()
+	f := newPayFixture(t, demoDB(t), func(cfg *Config) { cfg.PlatformFeeBP = 500 })
+	ctx := context.Background()
+	const email = "follower@demo.test"
+	buyer := commUser(t, f.ts, email)
+	before, err := f.ts.store.StatementOf(ctx, f.demo.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := f.order(t, email, 5000)
+	pi := f.payByCard(t, buyer, o)
+	ev := lastEvent(t, f.stripe, "payment_intent.succeeded")
+	for range 3 {
+		if r := stripeHook(t, f, ev.Payload, ev.Header); r.Status != 200 {
+			t.Fatalf("webhook: %d %s", r.Status, r.Body)
+		}
+	}
+	if got, want := f.stripe.ProcessorFee(pi), paymentstest.StripeFeeOn(5000); got != want || want != 175 {
+		t.Fatalf("Stripe kept %d, want %d", got, want)
+	}
+	_, _ = payByPayPal(t, f, 2000)
+
+	sums, err := f.ts.store.LedgerSums(ctx, f.demo.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	provider := f.stripe.ProcessorFees() + f.paypal.ProcessorFees()
+	if want := int64(175 + 119); provider != want || sums[store.TransferProcessorFee] != provider {
+		t.Fatalf("ledger processor fees %d, providers %d (want %d)", sums[store.TransferProcessorFee], provider, want)
+	}
+	if sums[store.TransferEarning] != 7000 || sums[store.TransferFee] != 350 {
+		t.Fatalf("ledger %v", sums)
+	}
+	after, err := f.ts.store.StatementOf(ctx, f.demo.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fees := after.Totals.ProcessorFees - before.Totals.ProcessorFees
+	if fees != provider || after.Balance-before.Balance != 7000-350-provider || after.Totals.Net-before.Totals.Net != 7000-350-provider {
+		t.Fatalf("statement: processor fees %d, balance moved %d", fees, after.Balance-before.Balance)
+	}
+	creator := f.creatorForm(t)
+	page := f.ts.do(t, "GET", "/apps/demo/studio/payouts", nil, creator)
+	if page.Status != 200 || !strings.Contains(page.Body, "Processor fees") {
+		t.Fatalf("payouts page: %d", page.Status)
+	}
+	csvr := f.ts.do(t, "GET", "/apps/demo/studio/payouts/statement.csv", nil, creator)
+	if !strings.Contains(csvr.Body, "processor_fees") || !strings.Contains(csvr.Body, ","+cents(after.Totals.ProcessorFees)+",") {
+		t.Fatalf("statement CSV: %s", csvr.Body)
 	}
 }

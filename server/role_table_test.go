@@ -73,6 +73,12 @@ func (fx *roleFixture) downloadLink(v *roleViewer) (string, string) {
 	return downloadURL(key, "demo", fx.fileID, "no-such-order", v.userID, time.Now().Add(time.Hour)), ""
 }
 
+// newUpload is the path of a fresh one-byte upload of the demo's digital item.
+func (fx *roleFixture) newUpload() string {
+	base := "/api/store/items/" + fx.itemID + "/uploads"
+	return base + "/" + fx.asCreator("POST", base, `{"name":"role.pdf","size":1}`)
+}
+
 func fixed(target string) func(*roleViewer) (string, string) {
 	return func(*roleViewer) (string, string) { return target, "" }
 }
@@ -432,6 +438,16 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"main", "DELETE", "/api/store/items/:itemId", store.RoleAdmin, func(*roleViewer) (string, string) {
 			return "/api/store/items/" + fx.asCreator("POST", st+"/items", `{"name":"Role table item","type":"DIGITAL","price":100}`), ""
 		}},
+		// A DIGITAL item's resumable uploads: creator and admins.
+		{"main", "POST", "/api/store/items/:itemId/uploads", store.RoleAdmin, withBody("/api/store/items/"+fx.itemID+"/uploads", `{"name":"role.pdf","size":1}`)},
+		{"main", "GET", "/api/store/items/:itemId/uploads/:uploadId", store.RoleAdmin, func(*roleViewer) (string, string) { return fx.newUpload(), "" }},
+		{"main", "PUT", "/api/store/items/:itemId/uploads/:uploadId/parts/:number", store.RoleAdmin, func(*roleViewer) (string, string) {
+			return fx.newUpload() + "/parts/1", "x"
+		}},
+		{"main", "POST", "/api/store/items/:itemId/uploads/:uploadId/complete", store.RoleAdmin, func(*roleViewer) (string, string) {
+			return fx.newUpload() + "/complete", ""
+		}},
+		{"main", "DELETE", "/api/store/items/:itemId/uploads/:uploadId", store.RoleAdmin, func(*roleViewer) (string, string) { return fx.newUpload(), "" }},
 		{"main", "GET", "/api/store/:storeId/cart", store.RoleFollower, fixed(st + "/cart")},
 		{"main", "DELETE", "/api/store/:storeId/cart", store.RoleFollower, fixed(st + "/cart")},
 		{"main", "POST", "/api/store/:storeId/cart/items", store.RoleFollower, withBody(st+"/cart/items", fmt.Sprintf(`{"storeItemId":%q,"quantity":1}`, fx.itemID))},

@@ -25,13 +25,10 @@ func (s *Server) routes() {
 		e.Use(checkInput)
 		// Slow mobile links: compress pages, JSON and bundles; media is
 		// already compressed, and cached pages are stored compressed.
-		// Level 1: JSON calls are compressed per request, and level 6
-		// cost a sixth of a feed call's CPU for a few percent fewer bytes.
-		e.Use(middleware.GzipWithConfig(middleware.GzipConfig{
-			Level: 1,
-			Skipper: func(c echo.Context) bool {
-				return strings.HasPrefix(c.Request().URL.Path, "/media") || s.pageCachedRoute(c)
-			},
+		// Stateless gzip (gzip.go): JSON calls are compressed per request,
+		// and a writer held by each request in flight must stay small.
+		e.Use(compress(func(c echo.Context) bool {
+			return strings.HasPrefix(c.Request().URL.Path, "/media") || s.pageCachedRoute(c)
 		}))
 		e.Use(s.securityHeaders)
 		// Refuse cross-site writes before the session is read.
@@ -249,6 +246,12 @@ func (s *Server) routes() {
 	api.GET("/store/items/:itemId", s.apiStoreItem)
 	api.PUT("/store/items/:itemId", s.apiUpdateItem)
 	api.DELETE("/store/items/:itemId", s.apiDeleteItem)
+	// A DIGITAL item's files, uploaded in parts that resume (item_uploads.go).
+	api.POST("/store/items/:itemId/uploads", s.apiItemUploadCreate)
+	api.GET("/store/items/:itemId/uploads/:uploadId", s.apiItemUpload)
+	api.PUT("/store/items/:itemId/uploads/:uploadId/parts/:number", s.apiItemUploadPart)
+	api.POST("/store/items/:itemId/uploads/:uploadId/complete", s.apiItemUploadComplete)
+	api.DELETE("/store/items/:itemId/uploads/:uploadId", s.apiItemUploadAbort)
 	api.GET("/store/:storeId/cart", s.apiCart)
 	api.DELETE("/store/:storeId/cart", s.apiCartClear)
 	api.POST("/store/:storeId/cart/items", s.apiCartAdd)

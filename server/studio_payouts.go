@@ -292,9 +292,9 @@ func cents(v int64) string {
 
 func writeStatementCSV(out io.Writer, st *store.Statement) error {
 	w := csv.NewWriter(out)
-	rows := [][]string{{"month", "payments", "gross", "platform_fees", "refunds", "fees_refunded", "net", "currency"}}
+	rows := [][]string{{"month", "payments", "gross", "platform_fees", "processor_fees", "refunds", "fees_refunded", "net", "currency"}}
 	line := func(m store.StatementMonth, month string) []string {
-		return []string{month, strconv.Itoa(m.Payments), cents(m.Gross), cents(m.Fees), cents(m.Refunds), cents(m.FeesRefunds),
+		return []string{month, strconv.Itoa(m.Payments), cents(m.Gross), cents(m.Fees), cents(m.ProcessorFees), cents(m.Refunds), cents(m.FeesRefunds),
 			cents(m.Net), st.Currency}
 	}
 	for _, m := range st.Months {

@@ -39,7 +39,7 @@ func parseFormUpload(w http.ResponseWriter, r *http.Request) error {
 	limit := int64(maxFormUploadBytes)
 	if itemFileUpload(r) {
 		// A DIGITAL item's deliverable (item_files.go) may be an album.
-		limit = maxItemFileBytes + maxBodyBytes
+		limit = maxFormItemFileBytes + maxBodyBytes
 	}
 	if r.ContentLength > limit {
 		return echo.ErrStatusRequestEntityTooLarge

@@ -68,6 +68,9 @@ type topupRequest struct {
 	// only picks which; the stored top-up carries the server's number.
 	Amount int64  `json:"amount"`
 	Method string `json:"method"`
+	// redirect: the caller can only follow a redirect (the plain form),
+	// so a card is taken on Stripe's hosted Checkout page.
+	redirect bool
 }
 
 // startTopup is the one way a top-up starts: the JSON call and the form
@@ -91,9 +94,16 @@ func (s *Server) startTopup(c echo.Context, sc *Scope, req topupRequest) (*store
 	if err != nil {
 		return nil, nil, err
 	}
-	started, err := tp.StartTopup(ctx, payments.TopupRequest{Topup: t, Payer: payer(sc),
+	tr := payments.TopupRequest{Topup: t, Payer: payer(sc),
 		ReturnURL: s.appURL(sc, "/wallet/topup/return", url.Values{"topupId": {t.ID}}),
-		CancelURL: s.appURL(sc, "/transactions", url.Values{"error": {"Adding funds was cancelled"}})})
+		CancelURL: s.appURL(sc, "/transactions", url.Values{"error": {"Adding funds was cancelled"}})}
+	start := tp.StartTopup
+	if r, ok := tp.(payments.TopupRedirecter); ok && req.redirect {
+		// The plain form: the card is taken on the provider's own page
+		// (Stripe Checkout), which needs no JavaScript of ours.
+		start = r.StartTopupRedirect
+	}
+	started, err := start(ctx, tr)
 	if err != nil {
 		return nil, nil, topupError(err)
 	}
@@ -169,9 +179,9 @@ func (s *Server) apiTopupConfirm(c echo.Context) error {
 }
 
 // POST /apps/:app/wallet/topup (amount in dollars or cents, method): the
-// "Add funds" form without JavaScript. PayPal sends the member to approve;
-// a card needs Stripe's form, which the wallet page shows for the started
-// top-up (?topupId=).
+// "Add funds" form without JavaScript. PayPal sends the member to approve,
+// a card to Stripe's hosted Checkout page; both come back to the return
+// page, which reads the payment (the webhook credits it too, once).
 func (s *Server) formTopup(c echo.Context) error {
 	sc, err := s.formScope(c)
 	if sc == nil {
@@ -183,7 +193,7 @@ func (s *Server) formTopup(c echo.Context) error {
 		back += "?return=" + r
 	}
 	amount, _ := strconv.ParseInt(strings.TrimSpace(c.FormValue("amount")), 10, 64)
-	t, started, err := s.startTopup(c, sc, topupRequest{Amount: amount, Method: c.FormValue("method")})
+	t, started, err := s.startTopup(c, sc, topupRequest{Amount: amount, Method: c.FormValue("method"), redirect: true})
 	if err != nil {
 		return formError(c, err, back)
 	}

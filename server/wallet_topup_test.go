@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"net/http"
 	"net/url"
 	"strings"
 	"sync"
@@ -246,5 +247,101 @@ func TestWalletTopupByPayPal(t *testing.T) {
 	}
 	if n := eventCount(t, db, "paypal", completed.ID); n != 1 {
 		t.Fatalf("webhook recorded %d times", n)
+	}
+}
+
+// Adding funds by card without JavaScript (issue 24): the plain "Add funds"
+// form makes a Stripe Checkout Session (mode payment) for the stored
+// amount, naming the top-up, and redirects to Stripe's hosted page; nothing
+// is credited until Stripe says the session is paid; then 50 concurrent
+// reports (checkout.session.completed deliveries and the return page the
+// hosted page sends the member to) credit the wallet once. The session's
+// own PaymentIntent events credit nothing more and refund nothing.
+func TestWalletTopupByCardWithoutJavaScript(t *testing.T) {
+	t.Parallel()
+	db := demoDB(t)
+	f := newPayFixture(t, db, func(cfg *Config) { cfg.WalletTopupAmounts = []int64{1000, 2500} })
+	ctx := context.Background()
+	const email = "follower@demo.test"
+	as := commUser(t, f.ts, email)
+	uid := f.userID(t, email)
+	before, _ := f.ts.store.WalletBalance(ctx, f.demo.ID, uid)
+	form := topupForm(as)
+
+	r := f.ts.do(t, "POST", "/apps/demo/wallet/topup", strings.NewReader("amount=2500&method=stripe"), form)
+	loc := r.Header.Get("Location")
+	if r.Status != 303 || !strings.HasPrefix(loc, f.stripe.URL+"/checkout/pay/cs_") {
+		t.Fatalf("form: %d %q %s", r.Status, loc, r.Body)
+	}
+	csID := strings.TrimPrefix(loc, f.stripe.URL+"/checkout/pay/")
+	cs := f.stripe.CheckoutSession(csID)
+	meta, _ := cs["metadata"].(map[string]any)
+	id, _ := meta["topupId"].(string)
+	if cs["mode"] != "payment" || int64(cs["amount_total"].(float64)) != 2500 || cs["currency"] != "usd" || id == "" ||
+		!strings.Contains(cs["success_url"].(string), "/apps/demo/wallet/topup/return?topupId="+id) {
+		t.Fatalf("session %+v", cs)
+	}
+	if tp, _ := f.ts.store.TopupByID(ctx, id); tp.PaymentRef != csID || tp.Amount != 2500 || tp.Status != store.TopupPending {
+		t.Fatalf("top-up %+v", tp)
+	}
+	// Back before paying: nothing is credited.
+	ret := "/apps/demo/wallet/topup/return?topupId=" + id
+	if r := f.ts.do(t, "GET", ret, nil, as); r.Status != 303 || !strings.Contains(r.Header.Get("Location"), "notice=") {
+		t.Fatalf("return before paying: %d %q", r.Status, r.Header.Get("Location"))
+	}
+	// A made-up amount in the form is refused.
+	if r := f.ts.do(t, "POST", "/apps/demo/wallet/topup", strings.NewReader("amount=2499&method=stripe"), form); r.Status == 303 && strings.Contains(r.Header.Get("Location"), "/checkout/pay/") {
+		t.Fatal("an amount not offered reached Checkout")
+	}
+
+	// The hosted page takes the card and sends the member back.
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := client.PostForm(loc, url.Values{"card": {"4242424242424242"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 303 || !strings.HasSuffix(res.Header.Get("Location"), ret) {
+		t.Fatalf("hosted page: %d %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	completed := lastEvent(t, f.stripe, "checkout.session.completed")
+	var wg sync.WaitGroup
+	codes := make([]int, 50)
+	for i := range codes {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			if i%2 == 0 {
+				codes[i] = stripeHook(t, f, completed.Payload, completed.Header).Status
+			} else {
+				codes[i] = f.ts.do(t, "GET", ret, nil, as).Status
+			}
+		}(i)
+	}
+	wg.Wait()
+	for i, c := range codes {
+		if (i%2 == 0 && c != 200) || (i%2 == 1 && c != 303) {
+			t.Fatalf("report %d: %d", i, c)
+		}
+	}
+	// The session's PaymentIntent is reported too: nothing more happens.
+	pi := lastEvent(t, f.stripe, "payment_intent.succeeded")
+	if r := stripeHook(t, f, pi.Payload, pi.Header); r.Status != 200 {
+		t.Fatalf("intent webhook: %d", r.Status)
+	}
+	if n, sum := topupCredits(t, f, id); n != 1 || sum != 2500 {
+		t.Fatalf("%d credits of %d", n, sum)
+	}
+	if b, _ := f.ts.store.WalletBalance(ctx, f.demo.ID, uid); b != before+2500 {
+		t.Fatalf("balance %d, want %d", b, before+2500)
+	}
+	if tp, _ := f.ts.store.TopupByID(ctx, id); tp.Status != store.TopupPaid {
+		t.Fatalf("top-up %s", tp.Status)
+	}
+	if n, _ := db.NewSelect().Model((*store.JobOutbox)(nil)).Where("kind = ?", store.JobRefundStrayPayment).Count(ctx); n != 0 {
+		t.Fatalf("%d refunds of a good payment", n)
+	}
+	if r := f.ts.do(t, "GET", ret, nil, as); r.Status != 303 || !strings.Contains(r.Header.Get("Location"), "added=2500") {
+		t.Fatalf("return after paying: %d %q", r.Status, r.Header.Get("Location"))
 	}
 }

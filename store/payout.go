@@ -29,7 +29,17 @@ const (
 	TransferFee = "FEE"
 	// TransferFeeRefund: the part of a fee given back with a refund.
 	TransferFeeRefund = "FEE_REFUND"
+	// TransferProcessorFee: what the card processor or PayPal kept of a
+	// payment (Stripe's balance transaction fee, PayPal's paypal_fee).
+	// Neither gives it back on a refund.
+	TransferProcessorFee = "PROCESSOR_FEE"
 )
+
+// PlatformCosts is the platform's own money outside the app's ledger: a
+// processor fee the platform pays (a Stripe destination charge's fee is
+// charged to the platform's account, not the creator's) is booked from it,
+// so the creator's balance keeps what Stripe transfers.
+var PlatformCosts = WalletParty{Kind: WalletExternal, OwnerID: "platform"}
 
 // PlatformFees is the platform's account in an app's ledger.
 var PlatformFees = WalletParty{Kind: WalletPlatform}
@@ -249,6 +259,50 @@ func (s *Storage) bookEarningTx(ctx context.Context, tx bun.Tx, e Earning) error
 	return nil
 }
 
+// ProcessorFee is what a processor kept of one payment, as it reported it.
+type ProcessorFee struct {
+	AppID string
+	// Ref is the payment's Earning.Ref ("order:ID", "donation:ID"): one
+	// fee per payment, however often it is reported.
+	Ref      string
+	OrderID  *string
+	Amount   int64
+	Currency string
+	// ByPlatform: the platform's account paid it (a Stripe destination
+	// charge); otherwise it comes out of the creator's balance, as the
+	// money it was taken from was theirs (PayPal to the creator's payee,
+	// a charge on the platform's account passed on as earnings).
+	ByPlatform bool
+	Memo       string
+}
+
+// BookProcessorFee books a processor's fee once per payment, after the
+// payment itself was booked (an unbooked payment books no fee).
+func (s *Storage) BookProcessorFee(ctx context.Context, f ProcessorFee) error {
+	if f.Amount <= 0 || (f.Currency != "" && !strings.EqualFold(f.Currency, WalletCurrency)) {
+		return nil
+	}
+	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		booked, err := tx.NewSelect().Model((*WalletTransfer)(nil)).
+			Where("app_id = ? AND reference IN (?)", f.AppID, bun.In([]string{f.Ref + ":earning", f.Ref + ":fee", f.Ref})).Exists(ctx)
+		if err != nil {
+			return fmt.Errorf("check payment booked: %w", err)
+		}
+		if !booked {
+			return nil
+		}
+		from := AppRevenue
+		if f.ByPlatform {
+			from = PlatformCosts
+		}
+		if _, _, err := TransferTx(ctx, tx, TransferInput{AppID: f.AppID, Reference: f.Ref + ":processor-fee", Kind: TransferProcessorFee,
+			From: from, To: OutsideMoney, Amount: f.Amount, OrderID: f.OrderID, Memo: "Processor fee: " + f.Memo}); err != nil {
+			return fmt.Errorf("book processor fee: %w", err)
+		}
+		return nil
+	})
+}
+
 // orderLedger sums what the ledger holds of an order: the gross booked
 // into the creator's account, the fee, and what went back of each.
 type orderLedger struct {
@@ -327,8 +381,11 @@ type StatementMonth struct {
 	Fees        int64  `json:"fees"`
 	Refunds     int64  `json:"refunds"`
 	FeesRefunds int64  `json:"feesRefunded"`
-	Net         int64  `json:"net"`
-	Payments    int    `json:"payments"`
+	// ProcessorFees: what the processor kept of payments, where it was
+	// the creator's to pay (store.ProcessorFee).
+	ProcessorFees int64 `json:"processorFees"`
+	Net           int64 `json:"net"`
+	Payments      int   `json:"payments"`
 }
 
 // Statement is the creator's balance and earnings by month, newest first.
@@ -387,6 +444,8 @@ func addEntry(m *StatementMonth, kind string, amount int64) {
 		m.Fees += -amount
 	case kind == TransferFeeRefund:
 		m.FeesRefunds += amount
+	case kind == TransferProcessorFee:
+		m.ProcessorFees += -amount
 	case kind == TransferRefund:
 		m.Refunds += -amount
 	case amount > 0:

@@ -111,3 +111,27 @@ export async function putFile(url: string, file: File, fallback: string): Promis
     throw new ApiError(message || fallback, res.status);
   }
 }
+
+// putBytes sends raw bytes (one part of a resumable upload, server/
+// item_uploads.go) to the server itself, with the session cookie, and reads
+// the JSON envelope like request.
+export async function putBytes<T>(path: string, body: Blob, fallback: string): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method: "PUT",
+      credentials: "same-origin",
+      headers: { Accept: "application/json", "Content-Type": "application/octet-stream" },
+      body,
+    });
+  } catch {
+    throw new ApiError(NETWORK_ERROR, 0);
+  }
+  if (res.status === 401) sessionLost();
+  const json = await res.json().catch(() => null);
+  if (!res.ok || !json || json.success !== true) {
+    const message = (json && typeof json.message === "string" && json.message) || fallback;
+    throw new ApiError(message, res.status);
+  }
+  return json.data as T;
+}

@@ -1022,6 +1022,7 @@ export interface StatementMonth {
   fees: number;
   refunds: number;
   feesRefunded: number;
+  processorFees: number;
   net: number;
   payments: number;
 }

@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -158,9 +159,16 @@ func apiBench(ctx context.Context) error {
 	}
 	cookie := "marquee_session=" + token
 
+	// The runtime's collection trace tells the live heap (what is left
+	// after a collection) apart from what RSS holds besides it.
+	gcLog, err := os.Create(filepath.Join(tmp, "gctrace.log"))
+	if err != nil {
+		return err
+	}
+	defer gcLog.Close()
 	serve := exec.Command(bin, "serve")
-	serve.Env = env
-	serve.Stderr = io.Discard
+	serve.Env = append(env, "GODEBUG=gctrace=1")
+	serve.Stderr = gcLog
 	if err := serve.Start(); err != nil {
 		return fmt.Errorf("start server: %w", err)
 	}
@@ -220,13 +228,15 @@ func apiBench(ctx context.Context) error {
 		rate, dur, apiDatabase, sz.Posts, sz.Items, sz.Events, seeded.Round(time.Second))
 	fmt.Printf("load average before: %s\n\n", loadAvg())
 	var targets []func()
-	fmt.Println("| call | requests | achieved req/s | p50 | p99 | max | failed | server RSS, peak during the run |")
-	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	fmt.Println("| call | requests | achieved req/s | p50 | p99 | max | failed | server RSS, peak during the run | live heap after collections, max | collections |")
+	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for _, c := range calls {
 		stopRSS, peak := watchRSS(pid)
+		from := fileSize(gcLog.Name())
 		r := constantRate(client, base, c, cookie, rate, dur)
 		stopRSS()
-		fmt.Printf("| %s | %d | %.0f | %s | %s | %s | %d | %d MB |\n", c.name, r.sent, r.achieved, ms(r.p50), ms(r.p99), ms(r.max), r.failed, *peak/1024)
+		live, gcs := liveHeap(gcLog.Name(), from)
+		fmt.Printf("| %s | %d | %.0f | %s | %s | %s | %d | %d MB | %d MB | %d |\n", c.name, r.sent, r.achieved, ms(r.p50), ms(r.p99), ms(r.max), r.failed, *peak/1024, live, gcs)
 		name, p99, peakMB := c.name, r.p99, float64(*peak)/1024
 		targets = append(targets, func() {
 			target(name+" p99", float64(p99.Microseconds())/1000, 20, false, " ms")
@@ -331,6 +341,34 @@ func procStatusKB(pid int, field string) int {
 		}
 	}
 	return 0
+}
+
+func fileSize(name string) int64 {
+	fi, err := os.Stat(name)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// gcLine is one line of GODEBUG=gctrace=1: "... 40->45->20 MB, 50 MB goal
+// ..."; the third figure is the heap left live after the collection.
+var gcLine = regexp.MustCompile(`(\d+)->(\d+)->(\d+) MB`)
+
+// liveHeap reads the trace from offset from: the largest live heap after a
+// collection (MB) and how many collections ran.
+func liveHeap(name string, from int64) (maxLive, collections int) {
+	b, err := os.ReadFile(name)
+	if err != nil || int64(len(b)) < from {
+		return 0, 0
+	}
+	for _, m := range gcLine.FindAllSubmatch(b[from:], -1) {
+		collections++
+		if v, _ := strconv.Atoi(string(m[3])); v > maxLive {
+			maxLive = v
+		}
+	}
+	return maxLive, collections
 }
 
 func procStatus(pid int, field string) string {

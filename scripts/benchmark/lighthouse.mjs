@@ -4,18 +4,16 @@
 // Prints one line per page: the performance score and its metrics. Runs
 // offline: Lighthouse only loads the given URLs, and the Chromium is the
 // system's (CHROME_PATH, default /usr/bin/chromium).
-import * as chromeLauncher from "chrome-launcher";
+// `make lighthouse` (scripts/lighthouse) covers every page and category.
 import lighthouse from "lighthouse";
+import { launchChrome } from "../lighthouse/pages.mjs";
 
 const urls = process.argv.slice(2);
 if (urls.length === 0) {
   console.error("usage: node lighthouse.mjs URL...");
   process.exit(2);
 }
-const chrome = await chromeLauncher.launch({
-  chromePath: process.env.CHROME_PATH || "/usr/bin/chromium",
-  chromeFlags: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-});
+const chrome = await launchChrome();
 const seconds = (audit) => (audit.numericValue / 1000).toFixed(2) + " s";
 try {
   for (const url of urls) {

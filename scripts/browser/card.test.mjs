@@ -89,6 +89,16 @@ test("the card method loads Stripe.js only on the payment step, and the order is
   assert.deepEqual(methods.map((m) => m.split("\n")[0].trim()), ["Wallet", "Card"], "no PayPal without its keys");
   assert.equal(stripeLoads.length, 0, "Stripe.js is not loaded before the card is chosen");
 
+  // The payment configuration call failing (SPEC.md section 8): the card
+  // step says so and loads nothing; choosing the card again retries it.
+  await page.route("**/stripe-payments/config", (route) => route.abort("internetdisconnected"));
+  await page.locator(".method", { hasText: "Card" }).click();
+  await page.locator(".checkout-pay [role=alert]", { hasText: "Failed to fetch payment configuration" }).waitFor();
+  assert.equal(stripeLoads.length, 0, "no Stripe.js without the configuration");
+  await shot(page, "0-config-failed");
+  await page.unroute("**/stripe-payments/config");
+  await page.locator(".method", { hasText: "Wallet" }).click();
+
   await page.locator(".method", { hasText: "Card" }).click();
   await page.locator(".fake-payment-element").waitFor();
   assert.equal(stripeLoads.length, 1, stripeLoads.join(" "));

@@ -60,7 +60,7 @@ async function flow({ javaScriptEnabled, viewport, label }) {
     // The statement's CSV export is a plain link.
     const csv = await context.request.get(server.base + "/apps/demo/studio/payouts/statement.csv");
     assert.equal(csv.status(), 200);
-    assert.match(await csv.text(), /^month,payments,gross,platform_fees,refunds,fees_refunded,net,currency/);
+    assert.match(await csv.text(), /^month,payments,gross,platform_fees,processor_fees,refunds,fees_refunded,net,currency/);
     // The fake Stripe pages have no favicon; errors of our pages count.
     assert.deepEqual(errors.filter((e) => !e.includes(fake.stripe)), []);
     await context.close();

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -119,4 +120,56 @@ func (s *S3) Ready(ctx context.Context) error {
 		return fmt.Errorf("object store: bucket %s is missing", s.bucket)
 	}
 	return nil
+}
+
+func (s *S3) core() minio.Core { return minio.Core{Client: s.client} }
+
+func (s *S3) CreateMultipart(ctx context.Context, key, contentType string) (string, error) {
+	id, err := s.core().NewMultipartUpload(ctx, s.bucket, key, minio.PutObjectOptions{ContentType: contentType})
+	if err != nil {
+		return "", fmt.Errorf("s3 create multipart %s: %w", key, err)
+	}
+	return id, nil
+}
+
+// PutPart streams the part to S3 with its exact size: a body that ends
+// early fails, and one that is longer is refused before anything is sent.
+func (s *S3) PutPart(ctx context.Context, key, uploadID string, number int, r io.Reader, size int64) (string, error) {
+	p, err := s.core().PutObjectPart(ctx, s.bucket, key, uploadID, number, exactly(r, size), size, minio.PutObjectPartOptions{})
+	if err != nil {
+		return "", fmt.Errorf("s3 put part %d of %s: %w", number, key, err)
+	}
+	return p.ETag, nil
+}
+
+func (s *S3) CompleteMultipart(ctx context.Context, key, uploadID string, parts []Part) error {
+	cp := make([]minio.CompletePart, len(parts))
+	for i, p := range parts {
+		cp[i] = minio.CompletePart{PartNumber: p.Number, ETag: p.ETag}
+	}
+	if _, err := s.core().CompleteMultipartUpload(ctx, s.bucket, key, uploadID, cp, minio.PutObjectOptions{}); err != nil {
+		return fmt.Errorf("s3 complete multipart %s: %w", key, err)
+	}
+	return nil
+}
+
+func (s *S3) AbortMultipart(ctx context.Context, key, uploadID string) error {
+	if err := s.core().AbortMultipartUpload(ctx, s.bucket, key, uploadID); err != nil {
+		return fmt.Errorf("s3 abort multipart %s: %w", key, err)
+	}
+	return nil
+}
+
+// PresignDownload is a GET link to a private file that S3 answers as an
+// attachment named filename, until ttl from now.
+func (s *S3) PresignDownload(ctx context.Context, key, filename, contentType string, ttl time.Duration) (string, error) {
+	params := url.Values{}
+	params.Set("response-content-type", contentType)
+	params.Set("response-content-disposition", mime.FormatMediaType("attachment", map[string]string{"filename": filename}))
+	params.Set("response-cache-control", "private, no-store")
+	u, err := s.client.PresignHeader(ctx, http.MethodGet, s.bucket, key, ttl, params, nil)
+	if err != nil {
+		return "", fmt.Errorf("s3 presign download %s: %w", key, err)
+	}
+	return u.String(), nil
 }

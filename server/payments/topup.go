@@ -39,3 +39,10 @@ func (r *Registry) TopupPayerFor(method string) (TopupPayer, error) {
 	}
 	return tp, nil
 }
+
+// TopupRedirecter is a card provider that can also take a top-up on a
+// hosted page of its own (Stripe Checkout): the "Add funds" form without
+// JavaScript redirects there, as PayPal's approval does.
+type TopupRedirecter interface {
+	StartTopupRedirect(ctx context.Context, req TopupRequest) (*Started, error)
+}

@@ -59,6 +59,12 @@ type Stripe struct {
 	links     map[string]*accountLink
 	transfers map[string]*Transfer
 	appFees   map[string]*ApplicationFee
+	// charges and balance transactions of succeeded payments: Stripe's
+	// fee is the balance transaction's (stripe_balance.go).
+	charges     map[string]map[string]any
+	balanceTxns map[string]map[string]any
+	// sessions: Checkout Sessions (stripe_checkout.go).
+	sessions map[string]map[string]any
 }
 
 type idemAnswer struct {
@@ -89,7 +95,8 @@ func (e SignedEvent) At() time.Time {
 func NewStripe(webhookSecret string) *Stripe {
 	return &Stripe{WebhookSecret: webhookSecret, intents: map[string]map[string]any{}, refunds: map[string]map[string]any{},
 		idem: map[string]idemAnswer{}, customers: map[string]map[string]any{}, prices: map[string]map[string]any{},
-		subscriptions: map[string]map[string]any{}, inflight: map[string]bool{}, slow: map[string]time.Duration{}}
+		subscriptions: map[string]map[string]any{}, inflight: map[string]bool{}, slow: map[string]time.Duration{},
+		charges: map[string]map[string]any{}, balanceTxns: map[string]map[string]any{}}
 }
 
 // StartStripe runs a fake Stripe for the test and closes it at the end.
@@ -256,6 +263,7 @@ func (s *Stripe) confirmLocked(pi map[string]any, pm string) bool {
 	pi["amount_received"] = pi["amount"]
 	pi["last_payment_error"] = nil
 	pi["latest_charge"] = "ch_" + strings.TrimPrefix(pi["id"].(string), "pi_")
+	s.chargeLocked(pi)
 	s.settleLocked(pi)
 	s.emitLocked("payment_intent.succeeded", pi)
 	return false
@@ -285,7 +293,7 @@ func (s *Stripe) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		stripeError(w, 400, "invalid_request_error", "", "bad form", nil)
 		return
 	}
-	if s.onboardingPage(w, r) {
+	if s.onboardingPage(w, r) || s.checkoutPage(w, r) {
 		return
 	}
 	if !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer sk_") && !s.browserConfirm(r) {
@@ -378,6 +386,7 @@ func (s *Stripe) route(w http.ResponseWriter, r *http.Request) {
 		if d := r.PostForm.Get("transfer_data[destination]"); d != "" {
 			pi["transfer_data"] = map[string]any{"destination": d}
 		}
+		pi["on_behalf_of"] = nilIfEmpty(r.PostForm.Get("on_behalf_of"))
 		if f := r.PostForm.Get("application_fee_amount"); f != "" {
 			pi["application_fee_amount"], _ = strconv.ParseInt(f, 10, 64)
 		}
@@ -390,7 +399,7 @@ func (s *Stripe) route(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if len(parts) == 3 && r.Method == http.MethodGet {
-			writeJSON(w, 200, pi)
+			writeJSON(w, 200, s.expandLocked(pi, r))
 			return
 		}
 		if len(parts) == 4 && parts[3] == "cancel" && r.Method == http.MethodPost {
@@ -467,7 +476,7 @@ func (s *Stripe) route(w http.ResponseWriter, r *http.Request) {
 			"payment_intent": pi["id"], "metadata": pi["metadata"]})
 		writeJSON(w, 200, rf)
 	default:
-		if !s.billing(w, r, parts) && !s.connect(w, r, parts) {
+		if !s.billing(w, r, parts) && !s.connect(w, r, parts) && !s.balance(w, r, parts) && !s.checkout(w, r, parts) {
 			stripeError(w, 404, "invalid_request_error", "", "Unrecognized request URL ("+r.Method+": "+r.URL.Path+")", nil)
 		}
 	}

@@ -169,7 +169,7 @@ func (p *Provider) applyCaptured(ctx context.Context, o *store.Order, po *Order)
 	if err != nil {
 		return nil, payments.ProviderError("paypal", err)
 	}
-	res, err := p.pay(ctx, "capture:"+done.ID, "capture", o, po.ID, amount, done.Amount.CurrencyCode)
+	res, err := p.pay(ctx, "capture:"+done.ID, "capture", o, po.ID, amount, done.Amount.CurrencyCode, done.Fee())
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +180,10 @@ func (p *Provider) applyCaptured(ctx context.Context, o *store.Order, po *Order)
 	return res, nil
 }
 
-func (p *Provider) pay(ctx context.Context, eventID, typ string, o *store.Order, ref string, amount int64, currency string) (*payments.Result, error) {
+// pay applies a capture of amount for o; fee is what PayPal kept of it
+// (seller_receivable_breakdown.paypal_fee), booked in the app's ledger once
+// the order is paid by it.
+func (p *Provider) pay(ctx context.Context, eventID, typ string, o *store.Order, ref string, amount int64, currency string, fee *Money) (*payments.Result, error) {
 	ev := &store.PaymentEvent{Provider: payments.PayPal, EventID: eventID, Type: typ, AppID: &o.AppID, OrderID: &o.ID,
 		PaymentRef: ref, Amount: amount, Currency: strings.ToUpper(currency)}
 	out, fresh, err := p.Store.ApplyPaymentEvent(ctx, ev, func(ctx context.Context, tx bun.Tx, o *store.Order) (string, error) {
@@ -195,6 +198,16 @@ func (p *Provider) pay(ctx context.Context, eventID, typ string, o *store.Order,
 	}
 	if fresh && ev.Outcome == store.OutcomePaid {
 		p.recordFeeOwed(ctx, out, ref, amount, strings.ToUpper(currency))
+	}
+	if fee != nil && out.PaidAt != nil && out.PaymentMethod == payments.PayPal && out.PaymentRef == ref {
+		// PayPal takes its fee from the account paid: the creator's payee,
+		// or the operator's, which passes the rest on as earnings.
+		if cents, err := Cents(fee.Value); err == nil {
+			if err := p.Store.BookProcessorFee(ctx, store.ProcessorFee{AppID: out.AppID, Ref: "order:" + out.ID, OrderID: &out.ID,
+				Amount: cents, Currency: fee.CurrencyCode, Memo: "Order " + out.OrderNumber}); err != nil {
+				p.log().Error("paypal fee not booked", "order", out.ID, "err", err)
+			}
+		}
 	}
 	return &payments.Result{Order: out, Ref: ref, Status: statusOf(ev, fresh)}, nil
 }
@@ -315,7 +328,7 @@ func (p *Provider) HandleWebhook(ctx context.Context, body []byte, header http.H
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", payments.ErrInvalidWebhook, err)
 		}
-		return p.pay(ctx, ev.ID, ev.EventType, o, ref, amount, c.Amount.CurrencyCode)
+		return p.pay(ctx, ev.ID, ev.EventType, o, ref, amount, c.Amount.CurrencyCode, c.Fee())
 	case "CHECKOUT.ORDER.APPROVED":
 		// The buyer approved but may never come back to payment-success
 		// (closed tab): capture from here.

@@ -118,7 +118,8 @@ type CreateIntent struct {
 	// (a membership's renewals).
 	Customer string
 	// Destination, when set, makes it a destination charge to that
-	// connected account, the platform keeping ApplicationFee.
+	// connected account (on_behalf_of it too), the platform keeping
+	// ApplicationFee.
 	Destination    string
 	ApplicationFee int64
 }
@@ -163,6 +164,10 @@ func (c *Client) CreateIntent(ctx context.Context, in CreateIntent) (*Intent, er
 		AutomaticPaymentMethods: &sg.PaymentIntentCreateAutomaticPaymentMethodsParams{Enabled: sg.Bool(true)},
 	}
 	if in.Destination != "" {
+		// on_behalf_of makes the creator's account the settlement
+		// merchant: its country's rules and fees, its statement
+		// descriptor on the buyer's statement.
+		p.OnBehalfOf = sg.String(in.Destination)
 		p.TransferData = &sg.PaymentIntentCreateTransferDataParams{Destination: sg.String(in.Destination)}
 		if in.ApplicationFee > 0 {
 			p.ApplicationFeeAmount = sg.Int64(in.ApplicationFee)
@@ -342,7 +347,8 @@ type Renewal struct {
 	Metadata       map[string]string
 	IdempotencyKey string
 	// Destination and FeePercent: each invoice's money goes to the
-	// app's connected account, less FeePercent for the platform.
+	// app's connected account (on_behalf_of it), less FeePercent for the
+	// platform.
 	Destination string
 	FeePercent  float64
 }
@@ -374,6 +380,7 @@ func (c *Client) CreateSubscription(ctx context.Context, r Renewal) (string, err
 		sp.DefaultPaymentMethod = sg.String(r.PaymentMethod)
 	}
 	if r.Destination != "" {
+		sp.OnBehalfOf = sg.String(r.Destination)
 		sp.TransferData = &sg.SubscriptionCreateTransferDataParams{Destination: sg.String(r.Destination)}
 		if r.FeePercent > 0 {
 			sp.ApplicationFeePercent = sg.Float64(r.FeePercent)
@@ -399,4 +406,22 @@ func (c *Client) SetCancelAtPeriodEnd(ctx context.Context, id string, cancel boo
 		return fmt.Errorf("update subscription: %w", err)
 	}
 	return nil
+}
+
+// ChargeFee answers what Stripe kept of a succeeded PaymentIntent's charge:
+// the fee of its balance transaction (latest_charge.balance_transaction,
+// expanded in one request). found is false while Stripe has no balance
+// transaction for it yet.
+func (c *Client) ChargeFee(ctx context.Context, paymentIntentID string) (fee int64, currency string, found bool, err error) {
+	p := &sg.PaymentIntentRetrieveParams{}
+	p.AddExpand("latest_charge.balance_transaction")
+	pi, err := c.sc.V1PaymentIntents.Retrieve(ctx, paymentIntentID, p)
+	if err != nil {
+		return 0, "", false, fmt.Errorf("retrieve payment intent fee: %w", err)
+	}
+	if pi.LatestCharge == nil || pi.LatestCharge.BalanceTransaction == nil || pi.LatestCharge.BalanceTransaction.ID == "" {
+		return 0, "", false, nil
+	}
+	bt := pi.LatestCharge.BalanceTransaction
+	return bt.Fee, strings.ToUpper(string(bt.Currency)), true, nil
 }

@@ -85,6 +85,7 @@ func (p *Provider) donationPaid(ctx context.Context, eventID, typ string, d *sto
 	if out.Status != store.DonationPaid {
 		return nil, payments.ErrNotThisOrder
 	}
+	p.bookProcessorFee(ctx, out.AppID, "donation:"+out.ID, nil, in, "Donation")
 	return &payments.DonationResult{Donation: out}, nil
 }
 
@@ -107,6 +108,9 @@ func (p *Provider) webhookDonation(ctx context.Context, ev sg.Event, in *Intent)
 		}
 		if rec.Outcome == store.OutcomeMismatch || rec.Outcome == store.OutcomeNotPayable {
 			p.log().Error("stripe donation payment not applied: needs a refund", "donation", d.ID, "intent", in.ID, "outcome", rec.Outcome)
+		}
+		if out.Status == store.DonationPaid && out.PaymentRef == in.ID {
+			p.bookProcessorFee(ctx, out.AppID, "donation:"+out.ID, nil, in, "Donation")
 		}
 		return &payments.Result{Donation: out, Ref: in.ID, Status: statusOf(rec, fresh)}, nil
 	}

@@ -194,6 +194,7 @@ func (p *Provider) paid(ctx context.Context, eventID, typ string, order *store.O
 		// Cancelled, or paid another way: this payment is refunded.
 		return nil, store.ErrIllegalTransition
 	}
+	p.bookProcessorFee(ctx, o.AppID, "order:"+o.ID, &o.ID, in, "Order "+o.OrderNumber)
 	return &payments.Result{Order: o, Ref: in.ID, Status: in.Status}, nil
 }
 
@@ -280,6 +281,8 @@ func (p *Provider) HandleWebhook(ctx context.Context, body []byte, header http.H
 			return nil, err
 		}
 		return &payments.Result{Order: o, Ref: in.ID, Status: statusOf(rec, fresh)}, nil
+	case "checkout.session.completed":
+		return p.webhookCheckout(ctx, ev)
 	case "invoice.paid", "invoice.payment_failed":
 		var inv sg.Invoice
 		if err := json.Unmarshal(ev.Data.Raw, &inv); err != nil {
@@ -341,6 +344,9 @@ func (p *Provider) webhookPaid(ctx context.Context, ev sg.Event, o *store.Order,
 	}
 	if rec.Outcome == store.OutcomeMismatch || rec.Outcome == store.OutcomeNotPayable {
 		p.log().Warn("stripe payment not applied: it is being refunded", "order", o.ID, "intent", in.ID, "outcome", rec.Outcome)
+	}
+	if o.PaidAt != nil && o.PaymentMethod == payments.Stripe && o.PaymentRef == in.ID {
+		p.bookProcessorFee(ctx, o.AppID, "order:"+o.ID, &o.ID, in, "Order "+o.OrderNumber)
 	}
 	return &payments.Result{Order: o, Ref: in.ID, Status: statusOf(rec, fresh)}, nil
 }
@@ -521,6 +527,17 @@ func (p *Provider) RefundStray(ctx context.Context, ref string, amount int64, re
 	if refused > 0 {
 		key += fmt.Sprintf("-retry-%d", refused)
 	}
+	if strings.HasPrefix(ref, "cs_") {
+		// A Checkout Session's payment is its PaymentIntent's.
+		cs, err := p.Client.RetrieveCheckout(ctx, ref)
+		if err != nil {
+			return payments.ProviderError("stripe stray refund", err)
+		}
+		if cs.PaymentIntent == "" {
+			return nil // never paid
+		}
+		ref = cs.PaymentIntent
+	}
 	in, err := p.Client.Retrieve(ctx, ref)
 	if err != nil {
 		return payments.ProviderError("stripe stray refund", err)
@@ -540,6 +557,13 @@ func (p *Provider) RefundStray(ctx context.Context, ref string, amount int64, re
 // (the cancel_payment job). An intent that succeeded meanwhile is left: its
 // payment was recorded NOT_PAYABLE and is refunded by its own job.
 func (p *Provider) CancelPayment(ctx context.Context, ref string) error {
+	if strings.HasPrefix(ref, "cs_") {
+		// An expired top-up's Checkout Session.
+		if err := p.Client.ExpireCheckout(ctx, ref); err != nil && !errors.Is(err, ErrIntentNotOpen) {
+			return payments.ProviderError("stripe expire checkout", err)
+		}
+		return nil
+	}
 	if err := p.Client.Cancel(ctx, ref); err != nil && !errors.Is(err, ErrIntentNotOpen) {
 		return payments.ProviderError("stripe cancel", err)
 	}
@@ -575,4 +599,25 @@ func (p *Provider) CardOffered(ctx context.Context, appID string) bool {
 	}
 	pa, err := p.Store.PayoutAccountOf(ctx, appID)
 	return err == nil && pa.ChargesReady()
+}
+
+// bookProcessorFee books what Stripe kept of a payment in the app's ledger,
+// read from the charge's balance transaction: the platform's cost for a
+// destination charge, the creator's for a charge on the platform's own
+// account. ref is the payment's ledger reference ("order:ID",
+// "donation:ID"); it books once however often the payment is reported. A
+// fee Stripe cannot tell yet is left (the next report of the payment books
+// it), never guessed.
+func (p *Provider) bookProcessorFee(ctx context.Context, appID, ref string, orderID *string, in *Intent, memo string) {
+	fee, currency, found, err := p.Client.ChargeFee(ctx, in.ID)
+	if err != nil || !found {
+		if err != nil {
+			p.log().Warn("stripe fee not read", "intent", in.ID, "err", err)
+		}
+		return
+	}
+	if err := p.Store.BookProcessorFee(ctx, store.ProcessorFee{AppID: appID, Ref: ref, OrderID: orderID, Amount: fee, Currency: currency,
+		ByPlatform: in.Destination != "", Memo: memo}); err != nil {
+		p.log().Error("stripe fee not booked", "intent", in.ID, "err", err)
+	}
 }

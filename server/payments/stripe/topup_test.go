@@ -24,6 +24,21 @@ func TestTopupRequestShapesAgainstStripeMock(t *testing.T) {
 	if _, err := c.Retrieve(ctx, in.ID); err != nil {
 		t.Fatalf("retrieve: %v", err)
 	}
+	// The fee read (latest_charge.balance_transaction expanded) is a
+	// request Stripe's spec allows.
+	if _, _, _, err := c.ChargeFee(ctx, in.ID); err != nil {
+		t.Fatalf("charge fee: %v", err)
+	}
+	// The no-JavaScript top-up's Checkout Session.
+	cs, err := c.CreateCheckout(ctx, CreateCheckout{Name: "Wallet funds", Amount: 2500, Currency: "USD", Email: "member@example.com",
+		SuccessURL: "https://example.com/apps/a/wallet/topup/return?topupId=tu_1", CancelURL: "https://example.com/apps/a/transactions",
+		Metadata: map[string]string{"topupId": "tu_1"}, IdempotencyKey: TopupCheckoutKey("tu_1", 2500, "USD")})
+	if err != nil || !strings.HasPrefix(cs.ID, "cs_") {
+		t.Fatalf("checkout session: %+v %v", cs, err)
+	}
+	if _, err := c.RetrieveCheckout(ctx, cs.ID); err != nil {
+		t.Fatalf("retrieve checkout session: %v", err)
+	}
 	if in.OrderID != "" {
 		t.Fatalf("a top-up intent names an order: %+v", in)
 	}
