@@ -305,6 +305,20 @@ test("without JavaScript: create (a taken name is refused beside the field), set
   const planId = await planIdOf(page, "plain-app");
   await memberWalk("plain-app", planId, itemPath, { js: false, viewport: phone, email: "fan@studio.test", username: "plainfan", tag: "nojs" });
   await seesTheMember(page, "plain-app", "plainfan", "fan@studio.test");
+
+  // The creator promotes the member with the members screen's plain form:
+  // the audit log says so, and the analytics count them as a moderator
+  // from now on (the role history), not as a churned subscriber.
+  await page.goto(env.server.base + "/apps/plain-app/studio/members");
+  const fanRow = page.locator('tr[data-member="plainfan"]');
+  await fanRow.locator('select[name="role"]').selectOption("MODERATOR");
+  await Promise.all([page.waitForURL(/\/studio\/members\?.*notice=/), fanRow.locator("button", { hasText: "Change" }).click()]);
+  assert.match(await page.locator('tr[data-member="plainfan"]').innerText(), /Moderator/);
+  await page.goto(env.server.base + "/apps/plain-app/studio/moderation");
+  assert.match(await page.locator("main").innerText(), /SUBSCRIBER → MODERATOR/);
+  await page.goto(env.server.base + "/apps/plain-app/studio/analytics?bucket=month");
+  const thisMonth = (await page.locator(".members-over-time tbody tr").last().locator("td").allInnerTexts()).map((t) => t.trim());
+  assert.deepEqual(thisMonth.slice(1), ["0", "0", "1", "0", "1", "2", "0"]);
   await screenshots(page, "plain-app", "nojs");
   await context.close();
 });
