@@ -40,7 +40,7 @@ test-go:
 	$(GO) test -count=1 -timeout 30m -p 2 -parallel 8 ./...
 
 test-browser: build
-	node --test --test-concurrency=2 scripts/browser/
+	tmp=$$(mktemp -d) && BROWSER_SEED_TEMPLATE=$$tmp/demo node --test --test-concurrency=2 scripts/browser/; status=$$?; rm -rf $$tmp; exit $$status
 
 bench: build services
 	bash scripts/bench

@@ -89,6 +89,11 @@ func TestManage(t *testing.T) {
 	if err != nil || m == nil || m.Role != store.RoleModerator {
 		t.Errorf("fan membership %+v (%v)", m, err)
 	}
+	// The CLI's set-role and app create write the role history.
+	if h, err := a.Storage.RoleHistory(ctx, app.ID); err != nil || len(h) != 2 || h[0].UserID != owner.ID || h[0].Role != store.RoleCreator ||
+		h[1].UserID != fan.ID || h[1].Previous != "" || h[1].Role != store.RoleModerator {
+		t.Errorf("role history %+v (%v)", h, err)
+	}
 	// 12.50 once and 5.00 once: the repeated reference credited nothing.
 	if bal, err := a.Storage.WalletBalance(ctx, app.ID, fan.ID); err != nil || bal != 1750 {
 		t.Errorf("fan wallet %d (%v), want 1750", bal, err)

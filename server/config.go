@@ -161,6 +161,11 @@ type PayPalConfig struct {
 	// owed by the creator. The fee is the app's platform fee
 	// (PLATFORM_FEE_PERCENT or the app's own, store.PlatformFee).
 	PlatformFees bool
+	// BNCode (PAYPAL_BN_CODE) is the platform's PayPal partner attribution
+	// id, sent as PayPal-Partner-Attribution-Id on orders that name a
+	// creator's payee. Without it no payee is named (PayPal requires it of
+	// platforms) and PAYPAL_PLATFORM_FEES cannot be on.
+	BNCode string
 }
 
 func (p PayPalConfig) Enabled() bool { return p.ClientID != "" && p.ClientSecret != "" }
@@ -316,6 +321,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		ClientSecret: get("PAYPAL_CLIENT_SECRET", ""),
 		APIBase:      strings.TrimRight(get("PAYPAL_API_BASE", PayPalSandbox), "/"),
 		WebhookID:    get("PAYPAL_WEBHOOK_ID", ""),
+		BNCode:       get("PAYPAL_BN_CODE", ""),
 	}
 	if cfg.PayoutsRequired, err = parseSwitch("PAYOUTS_REQUIRED", get("PAYOUTS_REQUIRED", "true")); err != nil {
 		return Config{}, err
@@ -390,6 +396,9 @@ func parseSwitch(name, v string) (bool, error) {
 // than the operator meant. Messages name the variable and never repeat a
 // secret or a URL that may hold a password.
 func (c Config) check() error {
+	if c.PayPal.PlatformFees && c.PayPal.BNCode == "" {
+		return errors.New("PAYPAL_PLATFORM_FEES: PayPal takes platform fees only from a partner; set PAYPAL_BN_CODE to its BN code")
+	}
 	if c.SMTPURL != "" {
 		if _, err := mail.NewSMTP(c.SMTPURL); err != nil {
 			return err

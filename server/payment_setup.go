@@ -32,7 +32,8 @@ func (s *Server) registerCardAndPayPal(d Deps) {
 	if d.Config.PayPal.Enabled() {
 		s.payments.Register(&paypal.Provider{
 			Client: paypal.NewClient(paypal.Options{ClientID: d.Config.PayPal.ClientID, ClientSecret: d.Config.PayPal.ClientSecret,
-				APIBase: d.Config.PayPal.APIBase, WebhookID: d.Config.PayPal.WebhookID}),
+				APIBase: d.Config.PayPal.APIBase, WebhookID: d.Config.PayPal.WebhookID,
+				PartnerAttributionID: d.Config.PayPal.BNCode}),
 			Store: d.Store, Logger: s.logger,
 			Fees: paypal.Fees{Allowed: d.Config.PayPal.PlatformFees},
 		})

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/riverqueue/river"
+	"github.com/uptrace/bun"
 
 	"marquee/server/jobs"
 	"marquee/store"
@@ -207,5 +208,82 @@ func TestCancelledOrderCancelsItsIntent(t *testing.T) {
 		if st := f.stripe.Intent(id)["status"]; st != "canceled" {
 			t.Fatalf("intent %s is %v", id, st)
 		}
+	}
+}
+
+// A wallet top-up left unpaid expires (the expire_orders job's run), and a
+// card payment that lands after it (a payment form left open) is given back
+// by the same durable refund_stray_payment job orders use: the wallet is
+// not credited however often the payment is reported (webhook twice, the
+// confirm call), one refund job is written, Stripe refunds it in full, and
+// the member is told. An expired PayPal top-up is never captured.
+func TestLateTopupPaymentIsRefunded(t *testing.T) {
+	f := newPayFixture(t, storetest.Postgres(t), func(cfg *Config) { cfg.WalletTopupAmounts = []int64{2500} })
+	ctx := context.Background()
+	const email = "follower@demo.test"
+	as := commUser(t, f.ts, email)
+	uid := f.userID(t, email)
+	st := "/api/store/" + f.shop.ID + "/wallet/topups"
+	before, _ := f.ts.store.WalletBalance(ctx, f.demo.ID, uid)
+
+	a := decodePay(t, f.ts.do(t, "POST", st, body(map[string]any{"amount": 2500, "method": "stripe"}), as))
+	id, pi := a.Data["topupId"].(string), a.Data["paymentRef"].(string)
+	pa := decodePay(t, f.ts.do(t, "POST", st, body(map[string]any{"amount": 2500, "method": "paypal"}), as))
+	ppID, ppRef := pa.Data["topupId"].(string), pa.Data["paymentRef"].(string)
+	if _, err := f.ts.store.DB.NewUpdate().Model((*store.WalletTopup)(nil)).Set("created_at = created_at - interval '2 days'").
+		Where("id IN (?)", bun.In([]string{id, ppID})).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := f.ts.store.ExpirePendingTopups(ctx, 0); err != nil || n != 2 {
+		t.Fatalf("expired %d top-ups: %v", n, err)
+	}
+	if n, _ := f.ts.store.ExpirePendingTopups(ctx, 0); n != 0 {
+		t.Fatalf("a second run expired %d more", n)
+	}
+	if tp, _ := f.ts.store.TopupByID(ctx, id); tp.Status != store.TopupExpired {
+		t.Fatalf("top-up %s", tp.Status)
+	}
+	var cancels int64
+	cancels, _ = f.ts.store.DB.NewSelect().Model((*store.JobOutbox)(nil)).Where("kind = ? AND args LIKE ?", store.JobCancelPayment, "%"+pi+"%").Count(ctx)
+	if cancels != 1 {
+		t.Fatalf("cancel_payment jobs for the open intent: %d", cancels)
+	}
+
+	// The open form pays anyway; every report of it is refused.
+	if r := succeededHook(t, f, pi); r.Status != 200 {
+		t.Fatalf("late webhook: %d %s", r.Status, r.Body)
+	}
+	ev := lastEvent(t, f.stripe, "payment_intent.succeeded")
+	stripeHook(t, f, ev.Payload, ev.Header)
+	if r := f.ts.do(t, "POST", st+"/"+id+"/confirm", body(map[string]any{}), as); r.Status != 409 {
+		t.Fatalf("confirm of an expired top-up: %d %s", r.Status, r.Body)
+	}
+	if n, sum := topupCredits(t, f, id); n != 0 || sum != 0 {
+		t.Fatalf("an expired top-up credited %d", sum)
+	}
+	if b, _ := f.ts.store.WalletBalance(ctx, f.demo.ID, uid); b != before {
+		t.Fatalf("balance %d, want %d", b, before)
+	}
+	if n := runStrayRefunds(t, f); n != 1 {
+		t.Fatalf("refund jobs: %d", n)
+	}
+	if in := f.stripe.Intent(pi); int64(in["amount_refunded"].(float64)) != 2500 {
+		t.Fatalf("refunded at Stripe: %v", in["amount_refunded"])
+	}
+	n, err := f.ts.store.DB.NewSelect().Model((*store.Notification)(nil)).
+		Where("user_id = ? AND content LIKE ?", uid, "%$25.00 to add funds arrived after the top-up had expired%refunded%").Count(ctx)
+	if err != nil || n != 1 {
+		t.Fatalf("member told %d times: %v", n, err)
+	}
+
+	// PayPal: approved after expiry, the return page does not capture.
+	if !f.paypal.Approve(ppRef) {
+		t.Fatal("approve")
+	}
+	if r := f.ts.do(t, "POST", st+"/"+ppID+"/confirm", body(map[string]any{}), as); r.Status != 409 {
+		t.Fatalf("confirm of an expired PayPal top-up: %d %s", r.Status, r.Body)
+	}
+	if captures, _, _ := f.paypal.Captured(ppRef); captures != 0 {
+		t.Fatalf("an expired top-up was captured %d times", captures)
 	}
 }

@@ -21,6 +21,7 @@ import (
 const (
 	testStripeWebhookSecret = "whsec_test_marquee"
 	testPayPalWebhookID     = "WH-TEST-MARQUEE"
+	testPayPalBNCode        = "MARQUEE_SP_TEST"
 )
 
 // payFixture is a seeded server with the card and PayPal methods pointed at
@@ -39,7 +40,7 @@ func newPayFixture(t *testing.T, db *bun.DB, configure func(*Config)) *payFixtur
 	fp := paymentstest.StartPayPal(t, "pp-client", "pp-secret", testPayPalWebhookID)
 	ts := newTestServerWith(t, db, func(cfg *Config) {
 		cfg.Stripe = StripeConfig{SecretKey: "sk_test_marquee", PublishableKey: "pk_test_marquee", WebhookSecret: testStripeWebhookSecret, APIBase: fs.URL}
-		cfg.PayPal = PayPalConfig{ClientID: "pp-client", ClientSecret: "pp-secret", APIBase: fp.URL, WebhookID: testPayPalWebhookID}
+		cfg.PayPal = PayPalConfig{ClientID: "pp-client", ClientSecret: "pp-secret", APIBase: fp.URL, WebhookID: testPayPalWebhookID, BNCode: testPayPalBNCode}
 		if configure != nil {
 			configure(cfg)
 		}

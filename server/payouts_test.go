@@ -258,7 +258,7 @@ func TestCardWithoutAccountGoesToPlatformWhenNotRequired(t *testing.T) {
 		t.Fatalf("methods: %v", ms)
 	}
 	o, pi := f.paidByCard(t, "follower@demo.test", 4000)
-	if in := f.stripe.Intent(pi); in["transfer_data"] != nil || in["application_fee_amount"] != nil {
+	if in := f.stripe.Intent(pi); in["transfer_data"] != nil || in["application_fee_amount"] != nil || in["on_behalf_of"] != nil {
 		t.Fatalf("a platform charge carried Connect parameters: %+v", in)
 	}
 	if got := f.reload(t, o.ID); got.Status != store.OrderPaid {
@@ -305,8 +305,8 @@ func (f *payFixture) payByCard(t *testing.T, as map[string]string, o *store.Orde
 func wantDestination(t *testing.T, what string, in map[string]any, acct string, fee int64) {
 	t.Helper()
 	td, _ := in["transfer_data"].(map[string]any)
-	if td == nil || td["destination"] != acct || int64(in["application_fee_amount"].(float64)) != fee {
-		t.Fatalf("%s: want destination %s and fee %d, got %+v", what, acct, fee, in)
+	if td == nil || td["destination"] != acct || int64(in["application_fee_amount"].(float64)) != fee || in["on_behalf_of"] != acct {
+		t.Fatalf("%s: want destination and on_behalf_of %s and fee %d, got %+v", what, acct, fee, in)
 	}
 }
 
@@ -374,7 +374,7 @@ func TestDestinationChargesRefundsAndLedger(t *testing.T) {
 		t.Fatalf("subscriptions %v", subs)
 	}
 	ss := f.stripe.Subscription(subs[0])
-	if td, _ := ss["transfer_data"].(map[string]any); td == nil || td["destination"] != acct || ss["application_fee_percent"] != float64(5) {
+	if td, _ := ss["transfer_data"].(map[string]any); td == nil || td["destination"] != acct || ss["application_fee_percent"] != float64(5) || ss["on_behalf_of"] != acct {
 		t.Fatalf("membership subscription: %+v", ss)
 	}
 	inv := f.stripe.RenewSubscription(subs[0])

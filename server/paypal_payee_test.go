@@ -2,11 +2,13 @@ package server
 
 import (
 	"context"
+	"errors"
 	"net/url"
 	"strings"
 	"sync"
 	"testing"
 
+	"marquee/server/payments/paypal"
 	"marquee/store"
 )
 
@@ -147,5 +149,53 @@ func TestPayPalPlatformFees(t *testing.T) {
 	}
 	if owed, total, _ := f.ts.store.FeesOwed(ctx, f.demo.ID, 10); len(owed) != 0 || total != 0 {
 		t.Fatalf("a fee PayPal took is also owed: %+v", owed)
+	}
+}
+
+// PayPal partner attribution (issue 24): an order naming the creator's
+// payee carries the platform's BN code (PAYPAL_BN_CODE) as
+// PayPal-Partner-Attribution-Id, which the fake, as PayPal, requires of a
+// payee or platform_fees; an order to the operator's own account carries
+// none. Without a BN code the payee is not named (the order is paid to the
+// operator, as PayPal would refuse it) and the fake refuses a payee sent
+// without the header.
+func TestPayPalPartnerAttribution(t *testing.T) {
+	t.Parallel()
+	db := demoDB(t)
+	f := newPayFixture(t, db, func(cfg *Config) { cfg.PlatformFeeBP = 1000 })
+	ctx := context.Background()
+	ref, _ := payByPayPal(t, f, 700)
+	if bn := f.paypal.OrderAttribution(ref); bn != "" {
+		t.Fatalf("an order to the operator carries attribution %q", bn)
+	}
+	if _, err := f.ts.store.SetPayPalPayee(ctx, f.demo.ID, "ABCDEFGHJKLMN", ""); err != nil {
+		t.Fatal(err)
+	}
+	ref, _ = payByPayPal(t, f, 800)
+	if payee, _ := f.paypal.OrderParties(ref); payee == nil || f.paypal.OrderAttribution(ref) != testPayPalBNCode {
+		t.Fatalf("payee %+v named with attribution %q", payee, f.paypal.OrderAttribution(ref))
+	}
+
+	// The fake refuses a payee without the header, as PayPal does.
+	c := paypal.NewClient(paypal.Options{ClientID: "pp-client", ClientSecret: "pp-secret", APIBase: f.paypal.URL})
+	_, err := c.CreateOrder(ctx, paypal.CreateOrder{OrderID: "o1", Number: "1", Amount: 100, Currency: "USD", ReturnURL: "https://x.test/r",
+		CancelURL: "https://x.test/c", Payee: &paypal.Payee{MerchantID: "ABCDEFGHJKLMN"}})
+	var apiErr *paypal.APIError
+	if !errors.As(err, &apiErr) || apiErr.Status != 403 {
+		t.Fatalf("payee without attribution: %v", err)
+	}
+
+	// A deployment without PAYPAL_BN_CODE pays the operator: the order
+	// goes through, naming no payee, and no fee is owed for it.
+	g := newPayFixture(t, demoDB(t), func(cfg *Config) { cfg.PlatformFeeBP = 1000; cfg.PayPal.BNCode = "" })
+	if _, err := g.ts.store.SetPayPalPayee(ctx, g.demo.ID, "ABCDEFGHJKLMN", ""); err != nil {
+		t.Fatal(err)
+	}
+	ref, _ = payByPayPal(t, g, 900)
+	if payee, _ := g.paypal.OrderParties(ref); payee != nil || g.paypal.OrderAttribution(ref) != "" {
+		t.Fatalf("without a BN code the order named %+v", payee)
+	}
+	if owed, _, _ := g.ts.store.FeesOwed(ctx, g.demo.ID, 10); len(owed) != 0 {
+		t.Fatalf("fee owed for an order paid to the operator: %+v", owed)
 	}
 }

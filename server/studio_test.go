@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -495,6 +496,23 @@ func TestStudioMemberRoles(t *testing.T) {
 	n, err := ts.store.DB.NewSelect().Model((*store.ModerationEntry)(nil)).Where("app_id = ? AND target_user_id = ? AND action = 'member.role'", demo.ID, sub).Count(ctx)
 	if err != nil || n != 1 {
 		t.Fatalf("audit lines for the raced change: %d %v", n, err)
+	}
+	// The role history has each change once, from the role it left: the
+	// promotion, the removal and the raced change.
+	history, err := ts.store.RoleHistory(ctx, demo.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes := map[string][]string{}
+	for _, c := range history {
+		changes[c.UserID] = append(changes[c.UserID], c.Previous+">"+c.Role)
+	}
+	for user, want := range map[string]string{
+		fan: "[>FOLLOWER FOLLOWER>ADMIN]", mod: "[>MODERATOR MODERATOR>FOLLOWER FOLLOWER>]", sub: "[>SUBSCRIBER SUBSCRIBER>MODERATOR]",
+	} {
+		if got := fmt.Sprint(changes[user]); got != want {
+			t.Errorf("role history of %s: %s, want %s", user, got, want)
+		}
 	}
 }
 

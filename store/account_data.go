@@ -212,6 +212,11 @@ func (s *Storage) DeleteAccount(ctx context.Context, userID string) error {
 	var ended []string
 	now := time.Now().UTC()
 	err = s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		// Their memberships end: each app's role history records the leave.
+		var apps []string
+		if err := tx.NewSelect().Model((*Membership)(nil)).Column("app_id").Where("user_id = ?", userID).Scan(ctx, &apps); err != nil {
+			return fmt.Errorf("list memberships: %w", err)
+		}
 		for _, table := range []string{"reactions"} {
 			if _, err := tx.NewDelete().Table(table).Where("sender_id = ?", userID).Exec(ctx); err != nil {
 				return fmt.Errorf("delete %s: %w", table, err)
@@ -230,6 +235,11 @@ func (s *Storage) DeleteAccount(ctx context.Context, userID string) error {
 			}
 			if _, err := tx.NewDelete().Table(table).Where("user_id = ?", userID).Exec(ctx); err != nil {
 				return fmt.Errorf("delete %s: %w", table, err)
+			}
+		}
+		for _, appID := range apps {
+			if err := recordRole(ctx, tx, appID, userID); err != nil {
+				return err
 			}
 		}
 		if _, err := tx.NewDelete().Table("mails").Where("user_id = ? AND sent_at IS NULL", userID).Exec(ctx); err != nil {

@@ -20,9 +20,12 @@ import (
 //     the period and source of the order they give back (an order that
 //     mixes sources gives back from each in proportion, the remainder from
 //     its largest), so a period shows what it sold and kept.
-//   - members by role: memberships that had joined by the end of each
-//     period, by their role today; new members: joined in the period;
-//     churned subscribers: memberships (subscriptions) that ended in it.
+//   - members by role: the role each member held at the end of each period,
+//     from the role history (role_changes: every join, role change, leave,
+//     removal and ban); new members: joins in the period (one who left and
+//     came back counts again); churned subscribers: members who stopped
+//     being SUBSCRIBER in it by losing their paid membership or leaving
+//     (back to FOLLOWER, or gone), not those promoted to a higher role.
 //   - top posts, orders by status and attendance: posts, orders and events
 //     created (events: starting) in the range.
 
@@ -336,21 +339,14 @@ func (s *Storage) revenue(ctx context.Context, appID string, r AnalyticsRange) (
 }
 
 func (s *Storage) membersOverTime(ctx context.Context, appID string, r AnalyticsRange) ([]MembersRow, error) {
-	var members []struct {
-		Role      string    `bun:"role"`
-		CreatedAt time.Time `bun:"created_at"`
-	}
-	if err := s.DB.NewSelect().Model((*Membership)(nil)).Column("role", "created_at").Where("app_id = ? AND created_at < ?", appID, r.To).
-		Scan(ctx, &members); err != nil {
+	var changes []RoleChange
+	if err := s.DB.NewSelect().Model(&changes).Where("app_id = ? AND created_at < ?", appID, r.To).
+		OrderExpr("created_at ASC, id ASC").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("members over time: %w", err)
 	}
-	var ended []time.Time
-	if err := s.DB.NewSelect().Model((*Subscription)(nil)).Column("ended_at").
-		Where("app_id = ? AND ended_at IS NOT NULL AND ended_at >= ? AND ended_at < ?", appID, r.From, r.To).
-		Scan(ctx, &ended); err != nil {
-		return nil, fmt.Errorf("churned subscribers: %w", err)
-	}
 	out := []MembersRow{}
+	role := map[string]string{} // each member's role at the end of the period so far
+	next := 0
 	for _, start := range r.buckets() {
 		end := nextBucket(start, r.Bucket)
 		if end.After(r.To) {
@@ -361,14 +357,27 @@ func (s *Storage) membersOverTime(ctx context.Context, appID string, r Analytics
 			from = r.From
 		}
 		row := MembersRow{Period: periodLabel(start, r.Bucket)}
-		for _, m := range members {
-			if !m.CreatedAt.Before(end) {
+		for ; next < len(changes) && changes[next].CreatedAt.Before(end); next++ {
+			c := changes[next]
+			if role[c.UserID] == c.Role {
 				continue
 			}
-			if !m.CreatedAt.Before(from) {
-				row.NewMembers++
+			if !c.CreatedAt.Before(from) {
+				if c.Previous == "" && c.Role != "" {
+					row.NewMembers++
+				}
+				if c.Previous == RoleSubscriber && (c.Role == "" || c.Role == RoleFollower) {
+					row.Churned++
+				}
 			}
-			switch m.Role {
+			if c.Role == "" {
+				delete(role, c.UserID)
+			} else {
+				role[c.UserID] = c.Role
+			}
+		}
+		for _, rl := range role {
+			switch rl {
 			case RoleFollower:
 				row.Followers++
 			case RoleSubscriber:
@@ -379,11 +388,6 @@ func (s *Storage) membersOverTime(ctx context.Context, appID string, r Analytics
 				row.Admins++
 			case RoleCreator:
 				row.Creators++
-			}
-		}
-		for _, t := range ended {
-			if !t.Before(from) && t.Before(end) {
-				row.Churned++
 			}
 		}
 		out = append(out, row)

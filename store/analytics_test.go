@@ -17,7 +17,8 @@ import (
 // (one mixing a membership and a ticket, partly refunded; one refunded in
 // full; one unpaid; one before the range), a wallet renewal, donations
 // (one unpaid), members joining and a membership ending, posts with
-// reactions and comments, and events with attendees.
+// reactions and comments, and events with attendees; the members' history
+// is roleHistory's.
 func statsHistory(t *testing.T, db *bun.DB, s *store.Storage) string {
 	t.Helper()
 	ctx := context.Background()
@@ -40,8 +41,10 @@ func statsHistory(t *testing.T, db *bun.DB, s *store.Storage) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.NewUpdate().Model((*store.Membership)(nil)).Set("created_at = ?", day(1, 0).AddDate(0, -1, 0)).Where("app_id = ?", app.ID).Exec(ctx); err != nil {
-		t.Fatal(err)
+	for _, model := range []any{(*store.Membership)(nil), (*store.RoleChange)(nil)} {
+		if _, err := db.NewUpdate().Model(model).Set("created_at = ?", day(1, 0).AddDate(0, -1, 0)).Where("app_id = ?", app.ID).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
 	}
 	shop, err := s.ShopOfApp(ctx, app.ID)
 	if err != nil {
@@ -52,10 +55,6 @@ func statsHistory(t *testing.T, db *bun.DB, s *store.Storage) string {
 		t.Fatal(err)
 	}
 	f1, s1, f2 := user("fan1", day(1, 0)), user("sub1", day(1, 0)), user("late", day(1, 0))
-	ins(&store.Membership{ID: store.NewID(), AppID: app.ID, UserID: f1, Role: store.RoleFollower, CreatedAt: day(2, 9)},
-		&store.Membership{ID: store.NewID(), AppID: app.ID, UserID: s1, Role: store.RoleSubscriber, CreatedAt: day(5, 9)},
-		&store.Membership{ID: store.NewID(), AppID: app.ID, UserID: f2, Role: store.RoleFollower, CreatedAt: day(20, 9)})
-
 	item := func(typ string, price int64) *store.StoreItem {
 		it := &store.StoreItem{ID: store.NewID(), AppID: app.ID, StoreID: shop.ID, Name: typ, Type: typ, Price: price, Currency: "USD",
 			Settings: "{}", CreatedAt: day(1, 0), UpdatedAt: day(1, 0)}
@@ -95,8 +94,8 @@ func statsHistory(t *testing.T, db *bun.DB, s *store.Storage) string {
 		&store.Donation{ID: store.NewID(), AppID: app.ID, UserID: f1, Amount: 300, Currency: "USD", Status: store.DonationPending, CreatedAt: day(4, 11)})
 
 	planRow := &store.SubscriptionPlan{ID: store.NewID(), AppID: app.ID, StoreItemID: plan.ID, BillingCycle: store.CycleMonthly}
-	ins(planRow, &store.Subscription{ID: store.NewID(), AppID: app.ID, UserID: f1, PlanID: planRow.ID, Status: store.SubCanceled,
-		CurrentPeriodEnd: day(10, 0), CreatedAt: day(2, 12), Amount: 999, Currency: "USD", EndedAt: at(day(10, 0))})
+	ins(planRow)
+	roleHistory(t, db, s, app.ID, creator, planRow, f1, s1, f2, user)
 
 	post := func(content string, when time.Time) string {
 		m := &store.Message{ID: store.NewID(), AppID: app.ID, CommunityID: com.ID, SenderID: creator, Type: "POST", Content: content, CreatedAt: when, UpdatedAt: when}
@@ -123,10 +122,100 @@ func statsHistory(t *testing.T, db *bun.DB, s *store.Storage) string {
 	return app.ID
 }
 
-// Every figure of the analytics, checked against the history above.
+// roleHistory makes the members' history through the paths the product
+// takes (follow, a paid membership starting and ending, the CLI's set-role,
+// the studio's role change and removal, unfollow, a ban, an account
+// deletion), each moved afterwards to a known time. By week (Monday to
+// Sunday; the range starts on Sunday Nov 1):
+//
+//	Oct:   leaver follows (Oct 20), removed follows (Oct 28)
+//	Nov 2: fan1 follows (9:00) and becomes SUBSCRIBER by a paid plan (12:00);
+//	       removed is made SUBSCRIBER with the CLI (Nov 3); promoted follows
+//	       (Nov 3); leaver unfollows (Nov 4); sub1 is made SUBSCRIBER with the
+//	       CLI (Nov 5); banned follows (Nov 6); the studio makes promoted
+//	       ADMIN (Nov 8)
+//	Nov 9: fan1's membership ends, back to FOLLOWER (Nov 10 0:00, churned);
+//	       sub1 is promoted to MODERATOR (Nov 10 8:00, not churned); the
+//	       studio removes removed (Nov 12, churned); banned is banned (Nov 13);
+//	       promoted deletes their account (Nov 14)
+//	later: late follows (Nov 20)
+func roleHistory(t *testing.T, db *bun.DB, s *store.Storage, appID, creator string, plan *store.SubscriptionPlan, f1, s1, f2 string,
+	user func(string, time.Time) string) {
+	t.Helper()
+	ctx := context.Background()
+	day := func(d, h int) time.Time { return time.Date(2026, time.November, d, h, 0, 0, 0, time.UTC) }
+	// when runs a change and moves the history lines it wrote to at.
+	when := func(at time.Time, change func() error) {
+		t.Helper()
+		var before []string
+		if err := db.NewSelect().Model((*store.RoleChange)(nil)).Column("id").Where("app_id = ?", appID).Scan(ctx, &before); err != nil {
+			t.Fatal(err)
+		}
+		if err := change(); err != nil {
+			t.Fatalf("change at %s: %v", at, err)
+		}
+		q := db.NewUpdate().Model((*store.RoleChange)(nil)).Set("created_at = ?", at).Where("app_id = ?", appID)
+		if len(before) > 0 {
+			q = q.Where("id NOT IN (?)", bun.In(before))
+		}
+		res, err := q.Exec(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			t.Fatalf("change at %s wrote %d history lines, want 1", at, n)
+		}
+	}
+	follow := func(u string) func() error {
+		return func() error { _, err := s.Follow(ctx, appID, u); return err }
+	}
+	leaver, removed, promoted, banned := user("leaver", day(1, 0)), user("removed", day(1, 0)), user("promoted", day(1, 0)), user("banned", day(1, 0))
+	when(time.Date(2026, 10, 20, 9, 0, 0, 0, time.UTC), follow(leaver))
+	when(time.Date(2026, 10, 28, 9, 0, 0, 0, time.UTC), follow(removed))
+	when(day(2, 9), follow(f1))
+	when(day(2, 12), func() error {
+		return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			_, err := store.StartSubscription(ctx, tx, appID, f1, plan, 999, "USD", "stripe", "sub_fan1", nil, day(2, 12))
+			return err
+		})
+	})
+	when(day(3, 9), func() error { return s.SetMemberRole(ctx, appID, removed, store.RoleSubscriber) })
+	when(day(3, 10), follow(promoted))
+	when(day(4, 9), func() error { return s.Unfollow(ctx, appID, leaver) })
+	when(day(5, 9), func() error { return s.SetMemberRole(ctx, appID, s1, store.RoleSubscriber) })
+	when(day(6, 9), follow(banned))
+	when(day(8, 9), func() error { return s.ChangeMemberRole(ctx, appID, creator, promoted, store.RoleFollower, store.RoleAdmin) })
+	when(day(10, 0), func() error {
+		_, err := s.ApplyProviderRenewal(ctx, "sub_fan1", "ended", day(10, 0), 0)
+		return err
+	})
+	when(day(10, 8), func() error { return s.ChangeMemberRole(ctx, appID, creator, s1, store.RoleSubscriber, store.RoleModerator) })
+	when(day(12, 9), func() error { return s.ChangeMemberRole(ctx, appID, creator, removed, store.RoleSubscriber, "NONE") })
+	when(day(13, 9), func() error {
+		_, err := s.BanMember(ctx, store.NewBan{AppID: appID, UserID: banned, ActorID: creator, Kind: store.BanKindBan, Reason: "spam"})
+		return err
+	})
+	when(day(14, 9), func() error { return s.DeleteAccount(ctx, promoted) })
+	when(day(20, 9), follow(f2))
+	// Joining again, repeating a role or a follow writes nothing.
+	for _, again := range []func() error{follow(f1), follow(s1), func() error { return s.SetMemberRole(ctx, appID, s1, store.RoleModerator) }} {
+		if err := again(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := db.NewSelect().Model((*store.RoleChange)(nil)).Where("app_id = ?", appID).Count(ctx); err != nil || n != 17 {
+		t.Fatalf("role history has %d lines (%v), want 17", n, err)
+	}
+}
+
+// Every figure of the analytics, checked against the history above, on
+// PostgreSQL and SQLite.
 func TestAnalyticsExact(t *testing.T) {
 	t.Parallel()
-	db := storetest.Postgres(t)
+	storetest.Both(t, analyticsExact)
+}
+
+func analyticsExact(t *testing.T, db *bun.DB) {
 	s := seeded(t, db, store.NewMemoryCache())
 	appID := statsHistory(t, db, s)
 	ctx := context.Background()
@@ -151,10 +240,14 @@ func TestAnalyticsExact(t *testing.T) {
 	if a.RevenueTotal != wantTotal {
 		t.Errorf("total: %+v, want %+v", a.RevenueTotal, wantTotal)
 	}
+	// Members by the role they held at the end of each week (roleHistory):
+	// promotions count from their day, leavers until theirs; the paid
+	// membership that ended and the removed subscriber are churned, the
+	// subscriber promoted to moderator is not.
 	wantMembers := []store.MembersRow{
-		{Period: "2026-10-26", Creators: 1},
-		{Period: "2026-11-02", Creators: 1, Followers: 1, Subscribers: 1, NewMembers: 2},
-		{Period: "2026-11-09", Creators: 1, Followers: 1, Subscribers: 1, Churned: 1},
+		{Period: "2026-10-26", Creators: 1, Followers: 2},
+		{Period: "2026-11-02", Creators: 1, Followers: 1, Subscribers: 3, Admins: 1, NewMembers: 4},
+		{Period: "2026-11-09", Creators: 1, Followers: 1, Moderators: 1, Churned: 2},
 	}
 	if !reflect.DeepEqual(a.Members, wantMembers) {
 		t.Errorf("members by week:\n got %+v\nwant %+v", a.Members, wantMembers)
@@ -201,6 +294,19 @@ func TestAnalyticsExact(t *testing.T) {
 	if d.RevenueTotal != wantTotal {
 		t.Errorf("daily total: %+v", d.RevenueTotal)
 	}
+	wantDaily := []store.MembersRow{
+		{Period: "2026-11-10", Creators: 1, Followers: 2, Subscribers: 1, Moderators: 1, Admins: 1, Churned: 1},
+		{Period: "2026-11-11", Creators: 1, Followers: 2, Subscribers: 1, Moderators: 1, Admins: 1},
+		{Period: "2026-11-12", Creators: 1, Followers: 2, Moderators: 1, Admins: 1, Churned: 1},
+		{Period: "2026-11-13", Creators: 1, Followers: 1, Moderators: 1, Admins: 1},
+		{Period: "2026-11-14", Creators: 1, Followers: 1, Moderators: 1},
+	}
+	if len(d.Members) != 14 || !reflect.DeepEqual(d.Members[9:], wantDaily) {
+		t.Errorf("members by day:\n got %+v\nwant %+v", d.Members, wantDaily)
+	}
+	if d.Members[1] != (store.MembersRow{Period: "2026-11-02", Creators: 1, Followers: 2, Subscribers: 1, NewMembers: 1}) {
+		t.Errorf("members on Nov 2: %+v", d.Members[1])
+	}
 
 	// By month, the whole of November: the late follower joins, the late
 	// event counts.
@@ -208,7 +314,7 @@ func TestAnalyticsExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(m.Members) != 1 || m.Members[0] != (store.MembersRow{Period: "2026-11", Creators: 1, Followers: 2, Subscribers: 1, NewMembers: 3, Churned: 1}) {
+	if len(m.Members) != 1 || m.Members[0] != (store.MembersRow{Period: "2026-11", Creators: 1, Followers: 2, Moderators: 1, NewMembers: 5, Churned: 2}) {
 		t.Errorf("members by month: %+v", m.Members)
 	}
 	if len(m.Attendance) != 2 || m.Attendance[1].Attendees != 2 {

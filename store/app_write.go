@@ -125,19 +125,24 @@ func setSetting(settings AppSettings, key, raw string) (AppSettings, error) {
 
 // SetMemberRole gives the user a role in the app; role NONE removes it.
 func (s *Storage) SetMemberRole(ctx context.Context, appID, userID, role string) error {
-	if role == "NONE" {
-		if _, err := s.DB.NewDelete().Model((*Membership)(nil)).Where("app_id = ? AND user_id = ?", appID, userID).Exec(ctx); err != nil {
-			return fmt.Errorf("remove membership: %w", err)
-		}
-		s.InvalidateLanding(ctx, appID) // the landing counts members
-		return nil
-	}
-	if !IsMembershipRole(role) {
+	if role != "NONE" && !IsMembershipRole(role) {
 		return fmt.Errorf("unknown role %q (use one of %s or NONE)", role, strings.Join(MembershipRoles, ", "))
 	}
-	m := &Membership{ID: NewID(), AppID: appID, UserID: userID, Role: role}
-	if _, err := s.DB.NewInsert().Model(m).On("CONFLICT (app_id, user_id) DO UPDATE").Set("role = EXCLUDED.role").Exec(ctx); err != nil {
-		return fmt.Errorf("set role: %w", err)
+	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if role == "NONE" {
+			if _, err := tx.NewDelete().Model((*Membership)(nil)).Where("app_id = ? AND user_id = ?", appID, userID).Exec(ctx); err != nil {
+				return fmt.Errorf("remove membership: %w", err)
+			}
+		} else {
+			m := &Membership{ID: NewID(), AppID: appID, UserID: userID, Role: role}
+			if _, err := tx.NewInsert().Model(m).On("CONFLICT (app_id, user_id) DO UPDATE").Set("role = EXCLUDED.role").Exec(ctx); err != nil {
+				return fmt.Errorf("set role: %w", err)
+			}
+		}
+		return recordRole(ctx, tx, appID, userID)
+	})
+	if err != nil {
+		return err
 	}
 	s.InvalidateLanding(ctx, appID) // the landing counts members
 	return nil

@@ -103,6 +103,9 @@ func (s *Storage) BanMember(ctx context.Context, n NewBan) (*Ban, error) {
 			if _, err := tx.NewDelete().Model((*Membership)(nil)).Where("app_id = ? AND user_id = ?", n.AppID, n.UserID).Exec(ctx); err != nil {
 				return fmt.Errorf("end membership: %w", err)
 			}
+			if err := recordRole(ctx, tx, n.AppID, n.UserID); err != nil {
+				return err
+			}
 			if _, err := tx.NewDelete().Model((*Attendee)(nil)).
 				Where("user_id = ? AND role <> ? AND event_id IN (SELECT id FROM events WHERE app_id = ?)", n.UserID, AttendeeHost, n.AppID).
 				Exec(ctx); err != nil {

@@ -24,6 +24,9 @@ func (s *Storage) Follow(ctx context.Context, appID, userID string) (string, err
 			return fmt.Errorf("follow app %s: %w", appID, err)
 		}
 		n, _ = res.RowsAffected()
+		if err := recordRole(ctx, tx, appID, userID); err != nil {
+			return err
+		}
 		if n == 0 || welcome <= 0 {
 			return nil
 		}
@@ -58,6 +61,9 @@ func (s *Storage) Unfollow(ctx context.Context, appID, userID string) error {
 		if _, err := tx.NewDelete().Model((*Membership)(nil)).
 			Where("app_id = ? AND user_id = ? AND role = ?", appID, userID, RoleFollower).Exec(ctx); err != nil {
 			return fmt.Errorf("unfollow app %s: %w", appID, err)
+		}
+		if err := recordRole(ctx, tx, appID, userID); err != nil {
+			return err
 		}
 		if _, err := tx.NewDelete().Model((*PushSubscription)(nil)).
 			Where("app_id = ? AND user_id = ?", appID, userID).Exec(ctx); err != nil {

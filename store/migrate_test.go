@@ -287,3 +287,59 @@ func TestMigrateHelperProcess(t *testing.T) {
 	err := store.Migrate(context.Background(), dsn, extra, store.MigrateOptions{})
 	t.Fatalf("the helper was meant to be killed, but migrate returned %v", err)
 }
+
+// The role history migration backfills every membership of the time as a
+// join at the membership's created_at, on PostgreSQL and SQLite; the
+// analytics then count those members from their join.
+func TestMigrateBackfillsRoleHistory(t *testing.T) {
+	t.Parallel()
+	run := func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		before := migrate.NewMigrations()
+		for _, m := range migrations.Migrations.Sorted() {
+			if m.Name < "20261126200002" {
+				before.Add(m)
+			}
+		}
+		if err := store.Migrate(ctx, dsn, before, store.MigrateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		db, err := store.Open(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		joined := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+		for _, stmt := range []string{
+			`INSERT INTO users (id, username, email, password_hash, created_at, updated_at) VALUES ('u1', 'ann', 'ann@x.test', 'x', ?0, ?0), ('u2', 'bob', 'bob@x.test', 'x', ?0, ?0)`,
+			`INSERT INTO apps (id, name, status, version, creator_id, settings, created_at, updated_at) VALUES ('a1', 'old', 'PUBLIC', '1', 'u1', '{}', ?0, ?0)`,
+			`INSERT INTO memberships (id, app_id, user_id, role, created_at) VALUES ('m1', 'a1', 'u1', 'CREATOR', ?0), ('m2', 'a1', 'u2', 'MODERATOR', ?1)`,
+		} {
+			if _, err := db.NewRaw(stmt, joined, joined.AddDate(0, 1, 0)).Exec(ctx); err != nil {
+				t.Fatalf("%s: %v", stmt, err)
+			}
+		}
+		if err := store.Migrate(ctx, dsn, migrations.Migrations, store.MigrateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		s := store.NewStorage(db, store.NewMemoryCache(), nil, nil)
+		h, err := s.RoleHistory(ctx, "a1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(h) != 2 || h[0].UserID != "u1" || h[0].Role != store.RoleCreator || h[0].Previous != "" || !h[0].CreatedAt.Equal(joined) ||
+			h[1].UserID != "u2" || h[1].Role != store.RoleModerator || !h[1].CreatedAt.Equal(joined.AddDate(0, 1, 0)) {
+			t.Fatalf("backfilled history: %+v", h)
+		}
+		a, err := s.AppAnalytics(ctx, "a1", store.AnalyticsRange{From: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), To: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC), Bucket: store.BucketMonth})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []store.MembersRow{{Period: "2026-03", Creators: 1, NewMembers: 1}, {Period: "2026-04", Creators: 1, Moderators: 1, NewMembers: 1}}
+		if fmt.Sprint(a.Members) != fmt.Sprint(want) {
+			t.Errorf("members from the backfill: %+v, want %+v", a.Members, want)
+		}
+	}
+	t.Run("postgres", func(t *testing.T) { run(t, storetest.EmptyPostgres(t)) })
+	t.Run("sqlite", func(t *testing.T) { run(t, filepath.Join(t.TempDir(), "m.db")) })
+}

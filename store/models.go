@@ -19,6 +19,6 @@ func Models() []any {
 		(*PaymentEvent)(nil), (*PageVersion)(nil), (*LinkIcon)(nil),
 		(*Report)(nil), (*Ban)(nil), (*ModerationEntry)(nil),
 		(*Mail)(nil), (*AccountToken)(nil), (*DataExport)(nil), (*PayoutAccount)(nil),
-		(*WalletTopup)(nil), (*PayPalPayee)(nil), (*PlatformFeeOwed)(nil),
+		(*WalletTopup)(nil), (*PayPalPayee)(nil), (*PlatformFeeOwed)(nil), (*RoleChange)(nil),
 	}
 }

@@ -196,6 +196,8 @@ type StrayPayment struct {
 	Provider string `json:"provider"`
 	Ref      string `json:"ref"`
 	OrderID  string `json:"orderId"`
+	// TopupID: the wallet top-up the payment was for (instead of an order).
+	TopupID  string `json:"topupId,omitempty"`
 	Amount   int64  `json:"amount"`
 	Currency string `json:"currency"`
 }

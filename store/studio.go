@@ -128,6 +128,9 @@ func (s *Storage) CreateAppWith(ctx context.Context, in NewApp) (*App, error) {
 				return fmt.Errorf("insert %T: %w", row, err)
 			}
 		}
+		if err := recordRole(ctx, tx, app.ID, in.CreatorID); err != nil {
+			return err
+		}
 		return writeAudit(ctx, tx, app.ID, in.CreatorID, "app.create", "", "Created "+in.Name)
 	})
 	if err != nil {

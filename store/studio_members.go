@@ -124,6 +124,9 @@ func (s *Storage) ChangeMemberRole(ctx context.Context, appID, actorID, userID, 
 		if n != 1 {
 			return ErrRoleChanged
 		}
+		if err := recordRole(ctx, tx, appID, userID); err != nil {
+			return err
+		}
 		return writeAudit(ctx, tx, appID, actorID, action, userID, detail)
 	})
 	if err != nil {

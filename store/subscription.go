@@ -141,7 +141,7 @@ func grantSubscriber(ctx context.Context, tx bun.IDB, appID, userID string) erro
 		Set("role = EXCLUDED.role").Where("membership.role = ?", RoleFollower).Exec(ctx); err != nil {
 		return fmt.Errorf("grant subscriber: %w", err)
 	}
-	return nil
+	return recordRole(ctx, tx, appID, userID)
 }
 
 // dropSubscriber ends the SUBSCRIBER role (back to FOLLOWER, so the member
@@ -151,7 +151,7 @@ func dropSubscriber(ctx context.Context, tx bun.IDB, appID, userID string) error
 		Where("app_id = ? AND user_id = ? AND role = ?", appID, userID, RoleSubscriber).Exec(ctx); err != nil {
 		return fmt.Errorf("drop subscriber: %w", err)
 	}
-	return nil
+	return recordRole(ctx, tx, appID, userID)
 }
 
 // planOfItem answers the subscription plan of a SUBSCRIPTION store item.

@@ -35,7 +35,13 @@ type WalletTopup struct {
 const (
 	TopupPending = "PENDING"
 	TopupPaid    = "PAID"
+	// TopupExpired: left unpaid past DefaultTopupExpiry. A payment that
+	// lands after is given back (strayTopupPayment).
+	TopupExpired = "EXPIRED"
 )
+
+// DefaultTopupExpiry is how long a top-up waits for its payment.
+const DefaultTopupExpiry = 24 * time.Hour
 
 // ErrTopupClosed: the top-up is not waiting for payment.
 var ErrTopupClosed = errors.New("top-up is not pending")
@@ -135,8 +141,14 @@ func (s *Storage) ApplyTopupPaymentEvent(ctx context.Context, ev *PaymentEvent, 
 			ev.Outcome = OutcomeAlready
 		case t.Status != TopupPending || t.PaymentMethod != method || (t.PaymentRef != "" && t.PaymentRef != ref):
 			ev.Outcome = OutcomeNotPayable
+			if err := strayTopupPayment(ctx, tx, t, method, ref, amount, currency); err != nil {
+				return err
+			}
 		case amount != t.Amount || !strings.EqualFold(currency, t.Currency):
 			ev.Outcome = OutcomeMismatch
+			if err := strayTopupPayment(ctx, tx, t, method, ref, amount, currency); err != nil {
+				return err
+			}
 		default:
 			if _, _, err := TransferTx(ctx, tx, TransferInput{AppID: t.AppID, Reference: TopupTransferRef(t.ID), Kind: TransferCredit,
 				From: OutsideMoney, To: Member(t.UserID), Amount: t.Amount, Memo: "Added funds (" + method + ")"}); err != nil {
@@ -184,4 +196,75 @@ func (s *Storage) TopupFailures(ctx context.Context, provider, ref, typ string) 
 		return 0, fmt.Errorf("count top-up failures: %w", err)
 	}
 	return int(n), nil
+}
+
+// strayTopupPayment writes, in the transaction that found it, the job that
+// gives back a payment a top-up cannot take (it expired first, was paid
+// another way, or the amount is not its own): the same refund_stray_payment
+// job a stray order payment gets, so it is durable and retried. The member
+// is told. A payment reported twice is refunded and announced once.
+func strayTopupPayment(ctx context.Context, tx bun.Tx, t *WalletTopup, method, ref string, amount int64, currency string) error {
+	if amount <= 0 || ref == "" {
+		return nil
+	}
+	seen, err := tx.NewSelect().Model((*PaymentEvent)(nil)).
+		Where("provider = ? AND payment_ref = ? AND outcome IN (?)", method, ref, bun.In([]string{OutcomeNotPayable, OutcomeMismatch})).Exists(ctx)
+	if err != nil {
+		return fmt.Errorf("check stray top-up payment: %w", err)
+	}
+	if seen {
+		return nil
+	}
+	if err := enqueue(ctx, tx, JobRefundStrayPayment, StrayPayment{Provider: method, Ref: ref, TopupID: t.ID, Amount: amount,
+		Currency: strings.ToUpper(currency)}); err != nil {
+		return err
+	}
+	why := "was already paid"
+	if t.Status == TopupExpired {
+		why = "had expired"
+	}
+	_, err = Notify(ctx, tx, Notice{AppID: t.AppID, Kind: KindSystem, RecipientIDs: []string{t.UserID},
+		Text: fmt.Sprintf("A payment of %s to add funds arrived after the top-up %s. It is being refunded to you in full; your wallet is unchanged.",
+			Money(amount, strings.ToUpper(currency)), why),
+		Link: "/transactions"})
+	return err
+}
+
+// ExpirePendingTopups marks top-ups still PENDING olderThan after they were
+// made EXPIRED, each by a conditional update (a payment applied at the same
+// moment wins or loses whole), and asks for an open card payment to be
+// cancelled (the cancel_payment job orders use). A payment that lands
+// after is refunded. It answers how many expired.
+func (s *Storage) ExpirePendingTopups(ctx context.Context, olderThan time.Duration) (int, error) {
+	if olderThan <= 0 {
+		olderThan = DefaultTopupExpiry
+	}
+	cutoff := time.Now().UTC().Add(-olderThan)
+	var stale []WalletTopup
+	if err := s.DB.NewSelect().Model(&stale).Where("status = ? AND created_at < ?", TopupPending, cutoff).
+		Order("created_at ASC").Limit(500).Scan(ctx); err != nil {
+		return 0, fmt.Errorf("find expired top-ups: %w", err)
+	}
+	n := 0
+	for _, t := range stale {
+		err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			res, err := tx.NewUpdate().Model((*WalletTopup)(nil)).Set("status = ?", TopupExpired).
+				Where("id = ? AND status = ?", t.ID, TopupPending).Exec(ctx)
+			if err != nil {
+				return fmt.Errorf("expire top-up %s: %w", t.ID, err)
+			}
+			if k, _ := res.RowsAffected(); k == 0 {
+				return nil // paid meanwhile
+			}
+			n++
+			if t.PaymentMethod == "stripe" && strings.HasPrefix(t.PaymentRef, "pi_") {
+				return enqueue(ctx, tx, JobCancelPayment, CancelPaymentArgs{Provider: t.PaymentMethod, Ref: t.PaymentRef})
+			}
+			return nil
+		})
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }

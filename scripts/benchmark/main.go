@@ -56,13 +56,27 @@ func envOr(k, def string) string {
 }
 
 func main() {
-	// `scripts/bench api` runs only the API part (api.go); BENCH_API=0 skips it.
+	// `scripts/bench api` runs only the API part (api.go), `scripts/bench
+	// cluster` only PostgreSQL + Redis with two instances behind nginx
+	// (cluster.go); with no argument all three run. BENCH_API=0 and
+	// BENCH_CLUSTER=0 skip those parts of a full run.
 	ctx, err := context.Background(), error(nil)
-	if len(os.Args) < 2 || os.Args[1] != "api" {
+	only := ""
+	if len(os.Args) > 1 {
+		only = os.Args[1]
+	}
+	if only != "" && only != "api" && only != "cluster" {
+		fmt.Fprintln(os.Stderr, "usage: scripts/bench [api|cluster]")
+		os.Exit(2)
+	}
+	if only == "" {
 		err = run(ctx)
 	}
-	if err == nil && os.Getenv("BENCH_API") != "0" {
+	if err == nil && (only == "api" || only == "" && os.Getenv("BENCH_API") != "0") {
 		err = apiBench(ctx)
+	}
+	if err == nil && (only == "cluster" || only == "" && os.Getenv("BENCH_CLUSTER") != "0") {
+		err = clusterBench(ctx)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)

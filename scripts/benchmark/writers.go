@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -21,8 +22,13 @@ type writers struct {
 	userIDs []string
 	postIDs []string
 	appID   string
-	done    atomic.Int64
-	failed  atomic.Int64
+	// liked (post -> reaction id) and following, per member, carry over
+	// from one run to the next.
+	liked     []map[string]string
+	following []bool
+	count     []int // writes made, per member
+	done      atomic.Int64
+	failed    atomic.Int64
 }
 
 // newWriters makes n members of the demo app with sessions and picks the
@@ -62,73 +68,94 @@ func newWriters(ctx context.Context, st *store.Storage, base string, n int) (*wr
 		}
 		w.cookies = append(w.cookies, "marquee_session="+token)
 		w.userIDs = append(w.userIDs, u.ID)
+		w.liked = append(w.liked, map[string]string{})
+		w.following = append(w.following, true)
+		w.count = append(w.count, 0)
 	}
 	return w, nil
 }
 
-// run writes at rate per second until ctx ends: of every 20 writes, 16 are
-// a like or an unlike, 2 a reply and 2 an unfollow or a follow.
+// run writes at rate per second in all until ctx ends (one run at a time):
+// each member writes on its own schedule (rate/n a second, the members
+// staggered), so a slow answer delays only that member's next write. Of
+// every 20 writes, 16 are a like or an unlike, 2 a reply and 2 an unfollow
+// or a follow.
 func (w *writers) run(ctx context.Context, rate int) {
 	if rate <= 0 {
 		return
 	}
-	liked := make([]map[string]string, len(w.cookies)) // post -> reaction id
-	following := make([]bool, len(w.cookies))
-	for i := range liked {
-		liked[i] = map[string]string{}
-		following[i] = true
-	}
-	tick := time.NewTicker(time.Second / time.Duration(rate))
-	defer tick.Stop()
+	n := len(w.cookies)
 	client := &http.Client{Timeout: 10 * time.Second}
-	for n := 0; ; n++ {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		member := n % len(w.cookies)
-		post := w.postIDs[(n/len(w.cookies))%len(w.postIDs)]
-		var err error
-		switch n % 20 {
-		case 7, 17:
-			_, err = w.call(client, member, "POST", "/api/messages", map[string]any{
-				"content": fmt.Sprintf("Bench reply %d", n), "type": "REPLY", "parentMessageId": post})
-		case 9, 19:
-			path := "/api/notifications/unfollow/" + w.appID
-			if !following[member] {
-				path = "/api/notifications/follow/" + w.appID
+	var wg sync.WaitGroup
+	for m := 0; m < n; m++ {
+		wg.Add(1)
+		go func(m int) {
+			defer wg.Done()
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Duration(m) * time.Second / time.Duration(rate)):
 			}
-			if _, err = w.call(client, member, "POST", path, nil); err == nil {
-				following[member] = !following[member]
-			}
-		default:
-			if !following[member] {
-				continue // only followers may react
-			}
-			if id, ok := liked[member][post]; ok {
-				if _, err = w.call(client, member, "DELETE", "/api/messages/"+post+"/reactions/"+id, nil); err == nil {
-					delete(liked[member], post)
-				}
-				break
-			}
-			var got struct {
-				Data struct {
-					ID string `json:"id"`
-				} `json:"data"`
-			}
-			var b []byte
-			if b, err = w.call(client, member, "POST", "/api/messages/"+post+"/reactions", map[string]any{"reaction": "❤️"}); err == nil {
-				if json.Unmarshal(b, &got) == nil && got.Data.ID != "" {
-					liked[member][post] = got.Data.ID
+			tick := time.NewTicker(time.Duration(n) * time.Second / time.Duration(rate))
+			defer tick.Stop()
+			for {
+				w.write(client, m)
+				select {
+				case <-ctx.Done():
+					return
+				case <-tick.C:
 				}
 			}
+		}(m)
+	}
+	wg.Wait()
+}
+
+// write makes member m's next write.
+func (w *writers) write(client *http.Client, member int) {
+	n := w.count[member]*len(w.cookies) + member
+	w.count[member]++
+	liked, following := w.liked, w.following
+	post := w.postIDs[(n/len(w.cookies))%len(w.postIDs)]
+	var err error
+	switch n % 20 {
+	case 7, 17:
+		_, err = w.call(client, member, "POST", "/api/messages", map[string]any{
+			"content": fmt.Sprintf("Bench reply %d", n), "type": "REPLY", "parentMessageId": post})
+	case 9, 19:
+		path := "/api/notifications/unfollow/" + w.appID
+		if !following[member] {
+			path = "/api/notifications/follow/" + w.appID
 		}
-		if err != nil {
-			w.failed.Add(1)
-		} else {
-			w.done.Add(1)
+		if _, err = w.call(client, member, "POST", path, nil); err == nil {
+			following[member] = !following[member]
 		}
+	default:
+		if !following[member] {
+			return // only followers may react
+		}
+		if id, ok := liked[member][post]; ok {
+			if _, err = w.call(client, member, "DELETE", "/api/messages/"+post+"/reactions/"+id, nil); err == nil {
+				delete(liked[member], post)
+			}
+			break
+		}
+		var got struct {
+			Data struct {
+				ID string `json:"id"`
+			} `json:"data"`
+		}
+		var b []byte
+		if b, err = w.call(client, member, "POST", "/api/messages/"+post+"/reactions", map[string]any{"reaction": "❤️"}); err == nil {
+			if json.Unmarshal(b, &got) == nil && got.Data.ID != "" {
+				liked[member][post] = got.Data.ID
+			}
+		}
+	}
+	if err != nil {
+		w.failed.Add(1)
+	} else {
+		w.done.Add(1)
 	}
 }
 

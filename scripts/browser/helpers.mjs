@@ -1,7 +1,7 @@
 // Shared helpers for browser tests: start a seeded Marquee on free ports with
 // its own SQLite database, and launch Debian's Chromium via playwright-core.
 import { spawn, execFileSync } from "node:child_process";
-import { mkdtempSync, mkdirSync } from "node:fs";
+import { mkdtempSync, mkdirSync, cpSync, existsSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { createInterface } from "node:readline";
@@ -37,10 +37,12 @@ export async function startServer(extraEnv = {}) {
     ...extraEnv,
   };
   const bin = join(root, "bin", "marquee");
-  try {
-    execFileSync(bin, ["seed-demo"], { env, cwd: root, stdio: "pipe" });
-  } catch (e) {
-    throw new Error("seed-demo failed:\n" + e.stderr);
+  const own = "DATABASE_URL" in extraEnv || "MEDIA_DIR" in extraEnv;
+  if (process.env.BROWSER_SEED_TEMPLATE && !own) {
+    const template = seededTemplate(bin, process.env.BROWSER_SEED_TEMPLATE);
+    cpSync(template, dir, { recursive: true });
+  } else {
+    seedDemo(bin, env);
   }
   const child = spawn(bin, ["serve"], { env, cwd: root, stdio: ["ignore", "inherit", "pipe"] });
   let stderr = "";
@@ -70,6 +72,39 @@ export async function startServer(extraEnv = {}) {
       if (/level=ERROR/.test(stderr)) console.log("server log (it has errors):\n" + stderr);
     },
   };
+}
+
+function seedDemo(bin, env) {
+  try {
+    execFileSync(bin, ["seed-demo"], { env, cwd: root, stdio: "pipe" });
+  } catch (e) {
+    throw new Error("seed-demo failed:\n" + e.stderr);
+  }
+}
+
+// seededTemplate returns a directory holding a freshly migrated and seeded
+// demo (marquee.db and media/), made once per `make test-browser` run
+// (BROWSER_SEED_TEMPLATE names where it lives) and copied by every server
+// start: seeding costs seconds of CPU, copying a few milliseconds. Two test
+// files starting at once may both seed; the first rename wins and the other
+// copy is dropped, so a half-written template is never read.
+function seededTemplate(bin, path) {
+  if (existsSync(path)) return path;
+  const work = mkdtempSync(path + ".seeding-");
+  seedDemo(bin, {
+    ...process.env,
+    DATABASE_URL: join(work, "marquee.db"),
+    MEDIA_DIR: join(work, "media"),
+    MAIL_DIR: join(work, "mail"),
+    REDIS_URL: "",
+  });
+  try {
+    renameSync(work, path);
+  } catch (e) {
+    if (!existsSync(path)) throw e;
+    rmSync(work, { recursive: true, force: true });
+  }
+  return path;
 }
 
 export async function launchBrowser() {

@@ -205,6 +205,9 @@ func (b *bencher) createApp(ctx context.Context) error {
 	if err := insertAll(ctx, b.tx, members); err != nil {
 		return err
 	}
+	if err := store.RecordJoins(ctx, b.tx, b.app.ID); err != nil {
+		return err
+	}
 	return insertAll(ctx, b.tx, tags)
 }
 

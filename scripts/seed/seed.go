@@ -84,6 +84,9 @@ func (s *seeder) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := store.RecordJoins(ctx, s.tx, demo.ID); err != nil {
+		return err
+	}
 	if err := s.demoCommunity(ctx, demo); err != nil {
 		return err
 	}
@@ -96,7 +99,20 @@ func (s *seeder) run(ctx context.Context) error {
 	if err := s.demoWallets(ctx, demo); err != nil {
 		return err
 	}
-	return s.createAcme(ctx)
+	if err := s.createAcme(ctx); err != nil {
+		return err
+	}
+	// The memberships written above join the role history at their dates.
+	var apps []string
+	if err := s.tx.NewSelect().Model((*store.App)(nil)).Column("id").Scan(ctx, &apps); err != nil {
+		return fmt.Errorf("list apps: %w", err)
+	}
+	for _, id := range apps {
+		if err := store.RecordJoins(ctx, s.tx, id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // insert writes rows one by one and names the failing row type in the error.

@@ -54,7 +54,7 @@ func TestFakeConnectIsStrict(t *testing.T) {
 	if code, body := formPost(t, s, "/v1/accounts", "acct-key", url.Values{"type": {"custom"}}); code != 400 || !strings.Contains(errMessage(body), "same parameters") {
 		t.Fatalf("key reused with other parameters: %d %v", code, body)
 	}
-	if got := len(s.AccountIDs()); got != 1 {
+	if got := len(s.AccountIDs()); got != 1 { // (a second is made below)
 		t.Fatalf("accounts: %d", got)
 	}
 	if code, _ := formPost(t, s, "/v1/accounts", "", url.Values{"type": {"premium"}}); code != 400 {
@@ -92,11 +92,24 @@ func TestFakeConnectIsStrict(t *testing.T) {
 	if code, body := formPost(t, s, "/v1/payment_intents", "", url.Values{"amount": {"1000"}, "currency": {"usd"}, "transfer_data[destination]": {id}, "application_fee_amount": {"1001"}}); code != 400 || !strings.Contains(errMessage(body), "greater") {
 		t.Fatalf("fee above the amount: %d %v", code, body)
 	}
+	// on_behalf_of must name an account that takes cards, and the same
+	// account as the destination.
+	if code, body := formPost(t, s, "/v1/payment_intents", "", url.Values{"amount": {"1000"}, "currency": {"usd"}, "transfer_data[destination]": {id}, "on_behalf_of": {"acct_other"}}); code != 400 || !strings.Contains(errMessage(body), "acct_other") {
+		t.Fatalf("on_behalf_of another account: %d %v", code, body)
+	}
+	_, second := formPost(t, s, "/v1/accounts", "", acct)
+	if code, body := formPost(t, s, "/v1/payment_intents", "", url.Values{"amount": {"1000"}, "currency": {"usd"}, "transfer_data[destination]": {id}, "on_behalf_of": {second["id"].(string)}}); code != 400 || !strings.Contains(errMessage(body), "card_payments") {
+		t.Fatalf("on_behalf_of an account without card payments: %d %v", code, body)
+	}
+	pi.Set("on_behalf_of", id)
 	code, intent := formPost(t, s, "/v1/payment_intents", "", pi)
 	if code != 200 {
 		t.Fatalf("destination charge: %d %v", code, intent)
 	}
 	s.Succeed(intent["id"].(string))
+	if intent["on_behalf_of"] != id {
+		t.Fatalf("on_behalf_of not kept: %v", intent)
+	}
 	if tr, fees := s.Transfers(), s.ApplicationFees(); len(tr) != 1 || tr[0].Amount != 1000 || tr[0].Destination != id || len(fees) != 1 || fees[0].Amount != 50 {
 		t.Fatalf("transfer %+v fees %+v", tr, fees)
 	}

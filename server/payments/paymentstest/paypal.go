@@ -80,6 +80,8 @@ type ppOrder struct {
 	// Payee and PaymentInstruction as the order was created with them.
 	Payee              *PayPalPayee
 	PaymentInstruction *PayPalPaymentInstruction
+	// Attribution is the PayPal-Partner-Attribution-Id it came with.
+	Attribution string
 }
 
 // PayPalPayee is purchase_units[].payee: one of merchant_id or
@@ -96,6 +98,17 @@ type PayPalPaymentInstruction struct {
 		Amount *Money       `json:"amount"`
 		Payee  *PayPalPayee `json:"payee,omitempty"`
 	} `json:"platform_fees,omitempty"`
+}
+
+// OrderAttribution answers the PayPal-Partner-Attribution-Id (the
+// platform's BN code) PayPal order id was created with.
+func (p *PayPal) OrderAttribution(id string) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if o := p.orders[id]; o != nil {
+		return o.Attribution
+	}
+	return ""
 }
 
 // OrderParties answers the payee and payment instruction PayPal order id
@@ -475,6 +488,14 @@ func (p *PayPal) route(w http.ResponseWriter, r *http.Request) {
 			ppError(w, 422, "UNPROCESSABLE_ENTITY", issue, msg)
 			return
 		}
+		// A platform paying another account (payee) or taking a fee
+		// (platform_fees) must say who it is: PayPal refuses both without
+		// the partner's BN code in PayPal-Partner-Attribution-Id.
+		bn := r.Header.Get("PayPal-Partner-Attribution-Id")
+		if pi := in.PurchaseUnits[0].PaymentInstruction; bn == "" && (in.PurchaseUnits[0].Payee != nil || (pi != nil && len(pi.PlatformFees) > 0)) {
+			ppError(w, 403, "NOT_AUTHORIZED", "PERMISSION_DENIED", "You do not have permission to access or perform operations on this resource. (payee and platform_fees need the PayPal-Partner-Attribution-Id header)")
+			return
+		}
 		if pi := in.PurchaseUnits[0].PaymentInstruction; pi != nil && len(pi.PlatformFees) > 0 && !p.PlatformFeesAllowed {
 			ppError(w, 403, "NOT_AUTHORIZED", "PERMISSION_DENIED", "You do not have permission to access or perform operations on this resource.")
 			return
@@ -486,7 +507,7 @@ func (p *PayPal) route(w http.ResponseWriter, r *http.Request) {
 		}
 		o := &ppOrder{ID: p.nextID("PPFAKE"), Status: "PAYER_ACTION_REQUIRED", OrderID: in.PurchaseUnits[0].CustomID,
 			Amount: in.PurchaseUnits[0].Amount, ReturnURL: ctx.ReturnURL, CancelURL: ctx.CancelURL,
-			Payee: in.PurchaseUnits[0].Payee, PaymentInstruction: in.PurchaseUnits[0].PaymentInstruction}
+			Payee: in.PurchaseUnits[0].Payee, PaymentInstruction: in.PurchaseUnits[0].PaymentInstruction, Attribution: bn}
 		p.orders[o.ID] = o
 		writeJSON(w, 200, p.orderJSON(o))
 	case len(parts) >= 4 && parts[0] == "v2" && parts[1] == "checkout" && parts[2] == "orders":

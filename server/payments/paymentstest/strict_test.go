@@ -128,10 +128,11 @@ func TestPayPalFakePayeeShapes(t *testing.T) {
 	}
 	_ = json.NewDecoder(res.Body).Decode(&tok)
 	res.Body.Close()
+	bn := "MARQUEE_SP"
 	order := func(unitExtra string) int {
 		body := `{"intent":"CAPTURE","purchase_units":[{"custom_id":"o1","amount":{"currency_code":"USD","value":"10.00"}` + unitExtra +
 			`}],"payment_source":{"paypal":{"experience_context":{"return_url":"http://x/r","cancel_url":"http://x/c"}}}}`
-		return post(t, p.URL+"/v2/checkout/orders", "Bearer "+tok.AccessToken, "PayPal-Request-Id", "", body)
+		return post(t, p.URL+"/v2/checkout/orders", "Bearer "+tok.AccessToken, "PayPal-Partner-Attribution-Id", bn, body)
 	}
 	fee := func(v, cur string) string {
 		return `,"payment_instruction":{"disbursement_mode":"INSTANT","platform_fees":[{"amount":{"currency_code":"` + cur + `","value":"` + v + `"}}]}`
@@ -158,6 +159,18 @@ func TestPayPalFakePayeeShapes(t *testing.T) {
 			t.Errorf("%s: %d, want %d", c.name, got, c.want)
 		}
 	}
+	// Without the platform's BN code PayPal refuses a payee and a fee; an
+	// order to the caller's own account needs none.
+	bn = ""
+	for _, extra := range []string{`,"payee":{"merchant_id":"ABCDEFGHJKLMN"}`, `,"payee":{"merchant_id":"ABCDEFGHJKLMN"}` + fee("1.00", "USD")} {
+		if got := order(extra); got != 403 {
+			t.Errorf("payee or fee without PayPal-Partner-Attribution-Id: %d, want 403", got)
+		}
+	}
+	if got := order(""); got != 200 {
+		t.Errorf("own order without attribution: %d", got)
+	}
+	bn = "MARQUEE_SP"
 	p.PlatformFeesAllowed = false
 	if got := order(`,"payee":{"merchant_id":"ABCDEFGHJKLMN"}` + fee("1.00", "USD")); got != 403 {
 		t.Errorf("fee on an account not allowed fees: %d", got)

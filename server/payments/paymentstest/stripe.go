@@ -378,6 +378,7 @@ func (s *Stripe) route(w http.ResponseWriter, r *http.Request) {
 		if d := r.PostForm.Get("transfer_data[destination]"); d != "" {
 			pi["transfer_data"] = map[string]any{"destination": d}
 		}
+		pi["on_behalf_of"] = nilIfEmpty(r.PostForm.Get("on_behalf_of"))
 		if f := r.PostForm.Get("application_fee_amount"); f != "" {
 			pi["application_fee_amount"], _ = strconv.ParseInt(f, 10, 64)
 		}

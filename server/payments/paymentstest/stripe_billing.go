@@ -71,6 +71,9 @@ func (s *Stripe) billing(w http.ResponseWriter, r *http.Request, parts []string)
 				return true
 			}
 		}
+		if !s.checkOnBehalfOf(w, r, dest) {
+			return true
+		}
 		feePct := r.PostForm.Get("application_fee_percent")
 		if feePct != "" && dest == "" {
 			stripeError(w, 400, "invalid_request_error", "", "application_fee_percent needs transfer_data[destination] (or a Stripe-Account header).", map[string]any{"param": "application_fee_percent"})
@@ -83,6 +86,7 @@ func (s *Stripe) billing(w http.ResponseWriter, r *http.Request, parts []string)
 			"items": map[string]any{"object": "list", "data": []any{map[string]any{"id": s.nextID("si"), "object": "subscription_item",
 				"price": pr, "current_period_start": time.Now().Unix(), "current_period_end": trialEnd}}}}
 		sub["transfer_data"], sub["application_fee_percent"] = nil, nil
+		sub["on_behalf_of"] = nilIfEmpty(r.PostForm.Get("on_behalf_of"))
 		if dest != "" {
 			sub["transfer_data"] = map[string]any{"destination": dest}
 		}

@@ -275,6 +275,9 @@ func (s *Stripe) checkDestination(w http.ResponseWriter, r *http.Request, amount
 			return false
 		}
 	}
+	if !s.checkOnBehalfOf(w, r, dest) {
+		return false
+	}
 	if dest == "" {
 		return true
 	}
@@ -286,6 +289,31 @@ func (s *Stripe) checkDestination(w http.ResponseWriter, r *http.Request, amount
 	if caps, _ := a["capabilities"].(map[string]any); caps["transfers"] != "active" {
 		stripeError(w, 400, "invalid_request_error", "insufficient_capabilities_for_transfer",
 			"Your destination account needs to have at least one of the following capabilities enabled: transfers, crypto_transfers, legacy_payments", map[string]any{"param": "transfer_data[destination]"})
+		return false
+	}
+	return true
+}
+
+// checkOnBehalfOf refuses on_behalf_of as Stripe does: the account must
+// exist and take card payments itself, and a destination charge made on
+// behalf of an account must transfer to that same account. It answers
+// false when it wrote the error.
+func (s *Stripe) checkOnBehalfOf(w http.ResponseWriter, r *http.Request, dest string) bool {
+	obo := r.PostForm.Get("on_behalf_of")
+	if obo == "" {
+		return true
+	}
+	a := s.accounts[obo]
+	if a == nil {
+		stripeError(w, 400, "invalid_request_error", "resource_missing", "No such account: '"+obo+"'", map[string]any{"param": "on_behalf_of"})
+		return false
+	}
+	if caps, _ := a["capabilities"].(map[string]any); caps["card_payments"] != "active" {
+		stripeError(w, 400, "invalid_request_error", "", "The account referenced in the 'on_behalf_of' parameter must have the card_payments capability active.", map[string]any{"param": "on_behalf_of"})
+		return false
+	}
+	if dest != "" && dest != obo {
+		stripeError(w, 400, "invalid_request_error", "", "The 'transfer_data[destination]' must be the same account as 'on_behalf_of'.", map[string]any{"param": "on_behalf_of"})
 		return false
 	}
 	return true

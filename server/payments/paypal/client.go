@@ -28,7 +28,15 @@ type Options struct {
 	APIBase    string
 	WebhookID  string
 	HTTPClient *http.Client
+	// PartnerAttributionID (PAYPAL_BN_CODE) is the platform's BN code,
+	// sent as PayPal-Partner-Attribution-Id on every order that names a
+	// payee: PayPal requires it of platforms paying others' accounts and
+	// refuses platform_fees without it.
+	PartnerAttributionID string
 }
+
+// PartnerAttribution reports whether the client sends a BN code.
+func (c *Client) PartnerAttribution() bool { return c.o.PartnerAttributionID != "" }
 
 // Client speaks to PayPal's REST API. Its OAuth token is cached until
 // shortly before it expires.
@@ -140,6 +148,11 @@ func (c *Client) send(req *http.Request, out any) error {
 // call sends a JSON request with the bearer token; requestID, when set, is
 // PayPal-Request-Id, PayPal's idempotency key.
 func (c *Client) call(ctx context.Context, method, path, requestID string, in, out any) error {
+	return c.callWith(ctx, method, path, requestID, nil, in, out)
+}
+
+// callWith is call with extra request headers.
+func (c *Client) callWith(ctx context.Context, method, path, requestID string, header http.Header, in, out any) error {
 	tok, err := c.Token(ctx)
 	if err != nil {
 		return err
@@ -162,6 +175,9 @@ func (c *Client) call(ctx context.Context, method, path, requestID string, in, o
 	req.Header.Set("Prefer", "return=representation")
 	if requestID != "" {
 		req.Header.Set("PayPal-Request-Id", requestID)
+	}
+	for k, v := range header {
+		req.Header[k] = v
 	}
 	err = c.send(req, out)
 	var apiErr *APIError
@@ -316,7 +332,11 @@ func (c *Client) CreateOrder(ctx context.Context, in CreateOrder) (*Order, error
 	if in.Description != "" {
 		unit["description"] = in.Description
 	}
+	var header http.Header
 	if in.Payee != nil && (in.Payee.MerchantID != "" || in.Payee.EmailAddress != "") {
+		if c.o.PartnerAttributionID != "" {
+			header = http.Header{"Paypal-Partner-Attribution-Id": {c.o.PartnerAttributionID}}
+		}
 		payee := *in.Payee
 		if payee.MerchantID != "" {
 			payee.EmailAddress = ""
@@ -340,7 +360,7 @@ func (c *Client) CreateOrder(ctx context.Context, in CreateOrder) (*Order, error
 		}}},
 	}
 	var out Order
-	if err := c.call(ctx, http.MethodPost, "/v2/checkout/orders", in.RequestID, body, &out); err != nil {
+	if err := c.callWith(ctx, http.MethodPost, "/v2/checkout/orders", in.RequestID, header, body, &out); err != nil {
 		return nil, fmt.Errorf("paypal create order: %w", err)
 	}
 	return &out, nil

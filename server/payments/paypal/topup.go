@@ -68,6 +68,10 @@ func (p *Provider) ConfirmTopup(ctx context.Context, req payments.TopupRequest) 
 	if t.Status == store.TopupPaid {
 		return t, nil
 	}
+	if t.Status != store.TopupPending {
+		// Expired: never captured, so PayPal takes nothing.
+		return nil, store.ErrTopupClosed
+	}
 	if t.PaymentMethod != payments.PayPal || t.PaymentRef == "" {
 		return nil, payments.ErrNotThisOrder
 	}
@@ -121,7 +125,7 @@ func (p *Provider) topupCaptured(ctx context.Context, eventID, typ string, t *st
 		return nil, err
 	}
 	if out.Status != store.TopupPaid {
-		p.log().Error("paypal top-up payment not applied: needs a refund", "topup", t.ID, "paypalOrder", ref, "outcome", rec.Outcome)
+		p.log().Error("paypal top-up payment not applied: it is being refunded", "topup", t.ID, "paypalOrder", ref, "outcome", rec.Outcome)
 		return nil, payments.ErrNotThisOrder
 	}
 	return out, nil
@@ -160,7 +164,7 @@ func (p *Provider) webhookTopupCapture(ctx context.Context, ev webhookEvent, c *
 		return nil, err
 	}
 	if rec.Outcome == store.OutcomeMismatch || rec.Outcome == store.OutcomeNotPayable {
-		p.log().Error("paypal top-up payment not applied: needs a refund", "topup", t.ID, "paypalOrder", ref, "outcome", rec.Outcome)
+		p.log().Error("paypal top-up payment not applied: it is being refunded", "topup", t.ID, "paypalOrder", ref, "outcome", rec.Outcome)
 	}
 	return &payments.Result{Ref: ref, Status: statusOf(rec, fresh)}, nil
 }

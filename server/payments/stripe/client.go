@@ -118,7 +118,8 @@ type CreateIntent struct {
 	// (a membership's renewals).
 	Customer string
 	// Destination, when set, makes it a destination charge to that
-	// connected account, the platform keeping ApplicationFee.
+	// connected account (on_behalf_of it too), the platform keeping
+	// ApplicationFee.
 	Destination    string
 	ApplicationFee int64
 }
@@ -163,6 +164,10 @@ func (c *Client) CreateIntent(ctx context.Context, in CreateIntent) (*Intent, er
 		AutomaticPaymentMethods: &sg.PaymentIntentCreateAutomaticPaymentMethodsParams{Enabled: sg.Bool(true)},
 	}
 	if in.Destination != "" {
+		// on_behalf_of makes the creator's account the settlement
+		// merchant: its country's rules and fees, its statement
+		// descriptor on the buyer's statement.
+		p.OnBehalfOf = sg.String(in.Destination)
 		p.TransferData = &sg.PaymentIntentCreateTransferDataParams{Destination: sg.String(in.Destination)}
 		if in.ApplicationFee > 0 {
 			p.ApplicationFeeAmount = sg.Int64(in.ApplicationFee)
@@ -342,7 +347,8 @@ type Renewal struct {
 	Metadata       map[string]string
 	IdempotencyKey string
 	// Destination and FeePercent: each invoice's money goes to the
-	// app's connected account, less FeePercent for the platform.
+	// app's connected account (on_behalf_of it), less FeePercent for the
+	// platform.
 	Destination string
 	FeePercent  float64
 }
@@ -374,6 +380,7 @@ func (c *Client) CreateSubscription(ctx context.Context, r Renewal) (string, err
 		sp.DefaultPaymentMethod = sg.String(r.PaymentMethod)
 	}
 	if r.Destination != "" {
+		sp.OnBehalfOf = sg.String(r.Destination)
 		sp.TransferData = &sg.SubscriptionCreateTransferDataParams{Destination: sg.String(r.Destination)}
 		if r.FeePercent > 0 {
 			sp.ApplicationFeePercent = sg.Float64(r.FeePercent)

@@ -77,8 +77,8 @@ func (p *Provider) ConfirmTopup(ctx context.Context, req payments.TopupRequest) 
 			return nil, err
 		}
 		if out.Status != store.TopupPaid {
-			p.log().Error("stripe top-up payment not applied", "topup", t.ID, "intent", in.ID, "outcome", rec.Outcome)
-			return nil, payments.ErrNotThisOrder
+			p.log().Warn("stripe top-up payment not applied: it is being refunded", "topup", t.ID, "intent", in.ID, "outcome", rec.Outcome)
+			return nil, store.ErrTopupClosed
 		}
 		return out, nil
 	case sg.PaymentIntentStatusRequiresPaymentMethod:
@@ -113,7 +113,7 @@ func (p *Provider) webhookTopup(ctx context.Context, ev sg.Event, in *Intent) (*
 		return nil, err
 	}
 	if rec.Outcome == store.OutcomeMismatch || rec.Outcome == store.OutcomeNotPayable {
-		p.log().Error("stripe top-up payment not applied: needs a refund", "topup", t.ID, "intent", in.ID, "outcome", rec.Outcome)
+		p.log().Error("stripe top-up payment not applied: it is being refunded", "topup", t.ID, "intent", in.ID, "outcome", rec.Outcome)
 	}
 	return &payments.Result{Ref: in.ID, Status: statusOf(rec, fresh)}, nil
 }
