@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { ReactionView } from "../pages/lib/types";
 import { api } from "./lib/api";
 import { HEART, isHeart } from "../pages/lib/community";
@@ -26,6 +26,8 @@ export default function LikeButton({ messageId, reactions, viewerId: rendered, s
   const [busy, setBusy] = useState(false);
   const hydrated = useHydrated();
   const [error, setError] = useState("");
+  // touched: the viewer toggled already; a late answer must not undo that.
+  const touched = useRef(false);
   useEffect(() => {
     if (rendered !== "" || !viewerId) return;
     // The shared page may be older than the viewer's own heart: once the
@@ -35,7 +37,7 @@ export default function LikeButton({ messageId, reactions, viewerId: rendered, s
       .then((list) => {
         const now = list.filter((r) => isHeart(r.reaction));
         const own = now.find((r) => r.sender.id === viewerId);
-        if (live) setState({ count: now.length, reactionId: own?.id ?? null, liked: !!own });
+        if (live && !touched.current) setState({ count: now.length, reactionId: own?.id ?? null, liked: !!own });
       })
       .catch(() => live && setError("Failed to fetch reactions"));
     return () => {
@@ -52,6 +54,7 @@ export default function LikeButton({ messageId, reactions, viewerId: rendered, s
       return;
     }
     if (busy) return;
+    touched.current = true;
     const before = state;
     setBusy(true);
     setError("");
