@@ -592,8 +592,10 @@ func TestParsePercentBP(t *testing.T) {
 // not required) and a PayPal payment each book what the processor kept, read
 // from the provider (Stripe's balance transaction of the charge, PayPal's
 // seller_receivable_breakdown.paypal_fee), once however often the payment is
-// reported; the creator bears it, the statement and its CSV show it, and the
-// ledger's sums equal the providers' including the fees.
+// reported; the platform bears it (the creator's balance is earnings less
+// the platform fee, so a full refund never overdraws it), the statement and
+// its CSV show it, and the ledger's sums equal the providers' including the
+// fees.
 func TestProcessorFeesInTheCreatorsLedger(t *testing.T) {
 	t.Parallel()
 	f := newPayFixture(t, demoDB(t), func(cfg *Config) { cfg.PlatformFeeBP = 500 })
@@ -633,7 +635,7 @@ func TestProcessorFeesInTheCreatorsLedger(t *testing.T) {
 		t.Fatal(err)
 	}
 	fees := after.Totals.ProcessorFees - before.Totals.ProcessorFees
-	if fees != provider || after.Balance-before.Balance != 7000-350-provider || after.Totals.Net-before.Totals.Net != 7000-350-provider {
+	if fees != provider || after.Balance-before.Balance != 7000-350 || after.Totals.Net-before.Totals.Net != 7000-350 {
 		t.Fatalf("statement: processor fees %d, balance moved %d", fees, after.Balance-before.Balance)
 	}
 	creator := f.creatorForm(t)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -35,10 +36,10 @@ const (
 	TransferProcessorFee = "PROCESSOR_FEE"
 )
 
-// PlatformCosts is the platform's own money outside the app's ledger: a
-// processor fee the platform pays (a Stripe destination charge's fee is
-// charged to the platform's account, not the creator's) is booked from it,
-// so the creator's balance keeps what Stripe transfers.
+// PlatformCosts is the platform's own money outside the app's ledger:
+// processor fees are booked from it, so the creator's balance keeps what
+// was earned less the platform fee (what Stripe transfers on a destination
+// charge, whose processing fee Stripe charges to the platform).
 var PlatformCosts = WalletParty{Kind: WalletExternal, OwnerID: "platform"}
 
 // PlatformFees is the platform's account in an app's ledger.
@@ -269,9 +270,8 @@ type ProcessorFee struct {
 	Amount   int64
 	Currency string
 	// ByPlatform: the platform's account paid it (a Stripe destination
-	// charge); otherwise it comes out of the creator's balance, as the
-	// money it was taken from was theirs (PayPal to the creator's payee,
-	// a charge on the platform's account passed on as earnings).
+	// charge), rather than the account paid (PayPal's payee). Either way
+	// it is booked as the platform's cost (BookProcessorFee).
 	ByPlatform bool
 	Memo       string
 }
@@ -291,12 +291,11 @@ func (s *Storage) BookProcessorFee(ctx context.Context, f ProcessorFee) error {
 		if !booked {
 			return nil
 		}
-		from := AppRevenue
-		if f.ByPlatform {
-			from = PlatformCosts
-		}
+		// The platform bears it: the creator's balance keeps what was
+		// earned, so a full refund (which the processor does not give its
+		// fee back for) never overdraws it.
 		if _, _, err := TransferTx(ctx, tx, TransferInput{AppID: f.AppID, Reference: f.Ref + ":processor-fee", Kind: TransferProcessorFee,
-			From: from, To: OutsideMoney, Amount: f.Amount, OrderID: f.OrderID, Memo: "Processor fee: " + f.Memo}); err != nil {
+			From: PlatformCosts, To: OutsideMoney, Amount: f.Amount, OrderID: f.OrderID, Memo: "Processor fee: " + f.Memo}); err != nil {
 			return fmt.Errorf("book processor fee: %w", err)
 		}
 		return nil
@@ -381,8 +380,9 @@ type StatementMonth struct {
 	Fees        int64  `json:"fees"`
 	Refunds     int64  `json:"refunds"`
 	FeesRefunds int64  `json:"feesRefunded"`
-	// ProcessorFees: what the processor kept of payments, where it was
-	// the creator's to pay (store.ProcessorFee).
+	// ProcessorFees: what the processors kept of the app's payments
+	// (store.ProcessorFee), shown for the record: the platform bears them,
+	// so they are not in Net.
 	ProcessorFees int64 `json:"processorFees"`
 	Net           int64 `json:"net"`
 	Payments      int   `json:"payments"`
@@ -432,6 +432,24 @@ func (s *Storage) StatementOf(ctx context.Context, appID string) (*Statement, er
 		addEntry(m, r.Kind, r.Amount)
 		addEntry(&st.Totals, r.Kind, r.Amount)
 	}
+	var fees []struct {
+		Amount    int64     `bun:"amount"`
+		CreatedAt time.Time `bun:"created_at"`
+	}
+	if err := s.DB.NewSelect().Model((*WalletTransfer)(nil)).Column("amount", "created_at").
+		Where("app_id = ? AND kind = ?", appID, TransferProcessorFee).Scan(ctx, &fees); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("load processor fees: %w", err)
+	}
+	for _, f := range fees {
+		key := f.CreatedAt.UTC().Format("2006-01")
+		if byMonth[key] == nil {
+			byMonth[key] = &StatementMonth{Month: key}
+			order = append(order, key)
+			sort.Sort(sort.Reverse(sort.StringSlice(order)))
+		}
+		byMonth[key].ProcessorFees += f.Amount
+		st.Totals.ProcessorFees += f.Amount
+	}
 	for _, k := range order {
 		st.Months = append(st.Months, *byMonth[k])
 	}
@@ -444,8 +462,6 @@ func addEntry(m *StatementMonth, kind string, amount int64) {
 		m.Fees += -amount
 	case kind == TransferFeeRefund:
 		m.FeesRefunds += amount
-	case kind == TransferProcessorFee:
-		m.ProcessorFees += -amount
 	case kind == TransferRefund:
 		m.Refunds += -amount
 	case amount > 0:
