@@ -80,7 +80,9 @@ func TestNULOnEveryWrite(t *testing.T) {
 		}
 		res := ts.do(t, r.Method, path, strings.NewReader(`{"content":"a\u0000b","name":"\u0000"}`),
 			withSession(token, "Content-Type", "application/json"))
-		if res.Status != http.StatusBadRequest && !strings.HasPrefix(r.Path, "/media-upload") {
+		// Uploads carry raw file bytes, where a NUL is just a byte.
+		binary := strings.HasPrefix(r.Path, "/media-upload") || strings.HasSuffix(r.Path, "/parts/:number")
+		if res.Status != http.StatusBadRequest && !binary {
 			t.Errorf("%s %s: %d, want 400: %.200s", r.Method, r.Path, res.Status, res.Body)
 		}
 		if res.Status >= 500 {

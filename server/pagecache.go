@@ -61,7 +61,7 @@ type cachedPage struct {
 	// Content-Length values, made once so a hit formats nothing.
 	sent    [3]sentHeaders
 	expires time.Time
-	size       int
+	size    int
 }
 
 type sentHeaders struct{ etag, length string }

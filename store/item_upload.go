@@ -38,7 +38,7 @@ type ItemUploadPart struct {
 	bun.BaseModel `bun:"table:item_upload_parts"`
 
 	UploadID string `bun:",pk" json:"-"`
-	Number   int    `bun:",pk" json:"number"`
+	Number   int    `bun:",pk,type:integer" json:"number"`
 	Size     int64  `bun:",notnull" json:"size"`
 	ETag     string `bun:"etag,notnull" json:"-"`
 }

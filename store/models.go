@@ -11,7 +11,7 @@ func Models() []any {
 		(*Message)(nil), (*MessageAttachment)(nil), (*Reaction)(nil), (*Tag)(nil), (*MessageTag)(nil),
 		(*Shop)(nil), (*StoreItem)(nil), (*StoreItemMedia)(nil), (*StoreItemTag)(nil), (*Variant)(nil),
 		(*SubscriptionPlan)(nil), (*Subscription)(nil), (*Cart)(nil), (*CartItem)(nil),
-		(*Order)(nil), (*OrderItem)(nil), (*Entitlement)(nil), (*ItemFile)(nil),
+		(*Order)(nil), (*OrderItem)(nil), (*Entitlement)(nil), (*ItemFile)(nil), (*ItemUpload)(nil), (*ItemUploadPart)(nil),
 		(*WalletAccount)(nil), (*WalletTransfer)(nil), (*WalletEntry)(nil),
 		(*Event)(nil), (*EventMedia)(nil), (*Attendee)(nil),
 		(*Notification)(nil), (*PushSubscription)(nil), (*PushFailure)(nil), (*Donation)(nil), (*DonationTier)(nil),

@@ -386,8 +386,8 @@ func (p *PayPal) captureJSON(c *ppCapture) map[string]any {
 	}
 	return map[string]any{"id": c.ID, "status": c.Status, "amount": c.Amount, "custom_id": c.CustomID, "final_capture": true,
 		"seller_receivable_breakdown": breakdown,
-		"supplementary_data": map[string]any{"related_ids": map[string]string{"order_id": c.OrderID}},
-		"links":              []map[string]string{{"rel": "self", "href": p.URL + "/v2/payments/captures/" + c.ID}}}
+		"supplementary_data":          map[string]any{"related_ids": map[string]string{"order_id": c.OrderID}},
+		"links":                       []map[string]string{{"rel": "self", "href": p.URL + "/v2/payments/captures/" + c.ID}}}
 }
 
 // ServeHTTP answers the OAuth token, Orders v2 (create, get, capture),
