@@ -176,26 +176,27 @@ func TestPayPalPartnerAttribution(t *testing.T) {
 		t.Fatalf("payee %+v named with attribution %q", payee, f.paypal.OrderAttribution(ref))
 	}
 
-	// The fake refuses a payee without the header, as PayPal does.
+	// The fake refuses platform fees without the header, as PayPal does.
 	c := paypal.NewClient(paypal.Options{ClientID: "pp-client", ClientSecret: "pp-secret", APIBase: f.paypal.URL})
 	_, err := c.CreateOrder(ctx, paypal.CreateOrder{OrderID: "o1", Number: "1", Amount: 100, Currency: "USD", ReturnURL: "https://x.test/r",
-		CancelURL: "https://x.test/c", Payee: &paypal.Payee{MerchantID: "ABCDEFGHJKLMN"}})
+		CancelURL: "https://x.test/c", Payee: &paypal.Payee{MerchantID: "ABCDEFGHJKLMN"}, PlatformFee: 10})
 	var apiErr *paypal.APIError
 	if !errors.As(err, &apiErr) || apiErr.Status != 403 {
-		t.Fatalf("payee without attribution: %v", err)
+		t.Fatalf("platform fee without attribution: %v", err)
 	}
 
-	// A deployment without PAYPAL_BN_CODE pays the operator: the order
-	// goes through, naming no payee, and no fee is owed for it.
+	// A deployment without PAYPAL_BN_CODE still pays the creator ("Pay
+	// another account" needs no partner status), with no attribution,
+	// and records the platform fee as owed.
 	g := newPayFixture(t, demoDB(t), func(cfg *Config) { cfg.PlatformFeeBP = 1000; cfg.PayPal.BNCode = "" })
 	if _, err := g.ts.store.SetPayPalPayee(ctx, g.demo.ID, "ABCDEFGHJKLMN", ""); err != nil {
 		t.Fatal(err)
 	}
 	ref, _ = payByPayPal(t, g, 900)
-	if payee, _ := g.paypal.OrderParties(ref); payee != nil || g.paypal.OrderAttribution(ref) != "" {
-		t.Fatalf("without a BN code the order named %+v", payee)
+	if payee, _ := g.paypal.OrderParties(ref); payee == nil || payee.MerchantID != "ABCDEFGHJKLMN" || g.paypal.OrderAttribution(ref) != "" {
+		t.Fatalf("without a BN code the order named %+v, attribution %q", payee, g.paypal.OrderAttribution(ref))
 	}
-	if owed, _, _ := g.ts.store.FeesOwed(ctx, g.demo.ID, 10); len(owed) != 0 {
-		t.Fatalf("fee owed for an order paid to the operator: %+v", owed)
+	if owed, _, _ := g.ts.store.FeesOwed(ctx, g.demo.ID, 10); len(owed) != 1 {
+		t.Fatalf("fees owed for the creator's order: %+v, want one", owed)
 	}
 }

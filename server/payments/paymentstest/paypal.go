@@ -516,12 +516,12 @@ func (p *PayPal) route(w http.ResponseWriter, r *http.Request) {
 			ppError(w, 422, "UNPROCESSABLE_ENTITY", issue, msg)
 			return
 		}
-		// A platform paying another account (payee) or taking a fee
-		// (platform_fees) must say who it is: PayPal refuses both without
-		// the partner's BN code in PayPal-Partner-Attribution-Id.
+		// Paying another account (payee) needs nothing more ("Pay another
+		// account"); taking a fee (platform_fees) is for partners only, who
+		// say who they are with their BN code in PayPal-Partner-Attribution-Id.
 		bn := r.Header.Get("PayPal-Partner-Attribution-Id")
-		if pi := in.PurchaseUnits[0].PaymentInstruction; bn == "" && (in.PurchaseUnits[0].Payee != nil || (pi != nil && len(pi.PlatformFees) > 0)) {
-			ppError(w, 403, "NOT_AUTHORIZED", "PERMISSION_DENIED", "You do not have permission to access or perform operations on this resource. (payee and platform_fees need the PayPal-Partner-Attribution-Id header)")
+		if pi := in.PurchaseUnits[0].PaymentInstruction; bn == "" && pi != nil && len(pi.PlatformFees) > 0 {
+			ppError(w, 403, "NOT_AUTHORIZED", "PERMISSION_DENIED", "You do not have permission to access or perform operations on this resource. (platform_fees need the PayPal-Partner-Attribution-Id header)")
 			return
 		}
 		if pi := in.PurchaseUnits[0].PaymentInstruction; pi != nil && len(pi.PlatformFees) > 0 && !p.PlatformFeesAllowed {

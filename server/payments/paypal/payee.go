@@ -20,12 +20,11 @@ type Fees struct {
 
 // payeeOf answers the PayPal account an order of appID pays (nil: the
 // operator's own, as before) and the platform fee the order carries.
-// PayPal takes orders naming another account's payee from a platform only
-// with its partner attribution (PAYPAL_BN_CODE): without one the app's
-// orders are paid to the operator, as before, and the creator's earnings
-// stay in the ledger.
+// Naming another account as payee is PayPal's "Pay another account" and
+// needs no partner status; the BN code (PAYPAL_BN_CODE) is sent when set
+// and is required only for platform_fees (the config check enforces it).
 func (p *Provider) payeeOf(ctx context.Context, appID string, total int64) (*Payee, int64, error) {
-	pp, err := p.creatorPayee(ctx, appID)
+	pp, err := p.Store.PayPalPayeeOf(ctx, appID)
 	if err != nil || pp == nil {
 		return nil, 0, err
 	}
@@ -46,7 +45,7 @@ func (p *Provider) recordFeeOwed(ctx context.Context, o *store.Order, ref string
 	if p.Fees.Allowed {
 		return
 	}
-	pp, err := p.creatorPayee(ctx, o.AppID)
+	pp, err := p.Store.PayPalPayeeOf(ctx, o.AppID)
 	if err != nil || pp == nil {
 		if err != nil {
 			p.log().Error("platform fee owed not recorded", "order", o.ID, "err", err)
@@ -65,18 +64,4 @@ func (p *Provider) recordFeeOwed(ctx context.Context, o *store.Order, ref string
 		PaymentRef: ref, Payee: pp.Name(), Gross: amount, Amount: fee, Currency: currency}); err != nil {
 		p.log().Error("platform fee owed not recorded", "order", o.ID, "err", err)
 	}
-}
-
-// creatorPayee is the app's PayPal payee when orders can name it (the
-// platform has a BN code), nil otherwise.
-func (p *Provider) creatorPayee(ctx context.Context, appID string) (*store.PayPalPayee, error) {
-	pp, err := p.Store.PayPalPayeeOf(ctx, appID)
-	if err != nil || pp == nil {
-		return nil, err
-	}
-	if !p.Client.PartnerAttribution() {
-		p.log().Warn("paypal payee not named: PAYPAL_BN_CODE is not set", "app", appID)
-		return nil, nil
-	}
-	return pp, nil
 }
