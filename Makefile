@@ -30,7 +30,12 @@ run: build
 services:
 	bash scripts/services.sh
 
-test: build services test-types test-go test-browser
+# The Go tests and the browser tests run side by side: each mostly waits
+# (databases, servers starting, pages loading), so together they finish in
+# about the time of the longer one. Each target's output is printed whole
+# when it ends.
+test: build services test-types
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-go test-browser
 
 test-types: deps
 	npx tsc --noEmit -p .

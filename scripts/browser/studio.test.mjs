@@ -100,9 +100,12 @@ async function setUp(page, app, label) {
 
 // addItem: the creator adds a digital item to the app's store from the
 // studio's "New item" link; it answers the item's address.
-async function addItem(page, app) {
+async function addItem(page, app, js) {
   await page.goto(env.server.base + "/apps/" + app + "/studio");
   await Promise.all([page.waitForURL(/\/store\/items\/new$/), page.locator(".studio-links a", { hasText: "New item" }).click()]);
+  // Filled before hydration, the island would render its own empty fields
+  // over what was typed (a loaded run did: Create Item then did nothing).
+  if (js) await page.locator('form.item-form[data-hydrated="true"]').waitFor();
   await page.fill('input[name="name"]', "Live EP");
   await page.selectOption('select[name="type"]', "DIGITAL");
   await page.fill('input[name="price"]', "8");
@@ -276,7 +279,7 @@ test("a new user creates an app and sets it up with JavaScript, and sees a membe
 
   // The creator adds a store item; a new member, on a desktop with
   // JavaScript, pays for all three, and the analytics show it.
-  const itemPath = await addItem(page, "luna-live");
+  const itemPath = await addItem(page, "luna-live", true);
   const planId = await planIdOf(page, "luna-live");
   await memberWalk("luna-live", planId, itemPath, { js: true, viewport: desktop, email: "jsfan@studio.test", username: "jsfan", tag: "js" });
   await seesTheMember(page, "luna-live", "jsfan", "jsfan@studio.test");
@@ -301,7 +304,7 @@ test("without JavaScript: create (a taken name is refused beside the field), set
 
   // The creator adds a store item; a new member, on a phone without
   // JavaScript, pays for all three, and the analytics show it.
-  const itemPath = await addItem(page, "plain-app");
+  const itemPath = await addItem(page, "plain-app", false);
   const planId = await planIdOf(page, "plain-app");
   await memberWalk("plain-app", planId, itemPath, { js: false, viewport: phone, email: "fan@studio.test", username: "plainfan", tag: "nojs" });
   await seesTheMember(page, "plain-app", "plainfan", "fan@studio.test");
