@@ -7,7 +7,7 @@ TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 export TEST_DATABASE_URL TEST_REDIS_URL
 
-.PHONY: run build assets deps test test-go test-types test-browser services bench lighthouse clean
+.PHONY: run build assets deps test test-go test-types test-browser browser-tests services bench lighthouse clean
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -35,7 +35,7 @@ services:
 # about the time of the longer one. Each target's output is printed whole
 # when it ends.
 test: build services test-types
-	$(MAKE) --no-print-directory -j2 --output-sync=target test-go test-browser
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-go browser-tests
 
 test-types: deps
 	npx tsc --noEmit -p .
@@ -45,6 +45,9 @@ test-go:
 	$(GO) test -count=1 -timeout 30m -p 2 -parallel 8 ./...
 
 test-browser: build
+	$(MAKE) --no-print-directory browser-tests
+
+browser-tests:
 	tmp=$$(mktemp -d) && BROWSER_SEED_TEMPLATE=$$tmp/demo node --test --test-concurrency=2 scripts/browser/; status=$$?; rm -rf $$tmp; exit $$status
 
 bench: build services

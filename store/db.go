@@ -22,11 +22,12 @@ import (
 // river's own small pool it leaves room for several instances.
 const MaxPostgresConns = 20
 
-// DBOptions tune the PostgreSQL connections (SQLite ignores them).
+// DBOptions tune the connections.
 type DBOptions struct {
-	// ConnectTimeout bounds opening a connection, TCP and handshake
-	// (default DefaultConnectTimeout); QueryTimeout bounds waiting for an
-	// answer (default DefaultQueryTimeout).
+	// ConnectTimeout bounds opening a PostgreSQL connection, TCP and
+	// handshake (default DefaultConnectTimeout); QueryTimeout bounds waiting
+	// for an answer (default DefaultQueryTimeout), on SQLite for another
+	// writer's lock (busy_timeout).
 	ConnectTimeout time.Duration
 	QueryTimeout   time.Duration
 }
@@ -59,7 +60,10 @@ func OpenWith(dsn string, o DBOptions) (*bun.DB, error) {
 		sqldb.SetMaxIdleConns(MaxPostgresConns)
 		return bun.NewDB(sqldb, pgdialect.New()), nil
 	}
-	path, err := sqliteDSN(dsn)
+	if o.QueryTimeout <= 0 {
+		o.QueryTimeout = DefaultQueryTimeout
+	}
+	path, err := sqliteDSN(dsn, o.QueryTimeout)
 	if err != nil {
 		return nil, err
 	}
@@ -75,8 +79,10 @@ func isPostgresURL(dsn string) bool {
 }
 
 // sqliteDSN is the driver's name for the SQLite file dsn, with the
-// connection settings every connection gets.
-func sqliteDSN(dsn string) (string, error) {
+// connection settings every connection gets; a writer waits up to busy
+// for another's lock (the query timeout: waiting for the lock is waiting
+// for an answer).
+func sqliteDSN(dsn string, busy time.Duration) (string, error) {
 	path := strings.TrimPrefix(dsn, "sqlite://")
 	if path != ":memory:" && !strings.HasPrefix(path, "file:") {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -95,7 +101,7 @@ func sqliteDSN(dsn string) (string, error) {
 	// an upgrade while another writer (a background job) holds the lock,
 	// without waiting out busy_timeout. Taking the write lock at BEGIN makes
 	// concurrent writers queue instead.
-	return path + sep + "_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_txlock=immediate", nil
+	return path + sep + fmt.Sprintf("_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(%d)&_txlock=immediate", busy.Milliseconds()), nil
 }
 
 // Ping reports whether the database answers.

@@ -27,7 +27,7 @@ func openMigrationDB(dsn string) (*bun.DB, error) {
 	if isPostgresURL(dsn) {
 		base = pgdriver.NewConnector(pgdriver.WithDSN(dsn))
 	} else {
-		name, err := sqliteDSN(dsn)
+		name, err := sqliteDSN(dsn, DefaultQueryTimeout)
 		if err != nil {
 			return nil, err
 		}

@@ -167,6 +167,7 @@ async function memberWalk(app, planId, itemPath, { js, viewport, email, username
 
   // A donation of $12 from the wallet.
   await mp.goto(base + "/donate");
+  if (js) await mp.locator('.donate-page-form[data-hydrated="true"]').waitFor();
   await mp.fill('.donate-form input[name="amount"]', "12");
   await Promise.all([mp.waitForURL(/\/donate/), mp.locator(".donate-form button[type=submit]").click()]);
   await mp.locator(".notice", { hasText: "Thank you" }).waitFor();

@@ -244,7 +244,9 @@ func SQLite(t testing.TB) *bun.DB {
 	if err := store.Migrate(context.Background(), path, migrations.Migrations, store.MigrateOptions{}); err != nil {
 		t.Fatalf("migrate sqlite: %v", err)
 	}
-	db, err := store.Open(path)
+	// As openPatient for PostgreSQL: a busy machine must not turn a writer
+	// queued behind others into "database is locked".
+	db, err := store.OpenWith(path, store.DBOptions{QueryTimeout: 5 * time.Minute})
 	if err != nil {
 		t.Fatalf("open sqlite: %v", err)
 	}
