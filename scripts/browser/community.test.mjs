@@ -146,8 +146,9 @@ test("a member uploads a profile picture; it shows after the reload", async () =
   const { context, page } = await signIn(env, "member@demo.test");
   const errors = watchErrors(page);
   await page.goto(env.server.base + "/apps/demo/profile");
-  await page.locator('.profile-picture input[type="file"]').waitFor({ state: "attached" });
-  await page.locator('[data-hydrated="true"]').first().waitFor();
+  // The picture's own island, not the page's first: a loaded run chose the
+  // file while only another island had hydrated, and the plain form took it.
+  await page.locator('form.profile-picture[data-hydrated="true"]').waitFor();
   assert.equal(await page.locator("img.profile-picture-img").count(), 0, "member@demo.test starts without a picture");
 
   // A text file is refused in the browser with the spec's message.
