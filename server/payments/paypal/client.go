@@ -35,8 +35,6 @@ type Options struct {
 	PartnerAttributionID string
 }
 
-// PartnerAttribution reports whether the client sends a BN code.
-func (c *Client) PartnerAttribution() bool { return c.o.PartnerAttributionID != "" }
 
 // Client speaks to PayPal's REST API. Its OAuth token is cached until
 // shortly before it expires.
