@@ -30,11 +30,9 @@ type Options struct {
 	HTTPClient *http.Client
 	// PartnerAttributionID (PAYPAL_BN_CODE) is the platform's BN code,
 	// sent as PayPal-Partner-Attribution-Id on every order that names a
-	// payee: PayPal requires it of platforms paying others' accounts and
-	// refuses platform_fees without it.
+	// payee when set: PayPal refuses platform_fees without it.
 	PartnerAttributionID string
 }
-
 
 // Client speaks to PayPal's REST API. Its OAuth token is cached until
 // shortly before it expires.
