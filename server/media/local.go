@@ -124,18 +124,32 @@ func (l *Local) Put(_ context.Context, key string, r io.Reader, size int64, _ st
 	if err != nil {
 		return err
 	}
+	err = writeAtomically(p, func(tmp *os.File) error {
+		n, err := io.Copy(tmp, io.LimitReader(readTagger{r}, size+1))
+		if err == nil && n != size {
+			err = ErrSize
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("media: write %s: %w", key, err)
+	}
+	return nil
+}
+
+// writeAtomically writes the file at p through fill into a temporary file
+// beside it, flushed and renamed into place only when fill succeeds: a
+// reader never sees a partial file, and a failure leaves nothing behind.
+func writeAtomically(p string, fill func(*os.File) error) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return fmt.Errorf("media: create folder: %w", err)
+		return fmt.Errorf("create folder: %w", err)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(p), ".upload-*")
 	if err != nil {
-		return fmt.Errorf("media: create temp file: %w", err)
+		return fmt.Errorf("create temp file: %w", err)
 	}
 	defer os.Remove(tmp.Name()) // no-op once renamed
-	n, err := io.Copy(tmp, io.LimitReader(readTagger{r}, size+1))
-	if err == nil && n != size {
-		err = ErrSize
-	}
+	err = fill(tmp)
 	if err == nil {
 		// Flush before the rename so a crash cannot leave a short file under the final name.
 		err = tmp.Sync()
@@ -144,10 +158,10 @@ func (l *Local) Put(_ context.Context, key string, r io.Reader, size int64, _ st
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("media: write %s: %w", key, err)
+		return err
 	}
 	if err := os.Rename(tmp.Name(), p); err != nil {
-		return fmt.Errorf("media: store %s: %w", key, err)
+		return fmt.Errorf("rename into place: %w", err)
 	}
 	return nil
 }

@@ -116,30 +116,16 @@ func (l *Local) CompleteMultipart(_ context.Context, key, uploadID string, parts
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return fmt.Errorf("media: create folder: %w", err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(p), ".upload-*")
-	if err != nil {
-		return fmt.Errorf("media: create temp file: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	for _, part := range parts {
-		if err = appendPart(tmp, filepath.Join(dir, fmt.Sprint(part.Number)), part.ETag); err != nil {
-			break
+	err = writeAtomically(p, func(tmp *os.File) error {
+		for _, part := range parts {
+			if err := appendPart(tmp, filepath.Join(dir, fmt.Sprint(part.Number)), part.ETag); err != nil {
+				return err
+			}
 		}
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("media: complete %s: %w", key, err)
-	}
-	if err := os.Rename(tmp.Name(), p); err != nil {
-		return fmt.Errorf("media: store %s: %w", key, err)
 	}
 	_ = os.RemoveAll(dir)
 	return nil

@@ -143,15 +143,7 @@ func (p *Provider) confirmTopupCheckout(ctx context.Context, t *store.WalletTopu
 	}
 	rec := &store.PaymentEvent{Provider: payments.Stripe, EventID: "checkout:" + cs.ID + ":paid", Type: "checkout.session.retrieved",
 		AppID: &t.AppID, PaymentRef: cs.ID, Amount: cs.AmountTotal, Currency: cs.Currency}
-	out, _, err := p.Store.ApplyTopupPaymentEvent(ctx, rec, t.ID, payments.Stripe, cs.ID, cs.AmountTotal, cs.Currency)
-	if err != nil {
-		return nil, err
-	}
-	if out.Status != store.TopupPaid {
-		p.log().Warn("stripe top-up checkout not applied: it is being refunded", "topup", t.ID, "session", cs.ID, "outcome", rec.Outcome)
-		return nil, store.ErrTopupClosed
-	}
-	return out, nil
+	return p.applyRetrievedTopup(ctx, t, rec)
 }
 
 // webhookCheckout applies checkout.session.completed for a top-up's

@@ -75,15 +75,7 @@ func (p *Provider) ConfirmTopup(ctx context.Context, req payments.TopupRequest) 
 	case sg.PaymentIntentStatusSucceeded:
 		rec := &store.PaymentEvent{Provider: payments.Stripe, EventID: "intent:" + in.ID + ":succeeded", Type: "payment_intent.retrieved",
 			AppID: &t.AppID, PaymentRef: in.ID, Amount: in.AmountReceived, Currency: in.Currency}
-		out, _, err := p.Store.ApplyTopupPaymentEvent(ctx, rec, t.ID, payments.Stripe, in.ID, in.AmountReceived, in.Currency)
-		if err != nil {
-			return nil, err
-		}
-		if out.Status != store.TopupPaid {
-			p.log().Warn("stripe top-up payment not applied: it is being refunded", "topup", t.ID, "intent", in.ID, "outcome", rec.Outcome)
-			return nil, store.ErrTopupClosed
-		}
-		return out, nil
+		return p.applyRetrievedTopup(ctx, t, rec)
 	case sg.PaymentIntentStatusRequiresPaymentMethod:
 		if in.FailureMessage != "" {
 			return nil, payments.Declined(in.FailureMessage)
@@ -119,4 +111,19 @@ func (p *Provider) webhookTopup(ctx context.Context, ev sg.Event, in *Intent) (*
 		p.log().Error("stripe top-up payment not applied: it is being refunded", "topup", t.ID, "intent", in.ID, "outcome", rec.Outcome)
 	}
 	return &payments.Result{Ref: in.ID, Status: statusOf(rec, fresh)}, nil
+}
+
+// applyRetrievedTopup credits the top-up with the payment Stripe reported
+// when asked (rec: its PaymentIntent or Checkout Session), once; a payment
+// the top-up can no longer take is being refunded, and the caller is told.
+func (p *Provider) applyRetrievedTopup(ctx context.Context, t *store.WalletTopup, rec *store.PaymentEvent) (*store.WalletTopup, error) {
+	out, _, err := p.Store.ApplyTopupPaymentEvent(ctx, rec, t.ID, payments.Stripe, rec.PaymentRef, rec.Amount, rec.Currency)
+	if err != nil {
+		return nil, err
+	}
+	if out.Status != store.TopupPaid {
+		p.log().Warn("stripe top-up payment not applied: it is being refunded", "topup", t.ID, "ref", rec.PaymentRef, "outcome", rec.Outcome)
+		return nil, store.ErrTopupClosed
+	}
+	return out, nil
 }
