@@ -41,14 +41,8 @@ func TestTwoInstancesBehindNginx(t *testing.T) {
 	if err != nil {
 		t.Skip("nginx is not installed (apt-get install nginx)")
 	}
-	if _, err := os.Stat("public/build/manifest.json"); err != nil {
-		t.Fatalf("run `make build` first: %v", err)
-	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "marquee")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := testBinary(t)
 	// nginx listens on Unix sockets in the test's folder, which the client
 	// dials: no TCP port is picked and then bound, so no other process can
 	// take it in between.

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -21,13 +20,7 @@ import (
 // serves. Then, with the database migrated and the migration lock held
 // by someone else, CLI commands still run at once: they take no lock.
 func TestStartTogetherOnEmptyDatabase(t *testing.T) {
-	if _, err := os.Stat("public/build/manifest.json"); err != nil {
-		t.Fatalf("run `make build` first: %v", err)
-	}
-	bin := filepath.Join(t.TempDir(), "marquee")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := testBinary(t)
 	dsn := storetest.EmptyPostgres(t)
 	env := append(os.Environ(), "DATABASE_URL="+dsn, "REDIS_URL=", "S3_ENDPOINT=", "MEDIA_DIR="+t.TempDir(),
 		"PORT=0", "AUTH_PORT=0", "PUBLIC_URL=", "AUTH_URL=", "SHUTDOWN_DELAY=0s", "MIGRATION_LOCK_TIMEOUT=3m")

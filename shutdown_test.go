@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -27,13 +26,7 @@ import (
 // Every request must succeed: no connection reset, refused or cut, and the
 // process exits cleanly.
 func TestShutdownUnderLoad(t *testing.T) {
-	if _, err := os.Stat("public/build/manifest.json"); err != nil {
-		t.Fatalf("run `make build` first: %v", err)
-	}
-	bin := filepath.Join(t.TempDir(), "marquee")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := testBinary(t)
 	dbURL := storetest.URL(storetest.Postgres(t))
 	env := append(os.Environ(), "DATABASE_URL="+dbURL, "REDIS_URL=", "S3_ENDPOINT=", "MEDIA_DIR="+t.TempDir(),
 		"PORT=0", "AUTH_PORT=0", "PUBLIC_URL=", "AUTH_URL=", "SHUTDOWN_DELAY=2s")
@@ -211,13 +204,7 @@ func (s *syncWriter) String() string {
 // on raw sockets because Go's client silently retries a GET that met a
 // closed idle connection, which would hide the fault.
 func TestShutdownKeepsKeptAliveRequests(t *testing.T) {
-	if _, err := os.Stat("public/build/manifest.json"); err != nil {
-		t.Fatalf("run `make build` first: %v", err)
-	}
-	bin := filepath.Join(t.TempDir(), "marquee")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := testBinary(t)
 	dbURL := storetest.URL(storetest.Postgres(t))
 	env := append(os.Environ(), "DATABASE_URL="+dbURL, "REDIS_URL=", "S3_ENDPOINT=", "MEDIA_DIR="+t.TempDir(),
 		"PORT=0", "AUTH_PORT=0", "PUBLIC_URL=", "AUTH_URL=", "SHUTDOWN_DELAY=2s")

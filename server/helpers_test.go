@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -83,7 +84,7 @@ func newTestServerWith(t testing.TB, db *bun.DB, configure func(*Config)) *testS
 	t.Helper()
 	files := &media.Local{Dir: t.TempDir(), BaseURL: "http://main.test", Key: []byte("test-key")}
 	if dir, _ := demoMedia.Load().(string); dir != "" {
-		if err := os.CopyFS(files.Dir, os.DirFS(dir)); err != nil {
+		if err := linkTree(dir, files.Dir); err != nil {
 			t.Fatalf("copy demo media: %v", err)
 		}
 	}
@@ -106,6 +107,26 @@ func newTestServerWith(t testing.TB, db *bun.DB, configure func(*Config)) *testS
 		configure(&cfg)
 	}
 	return &testServer{Server: New(Deps{Config: cfg, Store: st, Renderer: testEngine(t), Files: files, Logger: logger}), files: files}
+}
+
+// linkTree hard-links every file under src into dst: a copy per test server
+// was a fifth of the server tests' time. Sharing the files is safe because
+// media.Local never writes a file in place (a new file is renamed over it).
+func linkTree(src, dst string) error {
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		return os.Link(path, target)
+	})
 }
 
 type response struct {
