@@ -9,7 +9,6 @@ import (
 	"github.com/uptrace/bun"
 
 	"marquee/store"
-	"marquee/store/storetest"
 )
 
 // commUser signs a demo user in and returns the cookie header for ts.do.
@@ -79,7 +78,7 @@ func body(v any) *strings.Reader {
 
 func TestCommunityReadCalls(t *testing.T) {
 	t.Parallel()
-	storetest.Both(t, func(t *testing.T, db *bun.DB) {
+	demoBoth(t, func(t *testing.T, db *bun.DB) {
 		ts := newTestServer(t, db)
 		ids := commLoad(t, ts)
 
@@ -214,7 +213,7 @@ func TestCommunityReadCalls(t *testing.T) {
 
 func TestCommunityWriteCalls(t *testing.T) {
 	t.Parallel()
-	storetest.Both(t, func(t *testing.T, db *bun.DB) {
+	demoBoth(t, func(t *testing.T, db *bun.DB) {
 		ts := newTestServer(t, db)
 		ids := commLoad(t, ts)
 		creator, subscriber := commUser(t, ts, "creator@demo.test"), commUser(t, ts, "subscriber@demo.test")

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"marquee/server/payments"
-	"marquee/store/storetest"
 )
 
 // ORDER_EXPIRY and WALLET_ENABLED: defaults, values, refusals.
@@ -39,7 +38,7 @@ func TestConfigOrdersAndWallet(t *testing.T) {
 // With the wallet off, the config says so and checkout refuses the method.
 func TestWalletOff(t *testing.T) {
 	t.Parallel()
-	ts := newTestServer(t, storetest.SQLite(t))
+	ts := newTestServer(t, demoSQLite(t))
 	ts.payments = payments.NewRegistry()
 	shop := loadShop(t, ts)
 	buyer := ts.as(t, follower)

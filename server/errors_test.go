@@ -167,7 +167,7 @@ func sameStatus(t *testing.T, what string, answers map[string]response, want int
 // TestFieldErrors: a refused field is reported by name in the JSON envelope
 // and shown beside its input when the form is posted without JavaScript.
 func TestFieldErrors(t *testing.T) {
-	ts := newTestServer(t, storetest.Postgres(t))
+	ts := newTestServer(t, demoDB(t))
 	h := commUser(t, ts, "creator@demo.test")
 	demo, err := ts.store.AppByIDOrName(context.Background(), "demo")
 	if err != nil {

@@ -13,7 +13,6 @@ import (
 	"github.com/uptrace/bun"
 
 	"marquee/store"
-	"marquee/store/storetest"
 )
 
 // eventID finds a seeded event by name.
@@ -63,7 +62,7 @@ func eventBody(over map[string]any) string {
 
 func TestEventsListCalls(t *testing.T) {
 	t.Parallel()
-	storetest.Both(t, func(t *testing.T, db *bun.DB) { testEventsListCalls(t, newTestServer(t, db)) })
+	demoBoth(t, func(t *testing.T, db *bun.DB) { testEventsListCalls(t, newTestServer(t, db)) })
 }
 
 func testEventsListCalls(t *testing.T, ts *testServer) {
@@ -132,7 +131,7 @@ func testEventsListCalls(t *testing.T, ts *testServer) {
 
 func TestEventWriteCalls(t *testing.T) {
 	t.Parallel()
-	storetest.Both(t, func(t *testing.T, db *bun.DB) { testEventWriteCalls(t, newTestServer(t, db)) })
+	demoBoth(t, func(t *testing.T, db *bun.DB) { testEventWriteCalls(t, newTestServer(t, db)) })
 }
 
 func testEventWriteCalls(t *testing.T, ts *testServer) {
@@ -211,7 +210,7 @@ func testEventWriteCalls(t *testing.T, ts *testServer) {
 
 func TestEventAttendanceCalls(t *testing.T) {
 	t.Parallel()
-	storetest.Both(t, func(t *testing.T, db *bun.DB) { testEventAttendanceCalls(t, newTestServer(t, db)) })
+	demoBoth(t, func(t *testing.T, db *bun.DB) { testEventAttendanceCalls(t, newTestServer(t, db)) })
 }
 
 func testEventAttendanceCalls(t *testing.T, ts *testServer) {
@@ -243,7 +242,7 @@ func testEventAttendanceCalls(t *testing.T, ts *testServer) {
 
 func TestEventAttendeeCalls(t *testing.T) {
 	t.Parallel()
-	storetest.Both(t, func(t *testing.T, db *bun.DB) { testEventAttendeeCalls(t, newTestServer(t, db)) })
+	demoBoth(t, func(t *testing.T, db *bun.DB) { testEventAttendeeCalls(t, newTestServer(t, db)) })
 }
 
 func testEventAttendeeCalls(t *testing.T, ts *testServer) {
@@ -331,7 +330,7 @@ func TestConcurrentJoins(t *testing.T) {
 
 func TestEventCalendar(t *testing.T) {
 	t.Parallel()
-	storetest.Both(t, func(t *testing.T, db *bun.DB) { testEventCalendar(t, newTestServer(t, db)) })
+	demoBoth(t, func(t *testing.T, db *bun.DB) { testEventCalendar(t, newTestServer(t, db)) })
 }
 
 func testEventCalendar(t *testing.T, ts *testServer) {
@@ -408,7 +407,7 @@ func testEventCalendar(t *testing.T, ts *testServer) {
 
 func TestEventPages(t *testing.T) {
 	t.Parallel()
-	storetest.Both(t, func(t *testing.T, db *bun.DB) { testEventPages(t, newTestServer(t, db)) })
+	demoBoth(t, func(t *testing.T, db *bun.DB) { testEventPages(t, newTestServer(t, db)) })
 }
 
 func testEventPages(t *testing.T, ts *testServer) {

@@ -10,7 +10,6 @@ import (
 	"github.com/uptrace/bun"
 
 	"marquee/store"
-	"marquee/store/storetest"
 )
 
 type feedPage struct {
@@ -26,7 +25,7 @@ type feedPage struct {
 // both; the server-rendered Load More link carries the cursor too.
 func TestFeedCursor(t *testing.T) {
 	t.Parallel()
-	storetest.Both(t, func(t *testing.T, db *bun.DB) {
+	demoBoth(t, func(t *testing.T, db *bun.DB) {
 		ts := newTestServer(t, db)
 		ids := commLoad(t, ts)
 		subscriber := commUser(t, ts, "subscriber@demo.test")

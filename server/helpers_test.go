@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -54,25 +53,64 @@ type testServer struct {
 	files *media.Local
 }
 
-// newTestServer seeds the demo into db and returns a server over it.
 // demoDB is a PostgreSQL database of the test's own with the demo seeded:
-// a copy of a template seeded once per test process, whose pictures are in
-// demoMedia (newTestServer copies them to the test's media folder).
+// a copy of a template seeded once per test process, whose pictures
+// newTestServer links into the test's media folder.
 func demoDB(t testing.TB) *bun.DB {
 	t.Helper()
-	return storetest.PostgresFrom(t, "demo", func(ctx context.Context, db *bun.DB) error {
+	db := storetest.PostgresFrom(t, "demo", seedDemoTemplate("postgres"))
+	useDemoMedia(t, db, "postgres")
+	return db
+}
+
+// demoSQLite is demoDB on SQLite.
+func demoSQLite(t testing.TB) *bun.DB {
+	t.Helper()
+	db := storetest.SQLiteFrom(t, "demo", seedDemoTemplate("sqlite"))
+	useDemoMedia(t, db, "sqlite")
+	return db
+}
+
+// demoBoth runs fn against a seeded demo on PostgreSQL and on SQLite, as
+// storetest.Both does with empty databases.
+func demoBoth(t *testing.T, fn func(t *testing.T, db *bun.DB)) {
+	t.Run("postgres", func(t *testing.T) { fn(t, demoDB(t)) })
+	t.Run("sqlite", func(t *testing.T) { fn(t, demoSQLite(t)) })
+}
+
+// demoMedia holds the folder of each template's pictures by database kind,
+// and dbMedia which of them a test's database was copied from.
+var demoMedia, dbMedia sync.Map
+
+// TestMain removes the templates' pictures once every test has run.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	demoMedia.Range(func(_, dir any) bool {
+		os.RemoveAll(dir.(string))
+		return true
+	})
+	os.Exit(code)
+}
+
+func seedDemoTemplate(kind string) func(ctx context.Context, db *bun.DB) error {
+	return func(ctx context.Context, db *bun.DB) error {
 		dir, err := os.MkdirTemp("", "marquee-demo-media-")
 		if err != nil {
 			return err
 		}
-		demoMedia.Store(dir)
+		demoMedia.Store(kind, dir)
 		return seed.Demo(ctx, db, &media.Local{Dir: dir, BaseURL: "http://main.test", Key: []byte("test-key")})
-	})
+	}
 }
 
-// demoMedia is the folder holding the pictures of the demo template.
-var demoMedia atomic.Value
+func useDemoMedia(t testing.TB, db *bun.DB, kind string) {
+	dir, _ := demoMedia.Load(kind)
+	dbMedia.Store(db, dir)
+	t.Cleanup(func() { dbMedia.Delete(db) })
+}
 
+// newTestServer seeds the demo into db (unless it is a copy of a seeded
+// template) and returns a server over it.
 func newTestServer(t testing.TB, db *bun.DB) *testServer {
 	t.Helper()
 	return newTestServerWith(t, db, nil)
@@ -83,8 +121,8 @@ func newTestServer(t testing.TB, db *bun.DB) *testServer {
 func newTestServerWith(t testing.TB, db *bun.DB, configure func(*Config)) *testServer {
 	t.Helper()
 	files := &media.Local{Dir: t.TempDir(), BaseURL: "http://main.test", Key: []byte("test-key")}
-	if dir, _ := demoMedia.Load().(string); dir != "" {
-		if err := linkTree(dir, files.Dir); err != nil {
+	if dir, _ := dbMedia.Load(db); dir != nil {
+		if err := linkTree(dir.(string), files.Dir); err != nil {
 			t.Fatalf("copy demo media: %v", err)
 		}
 	}

@@ -16,7 +16,7 @@ import (
 
 func TestLandingPageAndAPI(t *testing.T) {
 	t.Parallel()
-	storetest.Both(t, func(t *testing.T, db *bun.DB) {
+	demoBoth(t, func(t *testing.T, db *bun.DB) {
 		ts := newTestServer(t, db)
 
 		page := ts.do(t, "GET", "/apps/demo", nil, nil)
@@ -146,7 +146,7 @@ func htmlEscape(s string) string {
 
 func TestDatabaseDown(t *testing.T) {
 	t.Parallel()
-	db := storetest.SQLite(t)
+	db := demoSQLite(t)
 	ts := newTestServer(t, db)
 	db.Close()
 	if got := ts.do(t, "GET", "/healthz", nil, nil); got.Status != http.StatusServiceUnavailable {

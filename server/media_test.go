@@ -75,7 +75,7 @@ func localPut(t *testing.T, ts *testServer, rawURL, contentType string, data []b
 
 func TestMediaUploadLocal(t *testing.T) {
 	t.Parallel()
-	storetest.Both(t, func(t *testing.T, db *bun.DB) {
+	demoBoth(t, func(t *testing.T, db *bun.DB) {
 		ts := newTestServer(t, db)
 		ctx := context.Background()
 		demo, _ := ts.store.AppByIDOrName(ctx, "demo")
@@ -164,7 +164,7 @@ func TestMediaUploadLocal(t *testing.T) {
 // declared size arrives; a refused upload leaves nothing in the folder.
 func TestMediaUploadLocalSize(t *testing.T) {
 	t.Parallel()
-	storetest.Both(t, func(t *testing.T, db *bun.DB) {
+	demoBoth(t, func(t *testing.T, db *bun.DB) {
 		ts := newTestServer(t, db)
 		demo, _ := ts.store.AppByIDOrName(context.Background(), "demo")
 		creator := commUser(t, ts, "creator@demo.test")

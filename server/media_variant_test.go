@@ -93,7 +93,7 @@ func checkVariants(t *testing.T, ts *testServer, m *store.Media, origW, origH in
 // image with transparency.
 func TestImageVariantsLocal(t *testing.T) {
 	t.Parallel()
-	storetest.Both(t, func(t *testing.T, db *bun.DB) {
+	demoBoth(t, func(t *testing.T, db *bun.DB) {
 		ts := newTestServer(t, db)
 		ctx := context.Background()
 		demo, _ := ts.store.AppByIDOrName(ctx, "demo")

@@ -13,8 +13,6 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 	"go.yaml.in/yaml/v3"
-
-	"marquee/store/storetest"
 )
 
 // openAPIFile is api/openapi.yaml, relative to this package's folder (where
@@ -84,7 +82,7 @@ func echoPathToOpenAPI(p string) string {
 // that has no route.
 func TestOpenAPIMatchesRoutes(t *testing.T) {
 	t.Parallel()
-	ts := newTestServer(t, storetest.SQLite(t))
+	ts := newTestServer(t, demoSQLite(t))
 	routes := map[string]bool{}
 	for _, r := range ts.main.Routes() {
 		// Echo registers catch-alls (the static group's "/static/*", any

@@ -10,7 +10,6 @@ import (
 
 	"marquee/scripts/seed"
 	"marquee/store"
-	"marquee/store/storetest"
 )
 
 // form posts a form as c and answers the redirect target.
@@ -49,7 +48,7 @@ func (c *caller) page(path string, want int, contains ...string) string {
 // page and a form.
 func TestCheckoutWithoutJavaScript(t *testing.T) {
 	t.Parallel()
-	storetest.Both(t, func(t *testing.T, db *bun.DB) { testCheckoutWithoutJavaScript(t, newTestServer(t, db)) })
+	demoBoth(t, func(t *testing.T, db *bun.DB) { testCheckoutWithoutJavaScript(t, newTestServer(t, db)) })
 }
 
 func testCheckoutWithoutJavaScript(t *testing.T, ts *testServer) {

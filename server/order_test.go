@@ -11,7 +11,6 @@ import (
 	"github.com/uptrace/bun"
 
 	"marquee/store"
-	"marquee/store/storetest"
 )
 
 // caller sends JSON requests as one demo user and decodes the answers.
@@ -83,7 +82,7 @@ func (ts *testServer) userID(t *testing.T, email string) string {
 // then enough), fulfilment moves legal and not, refund to the wallet.
 func TestOrderLifecycle(t *testing.T) {
 	t.Parallel()
-	storetest.Both(t, func(t *testing.T, db *bun.DB) { testOrderLifecycle(t, newTestServer(t, db)) })
+	demoBoth(t, func(t *testing.T, db *bun.DB) { testOrderLifecycle(t, newTestServer(t, db)) })
 }
 
 func testOrderLifecycle(t *testing.T, ts *testServer) {
@@ -222,7 +221,7 @@ func testOrderLifecycle(t *testing.T, ts *testServer) {
 // items.
 func TestCheckoutShippingStep(t *testing.T) {
 	t.Parallel()
-	storetest.Both(t, func(t *testing.T, db *bun.DB) { testCheckoutShippingStep(t, newTestServer(t, db)) })
+	demoBoth(t, func(t *testing.T, db *bun.DB) { testCheckoutShippingStep(t, newTestServer(t, db)) })
 }
 
 func testCheckoutShippingStep(t *testing.T, ts *testServer) {

@@ -16,7 +16,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"marquee/store"
-	"marquee/store/storetest"
 )
 
 // public marks a route every viewer may call, visitors included: the route
@@ -628,7 +627,7 @@ var accessRefusals = map[string]bool{
 // app, and fails when a registered route has no row: a new route must say
 // who may call it.
 func TestRoleTable(t *testing.T) {
-	db := storetest.Postgres(t)
+	db := demoDB(t)
 	ts := newTestServer(t, db)
 	ctx := context.Background()
 	demo, err := ts.store.Landing(ctx, "demo")

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"marquee/store"
-	"marquee/store/storetest"
 )
 
 const (
@@ -76,7 +75,7 @@ func addBody(item, variant string, qty int) string {
 
 func TestStoreAccessAndFilters(t *testing.T) {
 	t.Parallel()
-	storetest.Both(t, func(t *testing.T, db *bun.DB) { testStoreAccessAndFilters(t, newTestServer(t, db)) })
+	demoBoth(t, func(t *testing.T, db *bun.DB) { testStoreAccessAndFilters(t, newTestServer(t, db)) })
 }
 
 func testStoreAccessAndFilters(t *testing.T, ts *testServer) {
@@ -138,7 +137,7 @@ func testStoreAccessAndFilters(t *testing.T, ts *testServer) {
 
 func TestCartRules(t *testing.T) {
 	t.Parallel()
-	storetest.Both(t, func(t *testing.T, db *bun.DB) { testCartRules(t, newTestServer(t, db)) })
+	demoBoth(t, func(t *testing.T, db *bun.DB) { testCartRules(t, newTestServer(t, db)) })
 }
 
 func testCartRules(t *testing.T, ts *testServer) {

@@ -46,7 +46,7 @@ func newCreator(t *testing.T, ts *testServer, email, username string) (string, m
 // become its CREATOR and land in its studio. The live check says the same.
 func TestCreateAppFromApps(t *testing.T) {
 	t.Parallel()
-	ts := newTestServer(t, storetest.Postgres(t))
+	ts := newTestServer(t, demoDB(t))
 	ctx := context.Background()
 	uid, h := newCreator(t, ts, "maker@studio.test", "maker")
 
@@ -124,7 +124,7 @@ func TestCreateAppFromApps(t *testing.T) {
 // others are told the name is taken.
 func TestCreateAppConcurrent(t *testing.T) {
 	t.Parallel()
-	ts := newTestServer(t, storetest.Postgres(t))
+	ts := newTestServer(t, demoDB(t))
 	_, h := newCreator(t, ts, "racer@studio.test", "racer")
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -153,7 +153,7 @@ func TestCreateAppConcurrent(t *testing.T) {
 // and lifting it brings them back.
 func TestSuspendApp(t *testing.T) {
 	t.Parallel()
-	ts := newTestServer(t, storetest.Postgres(t))
+	ts := newTestServer(t, demoDB(t))
 	ctx := context.Background()
 	if _, err := ts.store.SetAppSuspended(ctx, "demo", true); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -237,12 +238,25 @@ func URL(db *bun.DB) string {
 	return s
 }
 
-// SQLite opens a migrated SQLite file in a temporary folder.
+// SQLite opens a migrated SQLite file in a temporary folder: a copy of a
+// file migrated once per test process.
 func SQLite(t testing.TB) *bun.DB {
 	t.Helper()
+	return SQLiteFrom(t, "migrated", nil)
+}
+
+// SQLiteFrom is PostgresFrom for SQLite: fill runs once per process on a
+// migrated file that then serves as the template named kind, and every test
+// gets its own copy of that file.
+func SQLiteFrom(t testing.TB, kind string, fill func(ctx context.Context, db *bun.DB) error) *bun.DB {
+	t.Helper()
+	tmpl, err := sqliteTemplates.get(kind, fill)
+	if err != nil {
+		t.Fatalf("SQLite template %s: %v", kind, err)
+	}
 	path := filepath.Join(t.TempDir(), "test.db")
-	if err := store.Migrate(context.Background(), path, migrations.Migrations, store.MigrateOptions{}); err != nil {
-		t.Fatalf("migrate sqlite: %v", err)
+	if err := copyFile(tmpl, path); err != nil {
+		t.Fatalf("copy SQLite template %s: %v", kind, err)
 	}
 	// As openPatient for PostgreSQL: a busy machine must not turn a writer
 	// queued behind others into "database is locked".
@@ -252,6 +266,90 @@ func SQLite(t testing.TB) *bun.DB {
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// sqliteTemplates holds this process's SQLite template files, built on
+// first use, in one folder per process (marquee-sqlite-<pid>) that the next
+// process removes once this one has ended.
+var sqliteTemplates = &sqliteTemplateSet{built: map[string]*templateBuild{}}
+
+type sqliteTemplateSet struct {
+	mu    sync.Mutex
+	built map[string]*templateBuild
+}
+
+func (ts *sqliteTemplateSet) get(kind string, fill func(context.Context, *bun.DB) error) (string, error) {
+	ts.mu.Lock()
+	b := ts.built[kind]
+	if b == nil {
+		b = &templateBuild{}
+		ts.built[kind] = b
+	}
+	ts.mu.Unlock()
+	b.once.Do(func() {
+		dir, err := sqliteDirOnce()
+		if err != nil {
+			b.err = err
+			return
+		}
+		b.name = filepath.Join(dir, kind+".db")
+		b.err = buildSQLiteTemplate(context.Background(), b.name, fill)
+	})
+	return b.name, b.err
+}
+
+var sqliteDirOnce = sync.OnceValues(func() (string, error) {
+	parent := filepath.Join(os.TempDir(), "marquee-sqlite-templates")
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", err
+	}
+	entries, _ := os.ReadDir(parent)
+	for _, e := range entries {
+		var pid int
+		if _, err := fmt.Sscanf(e.Name(), "%d", &pid); err == nil && pid != os.Getpid() && !processRunning(pid) {
+			os.RemoveAll(filepath.Join(parent, e.Name()))
+		}
+	}
+	dir := filepath.Join(parent, fmt.Sprint(os.Getpid()))
+	return dir, os.MkdirAll(dir, 0o755)
+})
+
+func buildSQLiteTemplate(ctx context.Context, path string, fill func(context.Context, *bun.DB) error) error {
+	if err := store.Migrate(ctx, path, migrations.Migrations, store.MigrateOptions{}); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	db, err := store.OpenWith(path, store.DBOptions{QueryTimeout: 5 * time.Minute})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if fill != nil {
+		if err := fill(ctx, db); err != nil {
+			return fmt.Errorf("fill: %w", err)
+		}
+	}
+	// Everything into the main file, so copying that one file copies it all.
+	if _, err := db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	return nil
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // Both runs fn against PostgreSQL and SQLite as subtests, since the product
