@@ -281,6 +281,7 @@ func selfSigned(t *testing.T, dir string, hosts ...string) (certPath, keyPath st
 // secrets come from files; its nginx site is the shipped one with the
 // containers as upstreams, nothing else changed.
 func TestComposeFile(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("deploy/compose.yaml")
 	if err != nil {
 		t.Fatal(err)

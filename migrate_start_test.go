@@ -20,6 +20,7 @@ import (
 // serves. Then, with the database migrated and the migration lock held
 // by someone else, CLI commands still run at once: they take no lock.
 func TestStartTogetherOnEmptyDatabase(t *testing.T) {
+	t.Parallel()
 	bin := testBinary(t)
 	dsn := storetest.EmptyPostgres(t)
 	env := append(os.Environ(), "DATABASE_URL="+dsn, "REDIS_URL=", "S3_ENDPOINT=", "MEDIA_DIR="+t.TempDir(),

@@ -26,6 +26,7 @@ import (
 // Every request must succeed: no connection reset, refused or cut, and the
 // process exits cleanly.
 func TestShutdownUnderLoad(t *testing.T) {
+	t.Parallel()
 	bin := testBinary(t)
 	dbURL := storetest.URL(storetest.Postgres(t))
 	env := append(os.Environ(), "DATABASE_URL="+dbURL, "REDIS_URL=", "S3_ENDPOINT=", "MEDIA_DIR="+t.TempDir(),
@@ -204,6 +205,7 @@ func (s *syncWriter) String() string {
 // on raw sockets because Go's client silently retries a GET that met a
 // closed idle connection, which would hide the fault.
 func TestShutdownKeepsKeptAliveRequests(t *testing.T) {
+	t.Parallel()
 	bin := testBinary(t)
 	dbURL := storetest.URL(storetest.Postgres(t))
 	env := append(os.Environ(), "DATABASE_URL="+dbURL, "REDIS_URL=", "S3_ENDPOINT=", "MEDIA_DIR="+t.TempDir(),

@@ -12,6 +12,7 @@ import (
 
 // `marquee version` prints one line: the version, the commit and Go's.
 func TestVersionCommand(t *testing.T) {
+	t.Parallel()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)

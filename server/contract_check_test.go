@@ -329,6 +329,7 @@ func describesObject(s *openapi3.Schema, visiting map[*openapi3.Schema]bool) boo
 // TestContractCheckCatchesDrift proves the check fails on what it is for:
 // an undocumented status, a wrong type and an undeclared field.
 func TestContractCheckCatchesDrift(t *testing.T) {
+	t.Parallel()
 	jsonHeader := http.Header{"Content-Type": []string{"application/json"}}
 	good := `{"success":true,"data":{"publicKey":"abc"},"publicKey":"abc"}`
 	for _, c := range []struct {

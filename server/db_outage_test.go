@@ -21,6 +21,7 @@ import (
 // is unreachable, rather than a 503; a page never cached still answers 503
 // (the database really is down), and a member's page too.
 func TestLandingServedStaleWhileDatabaseDown(t *testing.T) {
+	t.Parallel()
 	db, proxy := storetest.PostgresBehindProxy(t)
 	ts := newTestServer(t, db)
 	warm := ts.do(t, "GET", "/apps/demo", nil, nil)

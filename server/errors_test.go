@@ -20,6 +20,7 @@ import (
 // the error handler itself (a handler that returns the error as it is) must
 // give that status; only the message may differ.
 func TestDomainErrorStatuses(t *testing.T) {
+	t.Parallel()
 	table := []struct {
 		err    error
 		status int
@@ -120,6 +121,7 @@ func TestDomainErrorStatuses(t *testing.T) {
 // TestSameErrorSameStatus: calls that hit the same domain error answer the
 // same status, whichever handler (and former mapper) they go through.
 func TestSameErrorSameStatus(t *testing.T) {
+	t.Parallel()
 	f := newPayFixture(t, storetest.Postgres(t), nil)
 	as := commUser(t, f.ts, "follower@demo.test")
 	base := "/api/store/" + f.shop.ID
@@ -167,6 +169,7 @@ func sameStatus(t *testing.T, what string, answers map[string]response, want int
 // TestFieldErrors: a refused field is reported by name in the JSON envelope
 // and shown beside its input when the form is posted without JavaScript.
 func TestFieldErrors(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, demoDB(t))
 	h := commUser(t, ts, "creator@demo.test")
 	demo, err := ts.store.AppByIDOrName(context.Background(), "demo")

@@ -47,6 +47,7 @@ func getWithEncoding(t *testing.T, url, enc string) (*http.Response, []byte) {
 // compressed and decode to the very bytes the handler wrote; a client that
 // does not ask for gzip, and a skipped path, get them as they are.
 func TestGzipCompressesWhatTheClientAccepts(t *testing.T) {
+	t.Parallel()
 	var items []map[string]any
 	for i := 0; i < 300; i++ {
 		items = append(items, map[string]any{"id": fmt.Sprintf("post-%d", i), "content": "Hello from the lighthouse keeper", "likes": i})
@@ -101,6 +102,7 @@ func TestGzipCompressesWhatTheClientAccepts(t *testing.T) {
 // An answer without a body keeps its status and gets no Content-Encoding;
 // bytes the handler encoded itself pass through untouched.
 func TestGzipLeavesBodilessAndEncodedAnswersAlone(t *testing.T) {
+	t.Parallel()
 	pre := []byte("already-compressed-bytes")
 	srv := gzipTestServer(t, func(c echo.Context) error {
 		switch c.Request().URL.Path {

@@ -161,6 +161,7 @@ func TestDatabaseDown(t *testing.T) {
 }
 
 func TestLandingPageCacheFollowsWrites(t *testing.T) {
+	t.Parallel()
 	db := demoDB(t)
 	ts := newTestServer(t, db)
 	ctx := context.Background()

@@ -129,6 +129,7 @@ var likeCount = regexp.MustCompile(`class="like-count">(\d+)<`)
 
 // Every kind of write shows on the very next visitor request.
 func TestPageCacheInvalidationPerWrite(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, demoDB(t))
 	ctx := context.Background()
 	ids := commLoad(t, ts)
@@ -244,6 +245,7 @@ func TestPageCacheSeesOtherProcessWrites(t *testing.T) {
 // Two members of one role and a visitor: a shared render may hold nothing of
 // the person it was first rendered for.
 func TestPageCacheNoViewerLeak(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, demoDB(t))
 	ctx := context.Background()
 	ids := commLoad(t, ts)

@@ -30,6 +30,7 @@ func (f *payFixture) paidByCard(t *testing.T, email string, price int64) (*store
 // one at a time under the order's lock, so what the order records never
 // passes the total and is exactly what reached Stripe.
 func TestConcurrentPartialRefunds(t *testing.T) {
+	t.Parallel()
 	f := newPayFixture(t, storetest.Postgres(t), nil)
 	o, pi := f.paidByCard(t, "follower@demo.test", 2050)
 	admin := commUser(t, f.ts, "admin@demo.test")
@@ -76,6 +77,7 @@ func TestConcurrentPartialRefunds(t *testing.T) {
 // refunded so far) is recorded, and only the whole total makes the order
 // REFUNDED and revokes the download.
 func TestStripePartialRefundWebhook(t *testing.T) {
+	t.Parallel()
 	f := newPayFixture(t, storetest.Postgres(t), nil)
 	o, pi := f.paidByCard(t, "follower@demo.test", 5000)
 	ctx := context.Background()
@@ -146,6 +148,7 @@ func (f *payFixture) paidByPayPal(t *testing.T, email string, price int64) (*sto
 // is recorded; only the whole total makes the order REFUNDED and revokes the
 // download. A late delivery of an older total lowers nothing.
 func TestPayPalPartialRefundWebhook(t *testing.T) {
+	t.Parallel()
 	f := newPayFixture(t, storetest.Postgres(t), nil)
 	o, captureID := f.paidByPayPal(t, "follower@demo.test", 5000)
 	ctx := context.Background()

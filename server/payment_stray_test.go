@@ -68,6 +68,7 @@ func notified(t *testing.T, f *payFixture, userID, orderNumber string) bool {
 // for a cancelled order, a late card payment for an order the wallet paid.
 // Confirm on the cancelled order does not say "Payment confirmed".
 func TestStrayPaymentsAreRefunded(t *testing.T) {
+	t.Parallel()
 	f := newPayFixture(t, storetest.Postgres(t), nil)
 	ctx := context.Background()
 	const email = "follower@demo.test"
@@ -123,6 +124,7 @@ func TestStrayPaymentsAreRefunded(t *testing.T) {
 // intent whose metadata names another order neither pays that order nor
 // overwrites its payment reference.
 func TestWebhookPaysOnlyTheOrdersOwnIntent(t *testing.T) {
+	t.Parallel()
 	f := newPayFixture(t, storetest.Postgres(t), nil)
 	buyer := commUser(t, f.ts, "follower@demo.test")
 	a := f.order(t, "follower@demo.test", 1000)
@@ -140,6 +142,7 @@ func TestWebhookPaysOnlyTheOrdersOwnIntent(t *testing.T) {
 
 // A double-clicked confirm: both clicks are answered with the success.
 func TestDoubleClickedConfirm(t *testing.T) {
+	t.Parallel()
 	f := newPayFixture(t, storetest.Postgres(t), nil)
 	buyer := commUser(t, f.ts, "follower@demo.test")
 	o := f.order(t, "follower@demo.test", 1500)
@@ -172,6 +175,7 @@ func TestDoubleClickedConfirm(t *testing.T) {
 // PaymentIntent through a job written with the cancel, so the payment form
 // left open can no longer pay it.
 func TestCancelledOrderCancelsItsIntent(t *testing.T) {
+	t.Parallel()
 	f := newPayFixture(t, storetest.Postgres(t), nil)
 	ctx := context.Background()
 	buyer := commUser(t, f.ts, "follower@demo.test")
@@ -218,6 +222,7 @@ func TestCancelledOrderCancelsItsIntent(t *testing.T) {
 // confirm call), one refund job is written, Stripe refunds it in full, and
 // the member is told. An expired PayPal top-up is never captured.
 func TestLateTopupPaymentIsRefunded(t *testing.T) {
+	t.Parallel()
 	f := newPayFixture(t, storetest.Postgres(t), func(cfg *Config) { cfg.WalletTopupAmounts = []int64{2500} })
 	ctx := context.Background()
 	const email = "follower@demo.test"

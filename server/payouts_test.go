@@ -575,6 +575,7 @@ func TestWalletPaymentsInTheCreatorsLedger(t *testing.T) {
 }
 
 func TestParsePercentBP(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]int64{"0": 0, "5": 500, "2.5": 250, "12.25": 1225, "100": 10000, "7%": 700} {
 		if got, err := ParsePercentBP(in); err != nil || got != want {
 			t.Errorf("%q: %d %v, want %d", in, got, err, want)

@@ -627,6 +627,7 @@ var accessRefusals = map[string]bool{
 // app, and fails when a registered route has no row: a new route must say
 // who may call it.
 func TestRoleTable(t *testing.T) {
+	t.Parallel()
 	db := demoDB(t)
 	ts := newTestServer(t, db)
 	ctx := context.Background()

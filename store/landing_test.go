@@ -139,6 +139,7 @@ func insertPost(t *testing.T, s *store.Storage, app *store.AppView, content stri
 }
 
 func TestLandingCacheInvalidation(t *testing.T) {
+	t.Parallel()
 	caches := map[string]func(t *testing.T) store.Cache{
 		"memory": func(*testing.T) store.Cache { return store.NewMemoryCache() },
 		"redis":  func(t *testing.T) store.Cache { return testRedis(t) },

@@ -16,6 +16,7 @@ import (
 // records the amount; the refund that reaches the total makes the order
 // REFUNDED and revokes. Nothing refunds past the total.
 func TestPartialWalletRefunds(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) {
 		f := newShop(t, db)
 		ctx := context.Background()
@@ -67,6 +68,7 @@ func TestPartialWalletRefunds(t *testing.T) {
 // revokes. A provider's running total (charge.refunded) that was counted
 // already changes nothing.
 func TestRefundReservations(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) {
 		f := newShop(t, db)
 		ctx := context.Background()
@@ -139,6 +141,7 @@ func TestRefundReservations(t *testing.T) {
 // The wallet history lists movements in the order the ledger booked them,
 // even when concurrent transfers share a timestamp.
 func TestWalletHistoryInLedgerOrder(t *testing.T) {
+	t.Parallel()
 	db := storetest.Postgres(t)
 	f := newShop(t, db)
 	ctx := context.Background()

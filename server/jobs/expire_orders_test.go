@@ -18,6 +18,7 @@ import (
 // (the periodic job runs on start) and the stock comes back; a fresh order
 // is left alone.
 func TestOrderExpiryRunsAsAJob(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		files := &media.Local{Dir: t.TempDir(), BaseURL: "http://test", Key: []byte("k")}

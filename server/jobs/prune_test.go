@@ -19,6 +19,7 @@ import (
 // older than the retention go, and expired sessions; newer ones and live
 // sessions stay.
 func TestPruneRunsAsAPeriodicJob(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		files := &media.Local{Dir: t.TempDir(), BaseURL: "http://test", Key: []byte("k")}
@@ -79,6 +80,7 @@ func TestPruneRunsAsAPeriodicJob(t *testing.T) {
 
 // The jobs that fan out run under their own bounds, not river's default.
 func TestFanOutJobsHaveTimeouts(t *testing.T) {
+	t.Parallel()
 	if d := (&jobs.FanOutWorker{}).Timeout(nil); d <= 0 || d > 10*time.Minute {
 		t.Errorf("fan-out timeout %s", d)
 	}

@@ -106,6 +106,7 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 // A job exists exactly when the transaction that enqueued it commits, and a
 // job enqueued while no queue runs is worked by the next one to start.
 func TestJobsFollowTheirTransactionAndSurviveRestart(t *testing.T) {
+	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		if err := jobs.Migrate(ctx, db, storetest.URL(db), quiet()); err != nil {
@@ -160,6 +161,7 @@ func TestJobsFollowTheirTransactionAndSurviveRestart(t *testing.T) {
 
 // Two server instances share the work: 100 jobs run exactly once each.
 func TestTwoInstancesRunEachJobOnce(t *testing.T) {
+	t.Parallel()
 	db := storetest.Postgres(t)
 	ctx := context.Background()
 	a := &noteWorker{runs: map[string]int{}}
@@ -187,6 +189,7 @@ func TestTwoInstancesRunEachJobOnce(t *testing.T) {
 }
 
 func TestSweepUploadsRemovesOnlyStaleTempFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	local := &media.Local{Dir: dir}
 	stale := filepath.Join(dir, "media", ".upload-123")

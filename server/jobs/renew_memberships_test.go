@@ -76,6 +76,7 @@ func startWork(t *testing.T, db *bun.DB, work jobs.Work) *jobs.Queue {
 // A renewal enqueued while no server runs (a crash, a deploy) is done by
 // the next server to start, exactly once.
 func TestRenewMembershipsSurvivesRestart(t *testing.T) {
+	t.Parallel()
 	db := storetest.Postgres(t)
 	ctx := context.Background()
 	if err := jobs.Migrate(ctx, db, storetest.URL(db), quiet()); err != nil {
@@ -120,6 +121,7 @@ func TestRenewMembershipsSurvivesRestart(t *testing.T) {
 
 // The product registry runs the renewal as a repeating job from start.
 func TestProductRegistersRenewals(t *testing.T) {
+	t.Parallel()
 	db := storetest.Postgres(t)
 	ctx := context.Background()
 	if err := jobs.Migrate(ctx, db, storetest.URL(db), quiet()); err != nil {
