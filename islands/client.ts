@@ -36,13 +36,37 @@ function boot(): void {
   );
 }
 
-// afterPaint runs fn once the next frame has been painted: the load event
-// can come just before the frame that shows the last image loaded.
+// afterPaint runs fn once the page has loaded and painted: after the load
+// event, once the browser reports its first contentful paint (the entry
+// comes after the frame is on screen: on a busy machine the main thread
+// reaches the next frame's callbacks before the first one is shown), and
+// after one more frame, as the load event can come just before the frame
+// that shows the last image loaded.
 function afterPaint(fn: () => void): void {
-  // A hidden tab runs no animation frames (and paints nothing).
-  if (document.visibilityState === "hidden") setTimeout(fn, 0);
-  else requestAnimationFrame(() => setTimeout(fn, 0));
+  let done = false;
+  const go = () => {
+    if (done) return;
+    done = true;
+    // A hidden tab runs no animation frames (and paints nothing).
+    if (document.visibilityState === "hidden") setTimeout(fn, 0);
+    else requestAnimationFrame(() => setTimeout(fn, 0));
+  };
+  if (document.visibilityState === "hidden" || typeof PerformanceObserver === "undefined" || !PerformanceObserver.supportedEntryTypes?.includes("paint")) return go();
+  const painted = (entries: PerformanceEntryList) => entries.some((e) => e.name === "first-contentful-paint");
+  if (painted(performance.getEntriesByType("paint"))) return go();
+  const observer = new PerformanceObserver((list) => {
+    if (!painted(list.getEntries())) return;
+    observer.disconnect();
+    go();
+  });
+  observer.observe({ type: "paint" });
+  // Should no paint be reported (a tab hidden meanwhile), hydrate anyway.
+  setTimeout(() => {
+    observer.disconnect();
+    go();
+  }, 3000);
 }
 
-if (document.readyState === "complete") afterPaint(boot);
-else window.addEventListener("load", () => afterPaint(boot), { once: true });
+const start = () => afterPaint(boot);
+if (document.readyState === "complete") start();
+else window.addEventListener("load", start, { once: true });

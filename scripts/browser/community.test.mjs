@@ -37,8 +37,8 @@ test("the creator posts an image; it leads the feed and the landing page", async
 test("island scripts load after the page has loaded and painted, then the islands hydrate", async () => {
   // Fetched earlier, Lighthouse's simulation counts them against the first
   // and largest paints (issue 27); every page works without them.
-  const context = await env.browser.newContext({ viewport: { width: 390, height: 844 } });
-  const page = await context.newPage();
+  // A member's: a visitor's footer is plain HTML.
+  const { context, page } = await signIn(env, "follower@demo.test");
   const errors = watchErrors(page);
   await page.goto(env.server.base + "/apps/demo/community");
   await page.locator('nav.footer[data-hydrated="true"]').waitFor();
