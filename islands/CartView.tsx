@@ -34,9 +34,19 @@ export default function CartView(props: Props) {
   const base = "/apps/" + props.appName;
   const cartApi = "/api/store/" + props.storeId + "/cart";
 
-  async function refresh() {
+  // refresh merges changes kept on this device into the server cart and
+  // reloads it. On the first run, when the server rendered no stored cart
+  // (none, or the empty one without an id it shows when there is none) and
+  // nothing was merged, it asks nothing: the server has just said there is
+  // no cart, and asking again would get SPEC's 404, which the browser logs
+  // as a console error.
+  async function refresh(first = false) {
     const merged = await mergeLocal(props.storeId);
     if (merged.refused.length) setError(merged.refused.join("; "));
+    if (first && !props.cart?.id && !merged.cart) {
+      setLocal(readLocal(props.storeId)?.items ?? []);
+      return;
+    }
     try {
       setCart(await api<Cart>("GET", cartApi));
     } catch (err) {
@@ -47,7 +57,7 @@ export default function CartView(props: Props) {
     setLocal(readLocal(props.storeId)?.items ?? []);
   }
   useEffect(() => {
-    refresh();
+    refresh(true);
     const online = () => refresh();
     window.addEventListener("online", online);
     return () => window.removeEventListener("online", online);

@@ -1,85 +1,72 @@
-// The islands client runtime. The server document lists the URLs of the
-// islands it used in <script id="marquee-islands">; this hydrates each
-// <marquee-island> marker when its `data-when` says. It must never throw:
-// one broken island should not stop the others.
-import { createElement, type ComponentType } from "react";
-import { hydrateRoot } from "react-dom/client";
+// The islands boot module: the one script a page with islands names. It
+// fetches the runtime (React and the hydration code, islands/lib/runtime.ts)
+// and the page's islands only once the page has loaded and painted. Every
+// page works without JavaScript, so the first paint needs none of it, and
+// fetched any earlier it would count against the paint in Lighthouse's
+// simulation: Lantern puts on the first paint's path every high-priority
+// script that finished before the first paint it observed, and on the
+// largest paint's path every script that finished before that one, whatever
+// its priority (docs/BENCHMARKS.md, issue 27). So this module stays tiny,
+// with no static imports, and the document loads it at low priority.
 
-type IslandModule = { default: ComponentType<any> };
-
-function readURLs(): Record<string, string> {
-  const el = document.getElementById("marquee-islands");
-  if (!el || !el.textContent) return {};
+// preload fetches what the server listed (the runtime's chunks and those of
+// the islands that hydrate at once) in parallel, instead of one import
+// after another as each module names the next.
+function preload(): void {
+  let urls: unknown = [];
   try {
-    return JSON.parse(el.textContent);
+    urls = JSON.parse(document.getElementById("marquee-preload")?.textContent || "[]");
   } catch (err) {
-    console.error("marquee: bad island map", err);
-    return {};
+    console.error("marquee: bad preload list", err);
+  }
+  if (!Array.isArray(urls)) return;
+  for (const url of urls) {
+    const link = document.createElement("link");
+    link.rel = "modulepreload";
+    link.href = url;
+    document.head.appendChild(link);
   }
 }
 
-async function hydrate(el: HTMLElement, url: string, index: number): Promise<void> {
-  const name = el.dataset.island;
-  try {
-    const props = JSON.parse(el.dataset.props || "{}");
-    const mod = (await import(url)) as IslandModule;
-    // Each island is its own React root, so a distinct prefix keeps useId
-    // values unique across the page. (Server-rendered ids come from the page
-    // tree and will differ: islands should not put useId into the markup.)
-    hydrateRoot(el, createElement(mod.default, props), {
-      identifierPrefix: "i" + index + "-",
-      onRecoverableError: (err) => console.error("marquee: island " + name + " recovered", err),
-    });
-  } catch (err) {
-    console.error("marquee: island " + name + " failed", err);
-  }
+function boot(): void {
+  preload();
+  import("./lib/runtime").then(
+    (runtime) => runtime.start(),
+    (err) => console.error("marquee: islands runtime failed to load", err),
+  );
 }
 
-function whenIdle(fn: () => void): void {
-  if ("requestIdleCallback" in window) window.requestIdleCallback(fn, { timeout: 2000 });
-  else setTimeout(fn, 200);
-}
-
-function whenVisible(el: HTMLElement, fn: () => void): void {
-  if (!("IntersectionObserver" in window)) return fn();
-  // display: contents elements have no box, so observe the first child.
-  const target = (el.firstElementChild as HTMLElement | null) ?? el;
-  const io = new IntersectionObserver((entries) => {
-    if (entries.some((e) => e.isIntersecting)) {
-      io.disconnect();
-      fn();
-    }
-  }, { rootMargin: "200px" });
-  io.observe(target);
-}
-
-function start(): void {
-  const urls = readURLs();
-  document.querySelectorAll<HTMLElement>("marquee-island").forEach((el, index) => {
-    try {
-      const name = el.dataset.island || "";
-      const url = urls[name];
-      if (!url) {
-        console.error("marquee: no bundle for island " + name);
-        return;
-      }
-      const run = () => void hydrate(el, url, index);
-      switch (el.dataset.when) {
-        case "idle":
-          whenIdle(run);
-          break;
-        case "visible":
-          whenVisible(el, run);
-          break;
-        default:
-          run();
-      }
-    } catch (err) {
-      console.error("marquee: island setup failed", err);
-    }
+// afterPaint runs fn once the page has loaded and painted: after the load
+// event, once the browser reports its first contentful paint (the entry
+// comes after the frame is on screen: on a busy machine the main thread
+// reaches the next frame's callbacks before the first one is shown), and
+// after one more frame, as the load event can come just before the frame
+// that shows the last image loaded.
+function afterPaint(fn: () => void): void {
+  let done = false;
+  const go = () => {
+    if (done) return;
+    done = true;
+    // A hidden tab runs no animation frames (and paints nothing).
+    if (document.visibilityState === "hidden") setTimeout(fn, 0);
+    else requestAnimationFrame(() => setTimeout(fn, 0));
+  };
+  if (document.visibilityState === "hidden" || typeof PerformanceObserver === "undefined" || !PerformanceObserver.supportedEntryTypes?.includes("paint")) return go();
+  const painted = (entries: PerformanceEntryList) => entries.some((e) => e.name === "first-contentful-paint");
+  if (painted(performance.getEntriesByType("paint"))) return go();
+  const observer = new PerformanceObserver((list) => {
+    if (!painted(list.getEntries())) return;
+    observer.disconnect();
+    go();
   });
+  observer.observe({ type: "paint" });
+  // Should no paint be reported (a tab hidden meanwhile), hydrate anyway.
+  setTimeout(() => {
+    observer.disconnect();
+    go();
+  }, 3000);
 }
 
-// Module scripts run after parsing, but be safe if loaded another way.
-if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
-else start();
+const start = () => afterPaint(boot);
+if (document.readyState === "complete") start();
+else window.addEventListener("load", start, { once: true });

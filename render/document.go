@@ -32,8 +32,8 @@ const RuntimeChunksKey = "runtime"
 // so the first paint needs no second request, without the inline onload
 // handler of the usual preload trick (the CSP allows no inline script). Other
 // pages link it in the head, render-blocking, so they never flash unstyled.
-// Scripts appear only when the page rendered islands, and they are modules,
-// so they never block the paint.
+// Scripts appear only when the page rendered islands; they are modules,
+// fetched after the first paint (writeIslandScripts).
 func (e *Engine) Document(d DocumentData) []byte {
 	lang := d.Lang
 	if lang == "" {
@@ -93,12 +93,15 @@ func (e *Engine) writeStylesheet(b *strings.Builder) {
 	b.WriteString(`">`)
 }
 
-// writeIslandScripts writes the island URL map, module preloads for the
-// runtime, the used islands and their chunks, and the runtime script.
+// writeIslandScripts writes the island URL map, the list of modules to
+// preload (the runtime's files, the used islands and their chunks) and the
+// boot module. The boot module preloads the list and imports the runtime
+// once the page has loaded and painted (islands/client.ts says why), and the
+// document fetches it at low priority: no island script is on the first
+// paint's path, in the browser or in Lighthouse's simulation of it.
 func (e *Engine) writeIslandScripts(b *strings.Builder, islands, lazy []string) {
 	urls := make(map[string]string, len(islands))
-	preload := []string{e.manifest.Runtime}
-	preload = append(preload, e.manifest.Chunks[RuntimeChunksKey]...)
+	preload := append([]string{}, e.manifest.Chunks[RuntimeChunksKey]...) // [] in JSON, never null
 	for _, name := range islands {
 		url, ok := e.manifest.Islands[name]
 		if !ok {
@@ -107,28 +110,26 @@ func (e *Engine) writeIslandScripts(b *strings.Builder, islands, lazy []string) 
 		}
 		urls[name] = url
 		if slices.Contains(lazy, name) {
-			continue // fetched when it hydrates, after the first paint
+			continue // fetched when it hydrates
 		}
 		preload = append(preload, url)
 		preload = append(preload, e.manifest.Chunks[name]...)
 	}
-	// encoding/json escapes <, > and & as \u003c..., so the map can't end
+	seen := make(map[string]bool, len(preload))
+	preload = slices.DeleteFunc(preload, func(url string) bool {
+		drop := url == "" || seen[url]
+		seen[url] = true
+		return drop
+	})
+	// encoding/json escapes <, > and & as \u003c..., so neither list can end
 	// the script element early.
 	mapJSON, _ := json.Marshal(urls)
+	preloadJSON, _ := json.Marshal(preload)
 	b.WriteString(`<script type="application/json" id="marquee-islands">`)
 	b.Write(mapJSON)
-	b.WriteString("</script>")
-	seen := make(map[string]bool, len(preload))
-	for _, url := range preload {
-		if url == "" || seen[url] {
-			continue
-		}
-		seen[url] = true
-		b.WriteString(`<link rel="modulepreload" href="`)
-		b.WriteString(html.EscapeString(url))
-		b.WriteString(`">`)
-	}
-	b.WriteString(`<script type="module" src="`)
+	b.WriteString(`</script><script type="application/json" id="marquee-preload">`)
+	b.Write(preloadJSON)
+	b.WriteString(`</script><script type="module" fetchpriority="low" src="`)
 	b.WriteString(html.EscapeString(e.manifest.Runtime))
 	b.WriteString(`"></script>`)
 }

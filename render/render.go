@@ -41,9 +41,9 @@ type Manifest struct {
 	// CriticalCSS is the file path of the first-screen subset of CSS
 	// (pages/critical.css) that pages declaring criticalCSS inline.
 	CriticalCSS string              `json:"criticalCss,omitempty"`
-	Runtime     string              `json:"runtime"` // URL of the islands client runtime
+	Runtime     string              `json:"runtime"` // URL of the islands boot module, which imports the runtime
 	Islands     map[string]string   `json:"islands"` // island name -> URL of its module
-	Chunks      map[string][]string `json:"chunks"`  // island name (or "client") -> chunk URLs to preload
+	Chunks      map[string][]string `json:"chunks"`  // island name (or "runtime": the runtime's files) -> chunk URLs to preload
 }
 
 // Result is what one page render produced.

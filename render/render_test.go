@@ -51,7 +51,7 @@ func fixture(t *testing.T) string {
 			Islands:     map[string]string{"Echo": "/static/build/client/Echo-E.js"},
 			Chunks: map[string][]string{
 				"Echo":           {"/static/build/client/chunk-C.js"},
-				RuntimeChunksKey: {"/static/build/client/chunk-C.js"},
+				RuntimeChunksKey: {"/static/build/client/chunk-R.js", "/static/build/client/chunk-C.js"},
 			},
 		}
 		data, _ := json.Marshal(m)
@@ -244,26 +244,27 @@ func TestIslandPropsEscaped(t *testing.T) {
 	if props["text"] != text {
 		t.Errorf("props text = %q, want %q", props["text"], text)
 	}
-	// The document loads the runtime and preloads the island and its chunk once.
+	// The document names the boot module, at low priority, and lists the
+	// runtime's files, the island and its chunk once, for the boot module to
+	// preload after the first paint: no preload link in the HTML.
 	for _, want := range []string{
 		`<script type="application/json" id="marquee-islands">{"Echo":"/static/build/client/Echo-E.js"}</script>`,
-		`<link rel="modulepreload" href="/static/build/client/client-R.js">`,
-		`<link rel="modulepreload" href="/static/build/client/Echo-E.js">`,
-		`<script type="module" src="/static/build/client/client-R.js"></script>`,
+		`<script type="application/json" id="marquee-preload">["/static/build/client/chunk-R.js","/static/build/client/chunk-C.js","/static/build/client/Echo-E.js"]</script>`,
+		`<script type="module" fetchpriority="low" src="/static/build/client/client-R.js"></script>`,
 	} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("document lacks %s", want)
 		}
 	}
-	if n := strings.Count(doc, "chunk-C.js"); n != 1 {
-		t.Errorf("chunk preloaded %d times", n)
+	if strings.Contains(doc, "modulepreload") || strings.Count(doc, "<script") != 3 {
+		t.Errorf("island scripts must stay off the first paint's path:\n%s", doc[strings.Index(doc, "<script"):])
 	}
-	// An island that only hydrates on idle or visible is mapped, not preloaded
-	// (chunk-C stays: the runtime needs it).
+	// An island that only hydrates on idle or visible is mapped, not
+	// preloaded (chunk-C stays: the runtime needs it).
 	res.Lazy = []string{"Echo"}
 	lazy := string(e.Document(DocumentData{Result: res}))
-	if !strings.Contains(lazy, `{"Echo":"/static/build/client/Echo-E.js"}`) || strings.Contains(lazy, `modulepreload" href="/static/build/client/Echo-E.js"`) ||
-		!strings.Contains(lazy, `<link rel="modulepreload" href="/static/build/client/client-R.js">`) {
+	if !strings.Contains(lazy, `{"Echo":"/static/build/client/Echo-E.js"}`) ||
+		!strings.Contains(lazy, `id="marquee-preload">["/static/build/client/chunk-R.js","/static/build/client/chunk-C.js"]</script>`) {
 		t.Errorf("lazy island preloaded or runtime missing: %s", lazy[strings.Index(lazy, "<script"):])
 	}
 }

@@ -34,6 +34,31 @@ test("the creator posts an image; it leads the feed and the landing page", async
   await context.close();
 });
 
+test("island scripts load after the page has loaded and painted, then the islands hydrate", async () => {
+  // Fetched earlier, Lighthouse's simulation counts them against the first
+  // and largest paints (issue 27); every page works without them.
+  // A member's: a visitor's footer is plain HTML.
+  const { context, page } = await signIn(env, "follower@demo.test");
+  const errors = watchErrors(page);
+  await page.goto(env.server.base + "/apps/demo/community");
+  await page.locator('nav.footer[data-hydrated="true"]').waitFor();
+  const t = await page.evaluate(() => ({
+    load: performance.getEntriesByType("navigation")[0].loadEventEnd,
+    fcp: performance.getEntriesByName("first-contentful-paint")[0]?.startTime,
+    scripts: performance.getEntriesByType("resource").filter((r) => r.name.includes("/static/build/client/")).map((r) => [r.name, r.startTime]),
+  }));
+  assert.ok(t.fcp > 0 && t.load > 0, JSON.stringify(t));
+  assert.ok(t.scripts.length >= 2, "the boot module and the runtime: " + JSON.stringify(t.scripts));
+  const [boot, ...rest] = t.scripts;
+  assert.match(boot[0], /\/client-[A-Z0-9]+\.js$/, "the document names only the boot module");
+  for (const [name, start] of rest) {
+    assert.ok(start >= t.load && start >= t.fcp, `${name} fetched at ${start} ms, before the load (${t.load}) or first paint (${t.fcp})`);
+  }
+  assert.equal(await page.locator("link[rel=modulepreload]").count() > 0, true, "the boot module preloads the runtime's files");
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test("a follower likes the new post and comments on it", async () => {
   const { context, page } = await signIn(env, "follower@demo.test");
   const errors = watchErrors(page);

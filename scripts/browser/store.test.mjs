@@ -52,6 +52,18 @@ test("a follower filters the store, picks a variant, adds it and changes the qua
   await context.close();
 });
 
+test("a member with no cart yet sees it empty, with no 404 and no console error", async () => {
+  // The server rendered no cart, so the island does not ask the API again
+  // (it would answer SPEC's 404, which the browser logs as an error).
+  const { context, page } = await signIn(env, "subscriber@demo.test");
+  const errors = watchErrors(page);
+  await page.goto(env.server.base + "/apps/demo/cart");
+  await page.locator('.cart[data-hydrated="true"]').waitFor();
+  assert.match(await page.locator(".cart").innerText(), /Your cart is empty/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test("with the cart API failing the add is kept on the device and merged later", async () => {
   const { context, page } = await signIn(env, "follower@demo.test");
   await page.goto(env.server.base + "/apps/demo/store?search=pin");

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -122,9 +123,15 @@ func buildClient(root string, m *render.Manifest) error {
 		}
 		chunks := meta.staticImports(out)
 		if info.EntryPoint == "islands/client.ts" {
+			// The boot module imports the runtime only after the first
+			// paint; the document lists the runtime's files for it to
+			// preload then.
 			m.Runtime = staticURL(out)
-			m.Chunks[render.RuntimeChunksKey] = chunks
+			m.Chunks[render.RuntimeChunksKey] = meta.dynamicImports(out)
 			continue
+		}
+		if !slices.Contains(islands, info.EntryPoint) {
+			continue // a module split off by import(), such as the runtime: not an island
 		}
 		name := strings.TrimSuffix(filepath.Base(info.EntryPoint), ".tsx")
 		m.Islands[name] = staticURL(out)
@@ -275,6 +282,27 @@ func (m metafile) staticImports(out string) []string {
 	urls := make([]string, 0, len(seen))
 	for p := range seen {
 		urls = append(urls, staticURL(p))
+	}
+	sort.Strings(urls)
+	return urls
+}
+
+// dynamicImports returns the URLs of the chunks out imports with import()
+// and every chunk those import statically, in a stable order.
+func (m metafile) dynamicImports(out string) []string {
+	seen := map[string]bool{}
+	for _, imp := range m.Outputs[out].Imports {
+		if imp.Kind != "dynamic-import" || seen[staticURL(imp.Path)] {
+			continue
+		}
+		seen[staticURL(imp.Path)] = true
+		for _, url := range m.staticImports(imp.Path) {
+			seen[url] = true
+		}
+	}
+	urls := make([]string, 0, len(seen))
+	for url := range seen {
+		urls = append(urls, url)
 	}
 	sort.Strings(urls)
 	return urls
