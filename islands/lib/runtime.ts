@@ -3,7 +3,7 @@
 // islands it used in <script id="marquee-islands">; this hydrates each
 // <marquee-island> marker when its `data-when` says. It must never throw:
 // one broken island should not stop the others.
-import { createElement, type ComponentType } from "react";
+import { createElement, Fragment, useEffect, type ComponentType, type ReactNode } from "react";
 import { hydrateRoot } from "react-dom/client";
 
 type IslandModule = { default: ComponentType<any> };
@@ -19,6 +19,16 @@ function readURLs(): Record<string, string> {
   }
 }
 
+// Live marks an island's element once React has hydrated it (a parent's
+// effects run after its children's), so a test, or a style, can tell when a
+// click reaches the island rather than the server's plain form.
+function Live({ el, children }: { el: HTMLElement; children?: ReactNode }) {
+  useEffect(() => {
+    el.dataset.live = "true";
+  }, [el]);
+  return createElement(Fragment, null, children);
+}
+
 async function hydrate(el: HTMLElement, url: string, index: number): Promise<void> {
   const name = el.dataset.island;
   try {
@@ -27,7 +37,7 @@ async function hydrate(el: HTMLElement, url: string, index: number): Promise<voi
     // Each island is its own React root, so a distinct prefix keeps useId
     // values unique across the page. (Server-rendered ids come from the page
     // tree and will differ: islands should not put useId into the markup.)
-    hydrateRoot(el, createElement(mod.default, props), {
+    hydrateRoot(el, createElement(Live, { el }, createElement(mod.default, props)), {
       identifierPrefix: "i" + index + "-",
       onRecoverableError: (err) => console.error("marquee: island " + name + " recovered", err),
     });

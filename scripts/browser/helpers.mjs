@@ -109,10 +109,46 @@ function seededTemplate(bin, path) {
 
 export async function launchBrowser() {
   mkdirSync(screenshotDir, { recursive: true });
-  return chromium.launch({
+  const browser = await chromium.launch({
     executablePath: "/usr/bin/chromium",
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
   });
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (options = {}) => {
+    const context = await newContext(options);
+    if (options.javaScriptEnabled !== false) {
+      context.pages().forEach(waitForIslandsAfterNavigating);
+      context.on("page", waitForIslandsAfterNavigating);
+    }
+    return context;
+  };
+  return browser;
+}
+
+// Islands hydrate once the page has loaded and painted (islands/client.ts),
+// after Playwright's navigations resolve: a test clicking right after one
+// would reach the server's plain form, not the island. So with JavaScript on,
+// every navigation also waits until each island that hydrates at once is
+// live (islands/lib/runtime.ts marks it data-live). Islands that hydrate when
+// idle or visible, and pages whose islands cannot load (a test taking the
+// network away), are the test's to wait for.
+const navigations = ["goto", "reload", "goBack", "goForward", "waitForURL", "waitForNavigation", "waitForLoadState"];
+
+function waitForIslandsAfterNavigating(page) {
+  for (const name of navigations) {
+    const navigate = page[name].bind(page);
+    page[name] = async (...args) => {
+      const result = await navigate(...args);
+      await islandsLive(page);
+      return result;
+    };
+  }
+}
+
+async function islandsLive(page) {
+  const pending = () =>
+    document.querySelectorAll('marquee-island:not([data-when="idle"]):not([data-when="visible"]):not([data-live])').length === 0;
+  await page.waitForFunction(pending, null, { timeout: 20_000 }).catch(() => {});
 }
 
 // useServerAndBrowser starts a seeded server and a browser for the test file
