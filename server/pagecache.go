@@ -253,16 +253,20 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 				s.logger.Warn("page version unavailable; rendering uncached", "err", err)
 				return s.answerUncached(c, next)
 			}
-			// What a member may see follows the data exactly: a follow moves
-			// only the engagement version, and changes a role.
 			dataVersion := version.content + "." + strconv.FormatInt(version.engagement, 10)
 			class := "visitor"
 			if v.User != nil {
 				// The member's standing in the app decides the page: the app
 				// is read once per version, then a membership lookup, itself
-				// remembered for this version (memberships change only by
-				// writes that bump it) and a few seconds (subscriptions lapse).
-				memo := appID + "\x00" + v.User.ID + "\x00" + dataVersion
+				// remembered for this content version and the member's own
+				// (a follow or an unfollow moves only the engagement and
+				// that one: a like leaves every member's class remembered)
+				// and a few seconds (subscriptions lapse).
+				own, err := s.store.MemberVersion(ctx, appID, v.User.ID)
+				if err != nil {
+					return s.answerUncached(c, next)
+				}
+				memo := appID + "\x00" + v.User.ID + "\x00" + version.content + "\x00" + strconv.FormatInt(own, 10)
 				if m, ok := s.pages.classes.Load(memo); ok && time.Now().Before(m.(memberClass).expires) {
 					class = m.(memberClass).class
 				} else {
