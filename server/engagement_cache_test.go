@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -235,5 +236,89 @@ func TestConcurrentLikesKeepCountsExact(t *testing.T) {
 	landing := ts.do(t, "GET", "/api/app/demo/landing", nil, nil)
 	if !strings.Contains(landing.Body, `"_count":{"reactions":10,`) {
 		t.Errorf("landing data after the writes does not count 10 reactions")
+	}
+}
+
+// A like leaves what the page cache remembers of each member's standing:
+// a member's cached page after a like costs no membership, ban or hidden-
+// post lookup (at 60 likes a second every member paid them again). A
+// follow is what changes a standing, and it is seen at once
+// (TestFollowChangesTheMembersPageAtOnce).
+func TestLikeKeepsMemberClasses(t *testing.T) {
+	t.Parallel()
+	db := demoDB(t)
+	ts := newTestServer(t, db)
+	follower := commUser(t, ts, "follower@demo.test")
+	ts.pages.staleFor = time.Hour
+	for _, want := range []string{"miss", "hit"} {
+		if r := ts.do(t, "GET", "/apps/demo", nil, follower); r.Header.Get("X-Page-Cache") != want {
+			t.Fatalf("member landing: %q, want %q", r.Header.Get("X-Page-Cache"), want)
+		}
+	}
+	// What a like does after its insert (store.AddReaction).
+	appID, err := ts.store.AppIDOf(context.Background(), "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.store.NoteEngagement(context.Background(), appID)
+	db.AddQueryHook(store.QueryCountHook{})
+	qctx, qc := store.WithQueryCount(context.Background())
+	req := httptest.NewRequest("GET", "/apps/demo", nil).WithContext(qctx)
+	req.Header.Set("Cookie", follower["Cookie"])
+	rec := httptest.NewRecorder()
+	ts.Main().ServeHTTP(rec, req)
+	if got := rec.Header().Get("X-Page-Cache"); got != "stale" {
+		t.Fatalf("member landing after a like: %q, want stale", got)
+	}
+	for _, q := range qc.Queries() {
+		if strings.Contains(q, `"memberships"`) || strings.Contains(q, `"bans"`) || strings.Contains(q, `"messages"`) {
+			t.Errorf("a like made the member's standing be looked up again: %s", q)
+		}
+	}
+}
+
+// The feed is cached per content version with its counts laid over per
+// engagement version: a like and a reply show in the next feed call.
+func TestFeedCountsExactAfterEngagement(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, demoDB(t))
+	ids := commLoad(t, ts)
+	creator, follower := commUser(t, ts, "creator@demo.test"), commUser(t, ts, "follower@demo.test")
+	r := ts.do(t, "POST", "/api/messages", body(map[string]any{"content": "Feed counts post 4471", "type": "POST", "communityId": ids.demoCommunity}), creator)
+	var created struct{ Data store.MessageView }
+	commJSON(t, r, &created)
+	feed := "/api/community/" + ids.demoCommunity + "/posts"
+	countOf := func() store.MessageCount {
+		t.Helper()
+		var page struct {
+			Data struct{ Posts []store.MessageView }
+		}
+		commJSON(t, ts.do(t, "GET", feed, nil, follower), &page)
+		for _, p := range page.Data.Posts {
+			if p.ID == created.Data.ID {
+				if len(p.Reactions) != p.Count.Reactions {
+					t.Fatalf("reactions %d listed, %d counted", len(p.Reactions), p.Count.Reactions)
+				}
+				return p.Count
+			}
+		}
+		t.Fatalf("post not in the feed")
+		return store.MessageCount{}
+	}
+	if c := countOf(); c.Reactions != 0 || c.Replies != 0 {
+		t.Fatalf("new post: %+v", c)
+	}
+	if r := ts.do(t, "POST", "/api/messages/"+created.Data.ID+"/reactions", body(map[string]any{"reaction": "❤️"}), follower); r.Status != http.StatusCreated && r.Status != http.StatusOK {
+		t.Fatalf("like: %d %s", r.Status, r.Body)
+	}
+	if c := countOf(); c.Reactions != 1 || c.Replies != 0 {
+		t.Fatalf("after a like: %+v", c)
+	}
+	r = ts.do(t, "POST", "/api/messages", body(map[string]any{"content": "a reply", "type": "REPLY", "communityId": ids.demoCommunity, "parentMessageId": created.Data.ID}), follower)
+	if r.Status != http.StatusCreated && r.Status != http.StatusOK {
+		t.Fatalf("reply: %d %s", r.Status, r.Body)
+	}
+	if c := countOf(); c.Reactions != 1 || c.Replies != 1 {
+		t.Fatalf("after a reply: %+v", c)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -25,6 +26,22 @@ type metrics struct {
 	pageCache *prometheus.CounterVec
 	renders   prometheus.Histogram
 	payments  *prometheus.CounterVec
+	// series holds the request counter and histogram of each label set
+	// seen (requestSeries): finding them by label values hashed every
+	// value on every request, a twentieth of a cached page's cost.
+	series sync.Map // requestLabels -> requestSeries
+	// cacheResults likewise, per page cache result.
+	cacheResults sync.Map // string -> prometheus.Counter
+}
+
+type requestLabels struct {
+	site, method, route string
+	status              int
+}
+
+type requestSeries struct {
+	count   prometheus.Counter
+	latency prometheus.Observer
 }
 
 // RenderPool is what a renderer tells of its runtimes (render.Engine).
@@ -80,9 +97,18 @@ func (m *metrics) observeRequest(site, method, route string, status int, d time.
 	if m == nil {
 		return
 	}
-	code := strconv.Itoa(status)
-	m.requests.WithLabelValues(site, method, route, code).Inc()
-	m.latency.WithLabelValues(site, route, code[:1]+"xx").Observe(d.Seconds())
+	key := requestLabels{site, method, route, status}
+	got, ok := m.series.Load(key)
+	if !ok {
+		code := strconv.Itoa(status)
+		got, _ = m.series.LoadOrStore(key, requestSeries{
+			count:   m.requests.WithLabelValues(site, method, route, code),
+			latency: m.latency.WithLabelValues(site, route, code[:1]+"xx"),
+		})
+	}
+	series := got.(requestSeries)
+	series.count.Inc()
+	series.latency.Observe(d.Seconds())
 	if paymentRoutes[route] && method == http.MethodPost {
 		outcome := "error"
 		switch {
@@ -98,9 +124,14 @@ func (m *metrics) observeRequest(site, method, route string, status int, d time.
 }
 
 func (m *metrics) pageCacheResult(result string) {
-	if m != nil {
-		m.pageCache.WithLabelValues(result).Inc()
+	if m == nil {
+		return
 	}
+	c, ok := m.cacheResults.Load(result)
+	if !ok {
+		c, _ = m.cacheResults.LoadOrStore(result, m.pageCache.WithLabelValues(result))
+	}
+	c.(prometheus.Counter).Inc()
 }
 
 func (m *metrics) render(d time.Duration) {

@@ -75,11 +75,16 @@ func (s *Server) lookUpSession(c echo.Context, v *Viewer) {
 // served by the main site, so the auth site's pages (app branding) name it.
 func (s *Server) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
+		// Canonical keys and values made once: Set canonicalised each key
+		// and allocated each value on every request. The slices are shared
+		// by every response; a handler replaces a value (Set), never
+		// writes into one.
 		h := c.Response().Header()
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
-		h.Set("X-Frame-Options", "DENY")
-		h.Set("Content-Security-Policy", s.csp)
+		v := &s.securityHeaderValues
+		h["X-Content-Type-Options"] = v[0]
+		h["Referrer-Policy"] = v[1]
+		h["X-Frame-Options"] = v[2]
+		h["Content-Security-Policy"] = v[3]
 		return next(c)
 	}
 }

@@ -57,6 +57,10 @@ type Server struct {
 	metrics      *metrics
 	// built serves public/build compressed once per file (static_build.go).
 	built *builtFiles
+	// requestIDs names requests that come without an id (logging.go).
+	requestIDs *requestIDs
+	// securityHeaderValues are the values securityHeaders sends, made once.
+	securityHeaderValues [4][]string
 }
 
 // Renderer turns a page and its props into HTML: render.Engine (React on
@@ -92,7 +96,8 @@ func New(d Deps) *Server {
 	}
 	s := &Server{cfg: d.Config, store: d.Store, renderer: d.Renderer, files: d.Files, logger: d.Logger,
 		csp: contentSecurityPolicy(d.Config), pages: newPageCache(d.Store), cachedRoutes: map[string]bool{},
-		built: newBuiltFiles(filepath.Join("public", "build"))}
+		built: newBuiltFiles(filepath.Join("public", "build")), requestIDs: newRequestIDs()}
+	s.securityHeaderValues = [4][]string{{"nosniff"}, {"strict-origin-when-cross-origin"}, {"DENY"}, {s.csp}}
 	wait := d.Config.InFlightWait
 	if wait <= 0 {
 		wait = 10 * time.Second

@@ -40,7 +40,7 @@ func (s *Storage) Follow(ctx context.Context, appID, userID string) (string, err
 		return "", err
 	}
 	if n > 0 {
-		s.NoteEngagement(ctx, appID) // the landing counts members; no page changes
+		s.NoteMembership(ctx, appID, userID)
 	}
 	cur, err := s.MembershipOf(ctx, appID, userID)
 	if err != nil {
@@ -74,6 +74,6 @@ func (s *Storage) Unfollow(ctx context.Context, appID, userID string) error {
 	if err != nil {
 		return err
 	}
-	s.NoteEngagement(ctx, appID) // the landing counts members; no page changes
+	s.NoteMembership(ctx, appID, userID)
 	return nil
 }

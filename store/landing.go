@@ -164,13 +164,25 @@ func (s *Storage) Landing(ctx context.Context, idOrName string) (*AppView, error
 // content version.
 func (s *Storage) landingContent(ctx context.Context, appID, version string) (*AppView, error) {
 	key := landingKey(appID, version)
+	// Kept decoded for its version too: each like moves the engagement
+	// version, and decoding the content again for each was the cost of
+	// the next landing call.
+	if memo, ok := s.landingContentMemo.Load(appID); ok {
+		if e := memo.(landingMemoEntry); e.key == key && time.Now().Before(e.expires) {
+			return e.view, nil
+		}
+	}
+	remember := func(view *AppView) *AppView {
+		s.landingContentMemo.Store(appID, landingMemoEntry{key: key, view: view, expires: time.Now().Add(LandingTTL)})
+		return view
+	}
 	b, ok, cacheErr := s.Cache.Get(ctx, key)
 	if cacheErr != nil {
 		s.cacheWarn("landing cache read failed; using the database", cacheErr)
 	} else if ok {
 		var view AppView
 		if err := json.Unmarshal(b, &view); err == nil {
-			return &view, nil
+			return remember(&view), nil
 		}
 	}
 	app, err := s.AppByIDOrName(ctx, appID)
@@ -189,7 +201,7 @@ func (s *Storage) landingContent(ctx context.Context, appID, version string) (*A
 			s.cacheWarn("landing cache write failed", err)
 		}
 	}
-	return view, nil
+	return remember(view), nil
 }
 
 // landingCounts is the engagement part of the landing data.
@@ -258,25 +270,28 @@ func (v *AppView) shownPostIDs() []string {
 	return ids
 }
 
+// applyToPosts returns a copy of posts with these counts; posts are not
+// changed (they may be shared).
+func (c *landingCounts) applyToPosts(posts []MessageView) []MessageView {
+	out := make([]MessageView, len(posts))
+	for i, p := range posts {
+		p.Reactions = c.Reactions[p.ID]
+		if p.Reactions == nil {
+			p.Reactions = []ReactionView{}
+		}
+		p.Count.Reactions, p.Count.Replies = len(p.Reactions), c.Replies[p.ID]
+		out[i] = p
+	}
+	return out
+}
+
 // applyTo returns a copy of base with these counts; base is not changed.
 func (c *landingCounts) applyTo(base *AppView) *AppView {
 	view := *base
-	patch := func(posts []MessageView) []MessageView {
-		out := make([]MessageView, len(posts))
-		for i, p := range posts {
-			p.Reactions = c.Reactions[p.ID]
-			if p.Reactions == nil {
-				p.Reactions = []ReactionView{}
-			}
-			p.Count.Reactions, p.Count.Replies = len(p.Reactions), c.Replies[p.ID]
-			out[i] = p
-		}
-		return out
-	}
-	view.RecentPosts = patch(base.RecentPosts)
+	view.RecentPosts = c.applyToPosts(base.RecentPosts)
 	if base.Community != nil {
 		community := *base.Community
-		community.Posts = patch(base.Community.Posts)
+		community.Posts = c.applyToPosts(base.Community.Posts)
 		view.Community = &community
 	}
 	view.Count.Members = c.Members

@@ -23,6 +23,13 @@ func (s *Storage) cachedList(ctx context.Context, appID, key string, out any, lo
 	if err != nil {
 		return load(ctx)
 	}
+	return s.cachedListAt(ctx, appID, v, key, out, load)
+}
+
+// cachedListAt is cachedList under a version the caller read: the content
+// version alone for a list whose counts are laid over it per engagement
+// version (CommunityFeed).
+func (s *Storage) cachedListAt(ctx context.Context, appID, v, key string, out any, load func(context.Context) error) error {
 	full := "list:" + appID + ":" + v + ":" + key
 	if b, ok, err := s.Cache.Get(ctx, full); err == nil && ok {
 		if json.Unmarshal(b, out) == nil {

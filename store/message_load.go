@@ -3,11 +3,14 @@ package store
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/uptrace/bun"
 )
 
 // Page bounds shared by every paginated message call (SPEC.md section 9).
@@ -94,8 +97,18 @@ func (s *Storage) CommunityFeed(ctx context.Context, communityID, msgType string
 	}
 	page, limit := ClampPage(fp.Page, fp.Limit)
 	key := "feed:" + communityID + ":" + msgType + ":" + strconv.Itoa(page) + ":" + strconv.Itoa(limit) + ":" + fp.Cursor
+	v, err := s.CurrentVersions(ctx, fp.AppID)
+	if err != nil {
+		return s.communityFeed(ctx, communityID, msgType, fp)
+	}
+	// Like the landing data, in two parts: the posts, kept per content
+	// version, and their reactions and reply counts, read again (two small
+	// queries, once per process and version) when a like, a reply or a
+	// follow moves the engagement version. Keyed by every version, the
+	// whole page was rebuilt after each like: at 60 a second, on nearly
+	// every call.
 	out := new(MessagePage)
-	err := s.cachedList(ctx, fp.AppID, key, out, func(ctx context.Context) error {
+	err = s.cachedListAt(ctx, fp.AppID, v.Key(), key, out, func(ctx context.Context) error {
 		p, err := s.communityFeed(ctx, communityID, msgType, fp)
 		if err == nil {
 			*out = *p
@@ -105,7 +118,68 @@ func (s *Storage) CommunityFeed(ctx context.Context, communityID, msgType string
 	if err != nil {
 		return nil, err
 	}
+	ids := make([]string, len(out.Messages))
+	for i, m := range out.Messages {
+		ids[i] = m.ID
+	}
+	counts, err := s.postEngagement(ctx, fp.AppID, v.DataKey(), key, ids)
+	if err != nil {
+		return nil, err
+	}
+	out.Messages = counts.applyToPosts(out.Messages)
 	return out, nil
+}
+
+// postEngagement is the reactions and visible reply counts of the posts of
+// one cached list (key) at one engagement version (version), through the
+// cache and one read per process at a time.
+func (s *Storage) postEngagement(ctx context.Context, appID, version, key string, ids []string) (*landingCounts, error) {
+	full := "post-counts:v1:" + appID + ":" + version + ":" + key
+	got, err, _ := s.countBuilds.Do(full, func() (any, error) {
+		ctx := context.WithoutCancel(ctx) // shared by every caller waiting
+		b, ok, cacheErr := s.Cache.Get(ctx, full)
+		if cacheErr == nil && ok {
+			var counts landingCounts
+			if err := json.Unmarshal(b, &counts); err == nil {
+				return &counts, nil
+			}
+		}
+		counts := &landingCounts{Reactions: map[string][]ReactionView{}, Replies: map[string]int{}}
+		if len(ids) == 0 {
+			return counts, nil
+		}
+		var reactions []Reaction
+		if err := s.DB.NewSelect().Model(&reactions).Where("message_id IN (?)", bun.In(ids)).
+			Order("created_at ASC").Scan(ctx); err != nil {
+			return nil, fmt.Errorf("load reactions: %w", err)
+		}
+		for _, r := range reactions {
+			counts.Reactions[r.MessageID] = append(counts.Reactions[r.MessageID],
+				ReactionView{ID: r.ID, Reaction: r.Reaction, MediaID: r.MediaID, Sender: ReactionUser{ID: r.SenderID}})
+		}
+		var replies []struct {
+			ParentMessageID string `bun:"parent_message_id"`
+			N               int    `bun:"n"`
+		}
+		if err := s.DB.NewSelect().Model((*Message)(nil)).ColumnExpr("parent_message_id, COUNT(*) AS n").
+			Where("parent_message_id IN (?) AND hidden = ''", bun.In(ids)).Group("parent_message_id").
+			Scan(ctx, &replies); err != nil {
+			return nil, fmt.Errorf("count replies: %w", err)
+		}
+		for _, r := range replies {
+			counts.Replies[r.ParentMessageID] = r.N
+		}
+		if b, err := json.Marshal(counts); err == nil && cacheErr == nil {
+			if err := s.Cache.Set(ctx, full, b, listCacheTTL); err != nil {
+				s.cacheWarn("post counts not cached", err, "app", appID)
+			}
+		}
+		return counts, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return got.(*landingCounts), nil
 }
 
 func (s *Storage) communityFeed(ctx context.Context, communityID, msgType string, fp FeedPage) (*MessagePage, error) {

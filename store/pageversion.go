@@ -10,6 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/uptrace/bun"
+	"golang.org/x/sync/singleflight"
 )
 
 // PageVersion is the counter cached pages of one scope are keyed by: an
@@ -34,6 +35,13 @@ func EngagementScope(appID string) string { return "e:" + appID }
 // PostScope is the version of one post's own page: a reply shows on it at
 // once, while the rest of the app only sees new counts.
 func PostScope(messageID string) string { return "m:" + messageID }
+
+// MemberScope is the version of one member's standing in an app that only
+// engagement writes change (a follow or an unfollow): the page cache keys
+// what it remembers of a member's class by it and by the content version,
+// so a like, which moves the engagement, leaves every member's class
+// remembered. (Roles, bans and hidden posts bump the app's version.)
+func MemberScope(appID, userID string) string { return "u:" + appID + ":" + userID }
 
 // PageVersionChannel is the Redis channel a bump is announced on, so that
 // servers holding versions in memory drop theirs at once. It is namespaced
@@ -97,6 +105,10 @@ type pageVersions struct {
 	live  bool
 	gen   uint64
 	known map[string]knownVersion
+	// reads collapses concurrent database reads of the same scopes: when a
+	// version is dropped (a bump without its number, Redis reconnecting)
+	// every request of the app wants it at once.
+	reads singleflight.Group
 }
 
 type knownVersion struct {
@@ -126,6 +138,24 @@ func (s *Storage) PostVersion(ctx context.Context, messageID string) (int64, err
 		return 0, err
 	}
 	return got[0], nil
+}
+
+// MemberVersion answers the version of a member's standing in an app
+// (MemberScope).
+func (s *Storage) MemberVersion(ctx context.Context, appID, userID string) (int64, error) {
+	got, err := s.knownVersions(ctx, MemberScope(appID, userID))
+	if err != nil {
+		return 0, err
+	}
+	return got[0], nil
+}
+
+// NoteMembership bumps the app's engagement (the landing counts members)
+// and the member's own version: a follow or an unfollow changes their
+// standing (what the page cache remembers of it) and no page.
+func (s *Storage) NoteMembership(ctx context.Context, appID, userID string) {
+	s.bumpPageVersion(ctx, MemberScope(appID, userID))
+	s.NoteEngagement(ctx, appID)
 }
 
 // dataVersion is the version part of a data cache key of an app.
@@ -162,10 +192,15 @@ func (s *Storage) knownVersions(ctx context.Context, scopes ...string) ([]int64,
 	if fresh {
 		return out, nil
 	}
-	got, err := s.PageVersions(ctx, scopes...)
+	read, err, _ := pv.reads.Do(strings.Join(scopes, "\x00"), func() (any, error) {
+		// Shared by every caller waiting: one caller's cancellation must
+		// not fail the others.
+		return s.PageVersions(context.WithoutCancel(ctx), scopes...)
+	})
 	if err != nil {
 		return nil, err
 	}
+	got := read.(map[string]int64)
 	pv.mu.Lock()
 	if pv.gen == gen {
 		if len(pv.known) > 100_000 {
@@ -189,6 +224,45 @@ func (s *Storage) PageVersionsLive() bool {
 	pv.mu.Lock()
 	defer pv.mu.Unlock()
 	return pv.live
+}
+
+// learn records the version a bump moved scope to (this process's own, or
+// one announced with its number), so that no request has to read it back
+// from the database. Versions only grow: one older than what is known
+// (two announcements crossing, or a database started over) is not
+// trusted, the scope is read again instead.
+func (pv *pageVersions) learn(scope string, version int64, at time.Time) {
+	pv.mu.Lock()
+	defer pv.mu.Unlock()
+	pv.gen++ // a read that raced this bump may hold the older version
+	if len(pv.known) > 100_000 {
+		clear(pv.known)
+	}
+	if k, ok := pv.known[scope]; ok && k.version > version {
+		delete(pv.known, scope)
+		return
+	}
+	pv.known[scope] = knownVersion{version, at}
+}
+
+// versionMessage is what a bump announces: the scope and the version it
+// moved to, so that listeners need not read it from the database.
+func versionMessage(scope string, version int64) string {
+	return scope + " " + strconv.FormatInt(version, 10)
+}
+
+// parseVersionMessage reads versionMessage; ok is false for a bare scope
+// (a bump whose version is unknown), which listeners forget instead.
+func parseVersionMessage(payload string) (scope string, version int64, ok bool) {
+	scope, n, found := strings.Cut(payload, " ")
+	if !found {
+		return payload, 0, false
+	}
+	v, err := strconv.ParseInt(n, 10, 64)
+	if err != nil {
+		return scope, 0, false
+	}
+	return scope, v, true
 }
 
 func (pv *pageVersions) forget(scope string, live *bool) {
@@ -239,7 +313,14 @@ func (s *Storage) WatchPageVersions(ctx context.Context) {
 					s.EndedHeard.Add(1)
 					continue
 				}
-				pv.forget(m.Payload, &on)
+				scope, version, ok := parseVersionMessage(m.Payload)
+				if ok && scope != GlobalPageScope {
+					pv.learn(scope, version, time.Now())
+					continue
+				}
+				// The global scope drops everything: what was read before
+				// it may be keyed by a version read with the old one.
+				pv.forget(scope, &on)
 			}
 		}
 		ps.Close()
@@ -281,17 +362,27 @@ func (s *Storage) InvalidateAllApps(ctx context.Context) {
 func (s *Storage) bumpPageVersion(ctx context.Context, scope string) {
 	// Bumped in the database first: that is what a server falls back to when
 	// it misses the announcement, so a lost publish costs speed, not truth.
-	_, err := s.DB.NewInsert().Model(&PageVersion{Scope: scope, Version: 1}).
-		On("CONFLICT (scope) DO UPDATE").Set("version = page_version.version + 1").Exec(ctx)
+	row := &PageVersion{Scope: scope, Version: 1}
+	_, err := s.DB.NewInsert().Model(row).
+		On("CONFLICT (scope) DO UPDATE").Set("version = page_version.version + 1").
+		Returning("version").Exec(ctx, &row.Version)
+	// This process's own writes show on its next request, without waiting
+	// for the announcement to come back. The announcement carries the new
+	// version: at 60 likes a second, every process reading it back from the
+	// database after each one was most of what members waited for.
+	payload := scope
 	if err != nil {
 		// The write itself succeeded; a page may stay stale for PageTTL.
 		s.Logger.Error("page version bump failed", "scope", scope, "err", err)
+		s.pv().forget(scope, nil)
+	} else if scope == GlobalPageScope {
+		s.pv().forget(scope, nil)
+	} else {
+		s.pv().learn(scope, row.Version, time.Now())
+		payload = versionMessage(scope, row.Version)
 	}
-	// This process's own writes show on its next request, without waiting
-	// for the announcement to come back.
-	s.pv().forget(scope, nil)
 	if s.Redis != nil {
-		if err := s.Redis.Publish(ctx, s.PageVersionChannel(), scope).Err(); err != nil {
+		if err := s.Redis.Publish(ctx, s.PageVersionChannel(), payload).Err(); err != nil {
 			s.cacheWarn("page version announcement failed", err, "scope", scope)
 		}
 	}

@@ -47,8 +47,13 @@ type Storage struct {
 	// landingMemo holds, per app, the last landing view decoded from a
 	// versioned in-process key (Landing).
 	landingMemo sync.Map
+	// landingContentMemo is the same for the content part alone, per
+	// content version (landingContent).
+	landingContentMemo sync.Map
 	// landingBuilds collapses concurrent builds of one landing key.
 	landingBuilds singleflight.Group
+	// countBuilds collapses concurrent reads of one list's counts.
+	countBuilds singleflight.Group
 	// LandingBuildCount counts landing data built from the database (tests
 	// and the benchmark read it).
 	LandingBuildCount atomic.Int64
