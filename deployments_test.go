@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -79,7 +80,8 @@ func TestTwoDeploymentsShareOneRedis(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if msg.Payload != ids[1] {
+	// A bump announces "<scope> <version>".
+	if scope, _, _ := strings.Cut(msg.Payload, " "); scope != ids[1] {
 		t.Errorf("the second deployment heard %q on its channel: the first's bump (%s) leaked into it", msg.Payload, ids[0])
 	}
 }
