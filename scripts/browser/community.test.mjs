@@ -49,8 +49,12 @@ test("island scripts load after the page has loaded and painted, then the island
   }));
   assert.ok(t.fcp > 0 && t.load > 0, JSON.stringify(t));
   assert.ok(t.scripts.length >= 2, "the boot module and the runtime: " + JSON.stringify(t.scripts));
-  const [boot, ...rest] = t.scripts;
+  const [boot] = t.scripts;
   assert.match(boot[0], /\/client-[A-Z0-9]+\.js$/, "the document names only the boot module");
+  // Chromium may fetch the boot module twice (its preload scanner's copy
+  // is not always reused): only what the boot module imports must wait.
+  const rest = t.scripts.filter(([name]) => name !== boot[0]);
+  assert.ok(rest.length >= 1, "the runtime: " + JSON.stringify(t.scripts));
   for (const [name, start] of rest) {
     assert.ok(start >= t.load && start >= t.fcp, `${name} fetched at ${start} ms, before the load (${t.load}) or first paint (${t.fcp})`);
   }
