@@ -62,7 +62,11 @@ func PostgresFrom(t testing.TB, kind string, fill func(ctx context.Context, db *
 	}
 	admin.SetMaxOpenConns(2)
 	t.Cleanup(func() { admin.Close() })
-	tmpl, err := templates.get(ctx, admin, kind, fill)
+	tmpl, err := templates.get(kind, func() (string, error) {
+		dropEndedTemplates(ctx, admin)
+		name := fmt.Sprintf("marquee_tmpl_%d_%s", os.Getpid(), kind)
+		return name, buildTemplate(ctx, admin, name, fill)
+	})
 	if err != nil {
 		t.Fatalf("template database %s (is PostgreSQL running at %s?): %v", kind, base, err)
 	}
@@ -159,7 +163,8 @@ type templateBuild struct {
 	err  error
 }
 
-func (ts *templateSet) get(ctx context.Context, admin *bun.DB, kind string, fill func(context.Context, *bun.DB) error) (string, error) {
+// get answers the template named kind, made by build on first use.
+func (ts *templateSet) get(kind string, build func() (string, error)) (string, error) {
 	ts.mu.Lock()
 	b := ts.built[kind]
 	if b == nil {
@@ -167,11 +172,7 @@ func (ts *templateSet) get(ctx context.Context, admin *bun.DB, kind string, fill
 		ts.built[kind] = b
 	}
 	ts.mu.Unlock()
-	b.once.Do(func() {
-		dropEndedTemplates(ctx, admin)
-		b.name = fmt.Sprintf("marquee_tmpl_%d_%s", os.Getpid(), kind)
-		b.err = buildTemplate(ctx, admin, b.name, fill)
-	})
+	b.once.Do(func() { b.name, b.err = build() })
 	return b.name, b.err
 }
 
@@ -250,7 +251,14 @@ func SQLite(t testing.TB) *bun.DB {
 // gets its own copy of that file.
 func SQLiteFrom(t testing.TB, kind string, fill func(ctx context.Context, db *bun.DB) error) *bun.DB {
 	t.Helper()
-	tmpl, err := sqliteTemplates.get(kind, fill)
+	tmpl, err := sqliteTemplates.get(kind, func() (string, error) {
+		dir, err := sqliteDirOnce()
+		if err != nil {
+			return "", err
+		}
+		name := filepath.Join(dir, kind+".db")
+		return name, buildSQLiteTemplate(context.Background(), name, fill)
+	})
 	if err != nil {
 		t.Fatalf("SQLite template %s: %v", kind, err)
 	}
@@ -271,32 +279,7 @@ func SQLiteFrom(t testing.TB, kind string, fill func(ctx context.Context, db *bu
 // sqliteTemplates holds this process's SQLite template files, built on
 // first use, in one folder per process (marquee-sqlite-<pid>) that the next
 // process removes once this one has ended.
-var sqliteTemplates = &sqliteTemplateSet{built: map[string]*templateBuild{}}
-
-type sqliteTemplateSet struct {
-	mu    sync.Mutex
-	built map[string]*templateBuild
-}
-
-func (ts *sqliteTemplateSet) get(kind string, fill func(context.Context, *bun.DB) error) (string, error) {
-	ts.mu.Lock()
-	b := ts.built[kind]
-	if b == nil {
-		b = &templateBuild{}
-		ts.built[kind] = b
-	}
-	ts.mu.Unlock()
-	b.once.Do(func() {
-		dir, err := sqliteDirOnce()
-		if err != nil {
-			b.err = err
-			return
-		}
-		b.name = filepath.Join(dir, kind+".db")
-		b.err = buildSQLiteTemplate(context.Background(), b.name, fill)
-	})
-	return b.name, b.err
-}
+var sqliteTemplates = &templateSet{built: map[string]*templateBuild{}}
 
 var sqliteDirOnce = sync.OnceValues(func() (string, error) {
 	parent := filepath.Join(os.TempDir(), "marquee-sqlite-templates")
