@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/microcosm-cc/bluemonday"
-	"github.com/uptrace/bun"
 )
 
 // LandingTTL bounds staleness for what writes cannot invalidate: time passing
@@ -220,29 +219,9 @@ func (s *Storage) landingEngagement(ctx context.Context, appID, version string, 
 			return &counts, nil
 		}
 	}
-	ids := base.shownPostIDs()
-	counts := &landingCounts{Reactions: map[string][]ReactionView{}, Replies: map[string]int{}}
-	if len(ids) > 0 {
-		var reactions []Reaction
-		if err := s.DB.NewSelect().Model(&reactions).Where("message_id IN (?)", bun.In(ids)).
-			Order("created_at ASC").Scan(ctx); err != nil {
-			return nil, fmt.Errorf("load landing reactions: %w", err)
-		}
-		for _, r := range reactions {
-			counts.Reactions[r.MessageID] = append(counts.Reactions[r.MessageID],
-				ReactionView{ID: r.ID, Reaction: r.Reaction, MediaID: r.MediaID, Sender: ReactionUser{ID: r.SenderID}})
-		}
-		var replies []struct {
-			ParentMessageID string `bun:"parent_message_id"`
-			N               int    `bun:"n"`
-		}
-		if err := s.DB.NewSelect().Model((*Message)(nil)).ColumnExpr("parent_message_id, COUNT(*) AS n").
-			Where("parent_message_id IN (?)", bun.In(ids)).Group("parent_message_id").Scan(ctx, &replies); err != nil {
-			return nil, fmt.Errorf("count landing replies: %w", err)
-		}
-		for _, r := range replies {
-			counts.Replies[r.ParentMessageID] = r.N
-		}
+	counts, err := s.reactionsAndReplies(ctx, base.shownPostIDs())
+	if err != nil {
+		return nil, fmt.Errorf("landing engagement: %w", err)
 	}
 	members, err := s.DB.NewSelect().Model((*Membership)(nil)).Where("app_id = ?", appID).Count(ctx)
 	if err != nil {

@@ -144,30 +144,9 @@ func (s *Storage) postEngagement(ctx context.Context, appID, version, key string
 				return &counts, nil
 			}
 		}
-		counts := &landingCounts{Reactions: map[string][]ReactionView{}, Replies: map[string]int{}}
-		if len(ids) == 0 {
-			return counts, nil
-		}
-		var reactions []Reaction
-		if err := s.DB.NewSelect().Model(&reactions).Where("message_id IN (?)", bun.In(ids)).
-			Order("created_at ASC").Scan(ctx); err != nil {
-			return nil, fmt.Errorf("load reactions: %w", err)
-		}
-		for _, r := range reactions {
-			counts.Reactions[r.MessageID] = append(counts.Reactions[r.MessageID],
-				ReactionView{ID: r.ID, Reaction: r.Reaction, MediaID: r.MediaID, Sender: ReactionUser{ID: r.SenderID}})
-		}
-		var replies []struct {
-			ParentMessageID string `bun:"parent_message_id"`
-			N               int    `bun:"n"`
-		}
-		if err := s.DB.NewSelect().Model((*Message)(nil)).ColumnExpr("parent_message_id, COUNT(*) AS n").
-			Where("parent_message_id IN (?) AND hidden = ''", bun.In(ids)).Group("parent_message_id").
-			Scan(ctx, &replies); err != nil {
-			return nil, fmt.Errorf("count replies: %w", err)
-		}
-		for _, r := range replies {
-			counts.Replies[r.ParentMessageID] = r.N
+		counts, err := s.reactionsAndReplies(ctx, ids)
+		if err != nil {
+			return nil, err
 		}
 		if b, err := json.Marshal(counts); err == nil && cacheErr == nil {
 			if err := s.Cache.Set(ctx, full, b, listCacheTTL); err != nil {
@@ -459,4 +438,36 @@ func (s *Storage) HasHiddenPosts(ctx context.Context, appID, userID string) (boo
 		return false, fmt.Errorf("check hidden posts: %w", err)
 	}
 	return ok, nil
+}
+
+// reactionsAndReplies reads the reactions and the visible reply counts of
+// the posts ids: the engagement the feed and the landing page lay over
+// their cached posts.
+func (s *Storage) reactionsAndReplies(ctx context.Context, ids []string) (*landingCounts, error) {
+	counts := &landingCounts{Reactions: map[string][]ReactionView{}, Replies: map[string]int{}}
+	if len(ids) == 0 {
+		return counts, nil
+	}
+	var reactions []Reaction
+	if err := s.DB.NewSelect().Model(&reactions).Where("message_id IN (?)", bun.In(ids)).
+		Order("created_at ASC").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("load reactions: %w", err)
+	}
+	for _, r := range reactions {
+		counts.Reactions[r.MessageID] = append(counts.Reactions[r.MessageID],
+			ReactionView{ID: r.ID, Reaction: r.Reaction, MediaID: r.MediaID, Sender: ReactionUser{ID: r.SenderID}})
+	}
+	var replies []struct {
+		ParentMessageID string `bun:"parent_message_id"`
+		N               int    `bun:"n"`
+	}
+	if err := s.DB.NewSelect().Model((*Message)(nil)).ColumnExpr("parent_message_id, COUNT(*) AS n").
+		Where("parent_message_id IN (?) AND hidden = ''", bun.In(ids)).Group("parent_message_id").
+		Scan(ctx, &replies); err != nil {
+		return nil, fmt.Errorf("count replies: %w", err)
+	}
+	for _, r := range replies {
+		counts.Replies[r.ParentMessageID] = r.N
+	}
+	return counts, nil
 }
