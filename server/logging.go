@@ -99,10 +99,7 @@ func (s *Server) observe(site string) echo.MiddlewareFunc {
 		return func(c echo.Context) error {
 			start := time.Now()
 			req := c.Request()
-			id := req.Header.Get("X-Request-ID")
-			if !validRequestID(id) {
-				id = s.requestIDs.next()
-			}
+			id := s.requestIDOf(req)
 			ctx := context.WithValue(req.Context(), requestIDKey{}, id)
 			c.SetRequest(req.WithContext(ctx))
 			c.Response().Header()["X-Request-Id"] = []string{id}
@@ -117,16 +114,41 @@ func (s *Server) observe(site string) echo.MiddlewareFunc {
 			if route == "" {
 				route = "unmatched"
 			}
-			d := time.Since(start)
-			s.metrics.observeRequest(site, req.Method, route, status, d)
-			level := slog.LevelInfo
-			if route == "/healthz" || route == "/readyz" || route == "/metrics" || strings.HasPrefix(route, "/static") {
-				level = slog.LevelDebug
-			}
-			s.accessLog(ctx, level, id, site, req.Method, route, req.URL.Path, status, d, c.Response().Size, c.RealIP())
+			s.answered(ctx, answeredRequest{site: site, id: id, method: req.Method, route: route, path: req.URL.Path,
+				status: status, start: start, size: c.Response().Size, client: c.RealIP()})
 			return nil
 		}
 	}
+}
+
+// requestIDOf is the id a request is known by: the proxy's X-Request-ID
+// when it sends a sane one, else a new one.
+func (s *Server) requestIDOf(r *http.Request) string {
+	if id := r.Header.Get("X-Request-ID"); validRequestID(id) {
+		return id
+	}
+	return s.requestIDs.next()
+}
+
+// answeredRequest is what the access line and the request metrics say of a request.
+type answeredRequest struct {
+	site, id, method, route, path string
+	status                        int
+	start                         time.Time
+	size                          int64
+	client                        string
+}
+
+// answered counts a request in the metrics and writes its access line:
+// observe's end, and the visitor hits answered before the router.
+func (s *Server) answered(ctx context.Context, a answeredRequest) {
+	d := time.Since(a.start)
+	s.metrics.observeRequest(a.site, a.method, a.route, a.status, d)
+	level := slog.LevelInfo
+	if a.route == "/healthz" || a.route == "/readyz" || a.route == "/metrics" || strings.HasPrefix(a.route, "/static") {
+		level = slog.LevelDebug
+	}
+	s.accessLog(ctx, level, a, d)
 }
 
 // accessLog writes the access line. The record is built whole, with the
@@ -134,7 +156,7 @@ func (s *Server) observe(site string) echo.MiddlewareFunc {
 // below the one that would add the id again: key-value pairs boxed into
 // interfaces, and a record grown twice past its inline attributes, were
 // most of what a cached page cost (a CPU profile of BenchmarkVisitorPageHit).
-func (s *Server) accessLog(ctx context.Context, level slog.Level, id, site, method, route, path string, status int, d time.Duration, size int64, client string) {
+func (s *Server) accessLog(ctx context.Context, level slog.Level, a answeredRequest, d time.Duration) {
 	h := s.logger.Handler()
 	if inner, ok := h.(requestIDHandler); ok {
 		h = inner.Handler
@@ -144,10 +166,10 @@ func (s *Server) accessLog(ctx context.Context, level slog.Level, id, site, meth
 	}
 	r := slog.NewRecord(time.Now(), level, "request", 0)
 	r.AddAttrs(
-		slog.String("site", site), slog.String("method", method), slog.String("route", route),
-		slog.String("path", path), slog.Int("status", status),
-		slog.Float64("duration_ms", float64(d.Microseconds())/1000), slog.Int64("bytes", size),
-		slog.String("client", client), slog.String("request_id", id),
+		slog.String("site", a.site), slog.String("method", a.method), slog.String("route", a.route),
+		slog.String("path", a.path), slog.Int("status", a.status),
+		slog.Float64("duration_ms", float64(d.Microseconds())/1000), slog.Int64("bytes", a.size),
+		slog.String("client", a.client), slog.String("request_id", a.id),
 	)
 	_ = h.Handle(ctx, r)
 }

@@ -79,14 +79,17 @@ func (s *Server) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 		// and allocated each value on every request. The slices are shared
 		// by every response; a handler replaces a value (Set), never
 		// writes into one.
-		h := c.Response().Header()
-		v := &s.securityHeaderValues
-		h["X-Content-Type-Options"] = v[0]
-		h["Referrer-Policy"] = v[1]
-		h["X-Frame-Options"] = v[2]
-		h["Content-Security-Policy"] = v[3]
+		s.setSecurityHeaders(c.Response().Header())
 		return next(c)
 	}
+}
+
+func (s *Server) setSecurityHeaders(h http.Header) {
+	v := &s.securityHeaderValues
+	h["X-Content-Type-Options"] = v[0]
+	h["Referrer-Policy"] = v[1]
+	h["X-Frame-Options"] = v[2]
+	h["Content-Security-Policy"] = v[3]
 }
 
 // contentSecurityPolicy allows scripts from this site only. Images, video

@@ -88,6 +88,9 @@ type pageCache struct {
 	// database cannot say the current version (lastGood).
 	latest map[string]string
 	appIDs sync.Map // app name -> id; names never change
+	// visitorRoutes are the requests answered before the router when the
+	// page is current (pagecache_fastpath.go).
+	visitorRoutes visitorRoutes
 	views  sync.Map // app id -> appViewEntry
 	// classes remembers a member's viewer class per app and version.
 	classes    sync.Map // app id, user id, version -> memberClass
@@ -299,6 +302,11 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 			key := keyOf(class)
 			if p := s.pages.get(key, time.Now()); p != nil {
 				if p.engagement >= version.engagement {
+					if class == "visitor" {
+						// The next such request is answered before the router.
+						s.pages.visitorRoutes.remember(req, visitorRoute{appID: appID, postID: c.Param("postId"),
+							route: c.Path(), query: normalizedQuery(req.URL)})
+					}
 					return s.serveCached(c, p, class != "visitor", "hit")
 				}
 				// Whoever just wrote (a like without JavaScript) sees it at
@@ -570,6 +578,7 @@ func (s *Server) writeCompressed(c echo.Context, rec *recorded) error {
 		h.Set("Content-Encoding", "gzip")
 	}
 	h.Set("Content-Length", strconv.Itoa(len(body)))
+	sendInOnePiece(c.Request())
 	c.Response().WriteHeader(rec.status)
 	_, err := c.Response().Write(body)
 	return err
@@ -598,8 +607,16 @@ func newCachedPage(rec *recorded) *cachedPage {
 // serveCached answers from an entry: 304 when the client holds it already,
 // else the smallest encoding the client accepts.
 func (s *Server) serveCached(c echo.Context, p *cachedPage, member bool, state string) error {
+	_, _, err := s.writeCachedPage(c.Response(), c.Request(), p, member, state)
+	return err
+}
+
+// writeCachedPage is serveCached on the bare writer, shared with the
+// visitor hits answered before the router (pagecache_fastpath.go). It
+// returns the status and the body's size it wrote.
+func (s *Server) writeCachedPage(w http.ResponseWriter, r *http.Request, p *cachedPage, member bool, state string) (int, int, error) {
 	s.metrics.pageCacheResult(state)
-	h := c.Response().Header()
+	h := w.Header()
 	for k, vs := range p.header {
 		h[k] = vs
 	}
@@ -618,23 +635,25 @@ func (s *Server) serveCached(c echo.Context, p *cachedPage, member bool, state s
 		h["Cache-Control"] = cacheControlShared
 	}
 	body, enc, sent := p.identity, "", p.sent[0]
-	switch {
-	case acceptsEncoding(c.Request(), "br"):
+	switch accepted := r.Header.Get("Accept-Encoding"); {
+	case acceptsEncodingIn(accepted, "br"):
 		body, enc, sent = p.br, "br", p.sent[2]
-	case acceptsEncoding(c.Request(), "gzip"):
+	case acceptsEncodingIn(accepted, "gzip"):
 		body, enc, sent = p.gz, "gzip", p.sent[1]
 	}
 	h["Etag"] = sent.etag
-	if matchesETag(c.Request().Header.Get("If-None-Match"), p.etag) {
-		return c.NoContent(http.StatusNotModified)
+	if matchesETag(r.Header.Get("If-None-Match"), p.etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return http.StatusNotModified, 0, nil
 	}
 	if enc != "" {
 		h["Content-Encoding"] = encodingValues[enc]
 	}
 	h["Content-Length"] = sent.length
-	c.Response().WriteHeader(p.status)
-	_, err := c.Response().Write(body)
-	return err
+	sendInOnePiece(r)
+	w.WriteHeader(p.status)
+	n, err := w.Write(body)
+	return p.status, n, err
 }
 
 // matchesETag compares If-None-Match weakly: any encoding of the same bytes
@@ -660,7 +679,10 @@ func matchesETag(header, base string) bool {
 // acceptsEncoding reads Accept-Encoding, honouring q=0 as a refusal
 // (without allocating: every cached page's hit asks).
 func acceptsEncoding(r *http.Request, enc string) bool {
-	rest := r.Header.Get("Accept-Encoding")
+	return acceptsEncodingIn(r.Header.Get("Accept-Encoding"), enc)
+}
+
+func acceptsEncodingIn(rest, enc string) bool {
 	for rest != "" {
 		var part string
 		part, rest, _ = strings.Cut(rest, ",")

@@ -52,11 +52,13 @@ func envelopeOf(data any, p *store.Pagination, message string) any {
 
 // respond answers status with data.
 func respond(c echo.Context, status int, data any) error {
+	sendInOnePiece(c.Request())
 	return c.JSON(status, envelopeOf(data, nil, ""))
 }
 
 // respondPage answers a list page: data and its pagination at the top level.
 func respondPage(c echo.Context, data any, p store.Pagination) error {
+	sendInOnePiece(c.Request())
 	return c.JSON(http.StatusOK, envelopeOf(data, &p, ""))
 }
 

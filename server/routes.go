@@ -39,7 +39,7 @@ func (s *Server) routes() {
 		// it comes from a configured proxy (TRUSTED_PROXIES), whose
 		// X-Forwarded-For is then read right to left up to the first
 		// address that is not a trusted proxy. Nobody else's header counts.
-		e.IPExtractor = s.clientAddress()
+		e.IPExtractor = s.clientIP
 		e.Use(s.loadViewer)
 		e.GET("/healthz", s.healthz)
 		e.GET("/readyz", s.readyz)

@@ -61,6 +61,11 @@ type Server struct {
 	requestIDs *requestIDs
 	// securityHeaderValues are the values securityHeaders sends, made once.
 	securityHeaderValues [4][]string
+	// clientIP is the client's address (TRUSTED_PROXIES, client_address.go).
+	clientIP echo.IPExtractor
+	// mainHandler is the main site: visitor hits answered before the
+	// router, then echo (pagecache_fastpath.go).
+	mainHandler http.Handler
 }
 
 // Renderer turns a page and its props into HTML: render.Engine (React on
@@ -128,9 +133,11 @@ func New(d Deps) *Server {
 	}
 	s.pages.off = d.NoPageCache
 	s.crossOrigin = s.newCrossOriginProtection()
+	s.clientIP = s.clientAddress()
 	s.main = s.newEcho()
 	s.auth = s.newEcho()
 	s.routes()
+	s.mainHandler = s.answerVisitorHits(s.main)
 	return s
 }
 
@@ -142,7 +149,7 @@ func (s *Server) newEcho() *echo.Echo {
 }
 
 // Main and Auth expose the handlers for tests (httptest) and benchmarks.
-func (s *Server) Main() http.Handler { return s.main }
+func (s *Server) Main() http.Handler { return s.mainHandler }
 func (s *Server) Auth() http.Handler { return s.auth }
 
 // Listeners are the two sites' bound sockets.
@@ -191,13 +198,13 @@ func Listen(cfg *Config) (Listeners, error) {
 // in its backlog) and waits up to 10 seconds for requests in flight.
 func (s *Server) Run(ctx context.Context, lns Listeners) error {
 	servers := []*http.Server{
-		{Addr: lns.Main.Addr().String(), Handler: s.closeWhenDraining(s.main), ReadHeaderTimeout: 10 * time.Second},
+		{Addr: lns.Main.Addr().String(), Handler: s.closeWhenDraining(s.mainHandler), ReadHeaderTimeout: 10 * time.Second},
 		{Addr: lns.Auth.Addr().String(), Handler: s.closeWhenDraining(s.auth), ReadHeaderTimeout: 10 * time.Second},
 	}
 	errs := make(chan error, len(servers))
 	for i, ln := range []net.Listener{lns.Main, lns.Auth} {
 		go func(srv *http.Server) {
-			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			if err := Serve(srv, ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				errs <- fmt.Errorf("serve %s: %w", srv.Addr, err)
 			}
 		}(servers[i])

@@ -100,5 +100,6 @@ func (s *Server) staticBuild(c echo.Context) error {
 	if enc != "" {
 		h.Set("Content-Encoding", enc)
 	}
+	sendInOnePiece(c.Request())
 	return c.Blob(http.StatusOK, f.contentType, body)
 }

@@ -1,0 +1,137 @@
+package server
+
+import (
+	"net/http"
+	"sync"
+	"time"
+)
+
+// A visitor's request for a page the cache holds at the current version is
+// answered before the router: echo's context, the route lookup and the
+// chain of middleware were two thirds of what such a hit cost (a CPU
+// profile of scripts/bench), and none of them changes that answer. The
+// cache learns which requests it may answer so from the requests the whole
+// chain answered with a visitor's cached page (cachePage): only an exact
+// path and query seen there is looked up here, so what the chain would
+// refuse, redirect or route elsewhere never is. Everything else, and any
+// hit that is not current (a newer engagement, a new version, an expired
+// entry), goes through the chain as before.
+//
+// What the chain does for such a request is done here too: the request id,
+// the security headers, the access line and the metrics. What it is not
+// given: the in-flight limit (it protects rendering; a hit renders nothing),
+// and echo's panic recovery (net/http recovers per connection; nothing here
+// panics on a request's input).
+
+// visitorRoute is what a request's path and query stand for in the cache.
+type visitorRoute struct {
+	appID, postID string
+	route         string // the route's pattern, for the access line and metrics
+	query         string // normalizedQuery
+}
+
+type visitorRouteKey struct{ path, rawQuery string }
+
+type visitorRoutes struct {
+	mu     sync.RWMutex
+	routes map[visitorRouteKey]visitorRoute
+}
+
+// visitorRoutesLimit bounds what is remembered (crawlers vary queries):
+// past it the table starts over and fills again from the chain.
+const visitorRoutesLimit = 50_000
+
+func (t *visitorRoutes) remember(r *http.Request, vr visitorRoute) {
+	if r.URL.RawPath != "" {
+		return // answerVisitorHit leaves escaped paths to the chain
+	}
+	k := visitorRouteKey{r.URL.Path, r.URL.RawQuery}
+	t.mu.RLock()
+	known, ok := t.routes[k]
+	t.mu.RUnlock()
+	if ok && known == vr {
+		return
+	}
+	t.mu.Lock()
+	if t.routes == nil || len(t.routes) >= visitorRoutesLimit {
+		t.routes = map[visitorRouteKey]visitorRoute{}
+	}
+	t.routes[k] = vr
+	t.mu.Unlock()
+}
+
+func (t *visitorRoutes) lookup(r *http.Request) (visitorRoute, bool) {
+	t.mu.RLock()
+	vr, ok := t.routes[visitorRouteKey{r.URL.Path, r.URL.RawQuery}]
+	t.mu.RUnlock()
+	return vr, ok
+}
+
+// answerVisitorHits is the main site's handler: visitor hits answered
+// here, every other request by next (echo).
+func (s *Server) answerVisitorHits(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.answerVisitorHit(w, r) {
+			next.ServeHTTP(w, r)
+		}
+	})
+}
+
+// answerVisitorHit answers r from the page cache and reports true, or
+// reports false having written nothing.
+func (s *Server) answerVisitorHit(w http.ResponseWriter, r *http.Request) bool {
+	// Any cookie sends the request through the chain: a session (a
+	// member's page, or a stale cookie the page clears), or a browser that
+	// has just written (freshCookie) and must not get a stale page.
+	// An escaped path is left to the chain, which decodes it as it routes.
+	if (r.Method != http.MethodGet && r.Method != http.MethodHead) || len(r.Header["Cookie"]) > 0 || r.URL.RawPath != "" || s.pages.off {
+		return false
+	}
+	vr, ok := s.pages.visitorRoutes.lookup(r)
+	if !ok {
+		return false
+	}
+	start := time.Now()
+	ctx := r.Context()
+	version, err := s.pageVersion(ctx, vr.appID, vr.postID)
+	if err != nil {
+		return false
+	}
+	p := s.pages.getVisitorPage(vr, version.content, s.store.Build, r.URL.Path, start)
+	if p == nil || p.engagement < version.engagement {
+		return false
+	}
+	id := s.requestIDOf(r)
+	h := w.Header()
+	h["X-Request-Id"] = []string{id}
+	s.setSecurityHeaders(h)
+	status, size, err := s.writeCachedPage(w, r, p, false, "hit")
+	if err != nil && ctx.Err() != nil {
+		status = statusClientClosed
+	}
+	s.answered(ctx, answeredRequest{site: "main", id: id, method: r.Method, route: vr.route, path: r.URL.Path,
+		status: status, start: start, size: int64(size), client: s.clientIP(r)})
+	return true
+}
+
+// getVisitorPage is get for a visitor's page key, built in a buffer that
+// the map lookup does not copy.
+func (pc *pageCache) getVisitorPage(vr visitorRoute, content, build, path string, now time.Time) *cachedPage {
+	buf := keyBuffers.Get().(*[]byte)
+	b := append((*buf)[:0], vr.appID...)
+	for _, part := range [...]string{content, build, path, vr.query, "visitor"} {
+		b = append(b, 0)
+		b = append(b, part...)
+	}
+	pc.mu.Lock()
+	p := pc.entries[string(b)]
+	pc.mu.Unlock()
+	*buf = b
+	keyBuffers.Put(buf)
+	if p == nil || now.After(p.expires) {
+		return nil // the chain drops it and renders
+	}
+	return p
+}
+
+var keyBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
