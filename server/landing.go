@@ -12,7 +12,16 @@ import (
 
 // loadLanding is the one loader behind the landing page and its JSON call.
 func (s *Server) loadLanding(c echo.Context, idOrName string) (*store.AppView, error) {
-	view, err := s.store.Landing(c.Request().Context(), idOrName)
+	return usableApp(s.store.Landing(c.Request().Context(), idOrName))
+}
+
+// loadAccess is loadLanding without the engagement counts (posts'
+// reactions and replies, members), which deciding access never reads.
+func (s *Server) loadAccess(c echo.Context, idOrName string) (*store.AppView, error) {
+	return usableApp(s.store.LandingContent(c.Request().Context(), idOrName))
+}
+
+func usableApp(view *store.AppView, err error) (*store.AppView, error) {
 	if err != nil {
 		return nil, wrapLoad(err, "App not found")
 	}

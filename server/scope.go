@@ -35,9 +35,10 @@ type Scope struct {
 }
 
 // scopeOf loads an app by id or name (404 'App not found') and the viewer's
-// standing in it.
+// standing in it. Its App holds no current counts (loadAccess): answers
+// that show counts read them (pageScope, the feed's overlay).
 func (s *Server) scopeOf(c echo.Context, idOrName string) (*Scope, error) {
-	view, err := s.loadLanding(c, idOrName)
+	view, err := s.loadAccess(c, idOrName)
 	if err != nil {
 		return nil, err
 	}

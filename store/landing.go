@@ -159,6 +159,31 @@ func (s *Storage) Landing(ctx context.Context, idOrName string) (*AppView, error
 	return &view, nil
 }
 
+// LandingContent is the landing data of an app by id or name without
+// its engagement: its posts' reactions and reply counts and its member
+// count are as of the content's build, not now. It is what deciding a
+// viewer's access reads (settings, roles, the community's id): every like
+// moves the engagement, and reading the counts again for the next write's
+// access check was a write's largest cost (scripts/bench's mixed mode).
+func (s *Storage) LandingContent(ctx context.Context, idOrName string) (*AppView, error) {
+	appID, err := s.AppIDOf(ctx, idOrName)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.CurrentVersions(ctx, appID)
+	if err != nil {
+		return nil, err
+	}
+	built, err, _ := s.landingBuilds.Do(appID+":content:"+v.Key(), func() (any, error) {
+		return s.landingContent(ctx, appID, v.Key())
+	})
+	if err != nil {
+		return nil, err
+	}
+	view := *built.(*AppView)
+	return &view, nil
+}
+
 // landingContent is the landing data as built from the database, cached per
 // content version.
 func (s *Storage) landingContent(ctx context.Context, appID, version string) (*AppView, error) {
