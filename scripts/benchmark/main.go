@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,6 +47,11 @@ var (
 	// BENCH_WRITES: writes per second (likes, replies, follows by 20
 	// members) during the mixed-mode column; 0 leaves it out.
 	benchWrites, _ = strconv.Atoi(envOr("BENCH_WRITES", "60"))
+	// BENCH_ROUNDS: the figures that are compared (nginx, Marquee, Marquee
+	// under writes) are measured in turn this many times and their medians
+	// kept, so a neighbour's burst on a shared machine skews one round of
+	// one column, not a ratio.
+	benchRounds, _ = strconv.Atoi(envOr("BENCH_ROUNDS", "3"))
 )
 
 func envOr(k, def string) string {
@@ -283,17 +289,33 @@ func run(ctx context.Context) error {
 			if member {
 				ck, who = cookie, "member"
 			}
-			ng := "-"
-			var ngFig figure
-			if !member {
-				if ngFig, err = wrk(nginxURL+p.path, ""); err != nil {
-					return err
-				}
-				ng = ngFig.String()
+			// The compared figures, measured in turn (BENCH_ROUNDS).
+			measures := []func() (figure, error){
+				func() (figure, error) {
+					return profiled(who+"-"+p.name, func() (figure, error) { return wrk(marquee+p.path, ck) })
+				},
 			}
-			mq, err := wrk(marquee+p.path, ck)
+			if !member {
+				measures = append(measures, func() (figure, error) { return wrk(nginxURL+p.path, "") })
+			}
+			if engaged != nil {
+				measures = append(measures, func() (figure, error) {
+					return profiled(who+"-"+p.name+"-writes", func() (figure, error) { return withWrites(marquee+p.path, ck) })
+				})
+			}
+			medians, err := inTurn(measures)
 			if err != nil {
 				return err
+			}
+			mq := medians[0]
+			ng := "-"
+			var ngFig, busy figure
+			if !member {
+				ngFig = medians[1]
+				ng = ngFig.String()
+			}
+			if engaged != nil {
+				busy = medians[len(medians)-1]
 			}
 			off, err := wrk(marqueeOff+p.path, ck)
 			if err != nil {
@@ -313,10 +335,6 @@ func run(ctx context.Context) error {
 			}
 			extra := ""
 			if engaged != nil {
-				busy, err := withWrites(marquee+p.path, ck)
-				if err != nil {
-					return err
-				}
 				ratio := "-"
 				if ngFig.rps > 0 {
 					ratio = fmt.Sprintf("%.2fx", busy.rps/ngFig.rps)
@@ -429,7 +447,8 @@ func serveHTTP(h http.Handler) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	go (&http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}).Serve(ln)
+	// As `marquee serve` serves (server.Serve: answers in one piece).
+	go server.Serve(&http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}, ln)
 	return "http://" + ln.Addr().String(), nil
 }
 
@@ -593,6 +612,48 @@ func (f figure) String() string {
 		return fmt.Sprintf("%.0f (%d failed)", f.rps, f.failed)
 	}
 	return fmt.Sprintf("%.0f", f.rps)
+}
+
+// inTurn runs each measure benchRounds times, one after the other in
+// every round, and answers each one's median figure.
+func inTurn(measures []func() (figure, error)) ([]figure, error) {
+	rounds := max(benchRounds, 1)
+	runs := make([][]figure, len(measures))
+	for r := 0; r < rounds; r++ {
+		for i, m := range measures {
+			f, err := m()
+			if err != nil {
+				return nil, err
+			}
+			runs[i] = append(runs[i], f)
+		}
+	}
+	medians := make([]figure, len(measures))
+	for i, fs := range runs {
+		sort.Slice(fs, func(a, b int) bool { return fs[a].rps < fs[b].rps })
+		medians[i] = fs[len(fs)/2]
+	}
+	return medians, nil
+}
+
+// profiled runs measure under a CPU profile of the bench process (the
+// Marquee servers run in it) when BENCH_CPUPROFILE names a folder: one
+// <name>.pprof per Marquee run, for `go tool pprof`.
+func profiled(name string, measure func() (figure, error)) (figure, error) {
+	dir := os.Getenv("BENCH_CPUPROFILE")
+	if dir == "" {
+		return measure()
+	}
+	f, err := os.Create(filepath.Join(dir, name+".pprof"))
+	if err != nil {
+		return figure{}, err
+	}
+	defer f.Close()
+	if err := pprof.StartCPUProfile(f); err != nil {
+		return figure{}, err
+	}
+	defer pprof.StopCPUProfile()
+	return measure()
 }
 
 // wrk loads url and returns its figure.
