@@ -411,8 +411,15 @@ func (s *Server) fillPage(c echo.Context, key string, engagement int64, stale *c
 		close(f.done)
 	}()
 
+	// The render is everyone's who waits for it: the client that started
+	// it leaving (wrk ending, a closed tab) must not cancel it for the
+	// others, who would each render the page for themselves. The render
+	// timeout still bounds it.
+	req := c.Request()
+	c.SetRequest(req.WithContext(context.WithoutCancel(req.Context())))
 	rendered := time.Now()
 	rec := s.capture(c, next)
+	c.SetRequest(req)
 	if rec.status != http.StatusOK || rec.header.Get("Set-Cookie") != "" || strings.Contains(rec.header.Get("Cache-Control"), "no-store") {
 		c.Response().Header().Set("Vary", "Accept-Encoding, Cookie")
 		c.Response().Header().Set("X-Page-Cache", "bypass")

@@ -13,9 +13,10 @@ import (
 // cache learns which requests it may answer so from the requests the whole
 // chain answered with a visitor's cached page (cachePage): only an exact
 // path and query seen there is looked up here, so what the chain would
-// refuse, redirect or route elsewhere never is. Everything else, and any
-// hit that is not current (a newer engagement, a new version, an expired
-// entry), goes through the chain as before.
+// refuse, redirect or route elsewhere never is. A page with older counts is
+// served within the staleness bound as the chain serves it; everything
+// else (a render due, a new version, an expired entry) goes through the
+// chain as before.
 //
 // What the chain does for such a request is done here too: the request id,
 // the security headers, the access line and the metrics. What it is not
@@ -98,14 +99,24 @@ func (s *Server) answerVisitorHit(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	p := s.pages.getVisitorPage(vr, version.content, s.store.Build, r.URL.Path, start)
-	if p == nil || p.engagement < version.engagement {
+	if p == nil {
 		return false
+	}
+	state := "hit"
+	if p.engagement < version.engagement {
+		// Older counts: served within the staleness bound, as the chain
+		// does; past it the chain has one request render while the others
+		// get this page.
+		if start.Sub(p.rendered) >= s.pages.staleFor {
+			return false
+		}
+		state = "stale"
 	}
 	id := s.requestIDOf(r)
 	h := w.Header()
 	h["X-Request-Id"] = []string{id}
 	s.setSecurityHeaders(h)
-	status, size, err := s.writeCachedPage(w, r, p, false, "hit")
+	status, size, err := s.writeCachedPage(w, r, p, false, state)
 	if err != nil && ctx.Err() != nil {
 		status = statusClientClosed
 	}

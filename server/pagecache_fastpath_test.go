@@ -5,13 +5,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 )
 
 // A visitor's request the chain has answered from the cache is answered
 // before the router from then on, with the same status, headers and bytes,
 // the same access line and metrics; anything it cannot answer exactly as
 // the chain would (a cookie, another method, a path or query it has not
-// seen, a page that is not current) goes through the chain.
+// seen, a new version, a render due) goes through the chain.
 func TestVisitorHitsBeforeTheRouter(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, demoDB(t))
@@ -114,8 +115,16 @@ func TestVisitorHitsBeforeTheRouter(t *testing.T) {
 		t.Fatal(err)
 	}
 	ts.store.NoteEngagement(ctx, appID)
+	ts.pages.staleFor = time.Hour // within the bound
+	if rec, ok := fast(request("GET", "/apps/demo", nil)); !ok || rec.Header().Get("X-Page-Cache") != "stale" {
+		t.Errorf("a page with older counts within the staleness bound: answered %v, %q, want stale", ok, rec.Header().Get("X-Page-Cache"))
+	}
+	ts.pages.staleFor = 0 // past it: the chain renders
 	if _, ok := fast(request("GET", "/apps/demo", nil)); ok {
-		t.Error("a page older than the engagement was answered before the router")
+		t.Error("a page with older counts past the staleness bound was answered before the router")
+	}
+	if rec := serveLocal(ts, request("GET", "/apps/demo", nil)); rec.Header().Get("X-Page-Cache") != "refresh" {
+		t.Errorf("past the bound the chain answered %q, want a refresh", rec.Header().Get("X-Page-Cache"))
 	}
 	ts.store.InvalidateApp(ctx, appID)
 	if _, ok := fast(request("GET", "/apps/demo", nil)); ok {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"marquee/render"
@@ -45,4 +47,55 @@ type timingOut struct{ Renderer }
 
 func (timingOut) Render(ctx context.Context, page string, _ any) (render.Result, error) {
 	return render.Result{}, fmt.Errorf("render %s: %w", page, render.ErrTimeout)
+}
+
+// A render that others wait for is theirs too: the client that started it
+// leaving (a closed tab, wrk ending its run) does not cancel it, and the
+// page is cached for the next request.
+func TestLeavingClientKeepsTheSharedRender(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, demoDB(t))
+	gate := &gatedRenderer{Renderer: ts.renderer, started: make(chan struct{}, 1), release: make(chan struct{})}
+	ts.renderer = gate
+	ctx, leave := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		req := httptest.NewRequest("GET", "/apps/demo", nil).WithContext(ctx)
+		ts.Main().ServeHTTP(httptest.NewRecorder(), req)
+	}()
+	<-gate.started
+	leave()
+	close(gate.release)
+	<-done
+	page := ts.do(t, "GET", "/apps/demo", nil, nil)
+	if page.Status != http.StatusOK || page.Header.Get("X-Page-Cache") != "hit" {
+		t.Fatalf("after the first client left: %d %s, want the page it started, cached", page.Status, page.Header.Get("X-Page-Cache"))
+	}
+	if n := gate.renders.Load(); n != 1 {
+		t.Errorf("%d renders, want 1", n)
+	}
+}
+
+// gatedRenderer holds each render until release, and gives up, as the real
+// renderer does, when its context ends first.
+type gatedRenderer struct {
+	Renderer
+	started chan struct{}
+	release chan struct{}
+	renders atomic.Int64
+}
+
+func (g *gatedRenderer) Render(ctx context.Context, page string, props any) (render.Result, error) {
+	g.renders.Add(1)
+	select {
+	case g.started <- struct{}{}:
+	default:
+	}
+	select {
+	case <-g.release:
+	case <-ctx.Done():
+		return render.Result{}, fmt.Errorf("render %s: %w", page, ctx.Err())
+	}
+	return g.Renderer.Render(ctx, page, props)
 }
