@@ -228,19 +228,21 @@ func (s *Storage) PageVersionsLive() bool {
 
 // learn records the version a bump moved scope to (this process's own, or
 // one announced with its number), so that no request has to read it back
-// from the database. Versions only grow: one older than what is known
-// (two announcements crossing, or a database started over) is not
-// trusted, the scope is read again instead.
+// from the database. Versions only grow, so an announcement older than
+// what is known is old news and changes nothing: with two instances
+// bumping an app's engagement, each often hears the other's bump after
+// making a newer one itself, and reading the scope again for each made
+// every request of the app wait for the database. (A database started
+// over is noticed when the trust runs out.)
 func (pv *pageVersions) learn(scope string, version int64, at time.Time) {
 	pv.mu.Lock()
 	defer pv.mu.Unlock()
+	if k, ok := pv.known[scope]; ok && k.version >= version {
+		return
+	}
 	pv.gen++ // a read that raced this bump may hold the older version
 	if len(pv.known) > 100_000 {
 		clear(pv.known)
-	}
-	if k, ok := pv.known[scope]; ok && k.version > version {
-		delete(pv.known, scope)
-		return
 	}
 	pv.known[scope] = knownVersion{version, at}
 }

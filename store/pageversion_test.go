@@ -101,3 +101,53 @@ func TestBumpCarriesItsVersion(t *testing.T) {
 		t.Fatalf("versions read back from the database %d times: %v", qc.N(), qc.Queries())
 	}
 }
+
+// Two instances bumping one app's engagement each hear the other's bump,
+// often after making a newer one: an announcement older than what is
+// known changes nothing and costs no read.
+func TestOlderAnnouncementIsOldNews(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	db := storetest.Postgres(t)
+	db.AddQueryHook(store.QueryCountHook{})
+	rdb := storetest.Redis(t)
+	s := store.NewStorage(db, store.NewMemoryCache(), nil, nil)
+	s.Redis, s.Namespace = rdb, "test:"+store.NewID()
+	go s.WatchPageVersions(ctx)
+	for !s.PageVersionsLive() {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if _, err := s.CurrentVersions(ctx, "app-a"); err != nil {
+		t.Fatal(err)
+	}
+	s.NoteEngagement(ctx, "app-a")
+	s.NoteEngagement(ctx, "app-a")
+	// Another instance's bump to 1, heard after this one's to 2; then a
+	// post's bump, heard after it, says the first has been taken in.
+	for _, msg := range []string{"e:app-a 1", "m:post-x 5"} {
+		if err := rdb.Publish(ctx, s.PageVersionChannel(), msg).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for {
+		v, err := s.PostVersion(ctx, "post-x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v == 5 {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal(ctx.Err())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	qctx, qc := store.WithQueryCount(ctx)
+	if v, err := s.CurrentVersions(qctx, "app-a"); err != nil || v.Engagement != 2 {
+		t.Fatalf("after an older announcement: %+v %v, want engagement 2", v, err)
+	}
+	if qc.N() != 0 {
+		t.Fatalf("versions read from the database %d times after old news: %v", qc.N(), qc.Queries())
+	}
+}
