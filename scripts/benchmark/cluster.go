@@ -141,6 +141,15 @@ func clusterBench(ctx context.Context) error {
 		cmd := exec.Command(bin, "serve")
 		cmd.Env = env
 		cmd.Stderr = io.Discard
+		// BENCH_CLUSTER_LOGS names a folder for the instances' logs.
+		if dir := os.Getenv("BENCH_CLUSTER_LOGS"); dir != "" {
+			f, err := os.Create(filepath.Join(dir, fmt.Sprintf("instance-%d.log", i+1)))
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			cmd.Stdout, cmd.Stderr = f, f
+		}
 		if err := cmd.Start(); err != nil {
 			return fmt.Errorf("start instance %d: %w", i+1, err)
 		}
