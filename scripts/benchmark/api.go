@@ -408,3 +408,51 @@ func waitForURL(u string, limit time.Duration) error {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// machineBusy answers the machine's busy and total CPU time so far, in
+// clock ticks (/proc/stat's first line: everything but idle and iowait is
+// busy).
+func machineBusy() (busy, total int64) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	for i, f := range strings.Fields(line)[1:] {
+		n, _ := strconv.ParseInt(f, 10, 64)
+		total += n
+		if i != 3 && i != 4 { // idle, iowait
+			busy += n
+		}
+	}
+	return busy, total
+}
+
+// cpuByCommand answers the CPU time (user and system clock ticks) every
+// process has used so far, summed by command name.
+func cpuByCommand() map[string]int64 {
+	out := map[string]int64{}
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		if _, err := strconv.Atoi(d.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + d.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ... utime stime: fields 14 and 15.
+		open, end := strings.IndexByte(string(b), '('), strings.LastIndexByte(string(b), ')')
+		if open < 0 || end < open {
+			continue
+		}
+		fields := strings.Fields(string(b[end+1:]))
+		if len(fields) < 13 {
+			continue
+		}
+		user, _ := strconv.ParseInt(fields[11], 10, 64)
+		sys, _ := strconv.ParseInt(fields[12], 10, 64)
+		out[string(b[open+1:end])] += user + sys
+	}
+	return out
+}

@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -218,8 +219,52 @@ func clusterBench(ctx context.Context) error {
 		writing += time.Since(start)
 	}
 
+	// What the writes cost the machine on their own (writers, nginx,
+	// instances, PostgreSQL, Redis): the share of the CPU the reads lose to
+	// them at best.
+	var writesAlone string
+	if engaged != nil {
+		// The machine's own background (other services, the servers'
+		// job pollers) is measured first and taken off.
+		idleBusy0, idleTotal0 := machineBusy()
+		time.Sleep(3 * time.Second)
+		idleBusy1, idleTotal1 := machineBusy()
+		background := 0.0
+		if idleTotal1 > idleTotal0 {
+			background = float64(idleBusy1-idleBusy0) / float64(idleTotal1-idleTotal0)
+		}
+		busy0, total0 := machineBusy()
+		byCommand0 := cpuByCommand()
+		made0 := engaged.done.Load() + engaged.failed.Load()
+		wctx, stop := context.WithTimeout(ctx, 5*time.Second)
+		engaged.run(wctx, benchWrites)
+		stop()
+		busy1, total1 := machineBusy()
+		made := engaged.done.Load() + engaged.failed.Load() - made0
+		if total1 > total0 && made > 0 {
+			cores := float64(numCPU())
+			share := float64(busy1-busy0)/float64(total1-total0) - background
+			cpuSeconds := share * cores * 5
+			writesAlone = fmt.Sprintf("writes alone (%d in 5 s, no reads): %.0f%% of the machine's %d cores busy beyond its background (%.0f%%), %.1f ms of CPU per write (everything on the machine)",
+				made, share*100, numCPU(), background*100, cpuSeconds*1000/float64(made))
+			// Where it went, per command (clock ticks are 10 ms).
+			var parts []string
+			byCommand := cpuByCommand()
+			for name, ticks := range byCommand {
+				if d := ticks - byCommand0[name]; d >= 5 {
+					parts = append(parts, fmt.Sprintf("%s %.1f ms", name, float64(d)*10/float64(made)))
+				}
+			}
+			sort.Strings(parts)
+			writesAlone += "; per write: " + strings.Join(parts, ", ")
+		}
+	}
+
 	fmt.Printf("\nPostgreSQL (%s) + Redis (%s), two `bin/marquee serve` behind nginx (round robin, keepalive); wrk -t1 -c%s -d%s, Accept-Encoding: gzip\n",
 		clusterDatabase, clusterRedis, wrkConns, wrkFor)
+	if writesAlone != "" {
+		fmt.Println(writesAlone)
+	}
 	fmt.Printf("load average before: %s\n\n", loadAvg())
 	fmt.Printf("| page | viewer | no writes req/s | at %d writes/s | ratio |\n", benchWrites)
 	fmt.Println("| --- | --- | ---: | ---: | ---: |")
