@@ -89,9 +89,9 @@ type pageCache struct {
 	latest map[string]string
 	appIDs sync.Map // app name -> id; names never change
 	// visitorRoutes are the requests answered before the router when the
-	// page is current (pagecache_fastpath.go).
+	// page is current or within the staleness bound (pagecache_fastpath.go).
 	visitorRoutes visitorRoutes
-	views  sync.Map // app id -> appViewEntry
+	views         sync.Map // app id -> appViewEntry
 	// classes remembers a member's viewer class per app and version.
 	classes    sync.Map // app id, user id, version -> memberClass
 	classCount atomic.Int64
