@@ -154,6 +154,17 @@ func (pc *pageCache) put(key string, p *cachedPage) {
 	}
 }
 
+// appendPageKey appends the key of a page entry to b: app id, content
+// version, build, path, normalised query and viewer class, NUL-separated.
+func appendPageKey(b []byte, appID, content, build, path, query, class string) []byte {
+	b = append(b, appID...)
+	for _, part := range [...]string{content, build, path, query, class} {
+		b = append(b, 0)
+		b = append(b, part...)
+	}
+	return b
+}
+
 // unversionedKey drops the content version (the second part) from a page
 // key: the same page and viewer class at any version.
 func unversionedKey(key string) (string, bool) {
@@ -258,7 +269,7 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 				// old, instead of a 503. A member's page depends on who they
 				// are, which the database says; they get the 503.
 				if v.User == nil && store.IsUnavailable(err) {
-					key := strings.Join([]string{appID, "", s.store.Build, req.URL.Path, normalizedQuery(req.URL), "visitor"}, "\x00")
+					key := string(appendPageKey(nil, appID, "", s.store.Build, req.URL.Path, normalizedQuery(req.URL), "visitor"))
 					if p := s.pages.lastGood(key); p != nil {
 						s.logger.Warn("database unavailable; serving the last cached page", "path", req.URL.Path, "err", err)
 						return s.serveCached(c, p, false, "stale")
@@ -297,7 +308,7 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 				return s.answerUncached(c, next)
 			}
 			keyOf := func(class string) string {
-				return strings.Join([]string{appID, version.content, s.store.Build, req.URL.Path, normalizedQuery(req.URL), class}, "\x00")
+				return string(appendPageKey(nil, appID, version.content, s.store.Build, req.URL.Path, normalizedQuery(req.URL), class))
 			}
 			key := keyOf(class)
 			if p := s.pages.get(key, time.Now()); p != nil {

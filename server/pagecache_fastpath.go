@@ -129,11 +129,7 @@ func (s *Server) answerVisitorHit(w http.ResponseWriter, r *http.Request) bool {
 // the map lookup does not copy.
 func (pc *pageCache) getVisitorPage(vr visitorRoute, content, build, path string, now time.Time) *cachedPage {
 	buf := keyBuffers.Get().(*[]byte)
-	b := append((*buf)[:0], vr.appID...)
-	for _, part := range [...]string{content, build, path, vr.query, "visitor"} {
-		b = append(b, 0)
-		b = append(b, part...)
-	}
+	b := appendPageKey((*buf)[:0], vr.appID, content, build, path, vr.query, "visitor")
 	pc.mu.Lock()
 	p := pc.entries[string(b)]
 	pc.mu.Unlock()

@@ -117,11 +117,7 @@ type landingMemoEntry struct {
 // follow moves the engagement version. A failing cache is logged and
 // skipped: the database answers.
 func (s *Storage) Landing(ctx context.Context, idOrName string) (*AppView, error) {
-	appID, err := s.AppIDOf(ctx, idOrName)
-	if err != nil {
-		return nil, err
-	}
-	v, err := s.CurrentVersions(ctx, appID)
+	appID, v, err := s.appVersions(ctx, idOrName)
 	if err != nil {
 		return nil, err
 	}
@@ -166,11 +162,7 @@ func (s *Storage) Landing(ctx context.Context, idOrName string) (*AppView, error
 // moves the engagement, and reading the counts again for the next write's
 // access check was a write's largest cost (scripts/bench's mixed mode).
 func (s *Storage) LandingContent(ctx context.Context, idOrName string) (*AppView, error) {
-	appID, err := s.AppIDOf(ctx, idOrName)
-	if err != nil {
-		return nil, err
-	}
-	v, err := s.CurrentVersions(ctx, appID)
+	appID, v, err := s.appVersions(ctx, idOrName)
 	if err != nil {
 		return nil, err
 	}
@@ -182,6 +174,16 @@ func (s *Storage) LandingContent(ctx context.Context, idOrName string) (*AppView
 	}
 	view := *built.(*AppView)
 	return &view, nil
+}
+
+// appVersions resolves an app's id or name and its current versions.
+func (s *Storage) appVersions(ctx context.Context, idOrName string) (string, Versions, error) {
+	appID, err := s.AppIDOf(ctx, idOrName)
+	if err != nil {
+		return "", Versions{}, err
+	}
+	v, err := s.CurrentVersions(ctx, appID)
+	return appID, v, err
 }
 
 // landingContent is the landing data as built from the database, cached per

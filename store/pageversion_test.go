@@ -57,19 +57,8 @@ func TestBumpCarriesItsVersion(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	db := storetest.Postgres(t)
-	db.AddQueryHook(store.QueryCountHook{})
-	rdb := storetest.Redis(t)
-	ns := "test:" + store.NewID()
-	writer := store.NewStorage(db, store.NewMemoryCache(), nil, nil)
-	reader := store.NewStorage(db, store.NewMemoryCache(), nil, nil)
-	for _, s := range []*store.Storage{writer, reader} {
-		s.Redis, s.Namespace = rdb, ns
-		go s.WatchPageVersions(ctx)
-	}
-	for !writer.PageVersionsLive() || !reader.PageVersionsLive() {
-		time.Sleep(5 * time.Millisecond)
-	}
+	listening := storagesHearingBumps(t, ctx, 2)
+	writer, reader := listening[0], listening[1]
 	for _, s := range []*store.Storage{writer, reader} {
 		if _, err := s.CurrentVersions(ctx, "app-a"); err != nil {
 			t.Fatal(err)
@@ -109,15 +98,8 @@ func TestOlderAnnouncementIsOldNews(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	db := storetest.Postgres(t)
-	db.AddQueryHook(store.QueryCountHook{})
-	rdb := storetest.Redis(t)
-	s := store.NewStorage(db, store.NewMemoryCache(), nil, nil)
-	s.Redis, s.Namespace = rdb, "test:"+store.NewID()
-	go s.WatchPageVersions(ctx)
-	for !s.PageVersionsLive() {
-		time.Sleep(5 * time.Millisecond)
-	}
+	s := storagesHearingBumps(t, ctx, 1)[0]
+	rdb := s.Redis
 	if _, err := s.CurrentVersions(ctx, "app-a"); err != nil {
 		t.Fatal(err)
 	}
@@ -150,4 +132,28 @@ func TestOlderAnnouncementIsOldNews(t *testing.T) {
 	if qc.N() != 0 {
 		t.Fatalf("versions read from the database %d times after old news: %v", qc.N(), qc.Queries())
 	}
+}
+
+// storagesHearingBumps answers n storages of one PostgreSQL database (its
+// queries counted) and one Redis namespace, each subscribed to the bumps
+// until ctx ends.
+func storagesHearingBumps(t *testing.T, ctx context.Context, n int) []*store.Storage {
+	t.Helper()
+	db := storetest.Postgres(t)
+	db.AddQueryHook(store.QueryCountHook{})
+	rdb := storetest.Redis(t)
+	ns := "test:" + store.NewID()
+	var out []*store.Storage
+	for i := 0; i < n; i++ {
+		s := store.NewStorage(db, store.NewMemoryCache(), nil, nil)
+		s.Redis, s.Namespace = rdb, ns
+		go s.WatchPageVersions(ctx)
+		out = append(out, s)
+	}
+	for _, s := range out {
+		for !s.PageVersionsLive() {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	return out
 }
