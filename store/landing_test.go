@@ -275,3 +275,42 @@ func TestLikeKeepsLandingCache(t *testing.T) {
 		t.Fatalf("after unlike: count %d, bio %q", again.RecentPosts[0].Count.Reactions, again.Bio)
 	}
 }
+
+// TestLikingTwiceKeepsOneReaction: a repeated like (a retried click) answers
+// with the reaction already kept and counts once, on both databases.
+func TestLikingTwiceKeepsOneReaction(t *testing.T) {
+	t.Parallel()
+	for name, db := range map[string]*bun.DB{"sqlite": storetest.SQLite(t), "postgres": storetest.Postgres(t)} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			s := seeded(t, db, store.NewMemoryCache())
+			landing, err := s.Landing(ctx, "demo")
+			if err != nil {
+				t.Fatal(err)
+			}
+			fan, err := s.UserByEmail(ctx, "member@demo.test")
+			if err != nil {
+				t.Fatal(err)
+			}
+			msg, err := s.MessageByID(ctx, landing.RecentPosts[0].ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			first, err := s.AddReaction(ctx, msg, fan.ID, "❤️", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, err := s.AddReaction(ctx, msg, fan.ID, "❤️", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if first.ID == "" || again.ID != first.ID || again.Reaction != "❤️" || again.Sender.ID != fan.ID {
+				t.Fatalf("first %+v, again %+v", first, again)
+			}
+			n, err := db.NewSelect().Model((*store.Reaction)(nil)).Where("message_id = ? AND sender_id = ?", msg.ID, fan.ID).Count(ctx)
+			if err != nil || n != 1 {
+				t.Fatalf("%d reactions kept (%v), want 1", n, err)
+			}
+		})
+	}
+}
