@@ -64,7 +64,7 @@ func (b *builtFiles) get(rel string) (*builtFile, error) {
 		ct = http.DetectContentType(body)
 	}
 	f = &builtFile{size: info.Size(), mod: info.ModTime(), identity: body, contentType: ct,
-		gz: gzipBytes(body, gzip.BestCompression), br: brotliBytes(body),
+		gz: gzipBytes(body, gzip.BestCompression), br: brotliBytes(body, 0), // once per file and process: the widest window
 		etag: `"` + info.ModTime().UTC().Format("20060102150405.000000000") + "-" + strconv.FormatInt(info.Size(), 10) + `"`}
 	b.mu.Lock()
 	b.files[rel] = f
