@@ -183,15 +183,19 @@ func (s *Storage) AddReaction(ctx context.Context, m *Message, senderID, reactio
 // RemoveReaction deletes the sender's own reaction; anyone else's, or one on
 // another message, is ErrNotFound.
 func (s *Storage) RemoveReaction(ctx context.Context, m *Message, reactionID, senderID string) error {
-	r := new(Reaction)
-	if err := selectOne(ctx, s.DB.NewSelect().Model(r).Where("id = ? AND message_id = ?", reactionID, m.ID), "reaction "+reactionID); err != nil {
-		return err
-	}
-	if r.SenderID != senderID {
-		return ErrForbidden
-	}
-	if _, err := s.DB.NewDelete().Model((*Reaction)(nil)).Where("id = ?", r.ID).Exec(ctx); err != nil {
+	// One statement for the usual case (an unlike); only a reaction that
+	// is not the sender's, or is gone, is looked up to say which.
+	var deleted []string
+	if err := s.DB.NewDelete().Model((*Reaction)(nil)).Where("id = ? AND message_id = ? AND sender_id = ?", reactionID, m.ID, senderID).
+		Returning("id").Scan(ctx, &deleted); err != nil {
 		return fmt.Errorf("delete reaction %s: %w", reactionID, err)
+	}
+	if len(deleted) == 0 {
+		r := new(Reaction)
+		if err := selectOne(ctx, s.DB.NewSelect().Model(r).Where("id = ? AND message_id = ?", reactionID, m.ID), "reaction "+reactionID); err != nil {
+			return err
+		}
+		return ErrForbidden
 	}
 	s.NoteEngagement(ctx, m.AppID)
 	return nil
