@@ -2,7 +2,6 @@ package server
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -10,17 +9,11 @@ import (
 	"marquee/store"
 )
 
-// applyBan loads the viewer's ban or silence in the app (by account or by
-// e-mail, so a new account does not escape it), takes away what it forbids,
-// and refuses a write it stops with a clear 403 before any handler runs.
-func (s *Server) applyBan(c echo.Context, sc *Scope) error {
-	ban, err := s.store.BanOf(c.Request().Context(), sc.App.ID, sc.User.ID, sc.User.Email, time.Now())
-	if err != nil {
-		return err
-	}
-	if ban == nil {
-		return nil
-	}
+// applyBan applies the viewer's ban or silence in the app (StandingOf
+// finds it by account or by e-mail, so a new account does not escape it):
+// it takes away what the ban forbids and refuses a write it stops with a
+// clear 403 before any handler runs.
+func applyBan(c echo.Context, sc *Scope, ban *store.Ban) error {
 	sc.Ban = ban
 	sc.Can = access.Restrict(sc.Can, ban.Kind)
 	switch c.Request().Method {

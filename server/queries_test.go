@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"strings"
@@ -162,4 +163,57 @@ func cursorAfterNewest(t *testing.T, ts *testServer, communityID string) string 
 		t.Fatal(err)
 	}
 	return p.Pagination.NextCursor
+}
+
+// TestQueriesPerLike: a like and an unlike are the writes a popular app
+// sees most (sixty a second in scripts/bench), and each query is a round
+// trip members wait behind: the post, the viewer's membership and ban in
+// one, the reaction, and the engagement version.
+func TestQueriesPerLike(t *testing.T) {
+	t.Parallel()
+	db := demoDB(t)
+	ts := newTestServer(t, db)
+	ctx := context.Background()
+	ids := commLoad(t, ts)
+	follower := withSession(sessionFor(t, ts, "follower@demo.test"))
+	// Warm the app's cached data: only the write's own queries count.
+	ts.do(t, "GET", "/apps/demo/community", nil, follower)
+	db.AddQueryHook(store.QueryCountHook{})
+	write := func(method, target, body string) ([]string, string) {
+		t.Helper()
+		qctx, qc := store.WithQueryCount(ctx)
+		req := httptest.NewRequest(method, target, strings.NewReader(body)).WithContext(qctx)
+		req.Header.Set("Content-Type", "application/json")
+		for k, v := range follower {
+			req.Header.Set(k, v)
+		}
+		rec := httptest.NewRecorder()
+		ts.Main().ServeHTTP(rec, req)
+		if rec.Code >= 300 {
+			t.Fatalf("%s %s: %d %s", method, target, rec.Code, rec.Body.String())
+		}
+		var queries []string
+		for _, q := range qc.Queries() {
+			// The session memo's lookup depends on timing, not on the write.
+			if !strings.Contains(q, `JOIN sessions AS s ON`) && !strings.Contains(q, `"sessions"`) {
+				queries = append(queries, q)
+			}
+		}
+		return queries, rec.Body.String()
+	}
+	liked, body := write("POST", "/api/messages/"+ids.demoPost+"/reactions", `{"reaction":"heart"}`)
+	if len(liked) > 4 {
+		t.Errorf("a like made %d queries, want at most 4:\n%s", len(liked), strings.Join(liked, "\n"))
+	}
+	var created struct {
+		Data struct{ ID string } `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(body), &created); err != nil || created.Data.ID == "" {
+		t.Fatalf("like answered %s (%v)", body, err)
+	}
+	unliked, _ := write("DELETE", "/api/messages/"+ids.demoPost+"/reactions/"+created.Data.ID, "")
+	if len(unliked) > 4 {
+		t.Errorf("an unlike made %d queries, want at most 4:\n%s", len(unliked), strings.Join(unliked, "\n"))
+	}
+	t.Logf("like: %d queries, unlike: %d", len(liked), len(unliked))
 }

@@ -53,19 +53,21 @@ func (s *Server) scopeOfView(c echo.Context, view *store.AppView) (*Scope, error
 		return nil, v.LookupErr
 	}
 	sc := &Scope{App: view, User: v.User, Role: store.RolePublic}
+	var ban *store.Ban
 	if v.User != nil {
 		sc.Role = store.RoleAuthenticated
-		m, err := s.store.MembershipOf(c.Request().Context(), view.ID, v.User.ID)
+		m, b, err := s.store.StandingOf(c.Request().Context(), view.ID, v.User.ID, v.User.Email, time.Now())
 		if err != nil {
 			return nil, err
 		}
 		if m != nil {
 			sc.Membership, sc.Role = m, m.Role
 		}
+		ban = b
 	}
 	sc.Can = access.For(view.Settings, sc.Role)
-	if v.User != nil {
-		if err := s.applyBan(c, sc); err != nil {
+	if ban != nil {
+		if err := applyBan(c, sc, ban); err != nil {
 			return nil, err
 		}
 	}
