@@ -54,25 +54,18 @@ LEFT JOIN bans AS b ON b.id = (SELECT id FROM bans WHERE app_id = ? AND (user_id
 	}
 	var m *Membership
 	if row.MID != nil {
-		m = &Membership{ID: *row.MID, AppID: appID, UserID: userID, Role: deref(row.MRole)}
+		m = &Membership{ID: *row.MID, AppID: appID, UserID: userID, Role: derefOr(row.MRole)}
 		if row.MCreatedAt != nil {
 			m.CreatedAt = *row.MCreatedAt
 		}
 	}
 	var b *Ban
 	if row.BID != nil {
-		b = &Ban{ID: *row.BID, AppID: appID, UserID: deref(row.BUserID), Email: deref(row.BEmail), Kind: deref(row.BKind),
-			Reason: deref(row.BReason), EndsAt: row.BEndsAt, CreatedBy: deref(row.BCreatedBy)}
+		b = &Ban{ID: *row.BID, AppID: appID, UserID: derefOr(row.BUserID), Email: derefOr(row.BEmail), Kind: derefOr(row.BKind),
+			Reason: derefOr(row.BReason), EndsAt: row.BEndsAt, CreatedBy: derefOr(row.BCreatedBy)}
 		if row.BCreatedAt != nil {
 			b.CreatedAt = *row.BCreatedAt
 		}
 	}
 	return m, b, nil
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
