@@ -300,8 +300,8 @@ func clusterBench(ctx context.Context) error {
 	}
 	fmt.Printf("\nRSS after the runs: %s; load average after: %s\n", strings.Join(rssParts, ", "), loadAvg())
 	if engaged != nil {
-		fmt.Printf("mixed mode: %d writes done, %d refused or failed; %.0f writes/s achieved while writing (want %d)\n",
-			engaged.done.Load(), engaged.failed.Load(), float64(writesMade)/writing.Seconds(), benchWrites)
+		fmt.Printf("mixed mode: %d writes done, %s; %.0f writes/s achieved while writing (want %d)\n",
+			engaged.done.Load(), engaged.failures(), float64(writesMade)/writing.Seconds(), benchWrites)
 	}
 	fmt.Println()
 	for _, t := range targets {

@@ -373,7 +373,7 @@ func run(ctx context.Context) error {
 	fmt.Printf("landing render, median of %d: goja %.2f ms, Node %.3f ms, goja/Node %.0fx\n", renderRuns, gojaMs, nodeMs, gojaMs/nodeMs)
 	fmt.Printf("RSS after the runs: Marquee (both servers, one process) %s, Node %s\n", rss("self"), rss(strconv.Itoa(nodePID)))
 	if engaged != nil {
-		fmt.Printf("mixed mode: %d writes done, %d failed\n", engaged.done.Load(), engaged.failed.Load())
+		fmt.Printf("mixed mode: %d writes done, %s\n", engaged.done.Load(), engaged.failures())
 	}
 	fmt.Println()
 	for _, t := range targets {

@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,6 +33,31 @@ type writers struct {
 	count     []int // writes made, per member
 	done      atomic.Int64
 	failed    atomic.Int64
+	// why counts the failures by answer ("429", "503", "error" for no
+	// answer): a rate limit refusing a member's tenth reply a minute is
+	// the product working, a 5xx is not.
+	mu      sync.Mutex
+	why     map[string]int
+	example map[string]string // the first failure of each kind
+}
+
+// failures says how many writes failed and why, for the summary line.
+func (w *writers) failures() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	keys := make([]string, 0, len(w.why))
+	for k := range w.why {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s: %d, first: %.160s", k, w.why[k], w.example[k]))
+	}
+	if len(parts) == 0 {
+		return "0 failed"
+	}
+	return fmt.Sprintf("%d refused or failed (%s)", w.failed.Load(), strings.Join(parts, ", "))
 }
 
 // newWriters makes n members of the demo app with sessions and picks the
@@ -57,6 +86,12 @@ func newWriters(ctx context.Context, st *store.Storage, base string, n int) (*wr
 	for i := 0; i < n; i++ {
 		u, err := st.CreateUser(ctx, fmt.Sprintf("writer%d-%d@bench.test", i, stamp), fmt.Sprintf("writer%d_%d", i, stamp%100000), "x")
 		if err != nil {
+			return nil, err
+		}
+		// Confirmed, as the demo's own members are: posting and replying
+		// wait for a confirmed address, and the bench's replies were
+		// all refused for it.
+		if _, err := st.DB.NewUpdate().Model((*store.User)(nil)).Set("email_verified = ?", true).Where("id = ?", u.ID).Exec(ctx); err != nil {
 			return nil, err
 		}
 		if _, err := st.Follow(ctx, demo.ID, u.ID); err != nil {
@@ -154,6 +189,19 @@ func (w *writers) write(client *http.Client, member int) {
 	}
 	if err != nil {
 		w.failed.Add(1)
+		reason := "error"
+		var refused *refusal
+		if errors.As(err, &refused) {
+			reason = strconv.Itoa(refused.status)
+		}
+		w.mu.Lock()
+		if w.why == nil {
+			w.why, w.example = map[string]int{}, map[string]string{}
+		}
+		if w.why[reason]++; w.why[reason] == 1 {
+			w.example[reason] = err.Error()
+		}
+		w.mu.Unlock()
 	} else {
 		w.done.Add(1)
 	}
@@ -181,7 +229,15 @@ func (w *writers) call(client *http.Client, member int, method, path string, bod
 	var buf bytes.Buffer
 	_, _ = buf.ReadFrom(res.Body)
 	if res.StatusCode >= 300 {
-		return nil, fmt.Errorf("%s %s: %d %s", method, path, res.StatusCode, buf.String())
+		return nil, &refusal{status: res.StatusCode, what: fmt.Sprintf("%s %s: %d %s", method, path, res.StatusCode, buf.String())}
 	}
 	return buf.Bytes(), nil
 }
+
+// refusal is a write the server answered with an error status.
+type refusal struct {
+	status int
+	what   string
+}
+
+func (r *refusal) Error() string { return r.what }
