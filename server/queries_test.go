@@ -176,6 +176,11 @@ func TestQueriesPerLike(t *testing.T) {
 	ctx := context.Background()
 	ids := commLoad(t, ts)
 	follower := withSession(sessionFor(t, ts, "follower@demo.test"))
+	// The seed's follower may like the post already: this like is a new one.
+	followerID := ts.userID(t, "follower@demo.test")
+	if _, err := db.NewDelete().Model((*store.Reaction)(nil)).Where("message_id = ? AND sender_id = ?", ids.demoPost, followerID).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
 	// Warm the app's cached data: only the write's own queries count.
 	ts.do(t, "GET", "/apps/demo/community", nil, follower)
 	db.AddQueryHook(store.QueryCountHook{})
@@ -194,16 +199,17 @@ func TestQueriesPerLike(t *testing.T) {
 		}
 		var queries []string
 		for _, q := range qc.Queries() {
-			// The session memo's lookup depends on timing, not on the write.
-			if !strings.Contains(q, `JOIN sessions AS s ON`) && !strings.Contains(q, `"sessions"`) {
+			// The session memo's lookup and the page versions' (known
+			// in memory for a while) depend on timing, not on the write.
+			if !strings.Contains(q, `JOIN sessions AS s ON`) && !strings.Contains(q, `"sessions"`) && !strings.Contains(q, `FROM "page_versions"`) {
 				queries = append(queries, q)
 			}
 		}
 		return queries, rec.Body.String()
 	}
 	liked, body := write("POST", "/api/messages/"+ids.demoPost+"/reactions", `{"reaction":"heart"}`)
-	if len(liked) > 4 {
-		t.Errorf("a like made %d queries, want at most 4:\n%s", len(liked), strings.Join(liked, "\n"))
+	if len(liked) > 4 || !bumps(liked) {
+		t.Errorf("a like made %d queries, want at most 4 with the engagement bump:\n%s", len(liked), strings.Join(liked, "\n"))
 	}
 	var created struct {
 		Data struct{ ID string } `json:"data"`
@@ -212,8 +218,19 @@ func TestQueriesPerLike(t *testing.T) {
 		t.Fatalf("like answered %s (%v)", body, err)
 	}
 	unliked, _ := write("DELETE", "/api/messages/"+ids.demoPost+"/reactions/"+created.Data.ID, "")
-	if len(unliked) > 4 {
-		t.Errorf("an unlike made %d queries, want at most 4:\n%s", len(unliked), strings.Join(unliked, "\n"))
+	if len(unliked) > 4 || !bumps(unliked) {
+		t.Errorf("an unlike made %d queries, want at most 4 with the engagement bump:\n%s", len(unliked), strings.Join(unliked, "\n"))
 	}
 	t.Logf("like: %d queries, unlike: %d", len(liked), len(unliked))
+}
+
+// bumps says whether a write's queries include the page-version bump
+// (a like that changed nothing would not).
+func bumps(queries []string) bool {
+	for _, q := range queries {
+		if strings.HasPrefix(q, `INSERT INTO "page_versions"`) {
+			return true
+		}
+	}
+	return false
 }
