@@ -37,26 +37,10 @@ type Ban struct {
 // BanOf is the member's ban or silence in force in the app at now, matched
 // by account or by normalised e-mail (email "" skips that), or nil.
 func (s *Storage) BanOf(ctx context.Context, appID, userID, email string, now time.Time) (*Ban, error) {
-	b := new(Ban)
-	q := s.DB.NewSelect().Model(b).Where("app_id = ?", appID).
-		WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
-			q = q.Where("user_id = ?", userID)
-			if email != "" {
-				q = q.WhereOr("email = ?", NormalizeEmail(email))
-			}
-			return q
-		}).
-		Where("(ends_at IS NULL OR ends_at > ?)", now.UTC()).
-		// A ban outweighs a silence.
-		OrderExpr("CASE WHEN kind = 'BAN' THEN 0 ELSE 1 END").Limit(1)
-	err := q.Scan(ctx)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("load ban: %w", err)
-	}
-	return b, nil
+	// One spelling of which ban holds: StandingOf's (its membership half
+	// is one indexed lookup more).
+	_, b, err := s.StandingOf(ctx, appID, userID, email, now)
+	return b, err
 }
 
 // NewBan is what BanMember needs.

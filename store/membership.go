@@ -38,8 +38,8 @@ func (s *Storage) StandingOf(ctx context.Context, appID, userID, email string, n
 		BCreatedBy *string    `bun:"b_created_by"`
 		BCreatedAt *time.Time `bun:"b_created_at"`
 	}
-	// The ban is BanOf's query as a scalar subquery (a ban outweighs a
-	// silence; an empty e-mail matches no ban by e-mail).
+	// The ban in force, by account or by normalised e-mail (an empty one
+	// matches no ban by e-mail); a ban outweighs a silence.
 	email = NormalizeEmail(email)
 	err := s.DB.NewRaw(`SELECT m.id AS m_id, m.role AS m_role, m.created_at AS m_created_at,
 	b.id AS b_id, b.user_id AS b_user_id, b.email AS b_email, b.kind AS b_kind, b.reason AS b_reason,
