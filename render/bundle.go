@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/evanw/esbuild/pkg/api"
@@ -64,6 +65,9 @@ var joinChunksPlugin = api.Plugin{
 				}
 				src = strings.Replace(src, r[0], r[1], 1)
 			}
+			if src, err = ownKeyLoops(src); err != nil {
+				return api.OnLoadResult{}, fmt.Errorf("react-join-chunks: %s: %w", args.Path, err)
+			}
 			return api.OnLoadResult{Contents: &src, Loader: api.LoaderJS}, nil
 		})
 	},
@@ -78,7 +82,33 @@ var chunkJoinRewrites = [][2]string{
 	// props (thousands of quotes) cost O(n^2) copies under goja. Native
 	// global replaces give the same output in a few linear passes.
 	{escapeLoop, escapeReplace},
+	// A segment's chunks reached the result one JS call and one native push
+	// each, three times what rendering them cost under goja; they go as one
+	// native join per run of chunks between child segments (join turns a
+	// null chunk into "", as the push skipped it).
+	{flushLoop, flushJoin},
 }
+
+const flushLoop = `      for (var childIdx = 0; childIdx < segment.length; childIdx++) {
+        for (r = segment[childIdx]; chunkIdx < r.index; chunkIdx++)
+          destination.push(chunks[chunkIdx]);
+        r = flushSegment(request, destination, r, hoistableState);
+      }
+      for (; chunkIdx < chunks.length - 1; chunkIdx++)
+        destination.push(chunks[chunkIdx]);
+      chunkIdx < chunks.length && (r = destination.push(chunks[chunkIdx]));
+      return r;`
+
+const flushJoin = `      for (var childIdx = 0; childIdx < segment.length; childIdx++) {
+        r = segment[childIdx];
+        chunkIdx < r.index &&
+          (destination.push(chunks.slice(chunkIdx, r.index).join("")),
+          (chunkIdx = r.index));
+        r = flushSegment(request, destination, r, hoistableState);
+      }
+      chunkIdx < chunks.length &&
+        (r = destination.push(chunks.slice(chunkIdx).join("")));
+      return r;`
 
 const escapeLoop = `  var match = matchHtmlRegExp.exec(text);
   if (match) {
@@ -120,6 +150,38 @@ const escapeReplace = `  if (!matchHtmlRegExp.test(text)) return text;
     .replace(/'/g, "&#x27;")
     .replace(/</g, "&lt;")
     .replace(/>/g, "&gt;");`
+
+// propsLoop is React's walk over an element's props (every element
+// rendered runs one or more).
+var propsLoop = regexp.MustCompile(`for \((var )?([A-Za-z_$][\w$]*) in props\)`)
+
+// propsLoops is how many of them React's server renderer has: a different
+// count means its code changed shape, and the rewrite is looked at again.
+const propsLoops = 22
+
+// ownKeyLoops walks props with Object.keys instead of for-in. Under goja a
+// for-in also walks Object.prototype's properties for enumerable ones,
+// which doubled the cost of every element's props loop; every loop checks
+// hasOwnProperty or copies from a plain object, so the keys visited are the
+// same, in the same order.
+func ownKeyLoops(src string) (string, error) {
+	n := 0
+	out := propsLoop.ReplaceAllStringFunc(src, func(loop string) string {
+		m := propsLoop.FindStringSubmatch(loop)
+		n++
+		keys, i := fmt.Sprintf("$ownKeys%d", n), fmt.Sprintf("$ownKey%d", n)
+		decl := ""
+		if m[1] != "" {
+			decl = m[2] + ", "
+		}
+		return fmt.Sprintf("for (var %s%s = Object.keys(props), %s = 0; %s < %s.length && ((%s = %s[%s]), !0); %s++)",
+			decl, keys, i, i, keys, m[2], keys, i, i)
+	})
+	if n != propsLoops {
+		return "", fmt.Errorf("expected %d loops over props, found %d", propsLoops, n)
+	}
+	return out, nil
+}
 
 // BuildServerBundle bundles entry into outFile for goja. Relative paths are
 // taken from the project root (found by walking up to go.mod), so it works
