@@ -24,8 +24,11 @@ type metrics struct {
 	requests  *prometheus.CounterVec
 	latency   *prometheus.HistogramVec
 	pageCache *prometheus.CounterVec
-	renders   prometheus.Histogram
-	payments  *prometheus.CounterVec
+	// shared counts pages shared between instances through Redis, by what
+	// happened (pagecache_shared.go).
+	shared   *prometheus.CounterVec
+	renders  prometheus.Histogram
+	payments *prometheus.CounterVec
 	// series holds the request counter and histogram of each label set
 	// seen (requestSeries): finding them by label values hashed every
 	// value on every request, a twentieth of a cached page's cost.
@@ -59,11 +62,14 @@ func newMetrics(db *bun.DB, r Renderer, pc *pageCache) *metrics {
 		[]string{"site", "route", "class"})
 	m.pageCache = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "marquee_page_cache_requests_total",
 		Help: "Cacheable page requests by result (hit, miss)."}, []string{"result"})
+	m.shared = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "marquee_shared_pages_total",
+		Help: "Rendered pages shared between instances through Redis: shared (rendered here for all), taken (rendered by another instance), peer_rendering (a stale copy served while another instance renders)."},
+		[]string{"result"})
 	m.renders = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "marquee_render_duration_seconds",
 		Help: "Server-side React render time.", Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5}})
 	m.payments = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "marquee_payment_requests_total",
 		Help: "Payment calls by route and outcome (ok, declined, refused, error)."}, []string{"route", "outcome"})
-	m.registry.MustRegister(m.requests, m.latency, m.pageCache, m.renders, m.payments,
+	m.registry.MustRegister(m.requests, m.latency, m.pageCache, m.shared, m.renders, m.payments,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "marquee_page_cache_bytes",
 			Help: "Bytes the page cache holds."}, func() float64 { return float64(pc.size()) }))
@@ -132,6 +138,12 @@ func (m *metrics) pageCacheResult(result string) {
 		c, _ = m.cacheResults.LoadOrStore(result, m.pageCache.WithLabelValues(result))
 	}
 	c.(prometheus.Counter).Inc()
+}
+
+func (m *metrics) sharedPage(result string) {
+	if m != nil {
+		m.shared.WithLabelValues(result).Inc()
+	}
 }
 
 func (m *metrics) render(d time.Duration) {

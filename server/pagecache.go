@@ -83,6 +83,9 @@ type pageCache struct {
 	bytes   int
 	// fill collapses concurrent misses of one key into one render.
 	fill map[string]*pageFill
+	// peerBusy: until when another instance renders a key, as far as this
+	// process knows (pagecache_shared.go).
+	peerBusy map[string]time.Time
 	// latest names, per page and viewer class whatever its version, the
 	// key of the entry last filed for it: what is served, stale, while the
 	// database cannot say the current version (lastGood).
@@ -115,6 +118,7 @@ func newPageCache(st *store.Storage) *pageCache {
 	return &pageCache{
 		entries:  map[string]*cachedPage{},
 		fill:     map[string]*pageFill{},
+		peerBusy: map[string]time.Time{},
 		latest:   map[string]string{},
 		staleFor: StaleFor,
 	}
@@ -311,6 +315,10 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 				return string(appendPageKey(nil, appID, version.content, s.store.Build, req.URL.Path, normalizedQuery(req.URL), class))
 			}
 			key := keyOf(class)
+			// Whoever just wrote (a like without JavaScript) sees it at
+			// once: no stale page for them, they wait for the render.
+			_, noFresh := req.Cookie(freshCookie)
+			ownWrite := noFresh == nil
 			if p := s.pages.get(key, time.Now()); p != nil {
 				if p.engagement >= version.engagement {
 					if class == "visitor" {
@@ -319,12 +327,6 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 							route: c.Path(), query: normalizedQuery(req.URL)})
 					}
 					return s.serveCached(c, p, class != "visitor", "hit")
-				}
-				// Whoever just wrote (a like without JavaScript) sees it at
-				// once: no stale page for them, they wait for the render.
-				ownWrite := false
-				if _, err := req.Cookie(freshCookie); err == nil {
-					ownWrite = true
 				}
 				if time.Since(p.rendered) < s.pages.staleFor && !ownWrite {
 					return s.serveCached(c, p, class != "visitor", "stale")
@@ -338,7 +340,7 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 						return s.serveCached(c, p, true, "stale")
 					}
 				}
-				np, err := s.fillPage(c, key, version.engagement, p, next)
+				np, err := s.fillPage(c, key, version.engagement, p, ownWrite, next)
 				if err != nil || np == nil {
 					return err
 				}
@@ -364,7 +366,7 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 					}
 				}
 			}
-			p, err := s.fillPage(c, key, version.engagement, nil, next)
+			p, err := s.fillPage(c, key, version.engagement, nil, ownWrite, next)
 			if err != nil || p == nil {
 				return err
 			}
@@ -391,12 +393,18 @@ func (s *Server) seesOwnWrite(next echo.HandlerFunc) echo.HandlerFunc {
 
 // fillPage renders a missing or outdated entry once, however many requests
 // want it: while it renders, the others wait for it, or, when there is a
-// stale page to give, get that at once (stale while revalidate). A render
-// that cannot be kept (not 200, Set-Cookie) is answered as it is to the
-// request that made it, and nil is returned.
-func (s *Server) fillPage(c echo.Context, key string, engagement int64, stale *cachedPage, next echo.HandlerFunc) (*cachedPage, error) {
+// stale page to give, get that at once (stale while revalidate). With
+// Redis, once across the deployment (fromPeers). fresh: only a page at the
+// current engagement will do (the viewer just wrote). A render that cannot
+// be kept (not 200, Set-Cookie) is answered as it is to the request that
+// made it, and nil is returned.
+func (s *Server) fillPage(c echo.Context, key string, engagement int64, stale *cachedPage, fresh bool, next echo.HandlerFunc) (*cachedPage, error) {
 	pc := s.pages
 	pc.mu.Lock()
+	if stale != nil && time.Now().Before(pc.peerBusy[key]) {
+		pc.mu.Unlock()
+		return stale, nil
+	}
 	if f, ok := pc.fill[key]; ok {
 		pc.mu.Unlock()
 		if stale != nil {
@@ -427,7 +435,19 @@ func (s *Server) fillPage(c echo.Context, key string, engagement int64, stale *c
 	// others, who would each render the page for themselves. The render
 	// timeout still bounds it.
 	req := c.Request()
-	c.SetRequest(req.WithContext(context.WithoutCancel(req.Context())))
+	ctx := context.WithoutCancel(req.Context())
+	peer, release, done := s.fromPeers(ctx, key, engagement, stale, fresh)
+	if done {
+		if peer != stale {
+			pc.put(key, peer)
+			f.page = peer
+		}
+		return peer, nil
+	}
+	if release != nil {
+		defer release()
+	}
+	c.SetRequest(req.WithContext(ctx))
 	rendered := time.Now()
 	rec := s.capture(c, next)
 	c.SetRequest(req)
@@ -440,6 +460,7 @@ func (s *Server) fillPage(c echo.Context, key string, engagement int64, stale *c
 	p.engagement, p.rendered = engagement, rendered
 	pc.put(key, p)
 	f.page = p
+	s.sharePage(ctx, key, p)
 	return p, nil
 }
 
@@ -604,15 +625,21 @@ func (s *Server) writeCompressed(c echo.Context, rec *recorded) error {
 
 func newCachedPage(rec *recorded) *cachedPage {
 	body := bytes.Clone(rec.body.Bytes())
-	sum := sha256.Sum256(body)
 	header := http.Header{}
 	for k, vs := range rec.header {
 		header[k] = vs
 	}
 	header.Del("Content-Length")
+	return cachedPageOf(rec.status, header, body, gzipBytes(body, gzip.BestCompression), brotliBytes(body, brotliPageWindow))
+}
+
+// cachedPageOf is the entry of a page and its encodings, expiring PageTTL
+// from now.
+func cachedPageOf(status int, header http.Header, identity, gz, br []byte) *cachedPage {
+	sum := sha256.Sum256(identity)
 	p := &cachedPage{
-		status: rec.status, header: header, etag: hex.EncodeToString(sum[:12]),
-		identity: body, gz: gzipBytes(body, gzip.BestCompression), br: brotliBytes(body, brotliPageWindow),
+		status: status, header: header, etag: hex.EncodeToString(sum[:12]),
+		identity: identity, gz: gz, br: br,
 		expires: time.Now().Add(PageTTL),
 	}
 	for i, b := range [][]byte{p.identity, p.gz, p.br} {

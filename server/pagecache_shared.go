@@ -1,0 +1,120 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"marquee/store"
+)
+
+// With Redis, the instances of a deployment render a page once between
+// them: the first to need a render claims it (store.ClaimPageRender) and
+// shares the bytes (store.SharePage); the others serve the copy they have
+// meanwhile, or wait for the shared one when they have none, and then take
+// it instead of rendering. Under engagement every page is rendered again
+// about once per staleness bound; without sharing, each instance did so.
+
+// peerPoll is how often an instance that waits on a peer's render looks
+// for it, and how long one that serves its own copy meanwhile leaves
+// Redis alone.
+const peerPoll = 20 * time.Millisecond
+
+// fromPeers answers a page another instance rendered that will do: one at
+// the current engagement, or (unless fresh, for a viewer who just wrote)
+// one rendered within the staleness bound. While a peer renders it, stale
+// is the answer when there is one, else it waits for the peer. When this
+// process is to render the page, done is false and release, when not nil,
+// gives up the deployment's claim on the render once the page is shared.
+// Redis failing leaves the render to this process: slower, never wrong.
+func (s *Server) fromPeers(ctx context.Context, key string, engagement int64, stale *cachedPage, fresh bool) (page *cachedPage, release func(), done bool) {
+	if s.store.Redis == nil {
+		return nil, nil, false
+	}
+	deadline := time.Now().Add(s.claimTTL())
+	for {
+		sp, err := s.store.SharedPage(ctx, key)
+		if err != nil {
+			s.sharedWarn("shared page unavailable; rendering here", err)
+			return nil, nil, false
+		}
+		if sp != nil && sp.Status != 0 && (sp.Engagement >= engagement || !fresh && time.Since(sp.Rendered) < s.pages.staleFor) {
+			s.metrics.sharedPage("taken")
+			return sharedToCached(sp), nil, true
+		}
+		release, claimed, err := s.store.ClaimPageRender(ctx, key, s.claimTTL())
+		if err != nil {
+			s.sharedWarn("page render claim unavailable; rendering here", err)
+			return nil, nil, false
+		}
+		if claimed {
+			return nil, release, false
+		}
+		if stale != nil {
+			s.pages.markPeerRendering(key, time.Now().Add(peerPoll))
+			s.metrics.sharedPage("peer_rendering")
+			return stale, nil, true
+		}
+		if time.Now().After(deadline) {
+			// The peer's claim outlived any render: it went away.
+			return nil, nil, false
+		}
+		select {
+		case <-ctx.Done():
+			return nil, nil, false
+		case <-time.After(peerPoll):
+		}
+	}
+}
+
+// claimTTL bounds a claim: a render's timeout and its compression. A peer
+// that stops mid-render holds the page back for no longer.
+func (s *Server) claimTTL() time.Duration {
+	timeout := s.cfg.RenderTimeout
+	if timeout <= 0 {
+		timeout = defaultRenderTimeout
+	}
+	return timeout + time.Second
+}
+
+// sharePage files a page this process rendered for the other instances.
+func (s *Server) sharePage(ctx context.Context, key string, p *cachedPage) {
+	if s.store.Redis == nil {
+		return
+	}
+	err := s.store.SharePage(context.WithoutCancel(ctx), key, &store.SharedPage{
+		Status: p.status, Header: p.header, Identity: p.identity, Gzip: p.gz, Brotli: p.br,
+		Engagement: p.engagement, Rendered: p.rendered,
+	}, PageTTL)
+	if err != nil {
+		s.sharedWarn("sharing a rendered page failed; the other instances render it themselves", err)
+		return
+	}
+	s.metrics.sharedPage("shared")
+}
+
+func (s *Server) sharedWarn(msg string, err error) {
+	if errors.Is(err, store.ErrRedisUnavailable) {
+		return // the breaker said once that Redis is down
+	}
+	s.logger.Warn(msg, "err", err)
+}
+
+// sharedToCached makes a cache entry of a shared page: it ages from its
+// render, wherever that ran.
+func sharedToCached(sp *store.SharedPage) *cachedPage {
+	p := cachedPageOf(sp.Status, sp.Header, sp.Identity, sp.Gzip, sp.Brotli)
+	p.engagement, p.rendered, p.expires = sp.Engagement, sp.Rendered, sp.Rendered.Add(PageTTL)
+	return p
+}
+
+// markPeerRendering notes that a peer renders key until about until: the
+// requests meanwhile get the copy this process has, without asking Redis.
+func (pc *pageCache) markPeerRendering(key string, until time.Time) {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if len(pc.peerBusy) > 10_000 {
+		clear(pc.peerBusy)
+	}
+	pc.peerBusy[key] = until
+}

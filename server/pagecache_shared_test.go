@@ -1,0 +1,141 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+
+	"marquee/store"
+	"marquee/store/storetest"
+)
+
+// Two instances of one deployment (one database, one Redis) render a page
+// once between them: the first renders and shares it, the other takes its
+// bytes, after a like as after a new post, and however many visitors
+// arrive at both at once.
+func TestInstancesShareRenders(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	db := demoDB(t)
+	rdb := storetest.Redis(t)
+	ns := "test:" + store.NewID()
+	t.Cleanup(func() {
+		if keys, _ := rdb.Keys(context.Background(), "marquee:"+ns+":*").Result(); len(keys) > 0 {
+			rdb.Del(context.Background(), keys...)
+		}
+	})
+	var two [2]*testServer
+	for i := range two {
+		ts := newTestServer(t, db)
+		ts.store.Redis, ts.store.Namespace = rdb, ns
+		// No staleness: every newer engagement needs a page rendered at it.
+		ts.pages.staleFor = 0
+		go ts.WatchPageVersions(ctx)
+		two[i] = ts
+	}
+	a, b := two[0], two[1]
+	for _, ts := range two {
+		for deadline := time.Now().Add(5 * time.Second); !ts.store.PageVersionsLive(); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("never subscribed")
+			}
+		}
+	}
+	demo, err := a.store.AppByIDOrName(ctx, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// waitForVersion waits until both instances know the app's versions
+	// that a bump moved to (the announcement travels asynchronously).
+	waitForVersion := func() {
+		t.Helper()
+		want, err := a.pageVersion(ctx, demo.ID, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+			got, err := b.pageVersion(ctx, demo.ID, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("instance b knows %+v, a %+v", got, want)
+			}
+		}
+	}
+
+	first := a.visit(t, "/apps/demo", "miss")
+	if second := b.visit(t, "/apps/demo", "miss"); second != first {
+		t.Error("the second instance answered other bytes than the first rendered")
+	}
+	assertCounts(t, "first visits", a, b, 1, 0, map[string]float64{"a shared": 1, "b taken": 1})
+
+	// A like: the engagement moves; whichever instance is asked first
+	// renders, the other takes its page.
+	a.store.NoteEngagement(ctx, demo.ID)
+	waitForVersion()
+	b.visit(t, "/apps/demo", "refresh")
+	a.visit(t, "/apps/demo", "refresh")
+	assertCounts(t, "after a like", a, b, 1, 1, map[string]float64{"b shared": 1, "a taken": 1})
+
+	// A new post: forty visitors at once, twenty on each instance; one
+	// render in all, and every one of them gets its bytes.
+	a.store.InvalidateApp(ctx, demo.ID)
+	waitForVersion()
+	var wg sync.WaitGroup
+	bodies := make([]string, 40)
+	statuses := make([]int, 40)
+	for i := range bodies {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := two[i%2].do(t, "GET", "/apps/demo", nil, nil)
+			statuses[i], bodies[i] = r.Status, r.Body
+		}()
+	}
+	wg.Wait()
+	for i := range bodies {
+		if statuses[i] != http.StatusOK || bodies[i] != bodies[0] {
+			t.Fatalf("visitor %d: status %d, same page as visitor 0: %v", i, statuses[i], bodies[i] == bodies[0])
+		}
+	}
+	if got := renders(a) + renders(b); got != 3 {
+		t.Errorf("forty visitors of a new version on two instances: %d renders in all, want 1", got-2)
+	}
+}
+
+func assertCounts(t *testing.T, when string, a, b *testServer, rendersA, rendersB uint64, shared map[string]float64) {
+	t.Helper()
+	if ra, rb := renders(a), renders(b); ra != rendersA || rb != rendersB {
+		t.Errorf("%s: renders a %d, b %d; want %d and %d", when, ra, rb, rendersA, rendersB)
+	}
+	for name, want := range shared {
+		ts := a
+		if name[0] == 'b' {
+			ts = b
+		}
+		var m dto.Metric
+		if err := ts.metrics.shared.WithLabelValues(name[2:]).Write(&m); err != nil {
+			t.Fatal(err)
+		}
+		if got := m.GetCounter().GetValue(); got != want {
+			t.Errorf("%s: marquee_shared_pages_total{result=%q} on %c = %v, want %v", when, name[2:], name[0], got, want)
+		}
+	}
+}
+
+// renders is how many pages a server rendered (its render histogram).
+func renders(ts *testServer) uint64 {
+	var m dto.Metric
+	if err := ts.metrics.renders.Write(&m); err != nil {
+		panic(err)
+	}
+	return m.GetHistogram().GetSampleCount()
+}
