@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -154,8 +155,7 @@ func (s *Storage) MemberVersion(ctx context.Context, appID, userID string) (int6
 // and the member's own version: a follow or an unfollow changes their
 // standing (what the page cache remembers of it) and no page.
 func (s *Storage) NoteMembership(ctx context.Context, appID, userID string) {
-	s.bumpPageVersion(ctx, MemberScope(appID, userID))
-	s.NoteEngagement(ctx, appID)
+	s.bumpPageVersions(ctx, MemberScope(appID, userID), EngagementScope(appID))
 }
 
 // dataVersion is the version part of a data cache key of an app.
@@ -338,54 +338,78 @@ func (s *Storage) WatchPageVersions(ctx context.Context) {
 // that changes what any page of the app shows calls it (through
 // InvalidateLanding and its siblings, or directly).
 func (s *Storage) InvalidateApp(ctx context.Context, appID string) {
-	s.bumpPageVersion(ctx, appID)
+	s.bumpPageVersions(ctx, appID)
 }
 
 // NoteEngagement bumps the engagement version of an app: a like, a reply or
 // a follow changed counts, which every data cache re-reads at once and the
 // cached pages within their staleness bound.
 func (s *Storage) NoteEngagement(ctx context.Context, appID string) {
-	s.bumpPageVersion(ctx, EngagementScope(appID))
+	s.bumpPageVersions(ctx, EngagementScope(appID))
 }
 
 // InvalidatePost bumps one post's page version and the app's engagement: a
 // reply changes the post's page and a count elsewhere.
 func (s *Storage) InvalidatePost(ctx context.Context, appID, messageID string) {
-	s.bumpPageVersion(ctx, PostScope(messageID))
-	s.NoteEngagement(ctx, appID)
+	s.bumpPageVersions(ctx, PostScope(messageID), EngagementScope(appID))
 }
 
 // InvalidateAllApps bumps the version every cached page also carries: for
 // writes whose effect crosses apps (a member's picture).
 func (s *Storage) InvalidateAllApps(ctx context.Context) {
-	s.bumpPageVersion(ctx, GlobalPageScope)
+	s.bumpPageVersions(ctx, GlobalPageScope)
 }
 
-func (s *Storage) bumpPageVersion(ctx context.Context, scope string) {
+// bumpPageVersions moves scopes on by one in one statement (a reply moves
+// its post's and its app's engagement: one commit, not two) and announces
+// each new version, in one round trip to Redis.
+func (s *Storage) bumpPageVersions(ctx context.Context, scopes ...string) {
+	// Rows are locked in the order given: sorted, two writers bumping
+	// overlapping scopes never wait on each other in a cycle.
+	rows := make([]PageVersion, len(scopes))
+	for i, scope := range slices.Sorted(slices.Values(scopes)) {
+		rows[i] = PageVersion{Scope: scope, Version: 1}
+	}
 	// Bumped in the database first: that is what a server falls back to when
 	// it misses the announcement, so a lost publish costs speed, not truth.
-	row := &PageVersion{Scope: scope, Version: 1}
-	_, err := s.DB.NewInsert().Model(row).
+	var bumped []PageVersion
+	_, err := s.DB.NewInsert().Model(&rows).
 		On("CONFLICT (scope) DO UPDATE").Set("version = page_version.version + 1").
-		Returning("version").Exec(ctx, &row.Version)
+		Returning("scope, version").Exec(ctx, &bumped)
+	version := make(map[string]int64, len(bumped))
+	for _, b := range bumped {
+		version[b.Scope] = b.Version
+	}
 	// This process's own writes show on its next request, without waiting
 	// for the announcement to come back. The announcement carries the new
 	// version: at 60 likes a second, every process reading it back from the
 	// database after each one was most of what members waited for.
-	payload := scope
-	if err != nil {
-		// The write itself succeeded; a page may stay stale for PageTTL.
-		s.Logger.Error("page version bump failed", "scope", scope, "err", err)
-		s.pv().forget(scope, nil)
-	} else if scope == GlobalPageScope {
-		s.pv().forget(scope, nil)
-	} else {
-		s.pv().learn(scope, row.Version, time.Now())
-		payload = versionMessage(scope, row.Version)
+	payloads := make([]string, len(rows))
+	for i, row := range rows {
+		scope := row.Scope
+		v, ok := version[scope]
+		payloads[i] = scope
+		switch {
+		case err != nil || !ok:
+			// The write itself succeeded; a page may stay stale for PageTTL.
+			s.Logger.Error("page version bump failed", "scope", scope, "err", err)
+			s.pv().forget(scope, nil)
+		case scope == GlobalPageScope:
+			s.pv().forget(scope, nil)
+		default:
+			s.pv().learn(scope, v, time.Now())
+			payloads[i] = versionMessage(scope, v)
+		}
 	}
 	if s.Redis != nil {
-		if err := s.Redis.Publish(ctx, s.PageVersionChannel(), payload).Err(); err != nil {
-			s.cacheWarn("page version announcement failed", err, "scope", scope)
+		_, err := s.Redis.Pipelined(ctx, func(pipe redis.Pipeliner) error {
+			for _, payload := range payloads {
+				pipe.Publish(ctx, s.PageVersionChannel(), payload)
+			}
+			return nil
+		})
+		if err != nil {
+			s.cacheWarn("page version announcement failed", err, "scopes", scopes)
 		}
 	}
 }
