@@ -262,7 +262,7 @@ func (s *Storage) DeleteAccount(ctx context.Context, userID string) error {
 		return err
 	}
 	s.sessions.forgetUser(userID)
-	s.InvalidateAllApps(ctx)
+	s.InvalidateUser(ctx, userID)
 	return s.forgetSessions(ctx, ended)
 }
 

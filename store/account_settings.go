@@ -117,7 +117,7 @@ func (s *Storage) ChangeUsername(ctx context.Context, userID, username string) e
 		return fmt.Errorf("change username: %w", err)
 	}
 	s.sessions.forgetUser(userID)
-	s.InvalidateAllApps(ctx)
+	s.InvalidateUser(ctx, userID)
 	return nil
 }
 

@@ -69,8 +69,8 @@ func (s *Storage) SetProfilePicture(ctx context.Context, userID, mediaID string)
 		return fmt.Errorf("set profile picture of %s: %w", userID, err)
 	}
 	s.sessions.forgetUser(userID)
-	// Posts and attendee lists of every app show the picture.
-	s.InvalidateAllApps(ctx)
+	// Posts and attendee lists show the picture.
+	s.InvalidateUser(ctx, userID)
 	return nil
 }
 

@@ -354,8 +354,26 @@ func (s *Storage) InvalidatePost(ctx context.Context, appID, messageID string) {
 	s.bumpPageVersions(ctx, PostScope(messageID), EngagementScope(appID))
 }
 
+// InvalidateUser renews the pages of every app that shows the user, their
+// name and picture beside their posts, replies and event attendance (one
+// statement for all of them): a profile change leaves every other app's
+// pages cached. When those apps cannot be told, every app's pages go.
+func (s *Storage) InvalidateUser(ctx context.Context, userID string) {
+	var apps []string
+	err := s.DB.NewRaw(`SELECT app_id FROM messages WHERE sender_id = ? UNION SELECT app_id FROM attendees WHERE user_id = ?`,
+		userID, userID).Scan(ctx, &apps)
+	if err != nil {
+		s.Logger.Error("apps showing a user unknown; renewing every app's pages", "user", userID, "err", err)
+		s.InvalidateAllApps(ctx)
+		return
+	}
+	if len(apps) > 0 {
+		s.bumpPageVersions(ctx, apps...)
+	}
+}
+
 // InvalidateAllApps bumps the version every cached page also carries: for
-// writes whose effect crosses apps (a member's picture).
+// writes whose effect crosses every app (an operator resizing all images).
 func (s *Storage) InvalidateAllApps(ctx context.Context) {
 	s.bumpPageVersions(ctx, GlobalPageScope)
 }

@@ -47,7 +47,7 @@ func (w *MediaVariantsWorker) Work(ctx context.Context, job *river.Job[MediaVari
 	if m.AppID != nil {
 		w.Store.InvalidateLanding(ctx, *m.AppID)
 	} else {
-		w.Store.InvalidateAllApps(ctx)
+		w.Store.InvalidateUser(ctx, m.OwnerID) // a profile picture
 	}
 	return nil
 }
