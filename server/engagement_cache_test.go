@@ -322,3 +322,111 @@ func TestFeedCountsExactAfterEngagement(t *testing.T) {
 		t.Fatalf("after a reply: %+v", c)
 	}
 }
+
+// Replies and follows under load, while visitors read: a reply is on its
+// post's page from the very next request (it moves the post's own
+// version), no visitor page holds a member's state, and once the writes
+// stop the counts are exact: every reply, and the members who end up
+// following.
+func TestRepliesAndFollowsUnderLoad(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, demoDB(t))
+	ids := commLoad(t, ts)
+	ctx := context.Background()
+	demo, err := ts.store.AppByIDOrName(ctx, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	membersBefore, err := ts.store.DB.NewSelect().Model((*store.Membership)(nil)).Where("app_id = ?", demo.ID).Count(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	postPage := "/apps/demo/posts/" + ids.demoPost
+	ts.visit(t, postPage, "miss")
+	ts.visit(t, "/apps/demo", "")
+
+	// All of them fit the first page of comments (CommentsPageSize).
+	const fans, replies = 20, 2
+	var wg sync.WaitGroup
+	errs := make(chan string, 200)
+	for i := range fans {
+		u, err := ts.store.CreateUser(ctx, fmt.Sprintf("crowd%d@replies.test", i), fmt.Sprintf("crowd%d", i), "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		fan := commUser(t, ts, u.Email)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// Follow, unfollow, follow: even fans stop after the second
+			// follow, odd ones unfollow once more.
+			for k, action := range []string{"follow", "unfollow", "follow", "unfollow"} {
+				if k == 3 && i%2 == 0 {
+					break
+				}
+				if r := ts.do(t, "POST", "/api/notifications/"+action+"/"+demo.ID, nil, fan); r.Status >= 300 {
+					errs <- fmt.Sprintf("%s: %d %s", action, r.Status, r.Body)
+					return
+				}
+				if k != 2 {
+					continue
+				}
+				for n := range replies {
+					text := fmt.Sprintf("Reply %d from crowd%d", n, i)
+					r := ts.do(t, "POST", "/api/messages", body(map[string]any{"content": text, "type": "REPLY",
+						"parentMessageId": ids.demoPost, "communityId": ids.demoCommunity}), fan)
+					if r.Status != http.StatusCreated {
+						errs <- fmt.Sprintf("reply: %d %s", r.Status, r.Body)
+						return
+					}
+					// The very next request of anyone shows it.
+					page := ts.do(t, "GET", postPage, nil, map[string]string{"Accept-Encoding": "identity"})
+					if !strings.Contains(page.Body, text) {
+						errs <- fmt.Sprintf("%q is not on the post's page right after it was written (%s)", text, page.Header.Get("X-Page-Cache"))
+					}
+				}
+			}
+		}()
+	}
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range 30 {
+				path := postPage
+				if k%2 == 1 {
+					path = "/apps/demo"
+				}
+				page := ts.do(t, "GET", path, nil, map[string]string{"Accept-Encoding": "identity"})
+				if page.Status != http.StatusOK || strings.Contains(page.Body, "replies.test") || strings.Contains(page.Body, `"user":{`) {
+					errs <- fmt.Sprintf("visitor read of %s: %d, holds a member's state: %v", path, page.Status, page.Status == http.StatusOK)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+
+	stored, err := ts.store.DB.NewSelect().Model((*store.Message)(nil)).Where("parent_message_id = ? AND content LIKE 'Reply % from crowd%'", ids.demoPost).Count(ctx)
+	if err != nil || stored != fans*replies {
+		t.Fatalf("replies stored: %d %v, want %d", stored, err, fans*replies)
+	}
+	var landing struct {
+		Data struct {
+			Count struct{ Members int64 } `json:"_count"`
+		}
+	}
+	commJSON(t, ts.do(t, "GET", "/api/app/demo/landing", nil, nil), &landing)
+	if want := membersBefore + fans/2; landing.Data.Count.Members != int64(want) {
+		t.Errorf("landing counts %d members after the follows, want %d", landing.Data.Count.Members, want)
+	}
+	ts.pages.staleFor = 0
+	page := ts.visit(t, postPage, "")
+	if n := strings.Count(page, " from crowd"); n < fans*replies {
+		t.Errorf("the post's page shows %d of the %d replies once the writes stopped", n, fans*replies)
+	}
+}
