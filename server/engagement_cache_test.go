@@ -7,8 +7,11 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/uptrace/bun"
 
 	"marquee/store"
 )
@@ -428,5 +431,79 @@ func TestRepliesAndFollowsUnderLoad(t *testing.T) {
 	page := ts.visit(t, postPage, "")
 	if n := strings.Count(page, " from crowd"); n < fans*replies {
 		t.Errorf("the post's page shows %d of the %d replies once the writes stopped", n, fans*replies)
+	}
+}
+
+// queryCounter counts the queries of a database whose SQL holds a string.
+type queryCounter struct {
+	holds string
+	n     atomic.Int64
+}
+
+func (q *queryCounter) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
+func (q *queryCounter) AfterQuery(_ context.Context, e *bun.QueryEvent) {
+	if strings.Contains(e.Query, q.holds) {
+		q.n.Add(1)
+	}
+}
+
+// After a write, every request of the app wants the rebuilt data at once:
+// fifty of them share one rebuild per key and version (issue 22 item 2),
+// the landing content after a new post, the landing's and the feed's
+// counts after a like.
+func TestConcurrentCallsShareOneRebuild(t *testing.T) {
+	t.Parallel()
+	db := demoDB(t)
+	reactionReads := &queryCounter{holds: `FROM "reactions"`}
+	db.AddQueryHook(reactionReads)
+	ts := newTestServer(t, db)
+	ctx := context.Background()
+	ids := commLoad(t, ts)
+	demo, err := ts.store.AppByIDOrName(ctx, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed := "/api/community/" + ids.demoCommunity + "/posts"
+	all := func(paths ...string) {
+		t.Helper()
+		var wg sync.WaitGroup
+		fails := make(chan string, 100)
+		for i := range 50 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				path := paths[i%len(paths)]
+				if r := ts.do(t, "GET", path, nil, nil); r.Status != http.StatusOK {
+					fails <- fmt.Sprintf("%s: %d", path, r.Status)
+				}
+			}()
+		}
+		wg.Wait()
+		close(fails)
+		for f := range fails {
+			t.Error(f)
+		}
+	}
+	all("/api/app/demo/landing", feed)
+
+	ts.store.InvalidateApp(ctx, demo.ID)
+	builds := ts.store.LandingBuildCount.Load()
+	all("/api/app/demo/landing")
+	if got := ts.store.LandingBuildCount.Load() - builds; got != 1 {
+		t.Errorf("fifty landing calls after a new version built the landing content %d times, want 1", got)
+	}
+
+	follower := commUser(t, ts, "follower@demo.test")
+	if r := ts.do(t, "POST", "/api/messages/"+ids.demoPost+"/reactions", body(map[string]any{"reaction": "❤️"}), follower); r.Status >= 300 {
+		t.Fatalf("like: %d %s", r.Status, r.Body)
+	}
+	builds, reads := ts.store.LandingBuildCount.Load(), reactionReads.n.Load()
+	all("/api/app/demo/landing", feed)
+	if got := ts.store.LandingBuildCount.Load() - builds; got != 0 {
+		t.Errorf("a like rebuilt the landing content %d times", got)
+	}
+	// One read of the reactions for the landing's posts, one for the feed's.
+	if got := reactionReads.n.Load() - reads; got != 2 {
+		t.Errorf("fifty landing and feed calls after a like read the reactions %d times, want 2", got)
 	}
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -29,6 +30,10 @@ func (s *Storage) cachedList(ctx context.Context, appID, key string, out any, lo
 // cachedListAt is cachedList under a version the caller read: the content
 // version alone for a list whose counts are laid over it per engagement
 // version (CommunityFeed).
+//
+// One load per key at a time in this process: after a write every request
+// of the app wants the same page, and fifty loads of it were the cost. The
+// caller that loads fills its own out; the others decode what it loaded.
 func (s *Storage) cachedListAt(ctx context.Context, appID, v, key string, out any, load func(context.Context) error) error {
 	full := "list:" + appID + ":" + v + ":" + key
 	if b, ok, err := s.Cache.Get(ctx, full); err == nil && ok {
@@ -36,13 +41,28 @@ func (s *Storage) cachedListAt(ctx context.Context, appID, v, key string, out an
 			return nil
 		}
 	}
-	if err := load(ctx); err != nil {
-		return err
-	}
-	if b, err := json.Marshal(out); err == nil {
+	loaded := false
+	got, err, _ := s.listBuilds.Do(full, func() (any, error) {
+		loaded = true
+		// Shared by every caller waiting: one caller's cancellation must
+		// not fail the others.
+		if err := load(context.WithoutCancel(ctx)); err != nil {
+			return nil, err
+		}
+		b, err := json.Marshal(out)
+		if err != nil {
+			return nil, fmt.Errorf("encode list page: %w", err)
+		}
 		if err := s.Cache.Set(ctx, full, b, listCacheTTL); err != nil {
 			s.cacheWarn("list page not cached", err, "app", appID)
 		}
+		return b, nil
+	})
+	if err != nil || loaded {
+		return err
+	}
+	if err := json.Unmarshal(got.([]byte), out); err != nil {
+		return fmt.Errorf("decode list page: %w", err)
 	}
 	return nil
 }

@@ -54,6 +54,8 @@ type Storage struct {
 	landingBuilds singleflight.Group
 	// countBuilds collapses concurrent reads of one list's counts.
 	countBuilds singleflight.Group
+	// listBuilds collapses concurrent loads of one list page (cachedList).
+	listBuilds singleflight.Group
 	// LandingBuildCount counts landing data built from the database (tests
 	// and the benchmark read it).
 	LandingBuildCount atomic.Int64
