@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 )
 
 // ErrInvalid marks a write the data itself rules out (a foreign id, a media
@@ -164,20 +165,53 @@ func (s *Storage) AddReaction(ctx context.Context, m *Message, senderID, reactio
 	// One statement for the usual case: a like is sixty a second on a
 	// popular app, and reading back the row it just wrote was a second
 	// round trip each time. Only a repeated like reads the one kept.
-	var inserted []string
-	if err := s.DB.NewInsert().Model(r).On("CONFLICT DO NOTHING").Returning("id").Scan(ctx, &inserted); err != nil {
-		return nil, fmt.Errorf("add reaction: %w", err)
+	var inserted bool
+	if s.DB.Dialect().Name() == dialect.PG {
+		// On PostgreSQL the reaction and the engagement version it moves
+		// are one statement: one round trip and one commit (a flush of
+		// the log to disk) for the write a popular app sees most, where
+		// two commits were a third of a write's cost on the machine.
+		var bumped []PageVersion
+		scope := EngagementScope(m.AppID)
+		err := s.DB.NewRaw(`WITH r AS (
+				INSERT INTO reactions (id, app_id, message_id, sender_id, reaction, media_id, created_at)
+				VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id
+			) `+engagementBumpAfter("r")+` SELECT ? AS scope, version FROM v`,
+			r.ID, r.AppID, r.MessageID, r.SenderID, r.Reaction, r.MediaID, r.CreatedAt, scope, scope).Scan(ctx, &bumped)
+		if err != nil {
+			return nil, fmt.Errorf("add reaction: %w", err)
+		}
+		if inserted = len(bumped) == 1; inserted {
+			s.announceBumps(ctx, []string{scope}, bumped, nil)
+		}
+	} else {
+		var ids []string
+		if err := s.DB.NewInsert().Model(r).On("CONFLICT DO NOTHING").Returning("id").Scan(ctx, &ids); err != nil {
+			return nil, fmt.Errorf("add reaction: %w", err)
+		}
+		if inserted = len(ids) == 1; inserted {
+			s.NoteEngagement(ctx, m.AppID) // a count changed, nothing else
+		}
 	}
-	if len(inserted) == 0 {
+	if !inserted {
 		r = new(Reaction)
 		if err := s.DB.NewSelect().Model(r).Where("message_id = ? AND sender_id = ? AND reaction = ?", m.ID, senderID, reaction).
 			Scan(ctx); err != nil {
 			return nil, fmt.Errorf("load reaction: %w", err)
 		}
-	} else {
-		s.NoteEngagement(ctx, m.AppID) // a count changed, nothing else
 	}
 	return &ReactionView{ID: r.ID, Reaction: r.Reaction, MediaID: r.MediaID, Sender: ReactionUser{ID: r.SenderID}}, nil
+}
+
+// engagementBumpAfter is the part of a PostgreSQL statement that moves an
+// engagement version (its scope the statement's first argument after the
+// write's own) once for each row the data-modifying CTE named written
+// returned: none when the write changed nothing.
+func engagementBumpAfter(written string) string {
+	return `, v AS (
+			INSERT INTO page_versions AS pv (scope, version) SELECT ?, 1 FROM ` + written + `
+			ON CONFLICT (scope) DO UPDATE SET version = pv.version + 1 RETURNING version
+		)`
 }
 
 // RemoveReaction deletes the sender's own reaction; anyone else's, or one on
@@ -185,19 +219,38 @@ func (s *Storage) AddReaction(ctx context.Context, m *Message, senderID, reactio
 func (s *Storage) RemoveReaction(ctx context.Context, m *Message, reactionID, senderID string) error {
 	// One statement for the usual case (an unlike); only a reaction that
 	// is not the sender's, or is gone, is looked up to say which.
-	var deleted []string
-	if err := s.DB.NewDelete().Model((*Reaction)(nil)).Where("id = ? AND message_id = ? AND sender_id = ?", reactionID, m.ID, senderID).
-		Returning("id").Scan(ctx, &deleted); err != nil {
-		return fmt.Errorf("delete reaction %s: %w", reactionID, err)
+	deleted := false
+	if s.DB.Dialect().Name() == dialect.PG {
+		// One statement and one commit with the engagement bump, as a like.
+		var bumped []PageVersion
+		scope := EngagementScope(m.AppID)
+		err := s.DB.NewRaw(`WITH d AS (
+				DELETE FROM reactions WHERE id = ? AND message_id = ? AND sender_id = ? RETURNING id
+			) `+engagementBumpAfter("d")+` SELECT ? AS scope, version FROM v`,
+			reactionID, m.ID, senderID, scope, scope).Scan(ctx, &bumped)
+		if err != nil {
+			return fmt.Errorf("delete reaction %s: %w", reactionID, err)
+		}
+		if deleted = len(bumped) == 1; deleted {
+			s.announceBumps(ctx, []string{scope}, bumped, nil)
+		}
+	} else {
+		var ids []string
+		if err := s.DB.NewDelete().Model((*Reaction)(nil)).Where("id = ? AND message_id = ? AND sender_id = ?", reactionID, m.ID, senderID).
+			Returning("id").Scan(ctx, &ids); err != nil {
+			return fmt.Errorf("delete reaction %s: %w", reactionID, err)
+		}
+		if deleted = len(ids) == 1; deleted {
+			s.NoteEngagement(ctx, m.AppID)
+		}
 	}
-	if len(deleted) == 0 {
+	if !deleted {
 		r := new(Reaction)
 		if err := selectOne(ctx, s.DB.NewSelect().Model(r).Where("id = ? AND message_id = ?", reactionID, m.ID), "reaction "+reactionID); err != nil {
 			return err
 		}
 		return ErrForbidden
 	}
-	s.NoteEngagement(ctx, m.AppID)
 	return nil
 }
 

@@ -394,6 +394,13 @@ func (s *Storage) bumpPageVersions(ctx context.Context, scopes ...string) {
 	_, err := s.DB.NewInsert().Model(&rows).
 		On("CONFLICT (scope) DO UPDATE").Set("version = page_version.version + 1").
 		Returning("scope, version").Exec(ctx, &bumped)
+	s.announceBumps(ctx, scopes, bumped, err)
+}
+
+// announceBumps tells this process and (with Redis) every other one the
+// versions a bump made; err is the bump's failure, which makes every
+// process read the scopes again instead.
+func (s *Storage) announceBumps(ctx context.Context, scopes []string, bumped []PageVersion, err error) {
 	version := make(map[string]int64, len(bumped))
 	for _, b := range bumped {
 		version[b.Scope] = b.Version
@@ -402,9 +409,8 @@ func (s *Storage) bumpPageVersions(ctx context.Context, scopes ...string) {
 	// for the announcement to come back. The announcement carries the new
 	// version: at 60 likes a second, every process reading it back from the
 	// database after each one was most of what members waited for.
-	payloads := make([]string, len(rows))
-	for i, row := range rows {
-		scope := row.Scope
+	payloads := make([]string, len(scopes))
+	for i, scope := range scopes {
 		v, ok := version[scope]
 		payloads[i] = scope
 		switch {
