@@ -31,16 +31,27 @@ func (s *Server) fromPeers(ctx context.Context, key string, engagement int64, st
 	if s.store.Redis == nil {
 		return nil, nil, false
 	}
+	// usable answers the shared page when it will do.
+	usable := func() (*cachedPage, error) {
+		sp, err := s.store.SharedPage(ctx, key)
+		if err != nil || sp == nil || sp.Status == 0 {
+			return nil, err
+		}
+		if sp.Engagement >= engagement || !fresh && time.Since(sp.Rendered) < s.pages.staleFor {
+			s.metrics.sharedPage("taken")
+			return sharedToCached(sp), nil
+		}
+		return nil, nil
+	}
 	deadline := time.Now().Add(s.claimTTL())
 	for {
-		sp, err := s.store.SharedPage(ctx, key)
+		p, err := usable()
 		if err != nil {
 			s.sharedWarn("shared page unavailable; rendering here", err)
 			return nil, nil, false
 		}
-		if sp != nil && sp.Status != 0 && (sp.Engagement >= engagement || !fresh && time.Since(sp.Rendered) < s.pages.staleFor) {
-			s.metrics.sharedPage("taken")
-			return sharedToCached(sp), nil, true
+		if p != nil {
+			return p, nil, true
 		}
 		release, claimed, err := s.store.ClaimPageRender(ctx, key, s.claimTTL())
 		if err != nil {
@@ -48,6 +59,12 @@ func (s *Server) fromPeers(ctx context.Context, key string, engagement int64, st
 			return nil, nil, false
 		}
 		if claimed {
+			// A peer may have shared the page and let its claim go between
+			// the look above and the claim (it shares before it lets go).
+			if p, err := usable(); err == nil && p != nil {
+				release()
+				return p, nil, true
+			}
 			return nil, release, false
 		}
 		if stale != nil {
