@@ -17,7 +17,9 @@ type RenderOutput = {
 function marqueeRender(name: string, propsJSON: string): string {
   const page = Object.prototype.hasOwnProperty.call(pages, name) ? pages[name] : undefined;
   if (!page) throw new Error("unknown page: " + name);
-  const props = JSON.parse(propsJSON);
+  // Under goja the engine's native parse (render/natives.go); Node has none.
+  const g = globalThis as any;
+  const props = typeof g.__marqueeParse === "function" ? g.__marqueeParse(propsJSON) : JSON.parse(propsJSON);
   resetIslands();
   const html = renderToString(createElement(page.component, props));
   const headEl = page.head ? page.head(props) : null;

@@ -79,8 +79,9 @@ var chunkJoinRewrites = [][2]string{
 	{"if (!readyToStream) throw Error(formatProdErrorMessage(426));\n  return result;", "if (!readyToStream) throw Error(formatProdErrorMessage(426));\n  return result.join(\"\");"},
 	// React escapes text and attribute values one character at a time,
 	// appending each escape to a growing string: a JSON attribute of island
-	// props (thousands of quotes) cost O(n^2) copies under goja. Native
-	// global replaces give the same output in a few linear passes.
+	// props (thousands of quotes) cost O(n^2) copies under goja. The
+	// engine's native escape (natives.go) gives the same output; without
+	// it (Node), global replaces do, in a few linear passes.
 	{escapeLoop, escapeReplace},
 	// A segment's chunks reached the result one JS call and one native push
 	// each, three times what rendering them cost under goja; they go as one
@@ -143,7 +144,8 @@ const escapeLoop = `  var match = matchHtmlRegExp.exec(text);
   }
   return text;`
 
-const escapeReplace = `  if (!matchHtmlRegExp.test(text)) return text;
+const escapeReplace = `  if (typeof __marqueeEscape === "function") return __marqueeEscape(text);
+  if (!matchHtmlRegExp.test(text)) return text;
   return text
     .replace(/&/g, "&amp;")
     .replace(/"/g, "&quot;")

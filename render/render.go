@@ -181,6 +181,7 @@ func (e *Engine) Manifest() Manifest { return e.manifest }
 
 func (e *Engine) newRuntime() (*goja.Runtime, error) {
 	rt := goja.New()
+	installNatives(rt)
 	if _, err := rt.RunProgram(e.program); err != nil {
 		return nil, fmt.Errorf("render: evaluate server bundle: %w", err)
 	}
