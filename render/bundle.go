@@ -108,7 +108,7 @@ const flushJoin = `      for (var childIdx = 0; childIdx < segment.length; child
         r = flushSegment(request, destination, r, hoistableState);
       }
       chunkIdx < chunks.length &&
-        (r = destination.push(chunks.slice(chunkIdx).join("")));
+        (r = destination.push((chunkIdx ? chunks.slice(chunkIdx) : chunks).join("")));
       return r;`
 
 const escapeLoop = `  var match = matchHtmlRegExp.exec(text);
