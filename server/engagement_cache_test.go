@@ -440,7 +440,9 @@ type queryCounter struct {
 	n     atomic.Int64
 }
 
-func (q *queryCounter) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
+func (q *queryCounter) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
+	return ctx
+}
 func (q *queryCounter) AfterQuery(_ context.Context, e *bun.QueryEvent) {
 	if strings.Contains(e.Query, q.holds) {
 		q.n.Add(1)
