@@ -171,18 +171,12 @@ func (s *Storage) AddReaction(ctx context.Context, m *Message, senderID, reactio
 		// are one statement: one round trip and one commit (a flush of
 		// the log to disk) for the write a popular app sees most, where
 		// two commits were a third of a write's cost on the machine.
-		var bumped []PageVersion
-		scope := EngagementScope(m.AppID)
-		err := s.DB.NewRaw(`WITH r AS (
-				INSERT INTO reactions (id, app_id, message_id, sender_id, reaction, media_id, created_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id
-			) `+engagementBumpAfter("r")+` SELECT ? AS scope, version FROM v`,
-			r.ID, r.AppID, r.MessageID, r.SenderID, r.Reaction, r.MediaID, r.CreatedAt, scope, scope).Scan(ctx, &bumped)
+		var err error
+		inserted, err = s.writeWithEngagement(ctx, m.AppID, `INSERT INTO reactions (id, app_id, message_id, sender_id, reaction, media_id, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`,
+			r.ID, r.AppID, r.MessageID, r.SenderID, r.Reaction, r.MediaID, r.CreatedAt)
 		if err != nil {
 			return nil, fmt.Errorf("add reaction: %w", err)
-		}
-		if inserted = len(bumped) == 1; inserted {
-			s.announceBumps(ctx, []string{scope}, bumped, nil)
 		}
 	} else {
 		var ids []string
@@ -203,15 +197,25 @@ func (s *Storage) AddReaction(ctx context.Context, m *Message, senderID, reactio
 	return &ReactionView{ID: r.ID, Reaction: r.Reaction, MediaID: r.MediaID, Sender: ReactionUser{ID: r.SenderID}}, nil
 }
 
-// engagementBumpAfter is the part of a PostgreSQL statement that moves an
-// engagement version (its scope the statement's first argument after the
-// write's own) once for each row the data-modifying CTE named written
-// returned: none when the write changed nothing.
-func engagementBumpAfter(written string) string {
-	return `, v AS (
-			INSERT INTO page_versions AS pv (scope, version) SELECT ?, 1 FROM ` + written + `
-			ON CONFLICT (scope) DO UPDATE SET version = pv.version + 1 RETURNING version
-		)`
+// writeWithEngagement runs a PostgreSQL write that returns the one row it
+// changed (or none) and, in the same statement and commit, moves the app's
+// engagement version when it changed one; changed says whether it did. The
+// new version is announced as bumpPageVersions announces it.
+func (s *Storage) writeWithEngagement(ctx context.Context, appID, write string, args ...any) (changed bool, err error) {
+	scope := EngagementScope(appID)
+	var bumped []PageVersion
+	err = s.DB.NewRaw(`WITH w AS (`+write+`), v AS (
+			INSERT INTO page_versions AS pv (scope, version) SELECT ?, 1 FROM w
+			ON CONFLICT (scope) DO UPDATE SET version = pv.version + 1 RETURNING scope, version
+		) SELECT scope, version FROM v`, append(args, scope)...).Scan(ctx, &bumped)
+	if err != nil {
+		return false, err
+	}
+	if len(bumped) == 0 {
+		return false, nil
+	}
+	s.announceBumps(ctx, []string{scope}, bumped, nil)
+	return true, nil
 }
 
 // RemoveReaction deletes the sender's own reaction; anyone else's, or one on
@@ -222,17 +226,11 @@ func (s *Storage) RemoveReaction(ctx context.Context, m *Message, reactionID, se
 	deleted := false
 	if s.DB.Dialect().Name() == dialect.PG {
 		// One statement and one commit with the engagement bump, as a like.
-		var bumped []PageVersion
-		scope := EngagementScope(m.AppID)
-		err := s.DB.NewRaw(`WITH d AS (
-				DELETE FROM reactions WHERE id = ? AND message_id = ? AND sender_id = ? RETURNING id
-			) `+engagementBumpAfter("d")+` SELECT ? AS scope, version FROM v`,
-			reactionID, m.ID, senderID, scope, scope).Scan(ctx, &bumped)
+		var err error
+		deleted, err = s.writeWithEngagement(ctx, m.AppID,
+			`DELETE FROM reactions WHERE id = ? AND message_id = ? AND sender_id = ? RETURNING id`, reactionID, m.ID, senderID)
 		if err != nil {
 			return fmt.Errorf("delete reaction %s: %w", reactionID, err)
-		}
-		if deleted = len(bumped) == 1; deleted {
-			s.announceBumps(ctx, []string{scope}, bumped, nil)
 		}
 	} else {
 		var ids []string
