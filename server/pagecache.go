@@ -316,9 +316,9 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 			}
 			key := keyOf(class)
 			// Whoever just wrote (a like without JavaScript) sees it at
-			// once: no stale page for them, they wait for the render.
-			_, noFresh := req.Cookie(freshCookie)
-			ownWrite := noFresh == nil
+			// once: no stale page for them, they wait for the render. Read
+			// only past a current hit, the path most requests take.
+			ownWrite := func() bool { _, err := req.Cookie(freshCookie); return err == nil }
 			if p := s.pages.get(key, time.Now()); p != nil {
 				if p.engagement >= version.engagement {
 					if class == "visitor" {
@@ -328,10 +328,11 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 					}
 					return s.serveCached(c, p, class != "visitor", "hit")
 				}
-				if time.Since(p.rendered) < s.pages.staleFor && !ownWrite {
+				fresh := ownWrite()
+				if time.Since(p.rendered) < s.pages.staleFor && !fresh {
 					return s.serveCached(c, p, class != "visitor", "stale")
 				}
-				if ownWrite {
+				if fresh {
 					p = nil
 				}
 				// Older counts: one request renders, the others get this page.
@@ -340,7 +341,7 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 						return s.serveCached(c, p, true, "stale")
 					}
 				}
-				np, err := s.fillPage(c, key, version.engagement, p, ownWrite, next)
+				np, err := s.fillPage(c, key, version.engagement, p, fresh, next)
 				if err != nil || np == nil {
 					return err
 				}
@@ -366,7 +367,7 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 					}
 				}
 			}
-			p, err := s.fillPage(c, key, version.engagement, nil, ownWrite, next)
+			p, err := s.fillPage(c, key, version.engagement, nil, ownWrite(), next)
 			if err != nil || p == nil {
 				return err
 			}
