@@ -1,5 +1,5 @@
 import AppNameCheck from "../islands/AppNameCheck";
-import { Island } from "../islands/Island";
+import { Island } from "./lib/Island";
 import type { AppsIndexData, PageProps } from "./lib/types";
 
 // AppsIndex is the creator-template placeholder at /apps and, for a

@@ -3,7 +3,7 @@ import { ErrorState } from "./components/ErrorState";
 import { storeGatePage } from "./components/StoreGate";
 import { appSeo, SeoHead } from "./lib/seo";
 import type { CartData, PageProps } from "./lib/types";
-import { Island } from "../islands/Island";
+import { Island } from "./lib/Island";
 import CartView from "../islands/CartView";
 
 type Props = PageProps<CartData>;

@@ -7,7 +7,7 @@ import { formatMoney } from "./lib/format";
 import { Img } from "./lib/img";
 import { appSeo, SeoHead } from "./lib/seo";
 import type { CheckoutData, PageProps } from "./lib/types";
-import { Island } from "../islands/Island";
+import { Island } from "./lib/Island";
 import CheckoutPayment from "../islands/CheckoutPayment";
 
 type Props = PageProps<CheckoutData>;

@@ -4,7 +4,7 @@ import { listSeo, SeoHead } from "./lib/seo";
 import { displayTitle } from "./components/Header";
 import type { MessageView, PageProps } from "./lib/types";
 import type { Pagination, StoryGroup } from "./lib/community";
-import { Island } from "../islands/Island";
+import { Island } from "./lib/Island";
 import Feed, { FeedList } from "../islands/Feed";
 import StoriesViewer from "../islands/StoriesViewer";
 

@@ -2,7 +2,7 @@ import type { ComponentType } from "react";
 import { Layout } from "./components/Layout";
 import { appSeo, SeoHead } from "./lib/seo";
 import type { PageProps, Permissions } from "./lib/types";
-import { Island } from "../islands/Island";
+import { Island } from "./lib/Island";
 import CreatePostForm, { type CreateFormProps } from "../islands/CreatePostForm";
 import CreateStoryForm from "../islands/CreateStoryForm";
 import type { PageModule } from "./registry";

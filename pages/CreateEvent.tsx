@@ -1,7 +1,7 @@
 import { Layout } from "./components/Layout";
 import { appSeo, SeoHead } from "./lib/seo";
 import type { PageProps } from "./lib/types";
-import { Island } from "../islands/Island";
+import { Island } from "./lib/Island";
 import CreateEventForm from "../islands/CreateEventForm";
 
 type Props = PageProps<{ types: string[]; values: Record<string, string>; error: string; fields?: Record<string, string> }>;

@@ -1,6 +1,6 @@
 import { Layout } from "./components/Layout";
 import { displayTitle } from "./components/Header";
-import { Island } from "../islands/Island";
+import { Island } from "./lib/Island";
 import DonateModal from "../islands/DonateModal";
 import { formatMoney } from "./lib/format";
 import type { DonationTierView, DonorStanding, PageProps } from "./lib/types";

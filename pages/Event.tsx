@@ -4,7 +4,7 @@ import { appSeo, SeoHead } from "./lib/seo";
 import { truncate } from "./lib/format";
 import { carouselMedia, type EventDetail } from "./lib/events";
 import type { PageProps } from "./lib/types";
-import { Island } from "../islands/Island";
+import { Island } from "./lib/Island";
 import BackButton from "../islands/BackButton";
 import EventCarousel from "../islands/EventCarousel";
 import EventDetails from "../islands/EventDetails";

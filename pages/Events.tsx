@@ -3,7 +3,7 @@ import { listSeo, SeoHead } from "./lib/seo";
 import { typeLabel } from "./lib/events";
 import type { EventView, PageProps } from "./lib/types";
 import type { Pagination } from "./lib/community";
-import { Island } from "../islands/Island";
+import { Island } from "./lib/Island";
 import LocalTime from "../islands/LocalTime";
 import { EventCard } from "../islands/EventCard";
 import EventsMore from "../islands/EventsMore";

@@ -1,7 +1,7 @@
 import { Layout } from "./components/Layout";
 import { appSeo, SeoHead } from "./lib/seo";
 import type { ItemEditData, PageProps } from "./lib/types";
-import { Island } from "../islands/Island";
+import { Island } from "./lib/Island";
 import ItemForm from "../islands/ItemForm";
 import ItemFilesUpload from "../islands/ItemFilesUpload";
 

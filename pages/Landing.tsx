@@ -6,7 +6,7 @@ import { appSeo, SeoHead } from "./lib/seo";
 import { displayTitle } from "./components/Header";
 import { Plans } from "./components/Plans";
 import type { AppView, EventView, ItemView, LinkItem, MessageView, PageProps, PlanItem } from "./lib/types";
-import { Island } from "../islands/Island";
+import { Island } from "./lib/Island";
 import LandingRetry from "../islands/LandingRetry";
 
 type Props = PageProps<{ appName?: string; gated?: boolean; plans?: PlanItem[]; plansError?: string; description?: string; previews?: boolean }>;

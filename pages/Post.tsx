@@ -4,7 +4,7 @@ import { appSeo, SeoHead } from "./lib/seo";
 import { relativeTime, truncate } from "./lib/format";
 import type { MessageView, PageProps } from "./lib/types";
 import type { Pagination } from "./lib/community";
-import { Island } from "../islands/Island";
+import { Island } from "./lib/Island";
 import BackButton from "../islands/BackButton";
 import LikeButton from "../islands/LikeButton";
 import Comments from "../islands/Comments";

@@ -1,7 +1,7 @@
 import { AuthButtons } from "./components/AuthButtons";
 import { Layout } from "./components/Layout";
 import { displayTitle } from "./components/Header";
-import { Island } from "../islands/Island";
+import { Island } from "./lib/Island";
 import ProfileActions from "../islands/ProfileActions";
 import ProfilePictureUpload from "../islands/ProfilePictureUpload";
 import PushToggle from "../islands/PushToggle";

@@ -4,7 +4,7 @@ import { FULL_WIDTH, Img } from "./lib/img";
 import { appSeo, SeoHead } from "./lib/seo";
 import { formatDate, formatMoney, truncate } from "./lib/format";
 import type { ItemData, PageProps } from "./lib/types";
-import { Island } from "../islands/Island";
+import { Island } from "./lib/Island";
 import AddToCart from "../islands/AddToCart";
 
 type Props = PageProps<ItemData>;

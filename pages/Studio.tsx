@@ -3,7 +3,7 @@ import { formatDate, formatMoney } from "./lib/format";
 import { statusLabels } from "./lib/orders";
 import type { PageProps, StudioData } from "./lib/types";
 import { HBars, StackedBars } from "./studio/Charts";
-import { Island } from "../islands/Island";
+import { Island } from "./lib/Island";
 import StudioImage from "../islands/StudioImage";
 
 type Props = PageProps<StudioData>;

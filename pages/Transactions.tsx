@@ -4,7 +4,7 @@ import { ErrorState } from "./components/ErrorState";
 import { formatDateTime, formatMoney } from "./lib/format";
 import { appSeo, SeoHead } from "./lib/seo";
 import type { PageProps, WalletData } from "./lib/types";
-import { Island } from "../islands/Island";
+import { Island } from "./lib/Island";
 import AddFunds from "../islands/AddFunds";
 
 type Props = PageProps<WalletData>;

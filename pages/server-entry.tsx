@@ -2,7 +2,7 @@
 // globalThis.marqueeRender(page, propsJSON) for every request.
 import { createElement } from "react";
 import { renderToStaticMarkup, renderToString } from "react-dom/server";
-import { collectedIslands, lazyIslands, resetIslands } from "../islands/Island";
+import { collectedIslands, lazyIslands, resetIslands } from "./lib/Island";
 import { pages } from "./registry";
 
 type RenderOutput = {

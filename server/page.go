@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -179,4 +180,19 @@ func (s *Server) renderErrorPage(c echo.Context, status int, message string) {
 	if err := s.renderPage(c, "ErrorPage", props); err != nil {
 		s.logger.Error("error page failed", "err", err)
 	}
+}
+
+const themeColor = "#111827"
+
+// documentData is the HTML shell of a page; app pages link their app's manifest.
+func documentData(res render.Result, app *store.AppView) render.DocumentData {
+	d := render.DocumentData{Lang: "en", Result: res, ThemeColor: themeColor}
+	if app != nil {
+		d.ManifestURL = "/apps/" + url.PathEscape(app.Name) + "/manifest.webmanifest"
+		// The app's language, as its creator set it in the studio.
+		if l := app.Settings.Basic.Lang; l != "" {
+			d.Lang = l
+		}
+	}
+	return d
 }

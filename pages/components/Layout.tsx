@@ -2,7 +2,7 @@ import type { ReactNode } from "react";
 import AppChrome from "../../islands/AppChrome";
 import Footer from "../../islands/Footer";
 import HeaderActions from "../../islands/HeaderActions";
-import { Island } from "../../islands/Island";
+import { Island } from "../lib/Island";
 import { footerHidden, footerProps } from "../lib/footer";
 import type { PageProps } from "../lib/types";
 import { displayTitle, Header } from "./Header";

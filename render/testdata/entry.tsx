@@ -2,7 +2,7 @@
 // (globalThis.marqueeRender) with pages that misbehave on purpose.
 import { createElement } from "react";
 import { renderToStaticMarkup, renderToString } from "react-dom/server";
-import { Island, collectedIslands, resetIslands } from "../../islands/Island";
+import { Island, collectedIslands, resetIslands } from "../../pages/lib/Island";
 
 function Fast({ name }: { name: string }) {
   return <main><h1>Hello, {name}</h1></main>;
