@@ -70,19 +70,10 @@ func run() error {
 	return nil
 }
 
-// islandEntries lists islands/[A-Z]*.tsx except the Island wrapper itself.
+// islandEntries lists islands/[A-Z]*.tsx: every component there is an
+// island (the marker that wraps them is server code, in pages/lib).
 func islandEntries() ([]string, error) {
-	files, err := filepath.Glob("islands/[A-Z]*.tsx")
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, f := range files {
-		if filepath.Base(f) != "Island.tsx" {
-			out = append(out, f)
-		}
-	}
-	return out, nil
+	return filepath.Glob("islands/[A-Z]*.tsx")
 }
 
 func buildClient(root string, m *render.Manifest) error {
