@@ -1,4 +1,5 @@
 import { Layout } from "./components/Layout";
+import { StudioNav } from "./components/StudioNav";
 import { displayTitle } from "./components/Header";
 import { formatDateTime, formatMoney } from "./lib/format";
 import type { DonationView, PageProps } from "./lib/types";
@@ -16,8 +17,9 @@ export default function Donations(props: Props) {
   const base = "/apps/" + app.name + "/donations";
   return (
     <Layout props={props}>
-      <div className="donations">
-        <h1>Donations</h1>
+      <div className="donations studio">
+        <StudioNav app={app} viewer={props.viewer} current="donations" />
+        <h2>Donations</h2>
         <dl className="totals">
           <dt>Total received</dt>
           <dd data-testid="donations-total">{formatMoney(totals.amount, "USD")}</dd>

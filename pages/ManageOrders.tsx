@@ -1,4 +1,5 @@
 import { Layout } from "./components/Layout";
+import { StudioNav } from "./components/StudioNav";
 import { storeGatePage } from "./components/StoreGate";
 import { OrderLines } from "./components/OrderLines";
 import { formatDateTime, formatMoney } from "./lib/format";
@@ -46,8 +47,8 @@ export default function ManageOrders(props: Props) {
   return (
     <Layout props={props}>
       <div className="orders manage-orders">
-        <a className="back-button" href={base + "/store"}>← Store</a>
-        <h1 className="page-title">Manage Orders</h1>
+        <StudioNav app={app} viewer={props.viewer} current="orders" />
+        <h2 className="page-title">Orders</h2>
         <nav className="status-filters" aria-label="Filter by status">
           <a href={filterHref("")} className={"chip" + (d.status === "" ? " selected" : "")}>All</a>
           {d.statuses.map((s) => (

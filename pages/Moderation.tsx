@@ -1,19 +1,11 @@
 import { Layout } from "./components/Layout";
+import { StudioNav } from "./components/StudioNav";
 import { displayTitle } from "./components/Header";
 import { formatDateTime } from "./lib/format";
 import type { ModerationData, PageProps, QueueItem } from "./lib/types";
 
 type Props = PageProps<ModerationData>;
 
-// The studio's sections (pages/Studio.tsx), this one last.
-const STUDIO_TABS: [string, string, string][] = [
-  ["profile", "Profile & look", "/studio"],
-  ["features", "Features", "/studio/features"],
-  ["plans", "Plans", "/studio/plans"],
-  ["members", "Members", "/studio/members"],
-  ["analytics", "Analytics", "/studio/analytics"],
-  ["moderation", "Moderation", "/studio/moderation"],
-];
 
 const TARGET_LABELS: Record<string, string> = {
   POST: "Post",
@@ -76,22 +68,7 @@ export default function Moderation(props: Props) {
   return (
     <Layout props={props} hideFooter>
       <div className="studio moderation-page">
-        <div className="studio-head">
-          <a className="back-button" href={"/apps/" + app.name}>← {displayTitle(app)}</a>
-          <h1 className="page-title">{props.viewer.permissions.canManage ? "Studio" : "Moderation"}</h1>
-        </div>
-        {props.viewer.permissions.canManage && (
-          // The studio's sections; moderators, who have no other section,
-          // see this one alone.
-          <nav className="studio-nav" aria-label="Studio sections">
-            {STUDIO_TABS.map(([key, label, path]) => (
-              <a key={key} href={"/apps/" + app.name + path} className={"chip" + (key === "moderation" ? " selected" : "")}
-                aria-current={key === "moderation" ? "page" : undefined}>
-                {label}
-              </a>
-            ))}
-          </nav>
-        )}
+        <StudioNav app={app} viewer={props.viewer} current="moderation" title={props.viewer.permissions.canManage ? "Studio" : "Moderation"} />
         {d.done && (
           <p className="notice" role="status" data-testid="moderation-done">
             {d.done}

@@ -1,4 +1,5 @@
 import { Layout } from "./components/Layout";
+import { StudioNav } from "./components/StudioNav";
 import { formatDate, formatMoney } from "./lib/format";
 import { statusLabels } from "./lib/orders";
 import type { PageProps, StudioData } from "./lib/types";
@@ -14,38 +15,10 @@ export default function Studio(props: Props) {
   const app = props.app!;
   const d = props.data;
   const base = "/apps/" + app.name;
-  const tabs: [string, string, string][] = [
-    ["profile", "Profile & look", "/studio"],
-    ["features", "Features", "/studio/features"],
-    ["plans", "Plans", "/studio/plans"],
-    ["members", "Members", "/studio/members"],
-    ["analytics", "Analytics", "/studio/analytics"],
-    ["payouts", "Payouts", "/studio/payouts"],
-    ["paypal", "PayPal", "/studio/paypal"],
-    ["moderation", "Moderation", "/studio/moderation"],
-  ];
   return (
     <Layout props={props} hideFooter>
       <div className="studio">
-        <div className="studio-head">
-          <a className="back-button" href={base}>← {app.settings.basic.displayName || app.name}</a>
-          <h1 className="page-title">Studio</h1>
-        </div>
-        <nav className="studio-nav" aria-label="Studio sections">
-          {tabs.map(([key, label, path]) => (
-            <a key={key} href={base + path} className={"chip" + (d.section === key ? " selected" : "")} aria-current={d.section === key ? "page" : undefined}>
-              {label}
-            </a>
-          ))}
-        </nav>
-        <nav className="studio-links" aria-label="Content">
-          <a href={base + "/store"}>Items</a>
-          <a href={base + "/store/items/new"}>New item</a>
-          <a href={base + "/events"}>Events</a>
-          <a href={base + "/create-event"}>New event</a>
-          <a href={base + "/manage/orders"}>Orders</a>
-          <a href={base + "/donations"}>Donations</a>
-        </nav>
+        <StudioNav app={app} viewer={props.viewer} current={d.section} />
         {d.notice && <p className="added-alert" role="status">{d.notice}</p>}
         {d.error && <p className="form-error" role="alert">{d.error}</p>}
         {d.section === "profile" && <ProfileSection props={props} />}

@@ -1,0 +1,52 @@
+import { displayTitle } from "./Header";
+import type { AppView, ViewerProps } from "../lib/types";
+
+// STUDIO_SECTIONS is the studio's one navigation: every studio screen
+// renders StudioNav, so the tabs are the same everywhere. A new screen adds
+// one line here (key = the section its page passes as `current`).
+// `who`: "manage" (creator and admins) or "moderate" (moderators too).
+export const STUDIO_SECTIONS: { key: string; label: string; path: string; who?: "moderate" }[] = [
+  { key: "profile", label: "Profile & look", path: "/studio" },
+  { key: "features", label: "Features", path: "/studio/features" },
+  { key: "plans", label: "Plans", path: "/studio/plans" },
+  { key: "members", label: "Members", path: "/studio/members" },
+  { key: "orders", label: "Orders", path: "/manage/orders" },
+  { key: "donations", label: "Donations", path: "/donations" },
+  { key: "analytics", label: "Analytics", path: "/studio/analytics" },
+  { key: "payouts", label: "Payouts", path: "/studio/payouts" },
+  { key: "paypal", label: "PayPal", path: "/studio/paypal" },
+  { key: "moderation", label: "Moderation", path: "/studio/moderation", who: "moderate" },
+];
+
+// StudioNav is the studio's heading and tabs. Moderators, who may open
+// only the moderation screen, see that tab alone.
+export function StudioNav({ app, viewer, current, title = "Studio" }: { app: AppView; viewer: ViewerProps; current: string; title?: string }) {
+  const base = "/apps/" + app.name;
+  const manage = viewer.permissions.canManage;
+  const sections = STUDIO_SECTIONS.filter((s) => manage || s.who === "moderate");
+  return (
+    <>
+      <div className="studio-head">
+        <a className="back-button" href={base}>← {displayTitle(app)}</a>
+        <h1 className="page-title">{title}</h1>
+      </div>
+      <nav className="studio-nav" aria-label="Studio sections">
+        {sections.map((s) => (
+          <a key={s.key} href={base + s.path} className={"chip" + (current === s.key ? " selected" : "")}
+            aria-current={current === s.key ? "page" : undefined}>
+            {s.label}
+          </a>
+        ))}
+      </nav>
+      {manage && (
+        <nav className="studio-links" aria-label="Content">
+          <a href={base + "/store"}>Items</a>
+          <a href={base + "/store/items/new"}>New item</a>
+          <a href={base + "/events"}>Events</a>
+          <a href={base + "/create-event"}>New event</a>
+          <a href={base + "/community"}>Posts</a>
+        </nav>
+      )}
+    </>
+  );
+}
