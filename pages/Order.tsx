@@ -107,16 +107,28 @@ export default function Order(props: Props) {
             <p className="description">{o.notes}</p>
           </section>
         )}
-        {o.status !== "REFUNDED" && o.refundedAmount > 0 && (
-          <section>
+        {(o.refundedAmount > 0 || o.status === "REFUNDED") && (
+          <section className="refund-info">
             <h2>Refund</h2>
-            <p>{"Partly refunded: " + formatMoney(o.refundedAmount, o.currency) + " of " + formatMoney(o.total, o.currency) + (o.refundReason ? " (" + o.refundReason + ")" : "")}</p>
+            {o.status === "REFUNDED" ? (
+              <p>{"Refunded" + (o.refundedAt ? " on " + formatDateTime(o.refundedAt) : "") + (o.refundReason ? ": " + o.refundReason : "")}</p>
+            ) : (
+              <p>{"Refunded so far: " + formatMoney(o.refundedAmount, o.currency) + " of " + formatMoney(o.total, o.currency) + (o.refundReason ? " (" + o.refundReason + ")" : "")}</p>
+            )}
           </section>
         )}
-        {o.status === "REFUNDED" && (
-          <section>
-            <h2>Refund</h2>
-            <p>{"Refunded" + (o.refundedAt ? " on " + formatDateTime(o.refundedAt) : "") + (o.refundReason ? ": " + o.refundReason : "")}</p>
+        {d.canRefund && (
+          <section className="refund-form-section" aria-labelledby="refund-h">
+            <h2 id="refund-h">Give a refund</h2>
+            <p className="meta">{"Up to " + formatMoney(d.refundLeft, o.currency) + " can still be refunded, back to the buyer's " + refundTo(o.paymentMethod) + ". Refunding all of it takes back what the order gave (stock, downloads, tickets)."}</p>
+            <form method="post" action={base + "/orders/" + o.id + "/refund"} className="refund-form">
+              <label htmlFor="refund-amount">Amount ($)</label>
+              <input id="refund-amount" name="amount" inputMode="decimal" pattern="[0-9]+([.][0-9]{1,2})?" placeholder={(d.refundLeft / 100).toFixed(2)} />
+              <p className="meta">Leave empty to refund everything left.</p>
+              <label htmlFor="refund-reason">Reason</label>
+              <input id="refund-reason" name="reason" required maxLength={500} />
+              <button type="submit" className="button button-secondary">Refund</button>
+            </form>
           </section>
         )}
         <section>
@@ -148,6 +160,13 @@ export function head(props: Props) {
 
 export function status(props: Props) {
   return props.status ?? 200;
+}
+
+// refundTo says where a refund's money goes.
+function refundTo(method: string): string {
+  if (method === "stripe") return "card";
+  if (method === "paypal") return "PayPal account";
+  return "wallet";
 }
 
 // paymentState words where the money is: a refund gives it back, so a

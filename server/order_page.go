@@ -69,8 +69,12 @@ type OrderData struct {
 	Order     *store.OrderView `json:"order"`
 	CanCancel bool             `json:"canCancel"`
 	CanFulfil bool             `json:"canFulfil"`
-	Notice    string           `json:"notice,omitempty"`
-	Error     string           `json:"error,omitempty"`
+	// CanRefund: the viewer may refund and some of the order's money is
+	// not given back yet (RefundLeft, in cents).
+	CanRefund  bool   `json:"canRefund"`
+	RefundLeft int64  `json:"refundLeft"`
+	Notice     string `json:"notice,omitempty"`
+	Error      string `json:"error,omitempty"`
 }
 
 // GET /apps/:app/orders/:orderId
@@ -98,6 +102,9 @@ func (s *Server) pageOrder(c echo.Context) error {
 	d.Order = o
 	d.CanFulfil = access.CanFulfilOrders(sc.Can)
 	d.CanCancel = o.Status == store.OrderPending && access.CanCancelOrder(sc.Can, o.UserID == sc.User.ID)
+	if d.CanFulfil && o.Total > o.RefundedAmount && store.CanTransition(o.Status, store.OrderRefunded) {
+		d.CanRefund, d.RefundLeft = true, o.Total-o.RefundedAmount
+	}
 	return s.renderPage(c, "Order", props)
 }
 

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -126,7 +127,7 @@ func (s *Server) apiPaymentRefund(c echo.Context) error {
 		reason = "Refunded by the store"
 	}
 	ctx := c.Request().Context()
-	o, err := s.store.OrderByPaymentRef(ctx, sc.App.Store.ID, "", "", req.PaymentIntentID)
+	o, err := s.refundTarget(ctx, sc.App.Store.ID, req.PaymentIntentID)
 	if err != nil {
 		return wrapLoad(err, "Order not found")
 	}
@@ -148,6 +149,25 @@ func (s *Server) apiPaymentRefund(c echo.Context) error {
 		"paymentIntentId": req.PaymentIntentID, "orderId": out.ID, "status": out.Status, "amount": amount,
 		"refundedAmount": out.RefundedAmount, "currency": out.Currency, "refundReason": out.RefundReason, "refundedAt": out.RefundedAt,
 	}, "Refund processed")
+}
+
+// refundTarget finds the order a refund names: by its payment at the
+// provider (a PaymentIntent, a PayPal order, the wallet's transactionId)
+// or, for a wallet order, which has no provider payment a client knows of,
+// by the order's id.
+func (s *Server) refundTarget(ctx context.Context, storeID, ref string) (*store.Order, error) {
+	o, err := s.store.OrderByPaymentRef(ctx, storeID, "", "", ref)
+	if !errors.Is(err, store.ErrNotFound) {
+		return o, err
+	}
+	v, err := s.store.OrderOf(ctx, storeID, "", ref)
+	if err != nil {
+		return nil, err
+	}
+	if v.PaymentMethod != payments.Wallet || v.PaidAt == nil {
+		return nil, store.ErrNotFound
+	}
+	return &v.Order, nil
 }
 
 // confirmStripeOnReturn re-reads the PaymentIntent of the viewer's PENDING

@@ -184,6 +184,7 @@ func (v *roleViewer) donation() string {
 // refused there.
 var hidingRoutes = map[string]bool{
 	"POST /apps/:app/manage/orders/:orderId":          true,
+	"POST /apps/:app/orders/:orderId/refund":          true,
 	"PUT /api/store/:storeId/orders/:orderId/status":  true,
 	"POST /api/store/:storeId/orders/:orderId/refund": true,
 }
@@ -333,6 +334,9 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		}},
 		{"main", "POST", "/apps/:app/manage/orders/:orderId", store.RoleAdmin, func(v *roleViewer) (string, string) {
 			return app + "/manage/orders/" + fx.anyOrder(follower), "status=PROCESSING"
+		}},
+		{"main", "POST", "/apps/:app/orders/:orderId/refund", store.RoleAdmin, func(v *roleViewer) (string, string) {
+			return app + "/orders/" + fx.anyOrder(follower) + "/refund", "reason="
 		}},
 		{"main", "POST", "/apps/:app/events/:eventId/attend", store.RoleFollower, withBody(app+"/events/"+fx.eventID+"/attend", "action=join")},
 		// The demo app lets only its creator create events.

@@ -157,6 +157,7 @@ func (s *Server) routes() {
 	appForm("/checkout/shipping", s.formCheckoutShipping)
 	m.POST("/apps/:app/checkout/pay", s.formCheckoutPay, s.appPage, s.verifiedEmail)
 	appForm("/orders/:orderId/cancel", s.formOrderCancel)
+	appForm("/orders/:orderId/refund", s.formOrderRefund)
 	appForm("/manage/orders/:orderId", s.formManageOrder)
 	cachedApp("/events", s.pageEvents)
 	app("/events.ics", s.eventsFeed)

@@ -725,6 +725,8 @@ export interface OrderData {
   order: OrderView | null;
   canCancel: boolean;
   canFulfil: boolean;
+  canRefund: boolean;
+  refundLeft: number;
   notice?: string;
   error?: string;
 }
