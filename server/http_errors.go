@@ -82,6 +82,8 @@ func domainRules() []domainRule {
 		// The order is in a status that does not allow the move: the request
 		// is well formed, the order's state refuses it.
 		{store.ErrIllegalTransition, http.StatusConflict, "This order cannot be changed that way in its current status", ""},
+		// A membership plan archived, gone or still a draft: never bought.
+		{store.ErrPlanOffSale, http.StatusConflict, "This membership plan is not on sale", ""},
 		{store.ErrDonationClosed, http.StatusConflict, "This donation can no longer be paid", ""},
 		{store.ErrTopupClosed, http.StatusConflict, msgTopupClosed, ""},
 		// A provider reported a payment that is not the order's total: the

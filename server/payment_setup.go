@@ -118,6 +118,11 @@ func (s *Server) payableOrder(c echo.Context, sc *Scope, method string, req payR
 	if o.Total <= 0 {
 		return nil, nil, badRequest("This order has nothing to pay")
 	}
+	// What the wallet refuses (a plan off sale, no shipping address), a
+	// card or PayPal payment must not start for either.
+	if err := s.store.ReadyToPay(c.Request().Context(), o); err != nil {
+		return nil, nil, answer(err, nil)
+	}
 	return o, p, nil
 }
 

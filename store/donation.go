@@ -133,6 +133,10 @@ func (s *Storage) PayDonationFromWallet(ctx context.Context, appID, userID, dona
 		if n, _ := res.RowsAffected(); n != 1 {
 			return ErrDonationClosed
 		}
+		// A card payment started for it before must not take money too.
+		if err := cancelOpenPayment(ctx, tx, CancelPaymentArgs{Provider: d.PaymentMethod, Ref: d.PaymentRef, DonationID: d.ID}); err != nil {
+			return err
+		}
 		d.Status, d.ProcessedAt, d.PaymentMethod, d.PaymentRef = DonationPaid, &now, WalletMethod, t.ID
 		if err := s.bookEarningTx(ctx, tx, Earning{AppID: appID, Ref: "donation:" + d.ID, Amount: d.Amount, InLedger: true,
 			Currency: d.Currency, Memo: "Donation"}); err != nil {
@@ -204,8 +208,14 @@ func (s *Storage) ApplyDonationPaymentEvent(ctx context.Context, ev *PaymentEven
 			ev.Outcome = OutcomeAlready
 		case d.Status != DonationPending:
 			ev.Outcome = OutcomeNotPayable
+			if err := strayDonationPayment(ctx, tx, d, method, ref, amount, currency); err != nil {
+				return err
+			}
 		case amount != d.Amount || !strings.EqualFold(currency, d.Currency):
 			ev.Outcome = OutcomeMismatch
+			if err := strayDonationPayment(ctx, tx, d, method, ref, amount, currency); err != nil {
+				return err
+			}
 		default:
 			now := time.Now().UTC()
 			res, err := tx.NewUpdate().Model((*Donation)(nil)).Set("status = ?", DonationPaid).Set("processed_at = ?", now).
@@ -241,6 +251,20 @@ func (s *Storage) ApplyDonationPaymentEvent(ctx context.Context, ev *PaymentEven
 		s.InvalidateLanding(ctx, d.AppID)
 	}
 	return d, fresh, nil
+}
+
+// strayDonationPayment refunds a card payment donation d cannot take (it was
+// paid another way first, or the amount is not its own) and tells the donor.
+func strayDonationPayment(ctx context.Context, tx bun.Tx, d *Donation, method, ref string, amount int64, currency string) error {
+	why := "after the donation was already paid"
+	if d.Status == DonationPending {
+		why = "that is not the donation's amount"
+	}
+	return refundStray(ctx, tx, StrayPayment{Provider: method, Ref: ref, DonationID: d.ID, Amount: amount, Currency: currency},
+		Notice{AppID: d.AppID, Kind: KindSystem, RecipientIDs: []string{d.UserID},
+			Text: fmt.Sprintf("A payment of %s for your donation arrived %s. It is being refunded to you in full.",
+				Money(amount, strings.ToUpper(currency)), why),
+			Link: "/donate"})
 }
 
 // DonationTiers are the app's Achievement Tiers, lowest first.

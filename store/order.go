@@ -423,27 +423,39 @@ func giveStockBack(ctx context.Context, tx bun.Tx, orderID string) error {
 	return nil
 }
 
-// JobCancelPayment is the job (server/jobs) that cancels the card payment
-// a cancelled or expired order had started.
+// JobCancelPayment is the job (server/jobs) that cancels a card payment
+// that must no longer take money: the order, top-up or donation it was
+// started for was cancelled, expired, or paid another way.
 const JobCancelPayment = "cancel_payment"
 
-// CancelPaymentArgs name the payment to cancel.
+// CancelPaymentArgs name the payment to cancel (and, for the logs, what it
+// was started for).
 type CancelPaymentArgs struct {
-	Provider string `json:"provider"`
-	Ref      string `json:"ref"`
-	OrderID  string `json:"orderId"`
+	Provider   string `json:"provider"`
+	Ref        string `json:"ref"`
+	OrderID    string `json:"orderId"`
+	TopupID    string `json:"topupId,omitempty"`
+	DonationID string `json:"donationId,omitempty"`
 }
 
-// cancelPayment: an order cancelled (or expired) with a PaymentIntent open
-// would still be paid by a payment form left open; the job, written in the
-// cancelling transaction, cancels the intent at Stripe. A payment that
-// lands anyway is refunded (PayOrderTx). A PayPal order needs nothing: only
-// our capture takes its money, and a cancelled order is never captured.
-func cancelPayment(ctx context.Context, tx bun.Tx, o *Order) error {
-	if o.PaymentMethod != "stripe" || !strings.HasPrefix(o.PaymentRef, "pi_") {
+// cancelOpenPayment writes, in the caller's transaction, the job that
+// cancels payment a (a PaymentIntent or a Checkout Session) at the card
+// provider, so a payment form left open can no longer pay it. Every path
+// that leaves a payment behind calls it: a cancel or an expiry, a switch to
+// another method, a payment by another method. A payment that lands anyway
+// is refunded (strayPayment). A PayPal order needs nothing: only our capture
+// takes its money, and what is not PENDING is never captured; the wallet
+// moves money in the paying transaction only.
+func cancelOpenPayment(ctx context.Context, tx bun.IDB, a CancelPaymentArgs) error {
+	if a.Provider != "stripe" || !(strings.HasPrefix(a.Ref, "pi_") || strings.HasPrefix(a.Ref, "cs_")) {
 		return nil
 	}
-	return enqueue(ctx, tx, JobCancelPayment, CancelPaymentArgs{Provider: o.PaymentMethod, Ref: o.PaymentRef, OrderID: o.ID})
+	return enqueue(ctx, tx, JobCancelPayment, a)
+}
+
+// cancelPayment: a cancelled (or expired) order's open payment is cancelled.
+func cancelPayment(ctx context.Context, tx bun.Tx, o *Order) error {
+	return cancelOpenPayment(ctx, tx, CancelPaymentArgs{Provider: o.PaymentMethod, Ref: o.PaymentRef, OrderID: o.ID})
 }
 
 // TransitionOptions carry what some transitions record.
@@ -597,8 +609,16 @@ func (s *Storage) MarkOrderPaid(ctx context.Context, orderID, method, ref string
 // The payment is booked in the app's ledger in the same transaction
 // (payout.go): the gross, unless the wallet moved it already, and the fee.
 func (s *Storage) MarkPaidTx(ctx context.Context, tx bun.Tx, o *Order, method, ref string) error {
+	started := CancelPaymentArgs{Provider: o.PaymentMethod, Ref: o.PaymentRef, OrderID: o.ID}
 	if err := s.transition(ctx, tx, o, OrderPaid, TransitionOptions{From: OrderPending, PaymentMethod: method, PaymentRef: ref}); err != nil {
 		return err
+	}
+	if started.Provider != method || started.Ref != ref {
+		// Paid another way (the wallet) while a card form was open: that
+		// payment must not take money too.
+		if err := cancelOpenPayment(ctx, tx, started); err != nil {
+			return err
+		}
 	}
 	return s.bookEarningTx(ctx, tx, Earning{AppID: o.AppID, Ref: "order:" + o.ID, OrderID: &o.ID, Amount: o.Total,
 		InLedger: method == WalletMethod, Currency: o.Currency, Memo: "Order " + o.OrderNumber})
@@ -814,6 +834,31 @@ func (s *Storage) orderViews(ctx context.Context, db bun.IDB, orders []Order, wi
 	return views, nil
 }
 
+// ErrPlanOffSale: the order buys a membership plan that is archived, gone,
+// or not a plan one can buy (a draft without a billing cycle).
+var ErrPlanOffSale = errors.New("membership plan is not on sale")
+
+// plansOnSale refuses an order holding a SUBSCRIPTION line whose plan can
+// no longer be bought: its item archived or deleted, or no plan with a
+// billing cycle behind it.
+func plansOnSale(ctx context.Context, db bun.IDB, orderID string) error {
+	var names []string
+	err := db.NewSelect().TableExpr("order_items AS oi").ColumnExpr("oi.name").
+		Join("LEFT JOIN store_items AS i ON i.id = oi.store_item_id").
+		Join("LEFT JOIN subscription_plans AS p ON p.store_item_id = oi.store_item_id").
+		Where("oi.order_id = ? AND oi.type = ?", orderID, ItemSubscription).
+		Where("(i.id IS NULL OR i.deleted_at IS NOT NULL OR p.id IS NULL OR p.billing_cycle NOT IN (?))",
+			bun.In([]string{CycleMonthly, CycleYearly})).
+		Scan(ctx, &names)
+	if err != nil {
+		return fmt.Errorf("check plans on sale: %w", err)
+	}
+	if len(names) > 0 {
+		return fmt.Errorf("%w: %s", ErrPlanOffSale, names[0])
+	}
+	return nil
+}
+
 // needsShipping reports whether the order holds a PHYSICAL item.
 func needsShipping(ctx context.Context, db bun.IDB, orderID string) (bool, error) {
 	n, err := db.NewSelect().Model((*OrderItem)(nil)).Where("order_id = ? AND type = ?", orderID, ItemPhysical).Count(ctx)
@@ -824,10 +869,14 @@ func needsShipping(ctx context.Context, db bun.IDB, orderID string) (bool, error
 }
 
 // ReadyToPay refuses to take money for an order that cannot be fulfilled as
-// it stands: not PENDING, or physical without a shipping address.
+// it stands: not PENDING, a membership plan that is off sale, or physical
+// without a shipping address.
 func ReadyToPay(ctx context.Context, db bun.IDB, o *Order) error {
 	if o.Status != OrderPending {
 		return ErrIllegalTransition
+	}
+	if err := plansOnSale(ctx, db, o.ID); err != nil {
+		return err
 	}
 	if o.ShippingAddress != "" {
 		return nil

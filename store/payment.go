@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -47,18 +48,44 @@ const (
 // AttachPayment remembers the provider payment (PaymentIntent, PayPal
 // order) started for a PENDING order, so a later confirm, capture or webhook
 // that names only the provider's id finds the order. Only a PENDING order
-// takes one: ErrIllegalTransition otherwise.
+// takes one: ErrIllegalTransition otherwise. A payment started before by
+// another method (a card form, then PayPal) is cancelled in the same
+// transaction: the order keeps one payment, and the other must not take
+// money. The swap is conditional on the payment it replaces, so two
+// concurrent starts never leave one uncancelled.
 func (s *Storage) AttachPayment(ctx context.Context, orderID, method, ref string) error {
-	res, err := s.DB.NewUpdate().Model((*Order)(nil)).
-		Set("payment_method = ?", method).Set("payment_ref = ?", ref).Set("updated_at = ?", time.Now().UTC()).
-		Where("id = ? AND status = ?", orderID, OrderPending).Exec(ctx)
-	if err != nil {
-		return fmt.Errorf("attach payment to order: %w", err)
+	for range 10 {
+		done := false
+		err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			o := new(Order)
+			if err := selectOne(ctx, tx.NewSelect().Model(o).Column("id", "status", "payment_method", "payment_ref").
+				Where("id = ?", orderID), "order"); err != nil {
+				return err
+			}
+			if o.Status != OrderPending {
+				return ErrIllegalTransition
+			}
+			res, err := tx.NewUpdate().Model((*Order)(nil)).
+				Set("payment_method = ?", method).Set("payment_ref = ?", ref).Set("updated_at = ?", time.Now().UTC()).
+				Where("id = ? AND status = ? AND payment_method = ? AND payment_ref = ?", orderID, OrderPending, o.PaymentMethod, o.PaymentRef).
+				Exec(ctx)
+			if err != nil {
+				return fmt.Errorf("attach payment to order: %w", err)
+			}
+			if n, _ := res.RowsAffected(); n != 1 {
+				return nil // moved meanwhile: look again
+			}
+			done = true
+			if o.PaymentRef == ref && o.PaymentMethod == method {
+				return nil
+			}
+			return cancelOpenPayment(ctx, tx, CancelPaymentArgs{Provider: o.PaymentMethod, Ref: o.PaymentRef, OrderID: o.ID})
+		})
+		if err != nil || done {
+			return err
+		}
 	}
-	if n, _ := res.RowsAffected(); n != 1 {
-		return ErrIllegalTransition
-	}
-	return nil
+	return ErrIllegalTransition
 }
 
 // OrderInStore loads an order of storeID; with userID set, only that
@@ -165,21 +192,32 @@ func (s *Storage) ApplyPaymentEvent(ctx context.Context, ev *PaymentEvent, apply
 // says amount of currency arrived for ref, o's own payment (the reference
 // Start attached). An order already paid by ref is ALREADY_APPLIED. Money
 // the order cannot take (it was cancelled or expired, paid another way, or
-// the payment is another than its own, or of another amount) is
-// NOT_PAYABLE or AMOUNT_MISMATCH, and is given back: a refund job is
-// written in this transaction and the buyer is told (strayPayment).
+// the payment is another than its own, or of another amount, or the
+// membership plan it buys went off sale, which cancels it) is NOT_PAYABLE
+// or AMOUNT_MISMATCH, and is given back: a refund job is written in this
+// transaction and the buyer is told (strayPayment).
 func (s *Storage) PayOrderTx(ctx context.Context, tx bun.Tx, o *Order, method, ref string, amount int64, currency string) (string, error) {
 	if o.Status != OrderPending {
 		if o.PaidAt != nil && o.PaymentRef == ref && o.PaymentMethod == method {
 			return OutcomeAlready, nil
 		}
-		return OutcomeNotPayable, strayPayment(ctx, tx, o, method, ref, amount, currency)
+		return OutcomeNotPayable, strayPayment(ctx, tx, o, method, ref, amount, currency, "")
 	}
 	if o.PaymentMethod != method || o.PaymentRef != ref {
-		return OutcomeNotPayable, strayPayment(ctx, tx, o, method, ref, amount, currency)
+		return OutcomeNotPayable, strayPayment(ctx, tx, o, method, ref, amount, currency, "")
 	}
 	if amount != o.Total || !strings.EqualFold(currency, o.Currency) {
-		return OutcomeMismatch, strayPayment(ctx, tx, o, method, ref, amount, currency)
+		return OutcomeMismatch, strayPayment(ctx, tx, o, method, ref, amount, currency, "")
+	}
+	if err := plansOnSale(ctx, tx, o.ID); errors.Is(err, ErrPlanOffSale) {
+		// The plan went off sale while the buyer paid: the order can never
+		// be fulfilled, so it is cancelled and the money given back.
+		if err := s.transition(ctx, tx, o, OrderCancelled, TransitionOptions{From: OrderPending}); err != nil {
+			return "", err
+		}
+		return OutcomeNotPayable, strayPayment(ctx, tx, o, method, ref, amount, currency, "buys a membership plan that is no longer on sale")
+	} else if err != nil {
+		return "", err
 	}
 	if err := s.MarkPaidTx(ctx, tx, o, method, ref); err != nil {
 		return "", err
@@ -188,7 +226,7 @@ func (s *Storage) PayOrderTx(ctx context.Context, tx bun.Tx, o *Order, method, r
 }
 
 // JobRefundStrayPayment is the job (server/jobs) that gives back a payment
-// its order could not take.
+// its order, top-up or donation could not take.
 const JobRefundStrayPayment = "refund_stray_payment"
 
 // StrayPayment is the refund_stray_payment job's arguments.
@@ -197,42 +235,56 @@ type StrayPayment struct {
 	Ref      string `json:"ref"`
 	OrderID  string `json:"orderId"`
 	// TopupID: the wallet top-up the payment was for (instead of an order).
-	TopupID  string `json:"topupId,omitempty"`
-	Amount   int64  `json:"amount"`
-	Currency string `json:"currency"`
+	TopupID string `json:"topupId,omitempty"`
+	// DonationID: the donation the payment was for.
+	DonationID string `json:"donationId,omitempty"`
+	Amount     int64  `json:"amount"`
+	Currency   string `json:"currency"`
 }
 
-// strayPayment writes, in the transaction that found it, the job that
-// refunds a payment o cannot take, and tells the buyer. A payment reported
-// twice (the browser's confirm and the webhook) is refunded and announced
-// once.
-func strayPayment(ctx context.Context, tx bun.Tx, o *Order, method, ref string, amount int64, currency string) error {
-	if amount <= 0 || ref == "" {
+// refundStray writes, in the transaction that found it, the job that gives
+// back a payment nothing can take, and tells the member (n) in the same
+// transaction. It is the one way an order, a top-up and a donation refuse
+// money. A payment reported twice (the browser's confirm and the webhook)
+// is refunded and announced once: the caller records the payment's event
+// with a refusing outcome after this runs.
+func refundStray(ctx context.Context, tx bun.Tx, p StrayPayment, n Notice) error {
+	if p.Amount <= 0 || p.Ref == "" {
 		return nil
 	}
 	seen, err := tx.NewSelect().Model((*PaymentEvent)(nil)).
-		Where("provider = ? AND payment_ref = ? AND outcome IN (?)", method, ref, bun.In([]string{OutcomeNotPayable, OutcomeMismatch})).Exists(ctx)
+		Where("provider = ? AND payment_ref = ? AND outcome IN (?)", p.Provider, p.Ref, bun.In([]string{OutcomeNotPayable, OutcomeMismatch})).Exists(ctx)
 	if err != nil {
 		return fmt.Errorf("check stray payment: %w", err)
 	}
 	if seen {
 		return nil
 	}
-	if err := enqueue(ctx, tx, JobRefundStrayPayment, StrayPayment{Provider: method, Ref: ref, OrderID: o.ID, Amount: amount,
-		Currency: strings.ToUpper(currency)}); err != nil {
+	p.Currency = strings.ToUpper(p.Currency)
+	if err := enqueue(ctx, tx, JobRefundStrayPayment, p); err != nil {
 		return err
 	}
-	why := "was already paid"
-	switch {
-	case o.Status == OrderCancelled:
-		why = "was cancelled"
-	case o.Status == OrderPending:
-		why = "could not take it"
-	}
-	_, err = Notify(ctx, tx, Notice{AppID: o.AppID, Kind: KindOrderStatus, RecipientIDs: []string{o.UserID},
-		Text: "A payment for order " + o.OrderNumber + " arrived after the order " + why + ". It is being refunded to you in full.",
-		Link: "/orders/" + o.ID})
+	_, err = Notify(ctx, tx, n)
 	return err
+}
+
+// strayPayment refunds a payment o cannot take and tells the buyer why
+// (why, or what o's status says).
+func strayPayment(ctx context.Context, tx bun.Tx, o *Order, method, ref string, amount int64, currency, why string) error {
+	if why == "" {
+		why = "was already paid"
+		switch {
+		case o.Status == OrderCancelled:
+			why = "was cancelled"
+		case o.Status == OrderPending:
+			why = "could not take it"
+		}
+		why = "arrived after the order " + why
+	}
+	return refundStray(ctx, tx, StrayPayment{Provider: method, Ref: ref, OrderID: o.ID, Amount: amount, Currency: currency},
+		Notice{AppID: o.AppID, Kind: KindOrderStatus, RecipientIDs: []string{o.UserID},
+			Text: "A payment for order " + o.OrderNumber + " " + why + ". It is being refunded to you in full.",
+			Link: "/orders/" + o.ID})
 }
 
 // PaymentEvents lists what providers reported about an order, oldest first

@@ -204,30 +204,15 @@ func (s *Storage) TopupFailures(ctx context.Context, provider, ref, typ string) 
 // job a stray order payment gets, so it is durable and retried. The member
 // is told. A payment reported twice is refunded and announced once.
 func strayTopupPayment(ctx context.Context, tx bun.Tx, t *WalletTopup, method, ref string, amount int64, currency string) error {
-	if amount <= 0 || ref == "" {
-		return nil
-	}
-	seen, err := tx.NewSelect().Model((*PaymentEvent)(nil)).
-		Where("provider = ? AND payment_ref = ? AND outcome IN (?)", method, ref, bun.In([]string{OutcomeNotPayable, OutcomeMismatch})).Exists(ctx)
-	if err != nil {
-		return fmt.Errorf("check stray top-up payment: %w", err)
-	}
-	if seen {
-		return nil
-	}
-	if err := enqueue(ctx, tx, JobRefundStrayPayment, StrayPayment{Provider: method, Ref: ref, TopupID: t.ID, Amount: amount,
-		Currency: strings.ToUpper(currency)}); err != nil {
-		return err
-	}
 	why := "was already paid"
 	if t.Status == TopupExpired {
 		why = "had expired"
 	}
-	_, err = Notify(ctx, tx, Notice{AppID: t.AppID, Kind: KindSystem, RecipientIDs: []string{t.UserID},
-		Text: fmt.Sprintf("A payment of %s to add funds arrived after the top-up %s. It is being refunded to you in full; your wallet is unchanged.",
-			Money(amount, strings.ToUpper(currency)), why),
-		Link: "/transactions"})
-	return err
+	return refundStray(ctx, tx, StrayPayment{Provider: method, Ref: ref, TopupID: t.ID, Amount: amount, Currency: currency},
+		Notice{AppID: t.AppID, Kind: KindSystem, RecipientIDs: []string{t.UserID},
+			Text: fmt.Sprintf("A payment of %s to add funds arrived after the top-up %s. It is being refunded to you in full; your wallet is unchanged.",
+				Money(amount, strings.ToUpper(currency)), why),
+			Link: "/transactions"})
 }
 
 // ExpirePendingTopups marks top-ups still PENDING olderThan after they were
@@ -257,10 +242,7 @@ func (s *Storage) ExpirePendingTopups(ctx context.Context, olderThan time.Durati
 				return nil // paid meanwhile
 			}
 			n++
-			if t.PaymentMethod == "stripe" && (strings.HasPrefix(t.PaymentRef, "pi_") || strings.HasPrefix(t.PaymentRef, "cs_")) {
-				return enqueue(ctx, tx, JobCancelPayment, CancelPaymentArgs{Provider: t.PaymentMethod, Ref: t.PaymentRef})
-			}
-			return nil
+			return cancelOpenPayment(ctx, tx, CancelPaymentArgs{Provider: t.PaymentMethod, Ref: t.PaymentRef, TopupID: t.ID})
 		})
 		if err != nil {
 			return n, err

@@ -96,6 +96,22 @@ func (p *Provider) Start(ctx context.Context, req payments.StartRequest) (*payme
 		ci.Customer = cu
 	}
 	in, err := p.Client.CreateIntent(ctx, ci)
+	// Back from another method: the intent this key made was cancelled
+	// when the buyer switched (store.AttachPayment), and Stripe answers a
+	// key with its first answer, so ask how it stands now and make a fresh
+	// one keyed by the cancelled one (concurrent clicks still make one).
+	for try := 0; err == nil && o.PaymentRef != "" && try < 5; try++ {
+		cur, rerr := p.Client.Retrieve(ctx, in.ID)
+		if rerr != nil {
+			err = rerr
+			break
+		}
+		if cur.Status != string(sg.PaymentIntentStatusCanceled) {
+			break
+		}
+		ci.IdempotencyKey += "-after-" + in.ID
+		in, err = p.Client.CreateIntent(ctx, ci)
+	}
 	if err != nil {
 		return nil, payments.ProviderError("stripe", err)
 	}
