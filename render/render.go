@@ -69,8 +69,9 @@ type Engine struct {
 	cssURL   string // the hashed stylesheet, served immutable under /static/build
 	critical string // contents of Manifest.CriticalCSS
 	buildID  string
-	pool     chan *goja.Runtime // idle runtimes
-	slots    chan struct{}      // one token per runtime that exists; bounds the pool
+	// runtimes schedules the renders on at most PoolSize runtimes (one per
+	// core by default: goja runs on the goroutine that calls it).
+	runtimes *scheduler[*goja.Runtime]
 	log      *slog.Logger
 }
 
@@ -122,9 +123,9 @@ func New(opts Options) (*Engine, error) {
 		critical: string(critical),
 		// The manifest names the hashed stylesheet, so it covers the CSS.
 		buildID: buildID(src, critical, raw),
-		pool:    make(chan *goja.Runtime, opts.PoolSize),
-		slots:   make(chan struct{}, opts.PoolSize),
-		log:     opts.Logger,
+		runtimes: newScheduler[*goja.Runtime](opts.PoolSize, [lanes]int{
+			laneFirst: firstViewsWaiting * opts.PoolSize, laneRefresh: refreshesWaiting * opts.PoolSize}),
+		log: opts.Logger,
 	}
 	// Create one runtime now so a bundle that fails to evaluate fails start-up
 	// instead of the first request.
@@ -132,8 +133,10 @@ func New(opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.slots <- struct{}{}
-	e.pool <- rt
+	if _, mk, err := e.runtimes.acquire(context.Background(), laneFirst); err != nil || !mk {
+		return nil, fmt.Errorf("render: pool of %d runtimes: %v", opts.PoolSize, err)
+	}
+	e.runtimes.release(rt)
 	return e, nil
 }
 
@@ -191,44 +194,47 @@ func (e *Engine) newRuntime() (*goja.Runtime, error) {
 	return rt, nil
 }
 
+// How many renders may wait per runtime: first views (a viewer waits with
+// nothing to show; past this a 503 at once beats a wait of seconds) and
+// refreshes (a stale copy is served meanwhile; past this it is served a
+// while longer).
+const (
+	firstViewsWaiting = 32
+	refreshesWaiting  = 1
+)
+
 // acquire returns an idle runtime, creating one if the pool is not full, or
-// waits until one is released or ctx ends.
+// waits its turn (first views before refreshes, each in order of arrival)
+// until one is released or ctx ends.
 func (e *Engine) acquire(ctx context.Context) (*goja.Runtime, error) {
-	select {
-	case rt := <-e.pool:
-		return rt, nil
-	default:
+	lane := laneFirst
+	if isRefresh(ctx) {
+		lane = laneRefresh
 	}
-	select {
-	case rt := <-e.pool:
-		return rt, nil
-	case e.slots <- struct{}{}:
-		rt, err := e.newRuntime()
-		if err != nil {
-			<-e.slots
-			return nil, err
-		}
-		return rt, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	rt, mk, err := e.runtimes.acquire(ctx, lane)
+	if err != nil || !mk {
+		return rt, err
 	}
+	if rt, err = e.newRuntime(); err != nil {
+		e.runtimes.discard()
+		return nil, err
+	}
+	return rt, nil
 }
 
 // PoolStats answers how many runtimes are rendering and how many may
 // exist at most (the metrics' render pool use).
-func (e *Engine) PoolStats() (inUse, size int) {
-	return len(e.slots) - len(e.pool), cap(e.slots)
-}
+func (e *Engine) PoolStats() (inUse, size int) { return e.runtimes.stats() }
 
 // release returns a healthy runtime to the pool.
-func (e *Engine) release(rt *goja.Runtime) { e.pool <- rt }
+func (e *Engine) release(rt *goja.Runtime) { e.runtimes.release(rt) }
 
 // Timeout is how long one render may run before it is interrupted.
 func (e *Engine) Timeout() time.Duration { return e.opts.Timeout }
 
 // discard drops a runtime whose state can't be trusted (interrupted or
 // panicked) and frees its slot so a fresh one is made on demand.
-func (e *Engine) discard() { <-e.slots }
+func (e *Engine) discard() { e.runtimes.discard() }
 
 // Render runs page with props (marshalled with encoding/json).
 func (e *Engine) Render(ctx context.Context, page string, props any) (res Result, err error) {

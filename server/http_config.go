@@ -89,6 +89,14 @@ type Config struct {
 	// RenderTimeout bounds one page render (RENDER_TIMEOUT, default 3s);
 	// past it the visitor gets the fallback page with 503 and Retry-After.
 	RenderTimeout time.Duration
+	// PageCacheMB (PAGE_CACHE_MB, default 64) bounds the memory the page
+	// cache holds; PageCacheDiskMB (PAGE_CACHE_DISK_MB, default 256, 0 for
+	// none) the pages it spills to disk without Redis (in a directory of
+	// its own under PageCacheDir, PAGE_CACHE_DIR, default the system's
+	// temporary directory). Zero PageCacheMB means the default (tests).
+	PageCacheMB     int
+	PageCacheDiskMB int
+	PageCacheDir    string
 	// WalletEnabled turns the member wallet payment method on (WALLET_ENABLED,
 	// default true).
 	WalletEnabled bool
@@ -290,6 +298,13 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	if cfg.BindAddress != "" && net.ParseIP(cfg.BindAddress) == nil {
 		return Config{}, fmt.Errorf("BIND_ADDRESS: want an IP address such as 127.0.0.1, got %q", cfg.BindAddress)
 	}
+	if cfg.PageCacheMB, err = strconv.Atoi(get("PAGE_CACHE_MB", "64")); err != nil || cfg.PageCacheMB < 1 {
+		return Config{}, fmt.Errorf("PAGE_CACHE_MB: want a number of megabytes, at least 1, got %q", get("PAGE_CACHE_MB", ""))
+	}
+	if cfg.PageCacheDiskMB, err = strconv.Atoi(get("PAGE_CACHE_DISK_MB", "256")); err != nil || cfg.PageCacheDiskMB < 0 {
+		return Config{}, fmt.Errorf("PAGE_CACHE_DISK_MB: want a number of megabytes (0 for none), got %q", get("PAGE_CACHE_DISK_MB", ""))
+	}
+	cfg.PageCacheDir = get("PAGE_CACHE_DIR", "")
 	if cfg.DBMaxConns, err = strconv.Atoi(get("DB_MAX_CONNS", "20")); err != nil || cfg.DBMaxConns < 1 || cfg.DBMaxConns > 1000 {
 		return Config{}, fmt.Errorf("DB_MAX_CONNS: want a number of connections from 1 to 1000, got %q", get("DB_MAX_CONNS", ""))
 	}

@@ -12,13 +12,14 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/gzip"
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/labstack/echo/v4"
 
+	"marquee/render"
 	"marquee/store"
 )
 
@@ -42,8 +43,13 @@ import (
 // shared page could leak.
 const (
 	PageTTL = time.Minute
-	// pageCacheBytes bounds the memory all entries hold (three encodings each).
-	pageCacheBytes = 64 << 20
+	// staleGrace: past PageTTL an entry of the current version is still
+	// served for this long while one request renders it again (stale while
+	// revalidate), instead of every visitor waiting for that render.
+	staleGrace = PageTTL
+	// DefaultPageCacheMB bounds the memory all entries hold
+	// (PAGE_CACHE_MB): their compressed bytes (http_pagecache_evict.go).
+	DefaultPageCacheMB = 64
 )
 
 type cachedPage struct {
@@ -55,8 +61,11 @@ type cachedPage struct {
 	status     int
 	header     http.Header
 	etag       string // base tag; encodings append -gz / -br
-	identity   []byte
-	gz, br     []byte
+	// Only the compressed bytes are kept (a quarter to a fifth of the
+	// page): nearly every client takes gzip or brotli, and the rare one
+	// that takes neither gets the gzip bytes inflated.
+	gz, br      []byte
+	identityLen int
 	// sent holds, per encoding (identity, gzip, br), the ETag and
 	// Content-Length values, made once so a hit formats nothing.
 	sent    [3]sentHeaders
@@ -79,8 +88,11 @@ var (
 
 type pageCache struct {
 	mu      sync.Mutex
-	entries map[string]*cachedPage
-	bytes   int
+	entries *pageEntries
+	// disk is the second tier of the embedded configuration (no Redis):
+	// pages the memory evicts go there and come back from it instead of
+	// being rendered again; nil when off (http_pagecache_disk.go).
+	disk *diskPages
 	// fill collapses concurrent misses of one key into one render.
 	fill map[string]*pageFill
 	// peerBusy: until when another instance renders a key, as far as this
@@ -94,11 +106,13 @@ type pageCache struct {
 	// visitorRoutes are the requests answered before the router when the
 	// page is current or within the staleness bound (pagecache_fastpath.go).
 	visitorRoutes visitorRoutes
-	views         sync.Map // app id -> appViewEntry
-	// classes remembers a member's viewer class per app and version.
-	classes    sync.Map // app id, user id, version -> memberClass
-	classCount atomic.Int64
-	off        bool
+	// views is the landing data member pages are rendered from, per app;
+	// classes remembers a member's viewer class per app and version. Both
+	// bounded by count, least recently used first: they grow with apps and
+	// members, and a miss costs a lookup, not a render.
+	views   *lru.Cache[string, appViewEntry]
+	classes *lru.Cache[string, memberClass]
+	off     bool
 	// staleFor is how long a page may show older counts (likes, replies,
 	// members) than the data: the bound on what engagement costs in renders,
 	// one per page per staleFor however many writes arrive.
@@ -114,47 +128,73 @@ type pageFill struct {
 	page *cachedPage
 }
 
-func newPageCache(st *store.Storage) *pageCache {
+// Bounds of the per-app memos: landing data decoded for member pages
+// (tens of KB each) and members' viewer classes (a hundred bytes each).
+const (
+	appViewsKept    = 256
+	memberClassKept = 20_000
+)
+
+// newPageCache makes a page cache holding limit bytes of pages in memory
+// and, when disk is not nil, more on disk.
+func newPageCache(limit int, disk *diskPages) *pageCache {
+	if limit <= 0 {
+		limit = DefaultPageCacheMB << 20
+	}
+	views, _ := lru.New[string, appViewEntry](appViewsKept)
+	classes, _ := lru.New[string, memberClass](memberClassKept)
 	return &pageCache{
-		entries:  map[string]*cachedPage{},
+		entries:  newPageEntries(limit),
+		disk:     disk,
 		fill:     map[string]*pageFill{},
 		peerBusy: map[string]time.Time{},
 		latest:   map[string]string{},
 		staleFor: StaleFor,
+		views:    views,
+		classes:  classes,
 	}
 }
 
+// get answers the entry of key, counting the read. It may have expired
+// (stale: see expired); one past staleGrace is dropped and nil answered.
 func (pc *pageCache) get(key string, now time.Time) *cachedPage {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
-	p := pc.entries[key]
-	if p != nil && now.After(p.expires) {
+	p := pc.entries.get(key)
+	if p != nil && now.After(p.expires.Add(staleGrace)) {
 		pc.dropLocked(key)
 		return nil
 	}
 	return p
 }
 
+// expired: past PageTTL, the page is served only while one request renders
+// it again.
+func (p *cachedPage) expired(now time.Time) bool { return now.After(p.expires) }
+
+// put files p under key. What the memory evicts to make room goes to the
+// disk tier when there is one, unless it is expired or an older version.
 func (pc *pageCache) put(key string, p *cachedPage) {
 	pc.mu.Lock()
-	defer pc.mu.Unlock()
-	pc.dropLocked(key)
-	// Evict arbitrary entries (Go's map order) until the new one fits: old
-	// versions are never asked for again and go first in practice as they
-	// expire; a full cache only costs renders.
-	for k := range pc.entries {
-		if pc.bytes+p.size <= pageCacheBytes {
-			break
-		}
-		pc.dropLocked(k)
-	}
-	pc.entries[key] = p
-	pc.bytes += p.size
+	evicted := pc.entries.put(key, p)
 	if stable, ok := unversionedKey(key); ok {
-		if len(pc.latest) > 100_000 {
-			clear(pc.latest)
-		}
 		pc.latest[stable] = key
+	}
+	var spill []*pageSlot
+	now := time.Now()
+	for _, s := range evicted {
+		stable, ok := unversionedKey(s.key)
+		current := ok && pc.latest[stable] == s.key
+		if current && s.key != key {
+			delete(pc.latest, stable) // the latest map is bounded by the entries
+		}
+		if current && pc.disk != nil && !s.page.expired(now) {
+			spill = append(spill, s)
+		}
+	}
+	pc.mu.Unlock()
+	for _, s := range spill {
+		pc.disk.store(s.key, s.page)
 	}
 }
 
@@ -190,19 +230,20 @@ func (pc *pageCache) lastGood(key string) *cachedPage {
 	}
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
-	return pc.entries[pc.latest[stable]]
+	return pc.entries.peek(pc.latest[stable])
 }
 
+// size is the bytes the memory tier holds.
 func (pc *pageCache) size() int {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
-	return pc.bytes
+	return pc.entries.bytes
 }
 
 func (pc *pageCache) dropLocked(key string) {
-	if old, ok := pc.entries[key]; ok {
-		pc.bytes -= old.size
-		delete(pc.entries, key)
+	pc.entries.remove(key)
+	if stable, ok := unversionedKey(key); ok && pc.latest[stable] == key {
+		delete(pc.latest, stable)
 	}
 }
 
@@ -296,8 +337,8 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 					return s.answerUncached(c, next)
 				}
 				memo := appID + "\x00" + v.User.ID + "\x00" + version.content + "\x00" + strconv.FormatInt(own, 10)
-				if m, ok := s.pages.classes.Load(memo); ok && time.Now().Before(m.(memberClass).expires) {
-					class = m.(memberClass).class
+				if m, ok := s.pages.classes.Get(memo); ok && time.Now().Before(m.expires) {
+					class = m.class
 				} else {
 					sc, err := s.memberScope(c, appID, dataVersion)
 					if err != nil {
@@ -320,7 +361,7 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 			// only past a current hit, the path most requests take.
 			ownWrite := func() bool { _, err := req.Cookie(freshCookie); return err == nil }
 			if p := s.pages.get(key, time.Now()); p != nil {
-				if p.engagement >= version.engagement {
+				if p.engagement >= version.engagement && !p.expired(time.Now()) {
 					if class == "visitor" {
 						// The next such request is answered before the router.
 						s.pages.visitorRoutes.remember(req, visitorRoute{appID: appID, postID: c.Param("postId"),
@@ -329,7 +370,7 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 					return s.serveCached(c, p, class != "visitor", "hit")
 				}
 				fresh := ownWrite()
-				if time.Since(p.rendered) < s.pages.staleFor && !fresh {
+				if !p.expired(time.Now()) && time.Since(p.rendered) < s.pages.staleFor && !fresh {
 					return s.serveCached(c, p, class != "visitor", "stale")
 				}
 				if fresh {
@@ -437,6 +478,12 @@ func (s *Server) fillPage(c echo.Context, key string, engagement int64, stale *c
 	// timeout still bounds it.
 	req := c.Request()
 	ctx := context.WithoutCancel(req.Context())
+	if stale == nil {
+		if p := pc.fromDisk(key, engagement, fresh); p != nil {
+			f.page = p
+			return p, nil
+		}
+	}
 	peer, release, done := s.fromPeers(ctx, key, engagement, stale, fresh)
 	if done {
 		if peer != stale {
@@ -448,10 +495,20 @@ func (s *Server) fillPage(c echo.Context, key string, engagement int64, stale *c
 	if release != nil {
 		defer release()
 	}
+	if stale != nil {
+		// Others are served the stale page meanwhile: this render waits
+		// behind those of pages nobody has (render.Refresh).
+		ctx = render.Refresh(ctx)
+	}
 	c.SetRequest(req.WithContext(ctx))
 	rendered := time.Now()
 	rec := s.capture(c, next)
 	c.SetRequest(req)
+	if stale != nil && rec.status >= http.StatusInternalServerError {
+		// The render failed or found the renderer too busy for a refresh:
+		// the page there is beats an error page.
+		return stale, nil
+	}
 	if rec.status != http.StatusOK || rec.header.Get("Set-Cookie") != "" || strings.Contains(rec.header.Get("Cache-Control"), "no-store") {
 		c.Response().Header().Set("Vary", "Accept-Encoding, Cookie")
 		c.Response().Header().Set("X-Page-Cache", "bypass")
@@ -486,12 +543,7 @@ type memberClass struct {
 const memberClassTTL = 10 * time.Second
 
 func (pc *pageCache) rememberClass(memo, class string) {
-	// Bounded: past the limit the memo starts over (a lookup per member).
-	if pc.classCount.Add(1) > 100_000 {
-		pc.classes.Clear()
-		pc.classCount.Store(1)
-	}
-	pc.classes.Store(memo, memberClass{class: class, expires: time.Now().Add(memberClassTTL)})
+	pc.classes.Add(memo, memberClass{class: class, expires: time.Now().Add(memberClassTTL)})
 }
 
 // memberScope loads the signed-in viewer's scope from the app view of this
@@ -525,16 +577,14 @@ type appViewEntry struct {
 // data would be decoded from JSON on every request).
 func (pc *pageCache) appView(ctx context.Context, st *store.Storage, appID, version string) (*store.AppView, error) {
 	now := time.Now()
-	if e, ok := pc.views.Load(appID); ok {
-		if e := e.(appViewEntry); e.version == version && now.Before(e.expires) {
-			return e.view, nil
-		}
+	if e, ok := pc.views.Get(appID); ok && e.version == version && now.Before(e.expires) {
+		return e.view, nil
 	}
 	view, err := st.Landing(ctx, appID)
 	if err != nil {
 		return nil, err
 	}
-	pc.views.Store(appID, appViewEntry{version: version, view: view, expires: now.Add(PageTTL)})
+	pc.views.Add(appID, appViewEntry{version: version, view: view, expires: now.Add(PageTTL)})
 	return view, nil
 }
 
@@ -631,23 +681,42 @@ func newCachedPage(rec *recorded) *cachedPage {
 		header[k] = vs
 	}
 	header.Del("Content-Length")
-	return cachedPageOf(rec.status, header, body, gzipBytes(body, gzip.BestCompression), brotliBytes(body, brotliPageWindow))
+	return cachedPageOf(rec.status, header, pageETag(body), len(body), gzipBytes(body, gzip.BestCompression), brotliBytes(body, brotliPageWindow))
 }
 
-// cachedPageOf is the entry of a page and its encodings, expiring PageTTL
-// from now.
-func cachedPageOf(status int, header http.Header, identity, gz, br []byte) *cachedPage {
+// pageETag is the base ETag of a page's bytes.
+func pageETag(identity []byte) string {
 	sum := sha256.Sum256(identity)
+	return hex.EncodeToString(sum[:12])
+}
+
+// cachedPageOf is the entry of a page (identityLen bytes, kept in its two
+// encodings), expiring PageTTL from now.
+func cachedPageOf(status int, header http.Header, etag string, identityLen int, gz, br []byte) *cachedPage {
 	p := &cachedPage{
-		status: status, header: header, etag: hex.EncodeToString(sum[:12]),
-		identity: identity, gz: gz, br: br,
+		status: status, header: header, etag: etag, identityLen: identityLen, gz: gz, br: br,
 		expires: time.Now().Add(PageTTL),
 	}
-	for i, b := range [][]byte{p.identity, p.gz, p.br} {
-		p.sent[i] = sentHeaders{etag: []string{`"` + p.etag + [...]string{"", "-gz", "-br"}[i] + `"`}, length: []string{strconv.Itoa(len(b))}}
+	for i, n := range [...]int{identityLen, len(gz), len(br)} {
+		p.sent[i] = sentHeaders{etag: []string{`"` + p.etag + [...]string{"", "-gz", "-br"}[i] + `"`}, length: []string{strconv.Itoa(n)}}
 	}
-	p.size = len(p.identity) + len(p.gz) + len(p.br) + 3*len(p.etag) + 256
+	p.size = len(p.gz) + len(p.br) + 3*len(p.etag) + 512
 	return p
+}
+
+// identity inflates the page's gzip bytes, for a client that takes no
+// encoding.
+func (p *cachedPage) identity() []byte {
+	r, err := gzip.NewReader(bytes.NewReader(p.gz))
+	if err != nil {
+		return nil
+	}
+	out := make([]byte, 0, p.identityLen)
+	b := bytes.NewBuffer(out)
+	if _, err := b.ReadFrom(r); err != nil {
+		return nil
+	}
+	return b.Bytes()
 }
 
 // serveCached answers from an entry: 304 when the client holds it already,
@@ -680,7 +749,8 @@ func (s *Server) writeCachedPage(w http.ResponseWriter, r *http.Request, p *cach
 	} else {
 		h["Cache-Control"] = cacheControlShared
 	}
-	body, enc, sent := p.identity, "", p.sent[0]
+	var body []byte
+	enc, sent := "", p.sent[0]
 	switch accepted := r.Header.Get("Accept-Encoding"); {
 	case acceptsEncodingIn(accepted, "br"):
 		body, enc, sent = p.br, "br", p.sent[2]
@@ -694,6 +764,9 @@ func (s *Server) writeCachedPage(w http.ResponseWriter, r *http.Request, p *cach
 	}
 	if enc != "" {
 		h["Content-Encoding"] = encodingValues[enc]
+	}
+	if enc == "" {
+		body = p.identity()
 	}
 	h["Content-Length"] = sent.length
 	sendInOnePiece(r)

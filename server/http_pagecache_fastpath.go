@@ -131,12 +131,12 @@ func (pc *pageCache) getVisitorPage(vr visitorRoute, content, build, path string
 	buf := keyBuffers.Get().(*[]byte)
 	b := appendPageKey((*buf)[:0], vr.appID, content, build, path, vr.query, "visitor")
 	pc.mu.Lock()
-	p := pc.entries[string(b)]
+	p := pc.entries.getBytes(b)
 	pc.mu.Unlock()
 	*buf = b
 	keyBuffers.Put(buf)
-	if p == nil || now.After(p.expires) {
-		return nil // the chain drops it and renders
+	if p == nil || p.expired(now) {
+		return nil // the chain renders it again, or drops it
 	}
 	return p
 }

@@ -100,7 +100,7 @@ func (s *Server) sharePage(ctx context.Context, key string, p *cachedPage) {
 		return
 	}
 	err := s.store.SharePage(context.WithoutCancel(ctx), key, &store.SharedPage{
-		Status: p.status, Header: p.header, Identity: p.identity, Gzip: p.gz, Brotli: p.br,
+		Status: p.status, Header: p.header, ETag: p.etag, Length: p.identityLen, Gzip: p.gz, Brotli: p.br,
 		Engagement: p.engagement, Rendered: p.rendered,
 	}, PageTTL)
 	if err != nil {
@@ -120,7 +120,7 @@ func (s *Server) sharedWarn(msg string, err error) {
 // sharedToCached makes a cache entry of a shared page: it ages from its
 // render, wherever that ran.
 func sharedToCached(sp *store.SharedPage) *cachedPage {
-	p := cachedPageOf(sp.Status, sp.Header, sp.Identity, sp.Gzip, sp.Brotli)
+	p := cachedPageOf(sp.Status, sp.Header, sp.ETag, sp.Length, sp.Gzip, sp.Brotli)
 	p.engagement, p.rendered, p.expires = sp.Engagement, sp.Rendered, sp.Rendered.Add(PageTTL)
 	return p
 }

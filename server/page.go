@@ -140,14 +140,20 @@ func (s *Server) renderDocument(c echo.Context, page string, props PageProps) (i
 	res, err := s.renderer.Render(ctx, page, props)
 	s.metrics.render(time.Since(renderStart))
 	if err != nil {
-		s.logger.Error("render failed", "page", page, "path", c.Request().URL.Path, "err", err)
+		if errors.Is(err, render.ErrBusy) {
+			// Overload, said by the render queue at once (a refresh's
+			// stale page is served instead: fillPage).
+			s.logger.Debug("renderer busy", "page", page, "path", c.Request().URL.Path)
+		} else {
+			s.logger.Error("render failed", "page", page, "path", c.Request().URL.Path, "err", err)
+		}
 		// The fallback shows none of the page's content: no cache may keep
 		// it (the page cache stores 200s only; no-store also keeps it from
 		// browsers and proxies). A render that ran out of time is overload,
 		// so it says when to try again.
 		h := c.Response().Header()
 		h.Set("Cache-Control", "no-store")
-		if errors.Is(err, render.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) {
+		if errors.Is(err, render.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, render.ErrBusy) {
 			h.Set("Retry-After", "5")
 			return http.StatusServiceUnavailable, s.fallbackDocument(c, props)
 		}

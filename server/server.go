@@ -100,7 +100,7 @@ func New(d Deps) *Server {
 		d.Store.PlatformFeeBP = d.Config.PlatformFeeBP
 	}
 	s := &Server{cfg: d.Config, store: d.Store, renderer: d.Renderer, files: d.Files, logger: d.Logger,
-		csp: contentSecurityPolicy(d.Config), pages: newPageCache(d.Store), cachedRoutes: map[string]bool{},
+		csp: contentSecurityPolicy(d.Config), pages: newPageCache(d.Config.PageCacheMB<<20, pageDisk(d)), cachedRoutes: map[string]bool{},
 		built: newBuiltFiles(filepath.Join("public", "build")), requestIDs: newRequestIDs()}
 	s.securityHeaderValues = [4][]string{{"nosniff"}, {"strict-origin-when-cross-origin"}, {"DENY"}, {s.csp}}
 	wait := d.Config.InFlightWait
@@ -235,8 +235,22 @@ func (s *Server) Run(ctx context.Context, lns Listeners) error {
 			s.logger.Warn("shutdown", "addr", srv.Addr, "err", err)
 		}
 	}
+	s.pages.disk.close()
 	s.logger.Info("stopped")
 	return runErr
+}
+
+// pageDisk is the page cache's disk tier: only without Redis, where the
+// instances' shared copies are the second tier.
+func pageDisk(d Deps) *diskPages {
+	if d.Store.Redis != nil {
+		return nil
+	}
+	logger := d.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return newDiskPages(d.Config.PageCacheDir, d.Config.PageCacheDiskMB, logger)
 }
 
 // closeWhenDraining answers "Connection: close" once a shutdown began: the

@@ -20,9 +20,14 @@ import (
 // copy they have (or wait for it), then they take its bytes instead of
 // rendering the same page again each.
 type SharedPage struct {
-	Status                 int
-	Header                 http.Header
-	Identity, Gzip, Brotli []byte
+	Status int
+	Header http.Header
+	// ETag is the page's base tag and Length its uncompressed size: only
+	// the two encodings are shared (a client taking neither gets the gzip
+	// bytes inflated).
+	ETag         string
+	Length       int
+	Gzip, Brotli []byte
 	// Engagement is the engagement version the page was rendered at, and
 	// Rendered when its render started: a page is served for a newer
 	// engagement only while it is younger than the staleness bound.
@@ -50,16 +55,17 @@ func (s *Storage) SharedPage(ctx context.Context, pageKey string) (*SharedPage, 
 	if len(fields) == 0 {
 		return nil, nil
 	}
-	p := &SharedPage{Identity: []byte(fields["identity"]), Gzip: []byte(fields["gzip"]), Brotli: []byte(fields["brotli"])}
+	p := &SharedPage{ETag: fields["etag"], Gzip: []byte(fields["gzip"]), Brotli: []byte(fields["brotli"])}
+	length, err0 := strconv.Atoi(fields["length"])
 	status, err1 := strconv.Atoi(fields["status"])
 	engagement, err2 := strconv.ParseInt(fields["engagement"], 10, 64)
 	rendered, err3 := strconv.ParseInt(fields["rendered"], 10, 64)
 	err4 := json.Unmarshal([]byte(fields["header"]), &p.Header)
-	if err := errors.Join(err1, err2, err3, err4); err != nil {
+	if err := errors.Join(err0, err1, err2, err3, err4); err != nil || p.ETag == "" {
 		// Another build's layout, or a write cut short: render it again.
 		return nil, nil
 	}
-	p.Status, p.Engagement, p.Rendered = status, engagement, time.Unix(0, rendered)
+	p.Status, p.Length, p.Engagement, p.Rendered = status, length, engagement, time.Unix(0, rendered)
 	return p, nil
 }
 
@@ -76,7 +82,7 @@ func (s *Storage) SharePage(ctx context.Context, pageKey string, p *SharedPage, 
 	key := s.sharedPageKey(pageKey, "page")
 	_, err = s.Redis.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
 		pipe.Del(ctx, key)
-		pipe.HSet(ctx, key, "status", p.Status, "header", header, "identity", p.Identity, "gzip", p.Gzip,
+		pipe.HSet(ctx, key, "status", p.Status, "header", header, "etag", p.ETag, "length", p.Length, "gzip", p.Gzip,
 			"brotli", p.Brotli, "engagement", p.Engagement, "rendered", p.Rendered.UnixNano())
 		pipe.PExpire(ctx, key, ttl)
 		return nil

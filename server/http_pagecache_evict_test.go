@@ -1,0 +1,168 @@
+package server
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+func sizedPage(size int) *cachedPage { return &cachedPage{size: size, expires: time.Now().Add(time.Hour)} }
+
+func keysOf(slots []*pageSlot) []string {
+	var out []string
+	for _, s := range slots {
+		out = append(out, s.key)
+	}
+	return out
+}
+
+// The page cache evicts by use and size, not at random: pages read again
+// outlive a crawler's scan of pages read once, the scan's pages go in the
+// order they came, the bytes never pass the budget, a page that was
+// evicted and is wanted again soon comes back to stay, and one larger than
+// the whole budget is not kept.
+func TestPageCacheEvictsByUseAndSize(t *testing.T) {
+	t.Parallel()
+	e := newPageEntries(1000) // ten pages of 100 bytes
+	for i := 0; i < 4; i++ {
+		hot := fmt.Sprintf("hot%d", i)
+		e.put(hot, sizedPage(100))
+		e.get(hot) // visitors read these again
+	}
+	var evicted []string
+	for i := 0; i < 50; i++ {
+		evicted = append(evicted, keysOf(e.put(fmt.Sprintf("scan%d", i), sizedPage(100)))...)
+		if e.bytes > e.limit {
+			t.Fatalf("after scan%d: %d bytes held, budget %d", i, e.bytes, e.limit)
+		}
+	}
+	for i := 0; i < 4; i++ {
+		if e.peek(fmt.Sprintf("hot%d", i)) == nil {
+			t.Errorf("hot%d, read twice, was pushed out by a scan of pages read once", i)
+		}
+	}
+	var want []string
+	for i := 0; i < 44; i++ {
+		want = append(want, fmt.Sprintf("scan%d", i))
+	}
+	if !slices.Equal(evicted, want) {
+		t.Errorf("evicted %v, want the scan's first 44 in order", evicted)
+	}
+
+	// scan0 was evicted unread: asked for again, it comes back into the
+	// main queue and outlives the next scan.
+	e.put("scan0", sizedPage(100))
+	for i := 0; i < 30; i++ {
+		e.put(fmt.Sprintf("again%d", i), sizedPage(100))
+	}
+	if e.peek("scan0") == nil {
+		t.Error("a page evicted and wanted again soon was not kept (no ghost)")
+	}
+
+	// Size counts: a 450-byte page pushes out four or five small ones, one
+	// larger than the budget is refused, and the bytes stay in bounds.
+	before := e.len()
+	out := e.put("big", sizedPage(450))
+	if e.peek("big") == nil || len(out) < 4 || e.bytes > e.limit || e.len() > before-3 {
+		t.Errorf("a 450-byte page: kept=%v, evicted %v, %d bytes, %d entries (from %d)", e.peek("big") != nil, keysOf(out), e.bytes, e.len(), before)
+	}
+	if out := e.put("huge", sizedPage(1001)); e.peek("huge") != nil || len(out) != 1 || out[0].key != "huge" {
+		t.Errorf("a page larger than the budget was kept (evicted %v)", keysOf(out))
+	}
+}
+
+// Landing data and members' classes are bounded however many apps and
+// members there are.
+func TestPageCacheMemosAreBounded(t *testing.T) {
+	t.Parallel()
+	pc := newPageCache(0, nil)
+	for i := 0; i < memberClassKept+500; i++ {
+		pc.rememberClass(fmt.Sprintf("app\x00user%d\x001.1\x000", i), "member|FOLLOWER")
+	}
+	for i := 0; i < appViewsKept+50; i++ {
+		pc.views.Add(fmt.Sprintf("app%d", i), appViewEntry{version: "1"})
+	}
+	if pc.classes.Len() > memberClassKept || pc.views.Len() > appViewsKept {
+		t.Errorf("memos hold %d classes and %d views, bounds %d and %d", pc.classes.Len(), pc.views.Len(), memberClassKept, appViewsKept)
+	}
+	if _, ok := pc.classes.Get(fmt.Sprintf("app\x00user%d\x001.1\x000", memberClassKept+499)); !ok {
+		t.Error("the latest member class was not kept")
+	}
+}
+
+// Without Redis, a page the memory evicted comes back from disk: reading
+// other pages does not make it render again. Only compressed bytes are
+// kept, and a client that takes no encoding still gets the page.
+func TestEvictedPageComesBackFromDisk(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ts := newTestServerWith(t, demoSQLite(t), func(c *Config) { c.PageCacheDiskMB, c.PageCacheDir = 8, dir })
+	gz := map[string]string{"Accept-Encoding": "gzip"}
+	first := ts.do(t, "GET", "/apps/demo", nil, gz)
+	if first.Status != 200 || first.Header.Get("X-Page-Cache") != "miss" {
+		t.Fatalf("first visit: %d %q", first.Status, first.Header.Get("X-Page-Cache"))
+	}
+	// Room for about one page: the next pages push the landing out.
+	ts.pages.mu.Lock()
+	ts.pages.entries.limit = ts.pages.entries.bytes + 1000
+	ts.pages.mu.Unlock()
+	ts.visit(t, "/apps/demo/community", "miss")
+	ts.visit(t, "/apps/demo/store", "miss")
+	if ts.pages.disk.size() == 0 {
+		t.Fatal("nothing was spilled to disk")
+	}
+	rendered := renders(ts)
+	again := ts.do(t, "GET", "/apps/demo", nil, gz)
+	if again.Status != 200 || again.Body != first.Body || again.Header.Get("Etag") != first.Header.Get("Etag") {
+		t.Fatalf("from disk: %d, same bytes %v, etag %q vs %q", again.Status, again.Body == first.Body, again.Header.Get("Etag"), first.Header.Get("Etag"))
+	}
+	if n := renders(ts); n != rendered {
+		t.Errorf("the evicted landing rendered again (%d renders, want %d): the disk tier was not read", n, rendered)
+	}
+	plain := ts.do(t, "GET", "/apps/demo", nil, nil)
+	if plain.Status != 200 || plain.Body != gunzip(t, first.Body) || plain.Header.Get("Content-Length") != fmt.Sprint(len(plain.Body)) {
+		t.Errorf("no encoding: %d, %d bytes, Content-Length %s", plain.Status, len(plain.Body), plain.Header.Get("Content-Length"))
+	}
+}
+
+// Past PageTTL a page of the current version is served stale while one
+// request renders it again (stale while revalidate): fifty visitors at
+// once cause one render, and none waits for it as for a miss.
+func TestExpiredPageServedWhileItRendersAgain(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, demoSQLite(t))
+	ts.visit(t, "/apps/demo", "miss")
+	ts.pages.mu.Lock()
+	for _, el := range ts.pages.entries.slots {
+		el.Value.(*pageSlot).page.expires = time.Now().Add(-time.Second)
+	}
+	ts.pages.mu.Unlock()
+	rendered := renders(ts)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	states := map[string]int{}
+	for i := 0; i < 50; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := ts.do(t, http.MethodGet, "/apps/demo", nil, map[string]string{"Accept-Encoding": "gzip"})
+			mu.Lock()
+			defer mu.Unlock()
+			if r.Status != 200 {
+				states[fmt.Sprint(r.Status)]++
+				return
+			}
+			states[r.Header.Get("X-Page-Cache")]++
+		}()
+	}
+	wg.Wait()
+	if n := renders(ts) - rendered; n != 1 {
+		t.Errorf("%d renders for fifty visitors of an expired page, want 1", n)
+	}
+	if states["refresh"] != 1 || states["stale"]+states["hit"]+states["refresh"] != 50 {
+		t.Errorf("answers %v: want one refresh, the others stale (or hits once it rendered), no miss", states)
+	}
+}
