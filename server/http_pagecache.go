@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/andybalholm/brotli"
-	"github.com/klauspost/compress/gzip"
 	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/klauspost/compress/gzip"
 	"github.com/labstack/echo/v4"
 
 	"marquee/render"

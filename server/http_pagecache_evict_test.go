@@ -9,7 +9,9 @@ import (
 	"time"
 )
 
-func sizedPage(size int) *cachedPage { return &cachedPage{size: size, expires: time.Now().Add(time.Hour)} }
+func sizedPage(size int) *cachedPage {
+	return &cachedPage{size: size, expires: time.Now().Add(time.Hour)}
+}
 
 func keysOf(slots []*pageSlot) []string {
 	var out []string
