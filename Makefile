@@ -40,9 +40,14 @@ test: build services test-types
 test-types: deps
 	npx tsc --noEmit -p .
 
+# At most 30 PostgreSQL connections for the whole suite, so it passes on a
+# server other programs share: two test processes (-p 2) of 14 each
+# (TEST_PG_CONNS: the harness makes a test wait for its share), and the
+# servers tests start keep small pools (DB_MAX_CONNS). Databases are named
+# after TEST_DB_PREFIX (default mqtest) and the process.
 test-go:
 	$(GO) vet ./...
-	$(GO) test -count=1 -timeout 30m -p 2 -parallel 8 ./...
+	TEST_PG_CONNS=14 DB_MAX_CONNS=3 $(GO) test -count=1 -timeout 30m -p 2 -parallel 8 ./...
 
 test-browser: build
 	$(MAKE) --no-print-directory browser-tests

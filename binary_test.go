@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"marquee/store/storetest"
 )
 
 // The tests that run the real binary share one build: linking it is the
@@ -19,7 +21,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := storetest.Main(m)
 	if binaryDir != "" {
 		os.RemoveAll(binaryDir)
 	}

@@ -50,13 +50,14 @@ func TestTwoInstancesBehindNginx(t *testing.T) {
 	mainHost, authHost := "marquee.example.com", "auth.marquee.example.com"
 	mainURL, authURL := "https://"+mainHost, "https://"+authHost
 
-	dbURL := storetest.URL(storetest.Postgres(t))
+	// Two serve processes, each DB_MAX_CONNS 3 and its job queue's 2.
+	dbURL := storetest.URL(storetest.PostgresConns(t, 10))
 	redisURL := os.Getenv("TEST_REDIS_URL")
 	if redisURL == "" {
 		redisURL = storetest.DefaultRedisURL
 	}
 	storetest.Redis(t)
-	env := append(os.Environ(), "DATABASE_URL="+dbURL, "REDIS_URL="+redisURL, "S3_ENDPOINT=", "MEDIA_DIR="+filepath.Join(dir, "media"),
+	env := append(os.Environ(), "DATABASE_URL="+dbURL, "DB_MAX_CONNS=3", "REDIS_URL="+redisURL, "S3_ENDPOINT=", "MEDIA_DIR="+filepath.Join(dir, "media"),
 		"PORT=0", "AUTH_PORT=0", "PUBLIC_URL="+mainURL, "AUTH_URL="+authURL, "COOKIE_DOMAIN=.marquee.example.com",
 		"TRUSTED_PROXIES=127.0.0.1", "SHUTDOWN_DELAY=0s", "BIND_ADDRESS=127.0.0.1")
 	for _, args := range [][]string{{"seed-demo"}, {"wallet", "credit", "demo", "follower@demo.test", "500"}} {

@@ -14,7 +14,7 @@ import (
 	"marquee/store/storetest"
 )
 
-// Three instances and ten CLI commands start at once on an empty
+// Three instances and five CLI commands start at once on an empty
 // PostgreSQL database: every one succeeds (the first to take the
 // migration lock migrates, the others wait for it), and each instance
 // serves. Then, with the database migrated and the migration lock held
@@ -22,8 +22,10 @@ import (
 func TestStartTogetherOnEmptyDatabase(t *testing.T) {
 	t.Parallel()
 	bin := testBinary(t)
-	dsn := storetest.EmptyPostgres(t)
-	env := append(os.Environ(), "DATABASE_URL="+dsn, "REDIS_URL=", "S3_ENDPOINT=", "MEDIA_DIR="+t.TempDir(),
+	// Each instance: DB_MAX_CONNS 2, its job queue's 2, while migrating
+	// one more; each CLI command one or two.
+	dsn := storetest.EmptyPostgresConns(t, 13)
+	env := append(os.Environ(), "DATABASE_URL="+dsn, "DB_MAX_CONNS=2", "REDIS_URL=", "S3_ENDPOINT=", "MEDIA_DIR="+t.TempDir(),
 		"PORT=0", "AUTH_PORT=0", "PUBLIC_URL=", "AUTH_URL=", "SHUTDOWN_DELAY=0s", "MIGRATION_LOCK_TIMEOUT=3m")
 
 	type served struct {
@@ -32,7 +34,7 @@ func TestStartTogetherOnEmptyDatabase(t *testing.T) {
 	}
 	servers := make([]served, 3)
 	var wg sync.WaitGroup
-	cliErrs := make([]string, 10)
+	cliErrs := make([]string, 5)
 	for i := range cliErrs {
 		wg.Add(1)
 		go func() {

@@ -28,8 +28,9 @@ import (
 func TestShutdownUnderLoad(t *testing.T) {
 	t.Parallel()
 	bin := testBinary(t)
-	dbURL := storetest.URL(storetest.Postgres(t))
-	env := append(os.Environ(), "DATABASE_URL="+dbURL, "REDIS_URL=", "S3_ENDPOINT=", "MEDIA_DIR="+t.TempDir(),
+	// One serve process: DB_MAX_CONNS 3 and its job queue's 2.
+	dbURL := storetest.URL(storetest.PostgresConns(t, 6))
+	env := append(os.Environ(), "DATABASE_URL="+dbURL, "DB_MAX_CONNS=3", "REDIS_URL=", "S3_ENDPOINT=", "MEDIA_DIR="+t.TempDir(),
 		"PORT=0", "AUTH_PORT=0", "PUBLIC_URL=", "AUTH_URL=", "SHUTDOWN_DELAY=2s")
 	seed := exec.Command(bin, "seed-demo")
 	seed.Env = env
@@ -207,8 +208,9 @@ func (s *syncWriter) String() string {
 func TestShutdownKeepsKeptAliveRequests(t *testing.T) {
 	t.Parallel()
 	bin := testBinary(t)
-	dbURL := storetest.URL(storetest.Postgres(t))
-	env := append(os.Environ(), "DATABASE_URL="+dbURL, "REDIS_URL=", "S3_ENDPOINT=", "MEDIA_DIR="+t.TempDir(),
+	// One serve process: DB_MAX_CONNS 3 and its job queue's 2.
+	dbURL := storetest.URL(storetest.PostgresConns(t, 6))
+	env := append(os.Environ(), "DATABASE_URL="+dbURL, "DB_MAX_CONNS=3", "REDIS_URL=", "S3_ENDPOINT=", "MEDIA_DIR="+t.TempDir(),
 		"PORT=0", "AUTH_PORT=0", "PUBLIC_URL=", "AUTH_URL=", "SHUTDOWN_DELAY=2s")
 	seed := exec.Command(bin, "seed-demo")
 	seed.Env = env

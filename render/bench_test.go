@@ -32,7 +32,7 @@ func BenchmarkRealPages(b *testing.B) {
 	if _, err := os.Stat(manifest); err != nil {
 		b.Skip("no build: run go run ./scripts/build")
 	}
-	e, err := New(Options{ManifestPath: manifest, PoolSize: 1})
+	e, err := New(Options{ManifestPath: manifest, PoolSize: 1, Timeout: 2 * time.Minute})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dop251/goja"
 	"github.com/evanw/esbuild/pkg/api"
@@ -58,7 +59,7 @@ func bundleEngine(t *testing.T, root string, rewrites bool) *Engine {
 	if err := os.WriteFile(filepath.Join(build, "manifest.json"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	e, err := New(Options{ManifestPath: filepath.Join(build, "manifest.json"), PoolSize: 1})
+	e, err := New(Options{ManifestPath: filepath.Join(build, "manifest.json"), PoolSize: 1, Timeout: 2 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

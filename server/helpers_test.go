@@ -82,9 +82,9 @@ func demoBoth(t *testing.T, fn func(t *testing.T, db *bun.DB)) {
 // and dbMedia which of them a test's database was copied from.
 var demoMedia, dbMedia sync.Map
 
-// TestMain removes the templates' pictures once every test has run.
+// TestMain drops the templates and removes their pictures once every test has run.
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := storetest.Main(m)
 	demoMedia.Range(func(_, dir any) bool {
 		os.RemoveAll(dir.(string))
 		return true

@@ -418,7 +418,7 @@ func TestProfilePictureFromS3(t *testing.T) {
 	if err := jobs.Migrate(ctx, db, storetest.URL(db), logger); err != nil {
 		t.Fatal(err)
 	}
-	q, err := jobs.New(ctx, jobs.Options{DB: db, DatabaseURL: storetest.URL(db), Logger: logger,
+	q, err := jobs.New(ctx, jobs.Options{DB: db, DatabaseURL: storetest.URL(db), MaxConns: storetest.JobConns, Logger: logger,
 		Work: jobs.Product(jobs.Deps{Store: st, Files: files, Logger: logger})})
 	if err != nil {
 		t.Fatal(err)

@@ -37,7 +37,7 @@ func startJobs(t *testing.T, ts *testServer, db *bun.DB) {
 	if err := jobs.Migrate(ctx, db, storetest.URL(db), ts.logger); err != nil {
 		t.Fatalf("migrate jobs: %v", err)
 	}
-	q, err := jobs.New(ctx, jobs.Options{DB: db, DatabaseURL: storetest.URL(db), Logger: ts.logger, PollInterval: 20 * time.Millisecond,
+	q, err := jobs.New(ctx, jobs.Options{DB: db, DatabaseURL: storetest.URL(db), MaxConns: storetest.JobConns, Logger: ts.logger, PollInterval: 20 * time.Millisecond,
 		Work: jobs.Product(jobs.Deps{Store: ts.store, Files: ts.files, Logger: ts.logger, Push: ts.push, CardRenewals: ts.CardRenewals(), StrayRefunds: ts.StrayRefunds()})})
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -34,6 +35,11 @@ type DBOptions struct {
 	// writer's lock (busy_timeout).
 	ConnectTimeout time.Duration
 	QueryTimeout   time.Duration
+	// Patient is for tests and tools that share a busy server: no breaker,
+	// and a connection PostgreSQL refuses for now (too many clients, still
+	// starting) is retried until ConnectTimeout, then fails with
+	// PostgreSQL's own message.
+	Patient bool
 }
 
 const (
@@ -56,7 +62,11 @@ func OpenWith(dsn string, o DBOptions) (*bun.DB, error) {
 		}
 		pg := pgdriver.NewConnector(pgdriver.WithDSN(dsn), pgdriver.WithDialTimeout(o.ConnectTimeout),
 			pgdriver.WithReadTimeout(o.QueryTimeout), pgdriver.WithWriteTimeout(o.QueryTimeout))
-		sqldb := sql.OpenDB(&guardedConnector{Connector: pg, timeout: o.ConnectTimeout, cooldown: time.Second})
+		var connector driver.Connector = &guardedConnector{Connector: pg, timeout: o.ConnectTimeout, cooldown: time.Second}
+		if o.Patient {
+			connector = &patientConnector{Connector: pg, timeout: o.ConnectTimeout}
+		}
+		sqldb := sql.OpenDB(connector)
 		// A burst of requests waits for a connection instead of opening one
 		// each: PostgreSQL refuses clients past max_connections (100 by
 		// default), which would turn a busy minute into 503s.
@@ -172,4 +182,45 @@ func (c *guardedConnector) Connect(ctx context.Context) (driver.Conn, error) {
 		return nil, fmt.Errorf("connect to database: %w", err)
 	}
 	return conn, nil
+}
+
+// patientConnector retries what PostgreSQL refuses only for now, with a
+// growing pause, until timeout: on a server other programs share, a moment
+// at max_connections is not a failure of the caller.
+type patientConnector struct {
+	driver.Connector
+	timeout time.Duration
+}
+
+func (c *patientConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	pause := 20 * time.Millisecond
+	for {
+		conn, err := c.Connector.Connect(ctx)
+		if err == nil {
+			return conn, nil
+		}
+		if !RefusedForNow(err) || ctx.Err() != nil {
+			return nil, fmt.Errorf("connect to database: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("connect to database (retried for %s): %w", c.timeout, err)
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, time.Second)
+	}
+}
+
+// RefusedForNow reports whether err is PostgreSQL refusing a connection for
+// a reason that passes: too many clients (53300), or the server starting
+// up or shutting down (57P03).
+func RefusedForNow(err error) bool {
+	var pgErr pgdriver.Error
+	if errors.As(err, &pgErr) {
+		code := pgErr.Field('C')
+		return code == "53300" || code == "57P03"
+	}
+	return false
 }

@@ -160,6 +160,7 @@ func (a *App) Server(r server.Renderer, opts ServerOptions) *server.Server {
 // (jobs.Product); srv supplies the providers jobs call back into.
 func (a *App) Jobs(ctx context.Context, srv *server.Server) (*jobs.Queue, error) {
 	return jobs.New(ctx, jobs.Options{DB: a.DB, DatabaseURL: a.Config.DatabaseURL, Logger: a.Logger, JobRetention: a.Config.JobRetention,
+		MaxConns: JobConns(a.Config.DBMaxConns),
 		Work: jobs.Product(jobs.Deps{Store: a.Storage, Files: a.Files, Logger: a.Logger, OrderExpiry: a.Config.OrderExpiry,
 			CardRenewals: srv.CardRenewals(), StrayRefunds: srv.StrayRefunds(), Mail: srv.Mailer(),
 			Push:      &push.Sender{Store: a.Storage, Subscriber: a.Config.PushSubscriber, Logger: a.Logger},
@@ -213,5 +214,12 @@ func storedSecret(ctx context.Context, db *bun.DB, name string) (string, error) 
 // `jobs failed` and `jobs retry` use.
 func (a *App) Admin(ctx context.Context) (*jobs.Queue, error) {
 	return jobs.New(ctx, jobs.Options{DB: a.DB, DatabaseURL: a.Config.DatabaseURL, Logger: a.Logger,
-		Work: jobs.Work{Workers: river.NewWorkers()}})
+		MaxConns: JobConns(a.Config.DBMaxConns), Work: jobs.Work{Workers: river.NewWorkers()}})
+}
+
+// JobConns is the job queue's own pool beside the DB_MAX_CONNS of the
+// request pool: a fifth of it, at least 2 (river listens on one) and at
+// most 4. An instance holds up to DB_MAX_CONNS + JobConns connections.
+func JobConns(dbMaxConns int) int {
+	return min(max(dbMaxConns/5, 2), 4)
 }

@@ -28,7 +28,7 @@ func TestOpenServesTheDemo(t *testing.T) {
 			ctx := context.Background()
 			dir := t.TempDir()
 			cfg, err := server.LoadConfig(func(key string) string {
-				return map[string]string{"DATABASE_URL": dsn, "MEDIA_DIR": dir}[key]
+				return map[string]string{"DATABASE_URL": dsn, "MEDIA_DIR": dir, "DB_MAX_CONNS": "3"}[key]
 			})
 			if err != nil {
 				t.Fatal(err)

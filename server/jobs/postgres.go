@@ -16,11 +16,18 @@ type postgresDriver struct {
 	client *river.Client[pgx.Tx]
 }
 
-func newPostgresDriver(ctx context.Context, url string, cfg *river.Config) (*postgresDriver, error) {
+func newPostgresDriver(ctx context.Context, url string, maxConns int, cfg *river.Config) (*postgresDriver, error) {
 	if url == "" {
 		return nil, errNoURL
 	}
-	pool, err := pgxpool.New(ctx, url)
+	poolCfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("job queue pool: %w", err)
+	}
+	if maxConns > 0 {
+		poolCfg.MaxConns = int32(maxConns)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, poolCfg)
 	if err != nil {
 		return nil, fmt.Errorf("job queue pool: %w", err)
 	}

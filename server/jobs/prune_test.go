@@ -7,7 +7,6 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"marquee/scripts/seed"
 	"marquee/server/jobs"
 	"marquee/server/media"
 	"marquee/store"
@@ -20,12 +19,9 @@ import (
 // sessions stay.
 func TestPruneRunsAsAPeriodicJob(t *testing.T) {
 	t.Parallel()
-	storetest.Both(t, func(t *testing.T, db *bun.DB) {
+	demoBoth(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		files := &media.Local{Dir: t.TempDir(), BaseURL: "http://test", Key: []byte("k")}
-		if err := seed.Demo(ctx, db, files); err != nil {
-			t.Fatal(err)
-		}
 		s := store.NewStorage(db, nil, media.Signer{Storage: files}, quiet())
 		app, err := s.AppByIDOrName(ctx, "demo")
 		if err != nil {
@@ -129,7 +125,7 @@ func startProductQueue(t *testing.T, db *bun.DB, s *store.Storage, files media.S
 	if err := jobs.Migrate(ctx, db, storetest.URL(db), quiet()); err != nil {
 		t.Fatal(err)
 	}
-	q, err := jobs.New(ctx, jobs.Options{DB: db, DatabaseURL: storetest.URL(db), Logger: quiet(), JobRetention: jobRetention,
+	q, err := jobs.New(ctx, jobs.Options{DB: db, DatabaseURL: storetest.URL(db), MaxConns: storetest.JobConns, Logger: quiet(), JobRetention: jobRetention,
 		Work: jobs.Product(jobs.Deps{Store: s, Files: files, Logger: quiet(),
 			Retention: store.Retention{Notifications: 30 * 24 * time.Hour}})})
 	if err != nil {

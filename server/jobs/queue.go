@@ -97,6 +97,9 @@ type Options struct {
 	// 24h); discarded (failed) jobs are kept four times as long, for
 	// `marquee jobs failed`.
 	JobRetention time.Duration
+	// MaxConns bounds the queue's own PostgreSQL pool (default 4): river
+	// keeps one connection listening and works through the others.
+	MaxConns int
 }
 
 // driver is what differs between PostgreSQL and SQLite.
@@ -159,7 +162,7 @@ func New(ctx context.Context, o Options) (*Queue, error) {
 	if isSQLite(o.DB) {
 		d, err = newSQLiteDriver(o.DB, cfg)
 	} else {
-		d, err = newPostgresDriver(ctx, o.DatabaseURL, cfg)
+		d, err = newPostgresDriver(ctx, o.DatabaseURL, o.MaxConns, cfg)
 	}
 	if err != nil {
 		return nil, err

@@ -65,7 +65,7 @@ func startQueue(t *testing.T, db *bun.DB, w *noteWorker) *jobs.Queue {
 	}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, w)
-	q, err := jobs.New(ctx, jobs.Options{DB: db, DatabaseURL: storetest.URL(db), Work: jobs.Work{Workers: workers}, Logger: quiet()})
+	q, err := jobs.New(ctx, jobs.Options{DB: db, DatabaseURL: storetest.URL(db), MaxConns: storetest.JobConns, Work: jobs.Work{Workers: workers}, Logger: quiet()})
 	if err != nil {
 		t.Fatalf("new queue: %v", err)
 	}

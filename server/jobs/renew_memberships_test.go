@@ -8,22 +8,16 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/uptrace/bun"
 
-	"marquee/scripts/seed"
 	"marquee/server/jobs"
-	"marquee/server/media"
 	"marquee/store"
 	"marquee/store/storetest"
 )
 
-// memberOnWallet seeds the demo and gives follower@demo.test a paid wallet
+// memberOnWallet takes a copy of the seeded demo (db) and gives follower@demo.test a paid wallet
 // membership with money for one more period.
 func memberOnWallet(t *testing.T, db *bun.DB) (*store.Storage, *store.Subscription) {
 	t.Helper()
 	ctx := context.Background()
-	files := &media.Local{Dir: t.TempDir(), BaseURL: "http://main.test", Key: []byte("k")}
-	if err := seed.Demo(ctx, db, files); err != nil {
-		t.Fatal(err)
-	}
 	st := store.NewStorage(db, nil, nil, quiet())
 	var appID, itemID string
 	if err := db.NewSelect().Table("apps").Column("id").Where("name = 'demo'").Scan(ctx, &appID); err != nil {
@@ -63,7 +57,7 @@ func memberOnWallet(t *testing.T, db *bun.DB) (*store.Storage, *store.Subscripti
 func startWork(t *testing.T, db *bun.DB, work jobs.Work) *jobs.Queue {
 	t.Helper()
 	ctx := context.Background()
-	q, err := jobs.New(ctx, jobs.Options{DB: db, DatabaseURL: storetest.URL(db), Work: work, Logger: quiet()})
+	q, err := jobs.New(ctx, jobs.Options{DB: db, DatabaseURL: storetest.URL(db), MaxConns: storetest.JobConns, Work: work, Logger: quiet()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +71,7 @@ func startWork(t *testing.T, db *bun.DB, work jobs.Work) *jobs.Queue {
 // the next server to start, exactly once.
 func TestRenewMembershipsSurvivesRestart(t *testing.T) {
 	t.Parallel()
-	db := storetest.Postgres(t)
+	db := demoPostgres(t)
 	ctx := context.Background()
 	if err := jobs.Migrate(ctx, db, storetest.URL(db), quiet()); err != nil {
 		t.Fatal(err)
@@ -122,7 +116,7 @@ func TestRenewMembershipsSurvivesRestart(t *testing.T) {
 // The product registry runs the renewal as a repeating job from start.
 func TestProductRegistersRenewals(t *testing.T) {
 	t.Parallel()
-	db := storetest.Postgres(t)
+	db := demoPostgres(t)
 	ctx := context.Background()
 	if err := jobs.Migrate(ctx, db, storetest.URL(db), quiet()); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,13 +21,19 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+	"golang.org/x/sync/semaphore"
 
 	"marquee/store"
 	"marquee/store/migrations"
 )
 
-// testPoolSize is the most connections a test's database pool opens.
-const testPoolSize = 10
+// A test database's pool and the job queue's pool a test may open on it:
+// every PostgreSQL database a test gets reserves both from the process's
+// connection budget (TEST_PG_CONNS) for as long as it lives.
+const (
+	PoolConns = 4
+	JobConns  = 2
+)
 
 // DefaultPostgresURL is used when TEST_DATABASE_URL is unset.
 const DefaultPostgresURL = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
@@ -38,9 +46,9 @@ func PostgresURL() string {
 	return DefaultPostgresURL
 }
 
-// Postgres creates a database named seedtest_<random> on the server of
-// PostgresURL, migrated, and drops it when the test ends. Each test gets its
-// own database so tests can run in parallel and never see each other's rows.
+// Postgres creates a migrated database of the test's own on the server of
+// PostgresURL and drops it when the test ends. Each test gets its own
+// database so tests can run in parallel and never see each other's rows.
 // It is a copy of a template migrated once per test process, which is much
 // cheaper than migrating every test.
 func Postgres(t testing.TB) *bun.DB {
@@ -54,31 +62,43 @@ func Postgres(t testing.TB) *bun.DB {
 // (seed data, say), as every test of the process shares its result.
 func PostgresFrom(t testing.TB, kind string, fill func(ctx context.Context, db *bun.DB) error) *bun.DB {
 	t.Helper()
+	return postgresFrom(t, kind, fill, PoolConns+JobConns)
+}
+
+// PostgresConns is Postgres for a test that runs whole servers on its
+// database (serve processes, a cluster): it reserves conns connections of
+// the budget instead of one pool's, and the test must size what it starts
+// to fit (DB_MAX_CONNS).
+func PostgresConns(t testing.TB, conns int) *bun.DB {
+	t.Helper()
+	return postgresFrom(t, "migrated", nil, conns)
+}
+
+func postgresFrom(t testing.TB, kind string, fill func(ctx context.Context, db *bun.DB) error, conns int) *bun.DB {
+	t.Helper()
 	ctx := context.Background()
-	base := PostgresURL()
-	admin, err := openPatient(base)
+	reserve(t, conns)
+	admin, err := adminDB()
 	if err != nil {
-		t.Fatalf("open %s: %v", base, err)
+		t.Fatalf("open %s: %v", PostgresURL(), err)
 	}
-	admin.SetMaxOpenConns(2)
-	t.Cleanup(func() { admin.Close() })
 	tmpl, err := templates.get(kind, func() (string, error) {
-		dropEndedTemplates(ctx, admin)
-		name := fmt.Sprintf("marquee_tmpl_%d_%s", os.Getpid(), kind)
+		name := dbName("t" + kind)
 		return name, buildTemplate(ctx, admin, name, fill)
 	})
 	if err != nil {
-		t.Fatalf("template database %s (is PostgreSQL running at %s?): %v", kind, base, err)
+		t.Fatalf("template database %s at %s: %v", kind, PostgresURL(), err)
 	}
 
-	name := "seedtest_" + randomHex()
-	// The names are generated here from hex digits, so quoting is enough.
+	name := dbName(randomHex())
+	// The names are made here from a checked prefix and hex digits, so
+	// quoting is enough.
 	if err := createFrom(ctx, admin, name, tmpl); err != nil {
 		t.Fatalf("create database %s: %v", name, err)
 	}
-	u, err := url.Parse(base)
+	u, err := url.Parse(PostgresURL())
 	if err != nil {
-		t.Fatalf("parse %s: %v", base, err)
+		t.Fatalf("parse %s: %v", PostgresURL(), err)
 	}
 	u.Path = "/" + name
 	// A test's statements may wait long on a machine running other suites
@@ -88,11 +108,8 @@ func PostgresFrom(t testing.TB, kind string, fill func(ctx context.Context, db *
 	if err != nil {
 		t.Fatalf("open %s: %v", name, err)
 	}
-	// Up to 16 tests run at once (-p 2 -parallel 8), each with this pool,
-	// its job queue's and an admin connection: ten each keeps a full run
-	// under PostgreSQL's 100 clients, past which it refuses connections.
-	db.SetMaxOpenConns(testPoolSize)
-	db.SetMaxIdleConns(testPoolSize)
+	db.SetMaxOpenConns(PoolConns)
+	db.SetMaxIdleConns(PoolConns)
 	// Cleanups run last-in first-out: close our pool before dropping, and
 	// FORCE ends any connection a test left behind.
 	t.Cleanup(func() {
@@ -106,13 +123,57 @@ func PostgresFrom(t testing.TB, kind string, fill func(ctx context.Context, db *
 	return db
 }
 
-// openPatient opens dsn with timeouts for a machine running other suites:
-// creating and dropping a database waits for a checkpoint, a test's 50
-// requests may queue on one row lock, and connecting can take seconds. The
-// product's defaults (store.DefaultConnectTimeout, DefaultQueryTimeout, made
-// to answer a dead database fast) would turn those waits into failures.
+// budget bounds the PostgreSQL connections this test process may hold at
+// once: TEST_PG_CONNS (default 14) less the admin connection. The Makefile
+// runs two test processes, so the suite stays under 30 connections, and a
+// server shared with other programs is not driven to max_connections.
+// A test waits for its share before its database is made.
+var budget = sync.OnceValue(func() *semaphore.Weighted {
+	return semaphore.NewWeighted(int64(budgetSize()))
+})
+
+// reserve takes conns connections of the budget until the test ends (its
+// cleanup is registered first so it runs after the database is dropped).
+// Subtests of one test that each make a database take shares of their own,
+// so a test never waits for a share while holding another.
+func reserve(t testing.TB, conns int) {
+	if int64(conns) > int64(budgetSize()) {
+		t.Fatalf("a test needs %d PostgreSQL connections, more than TEST_PG_CONNS allows", conns)
+	}
+	if err := budget().Acquire(context.Background(), int64(conns)); err != nil {
+		t.Fatalf("wait for PostgreSQL connections: %v", err)
+	}
+	t.Cleanup(func() { budget().Release(int64(conns)) })
+}
+
+func budgetSize() int {
+	n, err := strconv.Atoi(os.Getenv("TEST_PG_CONNS"))
+	if err != nil || n < PoolConns+JobConns+1 {
+		n = 14
+	}
+	return n - 1
+}
+
+// adminDB is the process's one connection for creating and dropping
+// databases (each test had its own two, idle most of the time).
+var adminDB = sync.OnceValues(func() (*bun.DB, error) {
+	db, err := openPatient(PostgresURL())
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	return db, nil
+})
+
+// openPatient opens dsn for a machine running other suites: no breaker,
+// connections PostgreSQL refuses for now retried (store.DBOptions.Patient),
+// and long timeouts, since creating and dropping a database waits for a
+// checkpoint and a test's 50 requests may queue on one row lock. The
+// product's defaults (made to answer a dead database fast) would turn those
+// waits into failures.
 func openPatient(dsn string) (*bun.DB, error) {
-	return store.OpenWith(dsn, store.DBOptions{ConnectTimeout: time.Minute, QueryTimeout: 5 * time.Minute})
+	return store.OpenWith(dsn, store.DBOptions{ConnectTimeout: 2 * time.Minute, QueryTimeout: 5 * time.Minute, Patient: true})
 }
 
 // patient lifts the driver's 10 s read timeout in a URL (for store.Migrate,
@@ -131,6 +192,26 @@ func randomHex() string {
 	return hex.EncodeToString(b[:])
 }
 
+// Database names: <prefix>_p<pid>_<unix seconds>_<what>. The prefix is
+// TEST_DB_PREFIX (letters, digits and underscores; default "mqtest"), so
+// runners sharing one server can tell their databases apart; the process id
+// and creation time say whose a database is and how old, so a process drops
+// only its own templates (Cleanup) and those of any runner that are more
+// than a day old (a run that was killed).
+var namePattern = regexp.MustCompile(`^[a-z][a-z0-9_]{0,19}_p[0-9]+_([0-9]{10})_[a-z0-9]+$`)
+
+var prefix = sync.OnceValue(func() string {
+	p := strings.ToLower(os.Getenv("TEST_DB_PREFIX"))
+	if !regexp.MustCompile(`^[a-z][a-z0-9_]{0,19}$`).MatchString(p) {
+		p = "mqtest"
+	}
+	return fmt.Sprintf("%s_p%d", p, os.Getpid())
+})
+
+func dbName(what string) string {
+	return fmt.Sprintf("%s_%d_%s", prefix(), time.Now().Unix(), strings.ToLower(what))
+}
+
 // createFrom copies a template. PostgreSQL refuses the copy while another
 // session is connected to the template, which happens for an instant while
 // a parallel copy starts, so a refusal is retried.
@@ -147,9 +228,6 @@ func createFrom(ctx context.Context, admin *bun.DB, name, tmpl string) error {
 }
 
 // templates holds this process's template databases, built on first use.
-// They are named after the process (marquee_tmpl_<pid>_<kind>): a test
-// binary's templates are its own, made from its own migrations and seed,
-// and templates of processes that have ended are dropped by the next one.
 var templates = &templateSet{built: map[string]*templateBuild{}}
 
 type templateSet struct {
@@ -158,12 +236,15 @@ type templateSet struct {
 }
 
 type templateBuild struct {
-	once sync.Once
+	mu   sync.Mutex
 	name string
-	err  error
+	done bool
 }
 
-// get answers the template named kind, made by build on first use.
+// get answers the template named kind, made by build on first use. A build
+// that fails is not remembered: the next test tries again (a moment of
+// too many clients must not fail every later test of the process), and
+// each failure reports its own cause.
 func (ts *templateSet) get(kind string, build func() (string, error)) (string, error) {
 	ts.mu.Lock()
 	b := ts.built[kind]
@@ -172,56 +253,129 @@ func (ts *templateSet) get(kind string, build func() (string, error)) (string, e
 		ts.built[kind] = b
 	}
 	ts.mu.Unlock()
-	b.once.Do(func() { b.name, b.err = build() })
-	return b.name, b.err
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.done {
+		return b.name, nil
+	}
+	name, err := build()
+	if err != nil {
+		return "", err
+	}
+	b.name, b.done = name, true
+	return name, nil
+}
+
+// names lists the templates built so far.
+func (ts *templateSet) names() []string {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	var out []string
+	for _, b := range ts.built {
+		b.mu.Lock()
+		if b.done {
+			out = append(out, b.name)
+		}
+		b.mu.Unlock()
+	}
+	return out
 }
 
 func buildTemplate(ctx context.Context, admin *bun.DB, name string, fill func(context.Context, *bun.DB) error) error {
-	if _, err := admin.ExecContext(ctx, `DROP DATABASE IF EXISTS "`+name+`" WITH (FORCE)`); err != nil {
-		return fmt.Errorf("drop old %s: %w", name, err)
+	if err := dropStale(ctx, admin); err != nil {
+		return err
 	}
 	if _, err := admin.ExecContext(ctx, `CREATE DATABASE "`+name+`"`); err != nil {
 		return fmt.Errorf("create %s: %w", name, err)
 	}
+	err := fillTemplate(ctx, name, fill)
+	if err != nil {
+		// Half-built: gone, so the next attempt starts clean.
+		_, _ = admin.ExecContext(ctx, `DROP DATABASE IF EXISTS "`+name+`" WITH (FORCE)`)
+	}
+	return err
+}
+
+func fillTemplate(ctx context.Context, name string, fill func(context.Context, *bun.DB) error) error {
 	u, err := url.Parse(PostgresURL())
 	if err != nil {
 		return err
 	}
 	u.Path = "/" + name
+	if err := store.Migrate(ctx, patient(u.String()), migrations.Migrations, store.MigrateOptions{}); err != nil {
+		return fmt.Errorf("migrate %s: %w", name, err)
+	}
+	if fill == nil {
+		return nil
+	}
 	db, err := openPatient(u.String())
 	if err != nil {
 		return fmt.Errorf("open %s: %w", name, err)
 	}
 	// Copies need the template without connections: close before returning.
 	defer db.Close()
-	if err := store.Migrate(ctx, patient(u.String()), migrations.Migrations, store.MigrateOptions{}); err != nil {
-		return fmt.Errorf("migrate %s: %w", name, err)
+	db.SetMaxOpenConns(PoolConns)
+	if err := fill(ctx, db); err != nil {
+		return fmt.Errorf("fill %s: %w", name, err)
 	}
-	if fill != nil {
-		if err := fill(ctx, db); err != nil {
-			return fmt.Errorf("fill %s: %w", name, err)
+	return nil
+}
+
+// dropStale drops the test databases of any runner that are more than a day
+// old: a run that was killed leaves its templates behind. Databases of
+// other runners younger than that may be in use and are never touched.
+func dropStale(ctx context.Context, admin *bun.DB) error {
+	var names []string
+	if err := admin.NewSelect().TableExpr("pg_database").Column("datname").Scan(ctx, &names); err != nil {
+		return fmt.Errorf("list databases: %w", err)
+	}
+	for _, name := range names {
+		m := namePattern.FindStringSubmatch(name)
+		if m == nil {
+			continue
+		}
+		created, _ := strconv.ParseInt(m[1], 10, 64)
+		if time.Since(time.Unix(created, 0)) < 24*time.Hour {
+			continue
+		}
+		if _, err := admin.ExecContext(ctx, `DROP DATABASE IF EXISTS "`+name+`" WITH (FORCE)`); err != nil {
+			return fmt.Errorf("drop stale %s: %w", name, err)
 		}
 	}
 	return nil
 }
 
-// dropEndedTemplates drops the templates of test processes that are no
-// longer running on this machine (a run that was killed, say).
-func dropEndedTemplates(ctx context.Context, admin *bun.DB) {
-	var names []string
-	if err := admin.NewSelect().TableExpr("pg_database").Column("datname").
-		Where("datname LIKE 'marquee_tmpl_%'").Scan(ctx, &names); err != nil {
+// Cleanup drops this process's templates; a package's TestMain calls it
+// after m.Run (Main does both).
+func Cleanup() {
+	sqliteCleanup()
+	names := templates.names()
+	if len(names) == 0 {
+		return
+	}
+	admin, err := adminDB()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "storetest: drop templates: %v\n", err)
 		return
 	}
 	for _, name := range names {
-		var pid int
-		if _, err := fmt.Sscanf(name, "marquee_tmpl_%d_", &pid); err != nil || processRunning(pid) {
-			continue
+		if _, err := admin.ExecContext(context.Background(), `DROP DATABASE IF EXISTS "`+name+`" WITH (FORCE)`); err != nil {
+			fmt.Fprintf(os.Stderr, "storetest: drop template %s: %v\n", name, err)
 		}
-		_, _ = admin.ExecContext(ctx, `DROP DATABASE IF EXISTS "`+name+`" WITH (FORCE)`)
 	}
+	admin.Close()
 }
 
+// Main runs a package's tests and then drops the templates they made:
+// `func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }`.
+func Main(m *testing.M) int {
+	code := m.Run()
+	Cleanup()
+	return code
+}
+
+// processRunning reports whether a process of this machine is alive (for
+// SQLite template folders, which are this machine's own).
 func processRunning(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
@@ -280,6 +434,16 @@ func SQLiteFrom(t testing.TB, kind string, fill func(ctx context.Context, db *bu
 // first use, in one folder per process (marquee-sqlite-<pid>) that the next
 // process removes once this one has ended.
 var sqliteTemplates = &templateSet{built: map[string]*templateBuild{}}
+
+// sqliteCleanup removes this process's SQLite templates.
+func sqliteCleanup() {
+	if sqliteTemplates.names() == nil {
+		return
+	}
+	if dir, err := sqliteDirOnce(); err == nil {
+		os.RemoveAll(dir)
+	}
+}
 
 var sqliteDirOnce = sync.OnceValues(func() (string, error) {
 	parent := filepath.Join(os.TempDir(), "marquee-sqlite-templates")
@@ -346,21 +510,27 @@ func Both(t *testing.T, fn func(t *testing.T, db *bun.DB)) {
 // its URL; it is dropped when the test ends. For tests of migrating.
 func EmptyPostgres(t testing.TB) string {
 	t.Helper()
+	return EmptyPostgresConns(t, PoolConns+JobConns)
+}
+
+// EmptyPostgresConns is EmptyPostgres for a test that starts whole servers
+// on it, reserving conns connections of the budget (see PostgresConns).
+func EmptyPostgresConns(t testing.TB, conns int) string {
+	t.Helper()
 	ctx := context.Background()
-	admin, err := openPatient(PostgresURL())
+	reserve(t, conns)
+	admin, err := adminDB()
 	if err != nil {
 		t.Fatalf("open %s: %v", PostgresURL(), err)
 	}
-	name := "seedtest_" + randomHex()
+	name := dbName(randomHex())
 	if _, err := admin.ExecContext(ctx, `CREATE DATABASE "`+name+`"`); err != nil {
-		admin.Close()
 		t.Fatalf("create database %s: %v", name, err)
 	}
 	t.Cleanup(func() {
 		if _, err := admin.ExecContext(context.Background(), `DROP DATABASE IF EXISTS "`+name+`" WITH (FORCE)`); err != nil {
 			t.Errorf("drop database %s: %v", name, err)
 		}
-		admin.Close()
 	})
 	u, err := url.Parse(PostgresURL())
 	if err != nil {
