@@ -49,7 +49,8 @@ type PayPal struct {
 	captures   map[string]*ppCapture
 	idem       map[string]ppAnswer
 	inflight   map[string]bool
-	slow       map[string]time.Duration
+	holds      map[string]chan struct{}
+	held       map[string]int
 	events     []PayPalEvent
 	srv        *httptest.Server
 }
@@ -61,12 +62,27 @@ type ppAnswer struct {
 	body   []byte
 }
 
-// Slow makes every request to path take d before it is answered, with its
-// PayPal-Request-Id in flight meanwhile (0 ends it).
-func (p *PayPal) Slow(path string, d time.Duration) {
+// Hold keeps every request to path waiting, its idempotency key in flight,
+// until release is called: a test sends a second request with the same key
+// while Held says the first waits, with no timing to race.
+func (p *PayPal) Hold(path string) (release func()) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.slow[path] = d
+	gate := make(chan struct{})
+	p.holds[path] = gate
+	return sync.OnceFunc(func() {
+		p.mu.Lock()
+		delete(p.holds, path)
+		p.mu.Unlock()
+		close(gate)
+	})
+}
+
+// Held is how many requests to path wait at a Hold.
+func (p *PayPal) Held(path string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.held[path]
 }
 
 type ppOrder struct {
@@ -172,7 +188,7 @@ func NewPayPal(clientID, clientSecret, webhookID string) *PayPal {
 	return &PayPal{ClientID: clientID, ClientSecret: clientSecret, WebhookID: webhookID,
 		secret: []byte("fake-paypal-signing-" + webhookID), tokens: map[string]bool{},
 		orders: map[string]*ppOrder{}, captures: map[string]*ppCapture{}, idem: map[string]ppAnswer{},
-		inflight: map[string]bool{}, slow: map[string]time.Duration{}}
+		inflight: map[string]bool{}, holds: map[string]chan struct{}{}, held: map[string]int{}}
 }
 
 // StartPayPal runs a fake PayPal for the test and closes it at the end.
@@ -462,10 +478,12 @@ func (p *PayPal) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.inflight[idemKey] = true
 		defer delete(p.inflight, idemKey)
 	}
-	if d := p.slow[r.URL.Path]; d > 0 {
+	if gate := p.holds[r.URL.Path]; gate != nil {
+		p.held[r.URL.Path]++
 		p.mu.Unlock()
-		time.Sleep(d)
+		<-gate
 		p.mu.Lock()
+		p.held[r.URL.Path]--
 	}
 	rec := httptest.NewRecorder()
 	p.route(rec, r)

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -28,25 +27,22 @@ func post(t *testing.T, target, auth, keyHeader, key, body string) int {
 	return res.StatusCode
 }
 
-// concurrently sends two requests with one key while the first is slow:
-// one is answered, the other refused with 409.
-func concurrently(t *testing.T, send func() int) []int {
-	var mu sync.Mutex
-	var got []int
-	var wg sync.WaitGroup
-	for i := range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			time.Sleep(time.Duration(i) * 50 * time.Millisecond)
-			code := send()
-			mu.Lock()
-			got = append(got, code)
-			mu.Unlock()
-		}()
+// sameKeyTwice sends a request that the fake holds (its key in flight),
+// then, once the fake says it waits, a second with the same key; then
+// lets the first go. Nothing depends on how fast either is sent.
+func sameKeyTwice(t *testing.T, hold func() func(), held func() int, send func() int) (first, second int) {
+	release := hold()
+	defer release()
+	done := make(chan int, 1)
+	go func() { done <- send() }()
+	for deadline := time.Now().Add(time.Minute); held() == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the first request never reached the fake")
+		}
 	}
-	wg.Wait()
-	return got
+	second = send()
+	release()
+	return <-done, second
 }
 
 // The Stripe fake keeps idempotency as Stripe does: a stored 500 is
@@ -69,10 +65,10 @@ func TestStripeFakeIdempotency(t *testing.T) {
 	if code := post(t, s.URL+"/v1/payment_intents", auth, "Idempotency-Key", "k2", "amount=600&currency=usd"); code != 400 {
 		t.Fatalf("reused key with other parameters: %d", code)
 	}
-	s.Slow("/v1/payment_intents", 300*time.Millisecond)
-	got := concurrently(t, func() int { return post(t, s.URL+"/v1/payment_intents", auth, "Idempotency-Key", "k3", form) })
-	if !(got[0] == 200 && got[1] == 409 || got[0] == 409 && got[1] == 200) || s.IntentCount() != 2 {
-		t.Fatalf("same key in flight: %v, %d intents", got, s.IntentCount())
+	first, second := sameKeyTwice(t, func() func() { return s.Hold("/v1/payment_intents") }, func() int { return s.Held("/v1/payment_intents") },
+		func() int { return post(t, s.URL+"/v1/payment_intents", auth, "Idempotency-Key", "k3", form) })
+	if first != 200 || second != 409 || s.IntentCount() != 2 {
+		t.Fatalf("same key in flight: first %d, second %d, %d intents", first, second, s.IntentCount())
 	}
 }
 
@@ -95,20 +91,20 @@ func TestPayPalFakeIdempotency(t *testing.T) {
 	order := `{"intent":"CAPTURE","purchase_units":[{"custom_id":"o1","amount":{"currency_code":"USD","value":"5.00"}}],
 		"payment_source":{"paypal":{"experience_context":{"return_url":"http://x/ok","cancel_url":"http://x/no"}}}}`
 	bad := `{"intent":"CAPTURE","purchase_units":[]}`
-	first := post(t, p.URL+"/v2/checkout/orders", auth, "PayPal-Request-Id", "r1", bad)
-	if first < 400 {
-		t.Fatalf("an order without units: %d", first)
+	refused := post(t, p.URL+"/v2/checkout/orders", auth, "PayPal-Request-Id", "r1", bad)
+	if refused < 400 {
+		t.Fatalf("an order without units: %d", refused)
 	}
-	if code := post(t, p.URL+"/v2/checkout/orders", auth, "PayPal-Request-Id", "r1", order); code != first || p.OrderCount() != 0 {
+	if code := post(t, p.URL+"/v2/checkout/orders", auth, "PayPal-Request-Id", "r1", order); code != refused || p.OrderCount() != 0 {
 		t.Fatalf("the stored failure was not replayed: %d, %d orders", code, p.OrderCount())
 	}
 	if code := post(t, p.URL+"/v2/checkout/orders", auth, "PayPal-Request-Id", "r2", order); code >= 300 || p.OrderCount() != 1 {
 		t.Fatalf("fresh id: %d", code)
 	}
-	p.Slow("/v2/checkout/orders", 300*time.Millisecond)
-	got := concurrently(t, func() int { return post(t, p.URL+"/v2/checkout/orders", auth, "PayPal-Request-Id", "r3", order) })
-	if !(got[0] < 300 && got[1] == 409 || got[0] == 409 && got[1] < 300) || p.OrderCount() != 2 {
-		t.Fatalf("same id in flight: %v, %d orders", got, p.OrderCount())
+	first, second := sameKeyTwice(t, func() func() { return p.Hold("/v2/checkout/orders") }, func() int { return p.Held("/v2/checkout/orders") },
+		func() int { return post(t, p.URL+"/v2/checkout/orders", auth, "PayPal-Request-Id", "r3", order) })
+	if first >= 300 || second != 409 || p.OrderCount() != 2 {
+		t.Fatalf("same id in flight: first %d, second %d, %d orders", first, second, p.OrderCount())
 	}
 }
 

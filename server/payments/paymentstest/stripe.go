@@ -49,10 +49,12 @@ type Stripe struct {
 	// failing counts the coming requests to a path that answer 500.
 	failing map[string]int
 	// inflight holds the Idempotency-Keys of requests being answered;
-	// slow makes requests to a path take that long (outside the lock), so
-	// a test can send a second request with a key still in flight.
+	// holds keeps requests to a path waiting (outside the lock) until the
+	// test releases them, held counting them, so a test can send a second
+	// request with a key still in flight.
 	inflight map[string]bool
-	slow     map[string]time.Duration
+	holds    map[string]chan struct{}
+	held     map[string]int
 	srv      *httptest.Server
 	// Connect: accounts, account links, transfers, application fees.
 	accounts  map[string]map[string]any
@@ -95,7 +97,7 @@ func (e SignedEvent) At() time.Time {
 func NewStripe(webhookSecret string) *Stripe {
 	return &Stripe{WebhookSecret: webhookSecret, intents: map[string]map[string]any{}, refunds: map[string]map[string]any{},
 		idem: map[string]idemAnswer{}, customers: map[string]map[string]any{}, prices: map[string]map[string]any{},
-		subscriptions: map[string]map[string]any{}, inflight: map[string]bool{}, slow: map[string]time.Duration{},
+		subscriptions: map[string]map[string]any{}, inflight: map[string]bool{}, holds: map[string]chan struct{}{}, held: map[string]int{},
 		charges: map[string]map[string]any{}, balanceTxns: map[string]map[string]any{}}
 }
 
@@ -124,12 +126,27 @@ func (s *Stripe) FailNext(path string, n int) {
 	s.failing[path] = n
 }
 
-// Slow makes every request to path take d before it is answered, with its
-// Idempotency-Key in flight meanwhile (0 ends it).
-func (s *Stripe) Slow(path string, d time.Duration) {
+// Hold keeps every request to path waiting, its idempotency key in flight,
+// until release is called: a test sends a second request with the same key
+// while Held says the first waits, with no timing to race.
+func (s *Stripe) Hold(path string) (release func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.slow[path] = d
+	gate := make(chan struct{})
+	s.holds[path] = gate
+	return sync.OnceFunc(func() {
+		s.mu.Lock()
+		delete(s.holds, path)
+		s.mu.Unlock()
+		close(gate)
+	})
+}
+
+// Held is how many requests to path wait at a Hold.
+func (s *Stripe) Held(path string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.held[path]
 }
 
 // IntentCount is how many PaymentIntents were created.
@@ -327,10 +344,12 @@ func (s *Stripe) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.inflight[key] = true
 		defer delete(s.inflight, key)
 	}
-	if d := s.slow[r.URL.Path]; d > 0 {
+	if gate := s.holds[r.URL.Path]; gate != nil {
+		s.held[r.URL.Path]++
 		s.mu.Unlock()
-		time.Sleep(d)
+		<-gate
 		s.mu.Lock()
+		s.held[r.URL.Path]--
 	}
 	rec := httptest.NewRecorder()
 	if s.failing[r.URL.Path] > 0 {
