@@ -93,7 +93,20 @@ func restore(ctx context.Context, args []string, logger *slog.Logger) error {
 			return fmt.Errorf("restore: %w", err)
 		}
 	}
-	logger.Info("database restored", "file", file)
+	// A new generation: the restored database's namespace in Redis is a
+	// new one, so no instance reads what was cached from the database
+	// before (a deleted post, a session the backup does not hold), and
+	// instances still running notice the swap and drop their own caches
+	// (store/namespace.go).
+	db, err := store.Open(cfg.DatabaseURL)
+	if err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
+	defer db.Close()
+	if err := store.RenewGeneration(ctx, db); err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
+	logger.Info("database restored; every instance drops what it cached from the one before", "file", file)
 	return nil
 }
 

@@ -237,6 +237,10 @@ func TestCrossSiteWritesRefused(t *testing.T) {
 	}
 }
 
+// redisRateKeyPrefix is where a server whose store has no namespace (the
+// tests') keeps its counters in Redis.
+const redisRateKeyPrefix = "rate:marquee:ratelimit:"
+
 func TestSignInRateLimit(t *testing.T) {
 	t.Run("in process", func(t *testing.T) { testSignInRateLimit(t, newTestServer(t, demoDB(t))) })
 	t.Run("redis", func(t *testing.T) {

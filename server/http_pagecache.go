@@ -155,6 +155,24 @@ func newPageCache(limit int, disk *diskPages) *pageCache {
 	}
 }
 
+// purge forgets every page and everything remembered to find one: the
+// database was replaced (store/namespace.go), and an app name, a member's
+// class or a version may now mean another thing.
+func (pc *pageCache) purge() {
+	pc.mu.Lock()
+	pc.entries = newPageEntries(pc.entries.limit)
+	clear(pc.peerBusy)
+	clear(pc.latest)
+	pc.mu.Unlock()
+	pc.disk.purge()
+	pc.appIDs.Clear()
+	pc.views.Purge()
+	pc.classes.Purge()
+	pc.visitorRoutes.mu.Lock()
+	pc.visitorRoutes.routes = nil
+	pc.visitorRoutes.mu.Unlock()
+}
+
 // get answers the entry of key, counting the read. It may have expired
 // (stale: see expired); one past staleGrace is dropped and nil answered.
 func (pc *pageCache) get(key string, now time.Time) *cachedPage {

@@ -115,6 +115,18 @@ func (d *diskPages) removeLocked(key string) {
 	_ = os.Remove(f.path)
 }
 
+// purge removes every file (the database was replaced).
+func (d *diskPages) purge() {
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for key := range d.files {
+		d.removeLocked(key)
+	}
+}
+
 // size is the bytes the files hold.
 func (d *diskPages) size() int64 {
 	d.mu.Lock()

@@ -67,12 +67,16 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-const (
-	rateLimitKeyPrefix = "marquee:ratelimit:"
-	// redisRateKeyPrefix is where the keys live in Redis (redis_rate adds
-	// "rate:" to its own; the attempt counters use the same prefix).
-	redisRateKeyPrefix = "rate:" + rateLimitKeyPrefix
-)
+// redisName names a counter in Redis: in the database's namespace
+// (store.Storage.RedisKey), so deployments sharing a Redis never count
+// against each other. redis_rate puts "rate:" before its own keys; the
+// attempt counters (count) do the same.
+func (l *rateLimiter) redisName(key string) string {
+	if l.name == nil {
+		return "marquee:ratelimit:" + key
+	}
+	return l.name("ratelimit:" + key)
+}
 
 // rateLimiter counts in Redis when present, so all processes share the
 // counts, else in this process. A Redis failure (or an open breaker) falls
@@ -86,6 +90,8 @@ type rateLimiter struct {
 	rdb    *redis.Client
 	gcra   *redis_rate.Limiter
 	logger *slog.Logger
+	// name is the store's RedisKey (redisName).
+	name func(string) string
 
 	mu      sync.Mutex
 	windows map[string]*window
@@ -114,7 +120,7 @@ func (l *rateLimiter) useRedis(rdb *redis.Client) {
 // when it is not, retryAfter says when the next one may come.
 func (l *rateLimiter) hit(ctx context.Context, key string, r Rate) (ok bool, retryAfter time.Duration) {
 	if l.gcra != nil {
-		res, err := l.gcra.Allow(ctx, rateLimitKeyPrefix+key, redis_rate.Limit{Rate: r.Limit, Burst: r.Limit, Period: r.Per})
+		res, err := l.gcra.Allow(ctx, l.redisName(key), redis_rate.Limit{Rate: r.Limit, Burst: r.Limit, Period: r.Per})
 		if err == nil {
 			return res.Allowed > 0, res.RetryAfter
 		}
@@ -145,7 +151,7 @@ return 0`)
 // count counts one attempt on key in a fixed window of r.Per.
 func (l *rateLimiter) count(ctx context.Context, key string, r Rate) (ok bool, retryAfter time.Duration) {
 	if l.rdb != nil {
-		res, err := countScript.Run(ctx, l.rdb, []string{redisRateKeyPrefix + key}, r.Per.Milliseconds()).Int64Slice()
+		res, err := countScript.Run(ctx, l.rdb, []string{"rate:" + l.redisName(key)}, r.Per.Milliseconds()).Int64Slice()
 		if err == nil && len(res) == 2 {
 			return res[0] <= int64(r.Limit), time.Duration(res[1]) * time.Millisecond
 		}
@@ -160,7 +166,7 @@ func (l *rateLimiter) count(ctx context.Context, key string, r Rate) (ok bool, r
 func (l *rateLimiter) refund(ctx context.Context, keys ...string) {
 	for _, key := range keys {
 		if l.rdb != nil {
-			if err := refundScript.Run(ctx, l.rdb, []string{redisRateKeyPrefix + key}).Err(); err == nil {
+			if err := refundScript.Run(ctx, l.rdb, []string{"rate:" + l.redisName(key)}).Err(); err == nil {
 				continue
 			}
 		}

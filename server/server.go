@@ -126,6 +126,8 @@ func New(d Deps) *Server {
 		s.registerCardAndPayPal(d)
 	}
 	s.limiter = newRateLimiter(d.Store.Redis, s.logger)
+	s.limiter.name = d.Store.RedisKey
+	d.Store.OnDatabaseSwap(s.pages.purge)
 	s.limits = d.Config.Limits.withDefaults()
 	if d.Store.MediaURL == "" {
 		// Stable media URLs (og:image, srcset) point at this site.
@@ -212,6 +214,7 @@ func (s *Server) Run(ctx context.Context, lns Listeners) error {
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	go s.WatchPageVersions(watchCtx)
+	go s.store.WatchDatabase(watchCtx, 0)
 	// Test harnesses read the bound ports from this line (port 0).
 	s.logger.Info("serving", "main", s.cfg.PublicURL+"/apps", "auth", s.cfg.AuthURL+"/authenticate/signin",
 		"main_addr", lns.Main.Addr().String(), "auth_addr", lns.Auth.Addr().String())

@@ -198,7 +198,7 @@ func (s *Storage) forgetSessions(ctx context.Context, ids []string) error {
 	}
 	keys := make([]string, len(ids))
 	for i, id := range ids {
-		keys[i] = "marquee:session:" + id
+		keys[i] = s.redisSessionKey(id)
 	}
 	if err := s.Redis.Del(ctx, keys...).Err(); err != nil {
 		return fmt.Errorf("end sessions in redis: %w", err)

@@ -23,10 +23,20 @@ type Cache interface {
 type RedisCache struct {
 	Client *redis.Client
 	Prefix string
+	// Name, when set, names a key in Redis instead of Prefix: the store's
+	// RedisKey, whose namespace follows the database (namespace.go).
+	Name func(key string) string
+}
+
+func (c *RedisCache) name(key string) string {
+	if c.Name != nil {
+		return c.Name(key)
+	}
+	return c.Prefix + key
 }
 
 func (c *RedisCache) Get(ctx context.Context, key string) ([]byte, bool, error) {
-	b, err := c.Client.Get(ctx, c.Prefix+key).Bytes()
+	b, err := c.Client.Get(ctx, c.name(key)).Bytes()
 	if errors.Is(err, redis.Nil) {
 		return nil, false, nil
 	}
@@ -37,7 +47,7 @@ func (c *RedisCache) Get(ctx context.Context, key string) ([]byte, bool, error) 
 }
 
 func (c *RedisCache) Set(ctx context.Context, key string, value []byte, ttl time.Duration) error {
-	if err := c.Client.Set(ctx, c.Prefix+key, value, ttl).Err(); err != nil {
+	if err := c.Client.Set(ctx, c.name(key), value, ttl).Err(); err != nil {
 		return fmt.Errorf("redis set %s: %w", key, err)
 	}
 	return nil
@@ -46,7 +56,7 @@ func (c *RedisCache) Set(ctx context.Context, key string, value []byte, ttl time
 func (c *RedisCache) Delete(ctx context.Context, keys ...string) error {
 	full := make([]string, len(keys))
 	for i, k := range keys {
-		full[i] = c.Prefix + k
+		full[i] = c.name(k)
 	}
 	if err := c.Client.Del(ctx, full...).Err(); err != nil {
 		return fmt.Errorf("redis del: %w", err)
@@ -97,6 +107,9 @@ func (c *MemoryCache) Set(_ context.Context, key string, value []byte, ttl time.
 	c.entries.Add(key, memoryEntry{value: value, expires: c.now().Add(ttl)})
 	return nil
 }
+
+// Purge drops every entry (the database was replaced: namespace.go).
+func (c *MemoryCache) Purge() { c.entries.Purge() }
 
 func (c *MemoryCache) Delete(_ context.Context, keys ...string) error {
 	for _, k := range keys {

@@ -48,23 +48,13 @@ func MemberScope(appID, userID string) string { return "u:" + appID + ":" + user
 // servers holding versions in memory drop theirs at once. It is namespaced
 // like every key (Storage.Namespace): Redis channels are shared by every
 // database number of a server and every deployment using it.
-func (s *Storage) PageVersionChannel() string {
-	if s.Namespace == "" {
-		return "marquee:page-versions"
-	}
-	return "marquee:" + s.Namespace + ":page-versions"
-}
+func (s *Storage) PageVersionChannel() string { return s.RedisKey("page-versions") }
 
 // SessionChannel is the Redis channel ended sessions are announced on
 // (comma-separated session ids): every process drops its memo of them at
 // once (session_memo.go), so a logout, a sign-out everywhere, a disabled or
 // deleted account ends the session on every instance together.
-func (s *Storage) SessionChannel() string {
-	if s.Namespace == "" {
-		return "marquee:sessions-ended"
-	}
-	return "marquee:" + s.Namespace + ":sessions-ended"
-}
+func (s *Storage) SessionChannel() string { return s.RedisKey("sessions-ended") }
 
 const (
 	// VersionTrust is how long a version learned from the database is used
@@ -291,9 +281,21 @@ func (s *Storage) WatchPageVersions(ctx context.Context) {
 	pv := s.pv()
 	on, off := true, false
 	for ctx.Err() == nil {
-		ps := s.Redis.Subscribe(ctx, s.PageVersionChannel(), s.SessionChannel())
+		// A database swap (namespace.go) moves the channels: subscribe
+		// again, to the new ones, at once.
+		swapped := s.swapNotice()
+		subCtx, cancel := context.WithCancel(ctx)
+		go func() {
+			select {
+			case <-swapped:
+				cancel()
+			case <-subCtx.Done():
+			}
+		}()
+		sessionChannel := s.SessionChannel()
+		ps := s.Redis.Subscribe(subCtx, s.PageVersionChannel(), sessionChannel)
 		for {
-			msg, err := ps.Receive(ctx)
+			msg, err := ps.Receive(subCtx)
 			if err != nil {
 				// Bumps may be missed from now on: ask the database per
 				// request until subscribed again.
@@ -306,7 +308,7 @@ func (s *Storage) WatchPageVersions(ctx context.Context) {
 					pv.forget("", &on)
 				}
 			case *redis.Message:
-				if m.Channel == s.SessionChannel() {
+				if m.Channel == sessionChannel {
 					// Another process ended these sessions: a memo of them
 					// here must not answer for its remaining second.
 					for _, id := range strings.Split(m.Payload, ",") {
@@ -326,8 +328,10 @@ func (s *Storage) WatchPageVersions(ctx context.Context) {
 			}
 		}
 		ps.Close()
+		cancel()
 		select {
 		case <-ctx.Done():
+		case <-swapped:
 		case <-time.After(time.Second):
 		}
 	}

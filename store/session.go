@@ -32,7 +32,10 @@ func sessionID(token string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-func redisSessionKey(token string) string { return "marquee:session:" + sessionID(token) }
+// redisSessionKey is where Redis caches the session of an id, in this
+// database's namespace: a deployment on a copy of the database, or this
+// one after a restore, never accepts a session cached for another.
+func (s *Storage) redisSessionKey(id string) string { return s.RedisKey("session:" + id) }
 
 // sessionCacheTTL bounds how long Redis may answer for a session without
 // the database: a lookup racing a logout can put a copy back into Redis just
@@ -63,7 +66,7 @@ func (s *Storage) cacheSession(ctx context.Context, token string, sess *Session)
 	if ttl <= 0 {
 		return
 	}
-	if err := s.Redis.Set(ctx, redisSessionKey(token), sess.UserID, ttl).Err(); err != nil {
+	if err := s.Redis.Set(ctx, s.redisSessionKey(sessionID(token)), sess.UserID, ttl).Err(); err != nil {
 		s.Logger.Debug("cache session: redis unavailable", "err", err)
 	}
 }
@@ -89,7 +92,7 @@ func (s *Storage) SessionUser(ctx context.Context, token string) (*User, error) 
 
 func (s *Storage) lookupSession(ctx context.Context, token string) (*User, error) {
 	if s.Redis != nil {
-		userID, err := s.Redis.Get(ctx, redisSessionKey(token)).Result()
+		userID, err := s.Redis.Get(ctx, s.redisSessionKey(sessionID(token))).Result()
 		switch {
 		case err == nil:
 			return liveUser(s.UserByID(ctx, userID))
@@ -145,7 +148,7 @@ func (s *Storage) uncacheSession(ctx context.Context, token string) error {
 	if s.Redis == nil {
 		return nil
 	}
-	if err := s.Redis.Del(ctx, redisSessionKey(token)).Err(); err != nil {
+	if err := s.Redis.Del(ctx, s.redisSessionKey(sessionID(token))).Err(); err != nil {
 		return fmt.Errorf("delete session in redis: %w", err)
 	}
 	return nil

@@ -39,7 +39,7 @@ type SharedPage struct {
 // build, path, query and viewer class), and of the claim on its render.
 func (s *Storage) sharedPageKey(pageKey, kind string) string {
 	sum := sha256.Sum256([]byte(pageKey))
-	return "marquee:" + s.Namespace + ":" + kind + ":" + hex.EncodeToString(sum[:16])
+	return s.RedisKey(kind + ":" + hex.EncodeToString(sum[:16]))
 }
 
 // SharedPage answers the page another instance (or this one) last shared

@@ -32,9 +32,10 @@ type Storage struct {
 	// Redis, when set (REDIS_URL), holds sessions and rate-limit counters so
 	// every process shares them; nil keeps sessions in the database.
 	Redis *redis.Client
-	// Namespace separates this database's keys and channel in a Redis that
+	// Namespace separates this database's keys and channels in a Redis that
 	// other deployments (or an earlier database) share; app.Open sets it
-	// to an id generated once per database.
+	// (DatabaseNamespace). Read it through CurrentNamespace or RedisKey: it
+	// changes when the database is replaced under the process.
 	Namespace string
 	// Grace is how long a membership keeps access after a renewal is due
 	// and has not arrived (a wallet that could not pay, a card whose
@@ -70,6 +71,12 @@ type Storage struct {
 	// touched holds, per session id, when this process last recorded the
 	// session's use (TouchSession writes at most every few minutes).
 	touched sync.Map
+	// swappedTo is the namespace of the database that replaced the one
+	// this process started on (namespace.go); onSwap and swapped are told.
+	swappedTo atomic.Pointer[string]
+	swapMu    sync.Mutex
+	onSwap    []func()
+	swapped   chan struct{}
 }
 
 // GracePeriod answers the configured grace, DefaultGracePeriod when unset.

@@ -89,18 +89,15 @@ func Open(ctx context.Context, cfg server.Config, logger *slog.Logger) (*App, er
 		}
 		cancel()
 	}
-	// Every cache key and the page-version channel carry an id made once
-	// per database: another deployment on the same Redis, or this one
-	// after its database was replaced, never reads these entries (an app
-	// name would otherwise map to an id of the old database).
-	ns, err := storedSecret(ctx, db, "redis-namespace")
+	// Every key and channel in Redis carries the database's namespace:
+	// another deployment on the same Redis, or this one after its database
+	// was restored or replaced, never reads these entries (an app name
+	// would otherwise map to an id of the old database, a session of the
+	// old database would be accepted). store/namespace.go.
+	ns, err := store.DatabaseNamespace(ctx, db)
 	if err != nil {
 		a.Close()
 		return nil, err
-	}
-	ns = ns[:12]
-	if a.Redis != nil {
-		cache = &store.RedisCache{Client: a.Redis, Prefix: "marquee:" + ns + ":"}
 	}
 	files, err := openFiles(ctx, cfg, db)
 	if err != nil {
@@ -108,8 +105,16 @@ func Open(ctx context.Context, cfg server.Config, logger *slog.Logger) (*App, er
 		return nil, err
 	}
 	a.Files = files
+	var redisCache *store.RedisCache
+	if a.Redis != nil {
+		redisCache = &store.RedisCache{Client: a.Redis}
+		cache = redisCache
+	}
 	a.Storage = store.NewStorage(db, cache, media.Signer{Storage: files}, logger)
 	a.Storage.Namespace = ns
+	if redisCache != nil {
+		redisCache.Name = a.Storage.RedisKey
+	}
 	a.Storage.PlatformFeeBP = cfg.PlatformFeeBP
 	// Redis caches sessions (the database keeps them) and holds the
 	// rate-limit counters every process shares.
