@@ -26,10 +26,11 @@ func benchData(ctx context.Context, args []string, logger *slog.Logger) error {
 	fs.IntVar(&sz.Items, "items", sz.Items, "store items")
 	fs.IntVar(&sz.Events, "events", sz.Events, "events")
 	fs.IntVar(&sz.Users, "users", sz.Users, "users (members of the app)")
+	apps := fs.Int("apps", 0, "seed this many apps named APP1..APPn, each with the sizes given")
 	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
 		return fmt.Errorf("%s", usage)
 	}
-	if sz.Posts < 0 || sz.Items < 0 || sz.Events < 0 || sz.Users < 0 {
+	if sz.Posts < 0 || sz.Items < 0 || sz.Events < 0 || sz.Users < 0 || *apps < 0 {
 		return errors.New("bench-data: sizes must be 0 or more")
 	}
 	a, err := app.FromEnv(ctx, logger)
@@ -38,6 +39,19 @@ func benchData(ctx context.Context, args []string, logger *slog.Logger) error {
 	}
 	defer a.Close()
 	start := time.Now()
+	if *apps > 0 {
+		res, err := seed.BenchApps(ctx, a.DB, sz, *apps)
+		if errors.Is(err, seed.ErrBenchSeeded) {
+			return fmt.Errorf("bench-data: an app %s1..%s%d already exists (pick another prefix with --app, or drop the database)", sz.App, sz.App, *apps)
+		}
+		if err != nil {
+			return fmt.Errorf("bench-data: %w", err)
+		}
+		a.Storage.InvalidateAllApps(ctx)
+		fmt.Printf("seeded %d apps %s1..%s%d in %s: %d users, %d posts, %d comments, %d likes, %d store items, %d events, %d attendees\n",
+			*apps, sz.App, sz.App, *apps, time.Since(start).Round(time.Millisecond), res.Users, res.Posts, res.Comments, res.Likes, res.Items, res.Events, res.Attendees)
+		return nil
+	}
 	res, err := seed.BenchData(ctx, a.DB, sz)
 	if errors.Is(err, seed.ErrBenchSeeded) {
 		return fmt.Errorf("bench-data: app %q already exists, nothing written (pick another with --app, or drop the database)", sz.App)

@@ -80,7 +80,7 @@ commands:
   seed-demo                              create the demo apps (safe to repeat)
   backup FILE                            write a consistent copy of the database (online: SQLite VACUUM INTO, pg_dump)
   restore FILE                           replace the database with a backup (stop the instances first)
-  bench-data [--app bench] [--posts 100000] [--items 10000] [--events 1000] [--users 500]
+  bench-data [--app bench] [--posts 100000] [--items 10000] [--events 1000] [--users 500] [--apps N]
                                          fill a new app with content at scale, for benchmarks
   app create NAME --creator EMAIL        create an app
   app set NAME KEY=VALUE...              change app settings (e.g. features.store.enabled=false)

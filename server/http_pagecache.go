@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/andybalholm/brotli"
@@ -126,6 +127,12 @@ const StaleFor = time.Second
 type pageFill struct {
 	done chan struct{}
 	page *cachedPage
+	// failed is the answer of a render that failed for want of time or
+	// runtimes (5xx): it is the waiters' answer too. Each rendering for
+	// itself instead multiplied the load that made it fail.
+	failed *recorded
+	// waiting counts the requests waiting for the render (tests).
+	waiting atomic.Int32
 }
 
 // Bounds of the per-app memos: landing data decoded for member pages
@@ -470,6 +477,7 @@ func (s *Server) fillPage(c echo.Context, key string, engagement int64, stale *c
 		if stale != nil {
 			return stale, nil
 		}
+		f.waiting.Add(1)
 		select {
 		case <-f.done:
 		case <-c.Request().Context().Done():
@@ -477,6 +485,11 @@ func (s *Server) fillPage(c echo.Context, key string, engagement int64, stale *c
 		}
 		if f.page != nil {
 			return f.page, nil
+		}
+		if f.failed != nil {
+			c.Response().Header().Set("Vary", "Accept-Encoding, Cookie")
+			c.Response().Header().Set("X-Page-Cache", "bypass")
+			return nil, s.writeCompressed(c, f.failed)
 		}
 		return nil, s.answerUncached(c, next)
 	}
@@ -528,6 +541,9 @@ func (s *Server) fillPage(c echo.Context, key string, engagement int64, stale *c
 		return stale, nil
 	}
 	if rec.status != http.StatusOK || rec.header.Get("Set-Cookie") != "" || strings.Contains(rec.header.Get("Cache-Control"), "no-store") {
+		if rec.status >= http.StatusInternalServerError && rec.header.Get("Set-Cookie") == "" {
+			f.failed = rec
+		}
 		c.Response().Header().Set("Vary", "Accept-Encoding, Cookie")
 		c.Response().Header().Set("X-Page-Cache", "bypass")
 		return nil, s.writeCompressed(c, rec)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -98,4 +99,45 @@ func (g *gatedRenderer) Render(ctx context.Context, page string, props any) (ren
 		return render.Result{}, fmt.Errorf("render %s: %w", page, ctx.Err())
 	}
 	return g.Renderer.Render(ctx, page, props)
+}
+
+// When a render others wait for fails for want of time (overload), they
+// get its answer (503, Retry-After) rather than each rendering the page for
+// itself: thirty renders where one had just run out of time were what
+// turned a slow machine into a stalled one.
+func TestWaitersShareAFailedRender(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, demoSQLite(t))
+	gate := &gatedRenderer{Renderer: timingOut{ts.renderer}, started: make(chan struct{}, 1), release: make(chan struct{})}
+	ts.renderer = gate
+	const visitors = 30
+	statuses := make(chan int, visitors)
+	visit := func() { statuses <- ts.do(t, "GET", "/apps/demo", nil, nil).Status }
+	go visit()
+	<-gate.started
+	for i := 1; i < visitors; i++ {
+		go visit()
+	}
+	// Wait until the others wait for the render in progress.
+	for {
+		ts.pages.mu.Lock()
+		n := 0
+		for _, f := range ts.pages.fill {
+			n += int(f.waiting.Load())
+		}
+		ts.pages.mu.Unlock()
+		if n == visitors-1 {
+			break
+		}
+		runtime.Gosched()
+	}
+	close(gate.release)
+	for i := 0; i < visitors; i++ {
+		if s := <-statuses; s != http.StatusServiceUnavailable {
+			t.Errorf("visitor %d: %d, want 503", i, s)
+		}
+	}
+	if n := gate.renders.Load(); n != 1 {
+		t.Errorf("%d renders for %d visitors of a page whose render failed, want 1", n, visitors)
+	}
 }

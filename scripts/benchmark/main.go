@@ -71,9 +71,13 @@ func main() {
 	if len(os.Args) > 1 {
 		only = os.Args[1]
 	}
-	if only != "" && only != "api" && only != "cluster" {
-		fmt.Fprintln(os.Stderr, "usage: scripts/bench [api|cluster]")
+	if only != "" && only != "api" && only != "cluster" && only != "apps" {
+		fmt.Fprintln(os.Stderr, "usage: scripts/bench [api|cluster|apps]")
 		os.Exit(2)
+	}
+	// `scripts/bench apps` (apps.go): many apps' pages; not in a full run.
+	if only == "apps" {
+		err = appsBench(ctx)
 	}
 	if only == "" {
 		err = run(ctx)

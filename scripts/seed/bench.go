@@ -52,18 +52,60 @@ const benchBatch = 1000
 // INSERTs in one transaction, so a failure leaves nothing half-seeded.
 // Content is deterministic (no randomness) so runs are comparable.
 func BenchData(ctx context.Context, db *bun.DB, sz BenchSizes) (*BenchResult, error) {
+	hash, err := auth.HashPassword(BenchPassword)
+	if err != nil {
+		return nil, err
+	}
+	res, err := benchApp(ctx, db, sz, hash)
+	if err != nil {
+		return nil, err
+	}
+	return res, analyzeBench(ctx, db)
+}
+
+// BenchApps is BenchData for n apps named sz.App followed by 1 to n, each
+// with sz of content (a platform's many creators, for `scripts/bench
+// apps`). It answers the totals; AppID is the first app's.
+func BenchApps(ctx context.Context, db *bun.DB, sz BenchSizes, n int) (*BenchResult, error) {
+	hash, err := auth.HashPassword(BenchPassword)
+	if err != nil {
+		return nil, err
+	}
+	total := &BenchResult{}
+	prefix := sz.App
+	if prefix == "" {
+		prefix = DefaultBenchSizes.App
+	}
+	for i := 1; i <= n; i++ {
+		sz.App = fmt.Sprintf("%s%d", prefix, i)
+		res, err := benchApp(ctx, db, sz, hash)
+		if err != nil {
+			return nil, err
+		}
+		if i == 1 {
+			total.AppID = res.AppID
+		}
+		total.Users += res.Users
+		total.Posts += res.Posts
+		total.Comments += res.Comments
+		total.Likes += res.Likes
+		total.Items += res.Items
+		total.Events += res.Events
+		total.Attendees += res.Attendees
+	}
+	return total, analyzeBench(ctx, db)
+}
+
+// benchApp writes one app in one transaction.
+func benchApp(ctx context.Context, db *bun.DB, sz BenchSizes, hash string) (*BenchResult, error) {
 	if sz.App == "" {
 		sz.App = DefaultBenchSizes.App
 	}
 	if sz.Users < 2 {
 		sz.Users = 2
 	}
-	hash, err := auth.HashPassword(BenchPassword)
-	if err != nil {
-		return nil, err
-	}
 	res := &BenchResult{}
-	err = db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		exists, err := tx.NewSelect().Model((*store.App)(nil)).Where("name = ?", sz.App).Exists(ctx)
 		if err != nil {
 			return fmt.Errorf("check app %s: %w", sz.App, err)
@@ -77,18 +119,23 @@ func BenchData(ctx context.Context, db *bun.DB, sz BenchSizes) (*BenchResult, er
 	if err != nil {
 		return nil, err
 	}
-	// Fresh statistics, and on PostgreSQL a visibility map, so the planner
-	// picks the indexes and counts can be index-only from the first request.
+	return res, nil
+}
+
+// analyzeBench gives the planner fresh statistics, and on PostgreSQL a
+// visibility map, so it picks the indexes and counts can be index-only
+// from the first request.
+func analyzeBench(ctx context.Context, db *bun.DB) error {
 	if db.Dialect().Name() == dialect.PG {
 		for _, t := range []string{"messages", "reactions", "message_tags", "store_items", "store_item_tags", "variants", "events", "attendees", "users", "memberships", "tags"} {
 			if _, err := db.ExecContext(ctx, "VACUUM ANALYZE "+t); err != nil {
-				return nil, fmt.Errorf("vacuum %s: %w", t, err)
+				return fmt.Errorf("vacuum %s: %w", t, err)
 			}
 		}
 	} else if _, err := db.ExecContext(ctx, "ANALYZE"); err != nil {
-		return nil, fmt.Errorf("analyze: %w", err)
+		return fmt.Errorf("analyze: %w", err)
 	}
-	return res, nil
+	return nil
 }
 
 type bencher struct {
