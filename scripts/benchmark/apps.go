@@ -240,7 +240,10 @@ func appsWrk(base, script, file, mode string, seed, pid int) (appsPass, error) {
 	}
 	var p appsPass
 	p.rps, _ = strconv.ParseFloat(string(rps[1]), 64)
-	us := func(b []byte) time.Duration { v, _ := strconv.ParseFloat(string(b), 64); return time.Duration(v) * time.Microsecond }
+	us := func(b []byte) time.Duration {
+		v, _ := strconv.ParseFloat(string(b), 64)
+		return time.Duration(v) * time.Microsecond
+	}
 	p.p50, p.p99, p.max = us(m[1]), us(m[2]), us(m[3])
 	p.requests, _ = strconv.Atoi(string(m[4]))
 	p.failed, _ = strconv.Atoi(string(m[5]))
