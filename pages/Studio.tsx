@@ -37,6 +37,18 @@ function FieldError({ d, name }: { d: StudioData; name: string }) {
   return d.fields[name] ? <p className="field-error">{d.fields[name]}</p> : null;
 }
 
+// PayoutPassword: every form that decides where the app's money goes asks
+// for the creator's password again.
+function PayoutPassword({ d }: { d: StudioData }) {
+  return (
+    <label className={cls(d, "password")}>
+      Your password
+      <input name="password" type="password" required autoComplete="current-password" />
+      <FieldError d={d} name="password" />
+    </label>
+  );
+}
+
 function cls(d: StudioData, name: string): string {
   return "field" + (d.fields[name] ? " has-error" : "");
 }
@@ -536,6 +548,8 @@ function PayPalSection({ props }: { props: Props }) {
           Leave both empty to be paid through the site instead.
         </p>
         {d.form === "paypal" && d.error && <p className="form-error" role="alert">{d.error}</p>}
+        {!p.canManage && <p className="hint">Only the app's creator can change where PayPal orders are paid.</p>}
+        {p.canManage && (
         <form method="post" action={base + "/studio/paypal"} className="studio-form">
           <label className={cls(d, "merchantId")}>
             PayPal merchant ID
@@ -547,8 +561,10 @@ function PayPalSection({ props }: { props: Props }) {
             <input name="email" type="email" defaultValue={p.email} maxLength={254} autoComplete="email" />
             <FieldError d={d} name="email" />
           </label>
+          <PayoutPassword d={d} />
           <button type="submit" className="button">Save</button>
         </form>
+        )}
       </section>
       <section className="studio-card" aria-labelledby="fees-h">
         <h2 id="fees-h">Platform fees</h2>
@@ -625,11 +641,13 @@ function PayoutsSection({ props }: { props: Props }) {
               <div className="payout-actions">
                 {p.state !== "ACTIVE" && (
                   <form method="post" action={base + "/connect"}>
+                    <PayoutPassword d={props.data} />
                     <button type="submit" className="button">{p.state === "NOT_CONNECTED" ? "Connect with Stripe" : "Continue Stripe setup"}</button>
                   </form>
                 )}
                 {p.detailsSubmitted && (
                   <form method="post" action={base + "/dashboard"}>
+                    <PayoutPassword d={props.data} />
                     <button type="submit" className="button button-secondary">Stripe dashboard</button>
                   </form>
                 )}

@@ -15,6 +15,7 @@ import (
 
 	"marquee/server/jobs"
 	"marquee/server/payments/paymentstest"
+	"marquee/scripts/seed"
 	"marquee/store"
 	"marquee/store/storetest"
 )
@@ -49,7 +50,7 @@ func (f *payFixture) creatorForm(t *testing.T) map[string]string {
 // the studio sent the browser to.
 func (f *payFixture) connect(t *testing.T) string {
 	t.Helper()
-	r := f.ts.do(t, "POST", "/apps/demo/studio/payouts/connect", strings.NewReader(""), f.creatorForm(t))
+	r := f.ts.do(t, "POST", "/apps/demo/studio/payouts/connect", strings.NewReader("password="+seed.DemoPassword), f.creatorForm(t))
 	loc := r.Header.Get("Location")
 	if r.Status != http.StatusSeeOther || !strings.HasPrefix(loc, f.stripe.URL+"/connect/onboarding/") {
 		t.Fatalf("connect: %d %q %.300s", r.Status, loc, r.Body)
@@ -151,7 +152,7 @@ func TestPayoutsOnboardingToChargesEnabled(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				r := f.ts.do(t, "POST", "/apps/demo/studio/payouts/connect", strings.NewReader(""), creator)
+				r := f.ts.do(t, "POST", "/apps/demo/studio/payouts/connect", strings.NewReader("password="+seed.DemoPassword), creator)
 				if r.Status != http.StatusSeeOther || !strings.Contains(r.Header.Get("Location"), "/connect/onboarding/") {
 					t.Errorf("concurrent connect: %d %s", r.Status, r.Header.Get("Location"))
 				}
@@ -177,7 +178,7 @@ func TestPayoutsOnboardingToChargesEnabled(t *testing.T) {
 		if !strings.Contains(page.Body, "Setup not finished") || !strings.Contains(page.Body, "external account") {
 			t.Fatalf("payouts page while onboarding: %.800s", page.Body)
 		}
-		commExpect(t, "dashboard before onboarding", f.ts.do(t, "POST", "/apps/demo/studio/payouts/dashboard", strings.NewReader(""), creator), 409, msgNotOnboarded)
+		commExpect(t, "dashboard before onboarding", f.ts.do(t, "POST", "/apps/demo/studio/payouts/dashboard", strings.NewReader("password="+seed.DemoPassword), creator), 409, msgNotOnboarded)
 
 		// The creator finishes Stripe's onboarding. The event, signed with
 		// the platform's payment webhook secret instead of the Connect
@@ -234,7 +235,7 @@ func TestPayoutsOnboardingToChargesEnabled(t *testing.T) {
 		if !strings.Contains(page.Body, `data-state="ACTIVE"`) || !strings.Contains(page.Body, "Stripe dashboard") {
 			t.Fatalf("payouts page when active: %.800s", page.Body)
 		}
-		r = f.ts.do(t, "POST", "/apps/demo/studio/payouts/dashboard", strings.NewReader(""), creator)
+		r = f.ts.do(t, "POST", "/apps/demo/studio/payouts/dashboard", strings.NewReader("password="+seed.DemoPassword), creator)
 		if r.Status != http.StatusSeeOther || r.Header.Get("Location") != f.stripe.URL+"/connect/express/"+acct {
 			t.Fatalf("dashboard: %d %q", r.Status, r.Header.Get("Location"))
 		}
@@ -243,7 +244,7 @@ func TestPayoutsOnboardingToChargesEnabled(t *testing.T) {
 		if r := f.ts.do(t, "GET", "/apps/demo/studio/payouts", nil, admin); r.Status != 200 || strings.Contains(r.Body, "Stripe dashboard</button>") {
 			t.Fatalf("admin's payouts page: %d", r.Status)
 		}
-		commExpect(t, "admin dashboard", f.ts.do(t, "POST", "/apps/demo/studio/payouts/dashboard", strings.NewReader(""), admin), 403, "creator can manage its payouts")
+		commExpect(t, "admin dashboard", f.ts.do(t, "POST", "/apps/demo/studio/payouts/dashboard", strings.NewReader("password="+seed.DemoPassword), admin), 403, "creator can manage its payouts")
 	})
 }
 

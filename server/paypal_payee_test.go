@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"marquee/server/payments/paypal"
+	"marquee/scripts/seed"
 	"marquee/store"
 )
 
@@ -70,7 +71,7 @@ func TestPayPalPayeeFeeOwed(t *testing.T) {
 	}
 
 	for _, bad := range []string{"merchantId=abc", "merchantId=ABCDEFGHIJKLM", "email=not-an-email"} {
-		r := f.ts.do(t, "POST", "/apps/demo/studio/paypal", strings.NewReader(bad), form)
+		r := f.ts.do(t, "POST", "/apps/demo/studio/paypal", strings.NewReader(bad+"&password="+seed.DemoPassword), form)
 		if r.Status != 400 || !strings.Contains(r.Body, "PayPal") {
 			t.Fatalf("studio form %q: %d", bad, r.Status)
 		}
@@ -82,7 +83,7 @@ func TestPayPalPayeeFeeOwed(t *testing.T) {
 	if r := f.ts.do(t, "POST", "/apps/demo/studio/paypal", strings.NewReader("merchantId=ABCDEFGHJKLMN"), topupForm(commUser(t, f.ts, "follower@demo.test"))); r.Status != 403 {
 		t.Fatalf("follower sets the payee: %d", r.Status)
 	}
-	r := f.ts.do(t, "POST", "/apps/demo/studio/paypal", strings.NewReader(url.Values{"merchantId": {"abcdefghjklmn"}, "email": {"luna@example.com"}}.Encode()), form)
+	r := f.ts.do(t, "POST", "/apps/demo/studio/paypal", strings.NewReader(url.Values{"merchantId": {"abcdefghjklmn"}, "email": {"luna@example.com"}, "password": {seed.DemoPassword}}.Encode()), form)
 	if r.Status != 303 || !strings.Contains(r.Header.Get("Location"), "/apps/demo/studio/paypal?notice=saved") {
 		t.Fatalf("studio form: %d %s", r.Status, r.Header.Get("Location"))
 	}
@@ -110,7 +111,7 @@ func TestPayPalPayeeFeeOwed(t *testing.T) {
 	}
 
 	// An e-mail alone is sent as email_address.
-	if _, err := f.ts.store.SetPayPalPayee(ctx, f.demo.ID, "", "luna@example.com"); err != nil {
+	if _, err := f.ts.store.SetPayPalPayee(ctx, f.demo.ID, "", "", "luna@example.com"); err != nil {
 		t.Fatal(err)
 	}
 	ref, _ = payByPayPal(t, f, 500)
@@ -129,7 +130,7 @@ func TestPayPalPlatformFees(t *testing.T) {
 	db := demoDB(t)
 	f := newPayFixture(t, db, func(cfg *Config) { cfg.PlatformFeeBP = 1250; cfg.PayPal.PlatformFees = true })
 	ctx := context.Background()
-	if _, err := f.ts.store.SetPayPalPayee(ctx, f.demo.ID, "ABCDEFGHJKLMN", ""); err != nil {
+	if _, err := f.ts.store.SetPayPalPayee(ctx, f.demo.ID, "", "ABCDEFGHJKLMN", ""); err != nil {
 		t.Fatal(err)
 	}
 	// Not allowed at PayPal: the order is refused and nothing starts.
@@ -168,7 +169,7 @@ func TestPayPalPartnerAttribution(t *testing.T) {
 	if bn := f.paypal.OrderAttribution(ref); bn != "" {
 		t.Fatalf("an order to the operator carries attribution %q", bn)
 	}
-	if _, err := f.ts.store.SetPayPalPayee(ctx, f.demo.ID, "ABCDEFGHJKLMN", ""); err != nil {
+	if _, err := f.ts.store.SetPayPalPayee(ctx, f.demo.ID, "", "ABCDEFGHJKLMN", ""); err != nil {
 		t.Fatal(err)
 	}
 	ref, _ = payByPayPal(t, f, 800)
@@ -189,7 +190,7 @@ func TestPayPalPartnerAttribution(t *testing.T) {
 	// another account" needs no partner status), with no attribution,
 	// and records the platform fee as owed.
 	g := newPayFixture(t, demoDB(t), func(cfg *Config) { cfg.PlatformFeeBP = 1000; cfg.PayPal.BNCode = "" })
-	if _, err := g.ts.store.SetPayPalPayee(ctx, g.demo.ID, "ABCDEFGHJKLMN", ""); err != nil {
+	if _, err := g.ts.store.SetPayPalPayee(ctx, g.demo.ID, "", "ABCDEFGHJKLMN", ""); err != nil {
 		t.Fatal(err)
 	}
 	ref, _ = payByPayPal(t, g, 900)

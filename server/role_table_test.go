@@ -380,7 +380,7 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"main", "POST", "/apps/:app/studio/images", store.RoleAdmin, withBody(app+"/studio/images", "which=logo")},
 		{"main", "POST", "/apps/:app/studio/features", store.RoleAdmin, withBody(app+"/studio/features", "gating=sometimes")},
 		{"main", "GET", "/apps/:app/studio/paypal", store.RoleAdmin, fixed(app + "/studio/paypal")},
-		{"main", "POST", "/apps/:app/studio/paypal", store.RoleAdmin, withBody(app+"/studio/paypal", "merchantId=bad")},
+		{"main", "POST", "/apps/:app/studio/paypal", store.RoleCreator, withBody(app+"/studio/paypal", "merchantId=bad")},
 		{"main", "POST", "/apps/:app/studio/plans", store.RoleAdmin, withBody(app+"/studio/plans", "name=No+cycle&price=5")},
 		{"main", "POST", "/apps/:app/studio/plans/:itemId", store.RoleAdmin, withBody(app+"/studio/plans/"+fx.planID, "name=No+cycle&price=5")},
 		{"main", "POST", "/apps/:app/studio/plans/:itemId/archive", store.RoleAdmin, func(v *roleViewer) (string, string) {

@@ -14,6 +14,7 @@ import (
 
 	"marquee/server/payments"
 	"marquee/server/payments/stripe"
+	"marquee/server/auth"
 	"marquee/store"
 )
 
@@ -28,6 +29,8 @@ const sectionPayouts = "payouts"
 
 const (
 	msgCreatorOnly   = "Only the app's creator can manage its payouts"
+	// msgPayoutPassword: every payout setting asks for the password again.
+	msgPayoutPassword = "Enter your password to change where this app's money goes"
 	msgCardsOff      = "Card payments are not configured on this platform"
 	msgStripeFailed  = "Stripe could not be reached. Please try again."
 	msgNotOnboarded  = "Finish setting up your Stripe account first"
@@ -136,6 +139,21 @@ func (s *Server) payoutsScope(c echo.Context) (*Scope, error) {
 	return sc, nil
 }
 
+// payoutPassword refuses an action that decides where the app's money
+// goes unless the creator typed their password again (the form's
+// "password"): a session cookie alone, stolen or left open, cannot redirect
+// the app's revenue.
+func payoutPassword(c echo.Context, sc *Scope) (*Error, error) {
+	ok, err := auth.VerifyPassword(sc.User.PasswordHash, c.FormValue("password"))
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return fieldRefusal("password", msgPayoutPassword), nil
+	}
+	return nil, nil
+}
+
 // payoutsFail shows the screen again with what went wrong.
 func (s *Server) payoutsFail(c echo.Context, sc *Scope, status int, msg string, err error) error {
 	if err != nil {
@@ -158,6 +176,12 @@ func (s *Server) formPayoutsConnect(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if e, err := payoutPassword(c, sc); e != nil || err != nil {
+		if err != nil {
+			return err
+		}
+		return s.renderStudioPayouts(c, sc, StudioData{Form: "payouts", Error: e.Message, Fields: e.Fields}, e.Status)
+	}
 	if s.cardRenewals == nil {
 		return s.payoutsFail(c, sc, http.StatusBadRequest, msgCardsOff, nil)
 	}
@@ -171,7 +195,7 @@ func (s *Server) formPayoutsConnect(c echo.Context) error {
 		if err != nil {
 			return s.payoutsFail(c, sc, http.StatusBadGateway, msgStripeFailed, err)
 		}
-		if pa, err = s.store.AttachStripeAccount(ctx, sc.App.ID, st.AccountID); err != nil {
+		if pa, err = s.store.AttachStripeAccount(ctx, sc.App.ID, sc.User.ID, st.AccountID); err != nil {
 			return err
 		}
 	}
@@ -244,6 +268,13 @@ func (s *Server) formPayoutsDashboard(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	// The dashboard is where the bank account is changed.
+	if e, err := payoutPassword(c, sc); e != nil || err != nil {
+		if err != nil {
+			return err
+		}
+		return s.renderStudioPayouts(c, sc, StudioData{Form: "payouts", Error: e.Message, Fields: e.Fields}, e.Status)
+	}
 	ctx := c.Request().Context()
 	pa, err := s.store.PayoutAccountOf(ctx, sc.App.ID)
 	if err != nil {
@@ -260,6 +291,9 @@ func (s *Server) formPayoutsDashboard(c echo.Context) error {
 	link, err := s.cardRenewals.Client.LoginLink(ctx, pa.StripeAccountID)
 	if err != nil {
 		return s.payoutsFail(c, sc, http.StatusBadGateway, msgStripeFailed, err)
+	}
+	if err := s.store.AuditPayoutAction(ctx, sc.App.ID, sc.User.ID, "payouts.dashboard", "Opened the Stripe dashboard of "+pa.StripeAccountID); err != nil {
+		return err
 	}
 	return c.Redirect(http.StatusSeeOther, link)
 }

@@ -22,6 +22,8 @@ type StudioPayPal struct {
 	// PayPal takes it at payment (PAYPAL_PLATFORM_FEES); otherwise it is
 	// owed, listed in Owed.
 	FeePercent  float64                 `json:"feePercent"`
+	// CanManage: the viewer is the creator, who alone sets the payee.
+	CanManage bool `json:"canManage"`
 	FeesAllowed bool                    `json:"feesAllowed"`
 	Owed        []store.PlatformFeeOwed `json:"owed"`
 	OwedTotal   int64                   `json:"owedTotal"`
@@ -29,7 +31,7 @@ type StudioPayPal struct {
 
 func (s *Server) studioPayPal(c echo.Context, sc *Scope) (*StudioPayPal, error) {
 	ctx := c.Request().Context()
-	p := &StudioPayPal{Enabled: s.cfg.PayPal.Enabled(), FeesAllowed: s.cfg.PayPal.PlatformFees}
+	p := &StudioPayPal{Enabled: s.cfg.PayPal.Enabled(), FeesAllowed: s.cfg.PayPal.PlatformFees, CanManage: sc.Role == store.RoleCreator}
 	bp, err := s.store.FeeBPOf(ctx, s.store.DB, sc.App.ID)
 	if err != nil {
 		return nil, err
@@ -61,15 +63,24 @@ func (s *Server) pageStudioPayPal(c echo.Context) error {
 	return s.renderStudio(c, sc, StudioData{Section: sectionPayPal, PayPal: p}, http.StatusOK)
 }
 
-// POST /apps/:app/studio/paypal (merchantId, email): sets where the app's
-// PayPal orders are paid; both empty pays the operator's account again.
+// POST /apps/:app/studio/paypal (merchantId, email, password): sets where
+// the app's PayPal orders are paid; both empty pays the operator's account
+// again. Like every payout setting it is the creator's alone, with their
+// password; the change is audit-logged and mailed to the creator.
 func (s *Server) formStudioPayPal(c echo.Context) error {
-	sc, err := studioScope(c)
+	sc, err := s.payoutsScope(c)
 	if err != nil {
 		return err
 	}
-	_, err = s.store.SetPayPalPayee(c.Request().Context(), sc.App.ID, c.FormValue("merchantId"), c.FormValue("email"))
-	if e := refusal(err, nil); e != nil {
+	e, err := payoutPassword(c, sc)
+	if err != nil {
+		return err
+	}
+	if e == nil {
+		_, err = s.store.SetPayPalPayee(c.Request().Context(), sc.App.ID, sc.User.ID, c.FormValue("merchantId"), c.FormValue("email"))
+		e = refusal(err, nil)
+	}
+	if e != nil {
 		p, lerr := s.studioPayPal(c, sc)
 		if lerr != nil {
 			return lerr

@@ -112,15 +112,59 @@ func ensurePayoutRow(ctx context.Context, db bun.IDB, appID string) error {
 // unless it has one already, and answers the one it has: of two concurrent
 // connects (which Stripe's idempotency key makes one account anyway) the
 // first to commit wins and the other reads it.
-func (s *Storage) AttachStripeAccount(ctx context.Context, appID, accountID string) (*PayoutAccount, error) {
+func (s *Storage) AttachStripeAccount(ctx context.Context, appID, actorID, accountID string) (*PayoutAccount, error) {
 	if err := ensurePayoutRow(ctx, s.DB, appID); err != nil {
 		return nil, err
 	}
-	if _, err := s.DB.NewUpdate().Model((*PayoutAccount)(nil)).Set("stripe_account_id = ?", accountID).
-		Set("updated_at = ?", time.Now().UTC()).Where("app_id = ? AND stripe_account_id = ''", appID).Exec(ctx); err != nil {
-		return nil, fmt.Errorf("attach stripe account: %w", err)
+	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		res, err := tx.NewUpdate().Model((*PayoutAccount)(nil)).Set("stripe_account_id = ?", accountID).
+			Set("updated_at = ?", time.Now().UTC()).Where("app_id = ? AND stripe_account_id = ''", appID).Exec(ctx)
+		if err != nil {
+			return fmt.Errorf("attach stripe account: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil // the first account recorded stays
+		}
+		return payoutChanged(ctx, tx, appID, actorID, "payouts.connect",
+			"Card payments will be paid out to the Stripe account "+accountID+" once its setup is complete.")
+	})
+	if err != nil {
+		return nil, err
 	}
 	return s.PayoutAccountOf(ctx, appID)
+}
+
+// MailPayoutChanged is the mail the creator gets for every change to where
+// the app's money goes (always sent).
+const MailPayoutChanged = "PAYOUT_CHANGED"
+
+// payoutChanged records, in the transaction of the change, that actorID
+// changed where the app's money goes (what): a line in the audit log and a
+// mail to the creator, so a change they did not make does not go unseen.
+func payoutChanged(ctx context.Context, tx bun.Tx, appID, actorID, action, what string) error {
+	if err := writeAudit(ctx, tx, appID, actorID, action, "", what); err != nil {
+		return err
+	}
+	var app struct {
+		Name      string `bun:"name"`
+		CreatorID string `bun:"creator_id"`
+	}
+	if err := tx.NewSelect().Table("apps").Column("name", "creator_id").Where("id = ?", appID).Scan(ctx, &app); err != nil {
+		return fmt.Errorf("load app for payout mail: %w", err)
+	}
+	_, err := MailMember(ctx, tx, OutgoingMail{Key: "payout-changed:" + appID + ":" + NewID(), Kind: MailPayoutChanged, AppID: appID,
+		UserID: app.CreatorID, Transactional: true, Content: MailContent{
+			Subject: "Where your app's money goes was changed", Heading: "Payout settings changed",
+			Paragraphs: []string{what, "If you did not make this change, change your password now and set the payout account back in the studio."},
+			Action:     &MailLink{Label: "Check payout settings", Path: "/apps/" + app.Name + "/studio/payouts"}}})
+	return err
+}
+
+// AuditPayoutAction writes a payout action that changes no setting here
+// (opening the Stripe dashboard, where the bank account is managed) to the
+// app's audit log.
+func (s *Storage) AuditPayoutAction(ctx context.Context, appID, actorID, action, detail string) error {
+	return writeAudit(ctx, s.DB, appID, actorID, action, "", detail)
 }
 
 // ApplyAccountState records what Stripe said of a connected account, unless

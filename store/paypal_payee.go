@@ -36,6 +36,14 @@ func (p *PayPalPayee) Name() string {
 	return p.Email
 }
 
+// payeeName says where PayPal orders are paid, for the audit log and mail.
+func payeeName(p *PayPalPayee) string {
+	if !p.Set() {
+		return "the site's own PayPal account"
+	}
+	return "the PayPal account " + strings.TrimSpace(p.MerchantID+" "+p.Email)
+}
+
 // PlatformFeeOwed is a platform fee a creator owes the operator: an order
 // paid to the creator's own PayPal account whose fee PayPal could not take
 // (the operator is not allowed platform fees, PAYPAL_PLATFORM_FEES=false).
@@ -75,9 +83,12 @@ func (s *Storage) PayPalPayeeOf(ctx context.Context, appID string) (*PayPalPayee
 	return p, nil
 }
 
-// SetPayPalPayee sets (or, both empty, clears) the app's PayPal payee. The
-// merchant id must look like PayPal's; the e-mail must be an address.
-func (s *Storage) SetPayPalPayee(ctx context.Context, appID, merchantID, email string) (*PayPalPayee, error) {
+// SetPayPalPayee sets (or, both empty, clears) the app's PayPal payee, as
+// actorID (the creator: the server refuses anyone else). The merchant id
+// must look like PayPal's; the e-mail must be an address. A change is
+// written to the audit log and mailed to the creator in the same
+// transaction (payoutChanged).
+func (s *Storage) SetPayPalPayee(ctx context.Context, appID, actorID, merchantID, email string) (*PayPalPayee, error) {
 	merchantID = strings.ToUpper(strings.TrimSpace(merchantID))
 	email = strings.TrimSpace(email)
 	if merchantID != "" && !merchantIDPattern.MatchString(merchantID) {
@@ -90,9 +101,25 @@ func (s *Storage) SetPayPalPayee(ctx context.Context, appID, merchantID, email s
 		}
 	}
 	p := &PayPalPayee{AppID: appID, MerchantID: merchantID, Email: email, UpdatedAt: time.Now().UTC()}
-	if _, err := s.DB.NewInsert().Model(p).On("CONFLICT (app_id) DO UPDATE").
-		Set("merchant_id = EXCLUDED.merchant_id").Set("email = EXCLUDED.email").Set("updated_at = EXCLUDED.updated_at").Exec(ctx); err != nil {
-		return nil, fmt.Errorf("set paypal payee: %w", err)
+	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		old := new(PayPalPayee)
+		if err := selectOne(ctx, tx.NewSelect().Model(old).Where("app_id = ?", appID), "paypal payee"); errors.Is(err, ErrNotFound) {
+			old = nil
+		} else if err != nil {
+			return err
+		}
+		if _, err := tx.NewInsert().Model(p).On("CONFLICT (app_id) DO UPDATE").
+			Set("merchant_id = EXCLUDED.merchant_id").Set("email = EXCLUDED.email").Set("updated_at = EXCLUDED.updated_at").Exec(ctx); err != nil {
+			return fmt.Errorf("set paypal payee: %w", err)
+		}
+		if payeeName(old) == payeeName(p) {
+			return nil
+		}
+		return payoutChanged(ctx, tx, appID, actorID, "paypal.payee",
+			"PayPal orders are now paid to "+payeeName(p)+" (before: "+payeeName(old)+").")
+	})
+	if err != nil {
+		return nil, err
 	}
 	return p, nil
 }

@@ -1166,6 +1166,7 @@ export interface StudioPayPal {
   merchantId: string;
   email: string;
   feePercent: number;
+  canManage: boolean;
   feesAllowed: boolean;
   owed: PlatformFeeOwed[];
   owedTotal: number;
