@@ -13,9 +13,9 @@ import (
 	"github.com/riverqueue/river/rivertype"
 	"github.com/uptrace/bun"
 
+	"marquee/scripts/seed"
 	"marquee/server/jobs"
 	"marquee/server/payments/paymentstest"
-	"marquee/scripts/seed"
 	"marquee/store"
 	"marquee/store/storetest"
 )

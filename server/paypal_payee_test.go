@@ -8,8 +8,8 @@ import (
 	"sync"
 	"testing"
 
-	"marquee/server/payments/paypal"
 	"marquee/scripts/seed"
+	"marquee/server/payments/paypal"
 	"marquee/store"
 )
 

@@ -12,9 +12,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"marquee/server/auth"
 	"marquee/server/payments"
 	"marquee/server/payments/stripe"
-	"marquee/server/auth"
 	"marquee/store"
 )
 
@@ -28,14 +28,14 @@ import (
 const sectionPayouts = "payouts"
 
 const (
-	msgCreatorOnly   = "Only the app's creator can manage its payouts"
+	msgCreatorOnly = "Only the app's creator can manage its payouts"
 	// msgPayoutPassword: every payout setting asks for the password again.
 	msgPayoutPassword = "Enter your password to change where this app's money goes"
-	msgCardsOff      = "Card payments are not configured on this platform"
-	msgStripeFailed  = "Stripe could not be reached. Please try again."
-	msgNotOnboarded  = "Finish setting up your Stripe account first"
-	msgNoAccountYet  = "Connect a Stripe account first"
-	payoutsStateNone = "NOT_CONNECTED"
+	msgCardsOff       = "Card payments are not configured on this platform"
+	msgStripeFailed   = "Stripe could not be reached. Please try again."
+	msgNotOnboarded   = "Finish setting up your Stripe account first"
+	msgNoAccountYet   = "Connect a Stripe account first"
+	payoutsStateNone  = "NOT_CONNECTED"
 )
 
 // StudioPayouts is the Payouts screen.

@@ -21,9 +21,9 @@ type StudioPayPal struct {
 	// FeePercent and FeesAllowed: the app's platform fee and whether
 	// PayPal takes it at payment (PAYPAL_PLATFORM_FEES); otherwise it is
 	// owed, listed in Owed.
-	FeePercent  float64                 `json:"feePercent"`
+	FeePercent float64 `json:"feePercent"`
 	// CanManage: the viewer is the creator, who alone sets the payee.
-	CanManage bool `json:"canManage"`
+	CanManage   bool                    `json:"canManage"`
 	FeesAllowed bool                    `json:"feesAllowed"`
 	Owed        []store.PlatformFeeOwed `json:"owed"`
 	OwedTotal   int64                   `json:"owedTotal"`
