@@ -7,7 +7,7 @@ TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 export TEST_DATABASE_URL TEST_REDIS_URL
 
-.PHONY: run build assets deps test test-go test-types test-browser browser-tests services bench lighthouse clean
+.PHONY: run build assets deps lint test test-go test-types test-browser browser-tests services bench lighthouse clean
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -35,7 +35,15 @@ services:
 # about the time of the longer one. Each target's output is printed whole
 # when it ends.
 test: build services test-types
-	$(MAKE) --no-print-directory -j2 --output-sync=target test-go browser-tests
+	$(MAKE) --no-print-directory -j3 --output-sync=target test-go browser-tests lint
+
+# staticcheck and deadcode, at pinned versions (go run builds them once into
+# the Go cache). deadcode -test: a function no program or test reaches.
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+DEADCODE := golang.org/x/tools/cmd/deadcode@v0.52.0
+lint:
+	$(GO) run $(STATICCHECK) ./...
+	@dead=$$($(GO) run $(DEADCODE) -test ./...); if [ -n "$$dead" ]; then echo "deadcode:"; echo "$$dead"; exit 1; fi
 
 test-types: deps
 	npx tsc --noEmit -p .

@@ -26,6 +26,7 @@ func BenchmarkMemberAPIUnderWrites(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	db := demoDB(b)
+	//lint:ignore SA1019 the hook must reach the Storage already built on this database
 	db.AddQueryHook(store.QueryCountHook{})
 	rdb := storetest.Redis(b)
 	ns := "bench:" + store.NewID()

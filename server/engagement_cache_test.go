@@ -264,6 +264,7 @@ func TestLikeKeepsMemberClasses(t *testing.T) {
 		t.Fatal(err)
 	}
 	ts.store.NoteEngagement(context.Background(), appID)
+	//lint:ignore SA1019 the hook must reach the Storage already built on this database
 	db.AddQueryHook(store.QueryCountHook{})
 	qctx, qc := store.WithQueryCount(context.Background())
 	req := httptest.NewRequest("GET", "/apps/demo", nil).WithContext(qctx)
@@ -457,6 +458,7 @@ func TestConcurrentCallsShareOneRebuild(t *testing.T) {
 	t.Parallel()
 	db := demoDB(t)
 	reactionReads := &queryCounter{holds: `FROM "reactions"`}
+	//lint:ignore SA1019 the hook must reach the Storage already built on this database
 	db.AddQueryHook(reactionReads)
 	ts := newTestServer(t, db)
 	ctx := context.Background()

@@ -99,7 +99,9 @@ func (failQueries) AfterQuery(context.Context, *bun.QueryEvent) {}
 func TestSpecFallbackPartsFail(t *testing.T) {
 	t.Parallel()
 	f := newMemberFixture(t)
+	//lint:ignore SA1019 the hook must reach the Storage already built on this database
 	f.ts.store.DB.AddQueryHook(failQueries{match: "type = 'STORY'"})
+	//lint:ignore SA1019 the hook must reach the Storage already built on this database
 	f.ts.store.DB.AddQueryHook(failQueries{match: "parent_message_id = '"})
 	f.ts.run(t, []scenario{
 		{name: "community: stories fail", path: "/apps/demo/community", as: "follower@demo.test", status: 200,
@@ -116,6 +118,7 @@ func TestSpecFallbackUserLoadFailed(t *testing.T) {
 	t.Parallel()
 	f := newMemberFixture(t)
 	token := sessionFor(t, f.ts, "follower@demo.test")
+	//lint:ignore SA1019 the hook must reach the Storage already built on this database
 	f.ts.store.DB.AddQueryHook(failQueries{match: "JOIN sessions AS s"})
 	got := f.ts.do(t, "GET", "/apps/demo/events", nil, map[string]string{"Cookie": sessionCookie + "=" + token})
 	if got.Status != http.StatusOK || !strings.Contains(got.Body, "Failed to load user data") || !strings.Contains(got.Body, `href="/apps/demo/events">Retry`) {
@@ -140,6 +143,7 @@ func TestSpecFallbackCreateOrderFailed(t *testing.T) {
 	}
 	buyer := f.ts.as(t, "follower@demo.test")
 	buyer.must(200, "POST", "/api/store/"+storeID+"/cart/items", `{"storeItemId":"`+itemID+`","variantId":null,"quantity":1}`)
+	//lint:ignore SA1019 the hook must reach the Storage already built on this database
 	f.ts.store.DB.AddQueryHook(failQueries{match: `INSERT INTO "orders"`})
 	cookie := sessionCookie + "=" + sessionFor(t, f.ts, "follower@demo.test")
 	got := f.ts.do(t, "POST", "/apps/demo/checkout", strings.NewReader("notes="), map[string]string{

@@ -236,7 +236,7 @@ func TestLateTopupPaymentIsRefunded(t *testing.T) {
 	pa := decodePay(t, f.ts.do(t, "POST", st, body(map[string]any{"amount": 2500, "method": "paypal"}), as))
 	ppID, ppRef := pa.Data["topupId"].(string), pa.Data["paymentRef"].(string)
 	if _, err := f.ts.store.DB.NewUpdate().Model((*store.WalletTopup)(nil)).Set("created_at = created_at - interval '2 days'").
-		Where("id IN (?)", bun.In([]string{id, ppID})).Exec(ctx); err != nil {
+		Where("id IN (?)", bun.List([]string{id, ppID})).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := f.ts.store.ExpirePendingTopups(ctx, 0); err != nil || n != 2 {

@@ -79,6 +79,7 @@ func TestQueriesPerRequest(t *testing.T) {
 		ts.do(t, "GET", "/api/app/"+a.app+"/landing", nil, nil)
 		ts.do(t, "GET", fmt.Sprintf("/apps/rows%d", n), nil, nil)
 	}
+	//lint:ignore SA1019 the hook must reach the Storage already built on this database
 	db.AddQueryHook(store.QueryCountHook{})
 	count := func(t *testing.T, target, session string) (int, []string) {
 		t.Helper()
@@ -184,6 +185,7 @@ func TestQueriesPerLike(t *testing.T) {
 	}
 	// Warm the app's cached data: only the write's own queries count.
 	ts.do(t, "GET", "/apps/demo/community", nil, follower)
+	//lint:ignore SA1019 the hook must reach the Storage already built on this database
 	db.AddQueryHook(store.QueryCountHook{})
 	write := func(method, target, body string) ([]string, string) {
 		t.Helper()

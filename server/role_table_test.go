@@ -710,7 +710,7 @@ func TestRoleTable(t *testing.T) {
 	}
 	restoreRoles := func() {
 		var now []store.Membership
-		if err := db.NewSelect().Model(&now).Where("app_id = ? AND user_id IN (?)", demo.ID, bun.In(ids)).Scan(ctx); err != nil {
+		if err := db.NewSelect().Model(&now).Where("app_id = ? AND user_id IN (?)", demo.ID, bun.List(ids)).Scan(ctx); err != nil {
 			t.Fatal(err)
 		}
 		current := map[string]string{}

@@ -181,7 +181,7 @@ func deleteSessionsTx(ctx context.Context, db bun.IDB, userID, keep string) ([]s
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	if _, err := db.NewDelete().Model((*Session)(nil)).Where("id IN (?)", bun.In(ids)).Exec(ctx); err != nil {
+	if _, err := db.NewDelete().Model((*Session)(nil)).Where("id IN (?)", bun.List(ids)).Exec(ctx); err != nil {
 		return nil, fmt.Errorf("end sessions: %w", err)
 	}
 	return ids, nil
@@ -223,10 +223,6 @@ func (s *Storage) announceEnded(ctx context.Context, ids []string) {
 		ids = ids[n:]
 	}
 }
-
-// SessionIDOf is the stored id of a session token (account settings mark
-// the current session with it).
-func SessionIDOf(token string) string { return sessionID(token) }
 
 // EndOtherSessions signs the user out everywhere but the session keep
 // (its token; "" ends all).

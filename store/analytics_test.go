@@ -156,7 +156,7 @@ func roleHistory(t *testing.T, db *bun.DB, s *store.Storage, appID, creator stri
 		}
 		q := db.NewUpdate().Model((*store.RoleChange)(nil)).Set("created_at = ?", at).Where("app_id = ?", appID)
 		if len(before) > 0 {
-			q = q.Where("id NOT IN (?)", bun.In(before))
+			q = q.Where("id NOT IN (?)", bun.List(before))
 		}
 		res, err := q.Exec(ctx)
 		if err != nil {

@@ -143,7 +143,7 @@ func (s *Storage) cartView(ctx context.Context, db bun.IDB, shop *Shop, cart *Ca
 	}
 	// Deleted items too: their lines are shown, flagged.
 	var items []StoreItem
-	if err := db.NewSelect().Model(&items).Where("id IN (?)", bun.In(uniq(ids))).Scan(ctx); err != nil {
+	if err := db.NewSelect().Model(&items).Where("id IN (?)", bun.List(uniq(ids))).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load cart items: %w", err)
 	}
 	views, err := s.itemViews(ctx, db, items)
@@ -161,7 +161,7 @@ func (s *Storage) cartView(ctx context.Context, db bun.IDB, shop *Shop, cart *Ca
 	allVariants := map[string]Variant{}
 	if len(variantIDs) > 0 {
 		var vs []Variant
-		if err := db.NewSelect().Model(&vs).Where("id IN (?)", bun.In(uniq(variantIDs))).Scan(ctx); err != nil {
+		if err := db.NewSelect().Model(&vs).Where("id IN (?)", bun.List(uniq(variantIDs))).Scan(ctx); err != nil {
 			return nil, fmt.Errorf("load cart variants: %w", err)
 		}
 		for _, v := range vs {

@@ -319,7 +319,7 @@ func (s *Storage) DonorBadges(ctx context.Context, appID string, userIDs []strin
 		Total  int64  `bun:"total"`
 	}
 	if err := s.DB.NewSelect().Model((*Donation)(nil)).ColumnExpr("user_id, SUM(amount) AS total").
-		Where("app_id = ? AND status = ? AND user_id IN (?)", appID, DonationPaid, bun.In(userIDs)).
+		Where("app_id = ? AND status = ? AND user_id IN (?)", appID, DonationPaid, bun.List(userIDs)).
 		GroupExpr("user_id").Scan(ctx, &rows); err != nil {
 		return nil, nil, fmt.Errorf("sum donations: %w", err)
 	}

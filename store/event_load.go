@@ -116,7 +116,7 @@ func (s *Storage) fillViewer(ctx context.Context, views []EventView, viewerID st
 		ids[i] = v.ID
 	}
 	var rows []Attendee
-	if err := s.DB.NewSelect().Model(&rows).Where("user_id = ? AND event_id IN (?)", viewerID, bun.In(ids)).
+	if err := s.DB.NewSelect().Model(&rows).Where("user_id = ? AND event_id IN (?)", viewerID, bun.List(ids)).
 		Scan(ctx); err != nil {
 		return fmt.Errorf("load attendance of %s: %w", viewerID, err)
 	}

@@ -12,7 +12,7 @@ import (
 
 // ErrTicketRequired: the event sells tickets, so joining it for free is
 // refused; the buyer becomes an attendee when their ticket order is paid.
-var ErrTicketRequired = errors.New("This event requires a ticket")
+var ErrTicketRequired = errors.New("event requires a ticket")
 
 // EventTicket is the live EVENT_TICKET item linked to an event (the newest
 // when there are several), or ErrNotFound when the event is free to join.
@@ -116,7 +116,7 @@ var ticketHeldStatuses = []string{OrderPaid, OrderProcessing, OrderShipped, Orde
 func holdsTicket(ctx context.Context, db bun.IDB, eventID, userID, exceptOrderID string) (bool, error) {
 	q := db.NewSelect().TableExpr("order_items AS oi").Join("JOIN orders AS o ON o.id = oi.order_id").
 		Join("JOIN store_items AS si ON si.id = oi.store_item_id").
-		Where("o.user_id = ? AND o.status IN (?)", userID, bun.In(ticketHeldStatuses)).
+		Where("o.user_id = ? AND o.status IN (?)", userID, bun.List(ticketHeldStatuses)).
 		Where("si.event_id = ? AND oi.type = ?", eventID, ItemEventTicket)
 	if exceptOrderID != "" {
 		q = q.Where("o.id <> ?", exceptOrderID)

@@ -42,7 +42,7 @@ func (s *Storage) eventViews(ctx context.Context, db bun.IDB, events []Event) ([
 		mediaIDs = append(mediaIDs, derefIDs(e.BannerMediaID)...)
 	}
 	var extra []EventMedia
-	if err := db.NewSelect().Model(&extra).Where("event_id IN (?)", bun.In(ids)).Order("position ASC").Scan(ctx); err != nil {
+	if err := db.NewSelect().Model(&extra).Where("event_id IN (?)", bun.List(ids)).Order("position ASC").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load event media: %w", err)
 	}
 	for _, m := range extra {
@@ -57,7 +57,7 @@ func (s *Storage) eventViews(ctx context.Context, db bun.IDB, events []Event) ([
 		N       int    `bun:"n"`
 	}
 	if err := db.NewSelect().Model((*Attendee)(nil)).ColumnExpr("event_id, COUNT(*) AS n").
-		Where("event_id IN (?)", bun.In(ids)).Group("event_id").Scan(ctx, &counts); err != nil {
+		Where("event_id IN (?)", bun.List(ids)).Group("event_id").Scan(ctx, &counts); err != nil {
 		return nil, fmt.Errorf("count attendees: %w", err)
 	}
 	index := make(map[string]*EventView, len(events))

@@ -125,7 +125,7 @@ func (f ItemFilter) Apply(q *bun.SelectQuery) *bun.SelectQuery {
 	}
 	if len(f.Tags) > 0 {
 		q = q.Where("EXISTS (SELECT 1 FROM store_item_tags AS st JOIN tags AS t ON t.id = st.tag_id "+
-			"WHERE st.store_item_id = store_item.id AND t.name IN (?))", bun.In(f.Tags))
+			"WHERE st.store_item_id = store_item.id AND t.name IN (?))", bun.List(f.Tags))
 	}
 	return q
 }
@@ -317,7 +317,7 @@ func (s *Storage) SaveItem(ctx context.Context, shop *Shop, itemID string, in It
 func saveItemMedia(ctx context.Context, tx bun.Tx, it *StoreItem, ids []string) error {
 	if len(ids) > 0 {
 		var media []Media
-		if err := tx.NewSelect().Model(&media).Where("id IN (?)", bun.In(ids)).Scan(ctx); err != nil {
+		if err := tx.NewSelect().Model(&media).Where("id IN (?)", bun.List(ids)).Scan(ctx); err != nil {
 			return fmt.Errorf("load item media: %w", err)
 		}
 		ok := map[string]bool{}

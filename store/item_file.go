@@ -95,7 +95,7 @@ func downloadsOf(ctx context.Context, db bun.IDB, ents []Entitlement) (map[strin
 		itemIDs = append(itemIDs, e.StoreItemID)
 	}
 	var files []ItemFile
-	if err := db.NewSelect().Model(&files).Where("store_item_id IN (?)", bun.In(uniq(itemIDs))).Order("created_at", "id").Scan(ctx); err != nil {
+	if err := db.NewSelect().Model(&files).Where("store_item_id IN (?)", bun.List(uniq(itemIDs))).Order("created_at", "id").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load item files: %w", err)
 	}
 	for _, e := range ents {

@@ -52,7 +52,7 @@ func (s *Storage) itemViews(ctx context.Context, db bun.IDB, items []StoreItem) 
 		ids[i] = it.ID
 	}
 	var links []StoreItemMedia
-	if err := db.NewSelect().Model(&links).Where("store_item_id IN (?)", bun.In(ids)).Order("position ASC").Scan(ctx); err != nil {
+	if err := db.NewSelect().Model(&links).Where("store_item_id IN (?)", bun.List(ids)).Order("position ASC").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load item media: %w", err)
 	}
 	mediaIDs := make([]string, len(links))
@@ -64,11 +64,11 @@ func (s *Storage) itemViews(ctx context.Context, db bun.IDB, items []StoreItem) 
 		return nil, err
 	}
 	var variants []Variant
-	if err := db.NewSelect().Model(&variants).Where("store_item_id IN (?) AND deleted_at IS NULL", bun.In(ids)).Order("position ASC").Scan(ctx); err != nil {
+	if err := db.NewSelect().Model(&variants).Where("store_item_id IN (?) AND deleted_at IS NULL", bun.List(ids)).Order("position ASC").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load variants: %w", err)
 	}
 	var plans []SubscriptionPlan
-	if err := db.NewSelect().Model(&plans).Where("store_item_id IN (?)", bun.In(ids)).Scan(ctx); err != nil {
+	if err := db.NewSelect().Model(&plans).Where("store_item_id IN (?)", bun.List(ids)).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load plans: %w", err)
 	}
 	var tags []struct {
@@ -77,7 +77,7 @@ func (s *Storage) itemViews(ctx context.Context, db bun.IDB, items []StoreItem) 
 		Name        string `bun:"name"`
 	}
 	if err := db.NewSelect().TableExpr("store_item_tags AS st").Join("JOIN tags AS t ON t.id = st.tag_id").
-		ColumnExpr("st.store_item_id, t.id, t.name").Where("st.store_item_id IN (?)", bun.In(ids)).
+		ColumnExpr("st.store_item_id, t.id, t.name").Where("st.store_item_id IN (?)", bun.List(ids)).
 		OrderExpr("t.name ASC").Scan(ctx, &tags); err != nil {
 		return nil, fmt.Errorf("load item tags: %w", err)
 	}

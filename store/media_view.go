@@ -120,7 +120,7 @@ func (s *Storage) mediaRows(ctx context.Context, db bun.IDB, ids []string) ([]me
 		ColumnExpr(`"a"."settings" AS "app_settings"`).
 		ColumnExpr(`CASE WHEN "media"."id" IN ("a"."banner_media_id", "a"."title_media_id", "a"."logo_media_id", "a"."splash_media_id") THEN 1 ELSE 0 END AS "app_asset"`).
 		Join(`LEFT JOIN "apps" AS "a" ON "a"."id" = "media"."app_id"`).
-		Where(`"media"."id" IN (?)`, bun.In(ids)).Scan(ctx)
+		Where(`"media"."id" IN (?)`, bun.List(ids)).Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("load media: %w", err)
 	}

@@ -449,7 +449,7 @@ func (s *Storage) reactionsAndReplies(ctx context.Context, ids []string) (*landi
 		return counts, nil
 	}
 	var reactions []Reaction
-	if err := s.DB.NewSelect().Model(&reactions).Where("message_id IN (?)", bun.In(ids)).
+	if err := s.DB.NewSelect().Model(&reactions).Where("message_id IN (?)", bun.List(ids)).
 		Order("created_at ASC").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load reactions: %w", err)
 	}
@@ -462,7 +462,7 @@ func (s *Storage) reactionsAndReplies(ctx context.Context, ids []string) (*landi
 		N               int    `bun:"n"`
 	}
 	if err := s.DB.NewSelect().Model((*Message)(nil)).ColumnExpr("parent_message_id, COUNT(*) AS n").
-		Where("parent_message_id IN (?) AND hidden = ''", bun.In(ids)).Group("parent_message_id").
+		Where("parent_message_id IN (?) AND hidden = ''", bun.List(ids)).Group("parent_message_id").
 		Scan(ctx, &replies); err != nil {
 		return nil, fmt.Errorf("count replies: %w", err)
 	}

@@ -75,7 +75,7 @@ func (s *Storage) messageViews(ctx context.Context, db bun.IDB, msgs []Message) 
 	}
 
 	var attachments []MessageAttachment
-	if err := db.NewSelect().Model(&attachments).Where("message_id IN (?)", bun.In(ids)).
+	if err := db.NewSelect().Model(&attachments).Where("message_id IN (?)", bun.List(ids)).
 		Order("position ASC").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load attachments: %w", err)
 	}
@@ -89,7 +89,7 @@ func (s *Storage) messageViews(ctx context.Context, db bun.IDB, msgs []Message) 
 	}
 
 	var reactions []Reaction
-	if err := db.NewSelect().Model(&reactions).Where("message_id IN (?)", bun.In(ids)).
+	if err := db.NewSelect().Model(&reactions).Where("message_id IN (?)", bun.List(ids)).
 		Order("created_at ASC").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load reactions: %w", err)
 	}
@@ -100,7 +100,7 @@ func (s *Storage) messageViews(ctx context.Context, db bun.IDB, msgs []Message) 
 		Name      string `bun:"name"`
 	}
 	if err := db.NewSelect().TableExpr("message_tags AS mt").Join("JOIN tags AS t ON t.id = mt.tag_id").
-		ColumnExpr("mt.message_id, t.id, t.name").Where("mt.message_id IN (?)", bun.In(ids)).
+		ColumnExpr("mt.message_id, t.id, t.name").Where("mt.message_id IN (?)", bun.List(ids)).
 		OrderExpr("t.name ASC").Scan(ctx, &tags); err != nil {
 		return nil, fmt.Errorf("load tags: %w", err)
 	}
@@ -110,7 +110,7 @@ func (s *Storage) messageViews(ctx context.Context, db bun.IDB, msgs []Message) 
 		N               int    `bun:"n"`
 	}
 	if err := db.NewSelect().Model((*Message)(nil)).ColumnExpr("parent_message_id, COUNT(*) AS n").
-		Where("parent_message_id IN (?) AND hidden = ''", bun.In(ids)).Group("parent_message_id").
+		Where("parent_message_id IN (?) AND hidden = ''", bun.List(ids)).Group("parent_message_id").
 		Scan(ctx, &replyCounts); err != nil {
 		return nil, fmt.Errorf("count replies: %w", err)
 	}

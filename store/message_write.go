@@ -50,7 +50,7 @@ func (s *Storage) CreateMessage(ctx context.Context, n NewMessage) (*MessageView
 	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if len(attachments) > 0 {
 			var media []Media
-			if err := tx.NewSelect().Model(&media).Where("id IN (?)", bun.In(attachments)).Scan(ctx); err != nil {
+			if err := tx.NewSelect().Model(&media).Where("id IN (?)", bun.List(attachments)).Scan(ctx); err != nil {
 				return fmt.Errorf("load attachments: %w", err)
 			}
 			byID := map[string]Media{}
@@ -68,7 +68,7 @@ func (s *Storage) CreateMessage(ctx context.Context, n NewMessage) (*MessageView
 			}
 		}
 		if len(tags) > 0 {
-			n, err := tx.NewSelect().Model((*Tag)(nil)).Where("id IN (?) AND app_id = ?", bun.In(tags), n.AppID).Count(ctx)
+			n, err := tx.NewSelect().Model((*Tag)(nil)).Where("id IN (?) AND app_id = ?", bun.List(tags), n.AppID).Count(ctx)
 			if err != nil {
 				return fmt.Errorf("check tags: %w", err)
 			}
@@ -123,12 +123,12 @@ func (s *Storage) DeleteMessage(ctx context.Context, m *Message) error {
 		}
 		ids = append(ids, replyIDs...)
 		for _, model := range []any{(*Reaction)(nil), (*MessageAttachment)(nil), (*MessageTag)(nil)} {
-			if _, err := tx.NewDelete().Model(model).Where("message_id IN (?)", bun.In(ids)).Exec(ctx); err != nil {
+			if _, err := tx.NewDelete().Model(model).Where("message_id IN (?)", bun.List(ids)).Exec(ctx); err != nil {
 				return fmt.Errorf("delete message children: %w", err)
 			}
 		}
 		if len(replyIDs) > 0 {
-			if _, err := tx.NewDelete().Model((*Message)(nil)).Where("id IN (?)", bun.In(replyIDs)).Exec(ctx); err != nil {
+			if _, err := tx.NewDelete().Model((*Message)(nil)).Where("id IN (?)", bun.List(replyIDs)).Exec(ctx); err != nil {
 				return fmt.Errorf("delete replies: %w", err)
 			}
 		}

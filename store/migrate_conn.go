@@ -103,7 +103,8 @@ func (c *nestingConn) BeginTx(ctx context.Context, opts driver.TxOptions) (drive
 	if b, ok := c.Conn.(driver.ConnBeginTx); ok {
 		return b.BeginTx(ctx, opts)
 	}
-	return c.Conn.Begin() //nolint:staticcheck // the driver's only way
+	//lint:ignore SA1019 a driver without ConnBeginTx has no other way to begin
+	return c.Conn.Begin()
 }
 
 func (c *nestingConn) Begin() (driver.Tx, error) {

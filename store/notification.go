@@ -282,7 +282,7 @@ func (s *Storage) NotificationsByID(ctx context.Context, ids []string) ([]Notifi
 	if len(ids) == 0 {
 		return rows, nil
 	}
-	if err := s.DB.NewSelect().Model(&rows).Where("id IN (?)", bun.In(ids)).Scan(ctx); err != nil {
+	if err := s.DB.NewSelect().Model(&rows).Where("id IN (?)", bun.List(ids)).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load notifications: %w", err)
 	}
 	return rows, nil
@@ -303,7 +303,7 @@ func noticeRecipients(ctx context.Context, db bun.IDB, n Notice) ([]string, erro
 		switch n.Audience {
 		case AudienceMembers:
 		case AudienceStaff:
-			q = q.Where("role IN (?)", bun.In([]string{RoleCreator, RoleAdmin}))
+			q = q.Where("role IN (?)", bun.List([]string{RoleCreator, RoleAdmin}))
 		default:
 			return nil, fmt.Errorf("notify: unknown audience %q", n.Audience)
 		}
@@ -312,7 +312,7 @@ func noticeRecipients(ctx context.Context, db bun.IDB, n Notice) ([]string, erro
 			q = q.Where("memberships.user_id <> ?", n.SenderID)
 		}
 	case len(n.RecipientIDs) > 0:
-		q = notMuted(db.NewSelect().Table("users").Column("id").Where("id IN (?)", bun.In(uniq(n.RecipientIDs))), "users.id")
+		q = notMuted(db.NewSelect().Table("users").Column("id").Where("id IN (?)", bun.List(uniq(n.RecipientIDs))), "users.id")
 		if n.SenderID != "" {
 			q = q.Where("users.id <> ?", n.SenderID)
 		}
@@ -413,7 +413,7 @@ func (s *Storage) MarkNotificationsRead(ctx context.Context, appID, userID strin
 	q := s.DB.NewUpdate().Model((*Notification)(nil)).Set("read_at = ?", time.Now().UTC()).
 		Where("app_id = ? AND user_id = ? AND read_at IS NULL", appID, userID)
 	if !all {
-		q = q.Where("id IN (?)", bun.In(uniq(ids)))
+		q = q.Where("id IN (?)", bun.List(uniq(ids)))
 	}
 	res, err := q.Exec(ctx)
 	if err != nil {
@@ -477,7 +477,7 @@ func (s *Storage) PushSubscriptionsOf(ctx context.Context, appID string, userIDs
 	if len(userIDs) == 0 {
 		return subs, nil
 	}
-	if err := s.DB.NewSelect().Model(&subs).Where("app_id = ? AND user_id IN (?)", appID, bun.In(uniq(userIDs))).
+	if err := s.DB.NewSelect().Model(&subs).Where("app_id = ? AND user_id IN (?)", appID, bun.List(uniq(userIDs))).
 		Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load push subscriptions: %w", err)
 	}

@@ -45,7 +45,7 @@ func runFanOuts(t *testing.T, s *store.Storage) int {
 	pushed := 0
 	for {
 		var jobs []store.JobOutbox
-		if err := s.DB.NewSelect().Model(&jobs).Where("kind IN (?)", bun.In([]string{store.JobNotifyFanOut, store.JobPushNotifications})).
+		if err := s.DB.NewSelect().Model(&jobs).Where("kind IN (?)", bun.List([]string{store.JobNotifyFanOut, store.JobPushNotifications})).
 			Order("id ASC").Scan(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -121,8 +121,7 @@ func TestNotificationTriggers(t *testing.T) {
 		pushed := runFanOuts(t, s)
 		runFanOuts(t, s)
 		// A fan-out job that runs twice writes once.
-		var again store.Notice
-		again = store.Notice{AppID: demo.ID, Kind: store.KindNewPost, Audience: store.AudienceMembers, SenderID: creator,
+		again := store.Notice{AppID: demo.ID, Kind: store.KindNewPost, Audience: store.AudienceMembers, SenderID: creator,
 			Text: "dup", Link: "/", Source: "message:" + post.ID}
 		if n, err := s.FanOut(ctx, again); err != nil || n != 0 {
 			t.Errorf("second fan-out of the same post wrote %d (%v)", n, err)

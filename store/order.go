@@ -762,7 +762,7 @@ func (s *Storage) orderViews(ctx context.Context, db bun.IDB, orders []Order, wi
 		views[i] = OrderView{Order: o, Items: []OrderItemView{}, Next: NextStatuses(o.Status)}
 	}
 	var items []OrderItem
-	if err := db.NewSelect().Model(&items).Where("order_id IN (?)", bun.In(ids)).Order("name ASC", "id ASC").Scan(ctx); err != nil {
+	if err := db.NewSelect().Model(&items).Where("order_id IN (?)", bun.List(ids)).Order("name ASC", "id ASC").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load order items: %w", err)
 	}
 	itemIDs := make([]string, len(items))
@@ -772,7 +772,7 @@ func (s *Storage) orderViews(ctx context.Context, db bun.IDB, orders []Order, wi
 	media := map[string][]MediaView{}
 	if len(itemIDs) > 0 {
 		var links []StoreItemMedia
-		if err := db.NewSelect().Model(&links).Where("store_item_id IN (?)", bun.In(uniq(itemIDs))).Order("position ASC").Scan(ctx); err != nil {
+		if err := db.NewSelect().Model(&links).Where("store_item_id IN (?)", bun.List(uniq(itemIDs))).Order("position ASC").Scan(ctx); err != nil {
 			return nil, fmt.Errorf("load order item media: %w", err)
 		}
 		mediaIDs := make([]string, len(links))
@@ -790,7 +790,7 @@ func (s *Storage) orderViews(ctx context.Context, db bun.IDB, orders []Order, wi
 		}
 	}
 	var ents []Entitlement
-	if err := db.NewSelect().Model(&ents).Where("order_id IN (?) AND kind = ? AND revoked_at IS NULL", bun.In(ids), EntitlementDownload).Scan(ctx); err != nil {
+	if err := db.NewSelect().Model(&ents).Where("order_id IN (?) AND kind = ? AND revoked_at IS NULL", bun.List(ids), EntitlementDownload).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load entitlements: %w", err)
 	}
 	granted, err := downloadsOf(ctx, db, ents)
@@ -820,7 +820,7 @@ func (s *Storage) orderViews(ctx context.Context, db bun.IDB, orders []Order, wi
 	}
 	if withBuyer {
 		var users []User
-		if err := db.NewSelect().Model(&users).Column("id", "username", "email").Where("id IN (?)", bun.In(uniq(userIDs))).Scan(ctx); err != nil {
+		if err := db.NewSelect().Model(&users).Column("id", "username", "email").Where("id IN (?)", bun.List(uniq(userIDs))).Scan(ctx); err != nil {
 			return nil, fmt.Errorf("load buyers: %w", err)
 		}
 		byID := map[string]*OrderBuyer{}
@@ -848,7 +848,7 @@ func plansOnSale(ctx context.Context, db bun.IDB, orderID string) error {
 		Join("LEFT JOIN subscription_plans AS p ON p.store_item_id = oi.store_item_id").
 		Where("oi.order_id = ? AND oi.type = ?", orderID, ItemSubscription).
 		Where("(i.id IS NULL OR i.deleted_at IS NOT NULL OR p.id IS NULL OR p.billing_cycle NOT IN (?))",
-			bun.In([]string{CycleMonthly, CycleYearly})).
+			bun.List([]string{CycleMonthly, CycleYearly})).
 		Scan(ctx, &names)
 	if err != nil {
 		return fmt.Errorf("check plans on sale: %w", err)

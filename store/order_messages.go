@@ -214,7 +214,7 @@ func staffNewOrder(ctx context.Context, tx bun.Tx, o *Order, appName, total stri
 func staffOf(ctx context.Context, db bun.IDB, appID string) ([]string, error) {
 	var ids []string
 	if err := db.NewSelect().Table("memberships").Column("user_id").Where("app_id = ? AND role IN (?)", appID,
-		bun.In([]string{RoleCreator, RoleAdmin})).Scan(ctx, &ids); err != nil {
+		bun.List([]string{RoleCreator, RoleAdmin})).Scan(ctx, &ids); err != nil {
 		return nil, fmt.Errorf("load staff: %w", err)
 	}
 	return ids, nil

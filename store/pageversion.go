@@ -446,7 +446,7 @@ func (s *Storage) announceBumps(ctx context.Context, scopes []string, bumped []P
 // never bumped.
 func (s *Storage) PageVersions(ctx context.Context, scopes ...string) (map[string]int64, error) {
 	var rows []PageVersion
-	if err := s.DB.NewSelect().Model(&rows).Where("scope IN (?)", bun.In(scopes)).Scan(ctx); err != nil {
+	if err := s.DB.NewSelect().Model(&rows).Where("scope IN (?)", bun.List(scopes)).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load page versions: %w", err)
 	}
 	out := make(map[string]int64, len(scopes))

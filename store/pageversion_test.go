@@ -19,6 +19,8 @@ func TestPageVersionBumps(t *testing.T) {
 	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
+		// Queries are counted where a test asks (WithQueryCount below).
+		db = db.WithQueryHook(store.QueryCountHook{})
 		s := store.NewStorage(db, store.NewMemoryCache(), nil, nil)
 		got, err := s.PageVersions(ctx, "app-a", store.GlobalPageScope)
 		if err != nil || got["app-a"] != 0 || got[store.GlobalPageScope] != 0 {
@@ -38,7 +40,6 @@ func TestPageVersionBumps(t *testing.T) {
 		}
 		// The bump returns the version it made (RETURNING on both
 		// dialects): the writer knows it without reading it back.
-		db.AddQueryHook(store.QueryCountHook{})
 		s.InvalidatePost(ctx, "app-a", "post-1")
 		// A reply moves its post and its app's engagement in one statement.
 		bctx, bumps := store.WithQueryCount(ctx)
@@ -189,7 +190,7 @@ func TestOlderAnnouncementIsOldNews(t *testing.T) {
 func storagesHearingBumps(t *testing.T, ctx context.Context, n int) []*store.Storage {
 	t.Helper()
 	db := storetest.Postgres(t)
-	db.AddQueryHook(store.QueryCountHook{})
+	db = db.WithQueryHook(store.QueryCountHook{})
 	rdb := storetest.Redis(t)
 	ns := "test:" + store.NewID()
 	var out []*store.Storage

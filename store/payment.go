@@ -253,7 +253,7 @@ func refundStray(ctx context.Context, tx bun.Tx, p StrayPayment, n Notice) error
 		return nil
 	}
 	seen, err := tx.NewSelect().Model((*PaymentEvent)(nil)).
-		Where("provider = ? AND payment_ref = ? AND outcome IN (?)", p.Provider, p.Ref, bun.In([]string{OutcomeNotPayable, OutcomeMismatch})).Exists(ctx)
+		Where("provider = ? AND payment_ref = ? AND outcome IN (?)", p.Provider, p.Ref, bun.List([]string{OutcomeNotPayable, OutcomeMismatch})).Exists(ctx)
 	if err != nil {
 		return fmt.Errorf("check stray payment: %w", err)
 	}

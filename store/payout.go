@@ -328,7 +328,7 @@ func (s *Storage) BookProcessorFee(ctx context.Context, f ProcessorFee) error {
 	}
 	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		booked, err := tx.NewSelect().Model((*WalletTransfer)(nil)).
-			Where("app_id = ? AND reference IN (?)", f.AppID, bun.In([]string{f.Ref + ":earning", f.Ref + ":fee", f.Ref})).Exists(ctx)
+			Where("app_id = ? AND reference IN (?)", f.AppID, bun.List([]string{f.Ref + ":earning", f.Ref + ":fee", f.Ref})).Exists(ctx)
 		if err != nil {
 			return fmt.Errorf("check payment booked: %w", err)
 		}

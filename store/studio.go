@@ -445,7 +445,7 @@ func (s *Storage) ManagedApps(ctx context.Context, userID string) ([]ManagedApp,
 		Settings AppSettings `bun:"settings"`
 	}
 	if err := s.DB.NewSelect().TableExpr("memberships AS m").Join("JOIN apps AS a ON a.id = m.app_id").
-		ColumnExpr("a.name, a.status, a.settings, m.role").Where("m.user_id = ? AND m.role IN (?)", userID, bun.In([]string{RoleCreator, RoleAdmin})).
+		ColumnExpr("a.name, a.status, a.settings, m.role").Where("m.user_id = ? AND m.role IN (?)", userID, bun.List([]string{RoleCreator, RoleAdmin})).
 		OrderExpr("a.name ASC").Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("list managed apps: %w", err)
 	}

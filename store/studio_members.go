@@ -66,7 +66,7 @@ func (s *Storage) StudioMembers(ctx context.Context, appID string, f MemberFilte
 		}
 		if err := s.DB.NewSelect().TableExpr("subscriptions AS s").
 			Join("JOIN subscription_plans AS p ON p.id = s.plan_id").Join("JOIN store_items AS i ON i.id = p.store_item_id").
-			ColumnExpr("s.user_id, s.status, i.name").Where("s.app_id = ? AND s.user_id IN (?)", appID, bun.In(ids)).
+			ColumnExpr("s.user_id, s.status, i.name").Where("s.app_id = ? AND s.user_id IN (?)", appID, bun.List(ids)).
 			Scan(ctx, &subs); err != nil {
 			return nil, Pagination{}, fmt.Errorf("load memberships: %w", err)
 		}
@@ -145,7 +145,7 @@ func endMembershipOfRemoved(ctx context.Context, tx bun.Tx, appID, userID string
 		return err
 	}
 	cur, err := subscriptionForUpdate(ctx, tx, "app_id = ? AND user_id = ? AND status IN (?)", appID, userID,
-		bun.In([]string{SubActive, SubPastDue}))
+		bun.List([]string{SubActive, SubPastDue}))
 	if err != nil || cur == nil {
 		return err
 	}

@@ -221,7 +221,7 @@ func grantMembership(ctx context.Context, tx bun.Tx, o *Order, it *OrderItem) er
 func revokeMembership(ctx context.Context, tx bun.Tx, o *Order, it *OrderItem) error {
 	now := time.Now().UTC()
 	res, err := tx.NewUpdate().Model((*Subscription)(nil)).Set("status = ?", SubExpired).Set("ended_at = ?", now).
-		Where("app_id = ? AND user_id = ? AND order_id = ? AND status IN (?)", o.AppID, o.UserID, o.ID, bun.In([]string{SubActive, SubPastDue})).
+		Where("app_id = ? AND user_id = ? AND order_id = ? AND status IN (?)", o.AppID, o.UserID, o.ID, bun.List([]string{SubActive, SubPastDue})).
 		Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("end refunded membership: %w", err)
@@ -240,7 +240,7 @@ var ErrNoSubscription = errors.New("no active subscription")
 // way; the renewal job ends the membership then.
 func (s *Storage) SetCancelAtPeriodEnd(ctx context.Context, appID, userID string, cancel bool) (*Subscription, error) {
 	res, err := s.DB.NewUpdate().Model((*Subscription)(nil)).Set("cancel_at_period_end = ?", cancel).
-		Where("app_id = ? AND user_id = ? AND status IN (?)", appID, userID, bun.In([]string{SubActive, SubPastDue})).Exec(ctx)
+		Where("app_id = ? AND user_id = ? AND status IN (?)", appID, userID, bun.List([]string{SubActive, SubPastDue})).Exec(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("cancel subscription: %w", err)
 	}

@@ -24,7 +24,7 @@ func (s *Storage) userSummaries(ctx context.Context, db bun.IDB, ids []string) (
 		return out, nil
 	}
 	var users []User
-	if err := db.NewSelect().Model(&users).Where("id IN (?)", bun.In(uniq(ids))).Scan(ctx); err != nil {
+	if err := db.NewSelect().Model(&users).Where("id IN (?)", bun.List(uniq(ids))).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load users: %w", err)
 	}
 	var pics []string

@@ -31,8 +31,8 @@ const (
 )
 
 var (
-	ErrPasswordTooShort = fmt.Errorf("Password must be at least %d characters", MinPasswordLen)
-	ErrPasswordTooLong  = fmt.Errorf("Password must be at most %d characters", MaxPasswordLen)
+	ErrPasswordTooShort error = PasswordRule(fmt.Sprintf("Password must be at least %d characters", MinPasswordLen))
+	ErrPasswordTooLong  error = PasswordRule(fmt.Sprintf("Password must be at most %d characters", MaxPasswordLen))
 	ErrInvalidHash      = errors.New("auth: invalid password hash")
 )
 
@@ -83,6 +83,12 @@ func VerifyPassword(encoded, pw string) (bool, error) {
 	got := argon2.IDKey([]byte(pw), salt, t, m, p, uint32(len(want)))
 	return subtle.ConstantTimeCompare(got, want) == 1, nil
 }
+
+// PasswordRule is a length rule a new password breaks; its text is the
+// sentence the person is shown, which is why it starts with a capital.
+type PasswordRule string
+
+func (r PasswordRule) Error() string { return string(r) }
 
 // ValidatePassword checks the length rules for a new password.
 func ValidatePassword(pw string) error {
