@@ -33,7 +33,7 @@ const (
 var (
 	ErrPasswordTooShort error = PasswordRule(fmt.Sprintf("Password must be at least %d characters", MinPasswordLen))
 	ErrPasswordTooLong  error = PasswordRule(fmt.Sprintf("Password must be at most %d characters", MaxPasswordLen))
-	ErrInvalidHash      = errors.New("auth: invalid password hash")
+	ErrInvalidHash            = errors.New("auth: invalid password hash")
 )
 
 var b64 = base64.RawStdEncoding
