@@ -1,5 +1,5 @@
 import { useState } from "react";
-import type { MediaView } from "../pages/lib/types";
+import type { MediaView, MessageView } from "../pages/lib/types";
 import { api } from "./lib/api";
 import { checkFile, uploadFile } from "./lib/upload";
 import { useHydrated } from "./lib/hydrated";
@@ -14,6 +14,14 @@ export interface CreateFormProps {
   action: string;
   error?: string;
   content?: string;
+  // Publishing choices for the creator and admins (server/community_post.go):
+  // now, a draft, or at a time in the app's time zone; and the newsletter.
+  canSchedule?: boolean;
+  canNewsletter?: boolean;
+  timeZone?: string;
+  when?: string;
+  publishAt?: string;
+  newsletter?: boolean;
 }
 
 type Upload = { state: "none" } | { state: "selected" | "uploading"; preview: string; file: File } | { state: "uploaded"; preview: string; file: File; media: MediaView };
@@ -71,6 +79,9 @@ export default function CreatePostForm(props: CreateFormProps) {
   const { upload, error: uploadError, pick, clear } = useUpload(props.appId, "post");
   const [content, setContent] = useState(props.content ?? "");
   const [featured, setFeatured] = useState(false);
+  const [newsletter, setNewsletter] = useState(props.newsletter ?? false);
+  const [when, setWhen] = useState(props.when || "now");
+  const [publishAt, setPublishAt] = useState(props.publishAt ?? "");
   const [creating, setCreating] = useState(false);
   const hydrated = useHydrated();
   const [error, setError] = useState(props.error ?? "");
@@ -90,15 +101,29 @@ export default function CreatePostForm(props: CreateFormProps) {
       setError("Please add some content or media to your post");
       return;
     }
+    if (when === "schedule" && !publishAt) {
+      setError("Choose a date and time to publish the post");
+      return;
+    }
     setCreating(true);
     try {
-      await api(
+      const post = await api<MessageView>(
         "POST",
         "/api/messages",
-        { content: text, type: "POST", attachmentIds, communityId: props.communityId, isFeatured: props.canFeature && featured },
+        {
+          content: text,
+          type: "POST",
+          attachmentIds,
+          communityId: props.communityId,
+          isFeatured: props.canFeature && featured,
+          newsletter: !!props.canNewsletter && newsletter,
+          draft: !!props.canSchedule && when === "draft",
+          publishAt: props.canSchedule && when === "schedule" ? publishAt : "",
+        },
         "Failed to create post",
       );
-      window.location.href = props.communityHref;
+      // A saved post is seen on its page, marked draft or scheduled.
+      window.location.href = post.hidden ? props.communityHref.replace(/\/community$/, "/posts/" + post.id) : props.communityHref;
     } catch (err) {
       setError(err instanceof Error && err.message ? err.message : "Failed to create post");
       setCreating(false);
@@ -123,13 +148,46 @@ export default function CreatePostForm(props: CreateFormProps) {
           <input type="checkbox" name="isFeatured" value="1" checked={featured} onChange={(e) => setFeatured(e.target.checked)} /> Feature this post
         </label>
       )}
+      {props.canNewsletter && (
+        <label className="check">
+          <input type="checkbox" name="newsletter" value="1" checked={newsletter} onChange={(e) => setNewsletter(e.target.checked)} data-testid="newsletter" /> Send by e-mail to
+          members who can read it
+        </label>
+      )}
+      {props.canSchedule && (
+        <fieldset className="publish-when">
+          <legend>Publish</legend>
+          <label className="check">
+            <input type="radio" name="when" value="now" checked={when === "now"} onChange={() => setWhen("now")} /> Now
+          </label>
+          <label className="check">
+            <input type="radio" name="when" value="schedule" checked={when === "schedule"} onChange={() => setWhen("schedule")} data-testid="when-schedule" /> At a time
+          </label>
+          <label className="schedule-at">
+            <input
+              type="datetime-local"
+              name="publishAt"
+              aria-label="Publish at"
+              value={publishAt}
+              onChange={(e) => {
+                setPublishAt(e.target.value);
+                if (e.target.value) setWhen("schedule");
+              }}
+            />{" "}
+            <span className="hint">{(props.timeZone || "UTC") + " time"}</span>
+          </label>
+          <label className="check">
+            <input type="radio" name="when" value="draft" checked={when === "draft"} onChange={() => setWhen("draft")} data-testid="when-draft" /> Save as draft
+          </label>
+        </fieldset>
+      )}
       {(error || uploadError) && (
         <p className="inline-error" role="alert">
           {error || uploadError}
         </p>
       )}
       <button className="button" type="submit" disabled={hydrated && (uploading || creating)}>
-        {creating ? "Sharing..." : uploading ? "Uploading..." : "Share"}
+        {creating ? "Sharing..." : uploading ? "Uploading..." : when === "draft" ? "Save draft" : when === "schedule" ? "Schedule" : "Share"}
       </button>
     </form>
   );

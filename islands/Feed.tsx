@@ -55,7 +55,13 @@ export function PostCard({ post, base, now, priority }: { post: MessageView; bas
           </p>
           {post.hidden && (
             <p className="hidden-mark" role="status" data-testid="hidden-mark">
-              {post.hidden === "PENDING" ? "Waiting for approval: only you can see it" : "Hidden pending review: only you can see it"}
+              {post.hidden === "PENDING"
+                ? "Waiting for approval: only you can see it"
+                : post.hidden === "DRAFT"
+                  ? "Draft: only you and the staff can see it"
+                  : post.hidden === "SCHEDULED"
+                    ? "Scheduled: only you and the staff can see it"
+                    : "Hidden pending review: only you can see it"}
             </p>
           )}
           {post.content && <p className="post-text">{truncate(post.content, visual ? 26 : 100)}</p>}

@@ -1,13 +1,13 @@
 import type { ComponentType } from "react";
 import { Layout } from "./components/Layout";
 import { appSeo, SeoHead } from "./lib/seo";
-import type { PageProps, Permissions } from "./lib/types";
+import type { CreateData, PageProps, Permissions } from "./lib/types";
 import { Island } from "./lib/Island";
 import CreatePostForm, { type CreateFormProps } from "../islands/CreatePostForm";
 import CreateStoryForm from "../islands/CreateStoryForm";
 import type { PageModule } from "./registry";
 
-type Props = PageProps<{ communityId: string; error?: string; content?: string }>;
+type Props = PageProps<CreateData>;
 
 interface Kind {
   title: string;
@@ -53,6 +53,12 @@ function createPage(kind: Kind): PageModule {
                 action: "/apps/" + app.name + kind.path,
                 error: props.data.error,
                 content: props.data.content,
+                canSchedule: props.data.canSchedule,
+                canNewsletter: props.data.canNewsletter,
+                timeZone: props.data.timeZone,
+                when: props.data.when,
+                publishAt: props.data.publishAt,
+                newsletter: props.data.newsletter,
               }}
             />
           )}

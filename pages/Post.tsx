@@ -46,8 +46,19 @@ export default function Post(props: Props) {
             <p className="hidden-mark" role="status" data-testid="hidden-mark">
               {post.hidden === "PENDING"
                 ? "Waiting for approval: only you and the moderators can see this post."
-                : "Hidden while moderators review it: only you and the moderators can see this post."}
+                : post.hidden === "DRAFT"
+                  ? "Draft: only you and the app's staff can see this post."
+                  : post.hidden === "SCHEDULED"
+                    ? "Scheduled for " + (props.data.schedule ?? "later") + (post.newsletter ? ", and mailed to members" : "") + ": only you and the app's staff can see it until then."
+                    : "Hidden while moderators review it: only you and the moderators can see this post."}
             </p>
+          )}
+          {props.data.canPublish && (
+            <form method="post" action={"/apps/" + app.name + "/posts/" + post.id + "/publish"} className="publish-now">
+              <button className="button" type="submit" data-testid="publish-now">
+                Publish now
+              </button>
+            </form>
           )}
           {post.attachments.map((a, i) =>
             a.media.type === "VIDEO" ? (

@@ -2,6 +2,8 @@ package server
 
 import (
 	"github.com/labstack/echo/v4"
+
+	"marquee/server/access"
 )
 
 // CreateData tells the create pages where to post.
@@ -10,6 +12,25 @@ type CreateData struct {
 	// After a refused form post (no JavaScript): why, and what was typed.
 	Error   string `json:"error,omitempty"`
 	Content string `json:"content,omitempty"`
+	// The post's publishing choices, offered to the creator and admins:
+	// now, a draft, or scheduled at a time in the app's time zone; and
+	// whether it is mailed to the members (the app's default first).
+	CanSchedule   bool   `json:"canSchedule"`
+	CanNewsletter bool   `json:"canNewsletter"`
+	TimeZone      string `json:"timeZone"`
+	When          string `json:"when,omitempty" tstype:"'' | 'now' | 'draft' | 'schedule'"`
+	PublishAt     string `json:"publishAt,omitempty"`
+	Newsletter    bool   `json:"newsletter"`
+}
+
+// createData is what a create page shows before anything is typed.
+func (s *Server) createData(sc *Scope) CreateData {
+	data := CreateData{CanSchedule: access.CanSchedulePosts(sc.Role), CanNewsletter: access.CanSendNewsletter(sc.Role),
+		TimeZone: sc.App.Settings.Basic.Location().String(), Newsletter: sc.App.Settings.Newsletter.DefaultOn}
+	if sc.requireFeature(featureCommunity) == nil {
+		data.CommunityID = sc.App.Community.ID
+	}
+	return data
 }
 
 // GET /apps/:app/create-post and /apps/:app/create-story. The form itself
@@ -18,10 +39,7 @@ func (s *Server) pageCreate(page string) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		sc := scopeFromPage(c)
 		props := s.pageProps(c, sc)
-		data := CreateData{}
-		if sc.requireFeature(featureCommunity) == nil {
-			data.CommunityID = sc.App.Community.ID
-		}
+		data := s.createData(sc)
 		if sc.Ban != nil {
 			// A banned or silenced member is told why before they write.
 			data.Error = banMessage(sc.Ban)

@@ -31,6 +31,12 @@ type messageRequest struct {
 	IsFeatured      bool     `json:"isFeatured"`
 	ParentMessageID string   `json:"parentMessageId"`
 	TagIDs          []string `json:"tagIds"`
+	// Draft saves a post unpublished; PublishAt schedules it (RFC 3339, or
+	// a datetime-local value such as 2026-12-01T09:30 read in the app's
+	// time zone). Newsletter mails it to the app's members once published.
+	Draft      bool   `json:"draft"`
+	PublishAt  string `json:"publishAt"`
+	Newsletter bool   `json:"newsletter"`
 }
 
 // POST /api/messages creates a post, a story or a reply.
@@ -99,6 +105,9 @@ func (s *Server) createMessage(c echo.Context, user *store.User, req messageRequ
 		if !sc.sees(parent.Hidden, parent.SenderID) {
 			return nil, notFound("Post not found")
 		}
+		if store.Unpublished(parent.Hidden) {
+			return nil, badRequest("Comments open once the post is published")
+		}
 	default:
 		return nil, badRequest("type must be POST, STORY or REPLY")
 	}
@@ -148,6 +157,10 @@ func (s *Server) createMessage(c echo.Context, user *store.User, req messageRequ
 			return nil, badRequest("Comments cannot have attachments")
 		}
 	}
+	later, publishAt, err := publishLater(req, sc)
+	if err != nil {
+		return nil, err
+	}
 	if len(req.AttachmentIDs) > 10 {
 		return nil, badRequest("At most 10 attachments")
 	}
@@ -184,7 +197,8 @@ func (s *Server) createMessage(c echo.Context, user *store.User, req messageRequ
 	if parent != nil {
 		n.ParentMessageID = &parent.ID
 	}
-	if access.HoldsForApproval(sc.App.Settings.Moderation, sc.Role, user.CreatedAt, user.EmailVerified, time.Now(), req.Type == store.MessagePost, hasLink(req.Content)) {
+	n.Hidden, n.PublishAt, n.Newsletter = later, publishAt, req.Newsletter
+	if later == "" && access.HoldsForApproval(sc.App.Settings.Moderation, sc.Role, user.CreatedAt, user.EmailVerified, time.Now(), req.Type == store.MessagePost, hasLink(req.Content)) {
 		n.Hidden = store.HiddenForApproval
 	}
 	msg, err := s.store.CreateMessage(ctx, n)
@@ -192,4 +206,61 @@ func (s *Server) createMessage(c echo.Context, user *store.User, req messageRequ
 		return nil, answer(err, nil)
 	}
 	return msg, nil
+}
+
+// publishLater reads a post's draft, schedule and newsletter choices: the
+// hidden state it is saved in ("" publishes now) and when it goes out.
+// Only the creator and admins save for later or mail a post.
+func publishLater(req messageRequest, sc *Scope) (string, *time.Time, error) {
+	if !req.Draft && req.PublishAt == "" && !req.Newsletter {
+		return "", nil, nil
+	}
+	if req.Type != store.MessagePost {
+		return "", nil, badRequest("Only posts can be drafts, scheduled or mailed")
+	}
+	if req.Newsletter && !access.CanSendNewsletter(sc.Role) {
+		return "", nil, forbidden("Only the app's creator and admins can mail a post")
+	}
+	if (req.Draft || req.PublishAt != "") && !access.CanSchedulePosts(sc.Role) {
+		return "", nil, forbidden("Only the app's creator and admins can save drafts or schedule posts")
+	}
+	if req.PublishAt == "" {
+		if req.Draft {
+			return store.HiddenDraft, nil, nil
+		}
+		return "", nil, nil
+	}
+	at, err := parsePublishAt(req.PublishAt, sc.App.Settings.Basic.Location())
+	if err != nil {
+		return "", nil, err
+	}
+	return store.HiddenScheduled, &at, nil
+}
+
+// maxScheduleAhead bounds how far ahead a post may be scheduled.
+const maxScheduleAhead = 366 * 24 * time.Hour
+
+// parsePublishAt reads a schedule: RFC 3339, or a form's datetime-local
+// value in the app's time zone. It must be in the future, within a year.
+func parsePublishAt(v string, loc *time.Location) (time.Time, error) {
+	v = strings.TrimSpace(v)
+	at, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		for _, layout := range []string{"2006-01-02T15:04", "2006-01-02T15:04:05", "2006-01-02 15:04"} {
+			if at, err = time.ParseInLocation(layout, v, loc); err == nil {
+				break
+			}
+		}
+	}
+	if err != nil {
+		return time.Time{}, fieldError("publishAt", "Choose a date and time to publish the post")
+	}
+	now := time.Now()
+	if !at.After(now) {
+		return time.Time{}, fieldError("publishAt", "Choose a time in the future to schedule the post")
+	}
+	if at.After(now.Add(maxScheduleAhead)) {
+		return time.Time{}, fieldError("publishAt", "Posts can be scheduled up to a year ahead")
+	}
+	return at.UTC(), nil
 }

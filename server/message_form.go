@@ -104,8 +104,18 @@ func (s *Server) formCreate(page, msgType string) echo.HandlerFunc {
 			return err
 		}
 		req := messageRequest{Type: msgType, Content: c.FormValue("content"), CommunityID: sc.App.Community.ID,
-			IsFeatured: c.FormValue("isFeatured") != ""}
-		_, err := s.createMessage(c, sc.User, req, func(msc *Scope) (string, error) {
+			IsFeatured: c.FormValue("isFeatured") != "", Newsletter: c.FormValue("newsletter") != ""}
+		// When: "now" (the default), "draft", or "schedule" at publishAt.
+		switch c.FormValue("when") {
+		case "draft":
+			req.Draft = true
+		case "schedule":
+			req.PublishAt = c.FormValue("publishAt")
+			if req.PublishAt == "" {
+				req.PublishAt = " " // asked to schedule without a time: say so
+			}
+		}
+		msg, err := s.createMessage(c, sc.User, req, func(msc *Scope) (string, error) {
 			m, err := s.saveFormFile(c, "media", map[string]string{store.MessagePost: "post", store.MessageStory: "story"}[msgType], &msc.App.ID, sc.User.ID)
 			if err != nil || m == nil {
 				return "", err
@@ -115,11 +125,18 @@ func (s *Server) formCreate(page, msgType string) echo.HandlerFunc {
 		if e, ok := err.(*Error); ok && e.Status < 500 && e.Status != http.StatusTooManyRequests {
 			props := s.pageProps(c, sc)
 			props.Status = e.Status
-			props.Data = CreateData{CommunityID: sc.App.Community.ID, Error: e.Message, Content: req.Content}
+			data := s.createData(sc)
+			data.Error, data.Content = e.Message, req.Content
+			data.When, data.PublishAt, data.Newsletter = c.FormValue("when"), c.FormValue("publishAt"), req.Newsletter
+			props.Data = data
 			return s.renderPage(c, page, props)
 		}
 		if err != nil {
 			return err
+		}
+		if store.Unpublished(msg.Hidden) {
+			// A saved post is seen where it is marked as such.
+			return c.Redirect(http.StatusSeeOther, "/apps/"+url.PathEscape(sc.App.Name)+"/posts/"+msg.ID)
 		}
 		return c.Redirect(http.StatusSeeOther, "/apps/"+url.PathEscape(sc.App.Name)+"/community")
 	}

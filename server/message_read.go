@@ -20,6 +20,10 @@ type PostData struct {
 	Replies    []store.MessageView `json:"replies"`
 	Pagination store.Pagination    `json:"pagination"`
 	CanDelete  bool                `json:"canDelete"`
+	// CanPublish: a draft or a scheduled post the viewer may publish now;
+	// Schedule says when a scheduled one goes out, in the app's time zone.
+	CanPublish bool   `json:"canPublish"`
+	Schedule   string `json:"schedule,omitempty"`
 	// CommentsError is SPEC.md's 'Failed to fetch comments': the post is
 	// shown, its comments could not be loaded.
 	CommentsError string `json:"commentsError,omitempty"`
@@ -58,6 +62,13 @@ func (s *Server) loadPost(c echo.Context, sc *Scope, m *store.Message, replies i
 	}
 	data := &PostData{Post: view, Replies: []store.MessageView{},
 		CanDelete: access.CanDeleteMessage(sc.Role, sc.User != nil && sc.User.ID == m.SenderID)}
+	if store.Unpublished(m.Hidden) {
+		data.CanPublish = access.CanSchedulePosts(sc.Role)
+		if m.PublishAt != nil {
+			loc := sc.App.Settings.Basic.Location()
+			data.Schedule = m.PublishAt.In(loc).Format("Mon Jan 2, 2006 at 3:04 PM") + " (" + loc.String() + ")"
+		}
+	}
 	if replies > 0 {
 		p, err := s.store.Replies(ctx, m.ID, 1, replies)
 		if err != nil {

@@ -123,6 +123,7 @@ func (s *Server) routes() {
 	appForm("/signout", s.formSignOut)
 	appForm("/profile/picture", s.formProfilePicture)
 	appForm("/posts/:postId/like", s.formLike)
+	appForm("/posts/:postId/publish", s.formPublish)
 	// Writing needs a confirmed e-mail, with JavaScript as without (REQUIRE_VERIFIED_EMAIL).
 	m.POST("/apps/:app/posts/:postId/comments", s.formComment, s.appPage, s.verifiedEmail, s.seesOwnWrite)
 	m.POST("/apps/:app/create-post", s.formCreate("CreatePost", store.MessagePost), s.appPage, s.subscriptionGate, s.verifiedEmail)
@@ -235,6 +236,7 @@ func (s *Server) routes() {
 	api.POST("/messages", s.apiCreateMessage, s.verifiedEmail)
 	api.GET("/messages/:id", s.apiMessage)
 	api.DELETE("/messages/:id", s.apiDeleteMessage)
+	api.POST("/messages/:id/publish", s.apiPublishMessage)
 	api.GET("/messages/:id/replies", s.apiMessageReplies)
 	api.GET("/messages/:id/reactions", s.apiReactions)
 	api.POST("/messages/:id/reactions", s.apiAddReaction)

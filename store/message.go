@@ -25,9 +25,13 @@ type Message struct {
 	ParentMessageID *string `json:"parentMessageId"`
 	IsFeatured      bool    `bun:",notnull,default:false" json:"isFeatured"`
 	// Hidden says why the message is hidden (store.Hidden*), "" when shown.
-	Hidden    string    `bun:",notnull,default:''" json:"hidden"`
-	CreatedAt time.Time `bun:",notnull,default:current_timestamp" json:"createdAt"`
-	UpdatedAt time.Time `bun:",notnull,default:current_timestamp" json:"updatedAt"`
+	Hidden string `bun:",notnull,default:''" json:"hidden"`
+	// PublishAt is when a scheduled post (Hidden HiddenScheduled) goes out.
+	PublishAt *time.Time `json:"publishAt"`
+	// Newsletter: the post is mailed to the app's members when published.
+	Newsletter bool      `bun:",notnull,default:false" json:"newsletter"`
+	CreatedAt  time.Time `bun:",notnull,default:current_timestamp" json:"createdAt"`
+	UpdatedAt  time.Time `bun:",notnull,default:current_timestamp" json:"updatedAt"`
 }
 
 // MessageAttachment orders the media of a message.

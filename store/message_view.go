@@ -26,7 +26,11 @@ type MessageView struct {
 	IsFeatured      bool             `json:"isFeatured"`
 	// Hidden is why the message is hidden ("" when shown): only its author
 	// and moderators ever receive a hidden message, marked.
-	Hidden string `json:"hidden,omitempty" tstype:"'' | 'REPORTS' | 'MODERATOR' | 'PENDING'"`
+	Hidden string `json:"hidden,omitempty" tstype:"'' | 'REPORTS' | 'MODERATOR' | 'PENDING' | 'DRAFT' | 'SCHEDULED'"`
+	// PublishAt is when a scheduled post goes out; Newsletter whether it
+	// is (or was) mailed to the app's members.
+	PublishAt  *time.Time `json:"publishAt,omitempty"`
+	Newsletter bool       `json:"newsletter,omitempty"`
 }
 
 type AttachmentView struct {
@@ -138,6 +142,7 @@ func (s *Storage) messageViews(ctx context.Context, db bun.IDB, msgs []Message) 
 			Sender: users[m.SenderID], Attachments: []AttachmentView{}, Reactions: []ReactionView{},
 			Tags: []TagView{}, Replies: []MessageView{}, CreatedAt: m.CreatedAt, ParentMessageID: m.ParentMessageID,
 			CommunityID: m.CommunityID, IsFeatured: m.IsFeatured, Hidden: m.Hidden,
+			PublishAt: m.PublishAt, Newsletter: m.Newsletter,
 		}
 		if views[i].Sender.ID == "" {
 			views[i].Sender = UserSummary{ID: m.SenderID, Username: "unknown", Media: []MediaView{}}

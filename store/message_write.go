@@ -35,8 +35,13 @@ type NewMessage struct {
 	// admins' posts: access.AnnouncesToMembers).
 	Announce bool
 	// Hidden holds the message back (HiddenForApproval: a new account's
-	// post with links); a held message announces nothing.
+	// post with links; HiddenDraft, HiddenScheduled: published later by
+	// PublishMessage); a held message announces nothing.
 	Hidden string
+	// PublishAt is when a scheduled post is published (HiddenScheduled).
+	PublishAt *time.Time
+	// Newsletter mails the post to the app's members once it is published.
+	Newsletter bool
 }
 
 // CreateMessage inserts a message with its attachments and tags in one
@@ -45,7 +50,8 @@ type NewMessage struct {
 func (s *Storage) CreateMessage(ctx context.Context, n NewMessage) (*MessageView, error) {
 	now := time.Now().UTC()
 	m := &Message{ID: NewID(), AppID: n.AppID, CommunityID: n.CommunityID, SenderID: n.SenderID, Type: n.Type,
-		Content: n.Content, ParentMessageID: n.ParentMessageID, IsFeatured: n.IsFeatured, Hidden: n.Hidden, CreatedAt: now, UpdatedAt: now}
+		Content: n.Content, ParentMessageID: n.ParentMessageID, IsFeatured: n.IsFeatured, Hidden: n.Hidden, CreatedAt: now, UpdatedAt: now,
+		PublishAt: n.PublishAt, Newsletter: n.Newsletter}
 	attachments, tags := uniq(n.AttachmentIDs), uniq(n.TagIDs)
 	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if len(attachments) > 0 {
@@ -90,11 +96,14 @@ func (s *Storage) CreateMessage(ctx context.Context, n NewMessage) (*MessageView
 				return fmt.Errorf("tag message: %w", err)
 			}
 		}
+		if Unpublished(m.Hidden) {
+			return nil // PublishMessage announces it
+		}
 		if m.Hidden != "" {
 			return logAction(ctx, tx, ModerationEntry{AppID: m.AppID, Action: ActionHold, TargetType: TargetPost, TargetID: m.ID,
 				TargetUserID: m.SenderID, Reason: "links from a new account"})
 		}
-		return messageNotices(ctx, tx, m, n.Announce)
+		return publishedNotices(ctx, tx, m, n.Announce)
 	})
 	if err != nil {
 		return nil, err

@@ -331,7 +331,10 @@ func (s *Storage) SetHidden(ctx context.Context, appID, actorID string, t *Repor
 		return invalid("Members are banned, not hidden")
 	}
 	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := tx.NewUpdate().Table(table).Set("hidden = ?", hidden).Where("id = ? AND app_id = ?", t.ID, appID).Exec(ctx); err != nil {
+		// A draft or a scheduled post is its author's to publish, never a
+		// moderator's to show (or to hide: it is hidden already).
+		if _, err := tx.NewUpdate().Table(table).Set("hidden = ?", hidden).Where("id = ? AND app_id = ?", t.ID, appID).
+			Where("hidden NOT IN (?)", bun.In(unpublished)).Exec(ctx); err != nil {
 			return fmt.Errorf("set hidden: %w", err)
 		}
 		status := ReportActioned

@@ -4,6 +4,8 @@ import (
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
+	"time"
+	_ "time/tzdata" // the app's time zone resolves on a machine without zoneinfo
 )
 
 // AppSettings mirrors the settings tree of SPEC.md section 3. It is stored as
@@ -15,6 +17,19 @@ type AppSettings struct {
 	Features    FeatureSettings     `json:"features"`
 	Moderation  ModerationSettings  `json:"moderation"`
 	Wallet      WalletSettings      `json:"wallet"`
+	Newsletter  NewsletterSettings  `json:"newsletter"`
+}
+
+// NewsletterSettings are how an app mails its posts (issue 44): the name
+// its mails come from (the address stays MAIL_FROM, the operator's), where
+// replies go, whether the composer's "Send by e-mail" starts ticked, and
+// when the weekly digest goes out (a weekday, 0 Sunday, and an hour).
+type NewsletterSettings struct {
+	SenderName string `json:"senderName,omitempty"`
+	ReplyTo    string `json:"replyTo,omitempty"`
+	DefaultOn  bool   `json:"defaultOn"`
+	DigestDay  int    `json:"digestDay"`
+	DigestHour int    `json:"digestHour"`
 }
 
 // WalletSettings are an app's wallet rules (issue 24).
@@ -50,6 +65,19 @@ type BasicSettings struct {
 	// Lang is the app's language (a BCP 47 tag such as en or pt-BR): the
 	// lang attribute of its pages. Empty reads as en.
 	Lang string `json:"lang,omitempty"`
+	// TimeZone is the app's IANA time zone (Europe/Lisbon): scheduled
+	// posts are written and shown in it. Empty reads as UTC.
+	TimeZone string `json:"timeZone,omitempty"`
+}
+
+// Location is the app's time zone (UTC when unset or unknown).
+func (b BasicSettings) Location() *time.Location {
+	if b.TimeZone != "" {
+		if loc, err := time.LoadLocation(b.TimeZone); err == nil {
+			return loc
+		}
+	}
+	return time.UTC
 }
 
 type UISettings struct {

@@ -67,6 +67,7 @@ export interface AppSettings {
   features: FeatureSettings;
   moderation: ModerationSettings;
   wallet: WalletSettings;
+  newsletter: NewsletterSettings;
 }
 
 // AppView is store.AppView.
@@ -179,6 +180,7 @@ export interface BasicSettings {
   metaDescription: string;
   keywords: string;
   lang?: string;
+  timeZone?: string;
 }
 
 // CartData is server.CartData.
@@ -286,6 +288,19 @@ export interface CommunityView {
 // ContentSettings is store.ContentSettings.
 export interface ContentSettings {
   create_permission: string;
+}
+
+// CreateData is server.CreateData.
+export interface CreateData {
+  communityId: string;
+  error?: string;
+  content?: string;
+  canSchedule: boolean;
+  canNewsletter: boolean;
+  timeZone: string;
+  when?: '' | 'now' | 'draft' | 'schedule';
+  publishAt?: string;
+  newsletter: boolean;
 }
 
 // CreatedApp is server.CreatedApp.
@@ -649,7 +664,9 @@ export interface MessageView {
   parentMessageId: string | null;
   communityId: string;
   isFeatured: boolean;
-  hidden?: '' | 'REPORTS' | 'MODERATOR' | 'PENDING';
+  hidden?: '' | 'REPORTS' | 'MODERATOR' | 'PENDING' | 'DRAFT' | 'SCHEDULED';
+  publishAt?: string;
+  newsletter?: boolean;
 }
 
 // ModerationAction is server.ModerationAction.
@@ -692,6 +709,15 @@ export interface ModerationLogEntry {
 export interface ModerationSettings {
   reportThreshold: number;
   holdNewAccountLinks: boolean;
+}
+
+// NewsletterSettings is store.NewsletterSettings.
+export interface NewsletterSettings {
+  senderName?: string;
+  replyTo?: string;
+  defaultOn: boolean;
+  digestDay: number;
+  digestHour: number;
 }
 
 // NoticeSender is store.NoticeSender.
@@ -1097,7 +1123,9 @@ export interface StoryView {
   parentMessageId: string | null;
   communityId: string;
   isFeatured: boolean;
-  hidden?: '' | 'REPORTS' | 'MODERATOR' | 'PENDING';
+  hidden?: '' | 'REPORTS' | 'MODERATOR' | 'PENDING' | 'DRAFT' | 'SCHEDULED';
+  publishAt?: string;
+  newsletter?: boolean;
   media: MediaView | null;
   user: UserSummary;
 }

@@ -58,6 +58,7 @@ func tsRoots() []tsRoot {
 		{Value: server.ModerationAction{}},
 		{Value: server.AuthFormData{}},
 		{Value: server.UnsubscribeData{}},
+		{Value: server.CreateData{}},
 		{Value: server.AccountData{}},
 		{Value: server.AppsIndexData{}},
 		{Value: server.AppAvailability{}},

@@ -173,6 +173,15 @@ func CanRemoveAttendee(targetRole string) bool { return CanLeaveEvent(targetRole
 // notifies every member; anyone else's would be noise to thousands of people.
 func AnnouncesToMembers(role string) bool { return AtLeast(role, Admin) }
 
+// CanSchedulePosts: the creator and admins save posts as drafts, schedule
+// them and publish them later (they are never held for approval, and their
+// posts are announced to the members).
+func CanSchedulePosts(role string) bool { return AnnouncesToMembers(role) }
+
+// CanSendNewsletter: the creator and admins mail a post to the app's
+// members, and see and set the app's newsletter.
+func CanSendNewsletter(role string) bool { return AtLeast(role, Admin) }
+
 // CanFulfilOrders: the app's creator and admins, who run the store, see
 // every order and move it through fulfilment (processing, shipped,
 // delivered, cancel, refund).

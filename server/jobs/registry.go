@@ -79,6 +79,10 @@ func Product(d Deps) Work {
 		river.AddWorker(workers, &CancelPaymentWorker{Refunds: d.StrayRefunds})
 	}
 	if d.Store != nil {
+		river.AddWorker(workers, &PublishScheduledWorker{Store: d.Store, Logger: d.Logger})
+		every(PublishScheduledInterval, PublishScheduledArgs{})
+	}
+	if d.Store != nil {
 		river.AddWorker(workers, &PruneWorker{Store: d.Store, Retention: d.Retention, Logger: d.Logger})
 		every(PruneInterval, PruneArgs{})
 	}
