@@ -9,7 +9,7 @@ import BackButton from "../islands/BackButton";
 import LikeButton from "../islands/LikeButton";
 import Comments from "../islands/Comments";
 
-type Data = { post: MessageView | null; replies: MessageView[]; pagination: Pagination; commentsError?: string };
+type Data = { post: MessageView | null; replies: MessageView[]; pagination: Pagination; commentsError?: string; canPublish?: boolean; schedule?: string };
 type Props = PageProps<Data>;
 
 

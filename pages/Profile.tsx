@@ -10,7 +10,7 @@ import { formatDate, formatMoney } from "./lib/format";
 import type { AccountUser, DonorStanding, PageProps, SubscriptionStatus } from "./lib/types";
 
 type NotificationPrefs = {
-  mutedAll: boolean; mutedKinds: string[]; kinds: string[]; emailMutedAll: boolean; emailMutedKinds: string[];
+  mutedAll: boolean; mutedKinds: string[]; kinds: string[]; emailMutedAll: boolean; emailMutedKinds: string[]; emailKinds?: string[];
 };
 type Props = PageProps<{
   user: AccountUser | null;
@@ -203,7 +203,7 @@ function NotificationSettings({ base, prefs }: { base: string; prefs: Notificati
             <input type="checkbox" name="emailMutedAll" value="1" defaultChecked={prefs.emailMutedAll} />
             <span>No other e-mail from this app</span>
           </label>
-          {prefs.kinds.map((k) => (
+          {(prefs.emailKinds ?? prefs.kinds).map((k) => (
             <label className="check" key={"email-" + k}>
               <input type="checkbox" name="emailMutedKinds" value={k} defaultChecked={prefs.emailMutedKinds.includes(k)} />
               <span>{"No e-mail about " + lowerFirst(kindLabels[k] ?? k)}</span>

@@ -13,6 +13,7 @@ const kindNames: Record<string, string> = {
   DONATION: "donations",
   MEMBERSHIP_LAPSING: "membership updates",
   NEW_MEMBER: "new members",
+  NEWSLETTER: "new posts by e-mail (the newsletter)",
 };
 
 // Unsubscribe is what a mail's unsubscribe link opens: one button that

@@ -128,6 +128,10 @@ type Config struct {
 	SMTPURL  string
 	MailFrom string
 	MailDir  string
+	// NewsletterRate (NEWSLETTER_RATE, default 20) is how many newsletter
+	// mails the deployment sends a second, all instances together; 0
+	// sends as fast as the SMTP server takes them.
+	NewsletterRate float64
 	// RequireVerifiedEmail (REQUIRE_VERIFIED_EMAIL, default true) keeps
 	// members whose address is not verified from paying, posting and
 	// donating. The zero Config (tests) leaves it off.
@@ -291,6 +295,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	cfg.SMTPURL, cfg.MailDir = get("SMTP_URL", ""), get("MAIL_DIR", "data/mail")
 	cfg.MailFrom = get("MAIL_FROM", "Marquee <no-reply@marquee.invalid>")
+	if cfg.NewsletterRate, err = strconv.ParseFloat(get("NEWSLETTER_RATE", "20"), 64); err != nil || cfg.NewsletterRate < 0 {
+		return Config{}, fmt.Errorf("NEWSLETTER_RATE: want mails per second (a number, 0 for no limit)")
+	}
 	if cfg.RequireVerifiedEmail, err = parseSwitch("REQUIRE_VERIFIED_EMAIL", get("REQUIRE_VERIFIED_EMAIL", "true")); err != nil {
 		return Config{}, err
 	}
@@ -541,7 +548,7 @@ func (c Config) Mailer() *mail.Sender {
 			t = smtp
 		}
 	}
-	return &mail.Sender{Transport: t, From: c.MailFrom, Sites: mail.Sites{Main: c.PublicURL, Auth: c.AuthURL}}
+	return &mail.Sender{Transport: t, From: c.MailFrom, Sites: mail.Sites{Main: c.PublicURL, Auth: c.AuthURL}, NewsletterRate: c.NewsletterRate}
 }
 
 // ParsePercentBP reads a percentage from 0 to 100 with at most two decimals

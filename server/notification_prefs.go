@@ -17,11 +17,14 @@ type prefsAnswer struct {
 	// account mail are always sent).
 	EmailMutedAll   bool     `json:"emailMutedAll"`
 	EmailMutedKinds []string `json:"emailMutedKinds"`
+	// EmailKinds are the kinds whose e-mail can be switched off: the
+	// notification kinds and the app's newsletter.
+	EmailKinds []string `json:"emailKinds"`
 }
 
 func prefsOf(p *store.NotificationPreference) prefsAnswer {
 	return prefsAnswer{MutedAll: p.MutedAll, MutedKinds: p.Muted(), Kinds: store.NotificationKinds,
-		EmailMutedAll: p.EmailMutedAll, EmailMutedKinds: p.EmailMuted()}
+		EmailMutedAll: p.EmailMutedAll, EmailMutedKinds: p.EmailMuted(), EmailKinds: store.EmailKinds}
 }
 
 // GET /api/notifications/preferences/:appId: what the member mutes in this app.
@@ -102,7 +105,7 @@ func (s *Server) savePrefs(c echo.Context, sc *Scope, req prefsRequest, answer f
 		if req.EmailMutedKinds != nil {
 			kinds = *req.EmailMutedKinds
 			for _, k := range kinds {
-				if !slices.Contains(store.NotificationKinds, k) {
+				if !slices.Contains(store.EmailKinds, k) {
 					return badRequest("Unknown notification kind: " + k)
 				}
 			}

@@ -309,6 +309,7 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"main", "POST", "/apps/:app/signout", public, withBody(app+"/signout", "")},
 		{"main", "POST", "/apps/:app/profile/picture", store.RoleAuthenticated, withBody(app+"/profile/picture", "")},
 		{"main", "POST", "/apps/:app/posts/:postId/like", store.RoleFollower, withBody(app+"/posts/"+fx.postID+"/like", "x=1")},
+		{"main", "POST", "/apps/:app/posts/:postId/publish", store.RoleAdmin, func(*roleViewer) (string, string) { return app + "/posts/" + fx.newPost() + "/publish", "x=1" }},
 		{"main", "POST", "/apps/:app/posts/:postId/comments", store.RoleFollower, withBody(app+"/posts/"+fx.postID+"/comments", "content=role+table")},
 		{"main", "POST", "/apps/:app/create-post", store.RoleSubscriber, withBody(app+"/create-post", "content=role+table")},
 		{"main", "POST", "/apps/:app/create-story", store.RoleSubscriber, withBody(app+"/create-story", "content=role+table")},
@@ -419,6 +420,7 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"main", "GET", "/api/messages/:id", public, fixed(msg)},
 		// Deleting someone else's post is for moderators and up.
 		{"main", "DELETE", "/api/messages/:id", store.RoleModerator, func(*roleViewer) (string, string) { return "/api/messages/" + fx.newPost(), "" }},
+		{"main", "POST", "/api/messages/:id/publish", store.RoleAdmin, func(*roleViewer) (string, string) { return "/api/messages/" + fx.newPost() + "/publish", "" }},
 		{"main", "GET", "/api/messages/:id/replies", public, fixed(msg + "/replies")},
 		{"main", "GET", "/api/messages/:id/reactions", public, fixed(msg + "/reactions")},
 		{"main", "POST", "/api/messages/:id/reactions", store.RoleFollower, withBody(msg+"/reactions", `{"reaction":"heart"}`)},

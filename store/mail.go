@@ -181,6 +181,9 @@ type MailBrand struct {
 	AppName     string
 	DisplayName string
 	TitleURL    string
+	// Color is the app's main colour (the newsletter's band and buttons);
+	// empty is the product's dark grey.
+	Color string
 }
 
 // MailBrandOf loads the branding of an app's mails ("" gives the platform's).
@@ -210,6 +213,34 @@ type UnsubscribeTarget struct {
 	Kind    string
 }
 
+// unsubscribeTarget finds whose e-mail of which kind a token switches off:
+// a mail's, or a newsletter recipient's (which then records that this post
+// caused the unsubscribe, for the creator's counts).
+func (s *Storage) unsubscribeTarget(ctx context.Context, token string, apply bool) (*UnsubscribeTarget, error) {
+	m := new(Mail)
+	err := selectOne(ctx, s.DB.NewSelect().Model(m).Where("unsubscribe_token = ?", token), "mail")
+	if err == nil {
+		if m.UserID == nil || m.AppID == nil {
+			return nil, ErrNotFound
+		}
+		return &UnsubscribeTarget{UserID: *m.UserID, AppID: *m.AppID, Kind: m.Kind}, nil
+	}
+	if !errors.Is(err, ErrNotFound) {
+		return nil, err
+	}
+	r := new(NewsletterRecipient)
+	if err := selectOne(ctx, s.DB.NewSelect().Model(r).Where("unsubscribe_token = ?", token), "mail"); err != nil {
+		return nil, err
+	}
+	if apply {
+		if _, err := s.DB.NewUpdate().Model((*NewsletterRecipient)(nil)).Set("unsubscribed_at = ?", time.Now().UTC()).
+			Where("id = ? AND unsubscribed_at IS NULL", r.ID).Exec(ctx); err != nil {
+			return nil, fmt.Errorf("unsubscribe: %w", err)
+		}
+	}
+	return &UnsubscribeTarget{UserID: r.UserID, AppID: r.AppID, Kind: KindNewsletter}, nil
+}
+
 // UnsubscribeByToken switches off the e-mail kind the mail with token was
 // about, for its member in its app; repeating it changes nothing.
 func (s *Storage) UnsubscribeByToken(ctx context.Context, token string, apply bool) (*UnsubscribeTarget, error) {
@@ -217,14 +248,10 @@ func (s *Storage) UnsubscribeByToken(ctx context.Context, token string, apply bo
 	if token == "" {
 		return nil, ErrNotFound
 	}
-	m := new(Mail)
-	if err := selectOne(ctx, s.DB.NewSelect().Model(m).Where("unsubscribe_token = ?", token), "mail"); err != nil {
+	t, err := s.unsubscribeTarget(ctx, token, apply)
+	if err != nil {
 		return nil, err
 	}
-	if m.UserID == nil || m.AppID == nil {
-		return nil, ErrNotFound
-	}
-	t := &UnsubscribeTarget{UserID: *m.UserID, AppID: *m.AppID, Kind: m.Kind}
 	if err := s.DB.NewSelect().Table("apps").Column("name").Where("id = ?", t.AppID).Scan(ctx, &t.AppName); err != nil {
 		return nil, fmt.Errorf("unsubscribe: load app: %w", err)
 	}

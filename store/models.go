@@ -20,5 +20,6 @@ func Models() []any {
 		(*Report)(nil), (*Ban)(nil), (*ModerationEntry)(nil),
 		(*Mail)(nil), (*AccountToken)(nil), (*DataExport)(nil), (*PayoutAccount)(nil),
 		(*WalletTopup)(nil), (*PayPalPayee)(nil), (*PlatformFeeOwed)(nil), (*RoleChange)(nil),
+		(*NewsletterRecipient)(nil), (*MailBounce)(nil), (*NewsletterPace)(nil),
 	}
 }

@@ -34,4 +34,5 @@ export const kindLabels: Record<string, string> = {
   DONATION: "Donations (creator and admins)",
   MEMBERSHIP_LAPSING: "My membership (started, renewed, payment failed, ended)",
   NEW_MEMBER: "New members (creator and admins)",
+  NEWSLETTER: "The newsletter (posts mailed by the creator)",
 };

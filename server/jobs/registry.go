@@ -67,6 +67,8 @@ func Product(d Deps) Work {
 	}
 	if d.Mail != nil && d.Store != nil {
 		river.AddWorker(workers, &SendMailWorker{Store: d.Store, Sender: d.Mail})
+		river.AddWorker(workers, &NewsletterStartWorker{Store: d.Store})
+		river.AddWorker(workers, &NewsletterSendWorker{Store: d.Store, Sender: d.Mail, Logger: d.Logger})
 	}
 	if d.Store != nil {
 		river.AddWorker(workers, &ExportAccountWorker{Store: d.Store})

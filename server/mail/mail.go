@@ -33,6 +33,10 @@ type Message struct {
 	HTML     string
 	// Unsubscribe, when set, is the one-click URL (RFC 8058).
 	Unsubscribe string
+	// ReplyTo is where replies go (the creator's chosen address); ListID
+	// names the app's newsletter (RFC 2919), for filters and clients.
+	ReplyTo string
+	ListID  string
 }
 
 // Transport sends a message.
@@ -60,6 +64,14 @@ func (m *Message) Build() (*gomail.Msg, error) {
 	msg.SetDate()
 	msg.SetBodyString(gomail.TypeTextPlain, m.Text)
 	msg.AddAlternativeString(gomail.TypeTextHTML, m.HTML)
+	if m.ReplyTo != "" {
+		if err := msg.ReplyTo(m.ReplyTo); err != nil {
+			return nil, fmt.Errorf("mail reply-to: %w", err)
+		}
+	}
+	if m.ListID != "" {
+		msg.SetGenHeader(gomail.Header("List-Id"), m.ListID)
+	}
 	if m.Unsubscribe != "" {
 		msg.SetGenHeader(gomail.HeaderListUnsubscribe, "<"+m.Unsubscribe+">")
 		msg.SetGenHeader(gomail.HeaderListUnsubscribePost, "List-Unsubscribe=One-Click")
@@ -172,6 +184,9 @@ type Sender struct {
 	// is the sender's name; the address stays the operator's.
 	From  string
 	Sites Sites
+	// NewsletterRate is how many newsletter mails the deployment sends a
+	// second (NEWSLETTER_RATE; 0 is unpaced).
+	NewsletterRate float64
 }
 
 // FromAddress splits MAIL_FROM into its name and address.

@@ -27,7 +27,8 @@ type Mailpit struct {
 // binds port 0 without logging the ports it got, so they are read from the
 // process's own listening sockets (its fds' inodes in /proc/PID/net/tcp):
 // no port is guessed, so parallel tests never collide.
-func Start(t testing.TB) *Mailpit {
+// Extra arguments go to mailpit (--smtp-allowed-recipients, --enable-chaos).
+func Start(t testing.TB, args ...string) *Mailpit {
 	t.Helper()
 	bin, err := exec.LookPath("mailpit")
 	if err != nil {
@@ -41,7 +42,7 @@ func Start(t testing.TB) *Mailpit {
 		t.Fatalf("mailpit is not installed (scripts/services.sh installs it): %v", err)
 	}
 	dir := t.TempDir()
-	cmd := exec.Command(bin, "-s", "127.0.0.1:0", "-l", "127.0.0.1:0", "-d", filepath.Join(dir, "mp.db"))
+	cmd := exec.Command(bin, append([]string{"-s", "127.0.0.1:0", "-l", "127.0.0.1:0", "-d", filepath.Join(dir, "mp.db")}, args...)...)
 	logf, _ := os.Create(filepath.Join(dir, "mailpit.log"))
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
@@ -198,4 +199,31 @@ func (m *Mailpit) WaitFor(t testing.TB, addr string, n int) *Message {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// Chaos sets mailpit's SMTP failures (started with --enable-chaos): every
+// recipient is refused with code at probability percent; 0, 0 stops them.
+func (m *Mailpit) Chaos(t testing.TB, code, probability int) {
+	t.Helper()
+	body := fmt.Sprintf(`{"Recipient":{"ErrorCode":%d,"Probability":%d}}`, code, probability)
+	req, _ := http.NewRequest(http.MethodPut, m.APIURL+"/api/v1/chaos", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("mailpit chaos: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("mailpit chaos: status %d", resp.StatusCode)
+	}
+}
+
+// Total is how many messages mailpit holds.
+func (m *Mailpit) Total(t testing.TB) int {
+	t.Helper()
+	var list struct {
+		Total int `json:"total"`
+	}
+	m.getJSON(t, "/api/v1/messages?limit=1", &list)
+	return list.Total
 }
