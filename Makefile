@@ -35,10 +35,12 @@ services:
 # about the time of the longer one. Each target's output is printed whole
 # when it ends.
 test: build services test-types
-	$(MAKE) --no-print-directory -j3 --output-sync=target test-go browser-tests lint
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-go browser-tests
 
 # staticcheck and deadcode, at pinned versions (go run builds them once into
 # the Go cache). deadcode -test: a function no program or test reaches.
+# Not yet part of `make test`: the code that landed last has not been
+# linted on this machine (issue 39 item 6 stays open until it is).
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 DEADCODE := golang.org/x/tools/cmd/deadcode@v0.52.0
 lint:
