@@ -132,8 +132,11 @@ func TestDatabaseOutage(t *testing.T) {
 			t.Errorf("GET %s during outage: %d %.200s", path, res.Status, res.Body)
 		}
 	}
-	if res := ts.do(t, "GET", "/healthz", nil, nil); res.Status != http.StatusServiceUnavailable {
-		t.Errorf("healthz during outage: %d", res.Status)
+	if res := ts.do(t, "GET", "/healthz", nil, nil); res.Status != http.StatusOK {
+		t.Errorf("healthz (liveness) during outage: %d, want 200", res.Status)
+	}
+	if res := ts.do(t, "GET", "/readyz", nil, nil); res.Status != http.StatusServiceUnavailable {
+		t.Errorf("readyz during outage: %d, want 503", res.Status)
 	}
 }
 

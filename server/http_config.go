@@ -62,6 +62,9 @@ type Config struct {
 	// costs a request these, then 503s at once while it stays so.
 	DBConnectTimeout time.Duration
 	DBQueryTimeout   time.Duration
+	// DBMaxIdleTime (DB_MAX_IDLE_TIME, default 1m): a PostgreSQL connection
+	// unused this long is closed, so idle instances hold few.
+	DBMaxIdleTime time.Duration
 	// NotificationRetention (NOTIFICATION_RETENTION, default 2160h = 90
 	// days): the hourly prune deletes older notifications and failed push
 	// deliveries; expired sessions go too. JobRetention (JOB_RETENTION,
@@ -318,7 +321,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	for _, d := range []struct {
 		name, def string
 		to        *time.Duration
-	}{{"DB_CONNECT_TIMEOUT", "3s", &cfg.DBConnectTimeout}, {"DB_QUERY_TIMEOUT", "10s", &cfg.DBQueryTimeout},
+	}{{"DB_CONNECT_TIMEOUT", "3s", &cfg.DBConnectTimeout}, {"DB_QUERY_TIMEOUT", "10s", &cfg.DBQueryTimeout}, {"DB_MAX_IDLE_TIME", "1m", &cfg.DBMaxIdleTime},
 		{"NOTIFICATION_RETENTION", "2160h", &cfg.NotificationRetention}, {"JOB_RETENTION", "24h", &cfg.JobRetention}} {
 		if *d.to, err = time.ParseDuration(get(d.name, d.def)); err != nil || *d.to <= 0 {
 			return Config{}, fmt.Errorf("%s: want a positive duration such as %s, got %q", d.name, d.def, get(d.name, ""))

@@ -149,8 +149,12 @@ func TestDatabaseDown(t *testing.T) {
 	db := demoSQLite(t)
 	ts := newTestServer(t, db)
 	db.Close()
-	if got := ts.do(t, "GET", "/healthz", nil, nil); got.Status != http.StatusServiceUnavailable {
-		t.Fatalf("healthz with a closed database: %d", got.Status)
+	// Liveness is not readiness: the process is alive, not ready.
+	if got := ts.do(t, "GET", "/healthz", nil, nil); got.Status != http.StatusOK {
+		t.Errorf("healthz with a closed database: %d, want 200", got.Status)
+	}
+	if got := ts.do(t, "GET", "/readyz", nil, nil); got.Status != http.StatusServiceUnavailable || !strings.Contains(got.Body, `"database":"down"`) {
+		t.Errorf("readyz with a closed database: %d %s, want 503 database down", got.Status, got.Body)
 	}
 	// The landing page shows its own error state with Retry, not a blank page.
 	page := ts.do(t, "GET", "/apps/demo", nil, nil)

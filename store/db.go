@@ -35,6 +35,11 @@ type DBOptions struct {
 	// writer's lock (busy_timeout).
 	ConnectTimeout time.Duration
 	QueryTimeout   time.Duration
+	// MaxIdleTime closes a connection that has waited unused this long
+	// (default DefaultMaxIdleTime): an idle instance gives its
+	// connections back to PostgreSQL, whose max_connections every instance
+	// and tool shares.
+	MaxIdleTime time.Duration
 	// Patient is for tests and tools that share a busy server: no breaker,
 	// and a connection PostgreSQL refuses for now (too many clients, still
 	// starting) is retried until ConnectTimeout, then fails with
@@ -43,6 +48,7 @@ type DBOptions struct {
 }
 
 const (
+	DefaultMaxIdleTime    = time.Minute
 	DefaultConnectTimeout = 3 * time.Second
 	DefaultQueryTimeout   = 10 * time.Second
 )
@@ -72,6 +78,10 @@ func OpenWith(dsn string, o DBOptions) (*bun.DB, error) {
 		// default), which would turn a busy minute into 503s.
 		sqldb.SetMaxOpenConns(MaxPostgresConns)
 		sqldb.SetMaxIdleConns(MaxPostgresConns)
+		if o.MaxIdleTime <= 0 {
+			o.MaxIdleTime = DefaultMaxIdleTime
+		}
+		sqldb.SetConnMaxIdleTime(o.MaxIdleTime)
 		return bun.NewDB(sqldb, pgdialect.New()), nil
 	}
 	if o.QueryTimeout <= 0 {
@@ -164,7 +174,11 @@ func (c *guardedConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	c.mu.Unlock()
 	cctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	conn, err := c.Connector.Connect(cctx)
+	// A refusal for now (too many clients) is retried within the
+	// request's budget: the database answers, it is full for a moment,
+	// and opening the breaker made the instance answer 503 to everything
+	// for a second.
+	conn, err := connectRetrying(cctx, c.Connector)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if probe {
@@ -173,9 +187,9 @@ func (c *guardedConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	switch {
 	case err == nil:
 		c.downUntil = time.Time{}
-	case ctx.Err() == nil:
-		// Not the caller giving up: the database did not answer in time
-		// or refused.
+	case ctx.Err() == nil && !RefusedForNow(err):
+		// Not the caller giving up, nor a full server: the database did
+		// not answer in time or refused for good.
 		c.downUntil = time.Now().Add(c.cooldown)
 	}
 	if err != nil {
@@ -195,18 +209,29 @@ type patientConnector struct {
 func (c *patientConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
+	conn, err := connectRetrying(ctx, c.Connector)
+	if err != nil {
+		return nil, fmt.Errorf("connect to database: %w", err)
+	}
+	return conn, nil
+}
+
+// connectRetrying opens a connection, retrying what PostgreSQL refuses only
+// for now (RefusedForNow) with a growing pause until ctx ends; it answers
+// the last error.
+func connectRetrying(ctx context.Context, c driver.Connector) (driver.Conn, error) {
 	pause := 20 * time.Millisecond
 	for {
-		conn, err := c.Connector.Connect(ctx)
+		conn, err := c.Connect(ctx)
 		if err == nil {
 			return conn, nil
 		}
 		if !RefusedForNow(err) || ctx.Err() != nil {
-			return nil, fmt.Errorf("connect to database: %w", err)
+			return nil, err
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("connect to database (retried for %s): %w", c.timeout, err)
+			return nil, err
 		case <-time.After(pause):
 		}
 		pause = min(2*pause, time.Second)

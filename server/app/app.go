@@ -52,7 +52,8 @@ func FromEnv(ctx context.Context, logger *slog.Logger) (*App, error) {
 // Open connects to the database and migrates it (the store's tables and
 // river's), connects Redis when configured, and opens the media storage.
 func Open(ctx context.Context, cfg server.Config, logger *slog.Logger) (*App, error) {
-	db, err := store.OpenWith(cfg.DatabaseURL, store.DBOptions{ConnectTimeout: cfg.DBConnectTimeout, QueryTimeout: cfg.DBQueryTimeout})
+	db, err := store.OpenWith(cfg.DatabaseURL, store.DBOptions{ConnectTimeout: cfg.DBConnectTimeout, QueryTimeout: cfg.DBQueryTimeout,
+		MaxIdleTime: cfg.DBMaxIdleTime})
 	if err != nil {
 		return nil, err
 	}

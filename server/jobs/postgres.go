@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -27,6 +28,9 @@ func newPostgresDriver(ctx context.Context, url string, maxConns int, cfg *river
 	if maxConns > 0 {
 		poolCfg.MaxConns = int32(maxConns)
 	}
+	// Idle connections go back to PostgreSQL as the request pool's do
+	// (pgxpool keeps them 30 minutes by default).
+	poolCfg.MaxConnIdleTime = time.Minute
 	pool, err := pgxpool.NewWithConfig(ctx, poolCfg)
 	if err != nil {
 		return nil, fmt.Errorf("job queue pool: %w", err)
