@@ -73,6 +73,7 @@ export default function Account(props: Props) {
           )}
           <form method="post" action={"/authenticate/account/email" + q} noValidate>
             <Field name="email" label="New email" type="email" error={d.errors.email} autoComplete="email" />
+            <Field name="emailPassword" label="Current password" type="password" error={d.errors.emailPassword} autoComplete="current-password" />
             <button type="submit" className="button">
               Change email
             </button>

@@ -64,13 +64,21 @@ export default function AuthForm(props: Props) {
           {brand}
           <h1>{d.title}</h1>
           <p className="auth-message">{d.message}</p>
-          {(d.links ?? []).map((l) => (
-            <p key={l.href} className="auth-switch">
-              <a className="button" href={l.href}>
-                {l.label}
-              </a>
-            </p>
-          ))}
+          {(d.links ?? []).map((l) =>
+            l.post ? (
+              <form key={l.href} method="post" action={l.href} className="auth-switch">
+                <button type="submit" className="button">
+                  {l.label}
+                </button>
+              </form>
+            ) : (
+              <p key={l.href} className="auth-switch">
+                <a className="button" href={l.href}>
+                  {l.label}
+                </a>
+              </p>
+            ),
+          )}
           {backLink}
         </div>
       </main>

@@ -32,6 +32,9 @@ type accountForm struct {
 	Email           string `form:"email" json:"email"`
 	Username        string `form:"username" json:"username"`
 	CurrentPassword string `form:"currentPassword" json:"currentPassword"`
+	// EmailPassword is the e-mail form's own password field (so its error
+	// shows there); a JSON client may send currentPassword instead.
+	EmailPassword string `form:"emailPassword" json:"emailPassword"`
 	NewPassword     string `form:"newPassword" json:"newPassword"`
 }
 
@@ -135,9 +138,19 @@ func fieldRefusal(field, msg string) *Error {
 	return fieldsError(msg, map[string]string{field: msg})
 }
 
-// POST /authenticate/account/email: the new address gets a confirmation
-// link; the account keeps the old one until it is opened.
+// POST /authenticate/account/email: with the current password, the new
+// address gets a confirmation link; the account keeps the old one until it
+// is opened, and the old one can undo the change for a week.
 func (s *Server) postAccountEmail(c echo.Context, u *store.User, f accountForm) (string, error) {
+	// A session alone must not be enough to take the account: the new
+	// address could reset the password.
+	pw := f.EmailPassword
+	if pw == "" {
+		pw = f.CurrentPassword
+	}
+	if !passwordMatches(u, pw) {
+		return "", fieldRefusal("emailPassword", "Enter your current password to change your e-mail address")
+	}
 	if errs := validateSignUp(authForm{Email: f.Email, Username: "placeholder", Password: "placeholder-password"}); errs["email"] != "" {
 		return "", fieldRefusal("email", errs["email"])
 	}

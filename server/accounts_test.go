@@ -481,10 +481,10 @@ func TestAccountSettings(t *testing.T) {
 	}
 
 	// E-mail: taken, then a new one confirmed by its link.
-	if r := post("/authenticate/account/email", url.Values{"email": {"creator@demo.test"}}, me); r.Status != http.StatusConflict {
+	if r := post("/authenticate/account/email", url.Values{"email": {"creator@demo.test"}, "emailPassword": {"demo-password"}}, me); r.Status != http.StatusConflict {
 		t.Fatalf("taken e-mail: %d", r.Status)
 	}
-	if r := post("/authenticate/account/email", url.Values{"email": {"new-me@demo.test"}}, me); r.Status != http.StatusSeeOther {
+	if r := post("/authenticate/account/email", url.Values{"email": {"new-me@demo.test"}, "emailPassword": {"demo-password"}}, me); r.Status != http.StatusSeeOther {
 		t.Fatalf("change e-mail: %d %s", r.Status, r.Body)
 	}
 	if userByEmail(t, ts, "member@demo.test").Username != "member" {

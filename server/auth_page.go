@@ -246,6 +246,11 @@ func (s *Server) checkPassword(user *store.User, password string) (*store.User, 
 		_, _ = auth.VerifyPassword(dummyHash, password)
 		return nil, nil
 	}
+	if user.PasswordHash == "" {
+		// Cleared (an undone e-mail change): only a reset link signs in.
+		_, _ = auth.VerifyPassword(dummyHash, password)
+		return nil, nil
+	}
 	ok, err := auth.VerifyPassword(user.PasswordHash, password)
 	if err != nil {
 		return nil, &Error{Status: http.StatusInternalServerError, Message: "Something went wrong", Err: err}
@@ -254,6 +259,17 @@ func (s *Server) checkPassword(user *store.User, password string) (*store.User, 
 		return nil, nil
 	}
 	return user, nil
+}
+
+// passwordMatches reports whether password is u's: the check every action
+// that asks for the password again makes. A cleared password (an undone
+// e-mail change) or an unreadable hash matches nothing.
+func passwordMatches(u *store.User, password string) bool {
+	if u == nil || u.PasswordHash == "" || password == "" {
+		return false
+	}
+	ok, err := auth.VerifyPassword(u.PasswordHash, password)
+	return err == nil && ok
 }
 
 // POST /authenticate/signup: email, username and password.

@@ -158,6 +158,49 @@ func (s *Server) verifyEmail(c echo.Context) error {
 		user.Email+" is confirmed. Thank you!", []AuthLink{{Label: "Continue", Href: s.afterAuthURL(app)}})
 }
 
+// GET /authenticate/email/undo?token=: the old address's link after an
+// e-mail change (store.ConfirmEmailChange) asks to confirm with a button,
+// so a mail scanner that follows links undoes nothing.
+func (s *Server) pageUndoEmailChange(c echo.Context) error {
+	app, err := s.authApp(c)
+	if err != nil {
+		return err
+	}
+	token := c.QueryParam("token")
+	if err := s.store.CheckToken(c.Request().Context(), token, store.TokenEmailUndo); err != nil {
+		return s.undoRefused(c, app, err)
+	}
+	return s.renderAuthMessage(c, http.StatusOK, app, "Undo the e-mail change",
+		"Your account takes this address back, every session is signed out, and you choose a new password.",
+		[]AuthLink{{Label: "Undo the change", Href: "/authenticate/email/undo?token=" + url.QueryEscape(token), Post: true}})
+}
+
+// POST /authenticate/email/undo?token=: takes the address back and sends
+// the owner on to choose a new password.
+func (s *Server) postUndoEmailChange(c echo.Context) error {
+	app, err := s.authApp(c)
+	if err != nil {
+		return err
+	}
+	_, reset, err := s.store.UndoEmailChange(c.Request().Context(), c.FormValue("token"))
+	if err != nil {
+		return s.undoRefused(c, app, err)
+	}
+	s.clearSessionCookie(c)
+	return c.Redirect(http.StatusSeeOther, "/authenticate/reset?token="+url.QueryEscape(reset))
+}
+
+func (s *Server) undoRefused(c echo.Context, app *store.AppView, err error) error {
+	msg := "This link is invalid, was already used or has expired."
+	switch {
+	case errors.Is(err, store.ErrEmailTaken):
+		msg = "Another account uses this address now. Contact the operator of this site."
+	case !errors.Is(err, store.ErrTokenInvalid):
+		return err
+	}
+	return s.renderAuthMessage(c, http.StatusBadRequest, app, "This link has expired", msg, nil)
+}
+
 // POST /authenticate/verify/resend: a new verification link for the
 // signed-in member, a few times an hour.
 func (s *Server) resendVerification(c echo.Context) error {
@@ -195,6 +238,9 @@ func (s *Server) resendVerification(c echo.Context) error {
 type AuthLink struct {
 	Label string `json:"label"`
 	Href  string `json:"href"`
+	// Post makes the link a button of a form posting to Href (an action a
+	// mail scanner following links must not take).
+	Post bool `json:"post,omitempty"`
 }
 
 func (s *Server) renderAuthMessage(c echo.Context, status int, app *store.AppView, title, message string, links []AuthLink) error {

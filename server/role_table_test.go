@@ -227,9 +227,11 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"auth", "POST", "/authenticate/reset", public, withBody("/authenticate/reset?app=demo", "token=nope&password=long-enough-password")},
 		{"auth", "GET", "/authenticate/verify", public, fixed("/authenticate/verify?app=demo&token=nope")},
 		{"auth", "POST", "/authenticate/verify/resend", store.RoleAuthenticated, fixed("/authenticate/verify/resend?app=demo")},
+		{"auth", "GET", "/authenticate/email/undo", public, fixed("/authenticate/email/undo?app=demo&token=nope")},
+		{"auth", "POST", "/authenticate/email/undo", public, withBody("/authenticate/email/undo?app=demo", "token=nope")},
 		// Account settings: any signed-in user, for their own account.
 		{"auth", "GET", "/authenticate/account", store.RoleAuthenticated, fixed("/authenticate/account?app=demo")},
-		{"auth", "POST", "/authenticate/account/email", store.RoleAuthenticated, withBody("/authenticate/account/email?app=demo", "email=x")},
+		{"auth", "POST", "/authenticate/account/email", store.RoleAuthenticated, withBody("/authenticate/account/email?app=demo", "email=x&emailPassword=demo-password")},
 		{"auth", "POST", "/authenticate/account/username", store.RoleAuthenticated, withBody("/authenticate/account/username?app=demo", "username=x")},
 		{"auth", "POST", "/authenticate/account/password", store.RoleAuthenticated, withBody("/authenticate/account/password?app=demo", "currentPassword=x&newPassword=y")},
 		{"auth", "POST", "/authenticate/account/export", store.RoleAuthenticated, fixed("/authenticate/account/export?app=demo")},

@@ -333,6 +333,8 @@ func (s *Server) routes() {
 	au.POST("/authenticate/reset", s.postResetPassword)
 	au.GET("/authenticate/verify", s.verifyEmail)
 	au.POST("/authenticate/verify/resend", s.resendVerification)
+	au.GET("/authenticate/email/undo", s.pageUndoEmailChange)
+	au.POST("/authenticate/email/undo", s.postUndoEmailChange)
 	// Account settings (account_settings.go).
 	au.GET("/authenticate/account", s.pageAccount)
 	au.POST("/authenticate/account/email", s.accountAction(s.postAccountEmail))

@@ -12,7 +12,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"marquee/server/auth"
 	"marquee/server/payments"
 	"marquee/server/payments/stripe"
 	"marquee/store"
@@ -144,11 +143,7 @@ func (s *Server) payoutsScope(c echo.Context) (*Scope, error) {
 // "password"): a session cookie alone, stolen or left open, cannot redirect
 // the app's revenue.
 func payoutPassword(c echo.Context, sc *Scope) (*Error, error) {
-	ok, err := auth.VerifyPassword(sc.User.PasswordHash, c.FormValue("password"))
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
+	if !passwordMatches(sc.User, c.FormValue("password")) {
 		return fieldRefusal("password", msgPayoutPassword), nil
 	}
 	return nil, nil

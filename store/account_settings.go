@@ -76,12 +76,21 @@ func (s *Storage) ConfirmEmailChange(ctx context.Context, token string) (*User, 
 			Set("updated_at = ?", now).Where("id = ?", t.UserID).Exec(ctx); err != nil {
 			return fmt.Errorf("change e-mail: %w", err)
 		}
+		// The old address can take the account back for a week: whoever
+		// changed it may have had a stolen session (and then reset the
+		// password through the new address).
+		undo, _, err := issueToken(ctx, tx, t.UserID, TokenEmailUndo, old.Email, EmailUndoTTL, now)
+		if err != nil {
+			return err
+		}
 		if _, err := QueueMail(ctx, tx, OutgoingMail{Key: "email-changed:" + t.ID, Kind: MailEmailChanged, UserID: t.UserID,
 			To: old.Email, Transactional: true, Content: MailContent{
-				Subject:    "Your e-mail address was changed",
-				Heading:    "Your e-mail address was changed",
-				Paragraphs: []string{"The account @" + old.Username + " now uses " + t.Email + " instead of this address."},
-				Note:       "If you did not do this, reset your password at once and contact the operator of this site.",
+				Subject: "Your e-mail address was changed",
+				Heading: "Your e-mail address was changed",
+				Paragraphs: []string{"The account @" + old.Username + " now uses " + t.Email + " instead of this address.",
+					"If you did not do this, undo it: the account takes this address back, every session is signed out and you choose a new password. The link works for 7 days."},
+				Action: &MailLink{Label: "Undo the change", Path: "/authenticate/email/undo?token=" + undo, Site: "auth"},
+				Note:   "If you made this change, ignore this mail.",
 			}}); err != nil {
 			return err
 		}
@@ -97,6 +106,61 @@ func (s *Storage) ConfirmEmailChange(ctx context.Context, token string) (*User, 
 	}
 	s.sessions.forgetUser(user.ID)
 	return user, nil
+}
+
+// UndoEmailChange spends the old address's undo link (ConfirmEmailChange):
+// the account takes that address back (verified: the link reached it),
+// every session ends, every other link of the account dies and the
+// password is cleared, since whoever made the change may have set it. It
+// answers the user and a fresh password reset token for the page the
+// owner chooses a new password on.
+func (s *Storage) UndoEmailChange(ctx context.Context, token string) (*User, string, error) {
+	now := time.Now().UTC()
+	var user *User
+	var reset string
+	var ended []string
+	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		t, err := useToken(ctx, tx, token, TokenEmailUndo, now)
+		if err != nil {
+			return err
+		}
+		taken, err := tx.NewSelect().Model((*User)(nil)).Where("email = ? AND id <> ?", t.Email, t.UserID).Exists(ctx)
+		if err != nil {
+			return fmt.Errorf("check e-mail: %w", err)
+		}
+		if taken {
+			return ErrEmailTaken
+		}
+		res, err := tx.NewUpdate().Model((*User)(nil)).Set("email = ?", t.Email).Set("email_verified = true").
+			Set("password_hash = ''").Set("updated_at = ?", now).Where("id = ? AND deleted_at IS NULL", t.UserID).Exec(ctx)
+		if err != nil {
+			return fmt.Errorf("undo e-mail change: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			return ErrTokenInvalid
+		}
+		if _, err := tx.NewUpdate().Model((*AccountToken)(nil)).Set("used_at = ?", now).
+			Where("user_id = ? AND used_at IS NULL", t.UserID).Exec(ctx); err != nil {
+			return fmt.Errorf("retire account links: %w", err)
+		}
+		if ended, err = deleteSessionsTx(ctx, tx, t.UserID, ""); err != nil {
+			return err
+		}
+		if reset, _, err = issueToken(ctx, tx, t.UserID, TokenPasswordReset, t.Email, PasswordResetTTL, now); err != nil {
+			return err
+		}
+		user = new(User)
+		return selectOne(ctx, tx.NewSelect().Model(user).Where("id = ?", t.UserID), "user")
+	})
+	if err != nil {
+		if isUniqueViolation(err) {
+			return nil, "", ErrEmailTaken
+		}
+		return nil, "", err
+	}
+	s.sessions.forgetUser(user.ID)
+	s.InvalidateUser(ctx, user.ID)
+	return user, reset, s.forgetSessions(ctx, ended)
 }
 
 // ChangeUsername renames the account (the unique index decides races).

@@ -31,10 +31,14 @@ const (
 	TokenPasswordReset = "PASSWORD_RESET"
 	TokenVerifyEmail   = "VERIFY_EMAIL"
 	TokenEmailChange   = "EMAIL_CHANGE"
+	// TokenEmailUndo is the old address's link that takes a changed
+	// e-mail address back (EmailUndoTTL).
+	TokenEmailUndo = "EMAIL_UNDO"
 
 	PasswordResetTTL = time.Hour
 	VerifyEmailTTL   = 48 * time.Hour
 	EmailChangeTTL   = 24 * time.Hour
+	EmailUndoTTL     = 7 * 24 * time.Hour
 )
 
 // ErrTokenInvalid: the link is unknown, used, expired or for another

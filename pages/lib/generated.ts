@@ -151,6 +151,7 @@ export interface AuthFormData {
 export interface AuthLink {
   label: string;
   href: string;
+  post?: boolean;
 }
 
 // Ban is store.Ban.
