@@ -35,7 +35,7 @@ type accountForm struct {
 	// EmailPassword is the e-mail form's own password field (so its error
 	// shows there); a JSON client may send currentPassword instead.
 	EmailPassword string `form:"emailPassword" json:"emailPassword"`
-	NewPassword     string `form:"newPassword" json:"newPassword"`
+	NewPassword   string `form:"newPassword" json:"newPassword"`
 }
 
 // GET /authenticate/account: e-mail, username, password and sessions.
