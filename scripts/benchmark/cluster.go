@@ -1,6 +1,6 @@
 package main
 
-// The deployed shape of issue 22: PostgreSQL + Redis, two `bin/marquee
+// The deployed shape of issue 22: PostgreSQL + Redis, BENCH_CLUSTER_INSTANCES (3) `bin/marquee
 // serve` processes behind nginx (a generated config, round robin, keepalive
 // upstreams). Visitor pages are read through nginx with wrk, with no writes
 // and then while 20 members like, reply and follow at BENCH_WRITES/s through
@@ -39,12 +39,19 @@ var (
 	clusterRedis   = envOr("BENCH_CLUSTER_REDIS_URL", "redis://127.0.0.1:6379/5")
 	clusterAPIRate = envOr("BENCH_CLUSTER_API_RATE", "100")
 	clusterAPIFor  = envOr("BENCH_CLUSTER_API_DURATION", "5s")
+	// BENCH_CLUSTER_INSTANCES: how many `bin/marquee serve` behind nginx
+	// (issue 45 measures three).
+	clusterInstances = envOr("BENCH_CLUSTER_INSTANCES", "3")
 )
 
 func clusterBench(ctx context.Context) error {
 	apiRate, err := strconv.Atoi(clusterAPIRate)
 	if err != nil || apiRate <= 0 {
 		return fmt.Errorf("BENCH_CLUSTER_API_RATE: %q", clusterAPIRate)
+	}
+	instances, err := strconv.Atoi(clusterInstances)
+	if err != nil || instances < 1 {
+		return fmt.Errorf("BENCH_CLUSTER_INSTANCES: %q", clusterInstances)
 	}
 	apiDur, err := time.ParseDuration(clusterAPIFor)
 	if err != nil {
@@ -123,10 +130,9 @@ func clusterBench(ctx context.Context) error {
 	}
 	cookie := "marquee_session=" + token
 
-	// Two instances.
 	var upstreams []string
 	var pids []int
-	for i := 0; i < 2; i++ {
+	for i := 0; i < instances; i++ {
 		port, err := freePort()
 		if err != nil {
 			return err
@@ -261,8 +267,8 @@ func clusterBench(ctx context.Context) error {
 		}
 	}
 
-	fmt.Printf("\nPostgreSQL (%s) + Redis (%s), two `bin/marquee serve` behind nginx (round robin, keepalive); wrk -t1 -c%s -d%s, Accept-Encoding: gzip\n",
-		clusterDatabase, clusterRedis, wrkConns, wrkFor)
+	fmt.Printf("\nPostgreSQL (%s) + Redis (%s), %d `bin/marquee serve` behind nginx (round robin, keepalive); wrk -t1 -c%s -d%s, Accept-Encoding: gzip\n",
+		clusterDatabase, clusterRedis, instances, wrkConns, wrkFor)
 	if writesAlone != "" {
 		fmt.Println(writesAlone)
 	}
@@ -290,15 +296,19 @@ func clusterBench(ctx context.Context) error {
 			ratio = busy.rps / quiet.rps
 		}
 		fmt.Printf("| %s | visitor | %s | %s | %.2fx |\n", p.name, quiet, busy, ratio)
-		name := fmt.Sprintf("PG+Redis, 2 instances: visitor %s at %d writes/s vs no writes", p.name, benchWrites)
+		name := fmt.Sprintf("PG+Redis, %d instances: visitor %s at %d writes/s vs no writes", instances, p.name, benchWrites)
 		targets = append(targets, func() { target(name, ratio, 0.8, true, "x") })
 	}
 	quietAPI := constantRate(client, front, memberCall, cookie, apiRate, apiDur)
 	var busyAPI apiResult
 	during(true, func() { busyAPI = constantRate(client, front, memberCall, cookie, apiRate, apiDur) })
+	// The machine's load as the p99 was measured: a busy run (other
+	// processes on the machine) is told from a slow one.
+	apiLoad := loadAvg()
 	fmt.Printf("\n| %s at %d req/s, %s | p50 | p99 | max | failed |\n| --- | ---: | ---: | ---: | ---: |\n", memberCall.name, apiRate, apiDur)
 	fmt.Printf("| no writes | %s | %s | %s | %d |\n", ms(quietAPI.p50), ms(quietAPI.p99), ms(quietAPI.max), quietAPI.failed)
 	fmt.Printf("| at %d writes/s | %s | %s | %s | %d |\n", benchWrites, ms(busyAPI.p50), ms(busyAPI.p99), ms(busyAPI.max), busyAPI.failed)
+	fmt.Printf("\nload average as the member API p99 at %d writes/s was measured: %s (%d cores; above the core count the machine was busy with more than this bench)\n", benchWrites, apiLoad, numCPU())
 	var rssParts []string
 	for i, pid := range pids {
 		rssParts = append(rssParts, fmt.Sprintf("instance %d %s (peak %s)", i+1, procStatus(pid, "VmRSS"), procStatus(pid, "VmHWM")))
@@ -312,7 +322,8 @@ func clusterBench(ctx context.Context) error {
 	for _, t := range targets {
 		t()
 	}
-	target(fmt.Sprintf("PG+Redis, 2 instances: member API p99 at %d writes/s", benchWrites), float64(busyAPI.p99.Microseconds())/1000, 20, false, " ms")
+	target(fmt.Sprintf("PG+Redis, %d instances: member API p99 at %d writes/s (load average %s, %d cores)", instances, benchWrites, apiLoad, numCPU()),
+		float64(busyAPI.p99.Microseconds())/1000, 20, false, " ms")
 	return nil
 }
 
