@@ -27,7 +27,7 @@ func runNewsletterJobs(t *testing.T, ts *testServer) int {
 	ran := 0
 	for {
 		var rows []store.JobOutbox
-		if err := ts.store.DB.NewSelect().Model(&rows).Where("kind IN (?)", bun.In([]string{store.JobNewsletterStart, store.JobNewsletterSend})).
+		if err := ts.store.DB.NewSelect().Model(&rows).Where("kind IN (?)", bun.List([]string{store.JobNewsletterStart, store.JobNewsletterSend})).
 			Order("id").Scan(ctx); err != nil {
 			t.Fatal(err)
 		}

@@ -35,7 +35,7 @@ func (s *Storage) PublishMessage(ctx context.Context, m *Message, announce bool,
 	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		res, err := tx.NewUpdate().Model((*Message)(nil)).Set("hidden = ''").Set("publish_at = NULL").
 			Set("created_at = ?", now).Set("updated_at = ?", now).
-			Where("id = ? AND hidden IN (?)", m.ID, bun.In(unpublished)).Exec(ctx)
+			Where("id = ? AND hidden IN (?)", m.ID, bun.List(unpublished)).Exec(ctx)
 		if err != nil {
 			return fmt.Errorf("publish message %s: %w", m.ID, err)
 		}

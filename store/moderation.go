@@ -334,7 +334,7 @@ func (s *Storage) SetHidden(ctx context.Context, appID, actorID string, t *Repor
 		// A draft or a scheduled post is its author's to publish, never a
 		// moderator's to show (or to hide: it is hidden already).
 		if _, err := tx.NewUpdate().Table(table).Set("hidden = ?", hidden).Where("id = ? AND app_id = ?", t.ID, appID).
-			Where("hidden NOT IN (?)", bun.In(unpublished)).Exec(ctx); err != nil {
+			Where("hidden NOT IN (?)", bun.List(unpublished)).Exec(ctx); err != nil {
 			return fmt.Errorf("set hidden: %w", err)
 		}
 		status := ReportActioned

@@ -127,7 +127,7 @@ func (s *Storage) SelectNewsletterRecipients(ctx context.Context, m *Message, au
 		sub := validSubscription(s.DB.NewSelect().TableExpr("subscriptions").ColumnExpr("1").
 			Where("subscriptions.app_id = ms.app_id AND subscriptions.user_id = ms.user_id"), now, s.GracePeriod())
 		q = q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
-			return q.Where("ms.role IN (?)", bun.In([]string{RoleModerator, RoleAdmin, RoleCreator})).WhereOr("EXISTS (?)", sub)
+			return q.Where("ms.role IN (?)", bun.List([]string{RoleModerator, RoleAdmin, RoleCreator})).WhereOr("EXISTS (?)", sub)
 		})
 	}
 	var members []newsletterMember
@@ -168,7 +168,7 @@ func (s *Storage) NewsletterBatch(ctx context.Context, messageID string, now tim
 			emails[i] = r.Email
 		}
 		var undeliverable []string
-		if err := s.DB.NewSelect().Model((*MailBounce)(nil)).Column("email").Where("email IN (?) AND undeliverable", bun.In(emails)).
+		if err := s.DB.NewSelect().Model((*MailBounce)(nil)).Column("email").Where("email IN (?) AND undeliverable", bun.List(emails)).
 			Scan(ctx, &undeliverable); err != nil {
 			return nil, nil, fmt.Errorf("newsletter %s: undeliverable addresses: %w", messageID, err)
 		}
