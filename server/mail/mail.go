@@ -62,7 +62,15 @@ func (m *Message) Build() (*gomail.Msg, error) {
 	}
 	msg.SetMessageIDWithValue(m.ID + "@" + domain)
 	msg.SetDate()
-	msg.SetBodyString(gomail.TypeTextPlain, m.Text)
+	// The plain text goes as 8bit when its lines allow (at most 998
+	// bytes, RFC 5322), not quoted-printable: QP's soft line breaks and
+	// "=3D" would cut the confirmation and reset links for anyone who
+	// copies them from the raw message.
+	var textOpts []gomail.PartOption
+	if fitsLines(m.Text) {
+		textOpts = append(textOpts, gomail.WithPartEncoding(gomail.NoEncoding))
+	}
+	msg.SetBodyString(gomail.TypeTextPlain, m.Text, textOpts...)
 	msg.AddAlternativeString(gomail.TypeTextHTML, m.HTML)
 	if m.ReplyTo != "" {
 		if err := msg.ReplyTo(m.ReplyTo); err != nil {
@@ -77,6 +85,16 @@ func (m *Message) Build() (*gomail.Msg, error) {
 		msg.SetGenHeader(gomail.HeaderListUnsubscribePost, "List-Unsubscribe=One-Click")
 	}
 	return msg, nil
+}
+
+// fitsLines: no line of text is longer than SMTP allows unencoded.
+func fitsLines(text string) bool {
+	for _, line := range strings.Split(text, "\n") {
+		if len(line) > 998 {
+			return false
+		}
+	}
+	return true
 }
 
 // SMTP sends through an SMTP server.
