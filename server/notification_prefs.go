@@ -6,7 +6,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"marquee/server/access"
 	"marquee/store"
 )
 
@@ -23,17 +22,9 @@ type prefsAnswer struct {
 	EmailKinds []string `json:"emailKinds"`
 }
 
-// prefsOf is what the settings show a member of role: the kinds only the
-// creator and admins receive (new orders, donations, new members) are
-// offered to them alone.
-func prefsOf(p *store.NotificationPreference, role string) prefsAnswer {
-	kinds, emailKinds := store.NotificationKinds, store.EmailKinds
-	if !access.CanOpenStudio(role) {
-		kinds = slices.DeleteFunc(slices.Clone(kinds), store.StaffNotificationKind)
-		emailKinds = slices.DeleteFunc(slices.Clone(emailKinds), store.StaffNotificationKind)
-	}
-	return prefsAnswer{MutedAll: p.MutedAll, MutedKinds: p.Muted(), Kinds: kinds,
-		EmailMutedAll: p.EmailMutedAll, EmailMutedKinds: p.EmailMuted(), EmailKinds: emailKinds}
+func prefsOf(p *store.NotificationPreference) prefsAnswer {
+	return prefsAnswer{MutedAll: p.MutedAll, MutedKinds: p.Muted(), Kinds: store.NotificationKinds,
+		EmailMutedAll: p.EmailMutedAll, EmailMutedKinds: p.EmailMuted(), EmailKinds: store.EmailKinds}
 }
 
 // GET /api/notifications/preferences/:appId: what the member mutes in this app.
@@ -46,7 +37,7 @@ func (s *Server) apiNotificationPrefs(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return respond(c, http.StatusOK, prefsOf(p, sc.Role))
+	return respond(c, http.StatusOK, prefsOf(p))
 }
 
 type prefsRequest struct {
@@ -68,7 +59,7 @@ func (s *Server) apiSetNotificationPrefs(c echo.Context) error {
 		return badRequest("Invalid request body")
 	}
 	return s.savePrefs(c, sc, req, func(p *store.NotificationPreference) error {
-		return respondMessage(c, http.StatusOK, prefsOf(p, sc.Role), "Notification settings saved")
+		return respondMessage(c, http.StatusOK, prefsOf(p), "Notification settings saved")
 	})
 }
 
