@@ -49,8 +49,7 @@ type PayPal struct {
 	captures   map[string]*ppCapture
 	idem       map[string]ppAnswer
 	inflight   map[string]bool
-	holds      map[string]chan struct{}
-	held       map[string]int
+	holds      holds
 	events     []PayPalEvent
 	srv        *httptest.Server
 }
@@ -63,27 +62,11 @@ type ppAnswer struct {
 }
 
 // Hold keeps every request to path waiting, its idempotency key in flight,
-// until release is called: a test sends a second request with the same key
-// while Held says the first waits, with no timing to race.
-func (p *PayPal) Hold(path string) (release func()) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	gate := make(chan struct{})
-	p.holds[path] = gate
-	return sync.OnceFunc(func() {
-		p.mu.Lock()
-		delete(p.holds, path)
-		p.mu.Unlock()
-		close(gate)
-	})
-}
+// until release is called.
+func (p *PayPal) Hold(path string) (release func()) { return p.holds.hold(&p.mu, path) }
 
 // Held is how many requests to path wait at a Hold.
-func (p *PayPal) Held(path string) int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.held[path]
-}
+func (p *PayPal) Held(path string) int { return p.holds.held(&p.mu, path) }
 
 type ppOrder struct {
 	ID        string
@@ -188,7 +171,7 @@ func NewPayPal(clientID, clientSecret, webhookID string) *PayPal {
 	return &PayPal{ClientID: clientID, ClientSecret: clientSecret, WebhookID: webhookID,
 		secret: []byte("fake-paypal-signing-" + webhookID), tokens: map[string]bool{},
 		orders: map[string]*ppOrder{}, captures: map[string]*ppCapture{}, idem: map[string]ppAnswer{},
-		inflight: map[string]bool{}, holds: map[string]chan struct{}{}, held: map[string]int{}}
+		inflight: map[string]bool{}}
 }
 
 // StartPayPal runs a fake PayPal for the test and closes it at the end.
@@ -478,13 +461,7 @@ func (p *PayPal) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.inflight[idemKey] = true
 		defer delete(p.inflight, idemKey)
 	}
-	if gate := p.holds[r.URL.Path]; gate != nil {
-		p.held[r.URL.Path]++
-		p.mu.Unlock()
-		<-gate
-		p.mu.Lock()
-		p.held[r.URL.Path]--
-	}
+	p.holds.wait(&p.mu, r.URL.Path)
 	rec := httptest.NewRecorder()
 	p.route(rec, r)
 	if key != "" {

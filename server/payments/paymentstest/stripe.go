@@ -50,11 +50,9 @@ type Stripe struct {
 	failing map[string]int
 	// inflight holds the Idempotency-Keys of requests being answered;
 	// holds keeps requests to a path waiting (outside the lock) until the
-	// test releases them, held counting them, so a test can send a second
-	// request with a key still in flight.
+	// test releases them.
 	inflight map[string]bool
-	holds    map[string]chan struct{}
-	held     map[string]int
+	holds    holds
 	srv      *httptest.Server
 	// Connect: accounts, account links, transfers, application fees.
 	accounts  map[string]map[string]any
@@ -97,7 +95,7 @@ func (e SignedEvent) At() time.Time {
 func NewStripe(webhookSecret string) *Stripe {
 	return &Stripe{WebhookSecret: webhookSecret, intents: map[string]map[string]any{}, refunds: map[string]map[string]any{},
 		idem: map[string]idemAnswer{}, customers: map[string]map[string]any{}, prices: map[string]map[string]any{},
-		subscriptions: map[string]map[string]any{}, inflight: map[string]bool{}, holds: map[string]chan struct{}{}, held: map[string]int{},
+		subscriptions: map[string]map[string]any{}, inflight: map[string]bool{},
 		charges: map[string]map[string]any{}, balanceTxns: map[string]map[string]any{}}
 }
 
@@ -127,27 +125,11 @@ func (s *Stripe) FailNext(path string, n int) {
 }
 
 // Hold keeps every request to path waiting, its idempotency key in flight,
-// until release is called: a test sends a second request with the same key
-// while Held says the first waits, with no timing to race.
-func (s *Stripe) Hold(path string) (release func()) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	gate := make(chan struct{})
-	s.holds[path] = gate
-	return sync.OnceFunc(func() {
-		s.mu.Lock()
-		delete(s.holds, path)
-		s.mu.Unlock()
-		close(gate)
-	})
-}
+// until release is called.
+func (s *Stripe) Hold(path string) (release func()) { return s.holds.hold(&s.mu, path) }
 
 // Held is how many requests to path wait at a Hold.
-func (s *Stripe) Held(path string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.held[path]
-}
+func (s *Stripe) Held(path string) int { return s.holds.held(&s.mu, path) }
 
 // IntentCount is how many PaymentIntents were created.
 func (s *Stripe) IntentCount() int {
@@ -344,13 +326,7 @@ func (s *Stripe) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.inflight[key] = true
 		defer delete(s.inflight, key)
 	}
-	if gate := s.holds[r.URL.Path]; gate != nil {
-		s.held[r.URL.Path]++
-		s.mu.Unlock()
-		<-gate
-		s.mu.Lock()
-		s.held[r.URL.Path]--
-	}
+	s.holds.wait(&s.mu, r.URL.Path)
 	rec := httptest.NewRecorder()
 	if s.failing[r.URL.Path] > 0 {
 		s.failing[r.URL.Path]--
