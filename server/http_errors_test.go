@@ -42,6 +42,7 @@ func TestDomainErrorStatuses(t *testing.T) {
 		// paymentError answered this one 400 and orderError 409.
 		{store.ErrAmountMismatch, http.StatusConflict},
 		{store.ErrReferenceReused, http.StatusConflict},
+		{store.ErrPlanOffSale, http.StatusConflict},
 		{store.ErrInsufficientFunds, http.StatusPaymentRequired},
 		{store.ErrBadCursor, http.StatusBadRequest},
 		{&store.ErrInvalid{Msg: "Attachment not found"}, http.StatusBadRequest},

@@ -41,6 +41,8 @@ async function flow({ javaScriptEnabled, viewport, label }) {
 
     // Connect: the studio makes the account and sends the browser to
     // Stripe's onboarding.
+    // Where the money goes is asked with the creator's password again.
+    await page.locator('form:has(button:has-text("Connect with Stripe")) input[name="password"]').fill("demo-password");
     await Promise.all([page.waitForURL((u) => u.toString().startsWith(fake.stripe + "/connect/onboarding/")), page.locator("button", { hasText: "Connect with Stripe" }).click()]);
     await page.locator("#fake-onboarding-submit").waitFor();
     // Finishing it comes back to the studio, which shows the account active.
@@ -54,6 +56,7 @@ async function flow({ javaScriptEnabled, viewport, label }) {
     await shot("active");
 
     // The Express dashboard opens through a one-time login link.
+    await page.locator('form:has(button:has-text("Stripe dashboard")) input[name="password"]').fill("demo-password");
     await Promise.all([page.waitForURL((u) => u.toString().startsWith(fake.stripe + "/connect/express/acct_")), page.locator("button", { hasText: "Stripe dashboard" }).click()]);
     assert.match(await page.locator("h1").innerText(), /Express dashboard of acct_/);
 

@@ -160,10 +160,14 @@ test("the creator names the app's PayPal account on the studio's PayPal screen w
   const { context, page } = await signIn(env, "creator@demo.test", "demo-password", { javaScriptEnabled: false });
   await page.goto(env.server.base + "/apps/demo/studio/paypal");
   await page.fill('input[name="merchantId"]', "not-an-id");
+  await page.fill('input[name="password"]', "demo-password");
   await page.getByRole("button", { name: "Save" }).click();
   assert.match(await page.locator(".field-error").first().innerText(), /merchant ID is 13 letters and digits/);
   await shot(page, "8-studio-paypal-error-390-nojs");
   await page.fill('input[name="merchantId"]', "ABCDEFGHJKLMN");
+  // A refused form never gives the password back: it is asked again.
+  assert.equal(await page.locator('input[name="password"]').inputValue(), "");
+  await page.fill('input[name="password"]', "demo-password");
   await Promise.all([page.waitForURL(/\/studio\/paypal\?notice=saved$/), page.getByRole("button", { name: "Save" }).click()]);
   assert.equal(await page.locator('input[name="merchantId"]').inputValue(), "ABCDEFGHJKLMN");
   assert.match(await page.locator(".fees-owed").innerText(), /Owed: \$0\.00/);
