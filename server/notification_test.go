@@ -308,9 +308,9 @@ func (pr *pushReceiver) checkVAPID(r *http.Request) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	x, y := elliptic.Unmarshal(elliptic.P256(), pub) //nolint:staticcheck // a plain point decode for the test
-	if x == nil {
-		return "", fmt.Errorf("bad key")
+	pk, err := ecdsa.ParseUncompressedPublicKey(elliptic.P256(), pub)
+	if err != nil {
+		return "", fmt.Errorf("bad key: %w", err)
 	}
 	parts := strings.Split(token, ".")
 	if len(parts) != 3 {
@@ -321,7 +321,7 @@ func (pr *pushReceiver) checkVAPID(r *http.Request) (string, error) {
 		return "", fmt.Errorf("signature")
 	}
 	digest := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
-	if !ecdsa.Verify(&ecdsa.PublicKey{Curve: elliptic.P256(), X: x, Y: y}, digest[:], new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])) {
+	if !ecdsa.Verify(pk, digest[:], new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])) {
 		return "", fmt.Errorf("signature does not verify")
 	}
 	var header struct{ Alg string }
