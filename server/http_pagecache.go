@@ -583,7 +583,9 @@ func (pc *pageCache) rememberClass(memo, class string) {
 // memberScope loads the signed-in viewer's scope from the app view of this
 // version and leaves it for appPage and the handler.
 func (s *Server) memberScope(c echo.Context, appID, version string) (*Scope, error) {
-	view, err := s.pages.appView(c.Request().Context(), s.store, appID, version)
+	// usableApp: a suspended app is offline for its members and its
+	// creator too, as appPage answers (issue 41 item 4).
+	view, err := usableApp(s.pages.appView(c.Request().Context(), s.store, appID, version))
 	if err != nil {
 		return nil, err
 	}

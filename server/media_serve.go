@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -23,6 +24,14 @@ func (s *Server) mediaGet(c echo.Context) error {
 	}
 	if err := local.Verify("GET", key, "", c.QueryParam("exp"), c.QueryParam("sig")); err != nil {
 		return answer(err, wording{media.ErrBadSignature: "This link has expired"})
+	}
+	// An app's files live under apps/{id}/: a link signed before the app
+	// was suspended opens nothing while it is (usableApp).
+	if rest, ok := strings.CutPrefix(key, "apps/"); ok {
+		appID, _, _ := strings.Cut(rest, "/")
+		if _, err := s.loadAccess(c, appID); err != nil {
+			return err
+		}
 	}
 	f, size, err := local.Open(c.Request().Context(), key)
 	if err != nil {

@@ -632,13 +632,11 @@ var accessRefusals = map[string]bool{
 	gatedMessage: true, msgReviewOnly: true, msgRulesOnly: true,
 }
 
-// TestRoleTable runs every row of the role table for every role of the demo
-// app, and fails when a registered route has no row: a new route must say
-// who may call it.
-func TestRoleTable(t *testing.T) {
-	t.Parallel()
-	db := demoDB(t)
-	ts := newTestServer(t, db)
+// newRoleFixture makes the role table's fixture over the demo app of ts:
+// its ids, a post, an event, an event hosted by someone else, signed media
+// URLs, and one viewer per role (follower among them).
+func newRoleFixture(t *testing.T, ts *testServer, db *bun.DB) (*roleFixture, []*roleViewer, *roleViewer) {
+	t.Helper()
 	ctx := context.Background()
 	demo, err := ts.store.Landing(ctx, "demo")
 	if err != nil {
@@ -690,6 +688,18 @@ func TestRoleTable(t *testing.T) {
 		}
 		viewers = append(viewers, v)
 	}
+	return fx, viewers, follower
+}
+
+// TestRoleTable runs every row of the role table for every role of the demo
+// app, and fails when a registered route has no row: a new route must say
+// who may call it.
+func TestRoleTable(t *testing.T) {
+	t.Parallel()
+	db := demoDB(t)
+	ts := newTestServer(t, db)
+	ctx := context.Background()
+	fx, viewers, follower := newRoleFixture(t, ts, db)
 	rows := roleTable(fx, follower)
 	// Rows that follow an app or join a plan change roles: every row starts
 	// from the seed's roles.
@@ -700,7 +710,7 @@ func TestRoleTable(t *testing.T) {
 		}
 		role := "NONE"
 		var m store.Membership
-		if err := db.NewSelect().Model(&m).Where("app_id = ? AND user_id = ?", demo.ID, v.userID).Scan(ctx); err == nil {
+		if err := db.NewSelect().Model(&m).Where("app_id = ? AND user_id = ?", fx.appID, v.userID).Scan(ctx); err == nil {
 			role = m.Role
 		}
 		seeded[v.userID] = role
@@ -714,7 +724,7 @@ func TestRoleTable(t *testing.T) {
 	}
 	restoreRoles := func() {
 		var now []store.Membership
-		if err := db.NewSelect().Model(&now).Where("app_id = ? AND user_id IN (?)", demo.ID, bun.List(ids)).Scan(ctx); err != nil {
+		if err := db.NewSelect().Model(&now).Where("app_id = ? AND user_id IN (?)", fx.appID, bun.List(ids)).Scan(ctx); err != nil {
 			t.Fatal(err)
 		}
 		current := map[string]string{}
@@ -725,7 +735,7 @@ func TestRoleTable(t *testing.T) {
 			if got, ok := current[id]; got == role || (!ok && role == "NONE") {
 				continue
 			}
-			if err := ts.store.SetMemberRole(ctx, demo.ID, id, role); err != nil {
+			if err := ts.store.SetMemberRole(ctx, fx.appID, id, role); err != nil {
 				t.Fatal(err)
 			}
 		}

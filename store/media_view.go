@@ -100,6 +100,8 @@ type mediaRow struct {
 	Media       `bun:",extend"`
 	AppSettings AppSettings `bun:"app_settings,scanonly"`
 	AppAsset    int         `bun:"app_asset,scanonly"`
+	// AppStatus: a suspended app's files are served to no one.
+	AppStatus *string `bun:"app_status,scanonly"`
 }
 
 func (r *mediaRow) public() bool {
@@ -118,6 +120,7 @@ func (s *Storage) mediaRows(ctx context.Context, db bun.IDB, ids []string) ([]me
 	err := db.NewSelect().Model(&rows).
 		ColumnExpr(`"media".*`).
 		ColumnExpr(`"a"."settings" AS "app_settings"`).
+		ColumnExpr(`"a"."status" AS "app_status"`).
 		ColumnExpr(`CASE WHEN "media"."id" IN ("a"."banner_media_id", "a"."title_media_id", "a"."logo_media_id", "a"."splash_media_id") THEN 1 ELSE 0 END AS "app_asset"`).
 		Join(`LEFT JOIN "apps" AS "a" ON "a"."id" = "media"."app_id"`).
 		Where(`"media"."id" IN (?)`, bun.List(ids)).Scan(ctx)
@@ -148,12 +151,13 @@ func (s *Storage) mediaViews(ctx context.Context, db bun.IDB, ids []string) (map
 }
 
 // MediaForServing loads a media row and whether anyone may load its file.
+// The files of a suspended app are not found: the app is offline.
 func (s *Storage) MediaForServing(ctx context.Context, id string) (*Media, bool, error) {
 	rows, err := s.mediaRows(ctx, s.DB, []string{id})
 	if err != nil {
 		return nil, false, err
 	}
-	if len(rows) == 0 {
+	if len(rows) == 0 || (rows[0].AppStatus != nil && *rows[0].AppStatus == AppSuspended) {
 		return nil, false, ErrNotFound
 	}
 	return &rows[0].Media, rows[0].public(), nil
