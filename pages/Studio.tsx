@@ -4,6 +4,8 @@ import { formatDate, formatMoney } from "./lib/format";
 import { statusLabels } from "./lib/orders";
 import type { PageProps, StudioData } from "./lib/types";
 import { HBars, StackedBars } from "./studio/Charts";
+import { FieldError, cls } from "./studio/fields";
+import { NewsletterSection } from "./studio/NewsletterSection";
 import { Island } from "./lib/Island";
 import StudioImage from "../islands/StudioImage";
 
@@ -28,13 +30,10 @@ export default function Studio(props: Props) {
         {d.section === "analytics" && <AnalyticsSection props={props} />}
         {d.section === "payouts" && <PayoutsSection props={props} />}
         {d.section === "paypal" && <PayPalSection props={props} />}
+        {d.section === "newsletter" && <NewsletterSection props={props} />}
       </div>
     </Layout>
   );
-}
-
-function FieldError({ d, name }: { d: StudioData; name: string }) {
-  return d.fields[name] ? <p className="field-error">{d.fields[name]}</p> : null;
 }
 
 // PayoutPassword: every form that decides where the app's money goes asks
@@ -47,10 +46,6 @@ function PayoutPassword({ d }: { d: StudioData }) {
       <FieldError d={d} name="password" />
     </label>
   );
-}
-
-function cls(d: StudioData, name: string): string {
-  return "field" + (d.fields[name] ? " has-error" : "");
 }
 
 function ProfileSection({ props }: { props: Props }) {

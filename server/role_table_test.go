@@ -384,6 +384,9 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"main", "POST", "/apps/:app/studio/features", store.RoleAdmin, withBody(app+"/studio/features", "gating=sometimes")},
 		{"main", "GET", "/apps/:app/studio/paypal", store.RoleAdmin, fixed(app + "/studio/paypal")},
 		{"main", "POST", "/apps/:app/studio/paypal", store.RoleCreator, withBody(app+"/studio/paypal", "merchantId=bad")},
+		{"main", "GET", "/apps/:app/studio/newsletter", store.RoleAdmin, fixed(app + "/studio/newsletter")},
+		{"main", "POST", "/apps/:app/studio/newsletter", store.RoleAdmin, withBody(app+"/studio/newsletter", "replyTo=not-an-address&digestDay=1&digestHour=9")},
+		{"main", "POST", "/apps/:app/studio/newsletter/test", store.RoleAdmin, withBody(app+"/studio/newsletter/test", "messageId=none")},
 		{"main", "POST", "/apps/:app/studio/plans", store.RoleAdmin, withBody(app+"/studio/plans", "name=No+cycle&price=5")},
 		{"main", "POST", "/apps/:app/studio/plans/:itemId", store.RoleAdmin, withBody(app+"/studio/plans/"+fx.planID, "name=No+cycle&price=5")},
 		{"main", "POST", "/apps/:app/studio/plans/:itemId/archive", store.RoleAdmin, func(v *roleViewer) (string, string) {
@@ -398,6 +401,9 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		}},
 		{"main", "DELETE", "/api/studio/apps/:appId/members/:userId", store.RoleAdmin, fixed("/api/studio/apps/demo/members/" + follower.userID)},
 		{"main", "GET", "/api/studio/apps/:appId/analytics", store.RoleAdmin, fixed("/api/studio/apps/demo/analytics?bucket=week")},
+		{"main", "GET", "/api/studio/apps/:appId/newsletter", store.RoleAdmin, fixed("/api/studio/apps/demo/newsletter")},
+		{"main", "PUT", "/api/studio/apps/:appId/newsletter", store.RoleAdmin, withBody("/api/studio/apps/demo/newsletter", `{"replyTo":"not-an-address","digestDay":1,"digestHour":9}`)},
+		{"main", "POST", "/api/studio/apps/:appId/newsletter/test", store.RoleAdmin, withBody("/api/studio/apps/demo/newsletter/test", `{"messageId":"none"}`)},
 
 		// JSON API: accounts, following, notifications.
 		{"main", "GET", "/api/app/:appId/landing", public, fixed("/api/app/demo/landing")},

@@ -209,6 +209,11 @@ func (s *Server) routes() {
 	appForm("/studio/payouts/dashboard", s.formPayoutsDashboard)
 	studio("/studio/paypal", s.pageStudioPayPal)
 	appForm("/studio/paypal", s.formStudioPayPal)
+	// Newsletter (studio_newsletter.go): settings, how each mailed post
+	// went, undeliverable addresses, a test mail to oneself.
+	studio("/studio/newsletter", s.pageStudioNewsletter)
+	appForm("/studio/newsletter", s.formStudioNewsletter)
+	appForm("/studio/newsletter/test", s.formStudioNewsletterTest)
 
 	// JSON API (SPEC.md section 7).
 	api := m.Group("/api")
@@ -302,6 +307,9 @@ func (s *Server) routes() {
 	api.PUT("/studio/apps/:appId/members/:userId", s.apiStudioSetRole)
 	api.DELETE("/studio/apps/:appId/members/:userId", s.apiStudioRemoveMember)
 	api.GET("/studio/apps/:appId/analytics", s.apiStudioAnalytics)
+	api.GET("/studio/apps/:appId/newsletter", s.apiStudioNewsletter)
+	api.PUT("/studio/apps/:appId/newsletter", s.apiStudioSetNewsletter)
+	api.POST("/studio/apps/:appId/newsletter/test", s.apiStudioNewsletterTest)
 	// Events.
 	api.GET("/events/apps/:appId/events", s.apiEvents)
 	api.POST("/events/apps/:appId/events", s.apiCreateEvent, s.verifiedEmail)

@@ -47,6 +47,8 @@ type StudioData struct {
 	Analytics *store.Analytics   `json:"analytics,omitempty"`
 	Payouts   *StudioPayouts     `json:"payouts,omitempty"`
 	PayPal    *StudioPayPal      `json:"paypal,omitempty"`
+	// Newsletter is the newsletter screen (studio_newsletter.go).
+	Newsletter *StudioNewsletter `json:"newsletter,omitempty"`
 }
 
 // requireStudio answers 401 to visitors and 403 to anyone below ADMIN.
@@ -89,6 +91,8 @@ var studioNotices = map[string]string{
 	"payouts-ready":   "Your Stripe account is connected: card payments go to it",
 	"payouts-pending": "Stripe is still checking your details; this page updates when it is done",
 	"payouts-none":    "Connect a Stripe account first",
+	// Newsletter (studio_newsletter.go).
+	"test-sent": "Test mail on its way to your address",
 }
 
 func (s *Server) renderStudio(c echo.Context, sc *Scope, d StudioData, status int) error {

@@ -15,6 +15,7 @@ export const STUDIO_SECTIONS: { key: string; label: string; path: string; who?: 
   { key: "analytics", label: "Analytics", path: "/studio/analytics" },
   { key: "payouts", label: "Payouts", path: "/studio/payouts" },
   { key: "paypal", label: "PayPal", path: "/studio/paypal" },
+  { key: "newsletter", label: "Newsletter", path: "/studio/newsletter" },
   { key: "moderation", label: "Moderation", path: "/studio/moderation", who: "moderate" },
 ];
 

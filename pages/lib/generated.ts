@@ -712,6 +712,22 @@ export interface ModerationSettings {
   holdNewAccountLinks: boolean;
 }
 
+// NewsletterPostReport is store.NewsletterPostReport.
+export interface NewsletterPostReport {
+  messageId: string;
+  excerpt: string;
+  state: string;
+  publishAt: string | null;
+  createdAt: string;
+  newsletter: boolean;
+  recipients: number;
+  sent: number;
+  failed: number;
+  skipped: number;
+  pending: number;
+  unsubscribes: number;
+}
+
 // NewsletterSettings is store.NewsletterSettings.
 export interface NewsletterSettings {
   senderName?: string;
@@ -1146,6 +1162,7 @@ export interface StudioData {
   analytics?: Analytics;
   payouts?: StudioPayouts;
   paypal?: StudioPayPal;
+  newsletter?: StudioNewsletter;
 }
 
 // StudioFeatures is server.StudioFeatures.
@@ -1187,6 +1204,15 @@ export interface StudioMembers {
   grantable: Role[];
   manageable: Record<string, boolean>;
   audit: AuditView[];
+}
+
+// StudioNewsletter is server.StudioNewsletter.
+export interface StudioNewsletter {
+  settings: NewsletterSettings;
+  timeZone: string;
+  posts: NewsletterPostReport[];
+  undeliverable: UndeliverableMember[];
+  testTo: string;
 }
 
 // StudioPayPal is server.StudioPayPal.
@@ -1323,6 +1349,15 @@ export interface TopupPage {
 // UISettings is store.UISettings.
 export interface UISettings {
   footerOrder: string[];
+}
+
+// UndeliverableMember is store.UndeliverableMember.
+export interface UndeliverableMember {
+  username: string;
+  email: string;
+  bounces: number;
+  lastError: string;
+  updatedAt: string;
 }
 
 // UnsubscribeData is server.UnsubscribeData.

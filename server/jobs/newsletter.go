@@ -292,6 +292,43 @@ func newsletterPost(ctx context.Context, st *store.Storage, m *store.Message) (m
 	return p, nil
 }
 
+// NewsletterTestArgs mails a post, marked as a test, to the creator or
+// admin who asked for it from the studio (store.QueueNewsletterTest).
+type NewsletterTestArgs struct{ store.NewsletterTestJob }
+
+func (NewsletterTestArgs) Kind() string { return store.JobNewsletterTest }
+
+type NewsletterTestWorker struct {
+	river.WorkerDefaults[NewsletterTestArgs]
+	Store  *store.Storage
+	Sender *mail.Sender
+}
+
+// Work sends the test; a post deleted meanwhile sends nothing. A failed
+// send is retried by river like any job.
+func (w *NewsletterTestWorker) Work(ctx context.Context, job *river.Job[NewsletterTestArgs]) error {
+	return w.Send(ctx, job.Args.NewsletterTestJob)
+}
+
+// Send renders and sends one test mail.
+func (w *NewsletterTestWorker) Send(ctx context.Context, job store.NewsletterTestJob) error {
+	m, err := w.Store.MessageByID(ctx, job.MessageID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	msg, err := NewsletterTestMail(ctx, w.Store, w.Sender, m, job.To)
+	if err != nil {
+		return err
+	}
+	if err := w.Sender.Transport.Send(ctx, msg); err != nil {
+		return fmt.Errorf("newsletter test of %s: %w", m.ID, err)
+	}
+	return nil
+}
+
 // NewsletterTestMail renders a post as its newsletter, marked as a test,
 // for the address to (the creator's own, before sending).
 func NewsletterTestMail(ctx context.Context, st *store.Storage, sender *mail.Sender, m *store.Message, to string) (*mail.Message, error) {

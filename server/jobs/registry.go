@@ -69,6 +69,7 @@ func Product(d Deps) Work {
 		river.AddWorker(workers, &SendMailWorker{Store: d.Store, Sender: d.Mail})
 		river.AddWorker(workers, &NewsletterStartWorker{Store: d.Store})
 		river.AddWorker(workers, &NewsletterSendWorker{Store: d.Store, Sender: d.Mail, Logger: d.Logger})
+		river.AddWorker(workers, &NewsletterTestWorker{Store: d.Store, Sender: d.Mail})
 	}
 	if d.Store != nil {
 		river.AddWorker(workers, &ExportAccountWorker{Store: d.Store})
