@@ -49,28 +49,6 @@ func (s *Server) scopeOfCommunity(c echo.Context, communityID string) (*Scope, e
 	return sc, nil
 }
 
-// pageParams reads page and limit. A value that is not a number is a 400,
-// not silently page 1.
-func pageParams(c echo.Context, defaultLimit int) (int, int, error) {
-	page, limit := 1, defaultLimit
-	if v := c.QueryParam("page"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			return 0, 0, badRequest("page must be a number")
-		}
-		page = n
-	}
-	if v := c.QueryParam("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			return 0, 0, badRequest("limit must be a number")
-		}
-		limit = n
-	}
-	page, limit = store.ClampPage(page, limit)
-	return page, limit, nil
-}
-
 // loadFeed is the one loader of the community feed: a page of posts (or
 // stories) of the scope's community, by page number or, when the client
 // passes the previous page's pagination.nextCursor as cursor, by keyset so

@@ -110,11 +110,12 @@ func TestCommunityReadCalls(t *testing.T) {
 		if len(page.Data.Posts) != 10 || page.Data.Pagination.HasNext || !page.Data.Pagination.HasPrev {
 			t.Fatalf("page 2: %+v", page.Data.Pagination)
 		}
-		r = ts.do(t, "GET", "/api/community/"+ids.demoCommunity+"/posts?limit=100000&page=-3", nil, nil)
+		r = ts.do(t, "GET", "/api/community/"+ids.demoCommunity+"/posts?limit=100000", nil, nil)
 		commJSON(t, r, &page)
 		if page.Data.Pagination.Limit != 100 || page.Data.Pagination.Page != 1 {
 			t.Fatalf("bounds: %+v", page.Data.Pagination)
 		}
+		commExpect(t, "page below 1", ts.do(t, "GET", "/api/community/"+ids.demoCommunity+"/posts?page=-3", nil, nil), 400, msgBadPage)
 		commExpect(t, "bad type", ts.do(t, "GET", "/api/community/"+ids.demoCommunity+"/posts?type=NOPE", nil, nil), 400, "type must be")
 		commExpect(t, "unknown community", ts.do(t, "GET", "/api/community/nope/posts", nil, nil), 404, "Community not found")
 

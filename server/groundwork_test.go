@@ -36,7 +36,7 @@ func TestHonestErrors(t *testing.T) {
 		{name: "NUL in a form", method: "POST", path: "/authenticate/signin", status: 400,
 			headers: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, body: "email=a%00b&password=x"},
 		{name: "a page number that is not one", path: "/api/community/" + ids.demoCommunity + "/posts?page=two", status: 400,
-			json: map[string]any{"message": "page must be a number"}},
+			json: map[string]any{"message": msgBadPage}},
 		{name: "wrong method on a page", method: "POST", path: "/apps/demo", status: 405},
 		{name: "wrong method on the API", method: "PUT", path: "/api/messages/" + ids.demoPost, status: 405,
 			json: map[string]any{"success": false, "message": "Method not allowed", "error": "Method not allowed"}},

@@ -8,10 +8,13 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
+
+	"marquee/store"
 )
 
 // maxBodyBytes bounds every request body except file uploads, which carry
@@ -183,4 +186,38 @@ func jsonClean(v any) bool {
 		}
 	}
 	return true
+}
+
+// maxPage is the highest page number a list call takes: past it the
+// offset means nothing (and 9223372036854775807 pages of 20 overflow it).
+const maxPage = 1_000_000
+
+const (
+	msgBadPage  = "page must be a whole number from 1 to 1000000"
+	msgBadLimit = "limit must be a whole number"
+)
+
+// pageParams is the one reader of every list's page and limit (the paging
+// rule of api/openapi.yaml): page is a whole number from 1 to maxPage,
+// absent means 1, anything else (abc, 1.5, 0, -1, 9223372036854775807) is
+// a 400; limit is a whole number, absent means defaultLimit, not a whole
+// number is a 400, and one out of range is clamped (store.ClampPage).
+func pageParams(c echo.Context, defaultLimit int) (int, int, error) {
+	page, limit := 1, defaultLimit
+	if v := c.QueryParam("page"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxPage {
+			return 0, 0, badRequest(msgBadPage)
+		}
+		page = n
+	}
+	if v := c.QueryParam("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return 0, 0, badRequest(msgBadLimit)
+		}
+		limit = n
+	}
+	page, limit = store.ClampPage(page, limit)
+	return page, limit, nil
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -28,15 +27,23 @@ func orderError(err error) error {
 	return answer(err, wording{store.ErrNotFound: msgOrderNotFound})
 }
 
-// ordersQuery reads page, limit and an optional status filter.
+// ordersQuery reads page and limit (pageParams) and an optional status
+// filter.
 func ordersQuery(c echo.Context) (page, limit int, status string, err error) {
-	page, _ = strconv.Atoi(c.QueryParam("page"))
-	limit, _ = strconv.Atoi(c.QueryParam("limit"))
-	status = strings.ToUpper(strings.TrimSpace(c.QueryParam("status")))
-	if status != "" && !validStatus(status) {
-		return 0, 0, "", badRequest("Unknown order status")
+	if page, limit, err = pageParams(c, store.DefaultPageSize); err != nil {
+		return 0, 0, "", err
 	}
-	return page, limit, status, nil
+	status, err = orderStatusFilter(c)
+	return page, limit, status, err
+}
+
+// orderStatusFilter reads the optional status filter of an order list.
+func orderStatusFilter(c echo.Context) (string, error) {
+	status := strings.ToUpper(strings.TrimSpace(c.QueryParam("status")))
+	if status != "" && !validStatus(status) {
+		return "", badRequest("Unknown order status")
+	}
+	return status, nil
 }
 
 func validStatus(s string) bool {

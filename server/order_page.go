@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -41,10 +40,12 @@ func (s *Server) ordersPage(c echo.Context, page string, all bool) error {
 		return forbidden(msgFulfilOnly)
 	}
 	d.StoreID = sc.App.Store.ID
-	n, limit, status, err := ordersQuery(c)
+	n, limit, err := pageParams(c, store.DefaultPageSize)
 	if err != nil {
-		status = ""
+		return err
 	}
+	// An unknown status filter shows every order.
+	status, _ := orderStatusFilter(c)
 	d.Status = status
 	orders, p, err := s.loadOrders(c.Request().Context(), sc, all, status, n, limit)
 	if err != nil {
@@ -246,8 +247,11 @@ func (s *Server) pageTransactions(c echo.Context) error {
 		return s.renderPage(c, "Transactions", props)
 	}
 	d.StoreID = sc.App.Store.ID
-	page, _ := strconv.Atoi(c.QueryParam("page"))
-	w, p, err := s.store.Wallet(c.Request().Context(), sc.App.ID, sc.User.ID, page, 20)
+	page, _, err := pageParams(c, store.DefaultPageSize)
+	if err != nil {
+		return err
+	}
+	w, p, err := s.store.Wallet(c.Request().Context(), sc.App.ID, sc.User.ID, page, store.DefaultPageSize)
 	if err != nil {
 		s.logger.Error("wallet load failed", "app", sc.App.Name, "err", err)
 		props.Error, props.Status = "Failed to load transactions", http.StatusServiceUnavailable

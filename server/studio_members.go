@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -32,13 +31,18 @@ type MemberRoleChanged struct {
 	Role   string `json:"role"`
 }
 
-func memberFilter(c echo.Context) store.MemberFilter {
-	page, _ := strconv.Atoi(c.QueryParam("page"))
+// memberFilter reads the members list's search, role filter and page
+// (pageParams; 20 a page).
+func memberFilter(c echo.Context) (store.MemberFilter, error) {
+	page, _, err := pageParams(c, store.DefaultPageSize)
+	if err != nil {
+		return store.MemberFilter{}, err
+	}
 	role := strings.ToUpper(c.QueryParam("role"))
 	if !store.IsMembershipRole(role) {
 		role = ""
 	}
-	return store.MemberFilter{Query: c.QueryParam("q"), Role: role, Page: page, Limit: 20}
+	return store.MemberFilter{Query: c.QueryParam("q"), Role: role, Page: page, Limit: store.DefaultPageSize}, nil
 }
 
 // studioMembers is the one loader of the screen and the JSON call.
@@ -68,7 +72,11 @@ func (s *Server) pageStudioMembers(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	m, err := s.studioMembers(c, sc, memberFilter(c))
+	f, err := memberFilter(c)
+	if err != nil {
+		return err
+	}
+	m, err := s.studioMembers(c, sc, f)
 	if err != nil {
 		return err
 	}
@@ -81,7 +89,11 @@ func (s *Server) apiStudioMembers(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	m, err := s.studioMembers(c, sc, memberFilter(c))
+	f, err := memberFilter(c)
+	if err != nil {
+		return err
+	}
+	m, err := s.studioMembers(c, sc, f)
 	if err != nil {
 		return err
 	}
@@ -136,7 +148,8 @@ func (s *Server) formStudioMember(c echo.Context) error {
 	}
 	if err := s.changeRole(c, sc, c.Param("userId"), next); err != nil {
 		if e := refusal(err, nil); e != nil {
-			f := memberFilter(c)
+			// The form's own URL has no page: the list is sent back at page 1.
+			f, _ := memberFilter(c)
 			if u, perr := url.ParseQuery(strings.TrimPrefix(c.FormValue("back"), "?")); perr == nil {
 				f.Query, f.Role = u.Get("q"), strings.ToUpper(u.Get("role"))
 			}
