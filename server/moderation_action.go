@@ -208,6 +208,8 @@ func (s *Server) apiModerationSettings(c echo.Context) error {
 	if err := s.saveModerationRules(c, sc, m); err != nil {
 		return answer(err, nil)
 	}
+	// The rules now in force: 0 asked for the default, which is answered.
+	m.ReportThreshold = m.Threshold()
 	return respondMessage(c, http.StatusOK, m, "Moderation rules saved")
 }
 
@@ -217,12 +219,17 @@ func (s *Server) formModerationSettings(c echo.Context) error {
 	if sc.User == nil {
 		return c.Redirect(http.StatusSeeOther, s.cfg.AuthURL+"/authenticate/signin?app="+url.QueryEscape(sc.App.Name))
 	}
-	n, err := strconv.Atoi(strings.TrimSpace(c.FormValue("reportThreshold")))
-	if err != nil {
-		n = 0
+	back := "/apps/" + url.PathEscape(sc.App.Name) + "/studio/moderation"
+	// A blank threshold is the default (0); one that is not a number is
+	// refused, not taken as the default.
+	n := 0
+	if v := strings.TrimSpace(c.FormValue("reportThreshold")); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil {
+			return c.Redirect(http.StatusSeeOther, back+"?error="+url.QueryEscape(store.MsgReportThreshold))
+		}
 	}
 	m := store.ModerationSettings{ReportThreshold: n, HoldNewAccountLinks: c.FormValue("holdNewAccountLinks") != ""}
-	back := "/apps/" + url.PathEscape(sc.App.Name) + "/studio/moderation"
 	if err := s.saveModerationRules(c, sc, m); err != nil {
 		if e := refusal(err, nil); e != nil {
 			return c.Redirect(http.StatusSeeOther, back+"?error="+url.QueryEscape(e.Message))

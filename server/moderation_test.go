@@ -902,3 +902,47 @@ func TestStoryReportWithoutJS(t *testing.T) {
 		t.Fatalf("story reports %d, want 1", n)
 	}
 }
+
+// reportThreshold 0 is what api/openapi.yaml says it is, the default (3):
+// the call takes it and answers the threshold in force; out of range is a
+// 400, and the form refuses a threshold that is not a number rather than
+// taking it as 0 (issue 41 item 15).
+func TestReportThresholdZeroIsTheDefault(t *testing.T) {
+	t.Parallel()
+	fx := newModFixture(t)
+	ctx := context.Background()
+	settings := "/api/moderation/apps/" + fx.appID + "/settings"
+	threshold := func() int {
+		app, err := fx.ts.store.AppByIDOrName(ctx, fx.appID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return app.Settings.Moderation.Threshold()
+	}
+	if r := fx.call("PUT", settings, `{"reportThreshold":5,"holdNewAccountLinks":false}`, fx.admin); r.Status != 200 || threshold() != 5 {
+		t.Fatalf("threshold 5: %d %s, in force %d", r.Status, r.Body, threshold())
+	}
+	r := fx.call("PUT", settings, `{"reportThreshold":0,"holdNewAccountLinks":false}`, fx.admin)
+	var out struct {
+		Data store.ModerationSettings `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(r.Body), &out); r.Status != 200 || err != nil || out.Data.ReportThreshold != store.DefaultReportThreshold {
+		t.Fatalf("threshold 0: %d %s", r.Status, r.Body)
+	}
+	if got := threshold(); got != store.DefaultReportThreshold {
+		t.Errorf("threshold in force after 0: %d", got)
+	}
+	for _, bad := range []string{"-1", "1001"} {
+		if r := fx.call("PUT", settings, `{"reportThreshold":`+bad+`,"holdNewAccountLinks":false}`, fx.admin); r.Status != 400 || !strings.Contains(r.Body, store.MsgReportThreshold) {
+			t.Errorf("threshold %s: %d %s", bad, r.Status, r.Body)
+		}
+	}
+	form := withSession(sessionFor(t, fx.ts, "admin@demo.test"), "Content-Type", "application/x-www-form-urlencoded")
+	r = fx.ts.do(t, "POST", "/apps/demo/studio/moderation/settings", strings.NewReader("reportThreshold=lots"), form)
+	if loc := r.Header.Get("Location"); r.Status != 303 || !strings.Contains(loc, "error=") {
+		t.Errorf("form threshold lots: %d %s", r.Status, loc)
+	}
+	if r := fx.ts.do(t, "POST", "/apps/demo/studio/moderation/settings", strings.NewReader("reportThreshold=7"), form); r.Status != 303 || threshold() != 7 {
+		t.Errorf("form threshold 7: %d, in force %d", r.Status, threshold())
+	}
+}

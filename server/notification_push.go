@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"crypto/ecdh"
+	"encoding/base64"
 	"net"
 	"net/http"
 	"net/url"
@@ -54,6 +56,9 @@ func (s *Server) apiEnablePush(c echo.Context) error {
 	if len(req.P256dh) > 200 || len(req.Auth) > 100 || len(req.Endpoint) > 2000 {
 		return badRequest("Push subscription is too long")
 	}
+	if err := checkPushKeys(req.P256dh, req.Auth); err != nil {
+		return err
+	}
 	if !s.pushEndpointOK(c.Request().Context(), req.Endpoint) {
 		return badRequest("Push endpoint must be a public https URL")
 	}
@@ -83,4 +88,35 @@ func (s *Server) pushEndpointOK(ctx context.Context, raw string) bool {
 		return ip != nil && ip.IsLoopback()
 	}
 	return false
+}
+
+const (
+	msgBadP256dh   = "p256dh must be a P-256 public key (65 bytes, base64url)"
+	msgBadPushAuth = "auth must be a 16-byte secret (base64url)"
+)
+
+// checkPushKeys refuses keys no push could ever be encrypted to (RFC
+// 8291): p256dh must be an uncompressed point on P-256 (crypto/ecdh checks
+// it is on the curve), auth a 16-byte secret. Both are decoded as the push
+// library decodes them (base64, URL or standard alphabet, padding optional).
+func checkPushKeys(p256dh, auth string) error {
+	key, err := decodePushKey(p256dh)
+	if err != nil {
+		return badRequest(msgBadP256dh)
+	}
+	if _, err := ecdh.P256().NewPublicKey(key); err != nil {
+		return badRequest(msgBadP256dh)
+	}
+	if secret, err := decodePushKey(auth); err != nil || len(secret) != 16 {
+		return badRequest(msgBadPushAuth)
+	}
+	return nil
+}
+
+func decodePushKey(key string) ([]byte, error) {
+	key = strings.TrimRight(key, "=")
+	if b, err := base64.RawURLEncoding.DecodeString(key); err == nil {
+		return b, nil
+	}
+	return base64.RawStdEncoding.DecodeString(key)
 }

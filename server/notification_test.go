@@ -74,6 +74,12 @@ func TestNotificationCalls(t *testing.T) {
 	member, moderator := commUser(t, ts, "member@demo.test"), commUser(t, ts, "moderator@demo.test")
 	demo, _ := ts.store.AppByIDOrName(ctx, "demo")
 	acme, _ := ts.store.AppByIDOrName(ctx, "acme")
+	otherPriv, err := ecdh.P256().GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherKey := base64.RawURLEncoding.EncodeToString(otherPriv.PublicKey().Bytes())
+	otherAuth := base64.RawURLEncoding.EncodeToString([]byte("another 16 bytes"))
 	unread := func(h map[string]string, app string, q string) (int, map[string]any) {
 		r := ts.do(t, "GET", "/api/notifications/unread/"+app+q, nil, h)
 		var out map[string]any
@@ -136,17 +142,17 @@ func TestNotificationCalls(t *testing.T) {
 			body: `{"mutedKinds":["NEW_POST"]}`, status: 200, json: map[string]any{"data.mutedKinds.0": "NEW_POST"}},
 		{name: "vapid key", path: "/api/notifications/vapid-key", status: 200, json: map[string]any{"data.publicKey": present{}, "publicKey": present{}}},
 		{name: "push needs following", method: "POST", path: "/api/notifications/enable-push/demo", as: "member@demo.test",
-			body: `{"endpoint":"https://push.example/x","p256dh":"a","auth":"b"}`, status: 403,
+			body: pushBody("https://push.example/x"), status: 403,
 			contains: []string{"You must follow the app before enabling push notifications"}},
 		{name: "push needs keys", method: "POST", path: "/api/notifications/enable-push/demo", as: "follower@demo.test",
 			body: `{"endpoint":"https://push.example/x","p256dh":"","auth":"b"}`, status: 400,
 			contains: []string{"Failed to setup push subscription - missing keys"}},
 		{name: "push needs https", method: "POST", path: "/api/notifications/enable-push/demo", as: "follower@demo.test",
-			body: `{"endpoint":"http://10.0.0.1/x","p256dh":"a","auth":"b"}`, status: 400},
+			body: pushBody("http://10.0.0.1/x"), status: 400},
 		{name: "push stored", method: "POST", path: "/api/notifications/enable-push/demo", as: "follower@demo.test",
-			body: `{"endpoint":"https://push.example/x","p256dh":"a","auth":"b"}`, status: 201, json: map[string]any{"data.id": present{}}},
+			body: pushBody("https://push.example/x"), status: 201, json: map[string]any{"data.id": present{}}},
 		{name: "push again replaces", method: "POST", path: "/api/notifications/enable-push/demo", as: "follower@demo.test",
-			body: `{"endpoint":"https://push.example/x","p256dh":"c","auth":"d"}`, status: 201},
+			body: fmt.Sprintf(`{"endpoint":"https://push.example/x","p256dh":%q,"auth":%q}`, otherKey, otherAuth), status: 201},
 		// Pages.
 		{name: "notifications page", path: "/apps/demo/notifications", as: "moderator@demo.test", status: 200,
 			contains: []string{"Notifications", "Live tonight at 8", "from @creator", "Mark All as Read"}},
@@ -158,7 +164,7 @@ func TestNotificationCalls(t *testing.T) {
 	})
 	// One row per endpoint, keys replaced.
 	var subs []store.PushSubscription
-	if err := db.NewSelect().Model(&subs).Where("app_id = ?", demo.ID).Scan(ctx); err != nil || len(subs) != 1 || subs[0].P256dh != "c" {
+	if err := db.NewSelect().Model(&subs).Where("app_id = ?", demo.ID).Scan(ctx); err != nil || len(subs) != 1 || subs[0].P256dh != otherKey {
 		t.Fatalf("subscriptions: %+v %v", subs, err)
 	}
 

@@ -33,7 +33,7 @@ func TestPushNeverReachesPrivateAddresses(t *testing.T) {
 		"https://2130706433/x", "http://push.example/x",
 	} {
 		r := ts.do(t, "POST", "/api/notifications/enable-push/demo",
-			body(map[string]string{"endpoint": endpoint, "p256dh": "a", "auth": "b"}), follower)
+			strings.NewReader(pushBody(endpoint)), follower)
 		if r.Status != http.StatusBadRequest || !strings.Contains(r.Body, "Push endpoint must be a public https URL") {
 			t.Errorf("enable-push %s: %d %s, want 400", endpoint, r.Status, r.Body)
 		}

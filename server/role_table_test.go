@@ -414,7 +414,7 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"main", "GET", "/api/notifications/unread/:appId", store.RoleFollower, fixed("/api/notifications/unread/demo")},
 		{"main", "POST", "/api/notifications/read/:appId", store.RoleFollower, withBody("/api/notifications/read/demo", `{"markAll":true}`)},
 		{"main", "GET", "/api/notifications/vapid-key", public, fixed("/api/notifications/vapid-key")},
-		{"main", "POST", "/api/notifications/enable-push/:appId", store.RoleFollower, withBody("/api/notifications/enable-push/demo", `{"endpoint":"https://push.example/1","p256dh":"x","auth":"y"}`)},
+		{"main", "POST", "/api/notifications/enable-push/:appId", store.RoleFollower, withBody("/api/notifications/enable-push/demo", pushBody("https://push.example/1"))},
 		{"main", "GET", "/api/notifications/preferences/:appId", store.RoleFollower, fixed("/api/notifications/preferences/demo")},
 		{"main", "PUT", "/api/notifications/preferences/:appId", store.RoleFollower, withBody("/api/notifications/preferences/demo", `{}`)},
 		{"main", "GET", "/api/search/apps/:appId", store.RoleAuthenticated, fixed("/api/search/apps/demo?q=vinyl")},

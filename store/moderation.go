@@ -522,11 +522,16 @@ func (s *Storage) ModerationLog(ctx context.Context, appID string, page, limit i
 	return rows, NewPagination(page, limit, int(total)), nil
 }
 
+// MsgReportThreshold refuses a report threshold out of range.
+const MsgReportThreshold = "The threshold is a number of members from 1 to 1000 (0 for the default, 3)"
+
 // SetModerationSettings saves an app's moderation rules and writes the
 // audit line.
 func (s *Storage) SetModerationSettings(ctx context.Context, appID, actorID string, m ModerationSettings) error {
-	if m.ReportThreshold < 1 || m.ReportThreshold > 1000 {
-		return &ErrInvalid{Msg: "The threshold is a number of members from 1 to 1000", Field: "reportThreshold"}
+	// 0 is the default (DefaultReportThreshold), as stored settings read it
+	// and api/openapi.yaml documents it.
+	if m.ReportThreshold < 0 || m.ReportThreshold > 1000 {
+		return &ErrInvalid{Msg: MsgReportThreshold, Field: "reportThreshold"}
 	}
 	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		app := new(App)
@@ -538,7 +543,7 @@ func (s *Storage) SetModerationSettings(ctx context.Context, appID, actorID stri
 		if _, err := tx.NewUpdate().Model(app).Column("settings", "updated_at").WherePK().Exec(ctx); err != nil {
 			return fmt.Errorf("save moderation settings: %w", err)
 		}
-		reason := fmt.Sprintf("report threshold %d, hold links from new accounts %t", m.ReportThreshold, m.HoldNewAccountLinks)
+		reason := fmt.Sprintf("report threshold %d, hold links from new accounts %t", m.Threshold(), m.HoldNewAccountLinks)
 		return logAction(ctx, tx, ModerationEntry{AppID: appID, ActorID: actorID, Action: ActionSettings, Reason: reason})
 	})
 	if err != nil {
