@@ -140,6 +140,10 @@ export default function Landing(props: Props) {
 
           {!signedIn && <AuthButtons authUrl={props.authUrl} appName={app.name} />}
 
+          <p className="membership-link">
+            <a href={base + "/membership"}>Membership tiers</a>
+          </p>
+
           {links.length > 0 && (
             <section className={"links links-" + (f.links.settings.layout || "grid")} aria-label="Links">
               <h2 className="visually-hidden">Links</h2>

@@ -2,26 +2,29 @@ import { Layout } from "./components/Layout";
 import { displayTitle } from "./components/Header";
 import { cycleLabel } from "./components/Plans";
 import { formatDate, formatMoney } from "./lib/format";
-import type { PageProps, PlanItem, SubscriptionStatus } from "./lib/types";
+import type { PageProps, PlanCheckoutData } from "./lib/types";
 
-type Props = PageProps<{ plan: PlanItem; balance: number; status: SubscriptionStatus; error: string }>;
+type Props = PageProps<PlanCheckoutData>;
 
 // PlanCheckout: one plan, paid from the member's wallet with one form post
 // (server/subscriptions.go). Paying makes the member SUBSCRIBER until the
 // end of the period; a current membership is extended, not replaced.
 export default function PlanCheckout(props: Props) {
   const app = props.app!;
-  const { plan, balance, status, error } = props.data;
-  const enough = balance >= plan.price;
+  const { balance, status, error, cycle, price, saving, current } = props.data;
+  const plan = props.data.plan!;
+  const enough = balance >= price;
+  const verb = !current ? "Subscribe to" : current.itemId === plan.id ? "Renew" : "Change to";
   const base = "/apps/" + app.name;
   return (
     <Layout props={props} hideFooter>
       <div className="plan-checkout">
-        <h1>Subscribe to {displayTitle(app)}</h1>
+        <h1>{verb === "Subscribe to" ? "Subscribe to " + displayTitle(app) : verb + " " + plan.name}</h1>
         <div className="plan">
           <h2>{plan.name}</h2>
           <p className="price">
-            {formatMoney(plan.price, plan.currency)} <span className="meta">/ {cycleLabel(plan.subscriptionPlan?.billingCycle)}</span>
+            {formatMoney(price, plan.currency)} <span className="meta">/ {cycleLabel(cycle)}</span>
+            {saving > 0 && <span className="saving">{" Save " + formatMoney(saving, plan.currency)}</span>}
           </p>
           {plan.description && <p className="meta">{plan.description}</p>}
           {plan.benefits && plan.benefits.length > 0 && (
@@ -32,7 +35,7 @@ export default function PlanCheckout(props: Props) {
             </ul>
           )}
         </div>
-        {status.hasValidSubscription && status.currentPeriodEnd && (
+        {status && status.hasValidSubscription && status.currentPeriodEnd && (
           <p className="notice">
             {"You are a member until " + formatDate(status.currentPeriodEnd) + "; paying now adds one more period."}
           </p>
@@ -48,11 +51,12 @@ export default function PlanCheckout(props: Props) {
           </p>
         )}
         <form method="post" action={base + "/checkout/plan/" + plan.id}>
+          <input type="hidden" name="cycle" value={cycle} />
           <button type="submit" className="button" disabled={!enough}>
-            {"Pay " + formatMoney(plan.price, plan.currency) + " with wallet"}
+            {"Pay " + formatMoney(price, plan.currency) + " with wallet"}
           </button>
         </form>
-        <p className="meta">Renews every {cycleLabel(plan.subscriptionPlan?.billingCycle)} from your wallet. Cancel any time from your profile.</p>
+        <p className="meta">Renews every {cycleLabel(cycle)} from your wallet. Cancel any time from your profile or <a href={base + "/membership"}>the membership page</a>.</p>
         <p>
           <a href={base}>{"Back to " + displayTitle(app)}</a>
         </p>

@@ -53,6 +53,7 @@ export default function Store(props: Props) {
             {props.viewer.permissions.canManageStore && (
               <a className="button button-secondary" href={base + "/manage/orders"}>Fulfil</a>
             )}
+            <a className="button button-secondary" href={base + "/membership"}>Membership</a>
             <a className="button button-secondary" href={base + "/orders"}>Orders</a>
             <a className="button" href={base + "/cart"} aria-label={"Cart, " + d.cartCount + " items"}>
               {"Cart "}<span className="cart-count">{d.cartCount}</span>

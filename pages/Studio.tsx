@@ -209,8 +209,10 @@ function PlansSection({ props }: { props: Props }) {
   const base = "/apps/" + props.app!.name + "/studio";
   const plans = d.plans ?? [];
   const edit = d.planEdit;
-  const dollars = (c: number) => (c % 100 === 0 ? String(c / 100) : (c / 100).toFixed(2));
-  const form = (id: string, v: { name: string; description: string; benefits: string; price: string; cycle: string }, submit: string) => {
+  const dollars = (c: number | null | undefined) => (c == null ? "" : c % 100 === 0 ? String(c / 100) : (c / 100).toFixed(2));
+  type V = { name: string; description: string; benefits: string; monthlyPrice: string; yearlyPrice: string; trialDays: string; state: string };
+  const stateLabel = (s: string) => (s === "ON_SALE" ? "On sale" : s === "ARCHIVED" ? "Archived" : "Draft");
+  const form = (id: string, v: V, submit: string) => {
     const errs = edit && edit.itemId === id ? d.fields : {};
     return (
       <form method="post" action={base + "/plans" + (id ? "/" + id : "")} className="studio-form plan-form">
@@ -220,19 +222,32 @@ function PlansSection({ props }: { props: Props }) {
           {errs.name && <p className="field-error">{errs.name}</p>}
         </div>
         <div className="studio-row">
-          <div className={"field" + (errs.price ? " has-error" : "")}>
-            <label htmlFor={"plan-price-" + id}>Price ($)</label>
-            <input id={"plan-price-" + id} name="price" required inputMode="decimal" defaultValue={v.price} />
-            {errs.price && <p className="field-error">{errs.price}</p>}
+          <div className={"field" + (errs.monthlyPrice ? " has-error" : "")}>
+            <label htmlFor={"plan-monthly-" + id}>Monthly price ($)</label>
+            <input id={"plan-monthly-" + id} name="monthlyPrice" inputMode="decimal" defaultValue={v.monthlyPrice} />
+            {errs.monthlyPrice && <p className="field-error">{errs.monthlyPrice}</p>}
           </div>
-          <div className={"field" + (errs.billingCycle ? " has-error" : "")}>
-            <label htmlFor={"plan-cycle-" + id}>Billing cycle</label>
-            <select id={"plan-cycle-" + id} name="billingCycle" defaultValue={v.cycle}>
-              <option value="">Choose…</option>
-              <option value="MONTHLY">Monthly</option>
-              <option value="YEARLY">Yearly</option>
+          <div className={"field" + (errs.yearlyPrice ? " has-error" : "")}>
+            <label htmlFor={"plan-yearly-" + id}>Yearly price ($)</label>
+            <input id={"plan-yearly-" + id} name="yearlyPrice" inputMode="decimal" defaultValue={v.yearlyPrice} />
+            {errs.yearlyPrice && <p className="field-error">{errs.yearlyPrice}</p>}
+          </div>
+        </div>
+        <p className="meta">Give a monthly price, a yearly price, or both (members see what yearly saves).</p>
+        <div className="studio-row">
+          <div className={"field" + (errs.trialDays ? " has-error" : "")}>
+            <label htmlFor={"plan-trial-" + id}>Free trial (days)</label>
+            <input id={"plan-trial-" + id} name="trialDays" inputMode="numeric" defaultValue={v.trialDays} />
+            {errs.trialDays && <p className="field-error">{errs.trialDays}</p>}
+          </div>
+          <div className={"field" + (errs.state ? " has-error" : "")}>
+            <label htmlFor={"plan-state-" + id}>State</label>
+            <select id={"plan-state-" + id} name="state" defaultValue={v.state}>
+              <option value="DRAFT">Draft</option>
+              <option value="ON_SALE">On sale</option>
+              <option value="ARCHIVED">Archived</option>
             </select>
-            {errs.billingCycle && <p className="field-error">{errs.billingCycle}</p>}
+            {errs.state && <p className="field-error">{errs.state}</p>}
           </div>
         </div>
         <div className="field">
@@ -247,47 +262,79 @@ function PlansSection({ props }: { props: Props }) {
       </form>
     );
   };
-  const newValues = edit && !edit.itemId ? edit : { name: "", description: "", benefits: "", price: "", cycle: "MONTHLY" };
+  const newValues: V = edit && !edit.itemId ? edit : { name: "", description: "", benefits: "", monthlyPrice: "", yearlyPrice: "", trialDays: "0", state: "ON_SALE" };
+  const ranked = plans.filter((p) => p.id && !p.archived);
   return (
     <>
       <section className="studio-card" aria-labelledby="plans-h">
-        <h2 id="plans-h">Membership plans</h2>
-        {plans.length === 0 && <p className="empty">No plans yet.</p>}
-        <ul className="card-list plan-list">
+        <h2 id="plans-h">Membership tiers</h2>
+        <p className="meta">
+          {"Tiers in order, first to top; following the app is the level below the first. Members see the tiers on sale at "}
+          <a href={"/apps/" + props.app!.name + "/membership"}>the membership page</a>.
+        </p>
+        {plans.length === 0 && <p className="empty">No tiers yet.</p>}
+        <ol className="card-list plan-list">
           {plans.map((p) => {
-            const v = edit && edit.itemId === p.itemId ? edit
-              : { name: p.name, description: p.description, benefits: p.benefits.join("\n"), price: dollars(p.price), cycle: p.cycle };
+            const v: V = edit && edit.itemId === p.itemId ? edit
+              : { name: p.name, description: p.description, benefits: p.benefits.join("\n"), monthlyPrice: dollars(p.monthlyPrice),
+                  yearlyPrice: dollars(p.yearlyPrice), trialDays: String(p.trialDays), state: p.state };
+            const at = ranked.findIndex((r) => r.itemId === p.itemId);
+            const priced = p.monthlyPrice != null || p.yearlyPrice != null;
             return (
-              <li key={p.itemId} className={"card plan-card" + (p.archived ? " archived" : "")} data-plan={p.name}>
+              <li key={p.itemId} className={"card plan-card" + (p.archived ? " archived" : "")} data-plan={p.name} data-state={p.state}>
                 <div className="plan-head">
                   <strong>{p.name}</strong>
-                  <span>{formatMoney(p.price, p.currency)}{p.cycle ? (p.cycle === "YEARLY" ? " / year" : " / month") : ""}</span>
+                  <span>
+                    {p.monthlyPrice != null && formatMoney(p.monthlyPrice, p.currency) + " / month"}
+                    {p.monthlyPrice != null && p.yearlyPrice != null && " · "}
+                    {p.yearlyPrice != null && formatMoney(p.yearlyPrice, p.currency) + " / year"}
+                  </span>
                 </div>
                 <p className="meta">
-                  {p.archived ? "Archived · " : p.cycle ? "Published · " : "Draft: choose a billing cycle to publish · "}
+                  {p.archived ? "Archived · " : p.state === "ON_SALE" ? "On sale · " : priced ? "Draft · " : "Draft: choose a billing cycle to publish · "}
+                  {p.trialDays > 0 ? p.trialDays + "-day free trial · " : ""}
                   {p.members} {p.members === 1 ? "member" : "members"}
                 </p>
                 {p.benefits.length > 0 && <ul className="benefits">{p.benefits.map((b) => <li key={b}>{b}</li>)}</ul>}
+                {at >= 0 && (
+                  <div className="tier-move">
+                    <form method="post" action={base + "/plans/" + p.itemId + "/move"}>
+                      <input type="hidden" name="direction" value="up" />
+                      <button type="submit" className="button button-secondary" disabled={at === 0} aria-label={"Move " + p.name + " up"}>Up</button>
+                    </form>
+                    <form method="post" action={base + "/plans/" + p.itemId + "/move"}>
+                      <input type="hidden" name="direction" value="down" />
+                      <button type="submit" className="button button-secondary" disabled={at === ranked.length - 1} aria-label={"Move " + p.name + " down"}>Down</button>
+                    </form>
+                  </div>
+                )}
                 {!p.archived && (
                   <>
-                    <details open={!!(edit && edit.itemId === p.itemId) || !p.cycle}>
+                    <details open={!!(edit && edit.itemId === p.itemId) || !priced}>
                       <summary>Edit</summary>
-                      {form(p.itemId, v, "Save plan")}
+                      {form(p.itemId, v, "Save tier")}
                     </details>
                     <form method="post" action={base + "/plans/" + p.itemId + "/archive"} className="archive-form">
                       <button type="submit" className="button button-secondary">Archive</button>
-                      <span className="meta"> Members who hold it keep it until it ends.</span>
+                      <span className="meta"> Members who hold it keep it until they leave.</span>
                     </form>
                   </>
+                )}
+                {p.archived && (
+                  <form method="post" action={base + "/plans/" + p.itemId + "/state"} className="archive-form">
+                    <input type="hidden" name="state" value="DRAFT" />
+                    <button type="submit" className="button button-secondary">Restore as draft</button>
+                    <span className="meta">{" " + stateLabel(p.state)}</span>
+                  </form>
                 )}
               </li>
             );
           })}
-        </ul>
+        </ol>
       </section>
       <section className="studio-card" aria-labelledby="new-plan-h">
-        <h2 id="new-plan-h">New plan</h2>
-        {form("", newValues, "Create plan")}
+        <h2 id="new-plan-h">New tier</h2>
+        {form("", newValues, "Create tier")}
       </section>
     </>
   );

@@ -18,6 +18,7 @@ import Notifications, * as notifications from "./Notifications";
 import Search, * as search from "./Search";
 import ComingSoon, * as comingSoon from "./ComingSoon";
 import PlanCheckout, * as planCheckout from "./PlanCheckout";
+import Membership, * as membership from "./Membership";
 import Donate, * as donate from "./Donate";
 import Donations, * as donations from "./Donations";
 import Checkout, * as checkout from "./Checkout";
@@ -68,6 +69,7 @@ export const pages: Record<string, PageModule> = {
   Search: { component: Search, head: search.head },
   ComingSoon: { component: ComingSoon, head: comingSoon.head },
   PlanCheckout: { component: PlanCheckout, head: planCheckout.head },
+  Membership: { component: Membership, head: membership.head },
   Donate: { component: Donate, head: donate.head },
   Donations: { component: Donations, head: donations.head },
   Checkout: { component: Checkout, head: checkout.head },

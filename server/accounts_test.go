@@ -764,7 +764,7 @@ func TestMembershipMessages(t *testing.T) {
 	st := ts.store
 	app, _ := st.AppByIDOrName(ctx, "demo")
 	var planItem string
-	if err := st.DB.NewSelect().Table("store_items").Column("id").Where("app_id = ? AND type = 'SUBSCRIPTION'", app.ID).Limit(1).Scan(ctx, &planItem); err != nil {
+	if err := st.DB.NewSelect().Table("store_items").Column("id").Where("app_id = ? AND type = 'SUBSCRIPTION' AND sku = 'SUB-SC-01'", app.ID).Limit(1).Scan(ctx, &planItem); err != nil {
 		t.Fatal(err)
 	}
 	var price int64

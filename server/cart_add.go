@@ -20,6 +20,8 @@ type cartAddRequest struct {
 
 const maxLineQuantity = 1000
 
+const msgJoinOnMembershipPage = "Memberships are joined on the membership page, not through the cart"
+
 // cartError answers the cart's errors (errors.go): a line that is not in
 // the viewer's cart is not found.
 func cartError(err error) error {
@@ -42,6 +44,10 @@ func (s *Server) addToCart(c echo.Context, sc *Scope, req cartAddRequest) (*stor
 	}
 	if qty < 1 || qty > maxLineQuantity {
 		return nil, badRequest("quantity must be between 1 and 1000")
+	}
+	// Tiers are joined on the membership page, never through a cart.
+	if it, err := s.store.ItemByID(c.Request().Context(), req.StoreItemID); err == nil && it.Type == store.ItemSubscription {
+		return nil, badRequest(msgJoinOnMembershipPage)
 	}
 	cart, err := s.store.AddToCart(c.Request().Context(), sc.shop(), sc.User.ID, req.StoreItemID, req.VariantID, qty)
 	return cart, cartError(err)

@@ -24,7 +24,7 @@ func TestSitemapsAndFeeds(t *testing.T) {
 		t.Fatal(err)
 	}
 	var items, events int
-	if n, err := ts.store.DB.NewSelect().Model((*store.StoreItem)(nil)).Where("app_id = ? AND deleted_at IS NULL", demo).Count(ctx); err == nil {
+	if n, err := ts.store.DB.NewSelect().Model((*store.StoreItem)(nil)).Where("app_id = ? AND deleted_at IS NULL AND type <> ?", demo, store.ItemSubscription).Count(ctx); err == nil {
 		items = int(n)
 	}
 	if n, err := ts.store.DB.NewSelect().Model((*store.Event)(nil)).Where("app_id = ?", demo).Count(ctx); err == nil {

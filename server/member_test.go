@@ -52,7 +52,7 @@ func memberFixtureFor(t *testing.T, ts *testServer) *memberFixture {
 	must(db.NewSelect().Table("apps").Column("id").Where("name = 'demo'").Scan(ctx, &f.appID))
 	must(db.NewSelect().Table("communities").Column("id").Where("app_id = ?", f.appID).Limit(1).Scan(ctx, &f.communityID))
 	must(db.NewSelect().Table("messages").Column("id").Where("app_id = ? AND type = 'POST'", f.appID).Limit(1).Scan(ctx, &f.postID))
-	must(db.NewSelect().Table("store_items").Column("id").Where("app_id = ? AND type = 'SUBSCRIPTION'", f.appID).Limit(1).Scan(ctx, &f.planItemID))
+	must(db.NewSelect().Table("store_items").Column("id").Where("app_id = ? AND type = 'SUBSCRIPTION' AND sku = 'SUB-SC-01'", f.appID).Limit(1).Scan(ctx, &f.planItemID))
 	// The demo seeds every member's wallet; these tests count from zero.
 	for _, email := range []string{"follower@demo.test", "moderator@demo.test", "creator@demo.test", "admin@demo.test", "subscriber@demo.test"} {
 		drainWallet(t, ts.store, f.appID, f.userID(t, email))
@@ -159,7 +159,9 @@ func TestMembershipBuyingAPlanOpensTheGate(t *testing.T) {
 		{name: "plan checkout is open to the gated", path: checkout, as: "follower@demo.test", status: 200,
 			contains: []string{"Studio Circle Membership", "Your wallet balance is too low"}},
 		{name: "me lists the plans", path: "/api/auth/me?appId=demo", as: "follower@demo.test", status: 200,
-			json: map[string]any{"data.subscription.items": arrayLen(1), "data.subscription.items.0.subscriptionPlan.billingCycle": "MONTHLY",
+			// The demo's three tiers, first tier first (issue 40).
+			json: map[string]any{"data.subscription.items": arrayLen(3), "data.subscription.items.0.subscriptionPlan.billingCycle": "MONTHLY",
+				"data.subscription.items.0.subscriptionPlan.rank": 1, "data.subscription.items.2.subscriptionPlan.rank": 3,
 				"data.subscription.status.hasValidSubscription": false, "data.subscription.status.status": "NONE"}},
 		{name: "not enough money", method: "POST", path: "/api/subscriptions/apps/demo/subscribe", as: "follower@demo.test",
 			body: `{"itemId":"` + f.planItemID + `"}`, status: 402, json: map[string]any{"message": "Insufficient wallet balance"}},

@@ -17,6 +17,8 @@ var gateOpen = map[string]bool{
 	"/cart": true, "/checkout": true, "/payment-success": true, "/cancel_order": true,
 	// Supporting the creator is not content: a gated member may donate.
 	"/donate": true,
+	// Joining is how a gated fan gets in: the membership page and its forms.
+	"/membership": true, "/membership/cancel": true,
 }
 
 // subscriptionGate runs after appPage on every /apps/:app/... page: a viewer

@@ -103,7 +103,7 @@ func TestEveryCancelPathGivesMoneyBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	var plan string
-	if err := f.ts.store.DB.NewSelect().Table("store_items").Column("id").Where("app_id = ? AND type = ? AND deleted_at IS NULL", f.demo.ID, store.ItemSubscription).
+	if err := f.ts.store.DB.NewSelect().Table("store_items").Column("id").Where("app_id = ? AND type = ? AND deleted_at IS NULL AND sku = 'SUB-SC-01'", f.demo.ID, store.ItemSubscription).
 		Limit(1).Scan(ctx, &plan); err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestPlanOffSaleTakesNoMoney(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := f.ts.store.DB.NewInsert().Model(&store.SubscriptionPlan{ID: store.NewID(), AppID: f.shop.AppID, StoreItemID: plan.ID,
-		BillingCycle: store.CycleMonthly}).Exec(ctx); err != nil {
+		BillingCycle: store.CycleMonthly, State: store.TierOnSale, MonthlyPrice: &plan.Price}).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	b := newContractBuyer(t, f, "plan-off-sale")

@@ -312,7 +312,7 @@ func TestPaymentProviderContract(t *testing.T) {
 		t.Fatal(err)
 	}
 	var plan string
-	if err := f.ts.store.DB.NewSelect().Table("store_items").Column("id").Where("app_id = ? AND type = ?", f.demo.ID, store.ItemSubscription).
+	if err := f.ts.store.DB.NewSelect().Table("store_items").Column("id").Where("app_id = ? AND type = ? AND sku = 'SUB-SC-01'", f.demo.ID, store.ItemSubscription).
 		Limit(1).Scan(ctx, &plan); err != nil {
 		t.Fatal(err)
 	}

@@ -115,7 +115,8 @@ func (fx *roleFixture) newPlan() string {
 	if err != nil {
 		fx.t.Fatal(err)
 	}
-	it, err := fx.ts.store.SavePlan(context.Background(), shop, "", "", store.PlanInput{Name: "Role table plan", Price: 300, Cycle: store.CycleMonthly})
+	price := int64(300)
+	it, err := fx.ts.store.SavePlan(context.Background(), shop, "", "", store.PlanInput{Name: "Role table plan", MonthlyPrice: &price})
 	if err != nil {
 		fx.t.Fatal(err)
 	}
@@ -275,6 +276,8 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"main", "GET", "/apps/:app/donate", store.RoleAuthenticated, fixed(app + "/donate")},
 		{"main", "GET", "/apps/:app/create-event", public, fixed(app + "/create-event")},
 		{"main", "GET", "/apps/:app/checkout/plan/:itemId", store.RoleAuthenticated, fixed(app + "/checkout/plan/" + fx.planID)},
+		// The tiers are public; joining needs an account.
+		{"main", "GET", "/apps/:app/membership", public, fixed(app + "/membership")},
 		// The page a cancelled payment returns to shows nothing personal.
 		{"main", "GET", "/apps/:app/cancel_order", public, fixed(app + "/cancel_order")},
 
@@ -326,6 +329,7 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"main", "POST", "/apps/:app/notifications/settings", store.RoleFollower, withBody(app+"/notifications/settings", "")},
 		{"main", "POST", "/apps/:app/checkout/plan/:itemId", store.RoleAuthenticated, withBody(app+"/checkout/plan/"+fx.planID, "paymentMethod=none")},
 		{"main", "POST", "/apps/:app/profile/membership", store.RoleAuthenticated, withBody(app+"/profile/membership", "cancel=1")},
+		{"main", "POST", "/apps/:app/membership/cancel", store.RoleAuthenticated, withBody(app+"/membership/cancel", "cancel=1")},
 		{"main", "POST", "/apps/:app/donate", store.RoleAuthenticated, withBody(app+"/donate", "amount=5")},
 		{"main", "POST", "/apps/:app/checkout", store.RoleFollower, withBody(app+"/checkout", "")},
 		{"main", "POST", "/apps/:app/checkout/shipping", store.RoleFollower, withBody(app+"/checkout/shipping", "")},
@@ -392,6 +396,10 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"main", "POST", "/apps/:app/studio/plans/:itemId/archive", store.RoleAdmin, func(v *roleViewer) (string, string) {
 			return app + "/studio/plans/" + fx.newPlan() + "/archive", ""
 		}},
+		{"main", "POST", "/apps/:app/studio/plans/:itemId/state", store.RoleAdmin, func(v *roleViewer) (string, string) {
+			return app + "/studio/plans/" + fx.newPlan() + "/state", "state=DRAFT"
+		}},
+		{"main", "POST", "/apps/:app/studio/plans/:itemId/move", store.RoleAdmin, withBody(app+"/studio/plans/"+fx.planID+"/move", "direction=down")},
 		{"main", "POST", "/apps/:app/studio/members/:userId", store.RoleAdmin, func(v *roleViewer) (string, string) {
 			return app + "/studio/members/" + follower.userID, "role=FOLLOWER"
 		}},
@@ -476,6 +484,7 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		// Memberships and donations.
 		{"main", "POST", "/api/subscriptions/apps/:appId/subscribe", store.RoleAuthenticated, withBody("/api/subscriptions/apps/"+fx.appID+"/subscribe", fmt.Sprintf(`{"itemId":%q,"paymentMethod":"none"}`, fx.planID))},
 		{"main", "POST", "/api/subscriptions/apps/:appId/cancel", store.RoleAuthenticated, withBody("/api/subscriptions/apps/"+fx.appID+"/cancel", `{}`)},
+		{"main", "GET", "/api/memberships/apps/:appId/tiers", public, fixed("/api/memberships/apps/" + fx.appID + "/tiers")},
 		{"main", "POST", "/api/donations/create", store.RoleAuthenticated, withBody("/api/donations/create", fmt.Sprintf(`{"appId":%q,"amount":500,"currency":"USD"}`, fx.appID))},
 		{"main", "POST", "/api/donations/process", store.RoleAuthenticated, func(v *roleViewer) (string, string) {
 			return "/api/donations/process", fmt.Sprintf(`{"donationId":%q}`, v.donation())

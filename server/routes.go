@@ -139,6 +139,10 @@ func (s *Server) routes() {
 	app("/checkout/plan/:itemId", s.pagePlanCheckout)
 	m.POST("/apps/:app/checkout/plan/:itemId", s.formPlanCheckout, s.appPage, s.subscriptionGate, s.verifiedEmail)
 	appForm("/profile/membership", s.formMembership)
+	// The membership page (membership_page.go): the tiers side by side with
+	// the member's own, Join / Upgrade / Downgrade / Cancel as plain forms.
+	app("/membership", s.pageMembership)
+	m.POST("/apps/:app/membership/cancel", s.formMembershipCancel, s.appPage, s.subscriptionGate, s.seesOwnWrite)
 	app("/donate", s.pageDonate)
 	m.POST("/apps/:app/donate", s.formDonate, s.appPage, s.verifiedEmail)
 	app("/donations", s.pageDonations)
@@ -195,6 +199,8 @@ func (s *Server) routes() {
 	appForm("/studio/plans", s.formStudioPlan)
 	appForm("/studio/plans/:itemId", s.formStudioPlan)
 	appForm("/studio/plans/:itemId/archive", s.formStudioPlanArchive)
+	appForm("/studio/plans/:itemId/state", s.formStudioPlanState)
+	appForm("/studio/plans/:itemId/move", s.formStudioPlanMove)
 	studio("/studio/members", s.pageStudioMembers)
 	appForm("/studio/members/:userId", s.formStudioMember)
 	studio("/studio/analytics", s.pageStudioAnalytics)
@@ -272,6 +278,7 @@ func (s *Server) routes() {
 	// Memberships and donations.
 	api.POST("/subscriptions/apps/:appId/subscribe", s.apiSubscribe, s.verifiedEmail)
 	api.POST("/subscriptions/apps/:appId/cancel", s.apiSubscriptionCancel)
+	api.GET("/memberships/apps/:appId/tiers", s.apiTiers)
 	api.POST("/donations/create", s.apiDonationCreate, s.verifiedEmail)
 	api.POST("/donations/process", s.apiDonationProcess, s.verifiedEmail)
 	api.GET("/donations/apps/:appId", s.apiDonations)

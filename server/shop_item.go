@@ -33,7 +33,8 @@ func (s *Server) loadItem(c echo.Context, sc *Scope, itemID string) (*store.Item
 	if err != nil {
 		return nil, wrapLoad(err, "Item not found")
 	}
-	if !sc.contains(it.AppID) {
+	// A tier is not a store item: the membership page shows those on sale.
+	if !sc.contains(it.AppID) || it.Type == store.ItemSubscription {
 		return nil, notFound("Item not found")
 	}
 	return s.store.ItemView(c.Request().Context(), it)
@@ -66,6 +67,9 @@ func (s *Server) pageStoreItem(c echo.Context) error {
 		return s.renderPage(c, "StoreItem", props)
 	}
 	data.StoreID = sc.App.Store.ID
+	if it, err := s.store.ItemByID(c.Request().Context(), c.Param("itemId")); err == nil && it.AppID == sc.App.ID && it.Type == store.ItemSubscription {
+		return c.Redirect(http.StatusFound, membershipPath(sc.App.Name))
+	}
 	view, err := s.loadItem(c, sc, c.Param("itemId"))
 	if err != nil {
 		if isNotFoundErr(err) {

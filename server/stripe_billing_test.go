@@ -29,7 +29,7 @@ func TestStripeMembershipRenewals(t *testing.T) {
 	as := commUser(t, f.ts, email)
 	uid := f.userID(t, email)
 	var planItemID string
-	if err := db.NewSelect().Table("store_items").Column("id").Where("app_id = ? AND type = 'SUBSCRIPTION'", f.demo.ID).Limit(1).Scan(ctx, &planItemID); err != nil {
+	if err := db.NewSelect().Table("store_items").Column("id").Where("app_id = ? AND type = 'SUBSCRIPTION' AND sku = 'SUB-SC-01'", f.demo.ID).Limit(1).Scan(ctx, &planItemID); err != nil {
 		t.Fatal(err)
 	}
 	sub := func() *store.Subscription {
@@ -222,7 +222,7 @@ func planInCart(t *testing.T, f *payFixture, email string) (*store.Order, string
 	t.Helper()
 	ctx := context.Background()
 	var planItemID string
-	if err := f.ts.store.DB.NewSelect().Table("store_items").Column("id").Where("app_id = ? AND type = 'SUBSCRIPTION'", f.demo.ID).
+	if err := f.ts.store.DB.NewSelect().Table("store_items").Column("id").Where("app_id = ? AND type = 'SUBSCRIPTION' AND sku = 'SUB-SC-01'", f.demo.ID).
 		Limit(1).Scan(ctx, &planItemID); err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ type SubscribeResult struct {
 // SUBSCRIPTION order hook grants the membership in the same transaction);
 // a card or PayPal answers what the browser needs to finish, and the order
 // becomes PAID when the provider confirms it.
-func (s *Server) subscribe(c echo.Context, sc *Scope, itemID, method string) (*SubscribeResult, error) {
+func (s *Server) subscribe(c echo.Context, sc *Scope, itemID, method, cycle string) (*SubscribeResult, error) {
 	if sc.User == nil {
 		return nil, unauthorized("Authentication required")
 	}
@@ -47,12 +47,16 @@ func (s *Server) subscribe(c echo.Context, sc *Scope, itemID, method string) (*S
 	if err := s.refuseWhileRenewedByCard(ctx, sc); err != nil {
 		return nil, err
 	}
-	order, err := s.store.CreatePlanOrder(ctx, sc.App.ID, sc.User.ID, itemID, method)
+	if cycle != "" && cycle != store.CycleMonthly && cycle != store.CycleYearly {
+		return nil, badRequest("cycle must be MONTHLY or YEARLY")
+	}
+	// Only a tier on sale is found (a draft or archived one is not).
+	order, err := s.store.CreateTierOrder(ctx, sc.App.ID, sc.User.ID, itemID, cycle, method)
 	if isNotFound(err) {
 		return nil, notFound("Subscription plan not found")
 	}
 	if err != nil {
-		return nil, err
+		return nil, answer(err, nil)
 	}
 	payer := payments.Payer{UserID: sc.User.ID, Email: sc.User.Email}
 	base := s.cfg.PublicURL + "/apps/" + url.PathEscape(sc.App.Name)
@@ -97,6 +101,9 @@ const msgRenewsByCard = "Your membership already renews by card; cancel it first
 type subscribeRequest struct {
 	ItemID        string `json:"itemId"`
 	PaymentMethod string `json:"paymentMethod"`
+	// Cycle is MONTHLY or YEARLY for a tier with both prices; empty takes
+	// the tier's default cycle.
+	Cycle string `json:"cycle"`
 }
 
 // POST /api/subscriptions/apps/:appId/subscribe {itemId, paymentMethod}
@@ -112,7 +119,7 @@ func (s *Server) apiSubscribe(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.subscribe(c, sc, req.ItemID, req.PaymentMethod)
+	res, err := s.subscribe(c, sc, req.ItemID, req.PaymentMethod, req.Cycle)
 	if err != nil {
 		return err
 	}
@@ -224,7 +231,14 @@ func (s *Server) formMembership(c echo.Context) error {
 // PlanCheckoutData is the plan checkout page: the plan, the wallet balance
 // and, after a refused post, why.
 type PlanCheckoutData struct {
-	Plan    *store.ItemView           `json:"plan"`
+	Plan *store.ItemView `json:"plan"`
+	// Cycle and Price are the billing cycle chosen on the membership page
+	// and its price; Current is the member's tier when they hold one
+	// (then this is an upgrade or a downgrade).
+	Cycle   string                    `json:"cycle" tstype:"'MONTHLY' | 'YEARLY'"`
+	Price   int64                     `json:"price"`
+	Saving  int64                     `json:"saving"`
+	Current *store.Tier               `json:"current"`
 	Balance int64                     `json:"balance"`
 	Status  *store.SubscriptionStatus `json:"status"`
 	Error   string                    `json:"error"`
@@ -255,6 +269,28 @@ func (s *Server) renderPlanCheckout(c echo.Context, errMsg string, status int) e
 	if data.Plan == nil {
 		return notFound("Subscription plan not found")
 	}
+	tiers, err := s.tiersOf(c, sc)
+	if err != nil {
+		return err
+	}
+	data.Current = tiers.Current
+	for _, t := range tiers.Tiers {
+		if t.ItemID != data.Plan.ID {
+			continue
+		}
+		data.Cycle = c.QueryParam("cycle")
+		if data.Cycle == "" {
+			data.Cycle = c.FormValue("cycle")
+		}
+		switch {
+		case data.Cycle == store.CycleYearly && t.YearlyPrice != nil:
+			data.Price, data.Saving = *t.YearlyPrice, t.YearlySaving
+		case data.Cycle == store.CycleMonthly && t.MonthlyPrice != nil:
+			data.Price = *t.MonthlyPrice
+		default:
+			data.Cycle, data.Price = data.Plan.SubscriptionPlan.BillingCycle, data.Plan.Price
+		}
+	}
 	if data.Balance, err = s.store.WalletBalance(ctx, sc.App.ID, sc.User.ID); err != nil {
 		return err
 	}
@@ -279,7 +315,7 @@ func (s *Server) formPlanCheckout(c echo.Context) error {
 	if sc.User == nil {
 		return c.Redirect(http.StatusSeeOther, s.cfg.AuthURL+"/authenticate/signin?app="+url.QueryEscape(sc.App.Name))
 	}
-	if _, err := s.subscribe(c, sc, c.Param("itemId"), payments.Wallet); err != nil {
+	if _, err := s.subscribe(c, sc, c.Param("itemId"), payments.Wallet, c.FormValue("cycle")); err != nil {
 		if e, ok := err.(*Error); ok && e.Status < 500 && e.Status != http.StatusNotFound {
 			return s.renderPlanCheckout(c, e.Message, e.Status)
 		}

@@ -157,6 +157,9 @@ func (s *Storage) SubscriptionStatusOf(ctx context.Context, appID, userID string
 		if out.Plan, err = s.planView(ctx, sub.PlanID); err != nil {
 			return nil, err
 		}
+		if out.Plan != nil && sub.Cycle != "" {
+			out.Plan.BillingCycle = sub.Cycle // the cycle the member chose
+		}
 	}
 	// Valid means exactly what the gate uses, whichever row is the latest.
 	if out.HasValidSubscription, err = s.HasValidSubscription(ctx, appID, userID, now); err != nil {
@@ -165,16 +168,15 @@ func (s *Storage) SubscriptionStatusOf(ctx context.Context, appID, userID string
 	return out, nil
 }
 
-// SubscriptionItems are the app's plans (SUBSCRIPTION store items with their
-// subscriptionPlan), cheapest first: subscription.items and the gated
-// screen's list.
+// SubscriptionItems are the app's tiers on sale (SUBSCRIPTION store items
+// with their subscriptionPlan), in rank order: subscription.items and the
+// gated screen's list. Drafts and archived tiers are never offered.
 func (s *Storage) SubscriptionItems(ctx context.Context, appID string) ([]ItemView, error) {
 	var items []StoreItem
-	// A SUBSCRIPTION item without a billing cycle is a draft: offering it
-	// would end in "Subscription plan not found" at Subscribe.
-	if err := s.DB.NewSelect().Model(&items).Where("app_id = ? AND type = ? AND deleted_at IS NULL", appID, ItemSubscription).
-		Where("EXISTS (SELECT 1 FROM subscription_plans AS p WHERE p.store_item_id = ?TableAlias.id)").
-		Order("price ASC", "id ASC").Scan(ctx); err != nil {
+	if err := s.DB.NewSelect().Model(&items).ColumnExpr("i.*").Join("JOIN subscription_plans AS p ON p.store_item_id = i.id").
+		ModelTableExpr("store_items AS i").
+		Where("i.app_id = ? AND i.type = ?", appID, ItemSubscription).Where(tierOnSaleSQL).
+		OrderExpr("p.tier_rank ASC, i.price ASC, i.id ASC").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load subscription items: %w", err)
 	}
 	views, err := s.itemViews(ctx, s.DB, items)

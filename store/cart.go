@@ -322,6 +322,14 @@ func (s *Storage) AddToCart(ctx context.Context, shop *Shop, userID, itemID stri
 		if err != nil {
 			return err
 		}
+		if it.Type == ItemSubscription {
+			// A draft or archived tier is bought by no path.
+			if _, err := tierOnSale(ctx, tx, shop.AppID, it.ID); errors.Is(err, ErrNotFound) {
+				return invalid("Item not found")
+			} else if err != nil {
+				return err
+			}
+		}
 		var variant *VariantView
 		if variantID != nil {
 			v := new(Variant)

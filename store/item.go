@@ -197,14 +197,14 @@ func (s *Storage) Items(ctx context.Context, storeID string, f ItemFilter) (*Ite
 func (s *Storage) items(ctx context.Context, storeID, appID string, f ItemFilter) (*ItemPage, error) {
 	page, limit := ClampPage(f.Page, f.Limit)
 	var items []StoreItem
-	q := s.DB.NewSelect().Model(&items).Where("store_item.store_id = ? AND store_item.deleted_at IS NULL", storeID)
+	q := s.DB.NewSelect().Model(&items).Where("store_item.store_id = ? AND store_item.deleted_at IS NULL AND store_item.type <> ?", storeID, ItemSubscription)
 	if err := f.Apply(q).Order("store_item.created_at DESC", "store_item.id DESC").
 		Limit(int64(limit)).Offset(int64((page - 1) * limit)).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load items of %s: %w", storeID, err)
 	}
 	// The total is counted once per app version and filter (listTotal).
 	total, err := s.listTotal(ctx, appID, "items:"+storeID+":"+f.key(), func(ctx context.Context) (int, error) {
-		q := s.DB.NewSelect().Model((*StoreItem)(nil)).Where("store_item.store_id = ? AND store_item.deleted_at IS NULL", storeID)
+		q := s.DB.NewSelect().Model((*StoreItem)(nil)).Where("store_item.store_id = ? AND store_item.deleted_at IS NULL AND store_item.type <> ?", storeID, ItemSubscription)
 		n, err := f.Apply(q).Count(ctx)
 		if err != nil {
 			return 0, fmt.Errorf("count items of %s: %w", storeID, err)

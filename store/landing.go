@@ -439,7 +439,7 @@ func (s *Storage) landingStore(ctx context.Context, app *App, view *AppView) err
 		return err
 	}
 	var items []StoreItem
-	if err := s.DB.NewSelect().Model(&items).Where("store_id = ? AND is_featured = ? AND deleted_at IS NULL", shop.ID, true).
+	if err := s.DB.NewSelect().Model(&items).Where("store_id = ? AND is_featured = ? AND deleted_at IS NULL AND type <> ?", shop.ID, true, ItemSubscription).
 		Order("created_at DESC", "id DESC").Limit(landingItems).Scan(ctx); err != nil {
 		return fmt.Errorf("load featured items: %w", err)
 	}

@@ -343,6 +343,14 @@ func takeLine(ctx context.Context, tx bun.Tx, shop *Shop, order *Order, l CartIt
 	if it.Type == ItemSubscription && l.Quantity > 1 {
 		return nil, invalid("Subscriptions can only be added once")
 	}
+	if it.Type == ItemSubscription {
+		// A tier gone to draft (or archived) since it was put in the cart.
+		if _, err := tierOnSale(ctx, tx, shop.AppID, it.ID); errors.Is(err, ErrNotFound) {
+			return nil, invalid("An item in your cart is no longer available")
+		} else if err != nil {
+			return nil, err
+		}
+	}
 	oi := &OrderItem{ID: NewID(), AppID: shop.AppID, OrderID: order.ID, StoreItemID: it.ID, VariantID: l.VariantID,
 		Name: it.Name, Type: it.Type, Quantity: l.Quantity, Price: it.Price, Currency: it.Currency, CustomOptions: "{}"}
 	variantTracked := false
@@ -834,8 +842,8 @@ func (s *Storage) orderViews(ctx context.Context, db bun.IDB, orders []Order, wi
 	return views, nil
 }
 
-// ErrPlanOffSale: the order buys a membership plan that is archived, gone,
-// or not a plan one can buy (a draft without a billing cycle).
+// ErrPlanOffSale: the order buys a membership tier that is archived, gone,
+// or a draft (tiers.go: tierOnSaleSQL).
 var ErrPlanOffSale = errors.New("membership plan is not on sale")
 
 // plansOnSale refuses an order holding a SUBSCRIPTION line whose plan can
@@ -847,7 +855,7 @@ func plansOnSale(ctx context.Context, db bun.IDB, orderID string) error {
 		Join("LEFT JOIN store_items AS i ON i.id = oi.store_item_id").
 		Join("LEFT JOIN subscription_plans AS p ON p.store_item_id = oi.store_item_id").
 		Where("oi.order_id = ? AND oi.type = ?", orderID, ItemSubscription).
-		Where("(i.id IS NULL OR i.deleted_at IS NOT NULL OR p.id IS NULL OR p.billing_cycle NOT IN (?))",
+		Where("(i.id IS NULL OR p.id IS NULL OR p.billing_cycle NOT IN (?) OR NOT "+tierOnSaleSQL+")",
 			bun.List([]string{CycleMonthly, CycleYearly})).
 		Scan(ctx, &names)
 	if err != nil {

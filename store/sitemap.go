@@ -48,11 +48,12 @@ func (s *Storage) PublicPosts(ctx context.Context, appID string, limit int) ([]S
 	return pages, nil
 }
 
-// SitemapItems lists an app's live store items, newest change first.
+// SitemapItems lists an app's live store items, newest change first; tiers
+// are not store items (the membership page lists those on sale).
 func (s *Storage) SitemapItems(ctx context.Context, appID string) ([]SitemapPage, error) {
 	pages := []SitemapPage{}
 	if err := s.DB.NewSelect().Model((*StoreItem)(nil)).ColumnExpr("id, name AS title, created_at, updated_at").
-		Where("app_id = ? AND deleted_at IS NULL", appID).
+		Where("app_id = ? AND deleted_at IS NULL AND type <> ?", appID, ItemSubscription).
 		Order("updated_at DESC", "id DESC").Limit(SitemapLimit).Scan(ctx, &pages); err != nil {
 		return nil, fmt.Errorf("list sitemap items of %s: %w", appID, err)
 	}

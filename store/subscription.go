@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -18,7 +19,16 @@ type SubscriptionPlan struct {
 	ID           string `bun:",pk" json:"id"`
 	AppID        string `bun:",notnull" json:"-"`
 	StoreItemID  string `bun:",notnull,unique" json:"storeItemId"`
+	// BillingCycle is the tier's default cycle: the one whose price is the
+	// store item's price (empty on a draft that never had one).
 	BillingCycle string `bun:",notnull" json:"billingCycle" tstype:"'MONTHLY' | 'YEARLY'"`
+	// Rank orders an app's tiers: 1 is the first above following.
+	Rank int `bun:"tier_rank,notnull,default:0" json:"rank"`
+	// State is DRAFT, ON_SALE or ARCHIVED (tiers.go); only ON_SALE sells.
+	State        string `bun:",notnull,default:'ON_SALE'" json:"state" tstype:"'DRAFT' | 'ON_SALE' | 'ARCHIVED'"`
+	MonthlyPrice *int64 `json:"monthlyPrice"`
+	YearlyPrice  *int64 `json:"yearlyPrice"`
+	TrialDays    int    `bun:",notnull,default:0" json:"trialDays"`
 }
 
 // Subscription is a member's paid membership of one app (one row per member
@@ -44,6 +54,8 @@ type Subscription struct {
 	GraceUntil        *time.Time `json:"graceUntil"`
 	EndedAt           *time.Time `json:"endedAt"`
 	Renewals          int64      `bun:",notnull,default:0" json:"renewals"`
+	// Cycle is the billing cycle the member chose (empty: the plan's).
+	Cycle string `bun:",notnull,default:''" json:"cycle"`
 }
 
 // Subscription statuses (see the Subscription model).
@@ -168,6 +180,15 @@ func planOfItem(ctx context.Context, db bun.IDB, itemID string) (*SubscriptionPl
 // period end, so no paid day is lost. It runs in the payer's transaction
 // (the SUBSCRIPTION order hook, a provider's webhook).
 func StartSubscription(ctx context.Context, tx bun.Tx, appID, userID string, plan *SubscriptionPlan, amount int64, currency, provider, providerRef string, orderID *string, now time.Time) (*Subscription, error) {
+	return StartSubscriptionCycle(ctx, tx, appID, userID, plan, "", amount, currency, provider, providerRef, orderID, now)
+}
+
+// StartSubscriptionCycle is StartSubscription for the billing cycle the
+// member chose (empty: the tier's default cycle).
+func StartSubscriptionCycle(ctx context.Context, tx bun.Tx, appID, userID string, plan *SubscriptionPlan, cycle string, amount int64, currency, provider, providerRef string, orderID *string, now time.Time) (*Subscription, error) {
+	if cycle == "" {
+		cycle = plan.BillingCycle
+	}
 	if err := lockSubscriptions(ctx, tx); err != nil {
 		return nil, err
 	}
@@ -180,8 +201,8 @@ func StartSubscription(ctx context.Context, tx bun.Tx, appID, userID string, pla
 		start, event = cur.CurrentPeriodEnd, MembershipRenewed
 	}
 	sub := &Subscription{ID: NewID(), AppID: appID, UserID: userID, PlanID: plan.ID, Status: SubActive,
-		CurrentPeriodEnd: addCycle(start, plan.BillingCycle), CreatedAt: now, Amount: amount, Currency: currency,
-		Provider: provider, ProviderRef: providerRef, OrderID: orderID}
+		CurrentPeriodEnd: addCycle(start, cycle), CreatedAt: now, Amount: amount, Currency: currency,
+		Provider: provider, ProviderRef: providerRef, OrderID: orderID, Cycle: cycle}
 	if cur == nil {
 		if _, err := tx.NewInsert().Model(sub).Exec(ctx); err != nil {
 			return nil, fmt.Errorf("start subscription: %w", err)
@@ -190,7 +211,7 @@ func StartSubscription(ctx context.Context, tx bun.Tx, appID, userID string, pla
 		sub.ID, sub.CreatedAt, sub.Renewals = cur.ID, cur.CreatedAt, cur.Renewals
 		if _, err := tx.NewUpdate().Model(sub).WherePK().
 			Column("plan_id", "status", "current_period_end", "amount", "currency", "provider", "provider_ref",
-				"order_id", "cancel_at_period_end", "grace_until", "ended_at").Exec(ctx); err != nil {
+				"order_id", "cancel_at_period_end", "grace_until", "ended_at", "cycle").Exec(ctx); err != nil {
 			return nil, fmt.Errorf("restart subscription: %w", err)
 		}
 	}
@@ -212,8 +233,21 @@ func grantMembership(ctx context.Context, tx bun.Tx, o *Order, it *OrderItem) er
 	if err != nil {
 		return fmt.Errorf("plan of %s: %w", it.StoreItemID, err)
 	}
-	_, err = StartSubscription(ctx, tx, o.AppID, o.UserID, plan, it.Price, o.Currency, o.PaymentMethod, "", &o.ID, time.Now().UTC())
+	_, err = StartSubscriptionCycle(ctx, tx, o.AppID, o.UserID, plan, lineCycle(it), it.Price, o.Currency, o.PaymentMethod, "", &o.ID, time.Now().UTC())
 	return err
+}
+
+// lineCycle is the billing cycle a membership order line bought (recorded
+// in its options by CreatePlanOrder; empty: the tier's default).
+func lineCycle(it *OrderItem) string {
+	var opts struct {
+		Cycle string `json:"cycle"`
+	}
+	_ = json.Unmarshal([]byte(it.CustomOptions), &opts)
+	if opts.Cycle == CycleMonthly || opts.Cycle == CycleYearly {
+		return opts.Cycle
+	}
+	return ""
 }
 
 // revokeMembership is the refund effect: the membership this order bought ends
@@ -291,7 +325,7 @@ func (s *Storage) RenewDueSubscriptions(ctx context.Context, opt RenewOptions) (
 	// A card membership waiting for its late invoice is not due until its
 	// grace is over: leaving it out keeps it from crowding the batch.
 	cardLate := "(s.provider <> ? AND s.provider_ref <> '' AND s.cancel_at_period_end = ? AND s.current_period_end > ?)"
-	if err := s.DB.NewSelect().TableExpr("subscriptions AS s").ColumnExpr("s.*").ColumnExpr("p.billing_cycle").
+	if err := s.DB.NewSelect().TableExpr("subscriptions AS s").ColumnExpr("s.*").ColumnExpr("COALESCE(NULLIF(s.cycle, ''), p.billing_cycle) AS billing_cycle").
 		Join("JOIN subscription_plans AS p ON p.id = s.plan_id").
 		WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
 			return q.Where("(s.status = ? AND s.current_period_end <= ? AND NOT "+cardLate+")", SubActive, opt.Now.Add(opt.Lead),
@@ -652,20 +686,33 @@ func (s *Storage) planView(ctx context.Context, planID string) (*SubscriptionPla
 // whatever else sits in the cart. An unpaid order for the same plan is
 // reused, so a second click pays one order, not two.
 func (s *Storage) CreatePlanOrder(ctx context.Context, appID, userID, itemID, method string) (*Order, error) {
+	return s.CreateTierOrder(ctx, appID, userID, itemID, "", method)
+}
+
+// CreateTierOrder is CreatePlanOrder for a chosen billing cycle (empty: the
+// tier's default). Only a tier on sale is found; its price for the cycle
+// is the order's.
+func (s *Storage) CreateTierOrder(ctx context.Context, appID, userID, itemID, cycle, method string) (*Order, error) {
 	var order *Order
 	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		tier, err := tierOnSale(ctx, tx, appID, itemID)
+		if err != nil {
+			return err
+		}
 		it := new(StoreItem)
-		if err := selectOne(ctx, tx.NewSelect().Model(it).
-			Where("id = ? AND app_id = ? AND type = ? AND deleted_at IS NULL", itemID, appID, ItemSubscription), "plan"); err != nil {
+		if err := selectOne(ctx, tx.NewSelect().Model(it).Where("id = ?", tier.ItemID), "plan"); err != nil {
 			return err
 		}
-		if _, err := planOfItem(ctx, tx, it.ID); err != nil {
+		cycle, price, err := tier.price(cycle)
+		if err != nil {
 			return err
 		}
+		it.Price = price
+		opts, _ := json.Marshal(map[string]string{"cycle": cycle})
 		existing := new(Order)
-		err := selectOne(ctx, tx.NewSelect().Model(existing).
+		err = selectOne(ctx, tx.NewSelect().Model(existing).
 			Where("app_id = ? AND user_id = ? AND status = ? AND cart_id IS NULL", appID, userID, OrderPending).
-			Where("EXISTS (SELECT 1 FROM order_items AS oi WHERE oi.order_id = ?TableAlias.id AND oi.store_item_id = ?)", it.ID).
+			Where("EXISTS (SELECT 1 FROM order_items AS oi WHERE oi.order_id = ?TableAlias.id AND oi.store_item_id = ? AND oi.custom_options = ?)", it.ID, string(opts)).
 			Where("total = ?", it.Price).OrderExpr("created_at DESC"), "order")
 		if err == nil {
 			order = existing
@@ -686,7 +733,7 @@ func (s *Storage) CreatePlanOrder(ctx context.Context, appID, userID, itemID, me
 			return fmt.Errorf("create plan order: %w", err)
 		}
 		line := &OrderItem{ID: NewID(), AppID: appID, OrderID: order.ID, StoreItemID: it.ID, Name: it.Name,
-			Type: ItemSubscription, Quantity: 1, Price: it.Price, Currency: currency}
+			Type: ItemSubscription, Quantity: 1, Price: it.Price, Currency: currency, CustomOptions: string(opts)}
 		if _, err := tx.NewInsert().Model(line).Exec(ctx); err != nil {
 			return fmt.Errorf("create plan order line: %w", err)
 		}

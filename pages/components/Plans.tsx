@@ -11,6 +11,7 @@ export function Plans({ plans, appName, signedIn, authUrl, error }: { plans: Pla
   if (error) return <p className="field-error" role="alert">{"Error loading subscription options: " + error}</p>;
   if (plans.length === 0) return <p className="empty">No subscription plans available at the moment.</p>;
   return (
+    <>
     <ul className="plans">
       {plans.map((p) => (
         <li key={p.id} className="plan">
@@ -39,5 +40,9 @@ export function Plans({ plans, appName, signedIn, authUrl, error }: { plans: Pla
         </li>
       ))}
     </ul>
+    <p className="meta">
+      <a href={"/apps/" + appName + "/membership"}>Compare tiers</a>
+    </p>
+    </>
   );
 }

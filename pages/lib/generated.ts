@@ -906,6 +906,18 @@ export interface Permissions {
   canSearch: boolean;
 }
 
+// PlanCheckoutData is server.PlanCheckoutData.
+export interface PlanCheckoutData {
+  plan: ItemView | null;
+  cycle: 'MONTHLY' | 'YEARLY';
+  price: number;
+  saving: number;
+  current: Tier | null;
+  balance: number;
+  status: SubscriptionStatus | null;
+  error: string;
+}
+
 // PlatformFeeOwed is store.PlatformFeeOwed.
 export interface PlatformFeeOwed {
   id: string;
@@ -1245,6 +1257,7 @@ export interface StudioPayouts {
 
 // StudioPlan is store.StudioPlan.
 export interface StudioPlan {
+  id: string;
   itemId: string;
   name: string;
   description: string;
@@ -1253,6 +1266,11 @@ export interface StudioPlan {
   currency: string;
   cycle: string;
   archived: boolean;
+  rank: number;
+  state: 'DRAFT' | 'ON_SALE' | 'ARCHIVED';
+  monthlyPrice: number | null;
+  yearlyPrice: number | null;
+  trialDays: number;
   members: number;
 }
 
@@ -1262,8 +1280,10 @@ export interface StudioPlanForm {
   name: string;
   description: string;
   benefits: string;
-  price: string;
-  cycle: string;
+  monthlyPrice: string;
+  yearlyPrice: string;
+  trialDays: string;
+  state: string;
 }
 
 // StudioProfile is server.StudioProfile.
@@ -1288,6 +1308,11 @@ export interface SubscriptionPlan {
   id: string;
   storeItemId: string;
   billingCycle: 'MONTHLY' | 'YEARLY';
+  rank: number;
+  state: 'DRAFT' | 'ON_SALE' | 'ARCHIVED';
+  monthlyPrice: number | null;
+  yearlyPrice: number | null;
+  trialDays: number;
 }
 
 // SubscriptionPlanView is store.SubscriptionPlanView.
@@ -1315,6 +1340,31 @@ export interface SubscriptionStatus {
 export interface TagView {
   id: string;
   name: string;
+}
+
+// Tier is store.Tier.
+export interface Tier {
+  id: string;
+  itemId: string;
+  name: string;
+  description: string;
+  benefits: string[];
+  rank: number;
+  state: 'DRAFT' | 'ON_SALE' | 'ARCHIVED';
+  currency: string;
+  monthlyPrice: number | null;
+  yearlyPrice: number | null;
+  yearlySaving: number;
+  yearlySavingPercent: number;
+  trialDays: number;
+}
+
+// TiersData is server.TiersData.
+export interface TiersData {
+  tiers: Tier[];
+  current: Tier | null;
+  status: SubscriptionStatus | null;
+  notice?: string;
 }
 
 // TopPost is store.TopPost.

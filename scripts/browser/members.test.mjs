@@ -42,7 +42,7 @@ test("a follower of a gated app sees the plans, subscribes with the wallet and r
   const api = await page.evaluate(async () => (await fetch("/api/events/apps/demo/events")).status);
   assert.equal(api, 403);
 
-  await Promise.all([page.waitForURL(/\/checkout\/plan\//), gate.locator("a.button", { hasText: "Subscribe" }).click()]);
+  await Promise.all([page.waitForURL(/\/checkout\/plan\//), gate.locator("a.button", { hasText: "Subscribe" }).first().click()]);
   assert.match(await page.locator(".plan-checkout").innerText(), /Wallet balance: \$100\.00/);
   await page.screenshot({ path: join(screenshotDir, "members-plan-checkout-390x844.png"), fullPage: true });
   // Paying confirms the membership on the profile, then the feed opens.

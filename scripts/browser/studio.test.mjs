@@ -82,20 +82,18 @@ async function setUp(page, app, label) {
   assert.equal(await page.inputValue('input[name="tierName"] >> nth=1'), "Gold");
 
   await page.goto(studio + "/plans");
-  const newPlan = page.locator(".studio-card", { hasText: "New plan" });
+  const newPlan = page.locator(".studio-card", { hasText: "New tier" });
   await newPlan.locator('input[name="name"]').fill("Supporters");
-  await newPlan.locator('input[name="price"]').fill("5");
-  // No cycle: refused, the plan cannot be published without one.
-  await newPlan.locator('select[name="billingCycle"]').selectOption("");
-  await Promise.all([page.waitForLoadState("load"), newPlan.locator("button", { hasText: "Create plan" }).click()]);
+  // No price while on sale: refused, a tier cannot be published without one.
+  await Promise.all([page.waitForLoadState("load"), newPlan.locator("button", { hasText: "Create tier" }).click()]);
   assert.match(await page.locator(".field-error").first().innerText(), /billing cycle/);
-  const again = page.locator(".studio-card", { hasText: "New plan" });
-  await again.locator('select[name="billingCycle"]').selectOption("MONTHLY");
+  const again = page.locator(".studio-card", { hasText: "New tier" });
+  await again.locator('input[name="monthlyPrice"]').fill("5");
   await again.locator('textarea[name="benefits"]').fill("Early access\nMonthly live Q&A");
-  await Promise.all([page.waitForURL(/plans\?notice=saved/), again.locator("button", { hasText: "Create plan" }).click()]);
+  await Promise.all([page.waitForURL(/plans\?notice=saved/), again.locator("button", { hasText: "Create tier" }).click()]);
   const card = page.locator('.plan-card[data-plan="Supporters"]');
   assert.match(await card.innerText(), /\$5\.00 \/ month/);
-  assert.match(await card.innerText(), /Published/);
+  assert.match(await card.innerText(), /On sale/);
 }
 
 // addItem: the creator adds a digital item to the app's store from the

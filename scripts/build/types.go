@@ -34,6 +34,8 @@ func tsRoots() []tsRoot {
 		{Value: store.AppView{}},
 		{Value: store.AccountUser{}},
 		{Value: store.SubscriptionStatus{}},
+		{Value: server.TiersData{}},
+		{Value: server.PlanCheckoutData{}},
 		{Value: store.DonorStanding{}},
 		{Value: store.DonationView{}},
 		{Value: server.StoreData{}},

@@ -138,8 +138,22 @@ func checkDemo(t *testing.T, db *bun.DB) {
 	if err := db.NewSelect().Model(&items).Where("app_id = ?", demo.ID).Scan(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if len(items) != 12 {
-		t.Errorf("items = %d, want 12", len(items))
+	// 11 store items and three membership tiers (issue 40: the first is
+	// the old membership item; tiers are not on the store's grid).
+	if len(items) != 14 {
+		t.Errorf("items = %d, want 14", len(items))
+	}
+	var tiers []store.SubscriptionPlan
+	if err := db.NewSelect().Model(&tiers).Where("app_id = ?", demo.ID).Order("tier_rank ASC").Scan(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(tiers) != 3 || tiers[0].Rank != 1 || tiers[2].Rank != 3 || tiers[0].State != store.TierOnSale {
+		t.Errorf("tiers = %+v, want three on sale ranked 1 to 3", tiers)
+	}
+	var held string
+	if err := db.NewSelect().Model((*store.Subscription)(nil)).Column("plan_id").
+		Where("app_id = ? AND user_id = ?", demo.ID, userID(t, db, "subscriber@demo.test")).Scan(ctx, &held); err != nil || len(tiers) == 0 || held != tiers[0].ID {
+		t.Errorf("subscriber@demo.test holds %q, want the first tier (%v)", held, err)
 	}
 	itemTypes, stock, featured := map[string]bool{}, map[string]bool{}, 0
 	for _, it := range items {

@@ -127,11 +127,48 @@ func (s *seeder) demoStore(ctx context.Context, app *store.App) error {
 	return nil
 }
 
-// subscribe adds the monthly plan and gives subscriber@demo.test an active
-// subscription that outlasts any demo session.
+// subscribe makes the membership item the first of three tiers (the other
+// two are items of their own, off the store's grid like every tier) and
+// gives subscriber@demo.test an active membership of the first that
+// outlasts any demo session.
 func (s *seeder) subscribe(ctx context.Context, appID, itemID string) error {
-	plan := &store.SubscriptionPlan{ID: store.NewID(), AppID: appID, StoreItemID: itemID, BillingCycle: "MONTHLY"}
+	monthly, yearly := int64(800), int64(8000)
+	plan := &store.SubscriptionPlan{ID: store.NewID(), AppID: appID, StoreItemID: itemID, BillingCycle: "MONTHLY",
+		Rank: 1, State: store.TierOnSale, MonthlyPrice: &monthly, YearlyPrice: &yearly}
 	sub := &store.Subscription{ID: store.NewID(), AppID: appID, UserID: s.user("subscriber").ID, PlanID: plan.ID,
-		Status: "ACTIVE", CurrentPeriodEnd: s.now.AddDate(1, 0, 0), CreatedAt: s.now.AddDate(0, -2, 0)}
-	return s.insert(ctx, plan, sub)
+		Status: "ACTIVE", CurrentPeriodEnd: s.now.AddDate(1, 0, 0), CreatedAt: s.now.AddDate(0, -2, 0), Cycle: "MONTHLY"}
+	if err := s.insert(ctx, plan, sub); err != nil {
+		return err
+	}
+	var storeID string
+	if err := s.tx.NewSelect().Model((*store.Shop)(nil)).Column("id").Where("app_id = ?", appID).Scan(ctx, &storeID); err != nil {
+		return err
+	}
+	for i, t := range []struct {
+		name, desc, cycle string
+		monthly, yearly   *int64
+		trial             int
+		benefits          string
+	}{
+		{"Backstage Pass", "Everything in Studio Circle, plus the monthly backstage video call.", "MONTHLY",
+			ptr[int64](1500), ptr[int64](15000), 7, `{"benefits":["Everything in Studio Circle","Monthly backstage video call","Vote on the next single"]}`},
+		{"Producer's Room", "A yearly seat in the room: session files and a credit on the next record.", "YEARLY",
+			nil, ptr[int64](10000), 0, `{"benefits":["Everything in Backstage Pass","Session files of every track","Your name in the credits"]}`},
+	} {
+		price := int64(0)
+		if t.monthly != nil {
+			price = *t.monthly
+		} else {
+			price = *t.yearly
+		}
+		at := s.now.Add(-time.Duration(20-i) * day)
+		item := &store.StoreItem{ID: store.NewID(), AppID: appID, StoreID: storeID, Name: t.name, Description: t.desc,
+			Type: store.ItemSubscription, Price: price, Currency: "USD", Settings: t.benefits, CreatedAt: at, UpdatedAt: at}
+		tier := &store.SubscriptionPlan{ID: store.NewID(), AppID: appID, StoreItemID: item.ID, BillingCycle: t.cycle,
+			Rank: i + 2, State: store.TierOnSale, MonthlyPrice: t.monthly, YearlyPrice: t.yearly, TrialDays: t.trial}
+		if err := s.insert(ctx, item, tier); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -23,7 +23,7 @@ func memberOnWallet(t *testing.T, db *bun.DB) (*store.Storage, *store.Subscripti
 	if err := db.NewSelect().Table("apps").Column("id").Where("name = 'demo'").Scan(ctx, &appID); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.NewSelect().Table("store_items").Column("id").Where("app_id = ? AND type = 'SUBSCRIPTION'", appID).Limit(1).Scan(ctx, &itemID); err != nil {
+	if err := db.NewSelect().Table("store_items").Column("id").Where("app_id = ? AND type = 'SUBSCRIPTION' AND sku = 'SUB-SC-01'", appID).Limit(1).Scan(ctx, &itemID); err != nil {
 		t.Fatal(err)
 	}
 	u, err := st.UserByEmail(ctx, "follower@demo.test")

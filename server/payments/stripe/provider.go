@@ -457,7 +457,7 @@ func (p *Provider) StartRenewals(ctx context.Context, orderID string, refused in
 		return nil
 	}
 	interval := "month"
-	if plan.BillingCycle == store.CycleYearly {
+	if sub.Cycle == store.CycleYearly || (sub.Cycle == "" && plan.BillingCycle == store.CycleYearly) {
 		interval = "year"
 	}
 	var feePercent float64

@@ -1,0 +1,123 @@
+import { Layout } from "./components/Layout";
+import { displayTitle } from "./components/Header";
+import { formatDate, formatMoney } from "./lib/format";
+import type { PageProps, Tier, TiersData } from "./lib/types";
+
+type Props = PageProps<TiersData>;
+
+// Membership: the app's tiers side by side in rank order, the member's own
+// marked, with Join / Upgrade / Downgrade / Cancel. Every button is a plain
+// form (server/membership_page.go), so the page works without JavaScript:
+// Join, Upgrade and Downgrade are GET forms into the plan checkout with the
+// cycle chosen; Cancel posts to /membership/cancel.
+export default function Membership(props: Props) {
+  const app = props.app!;
+  const d = props.data;
+  const base = "/apps/" + app.name;
+  const signedIn = !!props.viewer.user;
+  const current = d.current;
+  const status = d.status;
+  // The member's tier stays on the page when it is no longer on sale.
+  const tiers: Tier[] = current && !d.tiers.some((t) => t.id === current.id) ? [...d.tiers, current].sort((a, b) => a.rank - b.rank) : d.tiers;
+  const verb = (t: Tier) => (!current ? "Join" : t.rank > current.rank ? "Upgrade" : "Downgrade");
+  const signIn = props.authUrl + "/authenticate/signin?app=" + encodeURIComponent(app.name);
+  const choose = (t: Tier, cycle: "MONTHLY" | "YEARLY", price: number) => {
+    const label = verb(t) + (t.monthlyPrice != null && t.yearlyPrice != null ? (cycle === "YEARLY" ? " yearly" : " monthly") : "");
+    if (!signedIn) {
+      return (
+        <a className="button" href={signIn} key={cycle}>
+          {label}
+        </a>
+      );
+    }
+    return (
+      <form method="get" action={base + "/checkout/plan/" + t.itemId} key={cycle} className="tier-choose">
+        <input type="hidden" name="cycle" value={cycle} />
+        <button type="submit" className="button" aria-label={label + " " + t.name + " for " + formatMoney(price, t.currency)}>
+          {label}
+        </button>
+      </form>
+    );
+  };
+  return (
+    <Layout props={props}>
+      <div className="membership">
+        <h1>{"Membership · " + displayTitle(app)}</h1>
+        {d.notice && (
+          <p className="notice" role="status">
+            {d.notice}
+          </p>
+        )}
+        {current && status && (
+          <p className="membership-current">
+            {"Your tier: "}
+            <strong>{current.name}</strong>
+            {status.currentPeriodEnd &&
+              (status.cancelAtPeriodEnd ? " · ends " : " · renews ") + formatDate(status.currentPeriodEnd)}
+          </p>
+        )}
+        {!current && <p className="meta">{signedIn ? "You follow this app for free. Join a tier to support it and see members' posts." : "Sign in to join."}</p>}
+        {tiers.length === 0 && <p className="empty">No subscription plans available at the moment.</p>}
+        <ol className="tiers">
+          {tiers.map((t) => {
+            const mine = current?.id === t.id;
+            return (
+              <li key={t.id} className={"tier" + (mine ? " tier-current" : "")} data-tier={t.name} aria-current={mine ? "true" : undefined}>
+                <h2>{t.name}</h2>
+                {mine && <p className="tier-badge">Your tier</p>}
+                {t.monthlyPrice != null && (
+                  <p className="price">
+                    {formatMoney(t.monthlyPrice, t.currency)} <span className="meta">/ month</span>
+                  </p>
+                )}
+                {t.yearlyPrice != null && (
+                  <p className="price">
+                    {formatMoney(t.yearlyPrice, t.currency)} <span className="meta">/ year</span>
+                    {t.yearlySaving > 0 && (
+                      <span className="saving">{" Save " + formatMoney(t.yearlySaving, t.currency) + " (" + t.yearlySavingPercent + "%)"}</span>
+                    )}
+                  </p>
+                )}
+                {t.trialDays > 0 && <p className="meta">{t.trialDays + "-day free trial"}</p>}
+                {t.description && <p className="meta">{t.description}</p>}
+                {t.benefits.length > 0 && (
+                  <ul className="plan-benefits" aria-label={"Benefits of " + t.name}>
+                    {t.benefits.map((b, i) => (
+                      <li key={i}>{b}</li>
+                    ))}
+                  </ul>
+                )}
+                {mine ? (
+                  status && (
+                    <form method="post" action={base + "/membership/cancel"}>
+                      <input type="hidden" name="cancel" value={status.cancelAtPeriodEnd ? "0" : "1"} />
+                      <button type="submit" className="button button-secondary">
+                        {status.cancelAtPeriodEnd ? "Keep membership" : "Cancel"}
+                      </button>
+                    </form>
+                  )
+                ) : t.state === "ON_SALE" ? (
+                  <div className="tier-actions">
+                    {t.monthlyPrice != null && choose(t, "MONTHLY", t.monthlyPrice)}
+                    {t.yearlyPrice != null && choose(t, "YEARLY", t.yearlyPrice)}
+                  </div>
+                ) : null}
+              </li>
+            );
+          })}
+        </ol>
+        <p>
+          <a href={base}>{"Back to " + displayTitle(app)}</a>
+        </p>
+      </div>
+    </Layout>
+  );
+}
+
+export function head(props: Props) {
+  return (
+    <>
+      <title>{"Membership · " + (props.app ? displayTitle(props.app) : "Marquee")}</title>
+    </>
+  );
+}

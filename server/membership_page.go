@@ -1,0 +1,104 @@
+package server
+
+import (
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"marquee/store"
+)
+
+// The membership page (issue 40 item 1): /apps/{app}/membership shows the
+// tiers on sale side by side with the member's current one, and Join /
+// Upgrade / Downgrade / Cancel as plain forms, so it works without
+// JavaScript. Join, Upgrade and Downgrade go into the plan checkout (a GET
+// form carrying the cycle); Cancel posts here and uses the existing cancel.
+
+func membershipPath(appName string) string { return "/apps/" + url.PathEscape(appName) + "/membership" }
+
+// TiersData answers GET /api/memberships/apps/{appId}/tiers and is the
+// membership page's data: the tiers on sale in rank order, the viewer's
+// current tier (nil without a valid membership; it may be archived, and is
+// then shown beside the ones on sale) and their membership status.
+type TiersData struct {
+	Tiers   []store.Tier              `json:"tiers"`
+	Current *store.Tier               `json:"current"`
+	Status  *store.SubscriptionStatus `json:"status"`
+	// Notice is what a form post came back to say (joined, canceled).
+	Notice string `json:"notice,omitempty"`
+}
+
+// tiersOf is the one loader of the page and the JSON call.
+func (s *Server) tiersOf(c echo.Context, sc *Scope) (*TiersData, error) {
+	ctx := c.Request().Context()
+	tiers, err := s.store.Tiers(ctx, sc.App.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := &TiersData{Tiers: tiers}
+	if sc.User == nil {
+		return out, nil
+	}
+	if out.Status, err = s.store.SubscriptionStatusOf(ctx, sc.App.ID, sc.User.ID, time.Now()); err != nil {
+		return nil, err
+	}
+	if out.Status.HasValidSubscription && out.Status.PlanID != nil {
+		cur, err := s.store.TierByPlan(ctx, sc.App.ID, *out.Status.PlanID)
+		if err != nil && !isNotFound(err) {
+			return nil, err
+		}
+		out.Current = cur
+	}
+	return out, nil
+}
+
+// GET /api/memberships/apps/:appId/tiers
+func (s *Server) apiTiers(c echo.Context) error {
+	sc, err := s.scopeOf(c, c.Param("appId"))
+	if err != nil {
+		return err
+	}
+	data, err := s.tiersOf(c, sc)
+	if err != nil {
+		return err
+	}
+	return respond(c, http.StatusOK, data)
+}
+
+// GET /apps/:app/membership
+func (s *Server) pageMembership(c echo.Context) error {
+	sc := scopeFromPage(c)
+	data, err := s.tiersOf(c, sc)
+	if err != nil {
+		return err
+	}
+	switch c.QueryParam("notice") {
+	case "canceled":
+		data.Notice = "Your membership will end at the end of the current period."
+	case "resumed":
+		data.Notice = "Your membership will renew."
+	}
+	props := s.pageProps(c, sc)
+	props.Data = data
+	c.Response().Header().Set("Cache-Control", "no-cache, private")
+	return s.renderPage(c, "Membership", props)
+}
+
+// POST /apps/:app/membership/cancel (cancel=1, or 0 to keep renewing)
+func (s *Server) formMembershipCancel(c echo.Context) error {
+	sc := scopeFromPage(c)
+	if sc.User == nil {
+		return c.Redirect(http.StatusSeeOther, s.cfg.AuthURL+"/authenticate/signin?app="+url.QueryEscape(sc.App.Name))
+	}
+	cancel := c.FormValue("cancel") != "0"
+	if _, err := s.setCancel(c, sc, cancel); err != nil {
+		return err
+	}
+	notice := "canceled"
+	if !cancel {
+		notice = "resumed"
+	}
+	return c.Redirect(http.StatusSeeOther, membershipPath(sc.App.Name)+"?notice="+notice)
+}
