@@ -10,7 +10,7 @@ import { formatDate, formatMoney } from "./lib/format";
 import type { AccountUser, DonorStanding, PageProps, SubscriptionStatus } from "./lib/types";
 
 type NotificationPrefs = {
-  mutedAll: boolean; mutedKinds: string[]; kinds: string[]; emailMutedAll: boolean; emailMutedKinds: string[]; emailKinds?: string[];
+  mutedAll: boolean; mutedKinds: string[]; kinds: string[]; emailMutedAll: boolean; emailMutedKinds: string[]; emailKinds?: string[]; emailDigest?: boolean;
 };
 type Props = PageProps<{
   user: AccountUser | null;
@@ -202,6 +202,10 @@ function NotificationSettings({ base, prefs }: { base: string; prefs: Notificati
           <label className="check">
             <input type="checkbox" name="emailMutedAll" value="1" defaultChecked={prefs.emailMutedAll} />
             <span>No other e-mail from this app</span>
+          </label>
+          <label className="check">
+            <input type="checkbox" name="emailDigest" value="1" defaultChecked={prefs.emailDigest} />
+            <span>One mail a week with the new posts and events, instead of a mail for each post</span>
           </label>
           {(prefs.emailKinds ?? prefs.kinds).map((k) => (
             <label className="check" key={"email-" + k}>

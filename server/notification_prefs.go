@@ -20,11 +20,14 @@ type prefsAnswer struct {
 	// EmailKinds are the kinds whose e-mail can be switched off: the
 	// notification kinds and the app's newsletter.
 	EmailKinds []string `json:"emailKinds"`
+	// EmailDigest: one mail a week with the app's new posts and events
+	// instead of a mail for each post.
+	EmailDigest bool `json:"emailDigest"`
 }
 
 func prefsOf(p *store.NotificationPreference) prefsAnswer {
 	return prefsAnswer{MutedAll: p.MutedAll, MutedKinds: p.Muted(), Kinds: store.NotificationKinds,
-		EmailMutedAll: p.EmailMutedAll, EmailMutedKinds: p.EmailMuted(), EmailKinds: store.EmailKinds}
+		EmailMutedAll: p.EmailMutedAll, EmailMutedKinds: p.EmailMuted(), EmailKinds: store.EmailKinds, EmailDigest: p.EmailDigest}
 }
 
 // GET /api/notifications/preferences/:appId: what the member mutes in this app.
@@ -46,6 +49,7 @@ type prefsRequest struct {
 	// Left out (nil), the e-mail switches stay as they are.
 	EmailMutedAll   *bool     `json:"emailMutedAll"`
 	EmailMutedKinds *[]string `json:"emailMutedKinds"`
+	EmailDigest     *bool     `json:"emailDigest"`
 }
 
 // PUT /api/notifications/preferences/:appId replaces the member's choice.
@@ -80,7 +84,8 @@ func (s *Server) formNotificationPrefs(c echo.Context) error {
 	req := prefsRequest{MutedAll: form.Get("mutedAll") != "", MutedKinds: form["mutedKinds"]}
 	if form.Get("emailForm") != "" {
 		all, kinds := form.Get("emailMutedAll") != "", form["emailMutedKinds"]
-		req.EmailMutedAll, req.EmailMutedKinds = &all, &kinds
+		digest := form.Get("emailDigest") != ""
+		req.EmailMutedAll, req.EmailMutedKinds, req.EmailDigest = &all, &kinds, &digest
 	}
 	return s.savePrefs(c, sc, req, func(*store.NotificationPreference) error {
 		return c.Redirect(http.StatusSeeOther, "/apps/"+sc.App.Name+"/profile#notification-settings")
@@ -111,6 +116,11 @@ func (s *Server) savePrefs(c echo.Context, sc *Scope, req prefsRequest, answer f
 			}
 		}
 		if p, err = s.store.SetEmailPreferences(c.Request().Context(), sc.App.ID, sc.User.ID, all, kinds); err != nil {
+			return err
+		}
+	}
+	if req.EmailDigest != nil && *req.EmailDigest != p.EmailDigest {
+		if p, err = s.store.SetEmailDigest(c.Request().Context(), sc.App.ID, sc.User.ID, *req.EmailDigest); err != nil {
 			return err
 		}
 	}

@@ -104,6 +104,18 @@ type NewsletterAudience struct {
 	SubscribersOnly bool
 }
 
+// inAudience keeps the members (ms) of q that audience lets read.
+func (s *Storage) inAudience(q *bun.SelectQuery, audience NewsletterAudience, now time.Time) *bun.SelectQuery {
+	if !audience.SubscribersOnly {
+		return q
+	}
+	sub := validSubscription(s.DB.NewSelect().TableExpr("subscriptions").ColumnExpr("1").
+		Where("subscriptions.app_id = ms.app_id AND subscriptions.user_id = ms.user_id"), now, s.GracePeriod())
+	return q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
+		return q.Where("ms.role IN (?)", bun.List([]string{RoleModerator, RoleAdmin, RoleCreator})).WhereOr("EXISTS (?)", sub)
+	})
+}
+
 type newsletterMember struct {
 	UserID string `bun:"user_id"`
 	Email  string `bun:"email"`
@@ -120,16 +132,11 @@ func (s *Storage) SelectNewsletterRecipients(ctx context.Context, m *Message, au
 		ColumnExpr("ms.user_id, u.email").
 		Where("ms.app_id = ? AND ms.user_id <> ?", m.AppID, m.SenderID).
 		Where("u.deleted_at IS NULL AND u.disabled_at IS NULL AND u.email <> ''").
+		// A member who takes the weekly digest gets the post in it instead.
 		Where(`NOT EXISTS (SELECT 1 FROM notification_preferences AS p WHERE p.app_id = ms.app_id AND p.user_id = ms.user_id
-			AND (p.email_muted_all OR p.email_muted_kinds LIKE ?))`, "%,"+KindNewsletter+",%").
+			AND (p.email_muted_all OR p.email_muted_kinds LIKE ? OR p.email_digest))`, "%,"+KindNewsletter+",%").
 		Where("NOT EXISTS (SELECT 1 FROM mail_bounces AS b WHERE b.email = u.email AND b.undeliverable)")
-	if audience.SubscribersOnly {
-		sub := validSubscription(s.DB.NewSelect().TableExpr("subscriptions").ColumnExpr("1").
-			Where("subscriptions.app_id = ms.app_id AND subscriptions.user_id = ms.user_id"), now, s.GracePeriod())
-		q = q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
-			return q.Where("ms.role IN (?)", bun.List([]string{RoleModerator, RoleAdmin, RoleCreator})).WhereOr("EXISTS (?)", sub)
-		})
-	}
+	q = s.inAudience(q, audience, now)
 	var members []newsletterMember
 	if err := q.OrderExpr("ms.user_id").Scan(ctx, &members); err != nil {
 		return 0, fmt.Errorf("newsletter %s: select recipients: %w", m.ID, err)

@@ -96,9 +96,12 @@ type NotificationPreference struct {
 	MutedKinds string `bun:",notnull,default:''" json:"-"`
 	// EmailMutedAll and EmailMutedKinds are the e-mail switches, apart
 	// from the in-app ones: a member may want receipts in the app only.
-	EmailMutedAll   bool      `bun:",notnull,default:false" json:"emailMutedAll"`
-	EmailMutedKinds string    `bun:",notnull,default:''" json:"-"`
-	UpdatedAt       time.Time `bun:",notnull,default:current_timestamp" json:"-"`
+	EmailMutedAll   bool   `bun:",notnull,default:false" json:"emailMutedAll"`
+	EmailMutedKinds string `bun:",notnull,default:''" json:"-"`
+	// EmailDigest: the member takes one mail a week with the app's new
+	// posts and events (store/digest.go) instead of a mail for each post.
+	EmailDigest bool      `bun:",notnull,default:false" json:"emailDigest"`
+	UpdatedAt   time.Time `bun:",notnull,default:current_timestamp" json:"-"`
 }
 
 // EmailMuted lists the kinds whose e-mail is off.

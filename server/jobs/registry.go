@@ -70,6 +70,8 @@ func Product(d Deps) Work {
 		river.AddWorker(workers, &NewsletterStartWorker{Store: d.Store})
 		river.AddWorker(workers, &NewsletterSendWorker{Store: d.Store, Sender: d.Mail, Logger: d.Logger})
 		river.AddWorker(workers, &NewsletterTestWorker{Store: d.Store, Sender: d.Mail})
+		river.AddWorker(workers, &DigestWorker{Store: d.Store})
+		every(DigestInterval, DigestArgs{})
 	}
 	if d.Store != nil {
 		river.AddWorker(workers, &ExportAccountWorker{Store: d.Store})
