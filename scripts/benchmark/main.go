@@ -71,13 +71,18 @@ func main() {
 	if len(os.Args) > 1 {
 		only = os.Args[1]
 	}
-	if only != "" && only != "api" && only != "cluster" && only != "apps" {
-		fmt.Fprintln(os.Stderr, "usage: scripts/bench [api|cluster|apps]")
+	if only != "" && only != "api" && only != "cluster" && only != "apps" && only != "newsletter" {
+		fmt.Fprintln(os.Stderr, "usage: scripts/bench [api|cluster|apps|newsletter]")
 		os.Exit(2)
 	}
 	// `scripts/bench apps` (apps.go): many apps' pages; not in a full run.
 	if only == "apps" {
 		err = appsBench(ctx)
+	}
+	// `scripts/bench newsletter` (newsletter.go): pages during a 10,000-mail
+	// send; not in a full run.
+	if only == "newsletter" {
+		err = newsletterBench(ctx)
 	}
 	if only == "" {
 		err = run(ctx)
