@@ -155,8 +155,13 @@ export default function DonateModal(props: DonateModalProps) {
           <ul className="tiers">
             {props.tiers.map((t) => (
               <li key={t.id}>
-                <strong>{t.name}</strong> <span>{dollars(t.requiredAmount)}</span>
-                {t.description && <p>{t.description}</p>}
+                {/* A tier fills the amount it asks for (a link without
+                    JavaScript, as the quick amounts are). */}
+                <a className="tier-pick" href={"/apps/" + props.appName + "/donate?amount=" + (t.requiredAmount / 100).toFixed(2)}
+                  onClick={(e) => { e.preventDefault(); setAmount((t.requiredAmount / 100).toFixed(2)); setDone(false); resetCard(); }}>
+                  <strong>{t.name}</strong> <span>{dollars(t.requiredAmount)}</span>
+                  {t.description && <span className="tier-description">{t.description}</span>}
+                </a>
               </li>
             ))}
           </ul>

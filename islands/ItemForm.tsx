@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { Img } from "../pages/lib/img";
-import type { EventOption, ItemView, MediaView } from "../pages/lib/types";
+import type { EventOption, ItemDraft, ItemView, MediaView } from "../pages/lib/types";
 import { formatDate } from "../pages/lib/format";
 import { api } from "./lib/api";
 import { useHydrated } from "./lib/hydrated";
@@ -13,8 +13,9 @@ interface Props {
   item: ItemView | null;
   types: string[];
   events: EventOption[];
-  // Why the form without JavaScript was refused.
+  // Why the form without JavaScript was refused, and what it held.
   error?: string;
+  draft?: ItemDraft;
 }
 
 interface VariantRow {
@@ -39,21 +40,27 @@ const cents = (s: string) => (s.trim() === "" ? NaN : Math.round(Number(s) * 100
 // the server validates and its message is shown as it is.
 export default function ItemForm(props: Props) {
   const it = props.item;
+  const dr = props.draft;
   const hydrated = useHydrated();
-  const [name, setName] = useState(it?.name ?? "");
-  const [description, setDescription] = useState(it?.description ?? "");
-  const [type, setType] = useState<string>(it?.type ?? "PHYSICAL");
-  const [price, setPrice] = useState(dollars(it?.price));
-  const [compare, setCompare] = useState(dollars(it?.comparePrice));
-  const [tracked, setTracked] = useState(it ? it.stock !== null : true);
-  const [stock, setStock] = useState(it?.stock != null ? String(it.stock) : "0");
-  const [sku, setSku] = useState(it?.sku ?? "");
-  const [eventId, setEventId] = useState(it?.eventId ?? "");
-  const [featured, setFeatured] = useState(it?.isFeatured ?? false);
-  const [tags, setTags] = useState((it?.tags ?? []).map((t) => t.name).join(", "));
-  const [media, setMedia] = useState<MediaView[]>(it?.media ?? []);
+  const [name, setName] = useState(dr ? dr.name : it?.name ?? "");
+  const [description, setDescription] = useState(dr ? dr.description : it?.description ?? "");
+  const [type, setType] = useState<string>(dr?.type || it?.type || "PHYSICAL");
+  const [price, setPrice] = useState(dr ? dr.price : dollars(it?.price));
+  const [compare, setCompare] = useState(dr ? dr.comparePrice : dollars(it?.comparePrice));
+  // Only physical goods run out: a new item of another type starts
+  // untracked (a blank stock is untracked too, with JavaScript or without).
+  const [tracked, setTracked] = useState(dr ? dr.tracked : it ? it.stock !== null : true);
+  const [trackTouched, setTrackTouched] = useState(!!(dr || it));
+  const [stock, setStock] = useState(dr ? dr.stock : it?.stock != null ? String(it.stock) : "");
+  const [sku, setSku] = useState(dr ? dr.sku : it?.sku ?? "");
+  const [eventId, setEventId] = useState(dr ? dr.eventId : it?.eventId ?? "");
+  const [featured, setFeatured] = useState(dr ? dr.isFeatured : it?.isFeatured ?? false);
+  const [tags, setTags] = useState(dr ? dr.tags : (it?.tags ?? []).map((t) => t.name).join(", "));
+  const [media, setMedia] = useState<MediaView[]>(dr ? dr.media : it?.media ?? []);
   const [variants, setVariants] = useState<VariantRow[]>(
-    (it?.variants ?? []).map((v) => ({ id: v.id, name: v.name, value: v.value, adjust: dollars(v.priceAdjustment), stock: v.stock == null ? "" : String(v.stock) })),
+    dr
+      ? dr.variants.map((v) => ({ ...v }))
+      : (it?.variants ?? []).map((v) => ({ id: v.id, name: v.name, value: v.value, adjust: dollars(v.priceAdjustment), stock: v.stock == null ? "" : String(v.stock) })),
   );
   const [busy, setBusy] = useState(false);
   const [uploading, setUploading] = useState(false);
@@ -90,7 +97,7 @@ export default function ItemForm(props: Props) {
     if (c !== null && isNaN(c)) return setError("Compare price must be an amount");
     const body = {
       name, description, type, price: p, comparePrice: c, sku, isFeatured: featured,
-      stock: tracked ? Number(stock) : null,
+      stock: tracked && stock.trim() !== "" ? Number(stock) : null,
       tags: tags.split(",").map((t) => t.trim()).filter(Boolean),
       mediaIds: media.map((m) => m.id),
       eventId: type === "EVENT_TICKET" ? eventId : "",
@@ -133,7 +140,10 @@ export default function ItemForm(props: Props) {
       <label>Name <input name="name" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} /></label>
       <label>Description <textarea name="description" rows={4} maxLength={5000} value={description} onChange={(e) => setDescription(e.target.value)} /></label>
       <label>Type
-        <select name="type" value={type} onChange={(e) => setType(e.target.value)}>
+        <select name="type" value={type} onChange={(e) => {
+          setType(e.target.value);
+          if (!trackTouched) setTracked(e.target.value === "PHYSICAL");
+        }}>
           {props.types.map((t) => <option key={t} value={t}>{t.replace("_", " ").toLowerCase()}</option>)}
         </select>
       </label>
@@ -154,8 +164,8 @@ export default function ItemForm(props: Props) {
         <label>Compare price ($) <input name="comparePrice" type="number" min="0" step="0.01" value={compare} onChange={(e) => setCompare(e.target.value)} /></label>
       </div>
       <div className="row">
-        <label className="check"><input type="checkbox" name="tracked" value="1" checked={tracked} onChange={(e) => setTracked(e.target.checked)} /> Track stock</label>
-        {tracked && <label>Stock <input name="stock" type="number" min="0" step="1" value={stock} onChange={(e) => setStock(e.target.value)} /></label>}
+        <label className="check"><input type="checkbox" name="tracked" value="1" checked={tracked} onChange={(e) => { setTracked(e.target.checked); setTrackTouched(true); }} /> Track stock</label>
+        {tracked && <label>Stock <input name="stock" type="number" min="0" step="1" placeholder="blank: unlimited" value={stock} onChange={(e) => setStock(e.target.value)} /></label>}
       </div>
       <label>SKU <input name="sku" maxLength={64} value={sku} onChange={(e) => setSku(e.target.value)} /></label>
       <label className="check"><input type="checkbox" name="isFeatured" value="1" checked={featured} onChange={(e) => setFeatured(e.target.checked)} /> Featured on the home page</label>

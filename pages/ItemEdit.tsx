@@ -17,7 +17,7 @@ export default function ItemEdit(props: Props) {
     <Layout props={props} hideFooter>
       <a className="back-button" href={d.item ? base + "/store/items/" + d.item.id : base + "/store"}>← Back</a>
       <h1 className="page-title">{d.item ? "Edit Item" : "New Item"}</h1>
-      <Island name="ItemForm" component={ItemForm} props={{ appId: app.id, appName: app.name, storeId: d.storeId, item: d.item, types: d.types, events: d.events ?? [], error: d.error }} />
+      <Island name="ItemForm" component={ItemForm} props={{ appId: app.id, appName: app.name, storeId: d.storeId, item: d.item, types: d.types, events: d.events ?? [], error: d.error, draft: d.draft ?? undefined }} />
       {d.item && d.item.type === "DIGITAL" && (
         // The files buyers download: private, never shown as item images.
         <section className="item-files item-form" aria-label="Files buyers download">

@@ -236,6 +236,12 @@ export function head(props: Props) {
   const app = props.app;
   if (!app) return <title>Failed to load landing page</title>;
   const seo = appSeo(app, props);
+  // The Atom feed of posts, as the community page announces it (the
+  // server answers it when visitors may read the community).
+  const g = app.settings.features.subscriptionGating;
+  if (app.settings.features.community.enabled && !(g.enabled && (g.settings.required || g.settings.landingPageOnly))) {
+    seo.feed = props.publicUrl + "/apps/" + app.name + "/feed.xml";
+  }
   const sameAs = visibleLinks(app).map((l) => l.url);
   seo.jsonLd = {
     "@context": "https://schema.org",

@@ -36,6 +36,9 @@ export default function Studio(props: Props) {
   );
 }
 
+// FOOTER_LABELS are the footer's tab names (SPEC.md section 2).
+const FOOTER_LABELS: Record<string, string> = { HOME: "Home", COMMUNITY: "Feed", STORE: "Store", EVENTS: "Events", CHAT: "Chat" };
+
 // PayoutPassword: every form that decides where the app's money goes asks
 // for the creator's password again.
 function PayoutPassword({ d }: { d: StudioData }) {
@@ -58,6 +61,8 @@ function ProfileSection({ props }: { props: Props }) {
       <section className="studio-card" aria-labelledby="profile-h">
         <h2 id="profile-h">Profile and look</h2>
         <form method="post" action={base + "/profile"} className="studio-form">
+          {/* Enter in a field saves: the first submit button is the default. */}
+          <button type="submit" className="visually-hidden" tabIndex={-1} aria-hidden="true">Save profile</button>
           <div className={cls(d, "displayName")}>
             <label htmlFor="displayName">Display name</label>
             <input id="displayName" name="displayName" required maxLength={60} defaultValue={p.displayName} />
@@ -84,24 +89,22 @@ function ProfileSection({ props }: { props: Props }) {
               <input id="lang" name="lang" required maxLength={12} defaultValue={p.lang} placeholder="en" />
               <FieldError d={d} name="lang" />
             </div>
-            <div className={cls(d, "version")}>
-              <label htmlFor="version">Version</label>
-              <input id="version" name="version" required maxLength={14} defaultValue={p.version} />
-              <FieldError d={d} name="version" />
-            </div>
-            <div className="field">
-              <span className="label">Status</span>
-              <span className="status-pill">{p.status}</span>
-            </div>
           </div>
-          <div className={cls(d, "footerOrder")}>
-            <label htmlFor="footerOrder">Footer order</label>
-            <input id="footerOrder" name="footerOrder" defaultValue={p.footerOrder.join(", ")} />
-            <p className="meta">Each of HOME, COMMUNITY, STORE, EVENTS, CHAT once, in the order the footer shows them.</p>
+          <fieldset className={"footer-order" + (d.fields.footerOrder ? " has-error" : "")}>
+            <legend>Footer tabs</legend>
+            <p className="meta">The order of the tabs at the bottom of your app. Tabs of features that are off are not shown.</p>
+            <ol className="footer-order-list">
+              {p.footerOrder.map((tab, i) => (
+                <li key={tab}>
+                  <input type="hidden" name="footerOrder" value={tab} />
+                  <span>{FOOTER_LABELS[tab] ?? tab}</span>
+                  <button type="submit" name="move" value={"up:" + tab} className="link-button" disabled={i === 0} aria-label={"Move " + (FOOTER_LABELS[tab] ?? tab) + " up"}>↑ Up</button>
+                  <button type="submit" name="move" value={"down:" + tab} className="link-button" disabled={i === p.footerOrder.length - 1} aria-label={"Move " + (FOOTER_LABELS[tab] ?? tab) + " down"}>↓ Down</button>
+                </li>
+              ))}
+            </ol>
             <FieldError d={d} name="footerOrder" />
-          </div>
-          <label className="check"><input type="checkbox" name="linksEnabled" value="1" defaultChecked={p.linksEnabled} /> Link-in-bio links on</label>
-          <label className="check"><input type="checkbox" name="showLinkInBio" value="1" defaultChecked={p.showLinkInBio} /> Show them on the landing page</label>
+          </fieldset>
           <button type="submit" className="button">Save profile</button>
         </form>
       </section>
@@ -119,6 +122,8 @@ function ProfileSection({ props }: { props: Props }) {
         <h2 id="links-h">Link-in-bio</h2>
         {d.form === "links" && d.fields.links && <p className="field-error">{d.fields.links}</p>}
         <form method="post" action={base + "/links"} className="studio-form links-form">
+          <label className="check"><input type="checkbox" name="linksEnabled" value="1" defaultChecked={p.linksEnabled} /> Links on</label>
+          <label className="check"><input type="checkbox" name="showLinkInBio" value="1" defaultChecked={p.showLinkInBio} /> Show them on the landing page</label>
           <p className="meta">Order by number; clear a row's title and address to remove it.</p>
           {links.map((l, i) => (
             <fieldset key={i} className="link-row">
@@ -481,15 +486,29 @@ function AnalyticsSection({ props }: { props: Props }) {
           ]}
         />
         <div className="table-wrap">
+          {/* Gross - Refunds = Net on every row: four columns, so it fits a phone. */}
           <table className="studio-table revenue-table">
-            <thead><tr><th>Period</th><th>Orders</th><th>Memberships</th><th>Donations</th><th>Tickets</th><th>Refunds</th><th>Net</th></tr></thead>
+            <caption className="visually-hidden">Revenue by period</caption>
+            <thead><tr><th>Period</th><th>Gross</th><th>Refunds</th><th>Net</th></tr></thead>
             <tbody>
-              {[...a.revenue.filter((r) => r.net !== 0 || r.refunds !== 0), a.revenueTotal].map((r) => (
+              {[...a.revenue.filter((r) => r.gross !== 0), a.revenueTotal].map((r) => (
                 <tr key={r.period} className={r.period === "Total" ? "total" : ""}>
-                  <td>{r.period}</td><td>{money(r.orders)}</td><td>{money(r.memberships)}</td><td>{money(r.donations)}</td>
-                  <td>{money(r.tickets)}</td><td>{money(r.refunds)}</td><td>{money(r.net)}</td>
+                  <td>{r.period}</td><td>{money(r.gross)}</td><td>{r.refunds ? "−" + money(r.refunds) : money(0)}</td><td>{money(r.net)}</td>
                 </tr>
               ))}
+            </tbody>
+          </table>
+        </div>
+        <div className="table-wrap">
+          {/* Where the net came from: the sources add up to Net. */}
+          <table className="studio-table revenue-sources">
+            <caption>Net by source</caption>
+            <thead><tr><th>Source</th><th>Net</th></tr></thead>
+            <tbody>
+              {([["Orders", a.revenueTotal.orders], ["Memberships", a.revenueTotal.memberships], ["Donations", a.revenueTotal.donations], ["Tickets", a.revenueTotal.tickets]] as [string, number][]).map(([label, v]) => (
+                <tr key={label}><td>{label}</td><td>{money(v)}</td></tr>
+              ))}
+              <tr className="total"><td>Total</td><td>{money(a.revenueTotal.net)}</td></tr>
             </tbody>
           </table>
         </div>

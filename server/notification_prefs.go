@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"marquee/server/access"
 	"marquee/store"
 )
 
@@ -25,9 +26,17 @@ type prefsAnswer struct {
 	EmailDigest bool `json:"emailDigest"`
 }
 
-func prefsOf(p *store.NotificationPreference) prefsAnswer {
-	return prefsAnswer{MutedAll: p.MutedAll, MutedKinds: p.Muted(), Kinds: store.NotificationKinds,
-		EmailMutedAll: p.EmailMutedAll, EmailMutedKinds: p.EmailMuted(), EmailKinds: store.EmailKinds, EmailDigest: p.EmailDigest}
+// prefsOf is what the settings show a member of role: the kinds only the
+// creator and admins receive (new orders, donations, new members) are
+// offered to them alone.
+func prefsOf(p *store.NotificationPreference, role string) prefsAnswer {
+	kinds, emailKinds := store.NotificationKinds, store.EmailKinds
+	if !access.CanOpenStudio(role) {
+		kinds = slices.DeleteFunc(slices.Clone(kinds), store.StaffNotificationKind)
+		emailKinds = slices.DeleteFunc(slices.Clone(emailKinds), store.StaffNotificationKind)
+	}
+	return prefsAnswer{MutedAll: p.MutedAll, MutedKinds: p.Muted(), Kinds: kinds,
+		EmailMutedAll: p.EmailMutedAll, EmailMutedKinds: p.EmailMuted(), EmailKinds: emailKinds, EmailDigest: p.EmailDigest}
 }
 
 // GET /api/notifications/preferences/:appId: what the member mutes in this app.
@@ -40,7 +49,7 @@ func (s *Server) apiNotificationPrefs(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return respond(c, http.StatusOK, prefsOf(p))
+	return respond(c, http.StatusOK, prefsOf(p, sc.Role))
 }
 
 type prefsRequest struct {
@@ -63,7 +72,7 @@ func (s *Server) apiSetNotificationPrefs(c echo.Context) error {
 		return badRequest("Invalid request body")
 	}
 	return s.savePrefs(c, sc, req, func(p *store.NotificationPreference) error {
-		return respondMessage(c, http.StatusOK, prefsOf(p), "Notification settings saved")
+		return respondMessage(c, http.StatusOK, prefsOf(p, sc.Role), "Notification settings saved")
 	})
 }
 

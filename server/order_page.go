@@ -129,14 +129,20 @@ func (s *Server) formManageOrder(c echo.Context) error {
 	if sc == nil {
 		return err
 	}
-	back := "/apps/" + url.PathEscape(sc.App.Name) + "/manage/orders"
-	if f := strings.ToUpper(c.FormValue("filter")); validStatus(f) {
-		back += "?status=" + f
+	list := "/apps/" + url.PathEscape(sc.App.Name) + "/manage/orders"
+	back, filter := list, strings.ToUpper(c.FormValue("filter"))
+	if validStatus(filter) {
+		back += "?status=" + filter
 	}
 	req := transitionRequest{Status: c.FormValue("status"), TrackingNumber: c.FormValue("trackingNumber"), Reason: c.FormValue("reason")}
 	o, err := s.moveOrder(c.Request().Context(), sc, c.Param("orderId"), req)
 	if err != nil {
 		return formError(c, err, back)
+	}
+	if o.Status != filter {
+		// The order left the filtered list: back to every order, where
+		// it stays in view with its new status.
+		back = list
 	}
 	sep := "?"
 	if strings.Contains(back, "?") {

@@ -115,6 +115,15 @@ func testCheckoutWithoutJavaScript(t *testing.T, ts *testServer) {
 	creator.page(loc, 200, "✕")
 	creator.form("/apps/demo/manage/orders/"+orderID, url.Values{"status": {"PROCESSING"}})
 	loc = creator.form("/apps/demo/manage/orders/"+orderID, url.Values{"status": {"SHIPPED"}, "trackingNumber": {"1Z999AA10123456784"}, "filter": {"PAID"}})
-	creator.page(loc, 200, "is now Shipped")
+	// The shipped order left the Paid filter: back to every order, where
+	// it stays in view.
+	if strings.Contains(loc, "status=PAID") {
+		t.Fatalf("after Mark Shipped from the Paid list: %s", loc)
+	}
+	shippedOrder, err := ts.store.OrderByID(ctx, orderID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	creator.page(loc, 200, "is now Shipped", `data-order="`+shippedOrder.OrderNumber+`"`)
 	buyer.page("/apps/demo/orders/"+orderID, 200, "Shipped", "Tracking number: 1Z999AA10123456784", "Please gift wrap", "Portland")
 }

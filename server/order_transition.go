@@ -78,6 +78,9 @@ func (s *Server) moveOrder(ctx context.Context, sc *Scope, orderID string, req t
 			return nil, orderError(err)
 		}
 	default:
+		if !o.NeedsShipping && (to == store.OrderProcessing || to == store.OrderShipped || to == store.OrderDelivered) {
+			return nil, orderError(store.ErrIllegalTransition)
+		}
 		opts := store.TransitionOptions{From: o.Status}
 		if to == store.OrderShipped {
 			opts.TrackingNumber = strings.TrimSpace(req.TrackingNumber)

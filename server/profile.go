@@ -47,7 +47,7 @@ func (s *Server) pageProfile(c echo.Context) error {
 			if err != nil {
 				return err
 			}
-			prefs := prefsOf(p)
+			prefs := prefsOf(p, sc.Role)
 			data.Notifications = &prefs
 		}
 		var err error

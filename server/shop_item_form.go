@@ -31,16 +31,18 @@ func (s *Server) formSaveItem(c echo.Context) error {
 	} else if err := sc.requireManage(); err != nil {
 		return err
 	}
+	// The chosen images are kept even when a field is refused: the form
+	// comes back with them, and a browser cannot fill a file input again.
 	req, err := itemFromForm(c)
-	if err == nil {
-		for _, fh := range formFiles(c, "images") {
-			m, ferr := s.saveFormFileHeader(c, fh, "store-item", &sc.App.ID, sc.User.ID)
-			if ferr != nil {
+	for _, fh := range formFiles(c, "images") {
+		m, ferr := s.saveFormFileHeader(c, fh, "store-item", &sc.App.ID, sc.User.ID)
+		if ferr != nil {
+			if err == nil {
 				err = ferr
-				break
 			}
-			req.MediaIDs = append(req.MediaIDs, m.ID)
+			break
 		}
+		req.MediaIDs = append(req.MediaIDs, m.ID)
 	}
 	var saved string
 	if err == nil {
@@ -51,7 +53,7 @@ func (s *Server) formSaveItem(c echo.Context) error {
 		err = serr
 	}
 	if e, ok := err.(*Error); ok && e.Status < 500 && e.Status != http.StatusTooManyRequests {
-		return s.renderItemEdit(c, sc, itemID, e)
+		return s.renderItemEdit(c, sc, itemID, e, s.itemDraft(c, sc, req.MediaIDs))
 	}
 	if err != nil {
 		return err
@@ -78,13 +80,11 @@ func itemFromForm(c echo.Context) (itemRequest, error) {
 	if req.ComparePrice, err = formCents(f.Get("comparePrice"), "Compare price must be an amount"); err != nil {
 		return req, err
 	}
+	// A blank stock is untracked (the form says so), tracked or not: a
+	// download or a service left at its defaults is never out of stock.
 	if f.Get("tracked") != "" {
 		if req.Stock, err = formCount(f.Get("stock"), "Stock must be 0 or more, or untracked"); err != nil {
 			return req, err
-		}
-		if req.Stock == nil {
-			zero := int64(0)
-			req.Stock = &zero
 		}
 	}
 	for _, t := range strings.Split(f.Get("tags"), ",") {

@@ -42,6 +42,9 @@ func (s *Server) studioProfile(c echo.Context, sc *Scope) (*StudioProfile, error
 	p := &StudioProfile{DisplayName: st.Basic.DisplayName, MetaDescription: st.Basic.MetaDescription, Keywords: st.Basic.Keywords,
 		Bio: app.Bio, Lang: lang, Status: app.Status, Version: app.Version, FooterOrder: st.UI.FooterOrder,
 		ShowLinkInBio: st.LandingPage.ShowLinkInBio, LinksEnabled: st.Features.Links.Enabled, Links: links}
+	if len(p.FooterOrder) == 0 {
+		p.FooterOrder = store.DefaultFooterOrder
+	}
 	if app.Title != nil {
 		p.TitleURL = app.Title.SignedURL
 	}
@@ -64,18 +67,43 @@ func (s *Server) pageStudio(c echo.Context) error {
 	return s.renderStudio(c, sc, StudioData{Section: sectionProfile, Profile: p}, http.StatusOK)
 }
 
-// profileInput reads the Profile and look form.
+// profileInput reads the Profile and look form. The footer order comes as
+// the list's rows (footerOrder, once per tab, in order; a comma list is
+// read too); a Move up/down button (move=up:STORE) moves one tab and
+// saves the form, so reordering works without JavaScript.
 func profileInput(c echo.Context) store.ProfileInput {
 	order := []string{}
-	for _, f := range strings.Split(c.FormValue("footerOrder"), ",") {
-		if f = strings.ToUpper(strings.TrimSpace(f)); f != "" {
-			order = append(order, f)
+	for _, v := range formValues(c, "footerOrder") {
+		for _, f := range strings.Split(v, ",") {
+			if f = strings.ToUpper(strings.TrimSpace(f)); f != "" {
+				order = append(order, f)
+			}
 		}
+	}
+	if dir, tab, ok := strings.Cut(c.FormValue("move"), ":"); ok {
+		order = moveTab(order, strings.ToUpper(tab), dir == "up")
 	}
 	return store.ProfileInput{DisplayName: c.FormValue("displayName"), MetaDescription: c.FormValue("metaDescription"),
 		Keywords: c.FormValue("keywords"), Bio: c.FormValue("bio"), Lang: strings.TrimSpace(c.FormValue("lang")),
-		Version: strings.TrimSpace(c.FormValue("version")), FooterOrder: order,
-		ShowLinkInBio: c.FormValue("showLinkInBio") != "", LinksEnabled: c.FormValue("linksEnabled") != ""}
+		Version: strings.TrimSpace(c.FormValue("version")), FooterOrder: order}
+}
+
+// moveTab moves tab one place up (earlier) or down in order.
+func moveTab(order []string, tab string, up bool) []string {
+	for i, t := range order {
+		if t != tab {
+			continue
+		}
+		j := i + 1
+		if up {
+			j = i - 1
+		}
+		if j >= 0 && j < len(order) {
+			order[i], order[j] = order[j], order[i]
+		}
+		break
+	}
+	return order
 }
 
 // POST /apps/:app/studio/profile
@@ -92,7 +120,7 @@ func (s *Server) formStudioProfile(c echo.Context) error {
 			return lerr
 		}
 		p.DisplayName, p.MetaDescription, p.Keywords, p.Bio, p.Lang, p.Version = in.DisplayName, in.MetaDescription, in.Keywords, in.Bio, in.Lang, in.Version
-		p.FooterOrder, p.ShowLinkInBio, p.LinksEnabled = in.FooterOrder, in.ShowLinkInBio, in.LinksEnabled
+		p.FooterOrder = in.FooterOrder
 		return s.renderStudio(c, sc, StudioData{Section: sectionProfile, Profile: p, Form: "profile", Error: e.Message, Fields: e.Fields}, e.Status)
 	}
 	if err != nil {
@@ -151,6 +179,9 @@ func (s *Server) formStudioLinks(c echo.Context) error {
 		return err
 	}
 	err = s.store.SaveLinks(c.Request().Context(), app, sc.User.ID, linksInput(c))
+	if err == nil {
+		err = s.store.SaveLinkSwitches(c.Request().Context(), app.ID, sc.User.ID, c.FormValue("linksEnabled") != "", c.FormValue("showLinkInBio") != "")
+	}
 	if e := refusal(err, nil); e != nil {
 		p, lerr := s.studioProfile(c, sc)
 		if lerr != nil {

@@ -217,7 +217,7 @@ func TestStudioProfileAndFeatures(t *testing.T) {
 	if r.Status != 400 || !strings.Contains(r.Body, "Language must be a language code") || !strings.Contains(r.Body, `value="Fresh Name"`) {
 		t.Fatalf("bad lang: %d %.400s", r.Status, r.Body)
 	}
-	good := strings.Replace(bad, "lang=english", "lang=pt-BR", 1) + "&linksEnabled=1&showLinkInBio=1"
+	good := strings.Replace(bad, "lang=english", "lang=pt-BR", 1)
 	r = ts.do(t, "POST", "/apps/demo/studio/profile", strings.NewReader(good), h)
 	if r.Status != 303 || r.Header.Get("Location") != "/apps/demo/studio?notice=saved" {
 		t.Fatalf("save profile: %d %s %.300s", r.Status, r.Header.Get("Location"), r.Body)
@@ -225,7 +225,7 @@ func TestStudioProfileAndFeatures(t *testing.T) {
 	app, _ := ts.store.AppByIDOrName(ctx, "demo")
 	st := app.Settings
 	if st.Basic.DisplayName != "Fresh Name" || st.Basic.Lang != "pt-BR" || app.Version != "2.0.0" || app.Bio != "<p>Hi</p>" ||
-		strings.Join(st.UI.FooterOrder, ",") != "HOME,STORE,COMMUNITY,EVENTS,CHAT" || !st.Features.Links.Enabled || !st.LandingPage.ShowLinkInBio {
+		strings.Join(st.UI.FooterOrder, ",") != "HOME,STORE,COMMUNITY,EVENTS,CHAT" {
 		t.Fatalf("saved profile: %+v %q %q", st, app.Version, app.Bio)
 	}
 	if r := ts.do(t, "GET", "/apps/demo", nil, nil); !strings.Contains(r.Body, "Fresh Name") || !strings.Contains(r.Body, `<html lang="pt-BR">`) {
@@ -237,12 +237,17 @@ func TestStudioProfileAndFeatures(t *testing.T) {
 	links := "linkPosition=2&linkTitle=Shop&linkUrl=https%3A%2F%2Fshop.example&linkEnabled=0" +
 		"&linkPosition=1&linkTitle=Blog&linkUrl=https%3A%2F%2Fblog.example" +
 		"&linkPosition=3&linkTitle=&linkUrl="
-	if r := ts.do(t, "POST", "/apps/demo/studio/links", strings.NewReader(links), h); r.Status != 303 {
+	if r := ts.do(t, "POST", "/apps/demo/studio/links", strings.NewReader(links+"&linksEnabled=1"), h); r.Status != 303 {
 		t.Fatalf("links: %d %.300s", r.Status, r.Body)
 	}
 	got, _ := ts.store.LinksOfApp(ctx, app.ID)
 	if len(got) != 2 || got[0].Title != "Blog" || got[0].Enabled || got[1].Title != "Shop" || !got[1].Enabled {
 		t.Fatalf("links saved: %+v", got)
+	}
+	// The switches sit beside the links, in their form.
+	app, _ = ts.store.AppByIDOrName(ctx, "demo")
+	if !app.Settings.Features.Links.Enabled || app.Settings.LandingPage.ShowLinkInBio {
+		t.Fatalf("link switches: %+v %+v", app.Settings.Features.Links, app.Settings.LandingPage)
 	}
 	if r := ts.do(t, "POST", "/apps/demo/studio/links", strings.NewReader("linkTitle=X&linkUrl=javascript%3Aalert(1)"), h); r.Status != 400 || !strings.Contains(r.Body, "must start with http") {
 		t.Fatalf("bad link: %d %.300s", r.Status, r.Body)

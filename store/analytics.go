@@ -56,8 +56,11 @@ type RevenueRow struct {
 	Memberships int64  `json:"memberships"`
 	Donations   int64  `json:"donations"`
 	Tickets     int64  `json:"tickets"`
-	Refunds     int64  `json:"refunds"`
-	Net         int64  `json:"net"`
+	// Gross is what the period sold before refunds: Gross - Refunds = Net,
+	// and the sources (already net of their refunds) add up to Net.
+	Gross   int64 `json:"gross"`
+	Refunds int64 `json:"refunds"`
+	Net     int64 `json:"net"`
 }
 
 type MembersRow struct {
@@ -328,6 +331,8 @@ func (s *Storage) revenue(ctx context.Context, appID string, r AnalyticsRange) (
 	for i := range rows {
 		x := &rows[i]
 		x.Net = x.Orders + x.Memberships + x.Donations + x.Tickets
+		x.Gross = x.Net + x.Refunds
+		total.Gross += x.Gross
 		total.Orders += x.Orders
 		total.Memberships += x.Memberships
 		total.Donations += x.Donations

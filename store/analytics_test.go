@@ -234,13 +234,13 @@ func analyticsExact(t *testing.T, db *bun.DB) {
 	// 999 and the remaining 667 of the ticket's 2000.
 	wantRevenue := []store.RevenueRow{
 		{Period: "2026-10-26"},
-		{Period: "2026-11-02", Orders: 3000, Memberships: 999 - 333 + 999, Donations: 500, Tickets: 2000 - 667, Refunds: 1000, Net: 3000 + 1665 + 500 + 1333},
-		{Period: "2026-11-09", Orders: 0, Refunds: 700, Net: 0},
+		{Period: "2026-11-02", Orders: 3000, Memberships: 999 - 333 + 999, Donations: 500, Tickets: 2000 - 667, Gross: 7498, Refunds: 1000, Net: 3000 + 1665 + 500 + 1333},
+		{Period: "2026-11-09", Orders: 0, Gross: 700, Refunds: 700, Net: 0},
 	}
 	if !reflect.DeepEqual(a.Revenue, wantRevenue) {
 		t.Errorf("revenue by week:\n got %+v\nwant %+v", a.Revenue, wantRevenue)
 	}
-	wantTotal := store.RevenueRow{Period: "Total", Orders: 3000, Memberships: 1665, Donations: 500, Tickets: 1333, Refunds: 1700, Net: 6498}
+	wantTotal := store.RevenueRow{Period: "Total", Orders: 3000, Memberships: 1665, Donations: 500, Tickets: 1333, Gross: 8198, Refunds: 1700, Net: 6498}
 	if a.RevenueTotal != wantTotal {
 		t.Errorf("total: %+v, want %+v", a.RevenueTotal, wantTotal)
 	}
@@ -288,9 +288,9 @@ func analyticsExact(t *testing.T, db *bun.DB) {
 		}
 	}
 	wantDays := map[string]store.RevenueRow{
-		"2026-11-02": {Period: "2026-11-02", Orders: 3000, Memberships: 666, Donations: 500, Tickets: 1333, Refunds: 1000, Net: 5499},
-		"2026-11-03": {Period: "2026-11-03", Memberships: 999, Net: 999},
-		"2026-11-09": {Period: "2026-11-09", Refunds: 700},
+		"2026-11-02": {Period: "2026-11-02", Orders: 3000, Memberships: 666, Donations: 500, Tickets: 1333, Gross: 6499, Refunds: 1000, Net: 5499},
+		"2026-11-03": {Period: "2026-11-03", Memberships: 999, Gross: 999, Net: 999},
+		"2026-11-09": {Period: "2026-11-09", Gross: 700, Refunds: 700},
 	}
 	if !reflect.DeepEqual(nonZero, wantDays) {
 		t.Errorf("revenue by day:\n got %+v\nwant %+v", nonZero, wantDays)

@@ -62,6 +62,11 @@ const (
 var NotificationKinds = []string{KindNewPost, KindNewEvent, KindReply, KindEventUpdate, KindOrderStatus,
 	KindNewOrder, KindDonation, KindMembershipLapsing, KindNewMember}
 
+// StaffNotificationKind: a kind only the creator and admins receive.
+func StaffNotificationKind(kind string) bool {
+	return kind == KindNewOrder || kind == KindDonation || kind == KindNewMember
+}
+
 // Background jobs Notify writes to the outbox (server/jobs works them).
 const (
 	// JobNotifyFanOut resolves an audience and writes its notifications

@@ -120,6 +120,23 @@ func NextStatuses(from string) []string {
 	return append([]string{}, orderMachine[from]...)
 }
 
+// FulfilmentMoves is NextStatuses for an order with (shipped) or without
+// physical items: one without never goes to PROCESSING, SHIPPED or
+// DELIVERED.
+func FulfilmentMoves(from string, shipped bool) []string {
+	next := NextStatuses(from)
+	if shipped {
+		return next
+	}
+	out := next[:0]
+	for _, to := range next {
+		if to != OrderProcessing && to != OrderShipped && to != OrderDelivered {
+			out = append(out, to)
+		}
+	}
+	return out
+}
+
 // ShippingAddress is the shipping step of checkout (SPEC.md section 5). It
 // is stored on the order as JSON text.
 type ShippingAddress struct {
@@ -825,6 +842,13 @@ func (s *Storage) orderViews(ctx context.Context, db bun.IDB, orders []Order, wi
 		v := &views[index[it.OrderID]]
 		v.Items = append(v.Items, line)
 		v.NeedsShipping = v.NeedsShipping || it.Type == ItemPhysical
+	}
+	// Only physical goods are processed and shipped: a membership, ticket
+	// or download is done when paid, and may only be refunded.
+	for i := range views {
+		if !views[i].NeedsShipping {
+			views[i].Next = FulfilmentMoves(views[i].Status, false)
+		}
 	}
 	if withBuyer {
 		var users []User

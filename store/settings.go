@@ -182,6 +182,10 @@ func DefaultSettings(displayName string) AppSettings {
 	s.Features.Store.Enabled = true
 	s.Features.Events.Enabled = true
 	s.Features.Links.Settings.Layout = "grid"
+	// Link-in-bio is on from the start: links the creator adds show on
+	// the landing page without a second switch to find.
+	s.Features.Links.Enabled = true
+	s.LandingPage.ShowLinkInBio = true
 	s.normalize()
 	return s
 }

@@ -212,11 +212,12 @@ var (
 	versionPattern = regexp.MustCompile(`^[0-9]{1,4}\.[0-9]{1,4}\.[0-9]{1,4}$`)
 )
 
-// ProfileInput is the studio's Profile and look form.
+// ProfileInput is the studio's Profile and look form. Version is kept as
+// it is when empty (the studio no longer asks for it); the link-in-bio
+// switches are the links form's (SaveLinkSwitches).
 type ProfileInput struct {
 	DisplayName, MetaDescription, Keywords, Bio, Lang, Version string
 	FooterOrder                                                []string
-	ShowLinkInBio, LinksEnabled                                bool
 }
 
 // CheckProfile validates a profile; field errors name the form inputs.
@@ -236,7 +237,7 @@ func CheckProfile(in ProfileInput) error {
 	if !langPattern.MatchString(in.Lang) {
 		return &ErrInvalid{Msg: "Language must be a language code like en or pt-BR", Field: "lang"}
 	}
-	if !versionPattern.MatchString(in.Version) {
+	if in.Version != "" && !versionPattern.MatchString(in.Version) {
 		return &ErrInvalid{Msg: "Version must look like 1.0.0", Field: "version"}
 	}
 	seen := map[string]bool{}
@@ -264,12 +265,23 @@ func (s *Storage) SaveProfile(ctx context.Context, appID, actorID string, in Pro
 		return err
 	}
 	return s.updateApp(ctx, appID, actorID, "settings.profile", "Profile and look", func(_ context.Context, _ bun.Tx, app *App) error {
-		app.Bio, app.Version = in.Bio, in.Version
+		app.Bio = in.Bio
+		if in.Version != "" {
+			app.Version = in.Version
+		}
 		st := &app.Settings
 		st.Basic.DisplayName, st.Basic.MetaDescription, st.Basic.Keywords, st.Basic.Lang = in.DisplayName, in.MetaDescription, in.Keywords, in.Lang
 		st.UI.FooterOrder = append([]string(nil), in.FooterOrder...)
-		st.LandingPage.ShowLinkInBio = in.ShowLinkInBio
-		st.Features.Links.Enabled = in.LinksEnabled
+		return nil
+	})
+}
+
+// SaveLinkSwitches turns the link-in-bio links on or off and says whether
+// the landing page shows them (the switches beside the links).
+func (s *Storage) SaveLinkSwitches(ctx context.Context, appID, actorID string, linksEnabled, showOnLanding bool) error {
+	return s.updateApp(ctx, appID, actorID, "settings.links", "Link-in-bio switches", func(_ context.Context, _ bun.Tx, app *App) error {
+		app.Settings.Features.Links.Enabled = linksEnabled
+		app.Settings.LandingPage.ShowLinkInBio = showOnLanding
 		return nil
 	})
 }

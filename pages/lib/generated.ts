@@ -388,6 +388,15 @@ export interface DownloadView {
   count: number;
 }
 
+// DraftVariant is server.DraftVariant.
+export interface DraftVariant {
+  id: string;
+  name: string;
+  value: string;
+  adjust: string;
+  stock: string;
+}
+
 // EventAttendance is store.EventAttendance.
 export interface EventAttendance {
   id: string;
@@ -524,6 +533,23 @@ export interface ItemData {
   event: EventOption | null;
 }
 
+// ItemDraft is server.ItemDraft.
+export interface ItemDraft {
+  name: string;
+  description: string;
+  type: string;
+  price: string;
+  comparePrice: string;
+  tracked: boolean;
+  stock: string;
+  sku: string;
+  isFeatured: boolean;
+  tags: string;
+  eventId: string;
+  media: MediaView[];
+  variants: DraftVariant[];
+}
+
 // ItemEditData is server.ItemEditData.
 export interface ItemEditData {
   storeId: string;
@@ -531,6 +557,7 @@ export interface ItemEditData {
   types: string[];
   events: EventOption[];
   error: string;
+  draft?: ItemDraft;
   files: ItemFile[];
   filesNotice: string;
   filesError: string;
@@ -1009,6 +1036,7 @@ export interface RevenueRow {
   memberships: number;
   donations: number;
   tickets: number;
+  gross: number;
   refunds: number;
   net: number;
 }
