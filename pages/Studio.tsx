@@ -61,8 +61,9 @@ function ProfileSection({ props }: { props: Props }) {
       <section className="studio-card" aria-labelledby="profile-h">
         <h2 id="profile-h">Profile and look</h2>
         <form method="post" action={base + "/profile"} className="studio-form">
-          {/* Enter in a field saves: the first submit button is the default. */}
-          <button type="submit" className="visually-hidden" tabIndex={-1} aria-hidden="true">Save profile</button>
+          {/* Enter in a field saves: the first submit button is the default
+              (wordless, so "Save profile" is one button to readers and tests). */}
+          <button type="submit" className="visually-hidden" tabIndex={-1} aria-hidden="true" />
           <div className={cls(d, "displayName")}>
             <label htmlFor="displayName">Display name</label>
             <input id="displayName" name="displayName" required maxLength={60} defaultValue={p.displayName} />

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -37,7 +38,11 @@ func testEngine(t testing.TB) *render.Engine {
 			engineErr = err
 			return
 		}
-		engine, engineErr = render.New(render.Options{ManifestPath: filepath.Join(root, "public/build/manifest.json"),
+		manifest := filepath.Join(root, "public/build/manifest.json")
+		if engineErr = bundleIsCurrent(root, manifest); engineErr != nil {
+			return
+		}
+		engine, engineErr = render.New(render.Options{ManifestPath: manifest,
 			// As the servers' RenderTimeout: a busy machine must not turn a
 			// slow render into the 503 fallback page.
 			Timeout: 2 * time.Minute})
@@ -46,6 +51,36 @@ func testEngine(t testing.TB) *render.Engine {
 		t.Fatalf("render engine (run `make build` first): %v", engineErr)
 	}
 	return engine
+}
+
+// bundleIsCurrent refuses a build older than a page, an island or the
+// stylesheet it was made from: the tests render with the built bundle, and
+// a stale one fails them with a page that no source holds (a reverted
+// change once looked broken that way).
+func bundleIsCurrent(root, manifest string) error {
+	built, err := os.Stat(manifest)
+	if err != nil {
+		return err
+	}
+	for _, dir := range []string{"pages", "islands"} {
+		err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			if ext := filepath.Ext(path); ext != ".ts" && ext != ".tsx" && ext != ".css" {
+				return nil
+			}
+			if info, err := d.Info(); err == nil && info.ModTime().After(built.ModTime()) {
+				rel, _ := filepath.Rel(root, path)
+				return fmt.Errorf("public/build is older than %s: run `go run ./scripts/build`", rel)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 type testServer struct {

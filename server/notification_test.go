@@ -17,6 +17,7 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -134,8 +135,12 @@ func TestNotificationCalls(t *testing.T) {
 			json: map[string]any{"data.notifications": arrayLen(0), "data.pagination.total": 0.0}},
 		{name: "moderator still unread", path: "/api/notifications/unread/demo", as: "moderator@demo.test", status: 200,
 			json: map[string]any{"data.notifications": arrayLen(1)}},
+		// A fan is offered the kinds a fan receives; the creator every kind.
 		{name: "prefs default", path: "/api/notifications/preferences/demo", as: "follower@demo.test", status: 200,
-			json: map[string]any{"data.mutedAll": false, "data.mutedKinds": arrayLen(0), "data.kinds": arrayLen(len(store.NotificationKinds))}},
+			json: map[string]any{"data.mutedAll": false, "data.mutedKinds": arrayLen(0),
+				"data.kinds": arrayLen(len(slices.DeleteFunc(slices.Clone(store.NotificationKinds), store.StaffNotificationKind)))}},
+		{name: "the creator's prefs", path: "/api/notifications/preferences/demo", as: "creator@demo.test", status: 200,
+			json: map[string]any{"data.kinds": arrayLen(len(store.NotificationKinds))}},
 		{name: "unknown kind", method: "PUT", path: "/api/notifications/preferences/demo", as: "follower@demo.test",
 			body: `{"mutedKinds":["NOPE"]}`, status: 400},
 		{name: "mute new posts", method: "PUT", path: "/api/notifications/preferences/demo", as: "follower@demo.test",
