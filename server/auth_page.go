@@ -307,7 +307,9 @@ func (s *Server) postSignUp(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.startSession(c, user, app)
+	// The form goes on to the page that says where the confirmation mail
+	// went (auth_welcome.go); a JSON client is answered as for a sign-in.
+	return s.startSession(c, user, app, "/authenticate/welcome"+appQuery(app))
 }
 
 // firstOf is the message of the first of fields that has one: the line a
@@ -338,8 +340,8 @@ func validateSignUp(f authForm) map[string]string {
 
 // startSession issues a fresh token (never reusing one the browser brought:
 // that would allow session fixation), sets the cookie and sends the browser
-// to the app on the main site.
-func (s *Server) startSession(c echo.Context, user *store.User, app *store.AppView) error {
+// to the app on the main site, or to then when one is given.
+func (s *Server) startSession(c echo.Context, user *store.User, app *store.AppView, then ...string) error {
 	token, err := s.store.CreateSession(c.Request().Context(), user.ID, c.Request().UserAgent())
 	if err != nil {
 		return err
@@ -348,6 +350,9 @@ func (s *Server) startSession(c echo.Context, user *store.User, app *store.AppVi
 	next := s.afterAuthURL(app)
 	if wantsJSON(c) {
 		return respond(c, http.StatusOK, fields{"user": s.store.AccountUserOf(c.Request().Context(), user), "redirectTo": next})
+	}
+	if len(then) > 0 {
+		next = then[0]
 	}
 	return c.Redirect(http.StatusSeeOther, next)
 }

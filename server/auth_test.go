@@ -89,10 +89,11 @@ func TestSignUpSignInAndOut(t *testing.T) {
 		t.Errorf("taken email: %d", taken.Status)
 	}
 
-	// Sign-up succeeds: 303 to the app on the main site, with a session cookie.
+	// Sign-up succeeds: 303 to the page that says where the confirmation
+	// mail went (TestSignUpSaysWhereTheMailWent), with a session cookie.
 	ok := ts.do(t, "POST", "/authenticate/signup?app=demo", strings.NewReader(url.Values{
 		"email": {"New@Demo.test"}, "username": {"newbie"}, "password": {"long-enough-pw"}}.Encode()), formHeaders)
-	if ok.Status != http.StatusSeeOther || ok.Header.Get("Location") != "http://main.test/apps/demo" {
+	if ok.Status != http.StatusSeeOther || ok.Header.Get("Location") != "/authenticate/welcome?app=demo" {
 		t.Fatalf("signup: %d to %q: %s", ok.Status, ok.Header.Get("Location"), ok.Body)
 	}
 	raw := ok.Header.Get("Set-Cookie")

@@ -219,6 +219,8 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"auth", "GET", "/authenticate/signin", public, fixed("/authenticate/signin?app=demo")},
 		{"auth", "POST", "/authenticate/signin", public, withBody("/authenticate/signin?app=demo", "email=nobody%40demo.test&password=")},
 		{"auth", "GET", "/authenticate/signup", public, fixed("/authenticate/signup?app=demo")},
+		// After the sign-up form: where the confirmation mail went.
+		{"auth", "GET", "/authenticate/welcome", store.RoleAuthenticated, fixed("/authenticate/welcome?app=demo")},
 		{"auth", "POST", "/authenticate/signup", public, withBody("/authenticate/signup?app=demo", "email=x&username=x&password=x")},
 		// Password reset and verification links: for everyone (the token
 		// is the authority); a new verification mail needs an account.

@@ -341,6 +341,7 @@ func (s *Server) routes() {
 	au.POST("/authenticate/signin", s.postSignIn)
 	au.GET("/authenticate/signup", s.authPage("signup"))
 	au.POST("/authenticate/signup", s.postSignUp)
+	au.GET("/authenticate/welcome", s.pageSignUpWelcome)
 	// Password reset and e-mail verification (auth_reset.go).
 	au.GET("/authenticate/forgot", s.pageForgotPassword)
 	au.POST("/authenticate/forgot", s.postForgotPassword)

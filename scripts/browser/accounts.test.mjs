@@ -75,7 +75,14 @@ test("sign-up mails a confirmation; once confirmed the member buys, and receipt 
   await page.fill('[name="email"]', "newfan@demo.test");
   await page.fill('[name="username"]', "newfan");
   await page.fill('[name="password"]', "newfan-password");
-  await Promise.all([page.waitForURL((u) => u.toString().startsWith(env.server.base)), page.locator('form button[type="submit"]').click()]);
+  // The page after the form says where the confirmation mail went.
+  await Promise.all([page.waitForURL(/\/authenticate\/welcome\?app=demo$/), page.locator('form button[type="submit"]').click()]);
+  const sent = await page.locator("main").innerText();
+  assert.match(sent, /Check your inbox/);
+  assert.match(sent, /newfan@demo\.test/);
+  assert.match(sent, /spam/);
+  await page.screenshot({ path: join(shots, "signup-mail-sent-390.png"), fullPage: true });
+  await Promise.all([page.waitForURL(env.server.base + "/apps/demo"), page.getByRole("link", { name: /^Continue to / }).click()]);
 
   const landing = await (await page.request.get(env.server.base + "/api/app/demo/landing")).json();
   const appId = landing.data.id;

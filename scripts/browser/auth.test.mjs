@@ -33,7 +33,10 @@ test("a visitor signs up on the auth host, follows the app and signs out", async
   await page.fill("#field-password", "");
   await page.screenshot({ path: join(screenshotDir, "signup-390x844.png") });
   await page.fill("#field-password", "a-long-password");
-  await Promise.all([page.waitForURL(env.server.base + "/apps/demo"), page.locator("button[type=submit]").click()]);
+  // The sign-up says a confirmation mail went to the address, and goes on.
+  await Promise.all([page.waitForURL(/\/authenticate\/welcome/), page.locator("button[type=submit]").click()]);
+  assert.match(await page.locator("main").innerText(), /Check your inbox[^]*fan@demo\.test[^]*spam/);
+  await Promise.all([page.waitForURL(env.server.base + "/apps/demo"), page.getByRole("link", { name: /^Continue to / }).click()]);
 
   // Signed in on the main site: no Sign In button, header actions shown.
   assert.equal(await page.locator(".auth-buttons a", { hasText: "Sign In" }).count(), 0);

@@ -71,6 +71,11 @@ test("a follower buys a physical item with the wallet; the creator ships it; the
   await shot(cpage, "6-fulfil");
   await Promise.all([cpage.waitForURL(/notice=/), mine.getByRole("button", { name: "Mark Shipped" }).click()]);
   await cpage.locator(".added-alert", { hasText: "is now Shipped" }).waitFor();
+  // It left the Processing list: back to every order, where it stays.
+  assert.doesNotMatch(cpage.url(), /status=PROCESSING/);
+  assert.match(await mine.locator(".status").innerText(), /Shipped/);
+  await cpage.goto(env.server.base + "/apps/demo/manage/orders");
+  assert.match(await mine.locator(".status").innerText(), /Shipped/, "a shipped order stays in the default list");
   await cpage.goto(env.server.base + "/apps/demo/manage/orders?status=SHIPPED");
   assert.match(await mine.innerText(), /Tracking number: 1Z999AA10123456784/);
   await shot(cpage, "7-shipped");

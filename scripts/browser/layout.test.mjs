@@ -169,6 +169,10 @@ test("the install banner shows where installing is possible and covers nothing",
     }, null, { polling: 100 });
     assert.match(await page.locator(".install-banner").innerText(), /Install/);
     assert.doesNotMatch(await page.locator(".install-banner").innerText(), /Add to Home Screen/);
+    // A card in the page's flow, after the content: scrolled into view it
+    // ends above the footer.
+    assert.equal(await page.locator(".install-banner").evaluate((b) => getComputedStyle(b).position), "static");
+    await page.locator(".install-banner").scrollIntoViewIfNeeded();
     const banner = await box(page, ".install-banner");
     const footer = await box(page, ".footer-bar");
     assert.ok(banner.y + banner.height <= footer.y, "the banner ends above the footer");
@@ -200,6 +204,190 @@ test("the install banner shows where installing is possible and covers nothing",
     assert.equal(await page.locator(".install-banner").count(), 0, "no how-to in Chrome on iOS");
     await context.close();
   }
+});
+
+// api calls the JSON API from the page, as the islands do.
+function api(page, method, path, body) {
+  return page.evaluate(async ([method, path, body]) => {
+    const r = await fetch(path, { method, headers: { "Content-Type": "application/json" }, body: body && JSON.stringify(body) });
+    const out = await r.json();
+    if (!out.success) throw new Error(path + ": " + out.message);
+    return out.data;
+  }, [method, path, body]);
+}
+
+// wider lists what sticks out past the right edge of the window without
+// being inside something that scrolls or clips sideways on purpose (a
+// gallery, a story strip, a table's wrapper).
+function wider(page) {
+  return page.evaluate(() => {
+    const out = [];
+    const w = window.innerWidth;
+    for (const el of document.querySelectorAll("body *")) {
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 || r.right <= w + 1) continue;
+      let clipped = false;
+      for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+        const o = getComputedStyle(p).overflowX;
+        if (o === "auto" || o === "scroll" || o === "hidden" || o === "clip") { clipped = true; break; }
+      }
+      if (!clipped && getComputedStyle(el).position !== "fixed") out.push(el.tagName.toLowerCase() + "." + [...el.classList].join(".") + " ends at " + Math.round(r.right));
+    }
+    return out.slice(0, 5);
+  });
+}
+
+// No page scrolls sideways on a phone: the studio's screens, fulfilment
+// with an order in Processing, the order pages, checkout's steps, the item
+// form and the auth site, each looked at in a screenshot.
+test("at 390 px no page scrolls sideways: studio, orders, checkout, forms and the auth site", async () => {
+  const fan = await signIn(env, "member@demo.test");
+  cli("wallet", "credit", "demo", "member@demo.test", "100");
+  await fan.page.goto(env.server.base + "/apps/demo/store");
+  await api(fan.page, "POST", "/api/notifications/follow/" + (await api(fan.page, "GET", "/api/app/demo/landing")).id).catch(() => null);
+  const storeId = (await api(fan.page, "GET", "/api/store/apps/demo/store")).store.id;
+  const physical = (await api(fan.page, "GET", "/api/store/" + storeId + "/items?type=PHYSICAL")).items
+    .find((i) => (i.variants ?? []).length === 0 && (i.stock === null || i.stock > 0));
+  await api(fan.page, "POST", "/api/store/" + storeId + "/cart/items", { storeItemId: physical.id, variantId: null, quantity: 2 });
+  const shippingAddress = { firstName: "Bartholomew-Maximilian", lastName: "Featherstonehaugh-Cholmondeley", address: "1234 Extraordinarily Long Street Name Boulevard, Apartment 5678",
+    city: "Llanfairpwllgwyngyllgogerychwyrndrobwllllantysiliogogogoch", state: "OR", zipCode: "97201" };
+  const order = await api(fan.page, "POST", "/api/store/" + storeId + "/orders/checkout", { paymentMethod: "musepay", shippingAddress, notes: "Please-wrap-it-in-the-extraordinarily-long-ribbon-without-spaces-anywhere" });
+  await api(fan.page, "POST", "/api/store/" + storeId + "/musepay/process", { orderId: order.id });
+  // A second cart, to walk checkout's steps.
+  await api(fan.page, "POST", "/api/store/" + storeId + "/cart/items", { storeItemId: physical.id, variantId: null, quantity: 1 });
+
+  const creator = await signIn(env, "creator@demo.test");
+  await api(creator.page, "PUT", "/api/store/" + storeId + "/orders/" + order.id + "/status", { status: "PROCESSING" });
+  const item = (await api(creator.page, "GET", "/api/store/" + storeId + "/items?type=DIGITAL")).items[0];
+
+  const look = async (page, name, path) => {
+    await page.setViewportSize(PHONE);
+    if (path) await page.goto(path.startsWith("http") ? path : env.server.base + path, { waitUntil: "load" });
+    const o = await overflow(page);
+    await page.screenshot({ path: join(screenshotDir, `phone-${name}-390.png`), fullPage: true });
+    assert.ok(o.scroll <= o.inner, `${name} is ${o.scroll}px wide on a ${o.inner}px phone`);
+    assert.deepEqual(await wider(page), [], `${name}: nothing sticks out`);
+  };
+  const cp = creator.page;
+  for (const [name, path] of [
+    ["apps", "/apps"],
+    ["studio", "/apps/demo/studio"],
+    ["studio-features", "/apps/demo/studio/features"],
+    ["studio-plans", "/apps/demo/studio/plans"],
+    ["studio-members", "/apps/demo/studio/members"],
+    ["studio-analytics", "/apps/demo/studio/analytics"],
+    ["studio-analytics-month", "/apps/demo/studio/analytics?bucket=month"],
+    ["studio-moderation", "/apps/demo/studio/moderation"],
+    ["studio-payouts", "/apps/demo/studio/payouts"],
+    ["studio-paypal", "/apps/demo/studio/paypal"],
+    ["donations", "/apps/demo/donations"],
+    ["fulfil-all", "/apps/demo/manage/orders"],
+    ["fulfil-processing", "/apps/demo/manage/orders?status=PROCESSING"],
+    ["order-creator", "/apps/demo/orders/" + order.id],
+    ["item-new", "/apps/demo/store/items/new"],
+    ["item-edit", "/apps/demo/store/items/" + item.id + "/edit"],
+    ["account", env.server.auth + "/authenticate/account?app=demo"],
+  ]) {
+    await look(cp, name, path);
+  }
+  const fp = fan.page;
+  await look(fp, "order-processing", "/apps/demo/orders/" + order.id);
+  await look(fp, "orders", "/apps/demo/orders");
+  await look(fp, "checkout-review", "/apps/demo/checkout");
+  await Promise.all([fp.waitForURL(/orderId=/), fp.getByRole("button", { name: "Continue to Shipping" }).click()]);
+  await look(fp, "checkout-shipping");
+  for (const [field, value] of Object.entries(shippingAddress)) await fp.fill(`input[name="${field}"]`, value);
+  await Promise.all([fp.waitForURL(/step=payment/), fp.getByRole("button", { name: "Continue to Payment" }).click()]);
+  await fp.locator('.checkout-pay[data-hydrated="true"]').waitFor();
+  await look(fp, "checkout-payment");
+  await Promise.all([fp.waitForURL(/payment-success/), fp.locator(".pay-button").click()]);
+  await fp.getByRole("heading", { name: "Payment Successful!" }).waitFor();
+  await look(fp, "payment-success");
+  await look(fp, "report", "/apps/demo/report");
+  await look(fp, "search", "/apps/demo/search?q=pin");
+  await Promise.all([fan.context.close(), creator.context.close()]);
+
+  // The auth site, signed out.
+  const context = await env.browser.newContext({ viewport: PHONE });
+  const page = await context.newPage();
+  for (const [name, path] of [["signin", "/authenticate/signin?app=demo"], ["signup", "/authenticate/signup?app=demo"], ["forgot", "/authenticate/forgot?app=demo"]]) {
+    await look(page, name, env.server.auth + path);
+  }
+  await context.close();
+});
+
+// covered answers the buttons of main whose middle is not theirs to
+// click (something else is painted there), scrolled into view one by one.
+async function covered(page) {
+  const out = [];
+  for (const b of await page.locator("main button:visible, main a.button:visible").all()) {
+    await b.scrollIntoViewIfNeeded();
+    const mine = await b.evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      const hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+      return hit === el || el.contains(hit);
+    });
+    if (!mine) out.push(await b.innerText());
+  }
+  return out;
+}
+
+// The install banner never covers an action button: on a phone, Pay on
+// the payment step is the member's to press, banner or not.
+test("at 390 px the install banner never covers Pay on the payment step", async () => {
+  const { context, page } = await signIn(env, "follower@demo.test");
+  const errors = watchErrors(page);
+  cli("wallet", "credit", "demo", "follower@demo.test", "100");
+  await page.goto(env.server.base + "/apps/demo/store");
+  await page.evaluate(async () => {
+    const call = async (method, path, body) => {
+      const r = await fetch(path, { method, headers: { "Content-Type": "application/json" }, body: body && JSON.stringify(body) });
+      const out = await r.json();
+      if (!out.success) throw new Error(path + ": " + out.message);
+      return out.data;
+    };
+    const storeId = (await call("GET", "/api/store/apps/demo/store")).store.id;
+    const item = (await call("GET", "/api/store/" + storeId + "/items?type=PHYSICAL")).items
+      .find((i) => (i.variants ?? []).length === 0 && (i.stock === null || i.stock > 0));
+    await call("POST", "/api/store/" + storeId + "/cart/items", { storeItemId: item.id, variantId: null, quantity: 1 });
+  });
+  await page.goto(env.server.base + "/apps/demo/checkout");
+  await Promise.all([page.waitForURL(/orderId=/), page.getByRole("button", { name: "Continue to Shipping" }).click()]);
+  for (const [name, value] of [["firstName", "Ada"], ["lastName", "Lovelace"], ["address", "1 Main St"], ["city", "Portland"], ["state", "OR"], ["zipCode", "97201"]]) {
+    await page.fill(`input[name="${name}"]`, value);
+  }
+  await Promise.all([page.waitForURL(/step=payment/), page.getByRole("button", { name: "Continue to Payment" }).click()]);
+  await page.locator('.checkout-pay[data-hydrated="true"]').waitFor();
+  await page.waitForFunction(() => navigator.serviceWorker?.getRegistration().then((r) => Boolean(r)));
+  await page.waitForFunction(() => {
+    const e = new Event("beforeinstallprompt", { cancelable: true });
+    e.prompt = async () => {};
+    e.userChoice = Promise.resolve({ outcome: "dismissed" });
+    window.dispatchEvent(e);
+    return document.querySelector(".install-banner");
+  }, null, { polling: 100 });
+  // Where the page opens: Pay's middle is Pay's.
+  await page.evaluate(() => window.scrollTo(0, 0));
+  const pay = page.locator(".pay-button");
+  const payOpen = await pay.evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    if (r.bottom > window.innerHeight) return "below the fold";
+    const hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+    return hit === el || el.contains(hit) ? "pay" : hit?.outerHTML.slice(0, 80);
+  });
+  assert.ok(payOpen === "pay" || payOpen === "below the fold", "Pay is covered by " + payOpen);
+  await page.screenshot({ path: join(screenshotDir, "layout-install-pay-390x844.png") });
+  // Scrolled to, each button of the step is its own, Pay too.
+  assert.deepEqual(await covered(page), []);
+  const b = await box(page, ".install-banner");
+  const p = await box(page, ".pay-button");
+  assert.ok(b.y >= p.y + p.height || b.y + b.height <= p.y, "the banner and Pay do not overlap");
+  await page.locator(".install-banner").scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(screenshotDir, "layout-install-pay-banner-390x844.png"), fullPage: true });
+  // Pay still pays.
+  await Promise.all([page.waitForURL(/payment-success/), pay.click()]);
+  assert.deepEqual(errors, []);
+  await context.close();
 });
 
 test("store and events filters fold behind a Filters button on a phone, with JavaScript off", async () => {
@@ -279,7 +467,8 @@ test("a new membership is confirmed, /donate shows the new balance, money is wor
 test("a refunded order no longer says paid; a shipped order stays findable", async () => {
   const buyer = await signIn(env, "subscriber@demo.test");
   await buyer.page.goto(env.server.base + "/apps/demo/store");
-  // Two paid orders of a digital item from the wallet, as the checkout does.
+  // Two paid orders from the wallet, as the checkout does: a download (to
+  // refund) and a physical item (to ship: only physical orders ship).
   cli("wallet", "credit", "demo", "subscriber@demo.test", "200");
   const orders = await buyer.page.evaluate(async () => {
     const call = async (method, path, body) => {
@@ -289,11 +478,15 @@ test("a refunded order no longer says paid; a shipped order stays findable", asy
       return out.data;
     };
     const storeId = (await call("GET", "/api/store/apps/demo/store")).store.id;
-    const items = await call("GET", "/api/store/" + storeId + "/items?type=DIGITAL");
+    const digital = (await call("GET", "/api/store/" + storeId + "/items?type=DIGITAL")).items[0];
+    const physical = (await call("GET", "/api/store/" + storeId + "/items?type=PHYSICAL")).items
+      .find((i) => (i.variants ?? []).length === 0 && (i.stock === null || i.stock > 0));
+    const shippingAddress = { firstName: "Ada", lastName: "Lovelace", address: "1 Main St", city: "Portland", state: "OR", zipCode: "97201" };
     const out = [];
-    for (let i = 0; i < 2; i++) {
-      await call("POST", "/api/store/" + storeId + "/cart/items", { storeItemId: items.items[0].id, variantId: null, quantity: 1 });
-      const order = await call("POST", "/api/store/" + storeId + "/orders/checkout", { paymentMethod: "musepay" });
+    for (const item of [digital, physical]) {
+      await call("POST", "/api/store/" + storeId + "/cart/items", { storeItemId: item.id, variantId: null, quantity: 1 });
+      const order = await call("POST", "/api/store/" + storeId + "/orders/checkout",
+        item === physical ? { paymentMethod: "musepay", shippingAddress } : { paymentMethod: "musepay" });
       await call("POST", "/api/store/" + storeId + "/musepay/process", { orderId: order.id });
       out.push(order);
     }

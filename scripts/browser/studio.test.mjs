@@ -42,7 +42,10 @@ async function signUp(page, email, username) {
   await page.fill("#field-email", email);
   await page.fill("#field-username", username);
   await page.fill("#field-password", "a-long-password");
-  await Promise.all([page.waitForURL(env.server.base + "/apps"), page.locator("button[type=submit]").click()]);
+  // The sign-up says where the confirmation mail went, and goes on.
+  await Promise.all([page.waitForURL(/\/authenticate\/welcome/), page.locator("button[type=submit]").click()]);
+  assert.match(await page.locator("main").innerText(), new RegExp("Check your inbox[^]*" + email.replace(".", "\\.")));
+  await Promise.all([page.waitForURL(env.server.base + "/apps"), page.getByRole("link", { name: "Continue" }).click()]);
 }
 
 // setUp runs the whole setup through the studio's plain forms; with or
@@ -57,12 +60,16 @@ async function setUp(page, app, label) {
   assert.match(await page.locator(".field-error").first().innerText(), /language code/);
   assert.equal(await page.inputValue("#displayName"), label + " Studio");
   await page.fill("#lang", "en");
-  await page.fill("#footerOrder", "HOME, STORE, COMMUNITY, EVENTS, CHAT");
-  await page.check('input[name="linksEnabled"]');
-  await page.check('input[name="showLinkInBio"]');
-  await Promise.all([page.waitForURL(/studio\?notice=saved/), page.locator("button", { hasText: "Save profile" }).click()]);
+  // The footer's tabs are a list: Store up one place saves the form with it.
+  await Promise.all([page.waitForURL(/studio\?notice=saved/), page.getByRole("button", { name: "Move Store up" }).click()]);
+  assert.deepEqual((await page.locator(".footer-order-list li span").allInnerTexts()).map((t) => t.trim()), ["Home", "Store", "Feed", "Events", "Chat"]);
+  assert.equal(await page.inputValue("#lang"), "en");
+  await Promise.all([page.waitForURL(/studio\?notice=saved/), page.getByRole("button", { name: "Save profile" }).click()]);
   await page.locator(".added-alert", { hasText: "Saved" }).waitFor();
 
+  // Link-in-bio is on for a new app, its switches beside the links.
+  assert.ok(await page.locator('input[name="linksEnabled"]').isChecked());
+  assert.ok(await page.locator('input[name="showLinkInBio"]').isChecked());
   await page.locator('input[name="linkTitle"]').first().fill("Bandcamp");
   await page.locator('input[name="linkUrl"]').first().fill("https://bandcamp.com");
   await Promise.all([page.waitForURL(/studio\?notice=saved/), page.locator("button", { hasText: "Save links" }).click()]);
@@ -125,7 +132,8 @@ async function memberWalk(app, planId, itemPath, { js, viewport, email, username
   await mp.fill("#field-email", email);
   await mp.fill("#field-username", username);
   await mp.fill("#field-password", "a-long-password");
-  await Promise.all([mp.waitForURL(base), mp.locator("button[type=submit]").click()]);
+  await Promise.all([mp.waitForURL(/\/authenticate\/welcome/), mp.locator("button[type=submit]").click()]);
+  await Promise.all([mp.waitForURL(base), mp.getByRole("link", { name: /^Continue/ }).click()]);
 
   // Add funds by PayPal: PayPal's approval page, back to the wallet.
   // The wallet is the store's: open to followers, so the member follows.
@@ -187,8 +195,10 @@ async function seesTheMember(page, app, username, email) {
   assert.match(await row.innerText(), /Bronze/);
   await page.goto(studio + "/analytics?bucket=month");
   const cells = async (loc) => (await loc.locator("td").allInnerTexts()).map((t) => t.trim());
-  // Revenue by source: the $8 item, the $5 plan, the $12 donation.
-  assert.deepEqual(await cells(page.locator(".revenue-table tr.total")), ["Total", "$8.00", "$5.00", "$12.00", "$0.00", "$0.00", "$25.00"]);
+  // Gross - refunds = net, and the net by source: the $8 item, the $5
+  // plan, the $12 donation.
+  assert.deepEqual(await cells(page.locator(".revenue-table tr.total")), ["Total", "$25.00", "$0.00", "$25.00"]);
+  assert.deepEqual(await cells(page.locator(".revenue-sources tbody tr")), ["Orders", "$8.00", "Memberships", "$5.00", "Donations", "$12.00", "Tickets", "$0.00", "Total", "$25.00"]);
   assert.match(await page.locator(".big-number").first().innerText(), /\$25\.00/);
   // Members this month: the creator and one subscriber, both new.
   const months = page.locator(".members-over-time tbody tr");

@@ -64,7 +64,8 @@ test("a new demo member finds the welcome credit, buys with it, and an order it 
   await page.fill('[name="email"]', "newmember@demo.test");
   await page.fill('[name="username"]', "newmember");
   await page.fill('[name="password"]', "newmember-password");
-  await Promise.all([page.waitForURL((u) => u.toString().startsWith(env.server.base)), page.locator('form button[type="submit"]').click()]);
+  await Promise.all([page.waitForURL(/\/authenticate\/welcome/), page.locator('form button[type="submit"]').click()]);
+  await Promise.all([page.waitForURL((u) => u.toString().startsWith(env.server.base)), page.getByRole("link", { name: /^Continue/ }).click()]);
   const { appId, storeId } = await landing(page, env);
   assert.equal((await page.request.post(env.server.base + "/api/notifications/follow/" + appId)).status(), 200);
 
