@@ -350,6 +350,33 @@ const roleLabels: Record<string, string> = {
   CREATOR: "Creator", ADMIN: "Admin", MODERATOR: "Moderator", SUBSCRIBER: "Subscriber", FOLLOWER: "Follower",
 };
 
+// dollarsText writes cents as the amount a form shows: 2500 is "25", 1250 "12.50".
+function dollarsText(c: number): string {
+  return c % 100 === 0 ? String(c / 100) : (c / 100).toFixed(2);
+}
+
+// CreditForm gives one member wallet credit (the creator only). The hidden
+// key makes the form count once, however often it is sent; it folds away
+// (a <details>, no JavaScript needed) and opens again when refused.
+function CreditForm({ m, d, userId, username, action, back }: {
+  m: NonNullable<StudioData["members"]>; d: StudioData; userId: string; username: string; action: string; back: string;
+}) {
+  const refused = d.form === "credit" && m.credit?.userId === userId ? m.credit : null;
+  return (
+    <details className="credit-fold" open={refused !== null}>
+      <summary>Credit</summary>
+      <form method="post" action={action} className="credit-form">
+        <input type="hidden" name="key" value={m.creditKey} />
+        <input type="hidden" name="back" value={back} />
+        {refused && d.error && <p className="field-error">{d.error}</p>}
+        <label>Amount ($) <input name="amount" inputMode="decimal" required defaultValue={refused?.amount ?? ""} placeholder="5" aria-label={"Amount to credit @" + username} /></label>
+        <label>Note <input name="note" maxLength={200} defaultValue={refused?.note ?? ""} placeholder="Shown in their wallet" aria-label={"Note for @" + username} /></label>
+        <button type="submit" className="button button-secondary">Add credit</button>
+      </form>
+    </details>
+  );
+}
+
 function MembersSection({ props }: { props: Props }) {
   const d = props.data;
   const m = d.members!;
@@ -410,8 +437,9 @@ function MembersSection({ props }: { props: Props }) {
                           </form>
                         </div>
                       ) : (
-                        <span className="meta">—</span>
+                        !m.canCredit && <span className="meta">—</span>
                       )}
+                      {m.canCredit && <CreditForm m={m} d={d} userId={x.userId} username={x.username} action={base + "/" + x.userId + "/credit"} back={query(p.page)} />}
                     </td>
                   </tr>
                 ))}
@@ -426,6 +454,19 @@ function MembersSection({ props }: { props: Props }) {
             {p.hasNext && <a href={base + query(p.page + 1)}>Next</a>}
           </nav>
         )}
+      </section>
+      <section className="studio-card" aria-labelledby="wallet-h">
+        <h2 id="wallet-h">Wallet</h2>
+        <form method="post" action={"/apps/" + props.app!.name + "/studio/wallet"} className="studio-form welcome-credit-form">
+          <div className={cls(d, "welcomeCredit")}>
+            <label htmlFor="welcomeCredit">Welcome credit for new members ($)</label>
+            <input id="welcomeCredit" name="welcomeCredit" inputMode="decimal" defaultValue={m.welcomeCreditText ?? dollarsText(m.welcomeCredit)} placeholder="0" />
+            <p className="meta">Put in the wallet of each member who follows the app for the first time, once. 0 gives none.</p>
+            <FieldError d={d} name="welcomeCredit" />
+          </div>
+          <button type="submit" className="button">Save welcome credit</button>
+        </form>
+        {m.canCredit && <p className="meta">To give one member credit, use Credit beside them above: it is in the audit log, and a form sent twice credits once.</p>}
       </section>
       <section className="studio-card" aria-labelledby="audit-h">
         <h2 id="audit-h">Audit log</h2>

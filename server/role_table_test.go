@@ -405,6 +405,14 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"main", "POST", "/apps/:app/studio/members/:userId", store.RoleAdmin, func(v *roleViewer) (string, string) {
 			return app + "/studio/members/" + follower.userID, "role=FOLLOWER"
 		}},
+		// Wallet credit is the creator's to give; the welcome credit is a setting.
+		{"main", "POST", "/apps/:app/studio/members/:userId/credit", store.RoleCreator, func(v *roleViewer) (string, string) {
+			return app + "/studio/members/" + follower.userID + "/credit", "amount=&key=role-table"
+		}},
+		{"main", "POST", "/apps/:app/studio/wallet", store.RoleAdmin, withBody(app+"/studio/wallet", "welcomeCredit=lots")},
+		{"main", "POST", "/api/studio/apps/:appId/members/:userId/credit", store.RoleCreator, func(v *roleViewer) (string, string) {
+			return "/api/studio/apps/demo/members/" + follower.userID + "/credit", `{"amount":0,"idempotencyKey":"role-table"}`
+		}},
 		{"main", "GET", "/api/studio/apps/:appId/members", store.RoleAdmin, fixed("/api/studio/apps/demo/members?role=FOLLOWER")},
 		{"main", "PUT", "/api/studio/apps/:appId/members/:userId", store.RoleAdmin, func(v *roleViewer) (string, string) {
 			return "/api/studio/apps/demo/members/" + follower.userID, `{"role":"FOLLOWER"}`

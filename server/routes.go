@@ -203,6 +203,8 @@ func (s *Server) routes() {
 	appForm("/studio/plans/:itemId/move", s.formStudioPlanMove)
 	studio("/studio/members", s.pageStudioMembers)
 	appForm("/studio/members/:userId", s.formStudioMember)
+	appForm("/studio/members/:userId/credit", s.formStudioCredit)
+	appForm("/studio/wallet", s.formStudioWelcomeCredit)
 	studio("/studio/analytics", s.pageStudioAnalytics)
 	studio("/studio/export/:kind", s.studioExport)
 	// Payouts (studio_payouts.go): the app's Stripe Connect account and
@@ -313,6 +315,7 @@ func (s *Server) routes() {
 	api.GET("/studio/apps/:appId/members", s.apiStudioMembers)
 	api.PUT("/studio/apps/:appId/members/:userId", s.apiStudioSetRole)
 	api.DELETE("/studio/apps/:appId/members/:userId", s.apiStudioRemoveMember)
+	api.POST("/studio/apps/:appId/members/:userId/credit", s.apiStudioCredit)
 	api.GET("/studio/apps/:appId/analytics", s.apiStudioAnalytics)
 	api.GET("/studio/apps/:appId/newsletter", s.apiStudioNewsletter)
 	api.PUT("/studio/apps/:appId/newsletter", s.apiStudioSetNewsletter)

@@ -87,6 +87,10 @@ var studioNotices = map[string]string{
 	"archived": "Plan archived: members who hold it keep it until it ends",
 	"role":     "Role changed",
 	"removed":  "Member removed",
+	// The wallet (studio_wallet.go).
+	"credited":        "Credit added to the member's wallet",
+	"credit-replayed": "That credit was already given: nothing was added twice",
+	"welcome-saved":   "Welcome credit saved",
 	// Payouts (studio_payouts.go).
 	"payouts-ready":   "Your Stripe account is connected: card payments go to it",
 	"payouts-pending": "Stripe is still checking your details; this page updates when it is done",

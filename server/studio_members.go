@@ -23,6 +23,22 @@ type StudioMembers struct {
 	// Manageable lists the members whose role the actor may change.
 	Manageable map[string]bool   `json:"manageable"`
 	Audit      []store.AuditView `json:"audit"`
+	// The wallet (studio_wallet.go): the welcome credit a new member gets
+	// (as typed when a save was refused), whether the viewer may credit a
+	// member (the creator), the hidden key that makes a credit form count
+	// once however often it is sent, and a refused credit form as typed.
+	WelcomeCredit     int64       `json:"welcomeCredit"`
+	WelcomeCreditText string      `json:"welcomeCreditText,omitempty"`
+	CanCredit         bool        `json:"canCredit"`
+	CreditKey         string      `json:"creditKey"`
+	Credit            *CreditForm `json:"credit,omitempty"`
+}
+
+// CreditForm is a refused credit form as it was typed.
+type CreditForm struct {
+	UserID string `json:"userId"`
+	Amount string `json:"amount"`
+	Note   string `json:"note"`
 }
 
 // MemberRoleChanged answers a role change or removal.
@@ -57,7 +73,8 @@ func (s *Server) studioMembers(c echo.Context, sc *Scope, f store.MemberFilter) 
 		return nil, err
 	}
 	m := &StudioMembers{Query: f.Query, Role: f.Role, Members: list, Pagination: p, Grantable: access.GrantableRoles(sc.Role),
-		Manageable: map[string]bool{}, Audit: audit}
+		Manageable: map[string]bool{}, Audit: audit, WelcomeCredit: sc.App.Settings.Wallet.WelcomeCredit,
+		CanCredit: sc.Role == store.RoleCreator && s.cfg.WalletEnabled, CreditKey: store.NewID()}
 	for _, x := range list {
 		if x.UserID != sc.User.ID && access.CanChangeRole(sc.Role, x.Role, "NONE") {
 			m.Manageable[x.UserID] = true

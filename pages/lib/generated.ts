@@ -311,6 +311,13 @@ export interface CreatedApp {
   studioUrl: string;
 }
 
+// CreditForm is server.CreditForm.
+export interface CreditForm {
+  userId: string;
+  amount: string;
+  note: string;
+}
+
 // Donation is store.Donation.
 export interface Donation {
   id: string;
@@ -1244,6 +1251,11 @@ export interface StudioMembers {
   grantable: Role[];
   manageable: Record<string, boolean>;
   audit: AuditView[];
+  welcomeCredit: number;
+  welcomeCreditText?: string;
+  canCredit: boolean;
+  creditKey: string;
+  credit?: CreditForm;
 }
 
 // StudioNewsletter is server.StudioNewsletter.
