@@ -71,7 +71,8 @@ func (s *Server) formStudioCredit(c echo.Context) error {
 		if e == nil {
 			return err
 		}
-		m, lerr := s.studioMembers(c, sc, memberFilter(c))
+		f, _ := memberFilter(c)
+		m, lerr := s.studioMembers(c, sc, f)
 		if lerr != nil {
 			return lerr
 		}
@@ -139,7 +140,8 @@ func (s *Server) formStudioWelcomeCredit(c echo.Context) error {
 		err = s.store.SaveWelcomeCredit(c.Request().Context(), sc.App.ID, sc.User.ID, amount)
 	}
 	if e := refusal(err, nil); e != nil {
-		m, lerr := s.studioMembers(c, sc, memberFilter(c))
+		f, _ := memberFilter(c)
+		m, lerr := s.studioMembers(c, sc, f)
 		if lerr != nil {
 			return lerr
 		}
