@@ -49,7 +49,9 @@ func TestHonestErrors(t *testing.T) {
 			headers: map[string]string{"Content-Type": "image/png"}, body: "x", json: map[string]any{"success": false}},
 		{name: "POST with a trailing slash is served", method: "POST", path: "/api/notifications/follow/demo/", as: "member@demo.test",
 			body: "{}", status: 200, json: map[string]any{"success": true, "data.role": "FOLLOWER"}},
-		{name: "GET with a trailing slash redirects", path: "/apps/demo/", status: 301},
+		{name: "GET with a trailing slash redirects", path: "/apps/demo/events/", status: 301},
+		// The installed app's start URL (its manifest's scope ends in a slash).
+		{name: "an app's root with its slash is its landing", path: "/apps/demo/", status: 200, contains: []string{"<html"}},
 		{name: "errors carry message and error", method: "POST", path: "/api/messages", body: "{}", status: 401,
 			json: map[string]any{"success": false, "message": "Authentication required", "error": "Authentication required"}},
 	})

@@ -24,7 +24,11 @@ const maxBodyBytes = 1 << 20
 // canonicalPath runs before routing. A GET of a path with a trailing slash is
 // redirected to the path without it (one URL per page for crawlers); any
 // other method is served as if the slash were absent, since browsers turn a
-// redirected POST into a GET and the write would be lost.
+// redirected POST into a GET and the write would be lost. An app's root
+// with its slash (/apps/demo/) is served as the landing itself: it is the
+// installed app's start URL, inside its manifest's scope (/apps/demo/, so
+// that one app's installed app never claims /apps/demo2), and a redirect
+// would leave the scope; the page's canonical link names /apps/demo.
 func canonicalPath(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
@@ -36,7 +40,7 @@ func canonicalPath(next echo.HandlerFunc) echo.HandlerFunc {
 		if trimmed == "" {
 			trimmed = "/"
 		}
-		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		if (r.Method == http.MethodGet || r.Method == http.MethodHead) && !isAppRoot(p) {
 			target := sameSitePath(trimmed)
 			if r.URL.RawQuery != "" {
 				target += "?" + r.URL.RawQuery
@@ -46,6 +50,13 @@ func canonicalPath(next echo.HandlerFunc) echo.HandlerFunc {
 		r.URL.Path, r.URL.RawPath = trimmed, ""
 		return next(c)
 	}
+}
+
+// isAppRoot reports whether p is an app's root with one slash after it
+// (/apps/demo/).
+func isAppRoot(p string) bool {
+	name, ok := strings.CutPrefix(p, "/apps/")
+	return ok && strings.Count(name, "/") == 1 && strings.HasSuffix(name, "/") && len(name) > 1
 }
 
 // sameSitePath makes a path safe to send back in a Location header: it is

@@ -116,13 +116,23 @@ func TestLandingPageAndAPI(t *testing.T) {
 		var wm struct {
 			Name     string `json:"name"`
 			StartURL string `json:"start_url"`
+			Scope    string `json:"scope"`
 			Display  string `json:"display"`
 			Icons    []struct{ Src string }
 		}
 		if err := json.Unmarshal([]byte(manifest.Body), &wm); err != nil || manifest.Status != http.StatusOK ||
-			wm.Name != "Demo Studio" || wm.StartURL != "/apps/demo" || wm.Display != "standalone" || len(wm.Icons) == 0 ||
+			wm.Name != "Demo Studio" || wm.StartURL != "/apps/demo/" || wm.Scope != "/apps/demo/" || wm.Display != "standalone" || len(wm.Icons) == 0 ||
 			!strings.HasPrefix(manifest.Header.Get("Content-Type"), "application/manifest+json") {
 			t.Fatalf("app manifest: %d %s", manifest.Status, manifest.Body)
+		}
+		// The start URL is the landing itself, not a redirect out of the
+		// scope; its canonical link names the page without the slash.
+		start := ts.do(t, "GET", wm.StartURL, nil, nil)
+		if start.Status != http.StatusOK || !strings.Contains(start.Body, `<link rel="canonical" href="http://main.test/apps/demo"/>`) {
+			t.Fatalf("start URL %s: %d %s", wm.StartURL, start.Status, start.Header.Get("Location"))
+		}
+		if r := ts.do(t, "GET", "/apps/demo/community/", nil, nil); r.Status != http.StatusMovedPermanently || r.Header.Get("Location") != "/apps/demo/community" {
+			t.Errorf("a page's trailing slash: %d %s", r.Status, r.Header.Get("Location"))
 		}
 		if missing := ts.do(t, "GET", "/apps/nope/manifest.webmanifest", nil, nil); missing.Status != http.StatusNotFound {
 			t.Fatalf("manifest of a missing app: %d", missing.Status)

@@ -42,7 +42,9 @@ func (s *Server) siteManifest(c echo.Context) error {
 }
 
 // GET /apps/:app/manifest.webmanifest installs one creator's app to the home
-// screen under its own name, opening at its landing page.
+// screen under its own name, opening at its landing page. Scope and start
+// URL end in a slash: a scope of /apps/demo would also claim /apps/demo2
+// and /apps/demos (scopes match by prefix).
 func (s *Server) appManifest(c echo.Context) error {
 	view, err := s.loadLanding(c, c.Param("app"))
 	if err != nil {
@@ -54,6 +56,6 @@ func (s *Server) appManifest(c echo.Context) error {
 		name = strings.ToUpper(view.Name) // as the header shows it
 	}
 	return writeManifest(c, webManifest{Name: name, ShortName: name, Description: view.Settings.Basic.MetaDescription,
-		StartURL: base, Scope: base, Display: "standalone", BackgroundColor: "#ffffff", ThemeColor: themeColor,
+		StartURL: base + "/", Scope: base + "/", Display: "standalone", BackgroundColor: "#ffffff", ThemeColor: themeColor,
 		Icons: defaultIcons})
 }

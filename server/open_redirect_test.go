@@ -35,8 +35,8 @@ func TestTrailingSlashRedirectStaysOnSite(t *testing.T) {
 			}
 		}
 	}
-	res := ts.do(t, "GET", "/apps/demo/?tab=1", nil, nil)
-	if res.Status != http.StatusMovedPermanently || res.Header.Get("Location") != "/apps/demo?tab=1" {
+	res := ts.do(t, "GET", "/apps/demo/events/?tab=1", nil, nil)
+	if res.Status != http.StatusMovedPermanently || res.Header.Get("Location") != "/apps/demo/events?tab=1" {
 		t.Errorf("a plain trailing slash: %d %q", res.Status, res.Header.Get("Location"))
 	}
 }
