@@ -326,7 +326,27 @@ test("without JavaScript: create (a taken name is refused beside the field), set
   await fanRow.locator('select[name="role"]').selectOption("MODERATOR");
   await Promise.all([page.waitForURL(/\/studio\/members\?.*notice=/), fanRow.locator("button", { hasText: "Change" }).click()]);
   assert.match(await page.locator('tr[data-member="plainfan"]').innerText(), /Moderator/);
+  // The creator credits the member $5 with a note, from the same screen
+  // without JavaScript; the form sent again (a reload, a double tap)
+  // credits nothing more; the welcome credit is set there too.
+  await page.goto(env.server.base + "/apps/plain-app/studio/members");
+  const credit = page.locator('tr[data-member="plainfan"] .credit-fold');
+  await credit.locator("summary").click();
+  await credit.locator('input[name="amount"]').fill("5");
+  await credit.locator('input[name="note"]').fill("Thanks for joining early");
+  const key = await credit.locator('input[name="key"]').inputValue();
+  const action = await credit.locator("form").getAttribute("action");
+  await Promise.all([page.waitForURL(/notice=credited/), credit.getByRole("button", { name: "Add credit" }).click()]);
+  await page.screenshot({ path: join(shots, "studio-credit-nojs-390.png"), fullPage: true });
+  const again = await page.request.post(env.server.base + action, { form: { amount: "5", note: "Thanks for joining early", key }, maxRedirects: 0 });
+  assert.equal(again.status(), 303);
+  assert.match(again.headers()["location"], /notice=credit-replayed/);
+  await page.fill("#welcomeCredit", "2.50");
+  await Promise.all([page.waitForURL(/notice=welcome-saved/), page.getByRole("button", { name: "Save welcome credit" }).click()]);
+  assert.equal(await page.inputValue("#welcomeCredit"), "2.50");
   await page.goto(env.server.base + "/apps/plain-app/studio/moderation");
+  assert.equal((await page.locator("main").innerText()).match(/WALLET_CREDIT/g)?.length, 1, "one credit in the audit log");
+  assert.match(await page.locator("main").innerText(), /\$5\.00 to the wallet: Thanks for joining early/);
   assert.match(await page.locator("main").innerText(), /SUBSCRIBER → MODERATOR/);
   await page.goto(env.server.base + "/apps/plain-app/studio/analytics?bucket=month");
   const thisMonth = (await page.locator(".members-over-time tbody tr").last().locator("td").allInnerTexts()).map((t) => t.trim());
