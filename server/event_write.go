@@ -55,6 +55,9 @@ func eventInput(req *eventRequest, in store.EventInput, creating bool, now time.
 	if utf8.RuneCountInString(in.Name) > maxEventName {
 		return in, fieldError("name", "Event name is too long (200 characters at most)")
 	}
+	if !store.OneLine(in.Name) {
+		return in, fieldError("name", store.MsgOneLine("Event name"))
+	}
 	if req.Description != nil {
 		in.Description = strings.TrimSpace(*req.Description)
 	}
@@ -66,6 +69,9 @@ func eventInput(req *eventRequest, in store.EventInput, creating bool, now time.
 	}
 	if utf8.RuneCountInString(in.Location) > maxEventLocation {
 		return in, fieldError("location", "Location is too long (500 characters at most)")
+	}
+	if !store.OneLine(in.Location) {
+		return in, fieldError("location", store.MsgOneLine("Location"))
 	}
 	if req.Type != nil {
 		in.Type = strings.ToUpper(strings.TrimSpace(*req.Type))

@@ -15,6 +15,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/uptrace/bun"
+
+	"marquee/server/jobs"
 )
 
 // metrics are the server's Prometheus metrics, in a registry of its own
@@ -29,6 +31,9 @@ type metrics struct {
 	shared   *prometheus.CounterVec
 	renders  prometheus.Histogram
 	payments *prometheus.CounterVec
+	// jobFailures counts failed job attempts by kind; the job queue of
+	// this process adds to it (Server.JobFailures).
+	jobFailures *prometheus.CounterVec
 	// series holds the request counter and histogram of each label set
 	// seen (requestSeries): finding them by label values hashed every
 	// value on every request, a twentieth of a cached page's cost.
@@ -69,7 +74,8 @@ func newMetrics(db *bun.DB, r Renderer, pc *pageCache) *metrics {
 		Help: "Server-side React render time.", Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5}})
 	m.payments = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "marquee_payment_requests_total",
 		Help: "Payment calls by route and outcome (ok, declined, refused, error)."}, []string{"route", "outcome"})
-	m.registry.MustRegister(m.requests, m.latency, m.pageCache, m.shared, m.renders, m.payments,
+	m.jobFailures = jobs.NewFailureCounter()
+	m.registry.MustRegister(m.requests, m.latency, m.pageCache, m.shared, m.renders, m.payments, m.jobFailures,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "marquee_page_cache_bytes",
 			Help: "Bytes the page cache holds."}, func() float64 { return float64(pc.size()) }))
@@ -85,6 +91,10 @@ func newMetrics(db *bun.DB, r Renderer, pc *pageCache) *metrics {
 	}
 	return m
 }
+
+// JobFailures is the counter of failed job attempts the job queue of this
+// process adds to (jobs.Options.Failures), served at /metrics.
+func (s *Server) JobFailures() *prometheus.CounterVec { return s.metrics.jobFailures }
 
 // paymentRoutes are the calls whose answers are payment outcomes.
 var paymentRoutes = map[string]bool{

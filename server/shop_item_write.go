@@ -49,6 +49,12 @@ func (r *itemRequest) validate() (store.ItemInput, error) {
 		return in, badRequest("Please enter an item name")
 	case utf8.RuneCountInString(in.Name) > 200:
 		return in, badRequest("Name is too long (200 characters at most)")
+	case !store.OneLine(in.Name):
+		return in, fieldError("name", store.MsgOneLine("Name"))
+	case !store.OneLine(in.SKU):
+		return in, fieldError("sku", store.MsgOneLine("SKU"))
+	case !store.TextOnly(in.Description):
+		return in, fieldError("description", "Description must not contain control characters")
 	case utf8.RuneCountInString(in.Description) > 5000:
 		return in, badRequest("Description is too long (5000 characters at most)")
 	case !store.IsItemType(in.Type):
@@ -81,6 +87,9 @@ func (r *itemRequest) validate() (store.ItemInput, error) {
 		if utf8.RuneCountInString(t) > 40 {
 			return in, badRequest("Tags are 40 characters at most")
 		}
+		if !store.OneLine(t) {
+			return in, fieldError("tags", store.MsgOneLine("A tag"))
+		}
 		in.Tags = append(in.Tags, t)
 	}
 	for _, v := range r.Variants {
@@ -91,6 +100,8 @@ func (r *itemRequest) validate() (store.ItemInput, error) {
 			return in, badRequest("Every variant needs a name and a value")
 		case utf8.RuneCountInString(vi.Name) > 60 || utf8.RuneCountInString(vi.Value) > 60:
 			return in, badRequest("Variant names and values are 60 characters at most")
+		case !store.OneLine(vi.Name) || !store.OneLine(vi.Value):
+			return in, fieldError("variants", store.MsgOneLine("A variant's name and value"))
 		case in.Price+vi.PriceAdjustment < 0 || vi.PriceAdjustment > maxPriceCents:
 			return in, badRequest("A variant's price adjustment cannot make its price negative")
 		case vi.Stock != nil && (*vi.Stock < 0 || *vi.Stock > 1_000_000):

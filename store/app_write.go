@@ -80,6 +80,11 @@ func (s *Storage) SetAppField(ctx context.Context, appName, key, raw string) err
 		if app.Settings, err = setSetting(app.Settings, key, raw); err != nil {
 			return err
 		}
+		if key == "basic.displayName" {
+			if err := CheckDisplayName(app.Settings.Basic.DisplayName); err != nil {
+				return err
+			}
+		}
 	}
 	app.UpdatedAt = time.Now()
 	if _, err := s.DB.NewUpdate().Model(app).WherePK().Exec(ctx); err != nil {

@@ -80,6 +80,10 @@ func (s *Storage) CreateDonation(ctx context.Context, in NewDonation) (*Donation
 	if utf8.RuneCountInString(in.Message) > MaxDonationMessage {
 		return nil, invalid(fmt.Sprintf("Message must be at most %d characters", MaxDonationMessage))
 	}
+	// A message may have lines; other control characters are refused.
+	if !TextOnly(in.Message) {
+		return nil, &ErrInvalid{Msg: "Message must not contain control characters", Field: "message"}
+	}
 	d := &Donation{ID: NewID(), AppID: in.AppID, UserID: in.UserID, Amount: in.Amount, Currency: DonationCurrency,
 		Message: in.Message, Status: DonationPending, CreatedAt: time.Now().UTC()}
 	if _, err := s.DB.NewInsert().Model(d).Exec(ctx); err != nil {

@@ -69,13 +69,14 @@ type NewApp struct {
 	Name, DisplayName, CreatorID string
 }
 
-// CheckDisplayName: 1 to 60 characters.
+// CheckDisplayName: 1 to 60 characters on one line (it is the sender's
+// name of every mail of the app).
 func CheckDisplayName(name string) error {
 	n := utf8.RuneCountInString(strings.TrimSpace(name))
 	if n < 1 || n > 60 {
 		return &ErrInvalid{Msg: "Display name must be 1 to 60 characters", Field: "displayName"}
 	}
-	return nil
+	return CheckOneLine("displayName", "Display name", name)
 }
 
 // AppNameAvailable answers nil when name follows the app name rules
@@ -228,8 +229,14 @@ func CheckProfile(in ProfileInput) error {
 	if utf8.RuneCountInString(in.MetaDescription) > 300 {
 		return &ErrInvalid{Msg: "Description must be at most 300 characters", Field: "metaDescription"}
 	}
+	if err := CheckOneLine("metaDescription", "Description", in.MetaDescription); err != nil {
+		return err
+	}
 	if utf8.RuneCountInString(in.Keywords) > 200 {
 		return &ErrInvalid{Msg: "Keywords must be at most 200 characters", Field: "keywords"}
+	}
+	if err := CheckOneLine("keywords", "Keywords", in.Keywords); err != nil {
+		return err
 	}
 	if len(in.Bio) > 20000 {
 		return &ErrInvalid{Msg: "Bio must be at most 20,000 characters", Field: "bio"}

@@ -166,7 +166,7 @@ func (a *App) Server(r server.Renderer, opts ServerOptions) *server.Server {
 // (jobs.Product); srv supplies the providers jobs call back into.
 func (a *App) Jobs(ctx context.Context, srv *server.Server) (*jobs.Queue, error) {
 	return jobs.New(ctx, jobs.Options{DB: a.DB, DatabaseURL: a.Config.DatabaseURL, Logger: a.Logger, JobRetention: a.Config.JobRetention,
-		MaxConns: JobConns(a.Config.DBMaxConns),
+		MaxConns: JobConns(a.Config.DBMaxConns), Failures: srv.JobFailures(),
 		Work: jobs.Product(jobs.Deps{Store: a.Storage, Files: a.Files, Logger: a.Logger, OrderExpiry: a.Config.OrderExpiry,
 			CardRenewals: srv.CardRenewals(), StrayRefunds: srv.StrayRefunds(), Mail: srv.Mailer(),
 			Push:      &push.Sender{Store: a.Storage, Subscriber: a.Config.PushSubscriber, Logger: a.Logger},

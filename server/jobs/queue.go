@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 	"github.com/uptrace/bun"
@@ -100,6 +101,9 @@ type Options struct {
 	// MaxConns bounds the queue's own PostgreSQL pool (default 4): river
 	// keeps one connection listening and works through the others.
 	MaxConns int
+	// Failures counts failed job attempts by kind (the server's
+	// marquee_job_failures_total); nil counts nothing.
+	Failures *prometheus.CounterVec
 }
 
 // driver is what differs between PostgreSQL and SQLite.
@@ -151,6 +155,9 @@ func New(ctx context.Context, o Options) (*Queue, error) {
 		// cancelled instead of holding a worker; the fan-out jobs set
 		// their own (Timeout methods).
 		JobTimeout: DefaultJobTimeout,
+		// Every failed attempt (a mail the SMTP server refused) is logged
+		// with its kind and error, and counted.
+		ErrorHandler: &failureHandler{logger: o.Logger, failures: o.Failures},
 	}
 	if o.JobRetention > 0 {
 		cfg.CompletedJobRetentionPeriod = o.JobRetention
@@ -244,3 +251,38 @@ func (h levelFloor) WithGroup(n string) slog.Handler {
 }
 
 var errNoURL = errors.New("jobs: PostgreSQL needs DatabaseURL for river's pool")
+
+// failureHandler logs and counts every failed job attempt; river then
+// retries or discards the job as it would.
+type failureHandler struct {
+	logger   *slog.Logger
+	failures *prometheus.CounterVec
+}
+
+func (h *failureHandler) HandleError(ctx context.Context, job *rivertype.JobRow, err error) *river.ErrorHandlerResult {
+	h.record(ctx, job, "err", err)
+	return nil
+}
+
+func (h *failureHandler) HandlePanic(ctx context.Context, job *rivertype.JobRow, panicVal any, trace string) *river.ErrorHandlerResult {
+	h.record(ctx, job, "panic", fmt.Sprint(panicVal), "trace", trace)
+	return nil
+}
+
+func (h *failureHandler) record(ctx context.Context, job *rivertype.JobRow, attrs ...any) {
+	level := slog.LevelWarn
+	if job.Attempt >= job.MaxAttempts {
+		level = slog.LevelError // the last attempt: the job is discarded
+	}
+	h.logger.Log(ctx, level, "job failed", append([]any{"kind", job.Kind, "job", job.ID, "attempt", job.Attempt,
+		"max_attempts", job.MaxAttempts}, attrs...)...)
+	if h.failures != nil {
+		h.failures.WithLabelValues(job.Kind).Inc()
+	}
+}
+
+// NewFailureCounter is the counter Options.Failures takes.
+func NewFailureCounter() *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{Name: "marquee_job_failures_total",
+		Help: "Failed job attempts by kind (each is logged as \"job failed\")."}, []string{"kind"})
+}

@@ -47,15 +47,18 @@ type Transport interface {
 }
 
 // Build makes the go-mail message of m (both transports write the same).
+// Every value that goes into a header is folded to one line first
+// (HeaderText): a name stored with a line break from before input refused
+// them must neither stop the mail nor add a header to it.
 func (m *Message) Build() (*gomail.Msg, error) {
 	msg := gomail.NewMsg()
-	if err := msg.FromFormat(m.FromName, m.From); err != nil {
+	if err := msg.FromFormat(HeaderText(m.FromName), HeaderText(m.From)); err != nil {
 		return nil, fmt.Errorf("mail from: %w", err)
 	}
-	if err := msg.To(m.To); err != nil {
+	if err := msg.To(HeaderText(m.To)); err != nil {
 		return nil, fmt.Errorf("mail to: %w", err)
 	}
-	msg.Subject(m.Subject)
+	msg.Subject(HeaderText(m.Subject))
 	domain := "marquee.local"
 	if at := strings.LastIndex(m.From, "@"); at >= 0 {
 		domain = strings.Trim(m.From[at+1:], "> ")
@@ -73,18 +76,34 @@ func (m *Message) Build() (*gomail.Msg, error) {
 	msg.SetBodyString(gomail.TypeTextPlain, m.Text, textOpts...)
 	msg.AddAlternativeString(gomail.TypeTextHTML, m.HTML)
 	if m.ReplyTo != "" {
-		if err := msg.ReplyTo(m.ReplyTo); err != nil {
+		if err := msg.ReplyTo(HeaderText(m.ReplyTo)); err != nil {
 			return nil, fmt.Errorf("mail reply-to: %w", err)
 		}
 	}
 	if m.ListID != "" {
-		msg.SetGenHeader(gomail.Header("List-Id"), m.ListID)
+		msg.SetGenHeader(gomail.Header("List-Id"), HeaderText(m.ListID))
 	}
 	if m.Unsubscribe != "" {
 		msg.SetGenHeader(gomail.HeaderListUnsubscribe, "<"+m.Unsubscribe+">")
 		msg.SetGenHeader(gomail.HeaderListUnsubscribePost, "List-Unsubscribe=One-Click")
 	}
 	return msg, nil
+}
+
+// HeaderText folds a value to one header line: every control character
+// (CR, LF, tab, ...) and Unicode line separator becomes a space, runs of
+// spaces become one, and the ends are trimmed.
+func HeaderText(s string) string {
+	if store.OneLine(s) && !strings.Contains(s, "  ") {
+		return strings.TrimSpace(s)
+	}
+	s = strings.Map(func(r rune) rune {
+		if store.OneLine(string(r)) {
+			return r
+		}
+		return ' '
+	}, s)
+	return strings.Join(strings.Fields(s), " ")
 }
 
 // fitsLines: no line of text is longer than SMTP allows unencoded.
