@@ -18,8 +18,14 @@ deps: node_modules/.installed
 assets: deps
 	$(GO) run ./scripts/build
 
+# The version and commit stamped into the binary (`marquee version`): the
+# nearest tag and commit from git, or dev/unknown outside a checkout.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+
 build: assets
-	$(GO) build -o bin/marquee .
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/marquee .
 
 run: build
 	./bin/marquee migrate

@@ -33,24 +33,30 @@ func (r redisLogger) Printf(ctx context.Context, format string, v ...any) {
 	r.l.WarnContext(ctx, "redis client", "detail", fmt.Sprintf(format, v...))
 }
 
-// version is set at build time (-ldflags "-X main.version=1.2.3"); the
-// commit comes from the build's VCS stamp.
-var version = "dev"
+// version and commit are stamped at build time by the Makefile
+// (-ldflags "-X main.version=... -X main.commit=...", from git); without
+// them the commit comes from the build's VCS stamp when there is one.
+var version, commit = "dev", ""
 
 func versionLine() string {
-	commit, dirty, goVersion := "unknown", "", "unknown"
+	commit, dirty, goVersion := commit, "", "unknown"
 	if info, ok := debug.ReadBuildInfo(); ok {
 		goVersion = info.GoVersion
 		for _, s := range info.Settings {
 			switch s.Key {
 			case "vcs.revision":
-				commit = s.Value
+				if commit == "" {
+					commit = s.Value
+				}
 			case "vcs.modified":
 				if s.Value == "true" {
 					dirty = "+modified"
 				}
 			}
 		}
+	}
+	if commit == "" {
+		commit = "unknown"
 	}
 	return fmt.Sprintf("marquee %s commit %s%s %s", version, commit, dirty, goVersion)
 }

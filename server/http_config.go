@@ -77,6 +77,10 @@ type Config struct {
 	// MigrationLockTimeout (MIGRATION_LOCK_TIMEOUT, default 5m) is how
 	// long a start waits for another process's migrations.
 	MigrationLockTimeout time.Duration
+	// AllowNewerSchema (ALLOW_NEWER_SCHEMA, default false) lets a binary
+	// start on a database migrated by a newer one (a rollback whose
+	// schema the operator has checked); otherwise it refuses to start.
+	AllowNewerSchema bool
 	// TrustedProxies (TRUSTED_PROXIES, comma-separated CIDRs or addresses)
 	// are the reverse proxies whose X-Forwarded-For names the client; empty
 	// means the connection's address is the client (no proxy is believed).
@@ -302,6 +306,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		return Config{}, fmt.Errorf("NEWSLETTER_RATE: want mails per second (a number, 0 for no limit)")
 	}
 	if cfg.RequireVerifiedEmail, err = parseSwitch("REQUIRE_VERIFIED_EMAIL", get("REQUIRE_VERIFIED_EMAIL", "true")); err != nil {
+		return Config{}, err
+	}
+	if cfg.AllowNewerSchema, err = parseSwitch("ALLOW_NEWER_SCHEMA", get("ALLOW_NEWER_SCHEMA", "false")); err != nil {
 		return Config{}, err
 	}
 	cfg.BindAddress = get("BIND_ADDRESS", "")

@@ -23,7 +23,14 @@ type MigrateOptions struct {
 	// is missing; Then creates it while the migration lock is held.
 	Pending func(ctx context.Context) (bool, error)
 	Then    func(ctx context.Context) error
+	// AllowNewerSchema starts on a database that holds migrations this
+	// binary does not know (ALLOW_NEWER_SCHEMA, for a rollback the
+	// operator has checked): without it Migrate answers ErrNewerSchema.
+	AllowNewerSchema bool
 }
+
+// ErrNewerSchema: the database was migrated by a newer binary.
+var ErrNewerSchema = errors.New("the database schema is newer than this binary")
 
 // DefaultMigrationLockTimeout is how long a start waits for another
 // process's migrations before it gives up with a message saying why.
@@ -71,9 +78,25 @@ func Migrate(ctx context.Context, dsn string, ms *migrate.Migrations, opts Migra
 	}
 	defer db.Close()
 
-	pending, err := migrationsPending(ctx, db, ms)
+	pending, unknown, err := migrationsPending(ctx, db, ms)
 	if err != nil {
 		return err
+	}
+	if len(unknown) > 0 {
+		// An older binary on a newer schema: its queries may not match the
+		// tables (a column it does not write, a constraint it breaks).
+		sorted := ms.Sorted()
+		known := "none"
+		if len(sorted) > 0 {
+			known = sorted[len(sorted)-1].Name
+		}
+		if !opts.AllowNewerSchema {
+			return fmt.Errorf("%w: the database has migration %s (and %d more unknown here), this binary knows up to %s; "+
+				"run the newer binary, or restore the backup taken before the upgrade, or set ALLOW_NEWER_SCHEMA=true to start anyway",
+				ErrNewerSchema, unknown[len(unknown)-1], len(unknown)-1, known)
+		}
+		opts.Logger.Warn("starting on a newer database schema (ALLOW_NEWER_SCHEMA)", "database_newest", unknown[len(unknown)-1],
+			"binary_newest", known, "unknown_migrations", len(unknown))
 	}
 	if !pending && opts.Pending != nil {
 		if pending, err = opts.Pending(ctx); err != nil {
@@ -96,8 +119,13 @@ func Migrate(ctx context.Context, dsn string, ms *migrate.Migrations, opts Migra
 		return fmt.Errorf("init migrations: %w", err)
 	}
 	for _, mig := range ms.Sorted() {
-		if err := applyOne(ctx, db, m, sqlite, mig); err != nil {
+		start := time.Now()
+		applied, err := applyOne(ctx, db, m, sqlite, mig)
+		if err != nil {
 			return err
+		}
+		if applied {
+			opts.Logger.Info("applied migration", "migration", mig.Name, "took", time.Since(start).Round(time.Millisecond))
 		}
 	}
 	if opts.Then != nil {
@@ -109,25 +137,35 @@ func Migrate(ctx context.Context, dsn string, ms *migrate.Migrations, opts Migra
 }
 
 // migrationsPending reads, without a lock, whether any migration of ms is
-// not recorded. A missing table (an empty database) is pending.
-func migrationsPending(ctx context.Context, db *bun.DB, ms *migrate.Migrations) (bool, error) {
+// not recorded, and which recorded ones ms does not know (sorted). A
+// missing table (an empty database) is pending.
+func migrationsPending(ctx context.Context, db *bun.DB, ms *migrate.Migrations) (bool, []string, error) {
 	var names []string
-	if err := db.NewSelect().TableExpr("bun_migrations").Column("name").Scan(ctx, &names); err != nil {
+	if err := db.NewSelect().TableExpr("bun_migrations").Column("name").Order("name").Scan(ctx, &names); err != nil {
 		if isMissingTable(err) {
-			return true, nil
+			return true, nil, nil
 		}
-		return false, fmt.Errorf("read applied migrations: %w", err)
+		return false, nil, fmt.Errorf("read applied migrations: %w", err)
 	}
 	applied := make(map[string]bool, len(names))
 	for _, n := range names {
 		applied[n] = true
 	}
+	known := map[string]bool{}
+	pending := false
 	for _, mig := range ms.Sorted() {
+		known[mig.Name] = true
 		if !applied[mig.Name] {
-			return true, nil
+			pending = true
 		}
 	}
-	return false, nil
+	var unknown []string
+	for _, n := range names {
+		if !known[n] {
+			unknown = append(unknown, n)
+		}
+	}
+	return pending, unknown, nil
 }
 
 func isMissingTable(err error) bool {
@@ -190,8 +228,11 @@ func migrationLockHolder(ctx context.Context, db *bun.DB) string {
 
 // applyOne runs one migration and records it in one transaction, unless
 // it is already recorded (by another process, on SQLite).
-func applyOne(ctx context.Context, db *bun.DB, m *migrate.Migrator, sqlite bool, mig migrate.Migration) error {
-	return inTx(ctx, db, sqlite, func() error {
+// applyOne runs one migration unless it is recorded, and says whether it
+// ran.
+func applyOne(ctx context.Context, db *bun.DB, m *migrate.Migrator, sqlite bool, mig migrate.Migration) (bool, error) {
+	ran := false
+	err := inTx(ctx, db, sqlite, func() error {
 		n, err := db.NewSelect().TableExpr("bun_migrations").Where("name = ?", mig.Name).Count(ctx)
 		if err != nil {
 			return fmt.Errorf("read migration %s: %w", mig.Name, err)
@@ -199,6 +240,7 @@ func applyOne(ctx context.Context, db *bun.DB, m *migrate.Migrator, sqlite bool,
 		if n > 0 {
 			return nil
 		}
+		ran = true
 		var group int64
 		if err := db.NewSelect().TableExpr("bun_migrations").ColumnExpr("coalesce(max(group_id), 0) + 1").Scan(ctx, &group); err != nil {
 			return fmt.Errorf("read migration groups: %w", err)
@@ -214,6 +256,7 @@ func applyOne(ctx context.Context, db *bun.DB, m *migrate.Migrator, sqlite bool,
 		}
 		return nil
 	})
+	return ran && err == nil, err
 }
 
 // inTx runs fn between BEGIN and COMMIT on db's single connection.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -343,3 +344,45 @@ func TestMigrateBackfillsRoleHistory(t *testing.T) {
 	t.Run("postgres", func(t *testing.T) { run(t, storetest.EmptyPostgres(t)) })
 	t.Run("sqlite", func(t *testing.T) { run(t, filepath.Join(t.TempDir(), "m.db")) })
 }
+
+// Migrate logs each migration it applies; an older binary (one that does
+// not know a migration the database holds) refuses to start, naming both
+// versions, unless AllowNewerSchema (issue 41 item 14).
+func TestOlderBinaryRefusesNewerSchema(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dsn := "sqlite:" + filepath.Join(t.TempDir(), "schema.db")
+	var logs strings.Builder
+	var mu sync.Mutex
+	logger := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return logs.Write(p)
+	}), nil))
+	newer := withExtra("29991231000009", func(context.Context, *bun.DB) error { return nil })
+	if err := store.Migrate(ctx, dsn, newer, store.MigrateOptions{Logger: logger}); err != nil {
+		t.Fatal(err)
+	}
+	sorted := migrations.Migrations.Sorted()
+	known := sorted[len(sorted)-1].Name
+	for _, name := range []string{sorted[0].Name, known, "29991231000009"} {
+		if !strings.Contains(logs.String(), `msg="applied migration" migration=`+name) {
+			t.Errorf("no log line for migration %s:\n%s", name, logs.String())
+		}
+	}
+	err := store.Migrate(ctx, dsn, migrations.Migrations, store.MigrateOptions{Logger: logger})
+	if !errors.Is(err, store.ErrNewerSchema) || !strings.Contains(err.Error(), "29991231000009") || !strings.Contains(err.Error(), known) ||
+		!strings.Contains(err.Error(), "ALLOW_NEWER_SCHEMA") {
+		t.Fatalf("older binary on a newer schema: %v", err)
+	}
+	if err := store.Migrate(ctx, dsn, migrations.Migrations, store.MigrateOptions{Logger: logger, AllowNewerSchema: true}); err != nil {
+		t.Fatalf("allowed: %v", err)
+	}
+	if !strings.Contains(logs.String(), "newer database schema") {
+		t.Errorf("no warning when allowed:\n%s", logs.String())
+	}
+}
+
+type writerFunc func(p []byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

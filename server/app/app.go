@@ -60,7 +60,7 @@ func Open(ctx context.Context, cfg server.Config, logger *slog.Logger) (*App, er
 	// The store's tables and river's are migrated under one lock, and
 	// only when something is missing (store/migrate.go).
 	err = store.Migrate(ctx, cfg.DatabaseURL, migrations.Migrations, store.MigrateOptions{
-		LockTimeout: cfg.MigrationLockTimeout, Logger: logger,
+		LockTimeout: cfg.MigrationLockTimeout, Logger: logger, AllowNewerSchema: cfg.AllowNewerSchema,
 		Pending: func(ctx context.Context) (bool, error) { return jobs.Pending(ctx, db, cfg.DatabaseURL, logger) },
 		Then:    func(ctx context.Context) error { return jobs.Migrate(ctx, db, cfg.DatabaseURL, logger) },
 	})
