@@ -351,7 +351,7 @@ func TestMigrateBackfillsRoleHistory(t *testing.T) {
 func TestOlderBinaryRefusesNewerSchema(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dsn := "sqlite:" + filepath.Join(t.TempDir(), "schema.db")
+	dsn := filepath.Join(t.TempDir(), "schema.db")
 	var logs strings.Builder
 	var mu sync.Mutex
 	logger := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
