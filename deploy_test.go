@@ -21,12 +21,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
+	"marquee/server"
 	"marquee/store"
 	"marquee/store/storetest"
 )
@@ -318,5 +320,33 @@ func TestComposeFile(t *testing.T) {
 	want = regexp.MustCompile(`(?m)^# deploy_test.go .*$`).ReplaceAllString(want, "# Generated from marquee.conf for deploy/compose.yaml (upstreams are the app containers).")
 	if string(compose) != want {
 		t.Error("deploy/nginx/compose.conf differs from marquee.conf beyond its upstreams: regenerate it (see its header)")
+	}
+}
+
+// The server keeps an idle connection open longer than nginx's upstream
+// keepalive_timeout in deploy/ (issue 41 item 13): nginx then always closes
+// first and never reuses a connection the instance is closing (a 502).
+func TestIdleTimeoutOutlastsNginx(t *testing.T) {
+	t.Parallel()
+	cfg, err := server.LoadConfig(func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(`(?m)^\s*keepalive_timeout\s+(\d+)s;`)
+	for _, f := range []string{"deploy/nginx/marquee.conf", "deploy/nginx/compose.conf"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := re.FindAllStringSubmatch(string(b), -1)
+		if len(found) < 2 {
+			t.Errorf("%s: each upstream should set keepalive_timeout (found %d)", f, len(found))
+		}
+		for _, m := range found {
+			n, _ := strconv.Atoi(m[1])
+			if time.Duration(n)*time.Second >= cfg.IdleTimeout {
+				t.Errorf("%s: keepalive_timeout %ss is not shorter than HTTP_IDLE_TIMEOUT %s", f, m[1], cfg.IdleTimeout)
+			}
+		}
 	}
 }

@@ -70,6 +70,12 @@ type Config struct {
 	// deliveries; expired sessions go too. JobRetention (JOB_RETENTION,
 	// default 24h): how long finished jobs stay in river_job.
 	NotificationRetention time.Duration
+	// IdleTimeout (HTTP_IDLE_TIMEOUT, default 75s) is how long a kept-alive
+	// connection may sit idle before the server closes it: longer than the
+	// proxy's own (nginx's upstream keepalive_timeout, 60s in deploy/), so
+	// the proxy always closes first and never reuses a connection the
+	// server is closing at that moment (a 502).
+	IdleTimeout time.Duration
 	JobRetention          time.Duration
 	// RedisPoolSize (REDIS_POOL_SIZE, default 10 per CPU as go-redis)
 	// caps the Redis connections of one process; 0 keeps go-redis's default.
@@ -329,7 +335,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		name, def string
 		to        *time.Duration
 	}{{"DB_CONNECT_TIMEOUT", "3s", &cfg.DBConnectTimeout}, {"DB_QUERY_TIMEOUT", "10s", &cfg.DBQueryTimeout}, {"DB_MAX_IDLE_TIME", "1m", &cfg.DBMaxIdleTime},
-		{"NOTIFICATION_RETENTION", "2160h", &cfg.NotificationRetention}, {"JOB_RETENTION", "24h", &cfg.JobRetention}} {
+		{"NOTIFICATION_RETENTION", "2160h", &cfg.NotificationRetention}, {"JOB_RETENTION", "24h", &cfg.JobRetention},
+		{"HTTP_IDLE_TIMEOUT", "75s", &cfg.IdleTimeout}} {
 		if *d.to, err = time.ParseDuration(get(d.name, d.def)); err != nil || *d.to <= 0 {
 			return Config{}, fmt.Errorf("%s: want a positive duration such as %s, got %q", d.name, d.def, get(d.name, ""))
 		}
