@@ -22,6 +22,10 @@ export interface CreateFormProps {
   when?: string;
   publishAt?: string;
   newsletter?: boolean;
+  // The access selector: who may read the post (PUBLIC, FOLLOWERS,
+  // MEMBERS or TIER:<tier id>), the app's default chosen.
+  accessOptions?: { value: string; label: string }[];
+  access?: string;
 }
 
 type Upload = { state: "none" } | { state: "selected" | "uploading"; preview: string; file: File } | { state: "uploaded"; preview: string; file: File; media: MediaView };
@@ -80,6 +84,8 @@ export default function CreatePostForm(props: CreateFormProps) {
   const [content, setContent] = useState(props.content ?? "");
   const [featured, setFeatured] = useState(false);
   const [newsletter, setNewsletter] = useState(props.newsletter ?? false);
+  const [audience, setAudience] = useState(props.access ?? "");
+  const [teaser, setTeaser] = useState("");
   const [when, setWhen] = useState(props.when || "now");
   const [publishAt, setPublishAt] = useState(props.publishAt ?? "");
   const [creating, setCreating] = useState(false);
@@ -119,6 +125,14 @@ export default function CreatePostForm(props: CreateFormProps) {
           newsletter: !!props.canNewsletter && newsletter,
           draft: !!props.canSchedule && when === "draft",
           publishAt: props.canSchedule && when === "schedule" ? publishAt : "",
+          teaser,
+          ...(audience
+            ? {
+                access: audience.startsWith("TIER:")
+                  ? { audience: "MEMBERS", minTierId: audience.slice(5) }
+                  : { audience, minTierId: null },
+              }
+            : {}),
         },
         "Failed to create post",
       );
@@ -143,6 +157,20 @@ export default function CreatePostForm(props: CreateFormProps) {
       </label>
       <textarea id="post-content" name="content" rows={5} placeholder="What's on your mind?" value={content} onChange={(e) => setContent(e.target.value)} maxLength={5000} />
       <MediaField upload={upload} onPick={pick} onClear={clear} label="Add photo or video" />
+      {props.accessOptions && props.accessOptions.length > 0 && (
+        <div className="field access-field">
+          <label htmlFor="post-access">Who can read it</label>
+          <select id="post-access" name="access" value={audience} onChange={(e) => setAudience(e.target.value)} data-testid="post-access">
+            {props.accessOptions.map((o) => (
+              <option key={o.value} value={o.value}>
+                {o.label}
+              </option>
+            ))}
+          </select>
+          <label htmlFor="post-teaser">Teaser for everyone else (optional)</label>
+          <input id="post-teaser" name="teaser" maxLength={500} value={teaser} onChange={(e) => setTeaser(e.target.value)} />
+        </div>
+      )}
       {props.canFeature && (
         <label className="check">
           <input type="checkbox" name="isFeatured" value="1" checked={featured} onChange={(e) => setFeatured(e.target.checked)} /> Feature this post

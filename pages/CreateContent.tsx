@@ -59,6 +59,8 @@ function createPage(kind: Kind): PageModule {
                 when: props.data.when,
                 publishAt: props.data.publishAt,
                 newsletter: props.data.newsletter,
+                accessOptions: props.data.accessOptions,
+                access: props.data.access,
               }}
             />
           )}

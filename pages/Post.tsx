@@ -76,6 +76,18 @@ export default function Post(props: Props) {
             ),
           )}
           {post.content && <p className="post-body">{post.content}</p>}
+          {post.locked && (
+            <div className="locked-post" data-testid="locked-post">
+              {Array.from({ length: post.lockedMedia ?? 0 }).map((_, i) => (
+                <div key={i} className="media-placeholder" aria-hidden="true" />
+              ))}
+              <p>
+                <a className="button" href={"/apps/" + app.name + "/membership"}>
+                  {"Join " + (post.accessTier ? post.accessTier.name : post.access.audience === "FOLLOWERS" ? "as a follower" : "a tier") + " to unlock"}
+                </a>
+              </p>
+            </div>
+          )}
           {post.tags.length > 0 && (
             <ul className="tags">
               {post.tags.map((t) => (

@@ -91,6 +91,13 @@ func (s *Server) loadFeed(c echo.Context, sc *Scope, msgType string, byViewer bo
 			keepPrivate(c, store.HiddenByModerator)
 		}
 	}
+	if err == nil && p != nil {
+		// Locked posts reach this viewer as teasers (store.LockViews); the
+		// page may be a cached, shared value: copied, never changed.
+		locked := *p
+		locked.Messages = store.LockViews(p.Messages, sc.Reader)
+		p = &locked
+	}
 	return p, answer(err, nil) // a bad cursor is a 400 (store.ErrInvalid)
 }
 
@@ -116,7 +123,11 @@ func (s *Server) loadStories(c echo.Context, sc *Scope) ([]store.StoryGroup, err
 	if sc.App.Settings.Features.Community.Settings.StoriesOff {
 		return []store.StoryGroup{}, nil // stories are turned off in the studio
 	}
-	return s.store.StoriesByUser(c.Request().Context(), sc.App.Community.ID, time.Now().UTC().Add(-store.StoryLifetime))
+	groups, err := s.store.StoriesByUser(c.Request().Context(), sc.App.Community.ID, time.Now().UTC().Add(-store.StoryLifetime))
+	if err != nil {
+		return nil, err
+	}
+	return store.LockStories(groups, sc.Reader), nil
 }
 
 // GET /api/community/:communityId/posts?page&limit=20&type=POST[&cursor]

@@ -4,6 +4,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"marquee/server/access"
+	"marquee/store"
 )
 
 // CreateData tells the create pages where to post.
@@ -21,12 +22,33 @@ type CreateData struct {
 	When          string `json:"when,omitempty" tstype:"'' | 'now' | 'draft' | 'schedule'"`
 	PublishAt     string `json:"publishAt,omitempty"`
 	Newsletter    bool   `json:"newsletter"`
+	// The access selector (issue 40 item 2): who may read the post, as
+	// the form's "access" value (PUBLIC, FOLLOWERS, MEMBERS or TIER:<id>),
+	// the app-wide gate's default first chosen.
+	AccessOptions []AccessOption `json:"accessOptions"`
+	Access        string         `json:"access"`
+}
+
+// AccessOption is one choice of the composer's access selector.
+type AccessOption struct {
+	Value string `json:"value"`
+	Label string `json:"label"`
 }
 
 // createData is what a create page shows before anything is typed.
-func (s *Server) createData(sc *Scope) CreateData {
+func (s *Server) createData(c echo.Context, sc *Scope) CreateData {
 	data := CreateData{CanSchedule: access.CanSchedulePosts(sc.Role), CanNewsletter: access.CanSendNewsletter(sc.Role),
-		TimeZone: sc.App.Settings.Basic.Location().String(), Newsletter: sc.App.Settings.Newsletter.DefaultOn}
+		TimeZone: sc.App.Settings.Basic.Location().String(), Newsletter: sc.App.Settings.Newsletter.DefaultOn,
+		Access: store.AccessPublic, AccessOptions: []AccessOption{{store.AccessPublic, "Everyone"}, {store.AccessFollowers, "Followers"},
+			{store.AccessMembers, "Members (any tier)"}}}
+	if g := sc.App.Settings.Features.SubscriptionGating; g.Enabled && (g.Settings.Required || g.Settings.LandingPageOnly) {
+		data.Access = store.AccessMembers
+	}
+	if tiers, err := s.store.Tiers(c.Request().Context(), sc.App.ID); err == nil {
+		for _, t := range tiers {
+			data.AccessOptions = append(data.AccessOptions, AccessOption{"TIER:" + t.ID, t.Name + " and above"})
+		}
+	}
 	if sc.requireFeature(featureCommunity) == nil {
 		data.CommunityID = sc.App.Community.ID
 	}
@@ -39,7 +61,7 @@ func (s *Server) pageCreate(page string) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		sc := scopeFromPage(c)
 		props := s.pageProps(c, sc)
-		data := s.createData(sc)
+		data := s.createData(c, sc)
 		if sc.Ban != nil {
 			// A banned or silenced member is told why before they write.
 			data.Error = banMessage(sc.Ban)

@@ -561,7 +561,9 @@ func memberClassOf(sc *Scope) string {
 		return privateClass
 	}
 	perms, _ := json.Marshal(sc.Can)
-	return "member|" + sc.Role + "|" + strconv.FormatBool(sc.Gated) + "|" + string(perms)
+	// The reader's level (tier) decides which posts are locked: members of
+	// one role but different tiers never share a render.
+	return "member|" + sc.Role + "|" + strconv.FormatBool(sc.Gated) + "|" + string(perms) + "|" + sc.Reader.Key()
 }
 
 // privateClass is the class of a member whose pages are theirs alone (they

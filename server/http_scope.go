@@ -25,6 +25,9 @@ type Scope struct {
 	Gated bool
 	// Ban is the viewer's ban or silence in force in this app, or nil.
 	Ban *store.Ban
+	// Reader decides which posts and stories the viewer may read
+	// (store.CanRead, the one rule): locked ones reach them as teasers.
+	Reader store.Reader
 	// Content is what of the app's paid content the viewer may see
 	// (access.ContentFor, the one rule): ContentAll unless Gated.
 	Content access.Content
@@ -66,6 +69,15 @@ func (s *Server) scopeOfView(c echo.Context, view *store.AppView) (*Scope, error
 		ban = b
 	}
 	sc.Can = access.For(view.Settings, sc.Role)
+	uid := ""
+	if v.User != nil {
+		uid = v.User.ID
+	}
+	reader, err := s.store.ReaderOf(c.Request().Context(), view.ID, uid, sc.Role, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	sc.Reader = reader
 	if ban != nil {
 		if err := applyBan(c, sc, ban); err != nil {
 			return nil, err
@@ -90,6 +102,11 @@ func (s *Server) scopeOfView(c echo.Context, view *store.AppView) (*Scope, error
 // setRole updates the scope after a write changed the viewer's membership.
 func (sc *Scope) setRole(role string) {
 	sc.Role = role
+	if role != store.RoleSubscriber {
+		sc.Reader = store.Reader{Role: role}
+	} else {
+		sc.Reader.Role = role
+	}
 	sc.Can = access.For(sc.App.Settings, role)
 	if sc.Ban != nil {
 		sc.Can = access.Restrict(sc.Can, sc.Ban.Kind)

@@ -48,21 +48,28 @@ func (s *Server) apiLanding(c echo.Context) error {
 // cut, no media: a gated file's signed link would be the file itself).
 // The cached value is shared, so it is never changed in place.
 func landingFor(sc *Scope) *store.AppView {
-	if sc.Content == access.ContentAll {
-		return sc.App
-	}
 	v := *sc.App
+	// Locked posts are teasers for this viewer (store.LockViews).
+	v.RecentPosts = store.LockViews(v.RecentPosts, sc.Reader)
+	if v.Community != nil {
+		com := *v.Community
+		com.Posts = store.LockViews(com.Posts, sc.Reader)
+		v.Community = &com
+	}
+	if sc.Content == access.ContentAll {
+		return &v
+	}
 	if sc.Content == access.ContentNone {
 		v.RecentPosts, v.UpcomingEvents, v.Events, v.FeaturedStoreItems = []store.MessageView{}, []store.EventView{}, []store.EventView{}, []store.ItemView{}
 	} else {
-		v.RecentPosts, v.UpcomingEvents, v.Events = teaserPosts(v.RecentPosts), teaserEvents(v.UpcomingEvents), teaserEvents(v.Events)
+		v.RecentPosts, v.UpcomingEvents, v.Events = gateTeasers(sc.App.RecentPosts, sc.Reader), teaserEvents(v.UpcomingEvents), teaserEvents(v.Events)
 		v.FeaturedStoreItems = teaserItems(v.FeaturedStoreItems)
 	}
 	if v.Community != nil {
 		com := *v.Community
 		com.Posts = []store.MessageView{}
 		if sc.Content == access.ContentTeaser {
-			com.Posts = teaserPosts(sc.App.Community.Posts)
+			com.Posts = gateTeasers(sc.App.Community.Posts, sc.Reader)
 		}
 		v.Community = &com
 	}
@@ -187,4 +194,19 @@ func (s *Server) healthz(c echo.Context) error {
 	// had every instance restarted (or taken out) together, and took the
 	// visitors' cached pages, which are served while it is down, with it.
 	return c.JSON(http.StatusOK, map[string]any{"status": "ok"})
+}
+
+// gateTeasers: behind the app-wide gate, a post for members (any tier, the
+// gate's own default) shows its first words as before (teaserPosts); one
+// for a tier shows only its creator's teaser (store.LockViews).
+func gateTeasers(views []store.MessageView, r store.Reader) []store.MessageView {
+	out := make([]store.MessageView, 0, len(views))
+	for _, v := range views {
+		if v.Access.MinTierID == nil {
+			out = append(out, teaserPosts([]store.MessageView{v})...)
+			continue
+		}
+		out = append(out, teaserPosts([]store.MessageView{store.LockView(v, r)})...)
+	}
+	return out
 }

@@ -37,6 +37,11 @@ type messageRequest struct {
 	Draft      bool   `json:"draft"`
 	PublishAt  string `json:"publishAt"`
 	Newsletter bool   `json:"newsletter"`
+	// Access is who may read a post or story (store/message_access.go);
+	// omitted: MEMBERS when the app-wide gate is on, else PUBLIC. Teaser is
+	// what those it is locked for see instead.
+	Access *store.MessageAccess `json:"access"`
+	Teaser string               `json:"teaser"`
 }
 
 // POST /api/messages creates a post, a story or a reply.
@@ -107,6 +112,11 @@ func (s *Server) createMessage(c echo.Context, user *store.User, req messageRequ
 		}
 		if store.Unpublished(parent.Hidden) {
 			return nil, badRequest("Comments open once the post is published")
+		}
+		if ok, err := s.store.MayRead(ctx, parent, sc.Reader); err != nil {
+			return nil, err
+		} else if !ok {
+			return nil, forbidden(msgLockedPost)
 		}
 	default:
 		return nil, badRequest("type must be POST, STORY or REPLY")
@@ -198,6 +208,22 @@ func (s *Server) createMessage(c echo.Context, user *store.User, req messageRequ
 		n.ParentMessageID = &parent.ID
 	}
 	n.Hidden, n.PublishAt, n.Newsletter = later, publishAt, req.Newsletter
+	if req.Type != store.MessageReply {
+		a := store.MessageAccess{Audience: store.AccessPublic}
+		if g := sc.App.Settings.Features.SubscriptionGating; g.Enabled && (g.Settings.Required || g.Settings.LandingPageOnly) {
+			a.Audience = store.AccessMembers // the app-wide gate is the default
+		}
+		if req.Access != nil {
+			a = *req.Access
+		}
+		if err := s.store.CheckAccess(ctx, sc.App.ID, &a); err != nil {
+			return nil, answer(err, nil)
+		}
+		if len([]rune(req.Teaser)) > 500 {
+			return nil, fieldError("teaser", "A teaser is at most 500 characters")
+		}
+		n.Access, n.Teaser = a, strings.TrimSpace(req.Teaser)
+	}
 	if later == "" && access.HoldsForApproval(sc.App.Settings.Moderation, sc.Role, user.CreatedAt, user.EmailVerified, time.Now(), req.Type == store.MessagePost, hasLink(req.Content)) {
 		n.Hidden = store.HiddenForApproval
 	}

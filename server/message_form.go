@@ -3,6 +3,7 @@ package server
 import (
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -104,7 +105,16 @@ func (s *Server) formCreate(page, msgType string) echo.HandlerFunc {
 			return err
 		}
 		req := messageRequest{Type: msgType, Content: c.FormValue("content"), CommunityID: sc.App.Community.ID,
-			IsFeatured: c.FormValue("isFeatured") != "", Newsletter: c.FormValue("newsletter") != ""}
+			IsFeatured: c.FormValue("isFeatured") != "", Newsletter: c.FormValue("newsletter") != "", Teaser: c.FormValue("teaser")}
+		// The access selector: "PUBLIC", "FOLLOWERS", "MEMBERS" or
+		// "TIER:<tier id>" (that tier and above); empty takes the default.
+		if v := c.FormValue("access"); v != "" {
+			a := store.MessageAccess{Audience: v}
+			if id, ok := strings.CutPrefix(v, "TIER:"); ok {
+				a = store.MessageAccess{Audience: store.AccessMembers, MinTierID: &id}
+			}
+			req.Access = &a
+		}
 		// When: "now" (the default), "draft", or "schedule" at publishAt.
 		switch c.FormValue("when") {
 		case "draft":
@@ -125,8 +135,11 @@ func (s *Server) formCreate(page, msgType string) echo.HandlerFunc {
 		if e, ok := err.(*Error); ok && e.Status < 500 && e.Status != http.StatusTooManyRequests {
 			props := s.pageProps(c, sc)
 			props.Status = e.Status
-			data := s.createData(sc)
+			data := s.createData(c, sc)
 			data.Error, data.Content = e.Message, req.Content
+			if v := c.FormValue("access"); v != "" {
+				data.Access = v
+			}
 			data.When, data.PublishAt, data.Newsletter = c.FormValue("when"), c.FormValue("publishAt"), req.Newsletter
 			props.Data = data
 			return s.renderPage(c, page, props)

@@ -56,10 +56,13 @@ func (s *Server) scopeOfMessage(c echo.Context, id string) (*store.Message, *Sco
 // replies is how many comments to load with it (0 for none).
 func (s *Server) loadPost(c echo.Context, sc *Scope, m *store.Message, replies int) (*PostData, error) {
 	ctx := c.Request().Context()
-	view, err := s.store.MessageView(ctx, m, 0)
+	full, err := s.store.MessageView(ctx, m, 0)
 	if err != nil {
 		return nil, err
 	}
+	// A post this viewer may not read is its teaser (store.LockView).
+	locked := store.LockView(*full, sc.Reader)
+	view := &locked
 	data := &PostData{Post: view, Replies: []store.MessageView{},
 		CanDelete: access.CanDeleteMessage(sc.Role, sc.User != nil && sc.User.ID == m.SenderID)}
 	if store.Unpublished(m.Hidden) {
@@ -69,7 +72,7 @@ func (s *Server) loadPost(c echo.Context, sc *Scope, m *store.Message, replies i
 			data.Schedule = m.PublishAt.In(loc).Format("Mon Jan 2, 2006 at 3:04 PM") + " (" + loc.String() + ")"
 		}
 	}
-	if replies > 0 {
+	if replies > 0 && !view.Locked {
 		p, err := s.store.Replies(ctx, m.ID, 1, replies)
 		if err != nil {
 			return nil, err
@@ -118,7 +121,9 @@ func (s *Server) pagePost(c echo.Context) error {
 	if err == nil {
 		// The comments are the post's second part: when they fail, the
 		// post still shows, with the reason where they would be.
-		if p, rerr := s.store.Replies(c.Request().Context(), m.ID, 1, CommentsPageSize); rerr != nil {
+		if data.Post.Locked {
+			// Comments are part of what the post's audience reads.
+		} else if p, rerr := s.store.Replies(c.Request().Context(), m.ID, 1, CommentsPageSize); rerr != nil {
 			s.logger.Error("comments load failed", "post", m.ID, "err", rerr)
 			data.CommentsError = "Failed to fetch comments"
 			c.Response().Header().Set("Cache-Control", "no-store")
@@ -140,6 +145,9 @@ func (s *Server) pagePost(c echo.Context) error {
 	return s.renderPage(c, "Post", props)
 }
 
+// msgLockedPost: the post is for an audience the viewer is not in.
+const msgLockedPost = "This post is for members: join to read it"
+
 // GET /api/messages/:id/replies?page=1&limit=50
 func (s *Server) apiMessageReplies(c echo.Context) error {
 	return s.answerReplies(c, c.Param("id"))
@@ -158,9 +166,14 @@ func (s *Server) apiMessages(c echo.Context) error {
 }
 
 func (s *Server) answerReplies(c echo.Context, parentID string) error {
-	m, _, err := s.scopeOfMessage(c, parentID)
+	m, sc, err := s.scopeOfMessage(c, parentID)
 	if err != nil {
 		return err
+	}
+	if ok, err := s.store.MayRead(c.Request().Context(), m, sc.Reader); err != nil {
+		return err
+	} else if !ok {
+		return forbidden(msgLockedPost)
 	}
 	page, limit, err := pageParams(c, store.DefaultPageSize)
 	if err != nil {

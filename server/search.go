@@ -16,6 +16,7 @@ func searchScope(sc *Scope) store.SearchScope {
 		Posts:  f.Community.Enabled && sc.App.Community != nil,
 		Items:  sc.Can.CanAccessStore && sc.App.Store != nil,
 		Events: f.Events.Enabled,
+		Reader: sc.Reader,
 	}
 }
 

@@ -114,7 +114,7 @@ func testStoreAccessAndFilters(t *testing.T, ts *testServer) {
 		{name: "inStock not a boolean", path: items + "?inStock=maybe", as: follower, status: 400},
 		{name: "last page", path: items + "?limit=5&page=3", as: follower, json: map[string]any{
 			"data.items": arrayLen(1), "pagination.hasPrev": true, "pagination.hasNext": false, "pagination.totalPages": 3}},
-		{name: "a tier is not a store item", path: "/api/store/items/" + ids.items["SUB-SC-01"], as: follower, status: 404}, 
+		{name: "a tier is not a store item", path: "/api/store/items/" + ids.items["SUB-SC-01"], as: follower, status: 404},
 	})
 
 	// Paging through with a small limit returns every item exactly once.

@@ -29,9 +29,14 @@ type Message struct {
 	// PublishAt is when a scheduled post (Hidden HiddenScheduled) goes out.
 	PublishAt *time.Time `json:"publishAt"`
 	// Newsletter: the post is mailed to the app's members when published.
-	Newsletter bool      `bun:",notnull,default:false" json:"newsletter"`
-	CreatedAt  time.Time `bun:",notnull,default:current_timestamp" json:"createdAt"`
-	UpdatedAt  time.Time `bun:",notnull,default:current_timestamp" json:"updatedAt"`
+	Newsletter bool `bun:",notnull,default:false" json:"newsletter"`
+	// AccessAudience and AccessMinTierID say who may read it
+	// (message_access.go); Teaser is what the others see.
+	AccessAudience  string    `bun:",notnull,default:'PUBLIC'" json:"accessAudience"`
+	AccessMinTierID *string   `json:"accessMinTierId"`
+	Teaser          string    `bun:",notnull,default:''" json:"teaser"`
+	CreatedAt       time.Time `bun:",notnull,default:current_timestamp" json:"createdAt"`
+	UpdatedAt       time.Time `bun:",notnull,default:current_timestamp" json:"updatedAt"`
 }
 
 // MessageAttachment orders the media of a message.

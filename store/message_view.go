@@ -31,6 +31,15 @@ type MessageView struct {
 	// is (or was) mailed to the app's members.
 	PublishAt  *time.Time `json:"publishAt,omitempty"`
 	Newsletter bool       `json:"newsletter,omitempty"`
+	// Access is who may read it (message_access.go); Locked is true when
+	// this viewer may not (then Content is the teaser, Attachments are
+	// gone and LockedMedia counts them); AccessTier is the lowest tier it
+	// is for, when it names one.
+	Access      MessageAccess `json:"access"`
+	Locked      bool          `json:"locked"`
+	Teaser      string        `json:"teaser,omitempty"`
+	LockedMedia int           `json:"lockedMedia,omitempty"`
+	AccessTier  *AccessTier   `json:"accessTier,omitempty"`
 }
 
 type AttachmentView struct {
@@ -135,6 +144,17 @@ func (s *Storage) messageViews(ctx context.Context, db bun.IDB, msgs []Message) 
 		}
 	}
 
+	var tierIDs []string
+	for _, m := range msgs {
+		if m.AccessMinTierID != nil {
+			tierIDs = append(tierIDs, *m.AccessMinTierID)
+		}
+	}
+	tiers, err := tierNamesAndRanks(ctx, db, tierIDs)
+	if err != nil {
+		return nil, err
+	}
+
 	index := make(map[string]*MessageView, len(msgs))
 	for i, m := range msgs {
 		views[i] = MessageView{
@@ -148,6 +168,12 @@ func (s *Storage) messageViews(ctx context.Context, db bun.IDB, msgs []Message) 
 			views[i].Sender = UserSummary{ID: m.SenderID, Username: "unknown", Media: []MediaView{}}
 		}
 		views[i].Sender.DonorTier = tierOf[m.AppID+"/"+m.SenderID]
+		views[i].Access, views[i].Teaser = accessOf(&m), m.Teaser
+		if m.AccessMinTierID != nil {
+			if t, ok := tiers[*m.AccessMinTierID]; ok {
+				views[i].AccessTier = &AccessTier{ID: *m.AccessMinTierID, Name: t.Name, Rank: t.Rank}
+			}
+		}
 		index[m.ID] = &views[i]
 	}
 	for _, a := range attachments {

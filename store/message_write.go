@@ -42,6 +42,9 @@ type NewMessage struct {
 	PublishAt *time.Time
 	// Newsletter mails the post to the app's members once it is published.
 	Newsletter bool
+	// Access and Teaser: who may read it, what the others see.
+	Access MessageAccess
+	Teaser string
 }
 
 // CreateMessage inserts a message with its attachments and tags in one
@@ -51,7 +54,10 @@ func (s *Storage) CreateMessage(ctx context.Context, n NewMessage) (*MessageView
 	now := time.Now().UTC()
 	m := &Message{ID: NewID(), AppID: n.AppID, CommunityID: n.CommunityID, SenderID: n.SenderID, Type: n.Type,
 		Content: n.Content, ParentMessageID: n.ParentMessageID, IsFeatured: n.IsFeatured, Hidden: n.Hidden, CreatedAt: now, UpdatedAt: now,
-		PublishAt: n.PublishAt, Newsletter: n.Newsletter}
+		PublishAt: n.PublishAt, Newsletter: n.Newsletter, AccessAudience: n.Access.Audience, AccessMinTierID: n.Access.MinTierID, Teaser: n.Teaser}
+	if m.AccessAudience == "" {
+		m.AccessAudience = AccessPublic
+	}
 	attachments, tags := uniq(n.AttachmentIDs), uniq(n.TagIDs)
 	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if len(attachments) > 0 {
@@ -283,7 +289,23 @@ func messageNotices(ctx context.Context, tx bun.Tx, m *Message, announce bool) e
 		return err
 	case m.Type == MessagePost && announce:
 		text := "New post"
-		if c := Snippet(m.Content, 80); c != "" {
+		body := m.Content
+		// One text goes to every follower (in the app and by web push).
+		// The app-wide gate words it per reader when it is read or pushed
+		// (access.NoticeText); a post narrower than that (a tier, or
+		// members of an app without the gate) is announced by its teaser.
+		narrow := m.AccessMinTierID != nil
+		if !narrow && m.AccessAudience == AccessMembers {
+			app := new(App)
+			if err := tx.NewSelect().Model(app).Where("id = ?", m.AppID).Scan(ctx); err != nil {
+				return fmt.Errorf("load app of post: %w", err)
+			}
+			narrow = !GatesVisitors(app.Settings)
+		}
+		if narrow {
+			text, body = "New post for members", m.Teaser
+		}
+		if c := Snippet(body, 80); c != "" {
 			text += ": " + c
 		}
 		_, err := Notify(ctx, tx, Notice{AppID: m.AppID, Kind: KindNewPost, Audience: AudienceMembers,

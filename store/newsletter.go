@@ -102,15 +102,23 @@ type NewsletterAudience struct {
 	// SubscribersOnly: only members with a valid subscription, and the
 	// app's staff, may read it (the app-wide subscription gate).
 	SubscribersOnly bool
+	// MinTierID: only members holding that tier or a higher one (the
+	// post's access, message_access.go), and the staff.
+	MinTierID *string
 }
 
 // inAudience keeps the members (ms) of q that audience lets read.
 func (s *Storage) inAudience(q *bun.SelectQuery, audience NewsletterAudience, now time.Time) *bun.SelectQuery {
-	if !audience.SubscribersOnly {
+	if !audience.SubscribersOnly && audience.MinTierID == nil {
 		return q
 	}
 	sub := validSubscription(s.DB.NewSelect().TableExpr("subscriptions").ColumnExpr("1").
 		Where("subscriptions.app_id = ms.app_id AND subscriptions.user_id = ms.user_id"), now, s.GracePeriod())
+	if audience.MinTierID != nil {
+		// A tier's post: that tier or a higher one (message_access.go).
+		sub = sub.Where(`subscriptions.plan_id IN (SELECT tp.id FROM subscription_plans AS tp WHERE tp.app_id = ms.app_id
+			AND tp.tier_rank >= COALESCE((SELECT mt.tier_rank FROM subscription_plans AS mt WHERE mt.id = ?), ?))`, *audience.MinTierID, missingTierRank)
+	}
 	return q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
 		return q.Where("ms.role IN (?)", bun.List([]string{RoleModerator, RoleAdmin, RoleCreator})).WhereOr("EXISTS (?)", sub)
 	})

@@ -13,7 +13,11 @@ import (
 
 // SearchScope says which sections the viewer may see; the server decides it
 // from the app's features and the viewer's flags (server/access).
-type SearchScope struct{ Posts, Items, Events bool }
+type SearchScope struct {
+	Posts, Items, Events bool
+	// Reader: only posts it may read are searched (message_access.go).
+	Reader Reader
+}
 
 // SearchHit is one result, linked to its page inside the app.
 type SearchHit struct {
@@ -74,7 +78,7 @@ func (s *Storage) Search(ctx context.Context, appID, appName, q string, scope Se
 	base := "/apps/" + appName
 	if scope.Posts {
 		var rows []Message
-		if err := match(s.DB.NewSelect().Model(&rows).Where("message.app_id = ? AND message.type = ? AND message.hidden = ''", appID, MessagePost),
+		if err := match(ReadableWhere(s.DB.NewSelect().Model(&rows).Where("message.app_id = ? AND message.type = ? AND message.hidden = ''", appID, MessagePost), "message", scope.Reader),
 			"message", "messages_fts", "message.created_at DESC", "0, 1", "message.content").
 			Limit(SearchLimit).Scan(ctx); err != nil {
 			return nil, fmt.Errorf("search posts: %w", err)

@@ -42,6 +42,9 @@ func (s *Storage) PublicPosts(ctx context.Context, appID string, limit int) ([]S
 	pages := []SitemapPage{}
 	if err := s.DB.NewSelect().Model((*Message)(nil)).Column("id", "content", "created_at", "updated_at").
 		Where("app_id = ? AND type = ? AND parent_message_id IS NULL AND hidden = ''", appID, "POST").
+		// Only what a visitor may read (message_access.go): a locked post
+		// is in neither the sitemap nor the Atom feed.
+		Where("access_audience = ?", AccessPublic).
 		Order("created_at DESC", "id DESC").Limit(int64(limit)).Scan(ctx, &pages); err != nil {
 		return nil, fmt.Errorf("list public posts of %s: %w", appID, err)
 	}

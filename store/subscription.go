@@ -16,9 +16,9 @@ import (
 type SubscriptionPlan struct {
 	bun.BaseModel `bun:"table:subscription_plans"`
 
-	ID           string `bun:",pk" json:"id"`
-	AppID        string `bun:",notnull" json:"-"`
-	StoreItemID  string `bun:",notnull,unique" json:"storeItemId"`
+	ID          string `bun:",pk" json:"id"`
+	AppID       string `bun:",notnull" json:"-"`
+	StoreItemID string `bun:",notnull,unique" json:"storeItemId"`
 	// BillingCycle is the tier's default cycle: the one whose price is the
 	// store item's price (empty on a draft that never had one).
 	BillingCycle string `bun:",notnull" json:"billingCycle" tstype:"'MONTHLY' | 'YEARLY'"`

@@ -2,6 +2,19 @@
 // marshals (scripts/build/types.go lists them). DO NOT EDIT: change the Go
 // struct (a tstype tag where TypeScript should know more) and rebuild.
 
+// AccessOption is server.AccessOption.
+export interface AccessOption {
+  value: string;
+  label: string;
+}
+
+// AccessTier is store.AccessTier.
+export interface AccessTier {
+  id: string;
+  name: string;
+  rank: number;
+}
+
 // AccountData is server.AccountData.
 export interface AccountData {
   appName: string;
@@ -302,6 +315,8 @@ export interface CreateData {
   when?: '' | 'now' | 'draft' | 'schedule';
   publishAt?: string;
   newsletter: boolean;
+  accessOptions: AccessOption[];
+  access: string;
 }
 
 // CreatedApp is server.CreatedApp.
@@ -677,6 +692,12 @@ export interface MembersRow {
   churned: number;
 }
 
+// MessageAccess is store.MessageAccess.
+export interface MessageAccess {
+  audience: 'PUBLIC' | 'FOLLOWERS' | 'MEMBERS';
+  minTierId: string | null;
+}
+
 // MessageCount is store.MessageCount.
 export interface MessageCount {
   reactions: number;
@@ -702,6 +723,11 @@ export interface MessageView {
   hidden?: '' | 'REPORTS' | 'MODERATOR' | 'PENDING' | 'DRAFT' | 'SCHEDULED';
   publishAt?: string;
   newsletter?: boolean;
+  access: MessageAccess;
+  locked: boolean;
+  teaser?: string;
+  lockedMedia?: number;
+  accessTier?: AccessTier;
 }
 
 // ModerationAction is server.ModerationAction.
@@ -1190,6 +1216,11 @@ export interface StoryView {
   hidden?: '' | 'REPORTS' | 'MODERATOR' | 'PENDING' | 'DRAFT' | 'SCHEDULED';
   publishAt?: string;
   newsletter?: boolean;
+  access: MessageAccess;
+  locked: boolean;
+  teaser?: string;
+  lockedMedia?: number;
+  accessTier?: AccessTier;
   media: MediaView | null;
   user: UserSummary;
 }

@@ -58,11 +58,18 @@ func (w *NewsletterStartWorker) Work(ctx context.Context, job *river.Job[Newslet
 	return err
 }
 
-// NewsletterAudienceOf is who may read a mailed post: today the app-wide
-// subscription gate (access.Gated) decides, for every post of the app.
+// NewsletterAudienceOf is who may read a mailed post: the app-wide
+// subscription gate (access.Gated) and the post's own access setting.
 // The one place the newsletter asks who may read a post.
-func NewsletterAudienceOf(app *store.App, _ *store.Message) store.NewsletterAudience {
-	return store.NewsletterAudience{SubscribersOnly: access.Gated(app.Settings, store.RoleFollower, false)}
+func NewsletterAudienceOf(app *store.App, m *store.Message) store.NewsletterAudience {
+	// The post's own access (store/message_access.go), on top of the
+	// app-wide gate: a members' post goes to paying members only, a tier's
+	// post to that tier and above; the staff read everything.
+	a := store.NewsletterAudience{SubscribersOnly: access.Gated(app.Settings, store.RoleFollower, false)}
+	if m != nil && m.AccessAudience == store.AccessMembers {
+		a.SubscribersOnly, a.MinTierID = true, m.AccessMinTierID
+	}
+	return a
 }
 
 // StartNewsletter writes the recipients of a published post and queues the

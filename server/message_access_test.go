@@ -1,0 +1,180 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"marquee/server/jobs"
+	"marquee/store"
+)
+
+// Issue 40 item 2, the leak test: a members-only post (and a post for the
+// second tier and above) with a unique phrase never reaches a visitor, a
+// follower or a member of a lower tier by any path: pages (the shared page
+// cache included), the JSON API, search, the Atom feed, the sitemap, the
+// notifications (the web push sends the same text) and the newsletter's
+// recipients; a member who may read it does. SQLite and PostgreSQL.
+func TestLockedPostsNeverLeak(t *testing.T) {
+	t.Parallel()
+	demoBoth(t, func(t *testing.T, db *bun.DB) {
+		f := newTierFixture(t, db)
+		ctx := context.Background()
+		creator := jsonHeaders(withSession(sessionFor(t, f.ts, "creator@demo.test")))
+		var communityID string
+		if err := f.ts.store.DB.NewSelect().Table("communities").Column("id").Where("app_id = ?", f.app.ID).Limit(1).Scan(ctx, &communityID); err != nil {
+			t.Fatal(err)
+		}
+		post := func(phrase, access string) store.MessageView {
+			t.Helper()
+			var got struct{ Data store.MessageView }
+			r := f.ts.do(t, "POST", "/api/messages", strings.NewReader(`{"content":"`+phrase+` is the secret","type":"POST","communityId":"`+communityID+`","teaser":"A members teaser","access":`+access+`}`), creator)
+			if r.Status != 201 {
+				t.Fatalf("post: %d %s", r.Status, r.Body)
+			}
+			commJSON(t, r, &got)
+			return got.Data
+		}
+		members := post("Zanzibar-quokka-members", `{"audience":"MEMBERS","minTierId":null}`)
+		tier2 := post("Ouagadougou-tier-two", `{"audience":"MEMBERS","minTierId":"`+f.tiers[1].ID+`"}`)
+		if members.Access.Audience != store.AccessMembers || members.Locked || tier2.Access.MinTierID == nil || *tier2.Access.MinTierID != f.tiers[1].ID {
+			t.Fatalf("the author's answer: %+v / %+v", members.Access, tier2.Access)
+		}
+		if r := f.ts.do(t, "POST", "/api/messages", strings.NewReader(`{"content":"x","type":"POST","communityId":"`+communityID+`","access":{"audience":"FRIENDS"}}`), creator); r.Status != 400 {
+			t.Fatalf("unknown audience: %d", r.Status)
+		}
+		if r := f.ts.do(t, "POST", "/api/messages", strings.NewReader(`{"content":"x","type":"POST","communityId":"`+communityID+`","access":{"audience":"PUBLIC","minTierId":"`+f.tiers[1].ID+`"}}`), creator); r.Status != 400 {
+			t.Fatalf("a tier without MEMBERS: %d", r.Status)
+		}
+
+		// A member of the second tier (reads both), and subscriber@demo.test
+		// (first tier: reads the members' post, not the tier-2 one).
+		_, tier2Session := f.fan(t, "tiertwo", 500_00)
+		if r := f.ts.do(t, "POST", "/api/subscriptions/apps/demo/subscribe", strings.NewReader(`{"itemId":"`+f.tiers[1].ItemID+`","paymentMethod":"musepay"}`),
+			jsonHeaders(withSession(tier2Session))); r.Status != 200 {
+			t.Fatalf("join tier 2: %d %s", r.Status, r.Body)
+		}
+		demo := f.app
+		paths := []string{
+			"/apps/demo", "/api/app/demo/landing", "/apps/demo/community", "/api/community/" + communityID + "/posts?page=1&limit=20&type=POST",
+			"/apps/demo/posts/" + members.ID, "/api/messages/" + members.ID + "?include=sender,attachments,reactions,tags,replies",
+			"/api/messages/" + members.ID + "/replies?page=1&limit=50",
+			"/apps/demo/posts/" + tier2.ID, "/api/messages/" + tier2.ID + "?include=replies",
+			// Searched by another word of the posts (the query itself is
+			// echoed on the page).
+			"/apps/demo/search?q=secret", "/api/search/apps/demo?q=secret",
+			"/apps/demo/feed.xml", "/apps/demo/sitemap.xml", "/api/notifications/unread/" + demo.ID + "?page=1&limit=20",
+		}
+		// The tier-2 member goes first, filling the page cache with what
+		// they may read: no one after them gets their render.
+		viewers := []struct {
+			name      string
+			h         map[string]string
+			readsMem  bool
+			readsTier bool
+		}{
+			{"tier-2 member", withSession(tier2Session), true, true},
+			{"visitor", nil, false, false},
+			{"follower", withSession(sessionFor(t, f.ts, "follower@demo.test")), false, false},
+			{"first-tier member", withSession(sessionFor(t, f.ts, "subscriber@demo.test")), true, false},
+			{"visitor again", nil, false, false},
+		}
+		for _, v := range viewers {
+			sawMem, sawTier := false, false
+			for _, p := range paths {
+				r := f.ts.do(t, "GET", p, nil, v.h)
+				sawMem = sawMem || strings.Contains(r.Body, "Zanzibar-quokka-members")
+				sawTier = sawTier || strings.Contains(r.Body, "Ouagadougou-tier-two")
+				if !v.readsMem && strings.Contains(r.Body, "Zanzibar-quokka-members") {
+					t.Errorf("%s: %s shows the members' post", v.name, p)
+				}
+				if !v.readsTier && strings.Contains(r.Body, "Ouagadougou-tier-two") {
+					t.Errorf("%s: %s shows the tier-2 post", v.name, p)
+				}
+			}
+			if v.readsMem && !sawMem || v.readsTier && !sawTier {
+				t.Errorf("%s cannot read what they may (members %v, tier 2 %v)", v.name, sawMem, sawTier)
+			}
+		}
+		// A locked post answers locked, with its teaser and tier, and no media or replies.
+		var got struct{ Data store.MessageView }
+		commJSON(t, f.ts.do(t, "GET", "/api/messages/"+tier2.ID, nil, withSession(sessionFor(t, f.ts, "subscriber@demo.test"))), &got)
+		if !got.Data.Locked || got.Data.Content != "A members teaser" || got.Data.AccessTier == nil || got.Data.AccessTier.Name != "Backstage Pass" {
+			t.Fatalf("locked answer: %+v", got.Data)
+		}
+		page := f.ts.do(t, "GET", "/apps/demo/posts/"+tier2.ID, nil, nil)
+		if !strings.Contains(page.Body, "Join Backstage Pass to unlock") || !strings.Contains(page.Body, `href="/apps/demo/membership"`) {
+			t.Fatalf("teaser page: %.800s", page.Body)
+		}
+		// Replying to a locked post is refused.
+		if r := f.ts.do(t, "POST", "/api/messages", strings.NewReader(`{"content":"me too","type":"REPLY","parentMessageId":"`+members.ID+`"}`),
+			jsonHeaders(withSession(sessionFor(t, f.ts, "follower@demo.test")))); r.Status != 403 {
+			t.Fatalf("reply to a locked post: %d", r.Status)
+		}
+
+		// The newsletter picks recipients by the post's access.
+		for _, tc := range []struct {
+			post   store.MessageView
+			want   []string
+			refuse []string
+		}{
+			{members, []string{"subscriber@demo.test", "tiertwo@tiers.test"}, []string{"follower@demo.test"}},
+			{tier2, []string{"tiertwo@tiers.test"}, []string{"follower@demo.test", "subscriber@demo.test"}},
+		} {
+			m, err := f.ts.store.MessageByID(ctx, tc.post.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			app, _ := f.ts.store.AppByIDOrName(ctx, "demo")
+			if _, err := f.ts.store.SelectNewsletterRecipients(ctx, m, jobs.NewsletterAudienceOf(app, m)); err != nil {
+				t.Fatal(err)
+			}
+			var emails []string
+			if err := f.ts.store.DB.NewSelect().Table("newsletter_recipients").Column("email").Where("message_id = ?", m.ID).Scan(ctx, &emails); err != nil {
+				t.Fatal(err)
+			}
+			got := strings.Join(emails, ",")
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("newsletter of %s misses %s: %s", m.ID, w, got)
+				}
+			}
+			for _, w := range tc.refuse {
+				if strings.Contains(got, w) {
+					t.Errorf("newsletter of %s mails %s: %s", m.ID, w, got)
+				}
+			}
+		}
+		_ = json.Valid
+		_ = time.Now
+	})
+}
+
+// The composer's access selector works without JavaScript: the create page
+// offers everyone, followers, members and each tier, and the form post
+// stores the choice and the teaser.
+func TestComposerAccessWithoutJavaScript(t *testing.T) {
+	t.Parallel()
+	f := newTierFixture(t, demoDB(t))
+	ctx := context.Background()
+	tok := sessionFor(t, f.ts, "creator@demo.test")
+	page := f.ts.do(t, "GET", "/apps/demo/create-post", nil, withSession(tok))
+	for _, want := range []string{`name="access"`, `value="FOLLOWERS"`, `value="TIER:` + f.tiers[1].ID + `"`, "Backstage Pass and above", `name="teaser"`} {
+		if !strings.Contains(page.Body, want) {
+			t.Fatalf("create page lacks %s", want)
+		}
+	}
+	body, ct := multipartBody(t, [][2]string{{"content", "For the backstage crowd"}, {"access", "TIER:" + f.tiers[1].ID}, {"teaser", "Backstage news"}})
+	seeOther(t, f.ts.do(t, "POST", "/apps/demo/create-post", body, withSession(tok, "Content-Type", ct)), "/apps/demo/community")
+	var m store.Message
+	if err := f.ts.store.DB.NewSelect().Model(&m).Where("content = ?", "For the backstage crowd").Scan(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if m.AccessAudience != store.AccessMembers || m.AccessMinTierID == nil || *m.AccessMinTierID != f.tiers[1].ID || m.Teaser != "Backstage news" {
+		t.Fatalf("stored access: %+v", m)
+	}
+}
