@@ -95,7 +95,10 @@ test("at 1280 px the side columns sit beside the content and the grids widen", a
 
   await page.goto(env.server.base + pages.landing);
   await beside("landing", ".landing-side", ".landing-main");
-  assert.ok((await columns(".landing-main .item-grid > li")) >= 4, "landing: four items a row");
+  // Four items a row, or all of them in one when there are fewer.
+  const featured = await page.locator(".landing-main .item-grid > li").count();
+  assert.ok(featured > 0, "landing: featured items are shown");
+  assert.ok((await columns(".landing-main .item-grid > li")) >= Math.min(4, featured), "landing: four items a row");
   await page.goto(env.server.base + pages.community);
   assert.ok((await columns(".feed > li")) >= 3, "community: three posts a row");
   await page.goto(env.server.base + pages.store);
