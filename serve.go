@@ -12,6 +12,7 @@ import (
 	"marquee/scripts/seed"
 	"marquee/server"
 	"marquee/server/app"
+	"marquee/store"
 )
 
 // defaultMemoryLimit is serve's soft memory limit when GOMEMLIMIT is unset.
@@ -57,6 +58,9 @@ func serve(ctx context.Context, logger *slog.Logger) error {
 	if err := queue.Start(ctx); err != nil {
 		return err
 	}
+	// Which database this is, so a DATABASE_URL that was not meant (no
+	// scheme: a new SQLite file) shows at once.
+	logger.Info("database", "in_use", store.DescribeDatabase(a.Config.DatabaseURL))
 	if mailer := srv.Mailer(); a.Config.SMTPURL == "" {
 		logger.Info("mail: no SMTP_URL, writing mails as .eml files", "dir", mailer.Transport.Describe())
 	} else {

@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -248,4 +249,21 @@ func RefusedForNow(err error) bool {
 		return code == "53300" || code == "57P03"
 	}
 	return false
+}
+
+// DescribeDatabase names the database dsn opens, for the start-up log,
+// without its password: "postgres host:port/name" or "sqlite /abs/path".
+func DescribeDatabase(dsn string) string {
+	if isPostgresURL(dsn) {
+		if u, err := url.Parse(dsn); err == nil {
+			return "postgres " + u.Host + u.Path
+		}
+		return "postgres (unparsable URL)"
+	}
+	path := strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite://"), "file:")
+	path, _, _ = strings.Cut(path, "?")
+	if abs, err := filepath.Abs(path); err == nil && path != ":memory:" {
+		path = abs
+	}
+	return "sqlite " + path
 }
