@@ -75,8 +75,8 @@ type Config struct {
 	// proxy's own (nginx's upstream keepalive_timeout, 60s in deploy/), so
 	// the proxy always closes first and never reuses a connection the
 	// server is closing at that moment (a 502).
-	IdleTimeout time.Duration
-	JobRetention          time.Duration
+	IdleTimeout  time.Duration
+	JobRetention time.Duration
 	// RedisPoolSize (REDIS_POOL_SIZE, default 10 per CPU as go-redis)
 	// caps the Redis connections of one process; 0 keeps go-redis's default.
 	RedisPoolSize int

@@ -155,19 +155,11 @@ func (s *Server) apiStudioSetNewsletter(c echo.Context) error {
 	if err := c.Bind(&in); err != nil {
 		return badRequest("Invalid request body")
 	}
-	ctx := c.Request().Context()
-	if err := s.store.SetNewsletterSettings(ctx, sc.App.ID, strings.TrimSpace(in.TimeZone), in.settings()); err != nil {
+	if err := s.store.SetNewsletterSettings(c.Request().Context(), sc.App.ID, strings.TrimSpace(in.TimeZone), in.settings()); err != nil {
 		return err
 	}
-	sc, err = s.scopeOf(c, sc.App.ID)
-	if err != nil {
-		return err
-	}
-	n, err := s.studioNewsletter(c, sc)
-	if err != nil {
-		return err
-	}
-	return respond(c, http.StatusOK, n)
+	// The screen as it is now, read again as the GET reads it.
+	return s.apiStudioNewsletter(c)
 }
 
 // POST /api/studio/apps/:appId/newsletter/test {"messageId"}

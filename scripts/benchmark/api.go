@@ -17,7 +17,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,7 +33,6 @@ import (
 	"marquee/render"
 	"marquee/scripts/seed"
 	"marquee/store"
-	"marquee/store/storetest"
 )
 
 var (
@@ -78,27 +76,11 @@ func apiBench(ctx context.Context) error {
 	}
 
 	// A fresh database on the test server, dropped afterwards.
-	admin, err := store.Open(storetest.PostgresURL())
+	dsn, drop, err := freshDatabase(ctx, apiDatabase)
 	if err != nil {
 		return err
 	}
-	defer admin.Close()
-	drop := func() {
-		_, _ = admin.ExecContext(context.Background(), `DROP DATABASE IF EXISTS "`+apiDatabase+`" WITH (FORCE)`)
-	}
-	drop()
-	if _, err := admin.ExecContext(ctx, `CREATE DATABASE "`+apiDatabase+`"`); err != nil {
-		return fmt.Errorf("create database %s (is PostgreSQL running at %s?): %w", apiDatabase, storetest.PostgresURL(), err)
-	}
-	if os.Getenv("BENCH_KEEP_DB") == "" {
-		defer drop()
-	}
-	u, err := url.Parse(storetest.PostgresURL())
-	if err != nil {
-		return err
-	}
-	u.Path = "/" + apiDatabase
-	dsn := u.String()
+	defer drop()
 
 	tmp, err := os.MkdirTemp("", "marquee-bench-api-")
 	if err != nil {

@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,7 +26,6 @@ import (
 
 	"marquee/render"
 	"marquee/store"
-	"marquee/store/storetest"
 )
 
 var (
@@ -83,25 +81,12 @@ func appsOn(ctx context.Context, backend string, n int) error {
 	case "sqlite":
 		dsn = filepath.Join(tmp, "apps.db")
 	case "postgres":
-		admin, err := store.Open(storetest.PostgresURL())
+		fresh, drop, err := freshDatabase(ctx, appsDatabase)
 		if err != nil {
 			return err
-		}
-		defer admin.Close()
-		drop := func() {
-			_, _ = admin.ExecContext(context.Background(), `DROP DATABASE IF EXISTS "`+appsDatabase+`" WITH (FORCE)`)
-		}
-		drop()
-		if _, err := admin.ExecContext(ctx, `CREATE DATABASE "`+appsDatabase+`"`); err != nil {
-			return fmt.Errorf("create database %s: %w", appsDatabase, err)
 		}
 		defer drop()
-		u, err := url.Parse(storetest.PostgresURL())
-		if err != nil {
-			return err
-		}
-		u.Path = "/" + appsDatabase
-		dsn = u.String()
+		dsn = fresh
 	default:
 		return fmt.Errorf("BENCH_APPS_DATABASES: %q is neither sqlite nor postgres", backend)
 	}

@@ -15,7 +15,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,8 +27,6 @@ import (
 	"marquee/scripts/seed"
 	"marquee/server"
 	"marquee/server/app"
-	"marquee/store"
-	"marquee/store/storetest"
 )
 
 var (
@@ -66,25 +63,11 @@ func clusterBench(ctx context.Context) error {
 		return fmt.Errorf("%s missing: run make build: %w", bin, err)
 	}
 
-	admin, err := store.Open(storetest.PostgresURL())
+	dsn, drop, err := freshDatabase(ctx, clusterDatabase)
 	if err != nil {
 		return err
-	}
-	defer admin.Close()
-	drop := func() {
-		_, _ = admin.ExecContext(context.Background(), `DROP DATABASE IF EXISTS "`+clusterDatabase+`" WITH (FORCE)`)
-	}
-	drop()
-	if _, err := admin.ExecContext(ctx, `CREATE DATABASE "`+clusterDatabase+`"`); err != nil {
-		return fmt.Errorf("create database %s (is PostgreSQL running at %s?): %w", clusterDatabase, storetest.PostgresURL(), err)
 	}
 	defer drop()
-	u, err := url.Parse(storetest.PostgresURL())
-	if err != nil {
-		return err
-	}
-	u.Path = "/" + clusterDatabase
-	dsn := u.String()
 
 	tmp, err := os.MkdirTemp("", "marquee-bench-cluster-")
 	if err != nil {

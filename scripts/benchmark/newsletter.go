@@ -13,7 +13,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,7 +22,6 @@ import (
 
 	"marquee/render"
 	"marquee/store"
-	"marquee/store/storetest"
 )
 
 var (
@@ -60,27 +58,11 @@ func newsletterBench(ctx context.Context) error {
 		return fmt.Errorf("mailpit not found (make services installs it): %w", err)
 	}
 
-	admin, err := store.Open(storetest.PostgresURL())
+	dsn, drop, err := freshDatabase(ctx, newsletterDatabase)
 	if err != nil {
 		return err
 	}
-	defer admin.Close()
-	drop := func() {
-		_, _ = admin.ExecContext(context.Background(), `DROP DATABASE IF EXISTS "`+newsletterDatabase+`" WITH (FORCE)`)
-	}
-	drop()
-	if _, err := admin.ExecContext(ctx, `CREATE DATABASE "`+newsletterDatabase+`"`); err != nil {
-		return fmt.Errorf("create database %s: %w", newsletterDatabase, err)
-	}
-	if os.Getenv("BENCH_KEEP_DB") == "" {
-		defer drop()
-	}
-	u, err := url.Parse(storetest.PostgresURL())
-	if err != nil {
-		return err
-	}
-	u.Path = "/" + newsletterDatabase
-	dsn := u.String()
+	defer drop()
 
 	tmp, err := os.MkdirTemp("", "marquee-bench-newsletter-")
 	if err != nil {
