@@ -267,7 +267,7 @@ func (s *Server) mediaUpload(c echo.Context) error {
 // GET /api/media/{id}/content redirects to a fresh signed URL of the file.
 func (s *Server) apiMediaContent(c echo.Context) error {
 	ctx := c.Request().Context()
-	m, public, err := s.store.MediaForServing(ctx, c.Param("id"))
+	m, err := s.store.MediaForServing(ctx, c.Param("id"))
 	if err != nil {
 		return wrapLoad(err, "Media not found")
 	}
@@ -276,8 +276,14 @@ func (s *Server) apiMediaContent(c echo.Context) error {
 	}
 	// The signed URL is as good as the file: a gated app's media is only
 	// signed for those who may see it.
-	if ok, err := s.mayLoadMedia(c, m, public); err != nil || !ok {
+	if ok, err := s.mayLoadMedia(c, m); err != nil || !ok {
 		return errOr(err, notFound("Media not found"))
+	}
+	if m.Restricted {
+		// A locked post's file is never signed (a signed URL opens for
+		// anyone it is passed to): its stable URL checks every load.
+		c.Response().Header().Set("Cache-Control", "private, max-age=300")
+		return c.Redirect(http.StatusFound, store.PublicMediaPath(m.ID, "original"))
 	}
 	u, err := s.files.PresignGet(ctx, m.Path, media.URLTTL)
 	if err != nil {

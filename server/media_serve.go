@@ -55,14 +55,14 @@ const (
 // app is served only to its owner and to the viewers the gate lets in.
 func (s *Server) mediaByID(c echo.Context) error {
 	ctx := c.Request().Context()
-	m, public, err := s.store.MediaForServing(ctx, c.Param("id"))
+	m, err := s.store.MediaForServing(ctx, c.Param("id"))
 	if err != nil {
 		return wrapLoad(err, "Not found")
 	}
 	if m.Status != store.MediaUploaded {
 		return notFound("Not found")
 	}
-	if ok, err := s.mayLoadMedia(c, m, public); err != nil || !ok {
+	if ok, err := s.mayLoadMedia(c, m); err != nil || !ok {
 		return errOr(err, notFound("Not found"))
 	}
 	key := m.Path
@@ -80,7 +80,7 @@ func (s *Server) mediaByID(c echo.Context) error {
 	}
 	defer f.Close()
 	cache := publicMediaCache
-	if !public {
+	if !m.Public {
 		cache = privateMediaCache
 	}
 	c.Response().Header().Set("ETag", `"`+m.ID+"-"+c.Param("variant")+`"`)
@@ -89,9 +89,11 @@ func (s *Server) mediaByID(c echo.Context) error {
 }
 
 // mayLoadMedia: anyone may load a public file; a gated app's file is for
-// its uploader and for the viewers the app's subscription gate lets in.
-func (s *Server) mayLoadMedia(c echo.Context, m *store.Media, public bool) (bool, error) {
-	if public {
+// its uploader and for the viewers the app's subscription gate lets in; the
+// file of a post or story for followers, members or a tier is for its
+// uploader and the viewers who may read that post (store.CanRead).
+func (s *Server) mayLoadMedia(c echo.Context, m store.ServedMedia) (bool, error) {
+	if m.Public {
 		return true, nil
 	}
 	v := viewerOf(c)
@@ -114,7 +116,13 @@ func (s *Server) mayLoadMedia(c echo.Context, m *store.Media, public bool) (bool
 	if err != nil {
 		return false, err
 	}
-	return !sc.Gated, nil
+	if sc.Gated {
+		return false, nil
+	}
+	if !m.Restricted {
+		return true, nil
+	}
+	return s.store.MediaReadable(c.Request().Context(), m.ID, sc.Reader)
 }
 
 func errOr(err, otherwise error) error {

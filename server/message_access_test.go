@@ -2,10 +2,8 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/uptrace/bun"
 
@@ -149,8 +147,6 @@ func TestLockedPostsNeverLeak(t *testing.T) {
 				}
 			}
 		}
-		_ = json.Valid
-		_ = time.Now
 	})
 }
 
@@ -176,5 +172,98 @@ func TestComposerAccessWithoutJavaScript(t *testing.T) {
 	}
 	if m.AccessAudience != store.AccessMembers || m.AccessMinTierID == nil || *m.AccessMinTierID != f.tiers[1].ID || m.Teaser != "Backstage news" {
 		t.Fatalf("stored access: %+v", m)
+	}
+}
+
+// A locked post's pictures open for its readers only (issue 40 item 2):
+// the answer gives every viewer the file's stable URL, never a signed one
+// that would open for anyone it is passed to, and that URL, the content
+// redirect and the resized copies answer 404 to a visitor, a follower and
+// a member of a lower tier, even when a reader copies them.
+func TestLockedPostMediaIsForReaders(t *testing.T) {
+	t.Parallel()
+	f := newTierFixture(t, demoDB(t))
+	ts := f.ts
+	ids := commLoad(t, ts)
+	creator := commUser(t, ts, "creator@demo.test")
+	img := pngBytes(t)
+	upload := func() store.MediaView {
+		t.Helper()
+		r, cm := mediaCreate(t, ts, creator, mediaReq(f.app.ID, "image/png", len(img), "post"))
+		if r.Status != 201 {
+			t.Fatalf("create media: %d %s", r.Status, r.Body)
+		}
+		if up := localPut(t, ts, cm.Data.PresignedUploadURL, "image/png", img); up.Status != 200 {
+			t.Fatalf("upload: %d %s", up.Status, up.Body)
+		}
+		return cm.Data.Media
+	}
+	post := func(access string, mediaID string) store.MessageView {
+		t.Helper()
+		var got struct{ Data store.MessageView }
+		r := ts.do(t, "POST", "/api/messages", body(map[string]any{"content": "Pictures for some", "communityId": ids.demoCommunity,
+			"attachmentIds": []string{mediaID}, "access": map[string]any{"audience": "MEMBERS", "minTierId": access}}), creator)
+		if r.Status != 201 {
+			t.Fatalf("post: %d %s", r.Status, r.Body)
+		}
+		commJSON(t, r, &got)
+		return got.Data
+	}
+	forMembers := post("", upload().ID)
+	forTier2 := post(f.tiers[1].ID, upload().ID)
+	for _, p := range []store.MessageView{forMembers, forTier2} {
+		if len(p.Attachments) != 1 {
+			t.Fatalf("the author's answer: %+v", p)
+		}
+		u := p.Attachments[0].Media.SignedURL
+		if u != "http://main.test/media/i/"+p.Attachments[0].Media.ID+"/original" {
+			t.Fatalf("a locked post's file must have its checked URL, not a signed one: %s", u)
+		}
+	}
+	_, tier2Session := f.fan(t, "mediatwo", 500_00)
+	if r := ts.do(t, "POST", "/api/subscriptions/apps/demo/subscribe", body(map[string]any{"itemId": f.tiers[1].ItemID, "paymentMethod": "musepay"}),
+		jsonHeaders(withSession(tier2Session))); r.Status != 200 {
+		t.Fatalf("join tier 2: %d %s", r.Status, r.Body)
+	}
+	viewers := []struct {
+		name             string
+		h                map[string]string
+		readsMem, reads2 bool
+	}{
+		{"creator", withSession(sessionFor(t, ts, "creator@demo.test")), true, true},
+		{"tier-2 member", withSession(tier2Session), true, true},
+		{"first-tier member", withSession(sessionFor(t, ts, "subscriber@demo.test")), true, false},
+		{"follower", withSession(sessionFor(t, ts, "follower@demo.test")), false, false},
+		{"visitor", nil, false, false},
+	}
+	for _, v := range viewers {
+		for _, tc := range []struct {
+			p     store.MessageView
+			reads bool
+		}{{forMembers, v.readsMem}, {forTier2, v.reads2}} {
+			id := tc.p.Attachments[0].Media.ID
+			got := ts.do(t, "GET", "/media/i/"+id+"/original", nil, v.h)
+			if tc.reads {
+				if got.Status != 200 || got.Body != string(img) || !strings.HasPrefix(got.Header.Get("Cache-Control"), "private") {
+					t.Errorf("%s cannot load a picture they may see: %d %v", v.name, got.Status, got.Header)
+				}
+			} else if got.Status != 404 || got.Body == string(img) {
+				t.Errorf("%s loads a locked picture: %d", v.name, got.Status)
+			}
+			content := ts.do(t, "GET", "/api/media/"+id+"/content", nil, v.h)
+			if tc.reads {
+				if content.Status != 302 || content.Header.Get("Location") != "/media/i/"+id+"/original" {
+					t.Errorf("%s: content redirect %d %q (never a signed URL)", v.name, content.Status, content.Header.Get("Location"))
+				}
+			} else if content.Status != 404 {
+				t.Errorf("%s: content of a locked picture answers %d", v.name, content.Status)
+			}
+		}
+	}
+	// What a viewer without access gets of the post names no file.
+	var locked struct{ Data store.MessageView }
+	commJSON(t, ts.do(t, "GET", "/api/messages/"+forTier2.ID+"?include=attachments", nil, withSession(sessionFor(t, ts, "subscriber@demo.test"))), &locked)
+	if !locked.Data.Locked || len(locked.Data.Attachments) != 0 || locked.Data.LockedMedia != 1 {
+		t.Fatalf("locked answer: %+v", locked.Data)
 	}
 }

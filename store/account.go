@@ -122,7 +122,7 @@ func (s *Storage) AppAccountOf(ctx context.Context, appID, userID string, now ti
 		return nil, fmt.Errorf("load media of user: %w", err)
 	}
 	for i := range media {
-		v, err := s.mediaView(ctx, &media[i], false) // the owner's own list: signed URLs do
+		v, err := s.mediaView(ctx, &media[i], false, false) // the owner's own list: signed URLs do
 		if err != nil {
 			return nil, err
 		}

@@ -49,15 +49,18 @@ func VariantKey(key string, w int, mimeType string) string {
 	return strings.TrimSuffix(key, path.Ext(key)) + ".w" + strconv.Itoa(w) + ext
 }
 
-func (s *Storage) mediaView(ctx context.Context, m *Media, public bool) (MediaView, error) {
+func (s *Storage) mediaView(ctx context.Context, m *Media, public, restricted bool) (MediaView, error) {
 	v := MediaView{
 		ID: m.ID, Name: m.Name, Type: m.Type, Size: m.Size, MimeType: m.MimeType,
 		Path: m.Path, Description: m.Description, MediaKey: m.MediaKey, AppID: m.AppID,
 		Width: m.Width, Height: m.Height, CreatedAt: m.CreatedAt,
 	}
 	// A pending file is not served at a stable URL yet (its bytes are not
-	// checked), so its uploader's preview needs the signed one.
-	stable := public && m.Status == MediaUploaded
+	// checked), so its uploader's preview needs the signed one. A file of
+	// a post for followers, members or a tier is served only at its stable
+	// URL, which asks who is loading it every time: a signed URL would open
+	// it for anyone a reader passed it to.
+	stable := (public || restricted) && m.Status == MediaUploaded
 	urlOf := func(key, variant string) (string, error) {
 		if stable {
 			return s.MediaURL + PublicMediaPath(m.ID, variant), nil
@@ -100,11 +103,17 @@ type mediaRow struct {
 	Media       `bun:",extend"`
 	AppSettings AppSettings `bun:"app_settings,scanonly"`
 	AppAsset    int         `bun:"app_asset,scanonly"`
+	// Restricted: the file is attached to a post or story that is not for
+	// everyone (its access), so only its readers may load it.
+	Restricted int `bun:"restricted,scanonly"`
 	// AppStatus: a suspended app's files are served to no one.
 	AppStatus *string `bun:"app_status,scanonly"`
 }
 
 func (r *mediaRow) public() bool {
+	if r.Restricted == 1 {
+		return false
+	}
 	return r.AppID == nil || r.AppAsset == 1 || !GatesVisitors(r.AppSettings)
 }
 
@@ -122,6 +131,8 @@ func (s *Storage) mediaRows(ctx context.Context, db bun.IDB, ids []string) ([]me
 		ColumnExpr(`"a"."settings" AS "app_settings"`).
 		ColumnExpr(`"a"."status" AS "app_status"`).
 		ColumnExpr(`CASE WHEN "media"."id" IN ("a"."banner_media_id", "a"."title_media_id", "a"."logo_media_id", "a"."splash_media_id") THEN 1 ELSE 0 END AS "app_asset"`).
+		ColumnExpr(`CASE WHEN EXISTS (SELECT 1 FROM "message_attachments" AS "ma" JOIN "messages" AS "msg" ON "msg"."id" = "ma"."message_id"
+			WHERE "ma"."media_id" = "media"."id" AND "msg"."access_audience" <> ?) THEN 1 ELSE 0 END AS "restricted"`, AccessPublic).
 		Join(`LEFT JOIN "apps" AS "a" ON "a"."id" = "media"."app_id"`).
 		Where(`"media"."id" IN (?)`, bun.List(ids)).Scan(ctx)
 	if err != nil {
@@ -141,7 +152,7 @@ func (s *Storage) mediaViews(ctx context.Context, db bun.IDB, ids []string) (map
 		return nil, err
 	}
 	for i := range rows {
-		v, err := s.mediaView(ctx, &rows[i].Media, rows[i].public())
+		v, err := s.mediaView(ctx, &rows[i].Media, rows[i].public(), rows[i].Restricted == 1)
 		if err != nil {
 			return nil, err
 		}
@@ -150,17 +161,39 @@ func (s *Storage) mediaViews(ctx context.Context, db bun.IDB, ids []string) (map
 	return out, nil
 }
 
-// MediaForServing loads a media row and whether anyone may load its file.
-// The files of a suspended app are not found: the app is offline.
-func (s *Storage) MediaForServing(ctx context.Context, id string) (*Media, bool, error) {
+// ServedMedia is a media row and who may load its file: anyone (Public),
+// or, when Restricted, only the readers of a post or story it is part of
+// (MediaReadable); otherwise those the app's gate lets in.
+type ServedMedia struct {
+	*Media
+	Public     bool
+	Restricted bool
+}
+
+// MediaForServing loads a media row and who may load its file. The files
+// of a suspended app are not found: the app is offline.
+func (s *Storage) MediaForServing(ctx context.Context, id string) (ServedMedia, error) {
 	rows, err := s.mediaRows(ctx, s.DB, []string{id})
 	if err != nil {
-		return nil, false, err
+		return ServedMedia{}, err
 	}
 	if len(rows) == 0 || (rows[0].AppStatus != nil && *rows[0].AppStatus == AppSuspended) {
-		return nil, false, ErrNotFound
+		return ServedMedia{}, ErrNotFound
 	}
-	return &rows[0].Media, rows[0].public(), nil
+	return ServedMedia{Media: &rows[0].Media, Public: rows[0].public(), Restricted: rows[0].Restricted == 1}, nil
+}
+
+// MediaReadable reports whether reader may read a post or story the file
+// is attached to (CanRead, in SQL): a file of a locked post opens for no
+// one else, whatever URL they hold.
+func (s *Storage) MediaReadable(ctx context.Context, mediaID string, r Reader) (bool, error) {
+	q := s.DB.NewSelect().TableExpr("message_attachments AS ma").Join("JOIN messages AS msg ON msg.id = ma.message_id").
+		Where("ma.media_id = ?", mediaID)
+	n, err := ReadableWhere(q, "msg", r).Count(ctx)
+	if err != nil {
+		return false, fmt.Errorf("check media readers: %w", err)
+	}
+	return n > 0, nil
 }
 
 // MediaByID loads one media view, or ErrNotFound.

@@ -13,7 +13,7 @@ func (s *Storage) CreateMedia(ctx context.Context, m *Media) (MediaView, error) 
 	if _, err := s.DB.NewInsert().Model(m).Exec(ctx); err != nil {
 		return MediaView{}, fmt.Errorf("insert media: %w", err)
 	}
-	return s.mediaView(ctx, m, false)
+	return s.mediaView(ctx, m, false, false)
 }
 
 // MediaRecord loads the raw media row (with owner and status), by id.
@@ -77,7 +77,7 @@ func (s *Storage) SetProfilePicture(ctx context.Context, userID, mediaID string)
 // MediaViewOf signs a raw media row for a response. Only account media is
 // known to be public without looking at its app.
 func (s *Storage) MediaViewOf(ctx context.Context, m *Media) (MediaView, error) {
-	return s.mediaView(ctx, m, m.AppID == nil)
+	return s.mediaView(ctx, m, m.AppID == nil, false)
 }
 
 // SetMediaVariants records an image's intrinsic size and the resized copies

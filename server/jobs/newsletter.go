@@ -292,9 +292,17 @@ func newsletterPost(ctx context.Context, st *store.Storage, m *store.Message) (m
 	p := mail.PostMail{Brand: brand, Settings: app.Settings.Newsletter, Author: view.Sender.Username, Content: m.Content,
 		PostPath: "/apps/" + app.Name + "/posts/" + m.ID}
 	for _, a := range view.Attachments {
-		if a.Media.Type == store.MediaImage && a.Media.SignedURL != "" {
-			p.Images = append(p.Images, a.Media.SignedURL)
+		if a.Media.Type != store.MediaImage || a.Media.SignedURL == "" {
+			continue
 		}
+		// A locked post's files open only for a signed-in reader (a mail
+		// client loading images has no session), so the mail says where
+		// they are rather than showing broken images.
+		if m.AccessAudience != "" && m.AccessAudience != store.AccessPublic {
+			p.PicturesOnSite++
+			continue
+		}
+		p.Images = append(p.Images, a.Media.SignedURL)
 	}
 	return p, nil
 }

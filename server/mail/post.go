@@ -23,6 +23,9 @@ type PostMail struct {
 	Content  string
 	// Images are the post's pictures at their absolute URLs.
 	Images []string
+	// PicturesOnSite counts the pictures of a post not for everyone: their
+	// files open only for a signed-in reader, so the mail says where they are.
+	PicturesOnSite int
 	// PostPath is the post's path on the main site (/apps/demo/posts/ID).
 	PostPath string
 	// UnsubscribeToken is the recipient's one-click unsubscribe; empty for
@@ -38,6 +41,7 @@ type postView struct {
 	Author      string
 	Paragraphs  []string
 	Images      []string
+	OnSite      string
 	PostURL     string
 	CommentsURL string
 	Unsubscribe string
@@ -66,6 +70,12 @@ func (s *Sender) RenderPost(p PostMail) (*Message, error) {
 		Settings: s.Sites.Main + "/apps/" + p.Brand.AppName + "/notifications"}
 	if v.Color == "" {
 		v.Color = "#18181b"
+	}
+	switch {
+	case p.PicturesOnSite == 1:
+		v.OnSite = "This post has a picture: see it on " + p.Brand.DisplayName + "."
+	case p.PicturesOnSite > 1:
+		v.OnSite = fmt.Sprintf("This post has %d pictures: see them on %s.", p.PicturesOnSite, p.Brand.DisplayName)
 	}
 	if strings.HasPrefix(v.Brand.TitleURL, "/") {
 		v.Brand.TitleURL = s.Sites.Main + v.Brand.TitleURL
@@ -117,6 +127,7 @@ var postHTML = template.Must(template.New("post").Parse(`<!doctype html>
 <tr><td style="padding:8px 24px 24px 24px">
 {{range .Images}}<p style="margin:0 0 16px 0"><a href="{{$.PostURL}}"><img src="{{.}}" alt="" width="552" style="width:100%;max-width:552px;height:auto;border:0;border-radius:8px;display:block"></a></p>
 {{end}}{{range .Paragraphs}}<p style="font-size:16px;line-height:1.6;margin:0 0 14px 0;white-space:pre-line;color:#18181b">{{.}}</p>
+{{end}}{{if .OnSite}}<p style="font-size:15px;margin:0 0 14px 0;color:#3f3f46"><a href="{{.PostURL}}" style="color:{{.Color}}">{{.OnSite}}</a></p>
 {{end}}<table role="presentation" cellpadding="0" cellspacing="0" style="margin:20px 0 8px 0"><tr>
 <td style="background:{{.Color}};border-radius:8px"><a href="{{.PostURL}}" style="display:inline-block;padding:12px 20px;color:#ffffff;text-decoration:none;font-weight:600">Read on {{.Brand.DisplayName}}</a></td>
 <td style="padding-left:16px"><a href="{{.CommentsURL}}" style="color:{{.Color}};font-weight:600">Comments</a></td>
@@ -133,6 +144,8 @@ var postText = texttemplate.Must(texttemplate.New("post").Parse(`{{if .Test}}[Te
 {{.}}
 {{end}}{{range .Images}}
 Image: {{.}}
+{{end}}{{if .OnSite}}
+{{.OnSite}}
 {{end}}
 Read it on {{.Brand.DisplayName}}: {{.PostURL}}
 Comments: {{.CommentsURL}}
