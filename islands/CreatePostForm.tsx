@@ -79,6 +79,41 @@ export function MediaField({ upload, onPick, onClear, label }: { upload: Upload;
   );
 }
 
+// accessBody is the access selector's choice as the post API takes it
+// (TIER:<id> is MEMBERS from that tier up; empty keeps the app's default).
+export function accessBody(audience: string, teaser: string) {
+  if (!audience) return { teaser };
+  const access = audience.startsWith("TIER:") ? { audience: "MEMBERS" as const, minTierId: audience.slice(5) } : { audience, minTierId: null };
+  return { teaser, access };
+}
+
+// AccessField: who may read a post or story, and the teaser everyone else
+// sees; plain form fields (access, teaser) without JavaScript.
+export function AccessField(props: {
+  options?: { value: string; label: string }[];
+  audience: string;
+  onAudience: (v: string) => void;
+  teaser: string;
+  onTeaser: (v: string) => void;
+  idPrefix: string;
+}) {
+  if (!props.options || props.options.length === 0) return null;
+  return (
+    <div className="field access-field">
+      <label htmlFor={props.idPrefix + "-access"}>Who can see it</label>
+      <select id={props.idPrefix + "-access"} name="access" value={props.audience} onChange={(e) => props.onAudience(e.target.value)} data-testid={props.idPrefix + "-access"}>
+        {props.options.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+      <label htmlFor={props.idPrefix + "-teaser"}>Teaser for everyone else (optional)</label>
+      <input id={props.idPrefix + "-teaser"} name="teaser" maxLength={500} value={props.teaser} onChange={(e) => props.onTeaser(e.target.value)} />
+    </div>
+  );
+}
+
 export default function CreatePostForm(props: CreateFormProps) {
   const { upload, error: uploadError, pick, clear } = useUpload(props.appId, "post");
   const [content, setContent] = useState(props.content ?? "");
@@ -125,14 +160,7 @@ export default function CreatePostForm(props: CreateFormProps) {
           newsletter: !!props.canNewsletter && newsletter,
           draft: !!props.canSchedule && when === "draft",
           publishAt: props.canSchedule && when === "schedule" ? publishAt : "",
-          teaser,
-          ...(audience
-            ? {
-                access: audience.startsWith("TIER:")
-                  ? { audience: "MEMBERS", minTierId: audience.slice(5) }
-                  : { audience, minTierId: null },
-              }
-            : {}),
+          ...accessBody(audience, teaser),
         },
         "Failed to create post",
       );
@@ -157,20 +185,7 @@ export default function CreatePostForm(props: CreateFormProps) {
       </label>
       <textarea id="post-content" name="content" rows={5} placeholder="What's on your mind?" value={content} onChange={(e) => setContent(e.target.value)} maxLength={5000} />
       <MediaField upload={upload} onPick={pick} onClear={clear} label="Add photo or video" />
-      {props.accessOptions && props.accessOptions.length > 0 && (
-        <div className="field access-field">
-          <label htmlFor="post-access">Who can read it</label>
-          <select id="post-access" name="access" value={audience} onChange={(e) => setAudience(e.target.value)} data-testid="post-access">
-            {props.accessOptions.map((o) => (
-              <option key={o.value} value={o.value}>
-                {o.label}
-              </option>
-            ))}
-          </select>
-          <label htmlFor="post-teaser">Teaser for everyone else (optional)</label>
-          <input id="post-teaser" name="teaser" maxLength={500} value={teaser} onChange={(e) => setTeaser(e.target.value)} />
-        </div>
-      )}
+      <AccessField options={props.accessOptions} audience={audience} onAudience={setAudience} teaser={teaser} onTeaser={setTeaser} idPrefix="post" />
       {props.canFeature && (
         <label className="check">
           <input type="checkbox" name="isFeatured" value="1" checked={featured} onChange={(e) => setFeatured(e.target.checked)} /> Feature this post

@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { api } from "./lib/api";
-import { MediaField, useUpload, type CreateFormProps } from "./CreatePostForm";
+import { AccessField, MediaField, accessBody, useUpload, type CreateFormProps } from "./CreatePostForm";
 import { useHydrated } from "./lib/hydrated";
 
 // CreateStoryForm: a story needs uploaded media; the caption is optional.
@@ -8,6 +8,8 @@ import { useHydrated } from "./lib/hydrated";
 export default function CreateStoryForm(props: CreateFormProps) {
   const { upload, error: uploadError, pick, clear } = useUpload(props.appId, "story");
   const [caption, setCaption] = useState(props.content ?? "");
+  const [audience, setAudience] = useState(props.access ?? "");
+  const [teaser, setTeaser] = useState("");
   const [creating, setCreating] = useState(false);
   const hydrated = useHydrated();
   const [error, setError] = useState(props.error ?? "");
@@ -33,7 +35,7 @@ export default function CreateStoryForm(props: CreateFormProps) {
       await api(
         "POST",
         "/api/messages",
-        { content: caption.trim(), type: "STORY", attachmentIds: [upload.media.id], communityId: props.communityId },
+        { content: caption.trim(), type: "STORY", attachmentIds: [upload.media.id], communityId: props.communityId, ...accessBody(audience, teaser) },
         "Failed to create story",
       );
       window.location.href = props.communityHref;
@@ -56,6 +58,7 @@ export default function CreateStoryForm(props: CreateFormProps) {
         Caption
       </label>
       <input id="story-caption" name="content" type="text" placeholder="Add a caption (optional)" value={caption} onChange={(e) => setCaption(e.target.value)} maxLength={500} />
+      <AccessField options={props.accessOptions} audience={audience} onAudience={setAudience} teaser={teaser} onTeaser={setTeaser} idPrefix="story" />
       {(error || uploadError) && (
         <p className="inline-error" role="alert">
           {error || uploadError}

@@ -1,6 +1,6 @@
 import { useState } from "react";
 import type { MessageView } from "../pages/lib/types";
-import { firstVisual, isHeart, type Pagination } from "../pages/lib/community";
+import { firstVisual, isHeart, unlockOf, type Pagination } from "../pages/lib/community";
 import { relativeTime, truncate } from "../pages/lib/format";
 import { FULL_WIDTH, Img } from "../pages/lib/img";
 import { ApiError, api } from "./lib/api";
@@ -52,6 +52,12 @@ export function PostCard({ post, base, now, priority }: { post: MessageView; bas
             <strong>@{post.sender.username}</strong>
             {post.sender.donorTier && <span className="badge tier-badge">{post.sender.donorTier}</span>} · <time dateTime={post.createdAt}>{relativeTime(post.createdAt, now)}</time>
             {post.isFeatured && <span className="badge">Featured</span>}
+            {post.locked && (
+              <span className="badge locked-badge" data-testid="locked-badge">
+                <span aria-hidden="true">🔒 </span>
+                {unlockOf(post, base).badge}
+              </span>
+            )}
           </p>
           {post.hidden && (
             <p className="hidden-mark" role="status" data-testid="hidden-mark">

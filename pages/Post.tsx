@@ -3,7 +3,7 @@ import { FULL_WIDTH, Img } from "./lib/img";
 import { appSeo, SeoHead } from "./lib/seo";
 import { relativeTime, truncate } from "./lib/format";
 import type { MessageView, PageProps } from "./lib/types";
-import type { Pagination } from "./lib/community";
+import { unlockOf, type Pagination } from "./lib/community";
 import { Island } from "./lib/Island";
 import BackButton from "../islands/BackButton";
 import LikeButton from "../islands/LikeButton";
@@ -82,8 +82,8 @@ export default function Post(props: Props) {
                 <div key={i} className="media-placeholder" aria-hidden="true" />
               ))}
               <p>
-                <a className="button" href={"/apps/" + app.name + "/membership"}>
-                  {"Join " + (post.accessTier ? post.accessTier.name : post.access.audience === "FOLLOWERS" ? "as a follower" : "a tier") + " to unlock"}
+                <a className="button" href={unlockOf(post, "/apps/" + app.name).href}>
+                  {unlockOf(post, "/apps/" + app.name).action}
                 </a>
               </p>
             </div>

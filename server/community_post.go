@@ -1,6 +1,8 @@
 package server
 
 import (
+	"strings"
+
 	"github.com/labstack/echo/v4"
 
 	"marquee/server/access"
@@ -48,6 +50,24 @@ func (s *Server) createData(c echo.Context, sc *Scope) CreateData {
 		for _, t := range tiers {
 			data.AccessOptions = append(data.AccessOptions, AccessOption{"TIER:" + t.ID, t.Name + " and above"})
 		}
+		// An author below the staff is offered only the readers they are
+		// among (store.MayChooseAccess): a follower cannot post for members.
+		offered := data.AccessOptions[:0]
+		for _, o := range data.AccessOptions {
+			a, rank := store.MessageAccess{Audience: o.Value}, 0
+			if id, ok := strings.CutPrefix(o.Value, "TIER:"); ok {
+				a = store.MessageAccess{Audience: store.AccessMembers, MinTierID: &id}
+				for _, t := range tiers {
+					if t.ID == id {
+						rank = t.Rank
+					}
+				}
+			}
+			if store.CanRead(a, rank, sc.Reader) {
+				offered = append(offered, o)
+			}
+		}
+		data.AccessOptions = offered
 	}
 	if sc.requireFeature(featureCommunity) == nil {
 		data.CommunityID = sc.App.Community.ID

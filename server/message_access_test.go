@@ -267,3 +267,78 @@ func TestLockedPostMediaIsForReaders(t *testing.T) {
 		t.Fatalf("locked answer: %+v", locked.Data)
 	}
 }
+
+// An author below the staff posts only for readers they are among: the
+// composer offers a follower everyone and followers, a first-tier member
+// also members and their own tier, and the API refuses the rest (403 on
+// the access field); a story takes the setting like a post, with and
+// without JavaScript.
+func TestAuthorsPostOnlyForReadersTheyAreAmong(t *testing.T) {
+	t.Parallel()
+	f := newTierFixture(t, demoDB(t))
+	ts := f.ts
+	ctx := context.Background()
+	ids := commLoad(t, ts)
+	if err := ts.store.SetAppField(ctx, "demo", "features.community.settings.content_settings.create_permission", "FOLLOWER"); err != nil {
+		t.Fatal(err)
+	}
+	follower, member := sessionFor(t, ts, "follower@demo.test"), sessionFor(t, ts, "subscriber@demo.test")
+	for _, tc := range []struct {
+		who        string
+		tok        string
+		offered    []string
+		notOffered []string
+	}{
+		{"follower", follower, []string{`value="PUBLIC"`, `value="FOLLOWERS"`}, []string{`value="MEMBERS"`, `value="TIER:`}},
+		{"first-tier member", member, []string{`value="MEMBERS"`, `value="TIER:` + f.tiers[0].ID + `"`}, []string{`value="TIER:` + f.tiers[1].ID + `"`, `value="TIER:` + f.tiers[2].ID + `"`}},
+	} {
+		for _, page := range []string{"/apps/demo/create-post", "/apps/demo/create-story"} {
+			body := ts.do(t, "GET", page, nil, withSession(tc.tok)).Body
+			for _, w := range tc.offered {
+				if !strings.Contains(body, w) {
+					t.Errorf("%s: %s does not offer %s", tc.who, page, w)
+				}
+			}
+			for _, w := range tc.notOffered {
+				if strings.Contains(body, w) {
+					t.Errorf("%s: %s offers %s", tc.who, page, w)
+				}
+			}
+		}
+	}
+	postAs := func(tok, access string) response {
+		return ts.do(t, "POST", "/api/messages", strings.NewReader(`{"content":"Mine","type":"POST","communityId":"`+ids.demoCommunity+`","access":`+access+`}`),
+			jsonHeaders(withSession(tok)))
+	}
+	for _, tc := range []struct {
+		who, tok, access string
+		status           int
+	}{
+		{"follower", follower, `{"audience":"FOLLOWERS"}`, 201},
+		{"follower", follower, `{"audience":"MEMBERS"}`, 403},
+		{"follower", follower, `{"audience":"MEMBERS","minTierId":"` + f.tiers[0].ID + `"}`, 403},
+		{"member", member, `{"audience":"MEMBERS"}`, 201},
+		{"member", member, `{"audience":"MEMBERS","minTierId":"` + f.tiers[0].ID + `"}`, 201},
+		{"member", member, `{"audience":"MEMBERS","minTierId":"` + f.tiers[1].ID + `"}`, 403},
+	} {
+		r := postAs(tc.tok, tc.access)
+		if r.Status != tc.status {
+			t.Errorf("%s posting for %s: %d %s", tc.who, tc.access, r.Status, r.Body)
+		}
+		if tc.status == 403 && !strings.Contains(r.Body, `"access"`) {
+			t.Errorf("the refusal names no field: %s", r.Body)
+		}
+	}
+	// A story for members, from the form without JavaScript.
+	creator := sessionFor(t, ts, "creator@demo.test")
+	body, ct := multipartBody(t, [][2]string{{"content", "Backstage story"}, {"access", "MEMBERS"}, {"teaser", "Members see more"}},
+		formFile{"media", "story.png", "image/png", pngBytes(t)})
+	seeOther(t, ts.do(t, "POST", "/apps/demo/create-story", body, withSession(creator, "Content-Type", ct)), "/apps/demo/community")
+	var m store.Message
+	if err := ts.store.DB.NewSelect().Model(&m).Where("content = ? AND type = ?", "Backstage story", store.MessageStory).Scan(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if m.AccessAudience != store.AccessMembers || m.Teaser != "Members see more" {
+		t.Fatalf("the story's access: %+v", m)
+	}
+}

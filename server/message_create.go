@@ -219,6 +219,18 @@ func (s *Server) createMessage(c echo.Context, user *store.User, req messageRequ
 		if err := s.store.CheckAccess(ctx, sc.App.ID, &a); err != nil {
 			return nil, answer(err, nil)
 		}
+		// Authors below the staff post only for readers they are among (a
+		// follower cannot lock a post for members, a member cannot pick a
+		// tier above their own): a post its author cannot read is no one's.
+		if req.Access != nil {
+			ok, err := s.store.MayReadAccess(ctx, a, sc.Reader)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				return nil, &Error{Status: http.StatusForbidden, Message: accessNotYours, Fields: map[string]string{"access": accessNotYours}}
+			}
+		}
 		if len([]rune(req.Teaser)) > 500 {
 			return nil, fieldError("teaser", "A teaser is at most 500 characters")
 		}
@@ -290,3 +302,6 @@ func parsePublishAt(v string, loc *time.Location) (time.Time, error) {
 	}
 	return at.UTC(), nil
 }
+
+// accessNotYours refuses an access setting its author could not read.
+const accessNotYours = "You can only post for readers you are among: choose an audience you belong to"

@@ -247,6 +247,11 @@ func LockStories(groups []StoryGroup, r Reader) []StoryGroup {
 	return out
 }
 
+// MayReadAccess is CanRead for an access setting (its tier's rank loaded).
+func (s *Storage) MayReadAccess(ctx context.Context, a MessageAccess, r Reader) (bool, error) {
+	return s.MayRead(ctx, &Message{AccessAudience: a.Audience, AccessMinTierID: a.MinTierID}, r)
+}
+
 // MayRead is CanRead for one stored message (its tier's rank loaded).
 func (s *Storage) MayRead(ctx context.Context, m *Message, r Reader) (bool, error) {
 	minRank := 0

@@ -17,3 +17,13 @@ export function isHeart(reaction: string): boolean {
 export function firstVisual(post: MessageView): MediaView | null {
   return post.attachments.find((a) => a.media.type === "IMAGE" || a.media.type === "VIDEO")?.media ?? null;
 }
+
+// unlockOf says how a viewer unlocks a locked post or story: following the
+// app (its landing page has the Follow button) or joining a tier (the
+// membership page), in the words of the button and of the feed's badge.
+// base is the app's path (/apps/{app}).
+export function unlockOf(post: MessageView, base: string): { href: string; action: string; badge: string } {
+  if (post.access.audience === "FOLLOWERS") return { href: base, action: "Follow to unlock", badge: "Followers" };
+  if (post.accessTier) return { href: base + "/membership", action: "Join " + post.accessTier.name + " to unlock", badge: post.accessTier.name };
+  return { href: base + "/membership", action: "Become a member to unlock", badge: "Members" };
+}
