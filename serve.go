@@ -35,6 +35,11 @@ func serve(ctx context.Context, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	// Before anything is opened: a mail or media folder this user cannot
+	// write would only show as every mail failing later.
+	if err := cfg.CheckFolders(); err != nil {
+		return err
+	}
 	// Bound first, so the URLs derived from the ports are right everywhere.
 	lns, err := server.Listen(&cfg)
 	if err != nil {

@@ -89,3 +89,119 @@ func TestConfigAcceptsWhatIsRight(t *testing.T) {
 		}
 	}
 }
+
+// APP_ENV=production refuses what a production deployment cannot mean
+// (issue 41 item 11), each with one line naming the setting and no
+// secret; the same settings start without it.
+func TestProductionRefusesWhatCannotBeMeant(t *testing.T) {
+	t.Parallel()
+	const secret = "hunter2-hunter2"
+	long := strings.Repeat("k", 32)
+	dir := t.TempDir()
+	emptyFile := filepath.Join(dir, "empty")
+	if err := os.WriteFile(emptyFile, []byte("\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	good := map[string]string{
+		"APP_ENV": "production", "DATABASE_URL": "postgres://m:pw@db:5432/marquee", "SECRET_KEY": long, "METRICS_TOKEN": long,
+		"PUBLIC_URL": "https://example.com", "AUTH_URL": "https://auth.example.com", "COOKIE_DOMAIN": ".example.com",
+		"TRUSTED_PROXIES": "127.0.0.1,10.0.0.0/8", "PUSH_SUBSCRIBER": "mailto:ops@example.com",
+		"STRIPE_SECRET_KEY": "sk_test_abc", "STRIPE_PUBLISHABLE_KEY": "pk_test_abc", "STRIPE_WEBHOOK_SECRET": "whsec_abc",
+	}
+	with := func(changes map[string]string) map[string]string {
+		env := map[string]string{}
+		for k, v := range good {
+			env[k] = v
+		}
+		for k, v := range changes {
+			env[k] = v
+		}
+		return env
+	}
+	load := func(env map[string]string) (Config, error) {
+		return LoadConfig(func(k string) string { return env[k] })
+	}
+	if _, err := load(good); err != nil {
+		t.Fatalf("good production settings refused: %v", err)
+	}
+	for _, db := range []string{"sqlite:///var/lib/marquee/m.db", "/var/lib/marquee/m.db", "file:/var/lib/marquee/m.db"} {
+		if _, err := load(with(map[string]string{"DATABASE_URL": db})); err != nil {
+			t.Errorf("SQLite asked for by %s refused: %v", db, err)
+		}
+	}
+	cases := []struct {
+		env  map[string]string
+		want string
+	}{
+		{with(map[string]string{"DATABASE_URL": ""}), "DATABASE_URL"},
+		{with(map[string]string{"DATABASE_URL": "db.internal:5432/marquee"}), "DATABASE_URL"},
+		{with(map[string]string{"DATABASE_URL": "data/marquee.db"}), "DATABASE_URL"},
+		{with(map[string]string{"DATABASE_URL": "", "DATABASE_URL_FILE": emptyFile}), "DATABASE_URL_FILE"},
+		{with(map[string]string{"SECRET_KEY": secret}), "SECRET_KEY"},
+		{with(map[string]string{"METRICS_TOKEN": secret}), "METRICS_TOKEN"},
+		{with(map[string]string{"TRUSTED_PROXIES": "127.0.0.1,0.0.0.0/0"}), "TRUSTED_PROXIES"},
+		{with(map[string]string{"TRUSTED_PROXIES": "::/0"}), "TRUSTED_PROXIES"},
+		{with(map[string]string{"COOKIE_DOMAIN": ".example.org"}), "COOKIE_DOMAIN"},
+		{with(map[string]string{"COOKIE_DOMAIN": "ample.com"}), "COOKIE_DOMAIN"},
+		{with(map[string]string{"AUTH_URL": "https://auth.example.net"}), "COOKIE_DOMAIN"},
+		{with(map[string]string{"PUSH_SUBSCRIBER": "ops@example.com"}), "PUSH_SUBSCRIBER"},
+		{with(map[string]string{"PUSH_SUBSCRIBER": "http://example.com/contact"}), "PUSH_SUBSCRIBER"},
+		{with(map[string]string{"STRIPE_WEBHOOK_SECRET": ""}), "STRIPE_WEBHOOK_SECRET"},
+		{with(map[string]string{"APP_ENV": "prod"}), "APP_ENV"},
+	}
+	for _, tc := range cases {
+		_, err := load(tc.env)
+		if err == nil {
+			t.Errorf("production accepted %v", tc.env)
+			continue
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, tc.want) || strings.Contains(msg, secret) || strings.Contains(msg, "\n") {
+			t.Errorf("%v: %q (want one line naming %s, no secret)", tc.env, msg, tc.want)
+		}
+		// Outside production the same settings start (APP_ENV itself aside).
+		if tc.want == "APP_ENV" || tc.want == "DATABASE_URL_FILE" {
+			continue
+		}
+		dev := with(tc.env)
+		dev["APP_ENV"] = ""
+		if _, err := load(dev); err != nil {
+			t.Errorf("development refused %v: %v", tc.env, err)
+		}
+	}
+}
+
+// The mail and media folders are checked at start (any APP_ENV): one that
+// cannot be written stops the start naming it.
+func TestFoldersMustBeWritable(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	blocker := filepath.Join(dir, "a-file")
+	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ok := Config{MailDir: filepath.Join(dir, "mail"), MediaDir: filepath.Join(dir, "media")}
+	if err := ok.CheckFolders(); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{ok.MailDir, ok.MediaDir} {
+		if entries, err := os.ReadDir(d); err != nil || len(entries) != 0 {
+			t.Errorf("%s: %v %v (want created and left empty)", d, entries, err)
+		}
+	}
+	bad := filepath.Join(blocker, "sub")
+	for name, cfg := range map[string]Config{
+		"MAIL_DIR":  {MailDir: bad, MediaDir: ok.MediaDir},
+		"MEDIA_DIR": {MailDir: ok.MailDir, MediaDir: bad},
+	} {
+		err := cfg.CheckFolders()
+		if err == nil || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), bad) {
+			t.Errorf("%s unwritable: %v", name, err)
+		}
+	}
+	// Folders the configuration does not write to are not checked.
+	elsewhere := Config{MailDir: bad, SMTPURL: "smtp://mail:587", MediaDir: bad, S3: S3Config{Endpoint: "s3:9000", Bucket: "b"}}
+	if err := elsewhere.CheckFolders(); err != nil {
+		t.Errorf("SMTP and S3: %v", err)
+	}
+}

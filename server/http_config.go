@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,6 +19,12 @@ import (
 // Config comes from the environment; every field has a default that runs the
 // product on one machine with no other servers.
 type Config struct {
+	// Production (APP_ENV=production) refuses at start what a production
+	// deployment cannot mean (checkProduction): an implicit SQLite file,
+	// short secrets, a proxy list trusting everyone, a cookie domain the
+	// site is not on, a push contact that is not mailto:/https:, Stripe
+	// keys without their webhook secret.
+	Production bool
 	// DisableSelfServe keeps app creation to the CLI (SELF_SERVE_APPS=false;
 	// by default a signed-in user may create an app from /apps).
 	DisableSelfServe bool
@@ -228,6 +235,12 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 				fileErr = fmt.Errorf("%s_FILE: cannot read %s: %w", key, path, errors.Unwrap(err))
 			}
 			v = strings.TrimSpace(string(b))
+			if err == nil && v == "" && fileErr == nil {
+				// An empty secret file is a mistake, never "use the
+				// default" (an empty DATABASE_URL_FILE started on a new
+				// SQLite file).
+				fileErr = fmt.Errorf("%s_FILE: %s is empty", key, path)
+			}
 		}
 		if v != "" {
 			return v
@@ -269,6 +282,16 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		DownloadTypes:  get("DOWNLOAD_TYPES", ""),
 	}
 	cfg.publicURLFromPort = strings.TrimSpace(getenv("PUBLIC_URL")) == ""
+	switch env := strings.ToLower(get("APP_ENV", "development")); env {
+	case "production":
+		cfg.Production = true
+	case "development", "test":
+	default:
+		return Config{}, fmt.Errorf("APP_ENV: want production or development, got %q", env)
+	}
+	// Whether DATABASE_URL was given at all (an empty secret file is an
+	// error above): production never starts on the default SQLite file.
+	databaseGiven := strings.TrimSpace(getenv("DATABASE_URL")) != "" || strings.TrimSpace(getenv("DATABASE_URL_FILE")) != ""
 	cfg.authURLFromPort = strings.TrimSpace(getenv("AUTH_URL")) == ""
 	if cfg.MaxInFlight, err = strconv.ParseInt(get("MAX_IN_FLIGHT", "0"), 10, 64); err != nil || cfg.MaxInFlight < 0 {
 		return Config{}, fmt.Errorf("MAX_IN_FLIGHT: want a number of requests, got %q", get("MAX_IN_FLIGHT", ""))
@@ -380,7 +403,90 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	if err := cfg.check(); err != nil {
 		return Config{}, err
 	}
+	if cfg.Production {
+		if err := cfg.checkProduction(databaseGiven); err != nil {
+			return Config{}, err
+		}
+	}
 	return cfg, nil
+}
+
+// minSecretBytes is the shortest SECRET_KEY or METRICS_TOKEN production
+// takes: 32 random bytes cannot be guessed.
+const minSecretBytes = 32
+
+// checkProduction refuses, with APP_ENV=production, settings that start
+// fine but cannot be what a production operator meant. Each message names
+// the variable and never repeats its value when it is a secret.
+func (c Config) checkProduction(databaseGiven bool) error {
+	if !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
+		explicit := strings.HasPrefix(c.DatabaseURL, "sqlite:") || strings.HasPrefix(c.DatabaseURL, "file:") || filepath.IsAbs(c.DatabaseURL)
+		if !databaseGiven || !explicit {
+			return errors.New("DATABASE_URL: APP_ENV=production starts on SQLite only when asked for by a sqlite: URL or an absolute file path; set postgres://user:password@host:port/database")
+		}
+	}
+	if c.SecretKey != "" && len(c.SecretKey) < minSecretBytes {
+		return fmt.Errorf("SECRET_KEY: APP_ENV=production wants at least %d bytes (e.g. openssl rand -hex 32), or leave it unset to have one generated", minSecretBytes)
+	}
+	if c.MetricsToken != "" && len(c.MetricsToken) < minSecretBytes {
+		return fmt.Errorf("METRICS_TOKEN: APP_ENV=production wants at least %d bytes (e.g. openssl rand -hex 32)", minSecretBytes)
+	}
+	for _, n := range c.TrustedProxies {
+		if ones, _ := n.Mask.Size(); ones == 0 {
+			return fmt.Errorf("TRUSTED_PROXIES: %s trusts every address, so any client could name its own address to the rate limits; list the proxies' addresses", n)
+		}
+	}
+	if c.CookieDomain != "" {
+		domain := strings.ToLower(strings.TrimPrefix(c.CookieDomain, "."))
+		for _, site := range []struct{ name, url string }{{"PUBLIC_URL", c.PublicURL}, {"AUTH_URL", c.AuthURL}} {
+			u, _ := url.Parse(site.url)
+			host := strings.ToLower(u.Hostname())
+			if host != domain && !strings.HasSuffix(host, "."+domain) {
+				return fmt.Errorf("COOKIE_DOMAIN: %q does not cover %s's host %q, so browsers would drop the session cookie", c.CookieDomain, site.name, host)
+			}
+		}
+	}
+	if p := c.PushSubscriber; p != "" && !strings.HasPrefix(p, "mailto:") && !strings.HasPrefix(p, "https://") {
+		return fmt.Errorf("PUSH_SUBSCRIBER: want a mailto: or https: contact, got %q", p)
+	}
+	if c.Stripe.SecretKey != "" && c.Stripe.WebhookSecret == "" {
+		return errors.New("STRIPE_WEBHOOK_SECRET: APP_ENV=production takes STRIPE_SECRET_KEY only with the signing secret of /api/webhooks/stripe, or paid orders would never be marked paid")
+	}
+	return nil
+}
+
+// CheckFolders makes sure the folders serve writes to exist and can be
+// written: the mail folder when mail is written as files (no SMTP_URL)
+// and the media folder when media stays on disk (no S3). A folder that
+// cannot be written stops the start naming it, instead of every mail
+// failing later (mkdir data: permission denied).
+func (c Config) CheckFolders() error {
+	type folder struct{ name, path, use string }
+	var folders []folder
+	if c.SMTPURL == "" {
+		folders = append(folders, folder{"MAIL_DIR", c.MailDir, "mails are written there without SMTP_URL"})
+	}
+	if !c.S3.Enabled() {
+		folders = append(folders, folder{"MEDIA_DIR", c.MediaDir, "uploads are kept there without S3"})
+	}
+	for _, f := range folders {
+		abs, err := filepath.Abs(f.path)
+		if err != nil {
+			abs = f.path
+		}
+		err = os.MkdirAll(abs, 0o755)
+		if err == nil {
+			var probe *os.File
+			if probe, err = os.CreateTemp(abs, ".write-check-*"); err == nil {
+				probe.Close()
+				err = os.Remove(probe.Name())
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("%s: cannot write to %s (%v): %s; make it writable by this user or set %s elsewhere", f.name, abs, err, f.use, f.name)
+		}
+	}
+	return nil
 }
 
 // secretVariables may be given as NAME_FILE instead.
