@@ -179,9 +179,19 @@ func (s *Storage) ExportByToken(ctx context.Context, userID, token string) (*Dat
 	return e, nil
 }
 
+// JobDeleteFiles deletes stored files whose rows are gone (args:
+// DeleteFilesJob); server/jobs works it.
+const JobDeleteFiles = "delete_files"
+
+// DeleteFilesJob names the object keys to delete.
+type DeleteFilesJob struct {
+	Keys []string `json:"keys"`
+}
+
 // DeleteAccount removes a member's personal data: their posts, comments,
 // reactions, memberships, attendance, preferences, devices, tokens, unsent
-// mail and sessions; the user row stays, anonymised, so orders, donations
+// mail and sessions, the notices they caused, their donations' messages
+// and their account pictures (files too, by a JobDeleteFiles job); the user row stays, anonymised, so orders, donations
 // and payments keep a (nameless) buyer for the creator's accounting. An
 // account that owns an app is refused (ErrOwnsApp).
 func (s *Storage) DeleteAccount(ctx context.Context, userID string) error {
@@ -248,11 +258,41 @@ func (s *Storage) DeleteAccount(ctx context.Context, userID string) error {
 		if _, err := tx.NewUpdate().Table("mails").Set("to_addr = ''").Set("content = '{}'").Where("user_id = ?", userID).Exec(ctx); err != nil {
 			return fmt.Errorf("anonymise sent mail: %w", err)
 		}
+		// What others still saw of them: their notices (a reply quoted in
+		// another member's list, a new-donation line naming them), their
+		// donations' messages, and their account pictures (rows now, files
+		// by the durable job: a link signed before stops working too).
+		if _, err := tx.NewDelete().Table("notifications").Where("sender_id = ?", userID).Exec(ctx); err != nil {
+			return fmt.Errorf("delete notices they sent: %w", err)
+		}
+		if _, err := tx.NewUpdate().Table("donations").Set("message = ''").Where("user_id = ?", userID).Exec(ctx); err != nil {
+			return fmt.Errorf("clear donation messages: %w", err)
+		}
+		var pictures []Media
+		if err := tx.NewSelect().Model(&pictures).Where("owner_id = ? AND app_id IS NULL", userID).Scan(ctx); err != nil {
+			return fmt.Errorf("list account media: %w", err)
+		}
 		anon := "deleted_" + userID[:12]
 		if _, err := tx.NewUpdate().Model((*User)(nil)).Set("username = ?", anon).Set("email = ?", anon+"@deleted.invalid").
 			Set("email_verified = false").Set("password_hash = ''").Set("profile_media_id = NULL").Set("deleted_at = ?", now).
 			Set("updated_at = ?", now).Where("id = ?", userID).Exec(ctx); err != nil {
 			return fmt.Errorf("anonymise user: %w", err)
+		}
+		if len(pictures) > 0 {
+			ids, keys := make([]string, 0, len(pictures)), []string{}
+			for _, m := range pictures {
+				ids = append(ids, m.ID)
+				keys = append(keys, m.Path)
+				for _, w := range m.VariantWidths() {
+					keys = append(keys, VariantKey(m.Path, w, m.VariantType))
+				}
+			}
+			if _, err := tx.NewDelete().Model((*Media)(nil)).Where("id IN (?)", bun.List(ids)).Exec(ctx); err != nil {
+				return fmt.Errorf("delete account media: %w", err)
+			}
+			if err := enqueue(ctx, tx, JobDeleteFiles, DeleteFilesJob{Keys: keys}); err != nil {
+				return err
+			}
 		}
 		var err error
 		ended, err = deleteSessionsTx(ctx, tx, userID, "")

@@ -106,7 +106,8 @@ func notifyAttendees(ctx context.Context, tx bun.Tx, e *Event, by, text, link st
 	if err := tx.NewSelect().Model((*Attendee)(nil)).Column("user_id").Where("event_id = ?", e.ID).Scan(ctx, &ids); err != nil {
 		return fmt.Errorf("load attendees for notice: %w", err)
 	}
-	rows, err := Notify(ctx, tx, Notice{AppID: e.AppID, Kind: KindEventUpdate, RecipientIDs: ids, SenderID: by, Text: text, Link: link})
+	rows, err := Notify(ctx, tx, Notice{AppID: e.AppID, Kind: KindEventUpdate, RecipientIDs: ids, SenderID: by, Text: text, Link: link,
+		Source: "event:" + e.ID})
 	if err != nil {
 		return err
 	}

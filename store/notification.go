@@ -336,9 +336,13 @@ func noticeRecipients(ctx context.Context, db bun.IDB, n Notice) ([]string, erro
 // noticeOfHidden leaves out the notifications about a hidden post or
 // comment (their source names it) for everyone but its author: a hidden
 // message is not announced, and reappears when it is shown again.
+// An event's notices (new, updated) name it as "event:ID" the same way, and
+// a hidden event's are left out for everyone but its creator.
 func noticeOfHidden(alias string) string {
 	return "NOT EXISTS (SELECT 1 FROM messages AS hm WHERE hm.hidden <> '' AND hm.sender_id <> " + alias + ".user_id AND " +
-		alias + ".source = 'message:' || hm.id)"
+		alias + ".source = 'message:' || hm.id) AND " +
+		"NOT EXISTS (SELECT 1 FROM events AS he WHERE he.hidden <> '' AND he.creator_id <> " + alias + ".user_id AND " +
+		alias + ".source = 'event:' || he.id)"
 }
 
 // Snippet shortens user text for a notification line.

@@ -58,6 +58,9 @@ func Product(d Deps) Work {
 		river.AddWorker(workers, &SweepUploadsWorker{Files: local, Logger: d.Logger})
 		every(time.Hour, SweepUploadsArgs{})
 	}
+	if d.Files != nil {
+		river.AddWorker(workers, &DeleteFilesWorker{Files: d.Files})
+	}
 	river.AddWorker(workers, &AdoptProfilePictureWorker{Store: d.Store, Files: d.Files, Logger: d.Logger})
 	river.AddWorker(workers, &MediaVariantsWorker{Store: d.Store, Files: d.Files, Logger: d.Logger})
 	river.AddWorker(workers, &FetchLinkIconWorker{Store: d.Store, Logger: d.Logger})
