@@ -2,7 +2,6 @@ package server
 
 import (
 	"net/http"
-	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -16,12 +15,6 @@ import (
 const maxMessageChars = 5000
 
 const msgHeldForApproval = "Your post waits for a moderator's approval: posts with links from new accounts are checked first"
-
-// linkPattern finds what reads as a link in a post: a URL, a www. address
-// or a bare domain with a common top-level domain.
-var linkPattern = regexp.MustCompile(`(?i)(https?://|www\.|\b[a-z0-9-]+\.(com|net|org|io|co|ru|xyz|info|biz|top|ly|me|app|shop)\b)`)
-
-func hasLink(s string) bool { return linkPattern.MatchString(s) }
 
 type messageRequest struct {
 	Content         string   `json:"content"`

@@ -30,7 +30,7 @@ func applyBan(c echo.Context, sc *Scope, ban *store.Ban) error {
 func banMessage(b *store.Ban) string {
 	msg := "You are banned from this app"
 	if b.Kind == store.BanKindSilence {
-		msg = "You are silenced in this app and cannot post, comment or react"
+		msg = "You are silenced in this app and cannot post, comment, react, moderate or change the app's profile or members' roles"
 	}
 	if b.EndsAt != nil {
 		msg += " until " + b.EndsAt.UTC().Format("Jan 2, 2006 15:04 UTC")

@@ -40,7 +40,9 @@ func (s *Storage) StandingOf(ctx context.Context, appID, userID, email string, n
 	}
 	// The ban in force, by account or by normalised e-mail (an empty one
 	// matches no ban by e-mail); a ban outweighs a silence.
-	email = NormalizeEmail(email)
+	if email != "" {
+		email = BanEmailKey(email)
+	}
 	err := s.DB.NewRaw(`SELECT m.id AS m_id, m.role AS m_role, m.created_at AS m_created_at,
 	b.id AS b_id, b.user_id AS b_user_id, b.email AS b_email, b.kind AS b_kind, b.reason AS b_reason,
 	b.ends_at AS b_ends_at, b.created_by AS b_created_by, b.created_at AS b_created_at

@@ -236,6 +236,11 @@ type ReportOutcome struct {
 	HiddenNow bool
 }
 
+// heldReporter leaves out reports ("r") whose reporter is banned or
+// silenced in the app at ?, by account or by the ban's e-mail key.
+const heldReporter = `NOT EXISTS (SELECT 1 FROM bans AS rb WHERE rb.app_id = r.app_id AND (rb.ends_at IS NULL OR rb.ends_at > ?) AND
+	(rb.user_id = r.reporter_id OR (rb.email <> '' AND rb.email = (SELECT ru.email FROM users AS ru WHERE ru.id = r.reporter_id))))`
+
 // FileReport records a member's report once per target. When the open
 // reports of distinct members reach the threshold, the target is hidden
 // until a moderator reviews it: exactly once, however many reports arrive
@@ -271,8 +276,11 @@ func (s *Storage) FileReport(ctx context.Context, n NewReport) (ReportOutcome, e
 		if table == "" || n.Threshold <= 0 {
 			return nil
 		}
-		reporters, err := tx.NewSelect().Model((*Report)(nil)).
-			Where("app_id = ? AND target_type = ? AND target_id = ? AND status = ?", n.AppID, t.Type, t.ID, ReportOpen).Count(ctx)
+		// Reports of members banned or silenced in the app do not count:
+		// a held member cannot hide others' posts by reporting them.
+		reporters, err := tx.NewSelect().TableExpr("reports AS r").
+			Where("r.app_id = ? AND r.target_type = ? AND r.target_id = ? AND r.status = ?", n.AppID, t.Type, t.ID, ReportOpen).
+			Where(heldReporter, time.Now().UTC()).Count(ctx)
 		if err != nil {
 			return fmt.Errorf("count reports: %w", err)
 		}

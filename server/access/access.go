@@ -304,6 +304,17 @@ var silenceRefuses = map[string]bool{
 	"POST /apps/:app/create-event":             true,
 	"POST /api/store/:storeId/items":           true,
 	"PUT /api/store/items/:itemId":             true,
+	// Staff who are silenced are held too (issue 41 item 8): no rewriting
+	// the app's public profile, no changing members' roles, no moderating.
+	"POST /apps/:app/studio/profile":                 true,
+	"POST /apps/:app/studio/links":                   true,
+	"POST /apps/:app/studio/images":                  true,
+	"POST /apps/:app/studio/members/:userId":         true,
+	"PUT /api/studio/apps/:appId/members/:userId":    true,
+	"DELETE /api/studio/apps/:appId/members/:userId": true,
+	"PUT /api/events/:id/attendees/:userId":          true,
+	"POST /apps/:app/studio/moderation":              true,
+	"POST /api/moderation/apps/:appId/actions":       true,
 }
 
 // Restrict turns off what a ban or silence of kind takes away, so pages
