@@ -168,3 +168,59 @@ func TestAppSetLinks(t *testing.T) {
 		t.Errorf("links after clearing: %+v", after)
 	}
 }
+
+// TestAppSetTheme: `app set NAME theme.primaryColor=#0b6e4f` (and the
+// accent, scheme and font) stores the theme as written; a colour that
+// fails contrast is refused with its ratio and a suggestion, and changes
+// nothing.
+func TestAppSetTheme(t *testing.T) {
+	dbURL := storetest.URL(storetest.Postgres(t))
+	t.Setenv("DATABASE_URL", dbURL)
+	t.Setenv("MEDIA_DIR", t.TempDir())
+	t.Setenv("REDIS_URL", "")
+	t.Setenv("S3_ENDPOINT", "")
+	ctx := context.Background()
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	a, err := app.FromEnv(ctx, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if _, err := a.Storage.CreateUser(ctx, "owner@example.test", "owner", "x"); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"app", "create", "brand", "--creator", "owner@example.test"},
+		{"app", "set", "brand", "theme.primaryColor=#0b6e4f", "theme.accentColor=#9A3412", "theme.scheme=auto", "theme.font=nunito", "theme.corners=square"},
+	} {
+		if err := manage(ctx, args, logger); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+	}
+	got, err := a.Storage.AppByIDOrName(ctx, "brand")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := store.ThemeSettings{PrimaryColor: "#0b6e4f", AccentColor: "#9a3412", Scheme: "auto", Font: "nunito", Corners: "square"}
+	if got.Settings.Theme != want {
+		t.Fatalf("stored theme %+v", got.Settings.Theme)
+	}
+	for bad, words := range map[string]string{
+		"theme.primaryColor=#a5b4fc": "4.5:1",
+		"theme.accentColor=yellow":   "hex colour",
+		"theme.scheme=sepia":         "light, dark or auto",
+		"theme.font=papyrus":         "bundled fonts",
+		"theme.colour=#000000":       "unknown setting",
+	} {
+		err := manage(ctx, []string{"app", "set", "brand", bad}, logger)
+		if err == nil || !strings.Contains(err.Error(), words) {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+	if err := manage(ctx, []string{"app", "set", "brand", "theme.primaryColor=#a5b4fc"}, logger); err == nil || !strings.Contains(err.Error(), "Try #") {
+		t.Errorf("no suggestion: %v", err)
+	}
+	if after, _ := a.Storage.AppByIDOrName(ctx, "brand"); after.Settings.Theme != want {
+		t.Errorf("a refused value changed the theme: %+v", after.Settings.Theme)
+	}
+}

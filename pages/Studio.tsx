@@ -8,6 +8,7 @@ import { FieldError, cls } from "./studio/fields";
 import { NewsletterSection } from "./studio/NewsletterSection";
 import { Island } from "./lib/Island";
 import StudioImage from "../islands/StudioImage";
+import ThemeForm from "../islands/ThemeForm";
 
 type Props = PageProps<StudioData>;
 
@@ -31,8 +32,54 @@ export default function Studio(props: Props) {
         {d.section === "payouts" && <PayoutsSection props={props} />}
         {d.section === "paypal" && <PayPalSection props={props} />}
         {d.section === "newsletter" && <NewsletterSection props={props} />}
+        {d.section === "theme" && <ThemeSection props={props} />}
       </div>
     </Layout>
+  );
+}
+
+// ThemeSection is the Theme screen: the form (an island for the live
+// sample; a plain form with a Preview button without JavaScript).
+function ThemeSection({ props }: { props: Props }) {
+  const d = props.data;
+  const t = d.theme!;
+  const base = "/apps/" + props.app!.name + "/studio/theme";
+  const fields = d.form === "theme" ? d.fields : {};
+  return (
+    <>
+    <section className="studio-card" aria-labelledby="theme-h">
+      <h2 id="theme-h">Theme</h2>
+      <p className="meta">
+        Your colours, background, font and corners, on every page of your app, its sign-in and its mails. Colours must keep
+        text readable (WCAG 2.2 AA: a contrast of at least 4.5:1); one that does not is refused with a suggestion.
+      </p>
+      <Island name="ThemeForm" component={ThemeForm}
+        props={{ action: base, previewAction: base + "/preview", theme: t.theme, fonts: t.fonts, fields }} />
+    </section>
+    <section className="studio-card" aria-labelledby="icon-h">
+      <h2 id="icon-h">Icon</h2>
+      <p className="meta">
+        One square image, at least 192 × 192 px (512 × 512 or more is best): it becomes the browser tab's icon, the icon of
+        your installed app, the picture in your mails and in link previews. Until you upload one, a monogram in your colours
+        stands in.
+      </p>
+      {d.form === "icon" && d.error && <p className="form-error" role="alert">{d.error}</p>}
+      <div className="icon-row">
+        <img src={t.iconUrl} alt={t.iconUploaded ? "Your icon" : "Your monogram"} width={96} height={96} className="app-icon-preview" />
+        <form method="post" action={"/apps/" + props.app!.name + "/studio/icon"} encType="multipart/form-data" className="studio-form">
+          <label htmlFor="icon-file">{t.iconUploaded ? "Replace the icon" : "Upload an icon"}</label>
+          <input id="icon-file" type="file" name="file" accept="image/png,image/jpeg,image/webp,image/gif" required />
+          <button type="submit" className="button">Upload icon</button>
+        </form>
+        {t.iconUploaded && (
+          <form method="post" action={"/apps/" + props.app!.name + "/studio/icon"}>
+            <input type="hidden" name="remove" value="1" />
+            <button type="submit" className="button button-secondary">Use the monogram</button>
+          </form>
+        )}
+      </div>
+    </section>
+    </>
   );
 }
 

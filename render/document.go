@@ -18,6 +18,14 @@ type DocumentData struct {
 	// ManifestURL is the web app manifest; each creator app has its own so
 	// it installs to the home screen under its name. Default: the site's.
 	ManifestURL string
+	// Theme is markup for the head after the styles (the app's theme:
+	// a font preload and a <style> of custom properties), trusted.
+	Theme string
+	// IconURL is the favicon (default the site's /static/icon.svg) and
+	// AppleIconURL the Apple touch icon (none by default).
+	IconURL, AppleIconURL string
+	// IconType is IconURL's type (image/svg+xml for the default).
+	IconType string
 }
 
 // RuntimeChunksKey is the Manifest.Chunks key for the client runtime's own
@@ -60,7 +68,24 @@ func (e *Engine) Document(d DocumentData) []byte {
 	}
 	b.WriteString(`<link rel="manifest" href="`)
 	b.WriteString(html.EscapeString(manifest))
-	b.WriteString(`"><link rel="icon" href="/static/icon.svg" type="image/svg+xml">`)
+	b.WriteString(`">`)
+	b.WriteString(d.Theme)
+	icon, iconType := d.IconURL, d.IconType
+	if icon == "" {
+		icon, iconType = "/static/icon.svg", "image/svg+xml"
+	}
+	b.WriteString(`<link rel="icon" href="`)
+	b.WriteString(html.EscapeString(icon))
+	if iconType != "" {
+		b.WriteString(`" type="`)
+		b.WriteString(html.EscapeString(iconType))
+	}
+	b.WriteString(`">`)
+	if d.AppleIconURL != "" {
+		b.WriteString(`<link rel="apple-touch-icon" href="`)
+		b.WriteString(html.EscapeString(d.AppleIconURL))
+		b.WriteString(`">`)
+	}
 	if d.ThemeColor != "" {
 		b.WriteString(`<meta name="theme-color" content="`)
 		b.WriteString(html.EscapeString(d.ThemeColor))

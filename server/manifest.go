@@ -55,7 +55,13 @@ func (s *Server) appManifest(c echo.Context) error {
 	if name == "" {
 		name = strings.ToUpper(view.Name) // as the header shows it
 	}
-	return writeManifest(c, webManifest{Name: name, ShortName: name, Description: view.Settings.Basic.MetaDescription,
-		StartURL: base + "/", Scope: base + "/", Display: "standalone", BackgroundColor: "#ffffff", ThemeColor: themeColor,
-		Icons: defaultIcons})
+	theme := view.Settings.Theme
+	short := name
+	if r := []rune(short); len(r) > 12 {
+		// Under the icon on a home screen: about 12 characters fit.
+		short = strings.TrimSpace(string(r[:12]))
+	}
+	return writeManifest(c, webManifest{Name: name, ShortName: short, Description: view.Settings.Basic.MetaDescription,
+		StartURL: base + "/", Scope: base + "/", Display: "standalone", BackgroundColor: theme.Background(), ThemeColor: themeColorOf(theme),
+		Icons: manifestIcons(iconsOf(view, ""))})
 }

@@ -163,11 +163,7 @@ func (s *Server) renderDocument(c echo.Context, page string, props PageProps) (i
 	if props.Status != 0 {
 		status = props.Status
 	}
-	app := props.App
-	if c.Echo() != s.main {
-		app = nil // the auth site links the site's manifest, which it serves
-	}
-	return status, s.renderer.Document(documentData(res, app))
+	return status, s.renderer.Document(s.documentData(res, props.App, c.Echo() == s.main))
 }
 
 func (s *Server) fallbackDocument(c echo.Context, props PageProps) []byte {
@@ -190,15 +186,28 @@ func (s *Server) renderErrorPage(c echo.Context, status int, message string) {
 
 const themeColor = "#111827"
 
-// documentData is the HTML shell of a page; app pages link their app's manifest.
-func documentData(res render.Result, app *store.AppView) render.DocumentData {
+// documentData is the HTML shell of a page. An app's pages, on the main
+// site and on the auth site (its branded sign-in), wear the app's theme;
+// on the main site they link their app's manifest (the auth site links the
+// site's, which it serves).
+func (s *Server) documentData(res render.Result, app *store.AppView, mainSite bool) render.DocumentData {
 	d := render.DocumentData{Lang: "en", Result: res, ThemeColor: themeColor}
 	if app != nil {
-		d.ManifestURL = "/apps/" + url.PathEscape(app.Name) + "/manifest.webmanifest"
+		if mainSite {
+			d.ManifestURL = "/apps/" + url.PathEscape(app.Name) + "/manifest.webmanifest"
+		}
 		// The app's language, as its creator set it in the studio.
 		if l := app.Settings.Basic.Lang; l != "" {
 			d.Lang = l
 		}
+		d.Theme, d.ThemeColor = themeHead(app.Settings.Theme), themeColorOf(app.Settings.Theme)
+		// The app's icons are the main site's (absolute from the auth site).
+		base := ""
+		if !mainSite {
+			base = s.cfg.PublicURL
+		}
+		icons := iconsOf(app, base)
+		d.IconURL, d.IconType, d.AppleIconURL = icons.Favicon, icons.FaviconType, icons.Apple
 	}
 	return d
 }

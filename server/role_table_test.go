@@ -261,6 +261,7 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"main", "GET", "/apps/:app", public, fixed(app)},
 		{"main", "GET", "/apps/:app/signin", public, fixed(app + "/signin")},
 		{"main", "GET", "/apps/:app/manifest.webmanifest", public, fixed(app + "/manifest.webmanifest")},
+		{"main", "GET", "/apps/:app/icons/:file", public, fixed(app + "/icons/icon-192.png")},
 		{"main", "GET", "/signin", public, fixed("/signin?app=demo")},
 		{"main", "GET", "/apps/:app/profile", public, fixed(app + "/profile")},
 		{"main", "GET", "/apps/:app/community", public, fixed(app + "/community")},
@@ -393,6 +394,10 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"main", "GET", "/apps/:app/studio/newsletter", store.RoleAdmin, fixed(app + "/studio/newsletter")},
 		{"main", "POST", "/apps/:app/studio/newsletter", store.RoleAdmin, withBody(app+"/studio/newsletter", "replyTo=not-an-address&digestDay=1&digestHour=9")},
 		{"main", "POST", "/apps/:app/studio/newsletter/test", store.RoleAdmin, withBody(app+"/studio/newsletter/test", "messageId=none")},
+		{"main", "GET", "/apps/:app/studio/theme", store.RoleAdmin, fixed(app + "/studio/theme")},
+		{"main", "POST", "/apps/:app/studio/icon", store.RoleAdmin, withBody(app+"/studio/icon", "file=none")},
+		{"main", "GET", "/apps/:app/studio/theme/preview", store.RoleAdmin, fixed(app + "/studio/theme/preview?primaryColor=%230b6e4f")},
+		{"main", "POST", "/apps/:app/studio/theme", store.RoleAdmin, withBody(app+"/studio/theme", "primaryColor=%23ffff00")},
 		{"main", "POST", "/apps/:app/studio/plans", store.RoleAdmin, withBody(app+"/studio/plans", "name=No+cycle&price=5")},
 		{"main", "POST", "/apps/:app/studio/plans/:itemId", store.RoleAdmin, withBody(app+"/studio/plans/"+fx.planID, "name=No+cycle&price=5")},
 		{"main", "POST", "/apps/:app/studio/plans/:itemId/archive", store.RoleAdmin, func(v *roleViewer) (string, string) {
@@ -422,6 +427,8 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"main", "GET", "/api/studio/apps/:appId/newsletter", store.RoleAdmin, fixed("/api/studio/apps/demo/newsletter")},
 		{"main", "PUT", "/api/studio/apps/:appId/newsletter", store.RoleAdmin, withBody("/api/studio/apps/demo/newsletter", `{"replyTo":"not-an-address","digestDay":1,"digestHour":9}`)},
 		{"main", "POST", "/api/studio/apps/:appId/newsletter/test", store.RoleAdmin, withBody("/api/studio/apps/demo/newsletter/test", `{"messageId":"none"}`)},
+		{"main", "GET", "/api/studio/apps/:appId/theme", store.RoleAdmin, fixed("/api/studio/apps/demo/theme")},
+		{"main", "PUT", "/api/studio/apps/:appId/theme", store.RoleAdmin, withBody("/api/studio/apps/demo/theme", `{"primaryColor":"#ffff00"}`)},
 
 		// JSON API: accounts, following, notifications.
 		{"main", "GET", "/api/app/:appId/landing", public, fixed("/api/app/demo/landing")},

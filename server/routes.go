@@ -80,6 +80,8 @@ func (s *Server) routes() {
 	m.GET("/apps/:app", s.pageLanding, cached("/apps/:app", true))
 	m.GET("/apps/:app/signin", s.redirectToSignIn)
 	m.GET("/apps/:app/manifest.webmanifest", s.appManifest)
+	// The app's icons, made from its upload or its monogram (app_icons.go).
+	m.GET("/apps/:app/icons/:file", s.appIcon)
 	m.GET("/signin", s.redirectToSignIn)
 	// App sub-pages: the app and the viewer's role are loaded, and the
 	// subscription gate applies. Route-level middleware rather than a group:
@@ -222,6 +224,12 @@ func (s *Server) routes() {
 	studio("/studio/newsletter", s.pageStudioNewsletter)
 	appForm("/studio/newsletter", s.formStudioNewsletter)
 	appForm("/studio/newsletter/test", s.formStudioNewsletterTest)
+	// Theme (studio_theme.go): colours, scheme, font and corners, and a
+	// preview of them without JavaScript.
+	studio("/studio/theme", s.pageStudioTheme)
+	studio("/studio/theme/preview", s.pageStudioThemePreview)
+	appForm("/studio/theme", s.formStudioTheme)
+	appForm("/studio/icon", s.formStudioIcon)
 
 	// JSON API (SPEC.md section 7).
 	api := m.Group("/api")
@@ -319,6 +327,8 @@ func (s *Server) routes() {
 	api.GET("/studio/apps/:appId/analytics", s.apiStudioAnalytics)
 	api.GET("/studio/apps/:appId/newsletter", s.apiStudioNewsletter)
 	api.PUT("/studio/apps/:appId/newsletter", s.apiStudioSetNewsletter)
+	api.GET("/studio/apps/:appId/theme", s.apiStudioTheme)
+	api.PUT("/studio/apps/:appId/theme", s.apiStudioSetTheme)
 	api.POST("/studio/apps/:appId/newsletter/test", s.apiStudioNewsletterTest)
 	// Events.
 	api.GET("/events/apps/:appId/events", s.apiEvents)

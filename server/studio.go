@@ -49,6 +49,8 @@ type StudioData struct {
 	PayPal    *StudioPayPal      `json:"paypal,omitempty"`
 	// Newsletter is the newsletter screen (studio_newsletter.go).
 	Newsletter *StudioNewsletter `json:"newsletter,omitempty"`
+	// Theme is the Theme screen (studio_theme.go).
+	Theme *StudioTheme `json:"theme,omitempty"`
 }
 
 // requireStudio answers 401 to visitors and 403 to anyone below ADMIN.

@@ -85,6 +85,13 @@ func (s *Storage) SetAppField(ctx context.Context, appName, key, raw string) err
 				return err
 			}
 		}
+		if strings.HasPrefix(key, "theme.") {
+			// The same rules as the studio's: a colour that fails contrast
+			// is refused with a passing one to try.
+			if app.Settings.Theme, err = CheckTheme(app.Settings.Theme); err != nil {
+				return err
+			}
+		}
 	}
 	app.UpdatedAt = time.Now()
 	if _, err := s.DB.NewUpdate().Model(app).WherePK().Exec(ctx); err != nil {

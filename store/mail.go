@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -184,6 +185,9 @@ type MailBrand struct {
 	// Color is the app's main colour (the newsletter's band and buttons);
 	// empty is the product's dark grey.
 	Color string
+	// IconURL is the mail header image made of the app's uploaded icon
+	// (shown beside the name when there is no title image).
+	IconURL string
 }
 
 // MailBrandOf loads the branding of an app's mails ("" gives the platform's).
@@ -201,6 +205,14 @@ func (s *Storage) MailBrandOf(ctx context.Context, appID string) (MailBrand, err
 	}
 	if v.Title != nil {
 		b.TitleURL = v.Title.SignedURL
+	}
+	if v.Logo != nil {
+		b.IconURL = "/apps/" + url.PathEscape(v.Name) + "/icons/mail-header.png?v=" + v.Logo.ID
+	}
+	if t := v.Settings.Theme; t.PrimaryColor != "" {
+		// Mails are read on white: a dark theme's colour in a shade that
+		// passes there (white text on its buttons).
+		b.Color = PassingShade(t.PrimaryColor, LightBackground)
 	}
 	return b, nil
 }

@@ -18,6 +18,8 @@ type AppSettings struct {
 	Moderation  ModerationSettings  `json:"moderation"`
 	Wallet      WalletSettings      `json:"wallet"`
 	Newsletter  NewsletterSettings  `json:"newsletter"`
+	// Theme is the app's colours, font and corners (store/theme.go).
+	Theme ThemeSettings `json:"theme"`
 }
 
 // NewsletterSettings are how an app mails its posts (issue 44): the name

@@ -296,7 +296,7 @@ func (s *Storage) SaveLinkSwitches(ctx context.Context, appID, actorID string, l
 // SetAppImage sets the app's title image or banner to an uploaded image of
 // the app (mediaID empty clears it).
 func (s *Storage) SetAppImage(ctx context.Context, appID, actorID, which, mediaID string) error {
-	column := map[string]string{"title": "title_media_id", "banner": "banner_media_id"}[which]
+	column := map[string]string{"title": "title_media_id", "banner": "banner_media_id", "icon": "logo_media_id"}[which]
 	if column == "" {
 		return &ErrInvalid{Msg: "Unknown image " + which}
 	}
@@ -312,9 +312,13 @@ func (s *Storage) SetAppImage(ctx context.Context, appID, actorID, which, mediaI
 			}
 			id = &mediaID
 		}
-		if which == "title" {
+		switch which {
+		case "title":
 			app.TitleMediaID = id
-		} else {
+		case "icon":
+			// The app's square icon (issue 42 item 2): its logo.
+			app.LogoMediaID = id
+		default:
 			app.BannerMediaID = id
 		}
 		return nil

@@ -7,6 +7,7 @@ import type { AppView, ViewerProps } from "../lib/types";
 // `who`: "manage" (creator and admins) or "moderate" (moderators too).
 export const STUDIO_SECTIONS: { key: string; label: string; path: string; who?: "moderate" }[] = [
   { key: "profile", label: "Profile & look", path: "/studio" },
+  { key: "theme", label: "Theme", path: "/studio/theme" },
   { key: "features", label: "Features", path: "/studio/features" },
   { key: "plans", label: "Plans", path: "/studio/plans" },
   { key: "members", label: "Members", path: "/studio/members" },

@@ -81,6 +81,7 @@ export interface AppSettings {
   moderation: ModerationSettings;
   wallet: WalletSettings;
   newsletter: NewsletterSettings;
+  theme: ThemeSettings;
 }
 
 // AppView is store.AppView.
@@ -1241,6 +1242,7 @@ export interface StudioData {
   payouts?: StudioPayouts;
   paypal?: StudioPayPal;
   newsletter?: StudioNewsletter;
+  theme?: StudioTheme;
 }
 
 // StudioFeatures is server.StudioFeatures.
@@ -1374,6 +1376,15 @@ export interface StudioProfile {
   bannerUrl: string;
 }
 
+// StudioTheme is server.StudioTheme.
+export interface StudioTheme {
+  theme: ThemeSettings;
+  fonts: ThemeFont[];
+  previewing: boolean;
+  iconUrl: string;
+  iconUploaded: boolean;
+}
+
 // SubscriptionPlan is store.SubscriptionPlan.
 export interface SubscriptionPlan {
   id: string;
@@ -1411,6 +1422,24 @@ export interface SubscriptionStatus {
 export interface TagView {
   id: string;
   name: string;
+}
+
+// ThemeFont is store.ThemeFont.
+export interface ThemeFont {
+  key: string;
+  label: string;
+  file?: string;
+  family?: string;
+  stack: string;
+}
+
+// ThemeSettings is store.ThemeSettings.
+export interface ThemeSettings {
+  primaryColor: string;
+  accentColor: string;
+  scheme: string;
+  font: string;
+  corners: string;
 }
 
 // Tier is store.Tier.

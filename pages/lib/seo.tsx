@@ -53,7 +53,8 @@ export function appSeo(app: AppView, props: PageProps<any>, path = ""): SeoInput
     description: app.settings.basic.metaDescription || app.description || name,
     keywords: app.settings.basic.keywords,
     url: props.publicUrl + "/apps/" + app.name + path,
-    image: app.banner?.signedUrl,
+    // Without a banner, the app's icon (or monogram) on its colour.
+    image: app.banner?.signedUrl || props.publicUrl + "/apps/" + app.name + "/icons/og.png",
   };
 }
 

@@ -243,13 +243,19 @@ type view struct {
 	Links       []viewLink
 	Unsubscribe string
 	Settings    string
+	// Color is the app's theme colour (buttons), LinkColor its links:
+	// the product's dark grey and blue without a theme.
+	Color, LinkColor string
 }
 
 type viewLink struct{ Label, URL string }
 
 // Render makes the message of a stored mail in its app's look.
 func (s *Sender) Render(m *store.Mail, c store.MailContent, brand store.MailBrand) (*Message, error) {
-	v := view{Brand: brand, Content: c}
+	v := view{Brand: brand, Content: c, Color: "#18181b", LinkColor: "#2563eb"}
+	if brand.Color != "" {
+		v.Color, v.LinkColor = brand.Color, brand.Color
+	}
 	if brand.AppName != "" {
 		v.BrandURL = s.Sites.Main + "/apps/" + brand.AppName
 		v.Settings = s.Sites.Main + "/apps/" + brand.AppName + "/profile"
@@ -258,6 +264,9 @@ func (s *Sender) Render(m *store.Mail, c store.MailContent, brand store.MailBran
 	}
 	if strings.HasPrefix(v.Brand.TitleURL, "/") {
 		v.Brand.TitleURL = s.Sites.Main + v.Brand.TitleURL
+	}
+	if strings.HasPrefix(v.Brand.IconURL, "/") {
+		v.Brand.IconURL = s.Sites.Main + v.Brand.IconURL
 	}
 	if c.Action != nil {
 		v.ActionURL = s.Sites.url(*c.Action)
@@ -287,7 +296,7 @@ var htmlTemplate = template.Must(template.New("html").Parse(`<!doctype html>
 <table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="background:#f4f4f5"><tr><td align="center" style="padding:24px 12px">
 <table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="max-width:560px;background:#ffffff;border-radius:12px">
 <tr><td style="padding:24px 24px 8px 24px">
-<a href="{{.BrandURL}}" style="text-decoration:none;color:#18181b;font-weight:700;font-size:20px">{{if .Brand.TitleURL}}<img src="{{.Brand.TitleURL}}" alt="{{.Brand.DisplayName}}" height="36" style="height:36px;border:0">{{else}}{{.Brand.DisplayName}}{{end}}</a>
+<a href="{{.BrandURL}}" style="text-decoration:none;color:#18181b;font-weight:700;font-size:20px">{{if .Brand.TitleURL}}<img src="{{.Brand.TitleURL}}" alt="{{.Brand.DisplayName}}" height="36" style="height:36px;border:0">{{else}}{{if .Brand.IconURL}}<img src="{{.Brand.IconURL}}" alt="" width="36" height="36" style="width:36px;height:36px;border:0;border-radius:8px;vertical-align:middle;margin-right:8px">{{end}}{{.Brand.DisplayName}}{{end}}</a>
 </td></tr>
 <tr><td style="padding:8px 24px 24px 24px">
 <h1 style="font-size:22px;margin:8px 0 16px 0">{{.Content.Heading}}</h1>
@@ -295,9 +304,9 @@ var htmlTemplate = template.Must(template.New("html").Parse(`<!doctype html>
 {{end}}{{if .Content.Rows}}<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="margin:8px 0 16px 0;border-top:1px solid #e4e4e7">
 {{range .Content.Rows}}<tr><td style="padding:8px 0;border-bottom:1px solid #e4e4e7;font-size:15px{{if .Strong}};font-weight:700{{end}}">{{.Label}}</td><td align="right" style="padding:8px 0;border-bottom:1px solid #e4e4e7;font-size:15px{{if .Strong}};font-weight:700{{end}}">{{.Value}}</td></tr>
 {{end}}</table>
-{{end}}{{if .ActionURL}}<p style="margin:20px 0"><a href="{{.ActionURL}}" style="display:inline-block;background:#18181b;color:#ffffff;text-decoration:none;padding:12px 20px;border-radius:8px;font-weight:600">{{.Content.Action.Label}}</a></p>
+{{end}}{{if .ActionURL}}<p style="margin:20px 0"><a href="{{.ActionURL}}" style="display:inline-block;background:{{.Color}};color:#ffffff;text-decoration:none;padding:12px 20px;border-radius:8px;font-weight:600">{{.Content.Action.Label}}</a></p>
 <p style="font-size:13px;color:#52525b;word-break:break-all">{{.ActionURL}}</p>
-{{end}}{{range .Links}}<p style="font-size:15px;margin:0 0 8px 0"><a href="{{.URL}}" style="color:#2563eb">{{.Label}}</a></p>
+{{end}}{{range .Links}}<p style="font-size:15px;margin:0 0 8px 0"><a href="{{.URL}}" style="color:{{$.LinkColor}}">{{.Label}}</a></p>
 {{end}}{{if .Content.Note}}<p style="font-size:13px;color:#52525b;margin-top:16px">{{.Content.Note}}</p>{{end}}
 </td></tr></table>
 <p style="font-size:12px;color:#71717a;margin:16px 0">{{.Brand.DisplayName}}{{if .Unsubscribe}} · <a href="{{.Unsubscribe}}" style="color:#71717a">Unsubscribe from these e-mails</a>{{end}}{{if .Settings}} · <a href="{{.Settings}}" style="color:#71717a">E-mail settings</a>{{end}}</p>

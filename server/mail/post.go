@@ -80,6 +80,9 @@ func (s *Sender) RenderPost(p PostMail) (*Message, error) {
 	if strings.HasPrefix(v.Brand.TitleURL, "/") {
 		v.Brand.TitleURL = s.Sites.Main + v.Brand.TitleURL
 	}
+	if strings.HasPrefix(v.Brand.IconURL, "/") {
+		v.Brand.IconURL = s.Sites.Main + v.Brand.IconURL
+	}
 	for _, para := range strings.Split(strings.ReplaceAll(p.Content, "\r\n", "\n"), "\n\n") {
 		if para = strings.TrimSpace(para); para != "" {
 			v.Paragraphs = append(v.Paragraphs, para)
@@ -121,7 +124,7 @@ var postHTML = template.Must(template.New("post").Parse(`<!doctype html>
 <table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="max-width:600px;background:#ffffff;border-radius:12px;border-top:6px solid {{.Color}}">
 {{if .Test}}<tr><td style="padding:12px 24px;background:#fef3c7;color:#78350f;font-size:14px">Test mail: only you received it. Members get it when the post is published.</td></tr>
 {{end}}<tr><td style="padding:24px 24px 8px 24px">
-<a href="{{.BrandURL}}" style="text-decoration:none;color:#18181b;font-weight:700;font-size:20px">{{if .Brand.TitleURL}}<img src="{{.Brand.TitleURL}}" alt="{{.Brand.DisplayName}}" height="36" style="height:36px;border:0">{{else}}{{.Brand.DisplayName}}{{end}}</a>
+<a href="{{.BrandURL}}" style="text-decoration:none;color:#18181b;font-weight:700;font-size:20px">{{if .Brand.TitleURL}}<img src="{{.Brand.TitleURL}}" alt="{{.Brand.DisplayName}}" height="36" style="height:36px;border:0">{{else}}{{if .Brand.IconURL}}<img src="{{.Brand.IconURL}}" alt="" width="36" height="36" style="width:36px;height:36px;border:0;border-radius:8px;vertical-align:middle;margin-right:8px">{{end}}{{.Brand.DisplayName}}{{end}}</a>
 {{if .Author}}<p style="font-size:13px;color:#52525b;margin:8px 0 0 0">@{{.Author}}</p>{{end}}
 </td></tr>
 <tr><td style="padding:8px 24px 24px 24px">
