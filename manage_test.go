@@ -206,11 +206,12 @@ func TestAppSetTheme(t *testing.T) {
 		t.Fatalf("stored theme %+v", got.Settings.Theme)
 	}
 	for bad, words := range map[string]string{
-		"theme.primaryColor=#a5b4fc": "4.5:1",
-		"theme.accentColor=yellow":   "hex colour",
-		"theme.scheme=sepia":         "light, dark or auto",
-		"theme.font=papyrus":         "bundled fonts",
-		"theme.colour=#000000":       "unknown setting",
+		"theme.primaryColor=#a5b4fc":             "4.5:1",
+		"theme.accentColor=yellow":               "hex colour",
+		"theme.scheme=sepia":                     "light, dark or auto",
+		"theme.font=papyrus":                     "bundled fonts",
+		"theme.colour=#000000":                   "unknown setting",
+		`theme={"primaryColor":"red;}</style>"}`: "hex colour",
 	} {
 		err := manage(ctx, []string{"app", "set", "brand", bad}, logger)
 		if err == nil || !strings.Contains(err.Error(), words) {

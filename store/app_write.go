@@ -85,7 +85,7 @@ func (s *Storage) SetAppField(ctx context.Context, appName, key, raw string) err
 				return err
 			}
 		}
-		if strings.HasPrefix(key, "theme.") {
+		if key == "theme" || strings.HasPrefix(key, "theme.") {
 			// The same rules as the studio's: a colour that fails contrast
 			// is refused with a passing one to try.
 			if app.Settings.Theme, err = CheckTheme(app.Settings.Theme); err != nil {

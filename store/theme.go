@@ -79,21 +79,22 @@ func FontByKey(key string) ThemeFont {
 	return ThemeFonts[0]
 }
 
-// Resolved is the theme with every empty field set to its default.
+// Resolved is the theme with every empty field set to its default. A
+// value that is not one CheckTheme lets through (the settings column edited
+// by hand) reads as the default too: pages put these values in CSS.
 func (t ThemeSettings) Resolved() ThemeSettings {
-	if t.PrimaryColor == "" {
+	var ok bool
+	if t.PrimaryColor, ok = NormalizeColor(t.PrimaryColor); !ok {
 		t.PrimaryColor = DefaultPrimaryColor
 	}
-	if t.AccentColor == "" {
+	if t.AccentColor, ok = NormalizeColor(t.AccentColor); !ok {
 		t.AccentColor = DefaultAccentColor
 	}
-	if t.Scheme == "" {
+	if t.Scheme != ThemeDark && t.Scheme != ThemeAuto {
 		t.Scheme = ThemeLight
 	}
-	if t.Font == "" {
-		t.Font = ThemeFonts[0].Key
-	}
-	if t.Corners == "" {
+	t.Font = FontByKey(t.Font).Key
+	if t.Corners != CornersSquare {
 		t.Corners = CornersRounded
 	}
 	return t

@@ -28,6 +28,10 @@ func TestThemeContrast(t *testing.T) {
 	if err != nil || got.PrimaryColor != "#0b6e4f" || got.AccentColor != "#0b6e4f" {
 		t.Fatalf("#0b6e4f: %+v %v", got, err)
 	}
+	// Values no check let through read as the defaults.
+	if r := (ThemeSettings{PrimaryColor: "red;}</style>", Scheme: "sepia", Font: "x", Corners: "y"}).Resolved(); r != (ThemeSettings{DefaultPrimaryColor, DefaultAccentColor, ThemeLight, "system", CornersRounded}) {
+		t.Errorf("resolved %+v", r)
+	}
 	// The defaults pass.
 	if _, err := CheckTheme(ThemeSettings{}.Resolved()); err != nil {
 		t.Fatalf("defaults: %v", err)
