@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -79,7 +80,13 @@ func (s *Server) createApp(c echo.Context, name, displayName string) (*store.App
 	if !access.CanCreateApp(true, !s.cfg.DisableSelfServe) {
 		return nil, forbidden(msgSelfServeOff)
 	}
-	app, err := s.store.CreateAppWith(c.Request().Context(), store.NewApp{Name: strings.TrimSpace(name), DisplayName: displayName, CreatorID: u.ID})
+	// One account cannot create apps without end (issue 41 item 10).
+	app, err := s.store.CreateAppWith(c.Request().Context(), store.NewApp{Name: strings.TrimSpace(name), DisplayName: displayName, CreatorID: u.ID,
+		MaxPerDay: s.limits.Apps.Limit})
+	if errors.Is(err, store.ErrTooManyApps) {
+		c.Response().Header().Set("Retry-After", "3600")
+		return nil, errorf(http.StatusTooManyRequests, fmt.Sprintf("You can create %d apps a day. Please try again tomorrow.", s.limits.Apps.Limit))
+	}
 	if errors.Is(err, store.ErrAppNameTaken) {
 		return nil, &Error{Status: http.StatusConflict, Message: msgAppNameTaken, Fields: map[string]string{"name": msgAppNameTaken}}
 	}

@@ -62,7 +62,7 @@ func (s *Server) postForgotPassword(c echo.Context) error {
 	if ok, wait := s.limiter.count(ctx, "reset:acct:"+email, s.limits.ResetAccount); !ok {
 		return s.refuseAuthForm(c, "forgot", app, authForm{Email: f.Email}, tooManyAttempts(c, wait))
 	}
-	if err := s.store.RequestPasswordReset(ctx, email, accountMailContext(app)); err != nil {
+	if err := s.store.QueuePasswordReset(ctx, email, accountMailContext(app)); err != nil {
 		return err
 	}
 	if wantsJSON(c) {

@@ -394,6 +394,15 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	if cfg.PayPal.PlatformFees, err = parseSwitch("PAYPAL_PLATFORM_FEES", get("PAYPAL_PLATFORM_FEES", "false")); err != nil {
 		return Config{}, err
 	}
+	appsPerDay, err := strconv.Atoi(get("APPS_PER_DAY", strconv.Itoa(DefaultAppsPerDay)))
+	if err != nil || appsPerDay < 1 || appsPerDay > 10000 {
+		return Config{}, fmt.Errorf("APPS_PER_DAY: want a number of apps from 1 to 10000, got %q", get("APPS_PER_DAY", ""))
+	}
+	cfg.Limits.Apps = Rate{appsPerDay, 24 * time.Hour}
+	if cfg.Limits.PendingTopups, err = strconv.Atoi(get("WALLET_PENDING_TOPUPS", strconv.Itoa(DefaultPendingTopups))); err != nil ||
+		cfg.Limits.PendingTopups < 1 || cfg.Limits.PendingTopups > 1000 {
+		return Config{}, fmt.Errorf("WALLET_PENDING_TOPUPS: want a number of top-ups from 1 to 1000, got %q", get("WALLET_PENDING_TOPUPS", ""))
+	}
 	if cfg.WalletTopupAmounts, err = parseTopupAmounts(get("WALLET_TOPUP_AMOUNTS", "10,25,50,100")); err != nil {
 		return Config{}, err
 	}

@@ -38,6 +38,12 @@ type Limits struct {
 	// ResetAccount counts password-reset mails per e-mail, ResetAddress
 	// per client address; VerifyResend verification mails per member.
 	ResetAccount, ResetAddress, VerifyResend Rate
+	// Apps counts apps created per account (APPS_PER_DAY a day).
+	Apps Rate
+	// PendingTopups caps the wallet top-ups one account may have waiting
+	// for payment at once, over every app (WALLET_PENDING_TOPUPS): each is
+	// a payment started on the platform's Stripe account.
+	PendingTopups int
 }
 
 // DefaultLimits stop password guessing and write floods while staying far
@@ -49,8 +55,16 @@ func DefaultLimits() Limits {
 		Posts: Rate{60, 10 * time.Minute}, Comments: Rate{120, 10 * time.Minute},
 		Reactions: Rate{600, 10 * time.Minute}, Media: Rate{120, 10 * time.Minute}, Reports: Rate{20, 10 * time.Minute},
 		ResetAccount: Rate{3, time.Hour}, ResetAddress: Rate{20, time.Hour}, VerifyResend: Rate{3, time.Hour},
+		Apps: Rate{DefaultAppsPerDay, 24 * time.Hour}, PendingTopups: DefaultPendingTopups,
 	}
 }
+
+// DefaultAppsPerDay and DefaultPendingTopups are the per-account limits
+// APPS_PER_DAY and WALLET_PENDING_TOPUPS default to.
+const (
+	DefaultAppsPerDay    = 5
+	DefaultPendingTopups = 3
+)
 
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits()
@@ -59,10 +73,14 @@ func (l Limits) withDefaults() Limits {
 		{&l.SignUpAccount, &d.SignUpAccount}, {&l.SignUpAddress, &d.SignUpAddress},
 		{&l.Posts, &d.Posts}, {&l.Comments, &d.Comments}, {&l.Reactions, &d.Reactions}, {&l.Media, &d.Media}, {&l.Reports, &d.Reports},
 		{&l.ResetAccount, &d.ResetAccount}, {&l.ResetAddress, &d.ResetAddress}, {&l.VerifyResend, &d.VerifyResend},
+		{&l.Apps, &d.Apps},
 	} {
 		if p.got.Limit <= 0 || p.got.Per <= 0 {
 			*p.got = *p.def
 		}
+	}
+	if l.PendingTopups <= 0 {
+		l.PendingTopups = d.PendingTopups
 	}
 	return l
 }

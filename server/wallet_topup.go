@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -53,6 +54,9 @@ func (s *Server) topupOptions() TopupOptions {
 }
 
 // topupError answers a top-up call's errors in its words.
+// msgTopupsPending: the member has the most top-ups waiting for payment.
+const msgTopupsPending = "You already have %d top-ups waiting for payment. Finish or wait for one of them before starting another."
+
 func topupError(err error) error {
 	return answer(err, wording{
 		store.ErrNotFound:        msgTopupNotFound,
@@ -90,7 +94,11 @@ func (s *Server) startTopup(c echo.Context, sc *Scope, req topupRequest) (*store
 		return nil, nil, topupError(err)
 	}
 	ctx := c.Request().Context()
-	t, err := s.store.CreateTopup(ctx, sc.App.ID, sc.User.ID, opts.Amounts[i], method)
+	t, err := s.store.CreateTopupLimited(ctx, sc.App.ID, sc.User.ID, opts.Amounts[i], method, s.limits.PendingTopups)
+	if errors.Is(err, store.ErrTooManyPendingTopups) {
+		c.Response().Header().Set("Retry-After", "60")
+		return nil, nil, errorf(http.StatusTooManyRequests, fmt.Sprintf(msgTopupsPending, s.limits.PendingTopups))
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -67,7 +67,14 @@ func (s *Storage) AuditLog(ctx context.Context, appID string, limit int) ([]Audi
 // NewApp is an app a user creates for themselves.
 type NewApp struct {
 	Name, DisplayName, CreatorID string
+	// MaxPerDay refuses the creation (ErrTooManyApps) when the creator
+	// already created this many apps in the last 24 hours; 0 is no limit
+	// (the operator's CLI).
+	MaxPerDay int
 }
+
+// ErrTooManyApps: the account created its most apps for the day.
+var ErrTooManyApps = errors.New("too many apps created today")
 
 // CheckDisplayName: 1 to 60 characters on one line (it is the sender's
 // name of every mail of the app).
@@ -113,6 +120,23 @@ func (s *Storage) CreateAppWith(ctx context.Context, in NewApp) (*App, error) {
 	app := &App{ID: NewID(), Name: in.Name, Status: "PUBLIC", Version: "1.0.0", CreatorID: in.CreatorID,
 		Settings: DefaultSettings(display)}
 	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if in.MaxPerDay > 0 {
+			// One account's creations are serialised on its user row, so
+			// 50 at once create at most MaxPerDay.
+			if tx.Dialect().Name() == dialect.PG {
+				if _, err := tx.NewRaw("SELECT id FROM users WHERE id = ? FOR UPDATE", in.CreatorID).Exec(ctx); err != nil {
+					return fmt.Errorf("lock creator: %w", err)
+				}
+			}
+			n, err := tx.NewSelect().Model((*App)(nil)).Where("creator_id = ? AND created_at > ?", in.CreatorID,
+				time.Now().UTC().Add(-24*time.Hour)).Count(ctx)
+			if err != nil {
+				return fmt.Errorf("count apps created today: %w", err)
+			}
+			if int(n) >= in.MaxPerDay {
+				return ErrTooManyApps
+			}
+		}
 		if _, err := tx.NewInsert().Model(app).Exec(ctx); err != nil {
 			if isUniqueViolation(err) {
 				return ErrAppNameTaken

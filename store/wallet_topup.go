@@ -54,13 +54,48 @@ func TopupTransferRef(topupID string) string { return "topup:" + topupID }
 // CreateTopup records a PENDING top-up of amount (already checked against
 // the amounts the operator allows) to be paid by method.
 func (s *Storage) CreateTopup(ctx context.Context, appID, userID string, amount int64, method string) (*WalletTopup, error) {
+	return s.CreateTopupLimited(ctx, appID, userID, amount, method, 0)
+}
+
+// ErrTooManyPendingTopups: the member already has maxPending top-ups
+// waiting for their payment (in any app: each one is a payment started on
+// the platform's Stripe account, whose rate limit every app shares).
+var ErrTooManyPendingTopups = errors.New("too many top-ups waiting for payment")
+
+// CreateTopupLimited is CreateTopup refusing a member who already has
+// maxPending top-ups waiting for payment (0: no limit). Concurrent calls of
+// one member are serialised on their user row, so 50 at once start at most
+// maxPending.
+func (s *Storage) CreateTopupLimited(ctx context.Context, appID, userID string, amount int64, method string, maxPending int) (*WalletTopup, error) {
 	if amount <= 0 {
 		return nil, invalid("Amount must be above 0")
 	}
+	now := time.Now().UTC()
 	t := &WalletTopup{ID: NewID(), AppID: appID, UserID: userID, Amount: amount, Currency: WalletCurrency,
-		Status: TopupPending, PaymentMethod: method, CreatedAt: time.Now().UTC()}
-	if _, err := s.DB.NewInsert().Model(t).Exec(ctx); err != nil {
-		return nil, fmt.Errorf("create top-up: %w", err)
+		Status: TopupPending, PaymentMethod: method, CreatedAt: now}
+	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if maxPending > 0 {
+			if tx.Dialect().Name() == dialect.PG {
+				if _, err := tx.NewRaw("SELECT id FROM users WHERE id = ? FOR UPDATE", userID).Exec(ctx); err != nil {
+					return fmt.Errorf("lock member for top-up: %w", err)
+				}
+			}
+			pending, err := tx.NewSelect().Model((*WalletTopup)(nil)).
+				Where("user_id = ? AND status = ? AND created_at > ?", userID, TopupPending, now.Add(-DefaultTopupExpiry)).Count(ctx)
+			if err != nil {
+				return fmt.Errorf("count pending top-ups: %w", err)
+			}
+			if int(pending) >= maxPending {
+				return ErrTooManyPendingTopups
+			}
+		}
+		if _, err := tx.NewInsert().Model(t).Exec(ctx); err != nil {
+			return fmt.Errorf("create top-up: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return t, nil
 }
