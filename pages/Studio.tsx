@@ -53,6 +53,10 @@ function ThemeSection({ props }: { props: Props }) {
         Your colours, background, font and corners, on every page of your app, its sign-in and its mails. Colours must keep
         text readable (WCAG 2.2 AA: a contrast of at least 4.5:1); one that does not is refused with a suggestion.
       </p>
+      {/* Every bundled font, so the sample can show each (a face is
+          downloaded only when text uses it). */}
+      <style>{t.fonts.filter((f) => f.file).map((f) =>
+        `@font-face{font-family:"${f.family}";src:url(${f.file}) format("woff2");font-weight:${f.weights};font-style:normal;font-display:swap}`).join("")}</style>
       <Island name="ThemeForm" component={ThemeForm}
         props={{ action: base, previewAction: base + "/preview", theme: t.theme, fonts: t.fonts, fields }} />
     </section>

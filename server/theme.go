@@ -34,7 +34,7 @@ func themeCSS(t store.ThemeSettings) string {
 	font := store.FontByKey(t.Font)
 	var b strings.Builder
 	if font.File != "" {
-		b.WriteString(`@font-face{font-family:"` + font.Family + `";src:url(` + font.File + `) format("woff2");font-weight:100 900;font-style:normal;font-display:swap}`)
+		b.WriteString(`@font-face{font-family:"` + font.Family + `";src:url(` + font.File + `) format("woff2");font-weight:` + font.Weights + `;font-style:normal;font-display:swap}`)
 	}
 	b.WriteString("html:root{--font:" + font.Stack + ";")
 	if t.Corners == store.CornersSquare {

@@ -56,6 +56,8 @@ type ThemeFont struct {
 	// Family is the @font-face family name (empty for the system stack).
 	Family string `json:"family,omitempty"`
 	Stack  string `json:"stack"`
+	// Weights is the file's weight range (@font-face font-weight).
+	Weights string `json:"weights,omitempty"`
 }
 
 const systemStack = `system-ui, -apple-system, "Segoe UI", Roboto, sans-serif`
@@ -64,9 +66,9 @@ const systemStack = `system-ui, -apple-system, "Segoe UI", Roboto, sans-serif`
 // from Fontsource, latin subset, variable weight, in public/fonts.
 var ThemeFonts = []ThemeFont{
 	{Key: "system", Label: "System (the device's own)", Stack: systemStack},
-	{Key: "inter", Label: "Inter (sans-serif)", File: "/static/fonts/inter-latin-wght-normal.woff2", Family: "Inter", Stack: `"Inter", ` + systemStack},
-	{Key: "lora", Label: "Lora (serif)", File: "/static/fonts/lora-latin-wght-normal.woff2", Family: "Lora", Stack: `"Lora", Georgia, "Times New Roman", serif`},
-	{Key: "nunito", Label: "Nunito (rounded)", File: "/static/fonts/nunito-latin-wght-normal.woff2", Family: "Nunito", Stack: `"Nunito", ` + systemStack},
+	{Key: "inter", Label: "Inter (sans-serif)", File: "/static/fonts/inter-latin-wght-normal.woff2", Family: "Inter", Weights: "100 900", Stack: `"Inter", ` + systemStack},
+	{Key: "lora", Label: "Lora (serif)", File: "/static/fonts/lora-latin-wght-normal.woff2", Family: "Lora", Weights: "400 700", Stack: `"Lora", Georgia, "Times New Roman", serif`},
+	{Key: "nunito", Label: "Nunito (rounded)", File: "/static/fonts/nunito-latin-wght-normal.woff2", Family: "Nunito", Weights: "200 1000", Stack: `"Nunito", ` + systemStack},
 }
 
 // FontByKey is the bundled font of key, the system font when unknown.

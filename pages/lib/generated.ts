@@ -1431,6 +1431,7 @@ export interface ThemeFont {
   file?: string;
   family?: string;
   stack: string;
+  weights?: string;
 }
 
 // ThemeSettings is store.ThemeSettings.

@@ -76,7 +76,9 @@ test("the themed landing at 390 and 1280 px, without and with JavaScript", async
     assert.equal(await button.evaluate((e) => getComputedStyle(e).borderRadius), "2px");
     assert.match(await page.evaluate(() => getComputedStyle(document.body).fontFamily), /^"?Lora"?/);
     await page.evaluate(() => document.fonts.ready);
-    assert.ok(await page.evaluate(() => document.fonts.check('16px "Lora"')), "Lora loaded from our own origin");
+    // check() is true for a family nothing declares: ask for the loaded face itself.
+    assert.ok(await page.evaluate(async () => (await document.fonts.load('16px "Lora"')).some((f) => f.family.replace(/"/g, "") === "Lora" && f.status === "loaded")),
+      "Lora loaded from our own origin");
     const active = page.locator(".footer-tab.active");
     if (await active.count()) assert.equal(await active.first().evaluate((e) => getComputedStyle(e).color), rgb("#9a3412"));
     await page.screenshot({ path: join(shots, `theme-landing-${width}x${height}${js ? "" : "-nojs"}.png`), fullPage: true });
@@ -95,6 +97,11 @@ test("with JavaScript the studio's sample follows the fields and shows the contr
   await page.fill('[name="primaryColor"]', "#8b9dff");
   assert.equal(await sampleButton.evaluate((e) => getComputedStyle(e).backgroundColor), rgb("#8b9dff"));
   assert.match(await page.locator(".contrast").first().innerText(), /2\.51:1 is below 4\.5:1/);
+  // Each bundled font can be tried in the sample (the stylesheet declares them all).
+  await page.selectOption('[name="font"]', "nunito");
+  assert.match(await page.locator(".theme-sample").evaluate((e) => getComputedStyle(e).fontFamily), /^"?Nunito"?/);
+  assert.ok(await page.evaluate(async () => (await document.fonts.load('16px "Nunito"')).some((f) => f.family.replace(/"/g, "") === "Nunito" && f.status === "loaded")),
+    "Nunito loads for the sample");
   await page.selectOption('[name="scheme"]', "dark");
   assert.match(await page.locator(".contrast").first().innerText(), /passes/);
   assert.equal(await page.locator(".theme-sample").evaluate((e) => getComputedStyle(e).backgroundColor), rgb("#111827"));
