@@ -46,3 +46,22 @@ test("Lighthouse: best practices 100 on the member's empty cart (no 404 in the c
   const below = await check(cart, ["best-practices"], await signInCookie(server));
   assert.deepEqual(below, [], "\n" + below.join("\n"));
 });
+
+// Issue 42 item 1: a themed app keeps 100 (the contrast rule at saving is
+// what keeps it). Last in this file: the demo stays themed afterwards.
+test("Lighthouse: accessibility and best practices 100 on a dark-themed app (landing, store, sign-in)", async () => {
+  const creator = await signInCookie(server, "creator@demo.test");
+  const put = await fetch(server.base + "/api/studio/apps/demo/theme", {
+    method: "PUT",
+    headers: { Cookie: creator, "Content-Type": "application/json" },
+    body: JSON.stringify({ primaryColor: "#8b9dff", accentColor: "#fbbf24", scheme: "dark", font: "inter", corners: "square" }),
+  });
+  assert.equal(put.status, 200, await put.text());
+  const themed = [
+    { name: "themed landing", url: server.base + "/apps/demo" },
+    { name: "themed store", url: server.base + "/apps/demo/store" },
+    { name: "themed sign-in", url: server.auth + "/authenticate/signin?app=demo" },
+  ];
+  const below = await check(themed, ["accessibility", "best-practices"]);
+  assert.deepEqual(below, [], "\n" + below.join("\n"));
+});
