@@ -127,3 +127,40 @@ func TestBlackHoledDatabaseAnswers503Quickly(t *testing.T) {
 		t.Error("no request after the first was answered at once: no breaker")
 	}
 }
+
+// TestStalledDatabaseHoldsARequestForItsBudget: PostgreSQL's connections,
+// already open, stop answering. A call that needs the database answers
+// within DB_REQUEST_TIMEOUT (not DB_QUERY_TIMEOUT's 10 s, twice), and
+// /healthz stays up meanwhile while /readyz says the database is down
+// (issue 41 item 12).
+func TestStalledDatabaseHoldsARequestForItsBudget(t *testing.T) {
+	t.Parallel()
+	db, proxy := storetest.PostgresBehindProxy(t)
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	files := &media.Local{Dir: t.TempDir(), BaseURL: "http://main.test", Key: []byte("test-key")}
+	st := store.NewStorage(db, store.NewMemoryCache(), media.Signer{Storage: files}, logger)
+	srv := New(Deps{Config: Config{PublicURL: "http://main.test", AuthURL: "http://auth.test", InFlightWait: time.Minute,
+		RenderTimeout: time.Minute, DBRequestTimeout: time.Second}, Store: st, Renderer: testEngine(t), Files: files, Logger: logger})
+	get := func(target string) (int, time.Duration) {
+		start := time.Now()
+		rec := httptest.NewRecorder()
+		srv.Main().ServeHTTP(rec, httptest.NewRequest("GET", target, nil))
+		return rec.Code, time.Since(start)
+	}
+	if code, _ := get("/api/app/no-such-app/landing"); code != http.StatusNotFound {
+		t.Fatalf("before the stall: %d", code)
+	}
+	proxy.Stall()
+	defer proxy.Unstall()
+	code, took := get("/api/app/no-such-app/landing")
+	t.Logf("stalled: %d in %s", code, took)
+	if code < 500 || took > 2500*time.Millisecond {
+		t.Errorf("a stalled database held the call %s (%d); the budget is 1 s", took, code)
+	}
+	if code, took := get("/healthz"); code != http.StatusOK || took > time.Second {
+		t.Errorf("/healthz while the database stalls: %d in %s", code, took)
+	}
+	if code, took := get("/readyz"); code != http.StatusServiceUnavailable || took > 5*time.Second {
+		t.Errorf("/readyz while the database stalls: %d in %s", code, took)
+	}
+}

@@ -69,6 +69,12 @@ type Config struct {
 	// costs a request these, then 503s at once while it stays so.
 	DBConnectTimeout time.Duration
 	DBQueryTimeout   time.Duration
+	// DBRequestTimeout (DB_REQUEST_TIMEOUT, default 3s) bounds each
+	// database call of a web request instead of DBQueryTimeout, so a
+	// connection that stalls after it was opened holds a request this
+	// long, then 503 (store.WithQueryBudget). Jobs and the CLI keep
+	// DBQueryTimeout. Zero (tests) leaves requests at DBQueryTimeout.
+	DBRequestTimeout time.Duration
 	// DBMaxIdleTime (DB_MAX_IDLE_TIME, default 1m): a PostgreSQL connection
 	// unused this long is closed, so idle instances hold few.
 	DBMaxIdleTime time.Duration
@@ -357,7 +363,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	for _, d := range []struct {
 		name, def string
 		to        *time.Duration
-	}{{"DB_CONNECT_TIMEOUT", "3s", &cfg.DBConnectTimeout}, {"DB_QUERY_TIMEOUT", "10s", &cfg.DBQueryTimeout}, {"DB_MAX_IDLE_TIME", "1m", &cfg.DBMaxIdleTime},
+	}{{"DB_CONNECT_TIMEOUT", "3s", &cfg.DBConnectTimeout}, {"DB_QUERY_TIMEOUT", "10s", &cfg.DBQueryTimeout}, {"DB_REQUEST_TIMEOUT", "3s", &cfg.DBRequestTimeout}, {"DB_MAX_IDLE_TIME", "1m", &cfg.DBMaxIdleTime},
 		{"NOTIFICATION_RETENTION", "2160h", &cfg.NotificationRetention}, {"JOB_RETENTION", "24h", &cfg.JobRetention},
 		{"HTTP_IDLE_TIMEOUT", "75s", &cfg.IdleTimeout}} {
 		if *d.to, err = time.ParseDuration(get(d.name, d.def)); err != nil || *d.to <= 0 {

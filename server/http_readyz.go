@@ -50,3 +50,15 @@ func (s *Server) readyz(c echo.Context) error {
 	c.Response().Header().Set("Cache-Control", "no-store")
 	return c.JSON(code, map[string]any{"status": status, "database": db, "redis": redis, "objectStore": objects})
 }
+
+// queryBudget bounds each database call of the request to
+// DB_REQUEST_TIMEOUT (store.WithQueryBudget).
+func (s *Server) queryBudget(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if d := s.cfg.DBRequestTimeout; d > 0 {
+			r := c.Request()
+			c.SetRequest(r.WithContext(store.WithQueryBudget(r.Context(), d)))
+		}
+		return next(c)
+	}
+}

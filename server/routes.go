@@ -40,6 +40,9 @@ func (s *Server) routes() {
 		// X-Forwarded-For is then read right to left up to the first
 		// address that is not a trusted proxy. Nobody else's header counts.
 		e.IPExtractor = s.clientIP
+		// Every database call of a request waits at most DB_REQUEST_TIMEOUT
+		// for its answer, also on a connection that stalled once open.
+		e.Use(s.queryBudget)
 		e.Use(s.loadViewer)
 		e.GET("/healthz", s.healthz)
 		e.GET("/readyz", s.readyz)

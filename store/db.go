@@ -196,7 +196,77 @@ func (c *guardedConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to database: %w", err)
 	}
-	return conn, nil
+	return budgetedConn{conn}, nil
+}
+
+// queryBudgetKey carries the longest one database call may wait for its
+// answer (WithQueryBudget).
+type queryBudgetKey struct{}
+
+// WithQueryBudget bounds each PostgreSQL call made with ctx (or a context
+// derived from it) to d from its start, whatever DB_QUERY_TIMEOUT says: a
+// web request must not wait 10 s on a connection that stalled after it was
+// opened (the README promises 3 s). Background jobs and the CLI keep the
+// longer query timeout. d <= 0 leaves ctx as it is.
+func WithQueryBudget(ctx context.Context, d time.Duration) context.Context {
+	if d <= 0 {
+		return ctx
+	}
+	return context.WithValue(ctx, queryBudgetKey{}, d)
+}
+
+// budgeted answers ctx with a deadline at most its query budget away; the
+// driver sets the socket's deadlines from it (pgdriver takes the earlier of
+// its read timeout and the context's deadline). Only Deadline changes:
+// database/sql still watches the caller's context.
+func budgeted(ctx context.Context) context.Context {
+	d, ok := ctx.Value(queryBudgetKey{}).(time.Duration)
+	if !ok {
+		return ctx
+	}
+	at := time.Now().Add(d)
+	if dl, has := ctx.Deadline(); has && dl.Before(at) {
+		return ctx
+	}
+	return deadlineContext{Context: ctx, at: at}
+}
+
+type deadlineContext struct {
+	context.Context
+	at time.Time
+}
+
+func (c deadlineContext) Deadline() (time.Time, bool) { return c.at, true }
+
+// budgetedConn is a PostgreSQL connection whose calls honour the query
+// budget of their context. It offers what pgdriver's connection offers to
+// database/sql.
+type budgetedConn struct{ driver.Conn }
+
+func (c budgetedConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	return c.Conn.(driver.ConnPrepareContext).PrepareContext(budgeted(ctx), query)
+}
+
+func (c budgetedConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	return c.Conn.(driver.ConnBeginTx).BeginTx(budgeted(ctx), opts)
+}
+
+func (c budgetedConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	return c.Conn.(driver.ExecerContext).ExecContext(budgeted(ctx), query, args)
+}
+
+func (c budgetedConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	return c.Conn.(driver.QueryerContext).QueryContext(budgeted(ctx), query, args)
+}
+
+func (c budgetedConn) Ping(ctx context.Context) error {
+	return c.Conn.(driver.Pinger).Ping(budgeted(ctx))
+}
+
+func (c budgetedConn) IsValid() bool { return c.Conn.(driver.Validator).IsValid() }
+
+func (c budgetedConn) ResetSession(ctx context.Context) error {
+	return c.Conn.(driver.SessionResetter).ResetSession(ctx)
 }
 
 // patientConnector retries what PostgreSQL refuses only for now, with a
@@ -214,7 +284,7 @@ func (c *patientConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to database: %w", err)
 	}
-	return conn, nil
+	return budgetedConn{conn}, nil
 }
 
 // connectRetrying opens a connection, retrying what PostgreSQL refuses only

@@ -174,3 +174,31 @@ func TestIdleConnectionsAreReleased(t *testing.T) {
 		t.Errorf("%d connections closed for idleness, want the burst's", closed)
 	}
 }
+
+// A connection that stalls once open (the database host hangs) holds a
+// call for its query budget, not the 10 s query timeout (issue 41 item
+// 12): web requests carry a budget (DB_REQUEST_TIMEOUT, 3 s); a context
+// without one (jobs, the CLI) keeps the query timeout.
+func TestStalledConnectionIsBoundedByTheBudget(t *testing.T) {
+	t.Parallel()
+	db, proxy := storetest.PostgresBehindProxy(t)
+	ctx := context.Background()
+	if err := store.Ping(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	proxy.Stall()
+	defer proxy.Unstall()
+	start := time.Now()
+	err := store.Ping(store.WithQueryBudget(ctx, time.Second), db)
+	took := time.Since(start)
+	if err == nil || took > 2500*time.Millisecond {
+		t.Fatalf("stalled ping with a 1 s budget: %v after %s", err, took)
+	}
+	// A deadline of the caller's that is nearer still wins.
+	near, cancel := context.WithTimeout(store.WithQueryBudget(ctx, time.Minute), 300*time.Millisecond)
+	defer cancel()
+	start = time.Now()
+	if err := store.Ping(near, db); err == nil || time.Since(start) > 2*time.Second {
+		t.Fatalf("stalled ping with a nearer deadline: %v after %s", err, time.Since(start))
+	}
+}

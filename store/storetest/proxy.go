@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/uptrace/bun"
@@ -20,6 +21,9 @@ type Proxy struct {
 	mu     sync.Mutex
 	conns  []net.Conn
 	cut    bool
+	// stalled: bytes are read and dropped both ways, connections stay
+	// open (Stall).
+	stalled atomic.Bool
 }
 
 // NewProxy listens on a free loopback port and forwards to target.
@@ -61,10 +65,32 @@ func (p *Proxy) accept() {
 		}
 		p.conns = append(p.conns, c, up)
 		p.mu.Unlock()
-		go func() { _, _ = io.Copy(up, c); up.Close() }()
-		go func() { _, _ = io.Copy(c, up); c.Close() }()
+		go func() { p.pipe(up, c); up.Close() }()
+		go func() { p.pipe(c, up); c.Close() }()
 	}
 }
+
+// pipe copies src to dst, dropping what arrives while the proxy is stalled.
+func (p *Proxy) pipe(dst io.Writer, src io.Reader) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 && !p.stalled.Load() {
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// Stall starts the other outage: every connection, open or new, stays open
+// and nothing more passes, as when a database host hangs or a network path
+// black-holes; Unstall lets bytes through again.
+func (p *Proxy) Stall()   { p.stalled.Store(true) }
+func (p *Proxy) Unstall() { p.stalled.Store(false) }
 
 // Cut starts the outage: open connections drop and new ones are refused.
 func (p *Proxy) Cut() {
