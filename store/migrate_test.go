@@ -386,3 +386,74 @@ func TestOlderBinaryRefusesNewerSchema(t *testing.T) {
 type writerFunc func(p []byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// Issue 41's data migrations, on PostgreSQL and SQLite: event update
+// notices written before they named their event take it from their link
+// (20261130110100, so hiding the event hides them), and bans on Gmail
+// addresses are stored by mailbox (20261130110000).
+func TestMigrateIssue41Backfills(t *testing.T) {
+	t.Parallel()
+	run := func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		before := migrate.NewMigrations()
+		for _, m := range migrations.Migrations.Sorted() {
+			if m.Name < "20261130110000" {
+				before.Add(m)
+			}
+		}
+		if err := store.Migrate(ctx, dsn, before, store.MigrateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		db, err := store.Open(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		now := time.Now().UTC()
+		for _, stmt := range []string{
+			`INSERT INTO users (id, username, email, password_hash, created_at, updated_at) VALUES ('u1', 'ann', 'ann@x.test', 'x', ?0, ?0), ('u2', 'bob', 'j.doe+x@googlemail.com', 'x', ?0, ?0)`,
+			`INSERT INTO apps (id, name, status, version, creator_id, settings, created_at, updated_at) VALUES ('a1', 'old', 'PUBLIC', '1', 'u1', '{}', ?0, ?0)`,
+			`INSERT INTO events (id, app_id, creator_id, name, start_date, end_date, created_at, updated_at) VALUES ('e1', 'a1', 'u1', 'Picnic', ?0, ?0, ?0, ?0)`,
+			`INSERT INTO notifications (id, app_id, user_id, content, kind, link, source, created_at) VALUES
+				('n1', 'a1', 'u2', 'Event updated: Picnic', 'EVENT_UPDATE', '/apps/old/events/e1', '', ?0),
+				('n2', 'a1', 'u2', 'Event cancelled: Gone', 'EVENT_UPDATE', '/apps/old/events', '', ?0),
+				('n3', 'a1', 'u2', 'New post', 'NEW_POST', '/apps/old/posts/p1', 'message:p1', ?0)`,
+			`INSERT INTO bans (id, app_id, user_id, email, kind, reason, created_by, created_at) VALUES
+				('b1', 'a1', 'u2', 'j.doe+x@googlemail.com', 'BAN', '', 'u1', ?0), ('b2', 'a1', 'u3', 'jane.roe@example.com', 'BAN', '', 'u1', ?0)`,
+		} {
+			if _, err := db.NewRaw(stmt, now).Exec(ctx); err != nil {
+				t.Fatalf("%s: %v", stmt, err)
+			}
+		}
+		if err := store.Migrate(ctx, dsn, migrations.Migrations, store.MigrateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		var rows []struct {
+			ID     string `bun:"id"`
+			Source string `bun:"source"`
+		}
+		if err := db.NewSelect().Table("notifications").Column("id", "source").Scan(ctx, &rows); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			got[r.ID] = r.Source
+		}
+		var bans []struct {
+			ID    string `bun:"id"`
+			Email string `bun:"email"`
+		}
+		if err := db.NewSelect().Table("bans").Column("id", "email").Scan(ctx, &bans); err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range bans {
+			got[b.ID] = b.Email
+		}
+		want := map[string]string{"n1": "event:e1", "n2": "", "n3": "message:p1", "b1": "jdoe@gmail.com", "b2": "jane.roe@example.com"}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("after the migrations: %v, want %v", got, want)
+		}
+	}
+	t.Run("postgres", func(t *testing.T) { run(t, storetest.EmptyPostgres(t)) })
+	t.Run("sqlite", func(t *testing.T) { run(t, filepath.Join(t.TempDir(), "m.db")) })
+}

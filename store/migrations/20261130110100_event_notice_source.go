@@ -1,0 +1,27 @@
+package migrations
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/uptrace/bun"
+)
+
+// An event's update notices name it as their source ("event:ID"), as its
+// announcement does, so a hidden event's notices leave members' lists
+// (issue 41 item 9). Notices written before have an empty source: they
+// take it from the event their link leads to.
+func init() {
+	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
+		if _, err := db.ExecContext(ctx, `UPDATE notifications SET source = (
+	SELECT 'event:' || e.id FROM events AS e
+	WHERE e.app_id = notifications.app_id AND notifications.link LIKE ('%/events/' || e.id) LIMIT 1)
+WHERE kind = 'EVENT_UPDATE' AND source = '' AND EXISTS (
+	SELECT 1 FROM events AS e WHERE e.app_id = notifications.app_id AND notifications.link LIKE ('%/events/' || e.id))`); err != nil {
+			return fmt.Errorf("event notice sources: %w", err)
+		}
+		return nil
+	}, func(ctx context.Context, db *bun.DB) error {
+		return nil // a source on an update notice is harmless to older code
+	})
+}
