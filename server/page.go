@@ -163,7 +163,13 @@ func (s *Server) renderDocument(c echo.Context, page string, props PageProps) (i
 	if props.Status != 0 {
 		status = props.Status
 	}
-	return status, s.renderer.Document(s.documentData(res, props.App, c.Echo() == s.main))
+	app := props.App
+	if sc := scopeFromPage(c); app == nil && sc != nil {
+		// An error page inside an app (an unknown post) still wears the
+		// app's theme and icons.
+		app = sc.App
+	}
+	return status, s.renderer.Document(s.documentData(res, app, c.Echo() == s.main))
 }
 
 func (s *Server) fallbackDocument(c echo.Context, props PageProps) []byte {

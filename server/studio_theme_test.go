@@ -85,6 +85,13 @@ func TestStudioTheme(t *testing.T) {
 			t.Errorf("font %s: %v (%d bytes)", f.File, err, len(b))
 		}
 	}
+	// An error page inside the app too.
+	if r := ts.do(t, "GET", "/apps/demo/posts/aaaaaaaaaaaaaaaaaaaaaaaaaa", nil, nil); r.Status != 404 || !strings.Contains(r.Body, "--accent:#0b6e4f") {
+		t.Errorf("the app's 404 page lacks the theme: %d", r.Status)
+	}
+	if r := ts.do(t, "GET", "/apps/nosuchapp", nil, nil); r.Status != 404 || strings.Contains(r.Body, `<style id="theme">`) {
+		t.Errorf("an unknown app's 404 wears a theme: %d", r.Status)
+	}
 	// The app's sign-in on the auth site.
 	if r := ts.do(t, "GET", "/authenticate/signin?app=demo", nil, nil); r.Status != 200 || !strings.Contains(r.Body, "--accent:#0b6e4f") {
 		t.Errorf("sign-in page lacks the theme: %d", r.Status)
