@@ -111,7 +111,7 @@ export default function Checkout(props: Props) {
                   </li>
                 ))}
               </ul>
-              <OrderSummary subtotal={cart.totals.subtotal} platformFee={0} total={cart.totals.subtotal} currency={cart.totals.currency} />
+              <OrderSummary subtotal={cart.totals.subtotal} shipping={physical ? null : 0} platformFee={0} total={cart.totals.subtotal} currency={cart.totals.currency} />
               {walletShort(cart.totals.subtotal) ? (
                 <div className="wallet-short" role="status">
                   <p>
@@ -139,7 +139,7 @@ export default function Checkout(props: Props) {
             <h2>Review Cart</h2>
             <p className="meta">{"Order " + o.orderNumber + " is waiting for payment."}</p>
             <OrderLines items={o.items} />
-            <OrderSummary subtotal={o.subtotal} platformFee={o.platformFee} total={o.total} currency={o.currency} />
+            <OrderSummary subtotal={o.subtotal} shipping={o.needsShipping && !o.shippingAddress ? null : o.shipping} platformFee={o.platformFee} total={o.total} currency={o.currency} />
             <a className="button" href={base + "/checkout?orderId=" + o.id + "&step=" + (o.needsShipping ? "shipping" : "payment")}>
               {nextLabel(o.needsShipping)}
             </a>
@@ -161,12 +161,12 @@ export default function Checkout(props: Props) {
                 <label>State<input name="state" required autoComplete="address-level1" defaultValue={d.address.state} /></label>
               </div>
               <div className="row">
-                <label>ZIP code<input name="zipCode" required autoComplete="postal-code" defaultValue={d.address.zipCode} /></label>
+                <label>ZIP code<input name="zipCode" autoComplete="postal-code" defaultValue={d.address.zipCode} /></label>
                 <label>
                   Country
-                  <select name="country" defaultValue={d.address.country || "US"}>
+                  <select name="country" autoComplete="country" defaultValue={d.address.country || "US"}>
                     {d.countries.map((c) => (
-                      <option key={c} value={c}>{c}</option>
+                      <option key={c.code} value={c.code}>{c.name}</option>
                     ))}
                   </select>
                 </label>
@@ -174,13 +174,14 @@ export default function Checkout(props: Props) {
               <label>Phone (optional)<input name="phone" type="tel" autoComplete="tel" defaultValue={d.address.phone ?? ""} /></label>
               <button type="submit" className="button">Continue to Payment</button>
             </form>
+            <ShippingRates rates={d.rates} currency={o.currency} />
           </section>
         )}
         {d.step === "payment" && o && (
           <section className="checkout-step">
             <h2>Payment</h2>
             <p className="meta">{"Order " + o.orderNumber}</p>
-            <OrderSummary subtotal={o.subtotal} platformFee={o.platformFee} total={o.total} currency={o.currency} />
+            <OrderSummary subtotal={o.subtotal} shipping={o.shipping} platformFee={o.platformFee} total={o.total} currency={o.currency} />
             {d.payment.methods.length === 0 ? (
               <CrossError message="No payment method is available right now." />
             ) : (
@@ -216,4 +217,26 @@ export function head(props: Props) {
   seo.title = "Checkout · " + seo.title;
   seo.noindex = true;
   return <SeoHead seo={seo} />;
+}
+
+// ShippingRates lists what this order pays to ship to each of the app's
+// zones; the payment step's summary then shows the one for the address.
+function ShippingRates({ rates, currency }: { rates: CheckoutData["rates"]; currency: string }) {
+  if (rates.length === 0) {
+    return <p className="meta shipping-rates">Shipping is free.</p>;
+  }
+  return (
+    <section className="shipping-rates" aria-labelledby="rates-h">
+      <h3 id="rates-h">Shipping for this order</h3>
+      <ul>
+        {rates.map((r) => (
+          <li key={r.zone}>
+            <strong>{r.zone + ": " + (r.amount === 0 ? "free" : formatMoney(r.amount, currency))}</strong>
+            {r.freeOver > 0 && r.amount > 0 && <span className="meta">{" (free over " + formatMoney(r.freeOver, currency) + ")"}</span>}
+            <p className="meta">{r.countries.join(", ")}</p>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
 }

@@ -133,7 +133,7 @@ export default function Order(props: Props) {
         )}
         <section>
           <h2>Summary</h2>
-          <OrderSummary subtotal={o.subtotal} platformFee={o.platformFee} total={o.total} currency={o.currency} />
+          <OrderSummary subtotal={o.subtotal} shipping={o.shipping} platformFee={o.platformFee} total={o.total} currency={o.currency} />
         </section>
         <div className="form-actions">
           {o.status === "PENDING" && !o.buyer && (

@@ -6,6 +6,7 @@ import type { PageProps, StudioData } from "./lib/types";
 import { HBars, StackedBars } from "./studio/Charts";
 import { FieldError, cls } from "./studio/fields";
 import { NewsletterSection } from "./studio/NewsletterSection";
+import { ShippingSection } from "./studio/ShippingSection";
 import { Island } from "./lib/Island";
 import StudioImage from "../islands/StudioImage";
 import ThemeForm from "../islands/ThemeForm";
@@ -33,6 +34,7 @@ export default function Studio(props: Props) {
         {d.section === "paypal" && <PayPalSection props={props} />}
         {d.section === "newsletter" && <NewsletterSection props={props} />}
         {d.section === "theme" && <ThemeSection props={props} />}
+        {d.section === "shipping" && <ShippingSection props={props} />}
       </div>
     </Layout>
   );

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"sort"
 
 	"github.com/labstack/echo/v4"
 
@@ -25,16 +26,22 @@ type CheckoutStep struct {
 // the cart (step Review Cart), then the order through Shipping (only with a
 // PHYSICAL item) and Payment.
 type CheckoutData struct {
-	Access        string                `json:"access" tstype:"StoreAccess"`
-	StoreID       string                `json:"storeId"`
-	Step          string                `json:"step" tstype:"'review' | 'shipping' | 'payment'"`
-	Steps         []CheckoutStep        `json:"steps"`
-	Cart          *store.CartView       `json:"cart"`
-	Order         *store.OrderView      `json:"order"`
-	Address       store.ShippingAddress `json:"address"`
-	Countries     []string              `json:"countries"`
-	Payment       PaymentConfig         `json:"payment"`
-	WalletBalance int64                 `json:"walletBalance"`
+	Access  string                `json:"access" tstype:"StoreAccess"`
+	StoreID string                `json:"storeId"`
+	Step    string                `json:"step" tstype:"'review' | 'shipping' | 'payment'"`
+	Steps   []CheckoutStep        `json:"steps"`
+	Cart    *store.CartView       `json:"cart"`
+	Order   *store.OrderView      `json:"order"`
+	Address store.ShippingAddress `json:"address"`
+	// Countries are those the shipping step offers: the app's zones'
+	// when it has any (it ships nowhere else), else all of ISO 3166-1.
+	Countries []store.Country `json:"countries"`
+	// Rates are what this order pays to ship to each zone, for the
+	// shipping step (empty: the app has no zones and shipping is free).
+	Rates []ShippingRate `json:"rates"`
+
+	Payment       PaymentConfig `json:"payment"`
+	WalletBalance int64         `json:"walletBalance"`
 	// Pending is the member's latest unpaid order, offered when the cart
 	// is empty (the cart became that order).
 	Pending *store.OrderView `json:"pending"`
@@ -51,10 +58,25 @@ func notice(c echo.Context, key string) string {
 
 // GET /apps/:app/checkout[?orderId=&step=review|shipping|payment]
 func (s *Server) pageCheckout(c echo.Context) error {
+	return s.renderCheckout(c, checkoutView{OrderID: c.QueryParam("orderId"), Step: c.QueryParam("step"), Error: notice(c, "error")})
+}
+
+// checkoutView says which checkout to render: a refused shipping form
+// comes back with the address as typed (Typed) and its status.
+type checkoutView struct {
+	OrderID, Step, Error string
+	Typed                *store.ShippingAddress
+	Status               int
+}
+
+func (s *Server) renderCheckout(c echo.Context, v checkoutView) error {
 	sc := scopeFromPage(c)
 	props := s.pageProps(c, sc)
-	d := &CheckoutData{Access: storeAccess(sc), Countries: store.ShippingCountries, Error: notice(c, "error")}
+	d := &CheckoutData{Access: storeAccess(sc), Countries: store.Countries, Rates: []ShippingRate{}, Error: v.Error}
 	props.Data = d
+	if v.Status != 0 {
+		props.Status = v.Status
+	}
 	if d.Access != "ok" {
 		props.Status = accessStatus(d.Access)
 		return s.renderPage(c, "Checkout", props)
@@ -68,7 +90,7 @@ func (s *Server) pageCheckout(c echo.Context) error {
 		return err
 	}
 	d.WalletBalance = bal
-	orderID := c.QueryParam("orderId")
+	orderID := v.OrderID
 	if orderID == "" {
 		cart, err := s.loadCart(c, sc)
 		if err != nil {
@@ -108,7 +130,15 @@ func (s *Server) pageCheckout(c echo.Context) error {
 	if hasAddress {
 		_ = json.Unmarshal([]byte(o.ShippingAddress), &d.Address)
 	}
-	step := c.QueryParam("step")
+	if v.Typed != nil {
+		d.Address = *v.Typed
+	}
+	if o.NeedsShipping {
+		if err := s.checkoutRates(c, sc, d); err != nil {
+			return err
+		}
+	}
+	step := v.Step
 	switch {
 	case step == "review":
 	case step == "shipping" && o.NeedsShipping:
@@ -204,7 +234,14 @@ func (s *Server) formCheckoutShipping(c echo.Context) error {
 	base := "/apps/" + url.PathEscape(sc.App.Name)
 	orderID := c.FormValue("orderId")
 	back := base + "/checkout?orderId=" + url.QueryEscape(orderID) + "&step=shipping"
-	if _, err := s.store.SetOrderShipping(c.Request().Context(), sc.App.Store.ID, sc.User.ID, orderID, addressFromForm(c)); err != nil {
+	typed := addressFromForm(c)
+	if _, err := s.store.SetOrderShipping(c.Request().Context(), sc.App.Store.ID, sc.User.ID, orderID, typed); err != nil {
+		var e *Error
+		if errors.As(orderError(err), &e) && e.Status == http.StatusBadRequest {
+			// Refused as typed (a postal code, a country not shipped
+			// to): the form comes back with what was typed.
+			return s.renderCheckout(c, checkoutView{OrderID: orderID, Step: "shipping", Error: e.Message, Typed: typed, Status: e.Status})
+		}
 		return formError(c, orderError(err), back)
 	}
 	return c.Redirect(http.StatusSeeOther, base+"/checkout?orderId="+url.QueryEscape(orderID)+"&step=payment")
@@ -243,4 +280,51 @@ func (s *Server) formCheckoutPay(c echo.Context) error {
 		return formError(c, err, back)
 	}
 	return c.Redirect(http.StatusSeeOther, base+"/payment-success?processor="+payments.Wallet+"&orderId="+url.QueryEscape(orderID))
+}
+
+// ShippingRate is one zone's rate for the order at checkout.
+type ShippingRate struct {
+	Zone      string   `json:"zone"`
+	Countries []string `json:"countries"`
+	// Amount is what this order pays to ship there, in cents.
+	Amount int64 `json:"amount"`
+	// FreeOver is the zone's threshold (0: none).
+	FreeOver int64 `json:"freeOver"`
+}
+
+// checkoutRates fills the countries and each zone's rate for the order's
+// physical items; the address defaults to a country the app ships to.
+func (s *Server) checkoutRates(c echo.Context, sc *Scope, d *CheckoutData) error {
+	ctx := c.Request().Context()
+	countries, err := s.store.ShippingCountriesOf(ctx, sc.App.ID)
+	if err != nil {
+		return err
+	}
+	d.Countries = countries
+	zones, err := s.store.ShippingZones(ctx, sc.App.ID)
+	if err != nil {
+		return err
+	}
+	var qty int64
+	for _, it := range d.Order.Items {
+		if it.StoreItem.Type == store.ItemPhysical {
+			qty += it.Quantity
+		}
+	}
+	for _, z := range zones {
+		names := make([]string, len(z.Countries))
+		for i, code := range z.Countries {
+			names[i] = store.CountryName(code)
+		}
+		sort.Strings(names)
+		d.Rates = append(d.Rates, ShippingRate{Zone: z.Name, Countries: names, Amount: z.Rate(qty, d.Order.Subtotal), FreeOver: z.FreeOver})
+	}
+	ships := false
+	for _, c := range countries {
+		ships = ships || c.Code == d.Address.Country
+	}
+	if !ships && len(countries) > 0 {
+		d.Address.Country = countries[0].Code
+	}
+	return nil
 }

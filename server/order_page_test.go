@@ -82,8 +82,12 @@ func testCheckoutWithoutJavaScript(t *testing.T, ts *testServer) {
 	// The cart became the order: back on the checkout, the order is offered.
 	buyer.page("/apps/demo/checkout", 200, "Your cart is empty", "/apps/demo/checkout?orderId="+orderID)
 	buyer.page(loc, 200, "First name", "ZIP code", `href="/apps/demo/checkout?orderId=`+orderID+`&amp;step=review"`)
-	bad := buyer.form("/apps/demo/checkout/shipping", url.Values{"orderId": {orderID}, "firstName": {"Ada"}})
-	buyer.page(bad, 200, "✕", "Last name is required")
+	// Refused: the step comes back with the error and what was typed.
+	bad := ts.do(t, "POST", "/apps/demo/checkout/shipping", strings.NewReader(url.Values{"orderId": {orderID}, "firstName": {"Ada"}}.Encode()),
+		map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Cookie": sessionCookie + "=" + buyer.token})
+	if bad.Status != 400 || !strings.Contains(bad.Body, "✕") || !strings.Contains(bad.Body, "Last name is required") || !strings.Contains(bad.Body, `value="Ada"`) {
+		t.Fatalf("refused shipping step: %d", bad.Status)
+	}
 	loc = buyer.form("/apps/demo/checkout/shipping", url.Values{"orderId": {orderID}, "firstName": {"Ada"}, "lastName": {"Lovelace"},
 		"address": {"1 Main St"}, "city": {"Portland"}, "state": {"OR"}, "zipCode": {"97201"}, "country": {"US"}})
 	if pay := buyer.page(loc, 200, "Add funds", "Tax", "Wallet"); strings.Contains(pay, "Pay $24.00") {

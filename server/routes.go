@@ -233,6 +233,11 @@ func (s *Server) routes() {
 	studio("/studio/theme/preview", s.pageStudioThemePreview)
 	appForm("/studio/theme", s.formStudioTheme)
 	appForm("/studio/icon", s.formStudioIcon)
+	// Shipping zones (studio_shipping.go).
+	studio("/studio/shipping", s.pageStudioShipping)
+	appForm("/studio/shipping", s.formStudioShippingZone)
+	appForm("/studio/shipping/:zoneId", s.formStudioShippingZone)
+	appForm("/studio/shipping/:zoneId/delete", s.formStudioShippingDelete)
 
 	// JSON API (SPEC.md section 7).
 	api := m.Group("/api")
@@ -333,6 +338,10 @@ func (s *Server) routes() {
 	api.GET("/studio/apps/:appId/theme", s.apiStudioTheme)
 	api.PUT("/studio/apps/:appId/theme", s.apiStudioSetTheme)
 	api.POST("/studio/apps/:appId/newsletter/test", s.apiStudioNewsletterTest)
+	api.GET("/studio/apps/:appId/shipping-zones", s.apiStudioShippingZones)
+	api.POST("/studio/apps/:appId/shipping-zones", s.apiStudioSaveShippingZone)
+	api.PUT("/studio/apps/:appId/shipping-zones/:zoneId", s.apiStudioSaveShippingZone)
+	api.DELETE("/studio/apps/:appId/shipping-zones/:zoneId", s.apiStudioDeleteShippingZone)
 	// Events.
 	api.GET("/events/apps/:appId/events", s.apiEvents)
 	api.POST("/events/apps/:appId/events", s.apiCreateEvent, s.verifiedEmail)

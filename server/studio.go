@@ -51,6 +51,8 @@ type StudioData struct {
 	Newsletter *StudioNewsletter `json:"newsletter,omitempty"`
 	// Theme is the Theme screen (studio_theme.go).
 	Theme *StudioTheme `json:"theme,omitempty"`
+	// Shipping is the shipping screen (studio_shipping.go).
+	Shipping *StudioShipping `json:"shipping,omitempty"`
 }
 
 // requireStudio answers 401 to visitors and 403 to anyone below ADMIN.
@@ -99,6 +101,9 @@ var studioNotices = map[string]string{
 	"payouts-none":    "Connect a Stripe account first",
 	// Newsletter (studio_newsletter.go).
 	"test-sent": "Test mail on its way to your address",
+	// Shipping (studio_shipping.go).
+	"zone-saved":   "Shipping zone saved",
+	"zone-deleted": "Shipping zone deleted",
 }
 
 func (s *Server) renderStudio(c echo.Context, sc *Scope, d StudioData, status int) error {

@@ -18,14 +18,17 @@ import (
 type Order struct {
 	bun.BaseModel `bun:"table:orders"`
 
-	ID            string `bun:",pk" json:"id"`
-	AppID         string `bun:",notnull" json:"appId"`
-	StoreID       string `bun:",notnull" json:"storeId"`
-	UserID        string `bun:",notnull" json:"userId"`
-	OrderNumber   string `bun:",notnull,unique" json:"orderNumber"`
-	Status        string `bun:",notnull" json:"status" tstype:"OrderStatus"`
-	Subtotal      int64  `bun:",notnull" json:"subtotal"`
-	PlatformFee   int64  `bun:",notnull,default:0" json:"platformFee"`
+	ID          string `bun:",pk" json:"id"`
+	AppID       string `bun:",notnull" json:"appId"`
+	StoreID     string `bun:",notnull" json:"storeId"`
+	UserID      string `bun:",notnull" json:"userId"`
+	OrderNumber string `bun:",notnull,unique" json:"orderNumber"`
+	Status      string `bun:",notnull" json:"status" tstype:"OrderStatus"`
+	Subtotal    int64  `bun:",notnull" json:"subtotal"`
+	PlatformFee int64  `bun:",notnull,default:0" json:"platformFee"`
+	// Shipping is what the order pays to ship its physical items to its
+	// address (the app's shipping zones, shipping.go); part of Total.
+	Shipping      int64  `bun:",notnull,default:0" json:"shipping"`
 	Total         int64  `bun:",notnull" json:"total"`
 	Currency      string `bun:",notnull,default:'USD'" json:"currency"`
 	PaymentMethod string `bun:",notnull,default:''" json:"paymentMethod"`
@@ -150,11 +153,8 @@ type ShippingAddress struct {
 	Phone     string `json:"phone,omitempty"`
 }
 
-// ShippingCountries are the countries the shipping step offers; US first,
-// the default.
-var ShippingCountries = []string{"US", "CA", "UK"}
-
-// Normalize trims every field and defaults the country to US.
+// Normalize trims every field, upper-cases the country and defaults it to
+// US; "UK", which the shipping step offered before the full list, is GB.
 func (a *ShippingAddress) Normalize() {
 	for _, f := range []*string{&a.FirstName, &a.LastName, &a.Address, &a.City, &a.State, &a.ZipCode, &a.Country, &a.Phone} {
 		*f = strings.TrimSpace(*f)
@@ -163,31 +163,40 @@ func (a *ShippingAddress) Normalize() {
 	if a.Country == "" {
 		a.Country = "US"
 	}
+	if a.Country == "UK" {
+		a.Country = "GB"
+	}
+	if HasPostcodes(a.Country) {
+		a.ZipCode = strings.ToUpper(a.ZipCode)
+	}
 }
 
 // Validate answers the first rule of SPEC.md section 5 the address breaks.
+// The country is any of ISO 3166-1 (Countries); the postal code must fit
+// the country's pattern where the validator knows one (HasPostcodes), and
+// may be left out elsewhere (many of those countries have none).
 func (a *ShippingAddress) Validate() error {
-	required := []struct{ v, name string }{
-		{a.FirstName, "First name"}, {a.LastName, "Last name"}, {a.Address, "Address"},
-		{a.City, "City"}, {a.State, "State"}, {a.ZipCode, "ZIP code"},
+	required := []struct{ v, name, field string }{
+		{a.FirstName, "First name", "firstName"}, {a.LastName, "Last name", "lastName"}, {a.Address, "Address", "address"},
+		{a.City, "City", "city"}, {a.State, "State", "state"}, {a.ZipCode, "ZIP code", "zipCode"},
 	}
 	for _, r := range required {
-		if r.v == "" {
-			return invalid(r.name + " is required")
+		if r.v == "" && (r.field != "zipCode" || HasPostcodes(a.Country)) {
+			return &ErrInvalid{Msg: r.name + " is required", Field: r.field}
 		}
 		if len(r.v) > 200 {
-			return invalid(r.name + " is too long")
+			return &ErrInvalid{Msg: r.name + " is too long", Field: r.field}
 		}
 	}
-	ok := false
-	for _, c := range ShippingCountries {
-		ok = ok || a.Country == c
+	name := CountryName(a.Country)
+	if name == "" {
+		return &ErrInvalid{Msg: "Choose a country from the list", Field: "country"}
 	}
-	if !ok {
-		return invalid("Country must be US, CA or UK")
+	if !ValidPostcode(a.Country, a.ZipCode) {
+		return &ErrInvalid{Msg: a.ZipCode + " is not a postal code of " + name, Field: "zipCode"}
 	}
 	if len(a.Phone) > 40 {
-		return invalid("Phone is too long")
+		return &ErrInvalid{Msg: "Phone is too long", Field: "phone"}
 	}
 	return nil
 }
@@ -289,8 +298,13 @@ func (s *Storage) CreateOrder(ctx context.Context, shop *Shop, userID string, in
 			}
 			b, _ := json.Marshal(in.Shipping)
 			order.ShippingAddress = string(b)
+			rate, err := shippingFor(ctx, tx, shop.AppID, in.Shipping.Country, physicalOf(items), order.Subtotal)
+			if err != nil {
+				return err
+			}
+			order.Shipping = rate
 		}
-		order.Total = order.Subtotal + order.PlatformFee
+		order.Total = order.Subtotal + order.Shipping + order.PlatformFee
 		if _, err := tx.NewInsert().Model(order).Exec(ctx); err != nil {
 			return fmt.Errorf("create order: %w", err)
 		}
@@ -928,7 +942,9 @@ func ReadyToPay(ctx context.Context, db bun.IDB, o *Order) error {
 func (s *Storage) ReadyToPay(ctx context.Context, o *Order) error { return ReadyToPay(ctx, s.DB, o) }
 
 // SetOrderShipping records the shipping step on the member's own PENDING
-// order (a conditional update: a paid order's address no longer changes).
+// order with what shipping to that address costs (the app's zones), and
+// the total that follows. It is a conditional update: a paid order's
+// address and total no longer change.
 func (s *Storage) SetOrderShipping(ctx context.Context, storeID, userID, orderID string, a *ShippingAddress) (*Order, error) {
 	a.Normalize()
 	if err := a.Validate(); err != nil {
@@ -936,18 +952,48 @@ func (s *Storage) SetOrderShipping(ctx context.Context, storeID, userID, orderID
 	}
 	b, _ := json.Marshal(a)
 	o := new(Order)
-	if err := selectOne(ctx, s.DB.NewSelect().Model(o).Where("id = ? AND store_id = ? AND user_id = ?", orderID, storeID, userID), "order"); err != nil {
+	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		// Locked as the wallet locks it (PayOrderFromWallet): a payment
+		// takes the total before or after this, never a mix.
+		if tx.Dialect().Name() == dialect.SQLite {
+			if _, err := tx.ExecContext(ctx, "UPDATE orders SET status = status WHERE 0"); err != nil {
+				return fmt.Errorf("lock order: %w", err)
+			}
+		}
+		q := tx.NewSelect().Model(o).Where("id = ? AND store_id = ? AND user_id = ?", orderID, storeID, userID)
+		if tx.Dialect().Name() == dialect.PG {
+			q = q.For("UPDATE")
+		}
+		if err := selectOne(ctx, q, "order"); err != nil {
+			return err
+		}
+		if o.Status != OrderPending {
+			return ErrIllegalTransition
+		}
+		var items []OrderItem
+		if err := tx.NewSelect().Model(&items).Where("order_id = ?", o.ID).Scan(ctx); err != nil {
+			return fmt.Errorf("load order items: %w", err)
+		}
+		rate, err := shippingFor(ctx, tx, o.AppID, a.Country, physicalOf(items), o.Subtotal)
+		if err != nil {
+			return err
+		}
+		now := time.Now().UTC()
+		total := o.Subtotal + rate + o.PlatformFee
+		res, err := tx.NewUpdate().Model((*Order)(nil)).Set("shipping_address = ?", string(b)).
+			Set("shipping = ?", rate).Set("total = ?", total).Set("updated_at = ?", now).
+			Where("id = ? AND status = ?", o.ID, OrderPending).Exec(ctx)
+		if err != nil {
+			return fmt.Errorf("save shipping address: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			return ErrIllegalTransition
+		}
+		o.ShippingAddress, o.Shipping, o.Total, o.UpdatedAt = string(b), rate, total, now
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
-	now := time.Now().UTC()
-	res, err := s.DB.NewUpdate().Model((*Order)(nil)).Set("shipping_address = ?", string(b)).Set("updated_at = ?", now).
-		Where("id = ? AND status = ?", o.ID, OrderPending).Exec(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("save shipping address: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n != 1 {
-		return nil, ErrIllegalTransition
-	}
-	o.ShippingAddress, o.UpdatedAt = string(b), now
 	return o, nil
 }

@@ -17,6 +17,7 @@ export const STUDIO_SECTIONS: { key: string; label: string; path: string; who?: 
   { key: "payouts", label: "Payouts", path: "/studio/payouts" },
   { key: "paypal", label: "PayPal", path: "/studio/paypal" },
   { key: "newsletter", label: "Newsletter", path: "/studio/newsletter" },
+  { key: "shipping", label: "Shipping", path: "/studio/shipping" },
   { key: "moderation", label: "Moderation", path: "/studio/moderation", who: "moderate" },
 ];
 

@@ -258,7 +258,8 @@ export interface CheckoutData {
   cart: CartView | null;
   order: OrderView | null;
   address: ShippingAddress;
-  countries: string[];
+  countries: Country[];
+  rates: ShippingRate[];
   payment: PaymentConfig;
   walletBalance: number;
   pending: OrderView | null;
@@ -303,6 +304,12 @@ export interface CommunityView {
 // ContentSettings is store.ContentSettings.
 export interface ContentSettings {
   create_permission: string;
+}
+
+// Country is store.Country.
+export interface Country {
+  code: string;
+  name: string;
 }
 
 // CreateData is server.CreateData.
@@ -867,6 +874,7 @@ export interface OrderView {
   status: OrderStatus;
   subtotal: number;
   platformFee: number;
+  shipping: number;
   total: number;
   currency: string;
   paymentMethod: string;
@@ -1121,6 +1129,36 @@ export interface ShippingAddress {
   phone?: string;
 }
 
+// ShippingRate is server.ShippingRate.
+export interface ShippingRate {
+  zone: string;
+  countries: string[];
+  amount: number;
+  freeOver: number;
+}
+
+// ShippingZone is store.ShippingZone.
+export interface ShippingZone {
+  id: string;
+  name: string;
+  flatRate: number;
+  perItem: number;
+  freeOver: number;
+  createdAt: string;
+  updatedAt: string;
+  countries: string[];
+}
+
+// ShippingZoneForm is server.ShippingZoneForm.
+export interface ShippingZoneForm {
+  id: string;
+  name: string;
+  countries: string[];
+  flatRate: string;
+  perItem: string;
+  freeOver: string;
+}
+
 // SimpleFeature is store.SimpleFeature.
 export interface SimpleFeature {
   enabled: boolean;
@@ -1243,6 +1281,7 @@ export interface StudioData {
   paypal?: StudioPayPal;
   newsletter?: StudioNewsletter;
   theme?: StudioTheme;
+  shipping?: StudioShipping;
 }
 
 // StudioFeatures is server.StudioFeatures.
@@ -1374,6 +1413,13 @@ export interface StudioProfile {
   links: LinkItem[];
   titleUrl: string;
   bannerUrl: string;
+}
+
+// StudioShipping is server.StudioShipping.
+export interface StudioShipping {
+  zones: ShippingZone[];
+  countries: Country[];
+  edit?: ShippingZoneForm;
 }
 
 // StudioTheme is server.StudioTheme.
