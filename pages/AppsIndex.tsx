@@ -9,6 +9,9 @@ export default function AppsIndex(props: PageProps<AppsIndexData | null>) {
   return (
     <main className="page placeholder apps-index">
       <h1>Marquee</h1>
+      {d && d.deleted && (
+        <p className="added-alert" role="status">{d.deleted + " was deleted with everything in it; its files are being removed."}</p>
+      )}
       <p>This is the home of a creator app template.</p>
       <p>
         Open <code>/apps/{"{appName}"}</code> to visit an app, for example <a href="/apps/demo">/apps/demo</a>.

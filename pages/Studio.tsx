@@ -7,6 +7,7 @@ import { HBars, StackedBars } from "./studio/Charts";
 import { FieldError, cls } from "./studio/fields";
 import { NewsletterSection } from "./studio/NewsletterSection";
 import { ShippingSection } from "./studio/ShippingSection";
+import { DataSection } from "./studio/DataSection";
 import { Island } from "./lib/Island";
 import StudioImage from "../islands/StudioImage";
 import ThemeForm from "../islands/ThemeForm";
@@ -35,6 +36,7 @@ export default function Studio(props: Props) {
         {d.section === "newsletter" && <NewsletterSection props={props} />}
         {d.section === "theme" && <ThemeSection props={props} />}
         {d.section === "shipping" && <ShippingSection props={props} />}
+        {d.section === "data" && <DataSection props={props} />}
       </div>
     </Layout>
   );

@@ -31,6 +31,8 @@ type AppsIndexData struct {
 	DisplayName string             `json:"displayName"`
 	Error       string             `json:"error"`
 	Fields      map[string]string  `json:"fields"`
+	// Deleted names the app its creator just deleted from the studio.
+	Deleted string `json:"deleted,omitempty"`
 }
 
 // AppAvailability answers the live name check.
@@ -49,7 +51,11 @@ type CreatedApp struct {
 
 // GET /apps
 func (s *Server) pageAppsIndex(c echo.Context) error {
-	return s.renderAppsIndex(c, AppsIndexData{}, http.StatusOK)
+	d := AppsIndexData{}
+	if name := c.QueryParam("deleted"); len(name) <= 64 {
+		d.Deleted = name
+	}
+	return s.renderAppsIndex(c, d, http.StatusOK)
 }
 
 func (s *Server) renderAppsIndex(c echo.Context, d AppsIndexData, status int) error {

@@ -233,6 +233,11 @@ func (s *Server) routes() {
 	studio("/studio/theme/preview", s.pageStudioThemePreview)
 	appForm("/studio/theme", s.formStudioTheme)
 	appForm("/studio/icon", s.formStudioIcon)
+	// Export and delete the app (studio_data.go).
+	studio("/studio/data", s.pageStudioData)
+	studio("/studio/data/export", s.downloadAppExport)
+	appForm("/studio/data/export", s.formStudioExport)
+	appForm("/studio/data/delete", s.formStudioDeleteApp)
 	// Shipping zones (studio_shipping.go).
 	studio("/studio/shipping", s.pageStudioShipping)
 	appForm("/studio/shipping", s.formStudioShippingZone)

@@ -53,6 +53,8 @@ type StudioData struct {
 	Theme *StudioTheme `json:"theme,omitempty"`
 	// Shipping is the shipping screen (studio_shipping.go).
 	Shipping *StudioShipping `json:"shipping,omitempty"`
+	// AppData is the export and delete screen (studio_data.go).
+	AppData *StudioAppData `json:"appData,omitempty"`
 }
 
 // requireStudio answers 401 to visitors and 403 to anyone below ADMIN.
@@ -104,6 +106,8 @@ var studioNotices = map[string]string{
 	// Shipping (studio_shipping.go).
 	"zone-saved":   "Shipping zone saved",
 	"zone-deleted": "Shipping zone deleted",
+	// Export and delete (studio_data.go).
+	"export-requested": "Export on its way: we mail you a link when the archive is ready",
 }
 
 func (s *Server) renderStudio(c echo.Context, sc *Scope, d StudioData, status int) error {

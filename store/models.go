@@ -21,6 +21,6 @@ func Models() []any {
 		(*Mail)(nil), (*AccountToken)(nil), (*DataExport)(nil), (*PayoutAccount)(nil),
 		(*WalletTopup)(nil), (*PayPalPayee)(nil), (*PlatformFeeOwed)(nil), (*RoleChange)(nil),
 		(*NewsletterRecipient)(nil), (*MailBounce)(nil), (*NewsletterPace)(nil),
-		(*ShippingZone)(nil), (*ShippingZoneCountry)(nil),
+		(*ShippingZone)(nil), (*ShippingZoneCountry)(nil), (*AppExport)(nil),
 	}
 }

@@ -91,15 +91,35 @@ func (s *Storage) ListApps(ctx context.Context) ([]AppSummary, error) {
 }
 
 // DeleteApp removes an app and everything in it (the tables that belong to
-// an app cascade from it); its name is free again. Uploaded files stay in
-// the media storage until the upload sweeper or the operator removes them.
+// an app cascade from it); its name is free again. Its stored files (media
+// with their resized copies, items' private files, unfinished uploads) are
+// removed by delete_files jobs written in the same transaction, so they go
+// even if the process stops right after. The CLI (marquee app delete) and
+// the studio (DeleteAppAsCreator) both come here.
 func (s *Storage) DeleteApp(ctx context.Context, idOrName string) (*App, error) {
 	app, err := s.AppByIDOrName(ctx, idOrName)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.DB.NewDelete().Model((*App)(nil)).Where("id = ?", app.ID).Exec(ctx); err != nil {
-		return nil, fmt.Errorf("delete app %s: %w", app.Name, err)
+	err = s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		keys, err := appFileKeys(ctx, tx, app.ID)
+		if err != nil {
+			return err
+		}
+		for len(keys) > 0 {
+			n := min(len(keys), deleteFilesBatch)
+			if err := enqueue(ctx, tx, JobDeleteFiles, DeleteFilesJob{Keys: keys[:n]}); err != nil {
+				return err
+			}
+			keys = keys[n:]
+		}
+		if _, err := tx.NewDelete().Model((*App)(nil)).Where("id = ?", app.ID).Exec(ctx); err != nil {
+			return fmt.Errorf("delete app %s: %w", app.Name, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	// Its name may be taken again: the cached name -> id mapping goes.
 	if err := s.Cache.Delete(ctx, appIDKey(app.Name)); err != nil {

@@ -4,8 +4,9 @@ import type { AppView, ViewerProps } from "../lib/types";
 // STUDIO_SECTIONS is the studio's one navigation: every studio screen
 // renders StudioNav, so the tabs are the same everywhere. A new screen adds
 // one line here (key = the section its page passes as `current`).
-// `who`: "manage" (creator and admins) or "moderate" (moderators too).
-export const STUDIO_SECTIONS: { key: string; label: string; path: string; who?: "moderate" }[] = [
+// `who`: "manage" (creator and admins; the default), "moderate"
+// (moderators too) or "creator" (the creator alone).
+export const STUDIO_SECTIONS: { key: string; label: string; path: string; who?: "moderate" | "creator" }[] = [
   { key: "profile", label: "Profile & look", path: "/studio" },
   { key: "theme", label: "Theme", path: "/studio/theme" },
   { key: "features", label: "Features", path: "/studio/features" },
@@ -18,6 +19,7 @@ export const STUDIO_SECTIONS: { key: string; label: string; path: string; who?: 
   { key: "paypal", label: "PayPal", path: "/studio/paypal" },
   { key: "newsletter", label: "Newsletter", path: "/studio/newsletter" },
   { key: "shipping", label: "Shipping", path: "/studio/shipping" },
+  { key: "data", label: "Export & delete", path: "/studio/data", who: "creator" },
   { key: "moderation", label: "Moderation", path: "/studio/moderation", who: "moderate" },
 ];
 
@@ -26,7 +28,8 @@ export const STUDIO_SECTIONS: { key: string; label: string; path: string; who?: 
 export function StudioNav({ app, viewer, current, title = "Studio" }: { app: AppView; viewer: ViewerProps; current: string; title?: string }) {
   const base = "/apps/" + app.name;
   const manage = viewer.permissions.canManage;
-  const sections = STUDIO_SECTIONS.filter((s) => manage || s.who === "moderate");
+  const creator = viewer.role === "CREATOR";
+  const sections = STUDIO_SECTIONS.filter((s) => (s.who === "creator" ? creator : manage || s.who === "moderate"));
   return (
     <>
       <div className="studio-head">

@@ -72,6 +72,14 @@ export interface AppCount {
   media: number;
 }
 
+// AppExport is store.AppExport.
+export interface AppExport {
+  id: string;
+  createdAt: string;
+  readyAt: string | null;
+  expiresAt: string;
+}
+
 // AppSettings is store.AppSettings.
 export interface AppSettings {
   basic: BasicSettings;
@@ -118,6 +126,7 @@ export interface AppsIndexData {
   displayName: string;
   error: string;
   fields: Record<string, string>;
+  deleted?: string;
 }
 
 // AttachmentView is store.AttachmentView.
@@ -1264,6 +1273,14 @@ export interface StoryView {
   user: UserSummary;
 }
 
+// StudioAppData is server.StudioAppData.
+export interface StudioAppData {
+  exports: AppExport[];
+  mailTo: string;
+  pending: string[];
+  confirm: string;
+}
+
 // StudioData is server.StudioData.
 export interface StudioData {
   section: string;
@@ -1282,6 +1299,7 @@ export interface StudioData {
   newsletter?: StudioNewsletter;
   theme?: StudioTheme;
   shipping?: StudioShipping;
+  appData?: StudioAppData;
 }
 
 // StudioFeatures is server.StudioFeatures.

@@ -11,7 +11,8 @@ import (
 )
 
 // DeleteFilesArgs names stored files whose rows are gone (a deleted
-// account's pictures); written with the delete.
+// account's pictures, a deleted app's media and private files); written
+// with the delete.
 type DeleteFilesArgs struct{ store.DeleteFilesJob }
 
 func (DeleteFilesArgs) Kind() string { return store.JobDeleteFiles }
@@ -24,8 +25,13 @@ type DeleteFilesWorker struct {
 }
 
 func (w *DeleteFilesWorker) Work(ctx context.Context, job *river.Job[DeleteFilesArgs]) error {
-	for _, key := range job.Args.Keys {
-		if err := w.Files.Delete(ctx, key); err != nil {
+	return DeleteFiles(ctx, w.Files, job.Args.DeleteFilesJob)
+}
+
+// DeleteFiles is the job's work; tests call it as the worker does.
+func DeleteFiles(ctx context.Context, files media.Storage, a store.DeleteFilesJob) error {
+	for _, key := range a.Keys {
+		if err := files.Delete(ctx, key); err != nil {
 			return fmt.Errorf("delete %s: %w", key, err)
 		}
 	}

@@ -79,6 +79,7 @@ func Product(d Deps) Work {
 	if d.Store != nil {
 		river.AddWorker(workers, &ExportAccountWorker{Store: d.Store})
 		river.AddWorker(workers, &PasswordResetWorker{Store: d.Store})
+		river.AddWorker(workers, &ExportAppWorker{Store: d.Store})
 	}
 	if d.CardRenewals != nil {
 		river.AddWorker(workers, &StartCardRenewalWorker{Renewals: d.CardRenewals})
