@@ -3,7 +3,7 @@ import type { MediaView } from "../pages/lib/types";
 import { EVENT_TYPES, typeLabel, type EventDetail } from "../pages/lib/events";
 import { ApiError, api } from "./lib/api";
 import { checkFile, uploadFile } from "./lib/upload";
-import { MediaField, useUpload } from "./CreatePostForm";
+import { MediaField, accessBody, useUpload } from "./CreatePostForm";
 import { useHydrated } from "./lib/hydrated";
 
 export interface CreateEventFormProps {
@@ -17,6 +17,8 @@ export interface CreateEventFormProps {
   error?: string;
   // The refused fields and why (the server's error `fields`), beside each input.
   fields?: Record<string, string>;
+  // Who may read the details: PUBLIC, FOLLOWERS, MEMBERS or TIER:<id>.
+  accessOptions?: { value: string; label: string }[];
 }
 
 function FieldError({ fields, name }: { fields?: Record<string, string>; name: string }) {
@@ -56,6 +58,7 @@ export default function CreateEventForm(props: CreateEventFormProps) {
     description: "",
     type: "MEETUP",
     location: "",
+    access: "PUBLIC",
     isFeatured: false,
     ...defaults(new Date(props.now), true),
     ...props.values,
@@ -126,6 +129,7 @@ export default function CreateEventForm(props: CreateEventFormProps) {
           mediaIds,
           appId: props.appId,
           isFeatured: props.canFeature && f.isFeatured,
+          access: accessBody(f.access, "").access,
         },
         "Failed to create event",
       );
@@ -194,6 +198,19 @@ export default function CreateEventForm(props: CreateEventFormProps) {
           <input type="time" name="endTime" value={f.endTime} onChange={(e) => setF({ ...f, endTime: e.target.value })} />
         </label>
       </div>
+      {props.accessOptions && props.accessOptions.length > 1 && (
+        <label>
+          Who can see the details
+          <select name="access" value={f.access} onChange={(e) => setF({ ...f, access: e.target.value })} data-testid="event-access">
+            {props.accessOptions.map((o) => (
+              <option key={o.value} value={o.value}>
+                {o.label}
+              </option>
+            ))}
+          </select>
+          <FieldError fields={fieldErrs} name="access" />
+        </label>
+      )}
       {props.canFeature && (
         <label className="check">
           <input type="checkbox" name="isFeatured" value="true" checked={f.isFeatured} onChange={(e) => setF({ ...f, isFeatured: e.target.checked })} /> Featured event

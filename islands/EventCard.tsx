@@ -3,6 +3,7 @@ import { truncate } from "../pages/lib/format";
 import { Img } from "../pages/lib/img";
 import { STATUS_LABELS, timeStatus, typeLabel } from "../pages/lib/events";
 import type { EventView } from "../pages/lib/types";
+import { unlockOf } from "../pages/lib/community";
 
 // EventCard is one card of the events list: media preview (first 3, then
 // +N), time status, description cut at 100 (SPEC.md section 9). The page
@@ -33,6 +34,12 @@ export function EventCard({ event, base, now, time }: { event: EventView; base: 
             <span className="badge">{typeLabel(event.type)}</span>
             {event.isOfficial && <span className="badge">Official</span>}
             {event.isFeatured && <span className="badge">Featured</span>}
+            {event.locked && (
+              <span className="badge locked-badge" data-testid="locked-badge">
+                <span aria-hidden="true">🔒 </span>
+                {unlockOf(event, base).badge}
+              </span>
+            )}
           </p>
           <h2>{event.name}</h2>
           {event.description && <p className="event-desc">{truncate(event.description, 100)}</p>}

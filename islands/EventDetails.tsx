@@ -3,10 +3,11 @@ import LocalTime from "./LocalTime";
 import { useHydrated } from "./lib/hydrated";
 import { calendarHref, EVENT_TYPES, typeLabel, type EventDetail, type EventPermissions, type EventTicket } from "../pages/lib/events";
 import { api } from "./lib/api";
+import { unlockOf } from "../pages/lib/community";
 
 export interface EventDetailsProps {
   appName: string;
-  event: Pick<EventDetail, "id" | "name" | "description" | "location" | "startDate" | "endDate" | "type" | "isFeatured" | "isAttending" | "attendeeCount" | "userRole">;
+  event: Pick<EventDetail, "id" | "name" | "description" | "location" | "startDate" | "endDate" | "type" | "isFeatured" | "isAttending" | "attendeeCount" | "userRole" | "locked" | "access" | "accessTier">;
   permissions: EventPermissions;
   // ticket: the event is joined by buying this store item, not for free.
   ticket?: EventTicket | null;
@@ -188,12 +189,23 @@ export default function EventDetails(props: EventDetailsProps) {
     );
   }
 
+  const unlock = event.locked ? unlockOf(event, "/apps/" + props.appName) : null;
   return (
     <section className="event-details" data-hydrated={hydrated ? "true" : undefined}>
       <h1>{event.name}</h1>
       {event.userRole === "HOST" && <span className="badge">Event Host</span>}
       {event.isFeatured && <span className="badge">Featured</span>}
       {event.description && <p className="post-body">{event.description}</p>}
+      {unlock && (
+        <div className="locked-post" data-testid="locked-event">
+          <p>The details of this event are for {unlock.who}.</p>
+          <p>
+            <a className="button" href={unlock.href}>
+              {unlock.action}
+            </a>
+          </p>
+        </div>
+      )}
       <dl className="event-facts">
         <dt>Start</dt>
         <dd>

@@ -4,7 +4,7 @@ import type { PageProps } from "./lib/types";
 import { Island } from "./lib/Island";
 import CreateEventForm from "../islands/CreateEventForm";
 
-type Props = PageProps<{ types: string[]; values: Record<string, string>; error: string; fields?: Record<string, string> }>;
+type Props = PageProps<{ types: string[]; values: Record<string, string>; error: string; fields?: Record<string, string>; accessOptions?: { value: string; label: string }[] }>;
 
 // The create-event screen: back and close lead to the events list; the
 // footer is hidden on this path.
@@ -43,6 +43,7 @@ export default function CreateEvent(props: Props) {
               values: props.data.values,
               error: props.data.error,
               fields: props.data.fields ?? undefined,
+              accessOptions: props.data.accessOptions ?? undefined,
             }}
           />
         )}

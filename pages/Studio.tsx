@@ -432,6 +432,41 @@ function CreditForm({ m, d, userId, username, action, back }: {
   );
 }
 
+// GiftForm gives one member a tier for some months or for good, or ends
+// their gift (the creator only): a fold like CreditForm, open again when
+// refused.
+function GiftForm({ m, d, member, action, back }: {
+  m: NonNullable<StudioData["members"]>; d: StudioData; member: NonNullable<StudioData["members"]>["members"][number]; action: string; back: string;
+}) {
+  if (m.giftTiers.length === 0) return null;
+  const refused = d.form === "gift:" + member.userId;
+  const giftActive = member.gift && member.planStatus === "ACTIVE";
+  return (
+    <details className="gift-fold" open={refused}>
+      <summary>Give a membership</summary>
+      <form method="post" action={action} className="gift-form">
+        <input type="hidden" name="back" value={back} />
+        {refused && d.error && <p className="field-error">{d.error}</p>}
+        <label>Tier <select name="tierId" aria-label={"Tier to give @" + member.username}>
+          {m.giftTiers.map((t) => <option key={t.id} value={t.id}>{t.name}</option>)}
+        </select></label>
+        <label>For <select name="months" defaultValue="1" aria-label={"How long for @" + member.username}>
+          {[1, 3, 6, 12].map((n) => <option key={n} value={String(n)}>{n === 1 ? "1 month" : n + " months"}</option>)}
+          <option value="0">For good</option>
+        </select></label>
+        <button type="submit" className="button button-secondary">Give</button>
+      </form>
+      {giftActive && (
+        <form method="post" action={action} className="gift-form">
+          <input type="hidden" name="back" value={back} />
+          <input type="hidden" name="end" value="1" />
+          <button type="submit" className="button button-danger">End gift</button>
+        </form>
+      )}
+    </details>
+  );
+}
+
 function MembersSection({ props }: { props: Props }) {
   const d = props.data;
   const m = d.members!;
@@ -472,7 +507,7 @@ function MembersSection({ props }: { props: Props }) {
                     <td><strong>@{x.username}</strong><br /><span className="meta">{x.email}</span></td>
                     <td data-label="Role">{roleLabels[x.role] ?? x.role}</td>
                     <td data-label="Joined">{formatDate(x.joinedAt)}</td>
-                    <td data-label="Membership">{x.plan ? x.plan + " (" + x.planStatus.toLowerCase().replace("_", " ") + ")" : "—"}</td>
+                    <td data-label="Membership">{x.plan ? x.plan + " (" + (x.gift ? "gift, " : "") + x.planStatus.toLowerCase().replace("_", " ") + ")" : "—"}</td>
                     <td data-label="Donor tier">{x.donorTier || (x.donated > 0 ? formatMoney(x.donated) : "—")}</td>
                     <td>
                       {m.manageable[x.userId] ? (
@@ -495,6 +530,7 @@ function MembersSection({ props }: { props: Props }) {
                         !m.canCredit && <span className="meta">—</span>
                       )}
                       {m.canCredit && <CreditForm m={m} d={d} userId={x.userId} username={x.username} action={base + "/" + x.userId + "/credit"} back={query(p.page)} />}
+                      <GiftForm m={m} d={d} member={x} action={base + "/" + x.userId + "/gift"} back={query(p.page)} />
                     </td>
                   </tr>
                 ))}

@@ -1,8 +1,6 @@
 package server
 
 import (
-	"strings"
-
 	"github.com/labstack/echo/v4"
 
 	"marquee/server/access"
@@ -41,34 +39,11 @@ type AccessOption struct {
 func (s *Server) createData(c echo.Context, sc *Scope) CreateData {
 	data := CreateData{CanSchedule: access.CanSchedulePosts(sc.Role), CanNewsletter: access.CanSendNewsletter(sc.Role),
 		TimeZone: sc.App.Settings.Basic.Location().String(), Newsletter: sc.App.Settings.Newsletter.DefaultOn,
-		Access: store.AccessPublic, AccessOptions: []AccessOption{{store.AccessPublic, "Everyone"}, {store.AccessFollowers, "Followers"},
-			{store.AccessMembers, "Members (any tier)"}}}
+		Access: store.AccessPublic}
 	if g := sc.App.Settings.Features.SubscriptionGating; g.Enabled && (g.Settings.Required || g.Settings.LandingPageOnly) {
 		data.Access = store.AccessMembers
 	}
-	if tiers, err := s.store.Tiers(c.Request().Context(), sc.App.ID); err == nil {
-		for _, t := range tiers {
-			data.AccessOptions = append(data.AccessOptions, AccessOption{"TIER:" + t.ID, t.Name + " and above"})
-		}
-		// An author below the staff is offered only the readers they are
-		// among (store.MayChooseAccess): a follower cannot post for members.
-		offered := data.AccessOptions[:0]
-		for _, o := range data.AccessOptions {
-			a, rank := store.MessageAccess{Audience: o.Value}, 0
-			if id, ok := strings.CutPrefix(o.Value, "TIER:"); ok {
-				a = store.MessageAccess{Audience: store.AccessMembers, MinTierID: &id}
-				for _, t := range tiers {
-					if t.ID == id {
-						rank = t.Rank
-					}
-				}
-			}
-			if store.CanRead(a, rank, sc.Reader) {
-				offered = append(offered, o)
-			}
-		}
-		data.AccessOptions = offered
-	}
+	data.AccessOptions = s.accessOptions(c, sc)
 	if sc.requireFeature(featureCommunity) == nil {
 		data.CommunityID = sc.App.Community.ID
 	}
@@ -89,4 +64,32 @@ func (s *Server) pageCreate(page string) echo.HandlerFunc {
 		props.Data = data
 		return s.renderPage(c, page, props)
 	}
+}
+
+// accessOptions are the access selector's choices: everyone, followers,
+// members and each tier on sale. An author below the staff is offered only
+// the readers they are among (checkAuthorAccess): a follower cannot post
+// for members.
+func (s *Server) accessOptions(c echo.Context, sc *Scope) []AccessOption {
+	all := []AccessOption{{store.AccessPublic, "Everyone"}, {store.AccessFollowers, "Followers"}, {store.AccessMembers, "Members (any tier)"}}
+	tiers, err := s.store.Tiers(c.Request().Context(), sc.App.ID)
+	if err != nil {
+		s.logger.Warn("load tiers for the access selector", "app", sc.App.ID, "err", err)
+	}
+	ranks := map[string]int{}
+	for _, t := range tiers {
+		all = append(all, AccessOption{"TIER:" + t.ID, t.Name + " and above"})
+		ranks[t.ID] = t.Rank
+	}
+	offered := all[:0]
+	for _, o := range all {
+		a, rank := accessFromForm(o.Value), 0
+		if a.MinTierID != nil {
+			rank = ranks[*a.MinTierID]
+		}
+		if store.CanRead(*a, rank, sc.Reader) {
+			offered = append(offered, o)
+		}
+	}
+	return offered
 }

@@ -16,8 +16,8 @@ func (s *Server) apiJoinEvent(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if !sc.Can.CanJoinEvents {
-		return forbidden("Follow this app to join its events")
+	if err := s.mayJoin(c, sc, e); err != nil {
+		return err
 	}
 	joined, err := s.store.JoinEvent(c.Request().Context(), e, sc.User.ID)
 	if err != nil {
@@ -79,8 +79,8 @@ func (s *Server) formAttendEvent(c echo.Context) error {
 	}
 	switch c.FormValue("action") {
 	case "join":
-		if !sc.Can.CanJoinEvents {
-			return forbidden("Follow this app to join its events")
+		if err := s.mayJoin(c, sc, e); err != nil {
+			return err
 		}
 		if _, err := s.store.JoinEvent(c.Request().Context(), e, sc.User.ID); err != nil {
 			return joinError(err)
@@ -112,4 +112,20 @@ func (s *Server) formAttendEvent(c echo.Context) error {
 // for; the event page links the ticket).
 func joinError(err error) error {
 	return answer(err, nil)
+}
+
+// mayJoin: joining needs the app's permission and the event's details to
+// be the viewer's to read (its access): a members' event is for members.
+func (s *Server) mayJoin(c echo.Context, sc *Scope, e *store.Event) error {
+	if !sc.Can.CanJoinEvents {
+		return forbidden("Follow this app to join its events")
+	}
+	ok, err := s.store.MayReadAccess(c.Request().Context(), store.MessageAccess{Audience: e.AccessAudience, MinTierID: e.AccessMinTierID}, sc.Reader)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return forbidden("This event is for members: join a tier to attend")
+	}
+	return nil
 }

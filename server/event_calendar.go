@@ -38,11 +38,17 @@ func (s *Server) calendarOf(app *store.AppView, events []store.Event, now time.T
 		ev.SetStartAt(e.StartDate)
 		ev.SetEndAt(e.EndDate)
 		ev.SetSummary(icsText(e.Name))
-		if e.Description != "" {
-			ev.SetDescription(icsText(e.Description))
-		}
-		if e.Location != "" {
-			ev.SetLocation(icsText(e.Location))
+		// Calendar apps fetch without the viewer's session: an event whose
+		// details are for followers or members keeps them on its page.
+		if e.AccessAudience != "" && e.AccessAudience != store.AccessPublic {
+			ev.SetDescription("Details on the event's page for its members.")
+		} else {
+			if e.Description != "" {
+				ev.SetDescription(icsText(e.Description))
+			}
+			if e.Location != "" {
+				ev.SetLocation(icsText(e.Location))
+			}
 		}
 		ev.SetURL(s.cfg.PublicURL + "/apps/" + app.Name + "/events/" + e.ID)
 	}

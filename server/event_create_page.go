@@ -18,6 +18,9 @@ type CreateEventData struct {
 	Error  string            `json:"error"`
 	// Fields are the refused fields and why, shown beside each input.
 	Fields map[string]string `json:"fields"`
+	// AccessOptions: who may read the details, as the form's "access"
+	// value (PUBLIC, FOLLOWERS, MEMBERS or TIER:<id>).
+	AccessOptions []AccessOption `json:"accessOptions"`
 }
 
 // GET /apps/:app/create-event. The form shows the featured checkbox only
@@ -28,8 +31,14 @@ func (s *Server) pageCreateEvent(c echo.Context) error {
 		return err
 	}
 	props := s.pageProps(c, sc)
-	props.Data = CreateEventData{Types: store.EventTypes, Values: map[string]string{}}
+	props.Data = s.createEventData(c, sc)
 	return s.renderPage(c, "CreateEvent", props)
+}
+
+// createEventData is the form before anything is typed: the types and
+// the access choices the viewer may make (everyone first).
+func (s *Server) createEventData(c echo.Context, sc *Scope) CreateEventData {
+	return CreateEventData{Types: store.EventTypes, Values: map[string]string{}, AccessOptions: s.accessOptions(c, sc)}
 }
 
 var createEventFields = []string{"name", "description", "type", "location", "startDate", "startTime", "endDate", "endTime"}
@@ -53,8 +62,9 @@ func (s *Server) formCreateEvent(c echo.Context) error {
 	for _, k := range createEventFields {
 		values[k] = c.FormValue(k)
 	}
+	values["access"] = c.FormValue("access")
 	req := eventRequest{Name: ptr(values["name"]), Description: ptr(values["description"]), Location: ptr(values["location"]),
-		Type: ptr(values["type"])}
+		Type: ptr(values["type"]), Access: accessFromForm(values["access"])}
 	if values["startDate"] != "" && values["startTime"] != "" {
 		req.StartDate = ptr(values["startDate"] + "T" + values["startTime"])
 	}
@@ -62,10 +72,15 @@ func (s *Server) formCreateEvent(c echo.Context) error {
 		req.EndDate = ptr(values["endDate"] + "T" + values["endTime"])
 	}
 	in, err := eventInput(&req, store.EventInput{}, true, time.Now())
+	if err == nil {
+		in.Access, err = s.eventAccess(c.Request().Context(), sc, req.Access)
+	}
 	if refused := refusal(err, nil); refused != nil {
 		props := s.pageProps(c, sc)
 		props.Status = refused.Status
-		props.Data = CreateEventData{Types: store.EventTypes, Values: values, Error: refused.Message, Fields: refused.Fields}
+		data := s.createEventData(c, sc)
+		data.Values, data.Error, data.Fields = values, refused.Message, refused.Fields
+		props.Data = data
 		return s.renderPage(c, "CreateEvent", props)
 	}
 	if err != nil {

@@ -101,11 +101,16 @@ func (s *Server) loadEvent(c echo.Context, sc *Scope, e *store.Event) (*EventDet
 	if err != nil {
 		return nil, err
 	}
+	locked := store.LockEvent(*view, sc.Reader)
+	view = &locked
 	role := ""
 	if view.UserRole != nil {
 		role = *view.UserRole
 	}
 	data := &EventDetail{EventView: view, Attendees: []store.AttendeeView{}, Permissions: eventPermissions(sc, role)}
+	if view.Locked {
+		data.Permissions.CanJoin = false
+	}
 	ticket, err := s.store.EventTicket(ctx, e.ID)
 	switch {
 	case err == nil:

@@ -91,7 +91,7 @@ func (s *Server) loadEvents(c echo.Context, sc *Scope) (*EventsData, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &EventsData{Events: p.Events, Pagination: p.Pagination, Filtered: f.Filtered(), Types: store.EventTypes,
+	return &EventsData{Events: store.LockEvents(p.Events, sc.Reader), Pagination: p.Pagination, Filtered: f.Filtered(), Types: store.EventTypes,
 		Filters: EventsFilters{Search: f.Search, Type: f.Type, IsOfficial: f.IsOfficial != nil && *f.IsOfficial,
 			IsFeatured: f.IsFeatured != nil && *f.IsFeatured}}, nil
 }

@@ -37,6 +37,9 @@ type eventRequest struct {
 	MediaIDs    *[]string      `json:"mediaIds"`
 	AppID       string         `json:"appId"`
 	IsFeatured  *bool          `json:"isFeatured"`
+	// Access is who may read the details (description, place, media);
+	// absent keeps it (PUBLIC for a new event).
+	Access *store.MessageAccess `json:"access"`
 }
 
 // eventInput applies SPEC.md section 5 to req over the current values in
@@ -181,6 +184,9 @@ func (s *Server) apiCreateEvent(c echo.Context) error {
 		}
 		in.Settings = string(b)
 	}
+	if in.Access, err = s.eventAccess(ctx, sc, req.Access); err != nil {
+		return err
+	}
 	// Featuring is a creator/admin decision; from anyone else it is
 	// ignored. Events made by the app's staff are its official ones.
 	in.IsFeatured = req.IsFeatured != nil && *req.IsFeatured && sc.Can.CanFeature
@@ -232,6 +238,11 @@ func (s *Server) apiUpdateEvent(c echo.Context) error {
 	if req.IsFeatured != nil && sc.Can.CanFeature {
 		in.IsFeatured = *req.IsFeatured
 	}
+	if req.Access != nil {
+		if in.Access, err = s.eventAccess(ctx, sc, req.Access); err != nil {
+			return err
+		}
+	}
 	in.EditorID = sc.User.ID
 	if err := s.store.UpdateEvent(ctx, e, in, req.MediaIDs != nil); err != nil {
 		return err
@@ -241,4 +252,17 @@ func (s *Server) apiUpdateEvent(c echo.Context) error {
 		return err
 	}
 	return respondMessage(c, http.StatusOK, data, "Event updated")
+}
+
+// eventAccess checks an event's access setting (nil is PUBLIC), as a
+// post's: its author must be among its readers.
+func (s *Server) eventAccess(ctx context.Context, sc *Scope, req *store.MessageAccess) (store.MessageAccess, error) {
+	a := store.MessageAccess{Audience: store.AccessPublic}
+	if req != nil {
+		a = *req
+	}
+	if err := s.checkAuthorAccess(ctx, sc, &a, req != nil); err != nil {
+		return store.MessageAccess{}, err
+	}
+	return a, nil
 }

@@ -84,6 +84,7 @@ func domainRules() []domainRule {
 		{store.ErrIllegalTransition, http.StatusConflict, "This order cannot be changed that way in its current status", ""},
 		// A membership plan archived, gone or still a draft: never bought.
 		{store.ErrPlanOffSale, http.StatusConflict, "This membership plan is not on sale", ""},
+		{store.ErrPaidMember, http.StatusConflict, "This member pays for a membership: they change or cancel it themselves", ""},
 		{store.ErrDonationClosed, http.StatusConflict, "This donation can no longer be paid", ""},
 		{store.ErrTopupClosed, http.StatusConflict, msgTopupClosed, ""},
 		// A provider reported a payment that is not the order's total: the

@@ -43,6 +43,7 @@ func TestDomainErrorStatuses(t *testing.T) {
 		{store.ErrAmountMismatch, http.StatusConflict},
 		{store.ErrReferenceReused, http.StatusConflict},
 		{store.ErrPlanOffSale, http.StatusConflict},
+		{store.ErrPaidMember, http.StatusConflict},
 		{store.ErrInsufficientFunds, http.StatusPaymentRequired},
 		{store.ErrBadCursor, http.StatusBadRequest},
 		{&store.ErrInvalid{Msg: "Attachment not found"}, http.StatusBadRequest},

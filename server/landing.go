@@ -51,6 +51,7 @@ func landingFor(sc *Scope) *store.AppView {
 	v := *sc.App
 	// Locked posts are teasers for this viewer (store.LockViews).
 	v.RecentPosts = store.LockViews(v.RecentPosts, sc.Reader)
+	v.UpcomingEvents, v.Events = store.LockEvents(v.UpcomingEvents, sc.Reader), store.LockEvents(v.Events, sc.Reader)
 	if v.Community != nil {
 		com := *v.Community
 		com.Posts = store.LockViews(com.Posts, sc.Reader)

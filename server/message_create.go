@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"time"
@@ -209,20 +210,8 @@ func (s *Server) createMessage(c echo.Context, user *store.User, req messageRequ
 		if req.Access != nil {
 			a = *req.Access
 		}
-		if err := s.store.CheckAccess(ctx, sc.App.ID, &a); err != nil {
-			return nil, answer(err, nil)
-		}
-		// Authors below the staff post only for readers they are among (a
-		// follower cannot lock a post for members, a member cannot pick a
-		// tier above their own): a post its author cannot read is no one's.
-		if req.Access != nil {
-			ok, err := s.store.MayReadAccess(ctx, a, sc.Reader)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				return nil, &Error{Status: http.StatusForbidden, Message: accessNotYours, Fields: map[string]string{"access": accessNotYours}}
-			}
+		if err := s.checkAuthorAccess(ctx, sc, &a, req.Access != nil); err != nil {
+			return nil, err
 		}
 		if len([]rune(req.Teaser)) > 500 {
 			return nil, fieldError("teaser", "A teaser is at most 500 characters")
@@ -298,3 +287,39 @@ func parsePublishAt(v string, loc *time.Location) (time.Time, error) {
 
 // accessNotYours refuses an access setting its author could not read.
 const accessNotYours = "You can only post for readers you are among: choose an audience you belong to"
+
+// checkAuthorAccess validates the access setting of a post, story or
+// event for the app, and, when the author chose it, that they are among
+// its readers: authors below the staff post only for readers they are
+// among (a follower cannot lock a post for members, a member cannot pick a
+// tier above their own), for what its author cannot read is no one's.
+func (s *Server) checkAuthorAccess(ctx context.Context, sc *Scope, a *store.MessageAccess, chosen bool) error {
+	if err := s.store.CheckAccess(ctx, sc.App.ID, a); err != nil {
+		return answer(err, nil)
+	}
+	if !chosen {
+		return nil
+	}
+	ok, err := s.store.MayReadAccess(ctx, *a, sc.Reader)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return &Error{Status: http.StatusForbidden, Message: accessNotYours, Fields: map[string]string{"access": accessNotYours}}
+	}
+	return nil
+}
+
+// accessFromForm reads the access selector of a form without JavaScript:
+// "PUBLIC", "FOLLOWERS", "MEMBERS" or "TIER:<tier id>" (that tier and
+// above); nil (the default) when absent.
+func accessFromForm(v string) *store.MessageAccess {
+	if v == "" {
+		return nil
+	}
+	a := store.MessageAccess{Audience: v}
+	if id, ok := strings.CutPrefix(v, "TIER:"); ok {
+		a = store.MessageAccess{Audience: store.AccessMembers, MinTierID: &id}
+	}
+	return &a
+}

@@ -3,7 +3,6 @@ package server
 import (
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -106,15 +105,7 @@ func (s *Server) formCreate(page, msgType string) echo.HandlerFunc {
 		}
 		req := messageRequest{Type: msgType, Content: c.FormValue("content"), CommunityID: sc.App.Community.ID,
 			IsFeatured: c.FormValue("isFeatured") != "", Newsletter: c.FormValue("newsletter") != "", Teaser: c.FormValue("teaser")}
-		// The access selector: "PUBLIC", "FOLLOWERS", "MEMBERS" or
-		// "TIER:<tier id>" (that tier and above); empty takes the default.
-		if v := c.FormValue("access"); v != "" {
-			a := store.MessageAccess{Audience: v}
-			if id, ok := strings.CutPrefix(v, "TIER:"); ok {
-				a = store.MessageAccess{Audience: store.AccessMembers, MinTierID: &id}
-			}
-			req.Access = &a
-		}
+		req.Access = accessFromForm(c.FormValue("access"))
 		// When: "now" (the default), "draft", or "schedule" at publishAt.
 		switch c.FormValue("when") {
 		case "draft":

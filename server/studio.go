@@ -95,6 +95,8 @@ var studioNotices = map[string]string{
 	"removed":  "Member removed",
 	// The wallet (studio_wallet.go).
 	"credited":        "Credit added to the member's wallet",
+	"gift-given":      "Membership given: the member has been told",
+	"gift-ended":      "Gift ended: the member follows the app again",
 	"credit-replayed": "That credit was already given: nothing was added twice",
 	"welcome-saved":   "Welcome credit saved",
 	// Payouts (studio_payouts.go).

@@ -32,6 +32,9 @@ type StudioMembers struct {
 	CanCredit         bool        `json:"canCredit"`
 	CreditKey         string      `json:"creditKey"`
 	Credit            *CreditForm `json:"credit,omitempty"`
+	// GiftTiers are the tiers the creator may give a member (studio_gift.go):
+	// every tier but drafts; empty for anyone else.
+	GiftTiers []store.Tier `json:"giftTiers"`
 }
 
 // CreditForm is a refused credit form as it was typed.
@@ -74,7 +77,12 @@ func (s *Server) studioMembers(c echo.Context, sc *Scope, f store.MemberFilter) 
 	}
 	m := &StudioMembers{Query: f.Query, Role: f.Role, Members: list, Pagination: p, Grantable: access.GrantableRoles(sc.Role),
 		Manageable: map[string]bool{}, Audit: audit, WelcomeCredit: sc.App.Settings.Wallet.WelcomeCredit,
-		CanCredit: sc.Role == store.RoleCreator && s.cfg.WalletEnabled, CreditKey: store.NewID()}
+		CanCredit: sc.Role == store.RoleCreator && s.cfg.WalletEnabled, CreditKey: store.NewID(), GiftTiers: []store.Tier{}}
+	if sc.Role == store.RoleCreator {
+		if m.GiftTiers, err = s.store.GiftableTiers(ctx, sc.App.ID); err != nil {
+			return nil, err
+		}
+	}
 	for _, x := range list {
 		if x.UserID != sc.User.ID && access.CanChangeRole(sc.Role, x.Role, "NONE") {
 			m.Manageable[x.UserID] = true

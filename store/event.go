@@ -22,6 +22,10 @@ type Event struct {
 	IsOfficial    bool      `bun:",notnull,default:false" json:"isOfficial"`
 	BannerMediaID *string   `json:"-"`
 	Settings      string    `bun:",notnull,default:'{}'" json:"-"`
+	// Who may read the event's details (store/message_access.go): its
+	// name, time and banner are for everyone who sees the app's events.
+	AccessAudience  string  `bun:",notnull,default:'PUBLIC'" json:"-"`
+	AccessMinTierID *string `json:"-"`
 	// Hidden says why the event is hidden (store.Hidden*), "" when shown.
 	Hidden    string    `bun:",notnull,default:''" json:"-"`
 	CreatedAt time.Time `bun:",notnull,default:current_timestamp" json:"createdAt"`

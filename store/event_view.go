@@ -28,6 +28,12 @@ type EventView struct {
 	UserRole      *string     `json:"userRole" tstype:"'HOST' | 'MODERATOR' | 'ATTENDEE' | null"`
 	CreatorID     string      `json:"creatorId"`
 	CreatedAt     time.Time   `json:"createdAt"`
+	// Access is who may read the details (description, place, media);
+	// Locked is set for a viewer who may not (LockEvents), with
+	// AccessTier the tier to join.
+	Access     MessageAccess `json:"access"`
+	AccessTier *AccessTier   `json:"accessTier"`
+	Locked     bool          `json:"locked"`
 }
 
 func (s *Storage) eventViews(ctx context.Context, db bun.IDB, events []Event) ([]EventView, error) {
@@ -52,6 +58,14 @@ func (s *Storage) eventViews(ctx context.Context, db bun.IDB, events []Event) ([
 	if err != nil {
 		return nil, err
 	}
+	var tierIDs []string
+	for _, e := range events {
+		tierIDs = append(tierIDs, derefIDs(e.AccessMinTierID)...)
+	}
+	tiers, err := tierNamesAndRanks(ctx, db, tierIDs)
+	if err != nil {
+		return nil, err
+	}
 	var counts []struct {
 		EventID string `bun:"event_id"`
 		N       int    `bun:"n"`
@@ -67,6 +81,15 @@ func (s *Storage) eventViews(ctx context.Context, db bun.IDB, events []Event) ([
 			StartDate: e.StartDate, EndDate: e.EndDate, Type: e.Type, IsFeatured: e.IsFeatured,
 			IsOfficial: e.IsOfficial, Banner: pick(media, e.BannerMediaID), Media: []MediaView{},
 			CreatorID: e.CreatorID, CreatedAt: e.CreatedAt,
+			Access: MessageAccess{Audience: e.AccessAudience, MinTierID: e.AccessMinTierID},
+		}
+		if views[i].Access.Audience == "" {
+			views[i].Access.Audience = AccessPublic
+		}
+		if e.AccessMinTierID != nil {
+			if t, ok := tiers[*e.AccessMinTierID]; ok {
+				views[i].AccessTier = &AccessTier{ID: *e.AccessMinTierID, Name: t.Name, Rank: t.Rank}
+			}
 		}
 		// The banner leads the media list, as the detail carousel shows it first.
 		if views[i].Banner != nil {
@@ -86,4 +109,36 @@ func (s *Storage) eventViews(ctx context.Context, db bun.IDB, events []Event) ([
 		index[c.EventID].AttendeeCount = c.N
 	}
 	return views, nil
+}
+
+// LockEvents answers events as reader may see them: an event whose details
+// it may not read keeps its name, time, type, banner and counts, but not
+// its description, place or other media, and Locked is set. views is never
+// changed in place (it may be a cached, shared value).
+func LockEvents(views []EventView, r Reader) []EventView {
+	out := make([]EventView, len(views))
+	for i, v := range views {
+		out[i] = LockEvent(v, r)
+	}
+	return out
+}
+
+// LockEvent is LockEvents for one view.
+func LockEvent(v EventView, r Reader) EventView {
+	minRank := 0
+	if v.Access.MinTierID != nil {
+		minRank = missingTierRank
+		if v.AccessTier != nil {
+			minRank = v.AccessTier.Rank
+		}
+	}
+	v.Locked = !CanRead(v.Access, minRank, r)
+	if v.Locked {
+		v.Description, v.Location = "", ""
+		v.Media = []MediaView{}
+		if v.Banner != nil {
+			v.Media = []MediaView{*v.Banner}
+		}
+	}
+	return v
 }

@@ -18,6 +18,9 @@ type EventInput struct {
 	Settings                          string
 	BannerMediaID                     *string
 	MediaIDs                          []string // additional media, in order
+	// Access is who may read the details, checked by the caller
+	// (CheckAccess); the zero value is PUBLIC.
+	Access MessageAccess
 	// Announce tells the app's members about a new event (the creator's and
 	// admins' events: access.AnnouncesToMembers).
 	Announce bool
@@ -36,7 +39,10 @@ func (s *Storage) CreateEvent(ctx context.Context, appID, creatorID string, in E
 	e := &Event{ID: NewID(), AppID: appID, CreatorID: creatorID, Name: in.Name, Description: in.Description,
 		Location: in.Location, StartDate: in.StartDate.UTC(), EndDate: in.EndDate.UTC(), Type: in.Type,
 		IsFeatured: in.IsFeatured, IsOfficial: in.IsOfficial, BannerMediaID: in.BannerMediaID, Settings: in.Settings,
-		CreatedAt: now, UpdatedAt: now}
+		AccessAudience: in.Access.Audience, AccessMinTierID: in.Access.MinTierID, CreatedAt: now, UpdatedAt: now}
+	if e.AccessAudience == "" {
+		e.AccessAudience = AccessPublic
+	}
 	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.NewInsert().Model(e).Exec(ctx); err != nil {
 			return fmt.Errorf("insert event: %w", err)
@@ -69,6 +75,9 @@ func (s *Storage) UpdateEvent(ctx context.Context, e *Event, in EventInput, repl
 	e.Name, e.Description, e.Location, e.Type = in.Name, in.Description, in.Location, in.Type
 	e.StartDate, e.EndDate = in.StartDate.UTC(), in.EndDate.UTC()
 	e.IsFeatured, e.IsOfficial = in.IsFeatured, in.IsOfficial
+	if in.Access.Audience != "" {
+		e.AccessAudience, e.AccessMinTierID = in.Access.Audience, in.Access.MinTierID
+	}
 	e.UpdatedAt = time.Now().UTC()
 	if replaceMedia {
 		e.BannerMediaID = in.BannerMediaID
@@ -76,7 +85,7 @@ func (s *Storage) UpdateEvent(ctx context.Context, e *Event, in EventInput, repl
 	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.NewUpdate().Model(e).
 			Column("name", "description", "location", "type", "start_date", "end_date", "is_featured", "is_official",
-				"banner_media_id", "updated_at").WherePK().Exec(ctx); err != nil {
+				"banner_media_id", "access_audience", "access_min_tier_id", "updated_at").WherePK().Exec(ctx); err != nil {
 			return fmt.Errorf("update event: %w", err)
 		}
 		if changed {

@@ -132,7 +132,9 @@ func (s *Storage) mediaRows(ctx context.Context, db bun.IDB, ids []string) ([]me
 		ColumnExpr(`"a"."status" AS "app_status"`).
 		ColumnExpr(`CASE WHEN "media"."id" IN ("a"."banner_media_id", "a"."title_media_id", "a"."logo_media_id", "a"."splash_media_id") THEN 1 ELSE 0 END AS "app_asset"`).
 		ColumnExpr(`CASE WHEN EXISTS (SELECT 1 FROM "message_attachments" AS "ma" JOIN "messages" AS "msg" ON "msg"."id" = "ma"."message_id"
-			WHERE "ma"."media_id" = "media"."id" AND "msg"."access_audience" <> ?) THEN 1 ELSE 0 END AS "restricted"`, AccessPublic).
+			WHERE "ma"."media_id" = "media"."id" AND "msg"."access_audience" <> ?)
+			OR EXISTS (SELECT 1 FROM "event_media" AS "em" JOIN "events" AS "ev" ON "ev"."id" = "em"."event_id"
+			WHERE "em"."media_id" = "media"."id" AND "ev"."access_audience" <> ?) THEN 1 ELSE 0 END AS "restricted"`, AccessPublic, AccessPublic).
 		Join(`LEFT JOIN "apps" AS "a" ON "a"."id" = "media"."app_id"`).
 		Where(`"media"."id" IN (?)`, bun.List(ids)).Scan(ctx)
 	if err != nil {
@@ -183,8 +185,8 @@ func (s *Storage) MediaForServing(ctx context.Context, id string) (ServedMedia, 
 	return ServedMedia{Media: &rows[0].Media, Public: rows[0].public(), Restricted: rows[0].Restricted == 1}, nil
 }
 
-// MediaReadable reports whether reader may read a post or story the file
-// is attached to (CanRead, in SQL): a file of a locked post opens for no
+// MediaReadable reports whether reader may read a post, story or event the
+// file is part of (CanRead, in SQL): a file of a locked post opens for no
 // one else, whatever URL they hold.
 func (s *Storage) MediaReadable(ctx context.Context, mediaID string, r Reader) (bool, error) {
 	q := s.DB.NewSelect().TableExpr("message_attachments AS ma").Join("JOIN messages AS msg ON msg.id = ma.message_id").
@@ -192,6 +194,14 @@ func (s *Storage) MediaReadable(ctx context.Context, mediaID string, r Reader) (
 	n, err := ReadableWhere(q, "msg", r).Count(ctx)
 	if err != nil {
 		return false, fmt.Errorf("check media readers: %w", err)
+	}
+	if n > 0 {
+		return true, nil
+	}
+	q = s.DB.NewSelect().TableExpr("event_media AS em").Join("JOIN events AS ev ON ev.id = em.event_id").
+		Where("em.media_id = ?", mediaID)
+	if n, err = ReadableWhere(q, "ev", r).Count(ctx); err != nil {
+		return false, fmt.Errorf("check event media readers: %w", err)
 	}
 	return n > 0, nil
 }

@@ -16,6 +16,8 @@ const (
 	MembershipRenewed = "renewed"
 	MembershipFailed  = "failed"
 	MembershipEnded   = "ended"
+	// MembershipGiven: the creator gave the member a tier (complimentary).
+	MembershipGiven = "given"
 )
 
 // membershipNote is one membership event to tell: the membership after the
@@ -85,6 +87,15 @@ func membershipMessages(ctx context.Context, tx bun.IDB, n membershipNote) error
 		mail.Rows = []MailRow{{Label: "Plan", Value: plan}, {Label: "Due", Value: amount},
 			{Label: "Access until", Value: day(grace), Strong: true}}
 		fix.Label = "Fix your payment"
+	case MembershipGiven:
+		until := "until " + day(sub.CurrentPeriodEnd)
+		if sub.CurrentPeriodEnd.After(time.Now().AddDate(50, 0, 0)) {
+			until = "for good"
+		}
+		text = app.DisplayName + " gave you a " + plan + " membership, " + until + ". No payment is taken."
+		mail.Subject, mail.Heading = "A membership of "+app.DisplayName+" for you", "Welcome, member"
+		mail.Rows = []MailRow{{Label: "Plan", Value: plan}, {Label: "Paid", Value: "Nothing: it is a gift", Strong: true},
+			{Label: "Active", Value: until}}
 	case MembershipEnded:
 		text = "Your " + plan + " membership of " + app.DisplayName + " has ended."
 		if n.Reason != "" {

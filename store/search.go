@@ -102,7 +102,9 @@ func (s *Storage) Search(ctx context.Context, appID, appName, q string, scope Se
 	}
 	if scope.Events {
 		var rows []Event
-		if err := match(s.DB.NewSelect().Model(&rows).Where("event.app_id = ? AND event.hidden = ''", appID),
+		// An event whose details are locked for the viewer is not searched:
+		// its description and place would match (and show) otherwise.
+		if err := match(ReadableWhere(s.DB.NewSelect().Model(&rows).Where("event.app_id = ? AND event.hidden = ''", appID), "event", scope.Reader),
 			"event", "events_fts", "event.start_date DESC", "0, 5, 1, 2", "event.name", "event.description", "event.location").
 			Limit(SearchLimit).Scan(ctx); err != nil {
 			return nil, fmt.Errorf("search events: %w", err)

@@ -26,6 +26,8 @@ type StudioMember struct {
 	// status (ACTIVE, PAST_DUE, CANCELED, EXPIRED); empty without one.
 	Plan       string `json:"plan"`
 	PlanStatus string `json:"planStatus"`
+	// Gift: the membership is complimentary (GiveComplimentary).
+	Gift bool `json:"gift"`
 	// DonorTier is the achievement tier their paid donations reach.
 	DonorTier string `json:"donorTier"`
 	Donated   int64  `json:"donated"`
@@ -60,13 +62,14 @@ func (s *Storage) StudioMembers(ctx context.Context, appID string, f MemberFilte
 	}
 	if len(ids) > 0 {
 		var subs []struct {
-			UserID string `bun:"user_id"`
-			Status string `bun:"status"`
-			Name   string `bun:"name"`
+			UserID   string `bun:"user_id"`
+			Status   string `bun:"status"`
+			Name     string `bun:"name"`
+			Provider string `bun:"provider"`
 		}
 		if err := s.DB.NewSelect().TableExpr("subscriptions AS s").
 			Join("JOIN subscription_plans AS p ON p.id = s.plan_id").Join("JOIN store_items AS i ON i.id = p.store_item_id").
-			ColumnExpr("s.user_id, s.status, i.name").Where("s.app_id = ? AND s.user_id IN (?)", appID, bun.List(ids)).
+			ColumnExpr("s.user_id, s.status, i.name, s.provider").Where("s.app_id = ? AND s.user_id IN (?)", appID, bun.List(ids)).
 			Scan(ctx, &subs); err != nil {
 			return nil, Pagination{}, fmt.Errorf("load memberships: %w", err)
 		}
@@ -78,7 +81,7 @@ func (s *Storage) StudioMembers(ctx context.Context, appID string, f MemberFilte
 			m := &out[i]
 			for _, sub := range subs {
 				if sub.UserID == m.UserID {
-					m.Plan, m.PlanStatus = sub.Name, sub.Status
+					m.Plan, m.PlanStatus, m.Gift = sub.Name, sub.Status, sub.Provider == CompProvider
 				}
 			}
 			if t := badges[m.UserID]; t != nil {

@@ -1,6 +1,6 @@
 // Shapes and helpers of the community screens (SPEC.md sections 3 and 9),
 // shared by pages and islands so server HTML and hydration agree.
-import type { MediaView, MessageView, StorePagination } from "./types";
+import type { AccessTier, MediaView, MessageAccess, MessageView, StorePagination } from "./types";
 
 export type { StoryGroup, StoryView } from "./types";
 
@@ -21,9 +21,10 @@ export function firstVisual(post: MessageView): MediaView | null {
 // unlockOf says how a viewer unlocks a locked post or story: following the
 // app (its landing page has the Follow button) or joining a tier (the
 // membership page), in the words of the button and of the feed's badge.
-// base is the app's path (/apps/{app}).
-export function unlockOf(post: MessageView, base: string): { href: string; action: string; badge: string } {
-  if (post.access.audience === "FOLLOWERS") return { href: base, action: "Follow to unlock", badge: "Followers" };
-  if (post.accessTier) return { href: base + "/membership", action: "Join " + post.accessTier.name + " to unlock", badge: post.accessTier.name };
-  return { href: base + "/membership", action: "Become a member to unlock", badge: "Members" };
+// base is the app's path (/apps/{app}); who names the readers in a sentence.
+export function unlockOf(post: { access: MessageAccess; accessTier?: AccessTier | null }, base: string): { href: string; action: string; badge: string; who: string } {
+  if (post.access.audience === "FOLLOWERS") return { href: base, action: "Follow to unlock", badge: "Followers", who: "followers" };
+  if (post.accessTier)
+    return { href: base + "/membership", action: "Join " + post.accessTier.name + " to unlock", badge: post.accessTier.name, who: post.accessTier.name + " members and above" };
+  return { href: base + "/membership", action: "Become a member to unlock", badge: "Members", who: "members" };
 }

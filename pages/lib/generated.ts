@@ -463,6 +463,9 @@ export interface EventDetail {
   userRole: 'HOST' | 'MODERATOR' | 'ATTENDEE' | null;
   creatorId: string;
   createdAt: string;
+  access: MessageAccess;
+  accessTier: AccessTier | null;
+  locked: boolean;
   attendees: AttendeeView[];
   attendeePagination: StorePagination;
   permissions: EventPermissions;
@@ -515,6 +518,9 @@ export interface EventView {
   userRole: 'HOST' | 'MODERATOR' | 'ATTENDEE' | null;
   creatorId: string;
   createdAt: string;
+  access: MessageAccess;
+  accessTier: AccessTier | null;
+  locked: boolean;
 }
 
 // EventsFeature is store.EventsFeature.
@@ -1328,6 +1334,7 @@ export interface StudioMember {
   joinedAt: string;
   plan: string;
   planStatus: string;
+  gift: boolean;
   donorTier: string;
   donated: number;
 }
@@ -1346,6 +1353,7 @@ export interface StudioMembers {
   canCredit: boolean;
   creditKey: string;
   credit?: CreditForm;
+  giftTiers: Tier[];
 }
 
 // StudioNewsletter is server.StudioNewsletter.

@@ -72,3 +72,23 @@ test("a post for followers from the form without JavaScript", async () => {
   assert.match(await follower.page.locator("main").innerText(), /Narwhal-lantern follower news/);
   await follower.context.close();
 });
+
+test("the creator gives a follower a tier from the members screen, without JavaScript", async () => {
+  const creator = await signIn(env, "creator@demo.test", "demo-password", { javaScriptEnabled: false, viewport: { width: 1280, height: 900 } });
+  await creator.page.goto(env.server.base + "/apps/demo/studio/members?q=follower%40demo");
+  const row = creator.page.locator('tr[data-member="follower"]');
+  await row.locator("summary", { hasText: "Give a membership" }).click();
+  await row.locator('select[name="tierId"]').selectOption({ label: "Backstage Pass" });
+  await row.locator('select[name="months"]').selectOption("3");
+  await Promise.all([creator.page.waitForURL(/notice=gift-given/), row.getByRole("button", { name: "Give" }).click()]);
+  assert.match(await creator.page.locator(".added-alert").innerText(), /Membership given/);
+  assert.match(await creator.page.locator('tr[data-member="follower"]').innerText(), /Backstage Pass \(gift, active\)/);
+  await creator.page.screenshot({ path: join(shots, "access-gift-1280x900-nojs.png"), fullPage: false });
+  await creator.context.close();
+
+  // The follower now reads what the tier opens.
+  const fan = await signIn(env, "follower@demo.test", "demo-password", { javaScriptEnabled: false });
+  await fan.page.goto(env.server.base + "/apps/demo/notifications");
+  assert.match(await fan.page.locator("main").innerText(), /gave you a Backstage Pass membership/);
+  await fan.context.close();
+});
