@@ -438,7 +438,7 @@ function CreditForm({ m, d, userId, username, action, back }: {
 function GiftForm({ m, d, member, action, back }: {
   m: NonNullable<StudioData["members"]>; d: StudioData; member: NonNullable<StudioData["members"]>["members"][number]; action: string; back: string;
 }) {
-  if (m.giftTiers.length === 0) return null;
+  if (!m.canGift || m.tiers.length === 0) return null;
   const refused = d.form === "gift:" + member.userId;
   const giftActive = member.gift && member.planStatus === "ACTIVE";
   return (
@@ -448,7 +448,7 @@ function GiftForm({ m, d, member, action, back }: {
         <input type="hidden" name="back" value={back} />
         {refused && d.error && <p className="field-error">{d.error}</p>}
         <label>Tier <select name="tierId" aria-label={"Tier to give @" + member.username}>
-          {m.giftTiers.map((t) => <option key={t.id} value={t.id}>{t.name}</option>)}
+          {m.tiers.map((t) => <option key={t.id} value={t.id}>{t.name}</option>)}
         </select></label>
         <label>For <select name="months" defaultValue="1" aria-label={"How long for @" + member.username}>
           {[1, 3, 6, 12].map((n) => <option key={n} value={String(n)}>{n === 1 ? "1 month" : n + " months"}</option>)}
@@ -476,6 +476,7 @@ function MembersSection({ props }: { props: Props }) {
     const q: string[] = [];
     if (m.query) q.push("q=" + encodeURIComponent(m.query));
     if (m.role) q.push("role=" + m.role);
+    if (m.tier) q.push("tier=" + encodeURIComponent(m.tier));
     if (page > 1) q.push("page=" + page);
     return q.length ? "?" + q.join("&") : "";
   };
@@ -490,6 +491,12 @@ function MembersSection({ props }: { props: Props }) {
             <option value="">All roles</option>
             {Object.keys(roleLabels).map((r) => <option key={r} value={r}>{roleLabels[r]}</option>)}
           </select>
+          {m.tiers.length > 0 && (
+            <select name="tier" defaultValue={m.tier} aria-label="Tier">
+              <option value="">All tiers</option>
+              {m.tiers.map((t) => <option key={t.id} value={t.id}>{t.name}</option>)}
+            </select>
+          )}
           <button type="submit" className="button button-secondary">Filter</button>
         </form>
         <p className="meta">{p.total} {p.total === 1 ? "member" : "members"}</p>

@@ -139,3 +139,44 @@ func TestComplimentaryMemberships(t *testing.T) {
 		t.Fatalf("audit lines for 52 gifts and an end: %d", n)
 	}
 }
+
+// The members screen filters by tier (issue 40 item 6): the JSON call and
+// the page without JavaScript list only the members holding the tier, paid
+// or given, and the page's tier select keeps the choice.
+func TestStudioMembersByTier(t *testing.T) {
+	t.Parallel()
+	f := newTierFixture(t, demoDB(t))
+	ts := f.ts
+	creator := withSession(sessionFor(t, ts, "creator@demo.test"))
+	fanID, _ := f.fan(t, "tiertwofan", 0)
+	if r := ts.do(t, "POST", "/api/studio/apps/demo/members/"+fanID+"/gift", strings.NewReader(`{"tierId":"`+f.tiers[1].ID+`","months":1}`), jsonHeaders(creator)); r.Status != 200 {
+		t.Fatalf("gift: %d %s", r.Status, r.Body)
+	}
+	list := func(tier string) []string {
+		t.Helper()
+		var got struct{ Data StudioMembers }
+		commJSON(t, ts.do(t, "GET", "/api/studio/apps/demo/members?tier="+tier, nil, creator), &got)
+		var names []string
+		for _, m := range got.Data.Members {
+			names = append(names, m.Username)
+		}
+		if len(got.Data.Tiers) != 3 || !got.Data.CanGift {
+			t.Fatalf("tiers offered: %d, canGift %v", len(got.Data.Tiers), got.Data.CanGift)
+		}
+		return names
+	}
+	if got := list(f.tiers[1].ID); len(got) != 1 || got[0] != "tiertwofan" {
+		t.Fatalf("second tier: %v", got)
+	}
+	if got := list(f.tiers[0].ID); len(got) != 1 || got[0] != "subscriber" {
+		t.Fatalf("first tier: %v", got)
+	}
+	if got := list(""); len(got) < 5 {
+		t.Fatalf("all members: %v", got)
+	}
+	page := ts.do(t, "GET", "/apps/demo/studio/members?tier="+f.tiers[1].ID, nil, creator)
+	if !strings.Contains(page.Body, `data-member="tiertwofan"`) || strings.Contains(page.Body, `data-member="subscriber"`) ||
+		!strings.Contains(page.Body, `<option value="`+f.tiers[1].ID+`" selected="">Backstage Pass</option>`) {
+		t.Fatalf("the page filtered by tier: %.300s", page.Body)
+	}
+}

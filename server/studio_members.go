@@ -17,6 +17,7 @@ import (
 type StudioMembers struct {
 	Query      string               `json:"query"`
 	Role       string               `json:"role"`
+	Tier       string               `json:"tier"`
 	Members    []store.StudioMember `json:"members"`
 	Pagination store.Pagination     `json:"pagination"`
 	Grantable  []string             `json:"grantable" tstype:"Role[]"`
@@ -32,9 +33,10 @@ type StudioMembers struct {
 	CanCredit         bool        `json:"canCredit"`
 	CreditKey         string      `json:"creditKey"`
 	Credit            *CreditForm `json:"credit,omitempty"`
-	// GiftTiers are the tiers the creator may give a member (studio_gift.go):
-	// every tier but drafts; empty for anyone else.
-	GiftTiers []store.Tier `json:"giftTiers"`
+	// Tiers are the app's tiers but drafts: the list's tier filter, and
+	// what the creator may give a member (CanGift, studio_gift.go).
+	Tiers   []store.Tier `json:"tiers"`
+	CanGift bool         `json:"canGift"`
 }
 
 // CreditForm is a refused credit form as it was typed.
@@ -61,7 +63,7 @@ func memberFilter(c echo.Context) (store.MemberFilter, error) {
 	if !store.IsMembershipRole(role) {
 		role = ""
 	}
-	return store.MemberFilter{Query: c.QueryParam("q"), Role: role, Page: page, Limit: store.DefaultPageSize}, nil
+	return store.MemberFilter{Query: c.QueryParam("q"), Role: role, Tier: c.QueryParam("tier"), Page: page, Limit: store.DefaultPageSize}, nil
 }
 
 // studioMembers is the one loader of the screen and the JSON call.
@@ -75,13 +77,11 @@ func (s *Server) studioMembers(c echo.Context, sc *Scope, f store.MemberFilter) 
 	if err != nil {
 		return nil, err
 	}
-	m := &StudioMembers{Query: f.Query, Role: f.Role, Members: list, Pagination: p, Grantable: access.GrantableRoles(sc.Role),
+	m := &StudioMembers{Query: f.Query, Role: f.Role, Tier: f.Tier, Members: list, Pagination: p, Grantable: access.GrantableRoles(sc.Role),
 		Manageable: map[string]bool{}, Audit: audit, WelcomeCredit: sc.App.Settings.Wallet.WelcomeCredit,
-		CanCredit: sc.Role == store.RoleCreator && s.cfg.WalletEnabled, CreditKey: store.NewID(), GiftTiers: []store.Tier{}}
-	if sc.Role == store.RoleCreator {
-		if m.GiftTiers, err = s.store.GiftableTiers(ctx, sc.App.ID); err != nil {
-			return nil, err
-		}
+		CanCredit: sc.Role == store.RoleCreator && s.cfg.WalletEnabled, CreditKey: store.NewID(), CanGift: sc.Role == store.RoleCreator}
+	if m.Tiers, err = s.store.GiftableTiers(ctx, sc.App.ID); err != nil {
+		return nil, err
 	}
 	for _, x := range list {
 		if x.UserID != sc.User.ID && access.CanChangeRole(sc.Role, x.Role, "NONE") {

@@ -12,6 +12,9 @@ import (
 // MemberFilter is the studio's member list query.
 type MemberFilter struct {
 	Query, Role string
+	// Tier keeps the members holding that tier (a membership active or
+	// in its grace, paid or given).
+	Tier        string
 	Page, Limit int
 }
 
@@ -41,6 +44,10 @@ func (s *Storage) StudioMembers(ctx context.Context, appID string, f MemberFilte
 		Where("m.app_id = ?", appID)
 	if f.Role != "" {
 		q = q.Where("m.role = ?", f.Role)
+	}
+	if f.Tier != "" {
+		q = q.Where("EXISTS (SELECT 1 FROM subscriptions AS ts WHERE ts.app_id = m.app_id AND ts.user_id = m.user_id AND ts.plan_id = ? AND ts.status IN (?))",
+			f.Tier, bun.List([]string{SubActive, SubPastDue}))
 	}
 	if t := strings.ToLower(strings.TrimSpace(f.Query)); t != "" {
 		like := "%" + escapeLike(t) + "%"

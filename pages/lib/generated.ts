@@ -1343,6 +1343,7 @@ export interface StudioMember {
 export interface StudioMembers {
   query: string;
   role: string;
+  tier: string;
   members: StudioMember[];
   pagination: StorePagination;
   grantable: Role[];
@@ -1353,7 +1354,8 @@ export interface StudioMembers {
   canCredit: boolean;
   creditKey: string;
   credit?: CreditForm;
-  giftTiers: Tier[];
+  tiers: Tier[];
+  canGift: boolean;
 }
 
 // StudioNewsletter is server.StudioNewsletter.
