@@ -653,6 +653,18 @@ function AnalyticsSection({ props }: { props: Props }) {
           </table>
         </div>
       </section>
+      <section className="studio-card" aria-labelledby="mrr-h">
+        <h2 id="mrr-h">Memberships now</h2>
+        <p className="meta">Monthly recurring revenue: <strong data-testid="mrr">{money(a.recurring.mrr)}</strong> from {a.recurring.paid} paying {a.recurring.paid === 1 ? "member" : "members"}{a.recurring.gifted > 0 ? ", and " + a.recurring.gifted + " given a tier" : ""}.</p>
+        {a.recurring.tiers.length > 0 && (
+          <div className="table-wrap">
+            <table className="studio-table recurring-tiers">
+              <thead><tr><th>Tier</th><th>Paying</th><th>Given</th><th>MRR</th></tr></thead>
+              <tbody>{a.recurring.tiers.map((t) => <tr key={t.tierId}><td>{t.name}</td><td>{t.paid}</td><td>{t.gifted}</td><td>{money(t.mrr)}</td></tr>)}</tbody>
+            </table>
+          </div>
+        )}
+      </section>
       <section className="studio-card" aria-labelledby="mem-h">
         <h2 id="mem-h">Members</h2>
         <StackedBars

@@ -180,3 +180,68 @@ func TestStudioMembersByTier(t *testing.T) {
 		t.Fatalf("the page filtered by tier: %.300s", page.Body)
 	}
 }
+
+// Analytics show monthly recurring revenue and members by tier as they
+// stand (issue 40 item 6), exact to the cent: a monthly member adds their
+// price, a yearly one their price over twelve, a gift a member who pays
+// nothing; the analytics page shows the figure.
+func TestRecurringRevenue(t *testing.T) {
+	t.Parallel()
+	f := newTierFixture(t, demoDB(t))
+	ts := f.ts
+	creator := withSession(sessionFor(t, ts, "creator@demo.test"))
+	read := func() store.Recurring {
+		t.Helper()
+		var got struct {
+			Data struct{ Recurring store.Recurring }
+		}
+		commJSON(t, ts.do(t, "GET", "/api/studio/apps/demo/analytics", nil, creator), &got)
+		return got.Data.Recurring
+	}
+	tierRow := func(r store.Recurring, id string) store.TierMembers {
+		for _, x := range r.Tiers {
+			if x.TierID == id {
+				return x
+			}
+		}
+		t.Fatalf("no row for tier %s in %+v", id, r)
+		return store.TierMembers{}
+	}
+	before := read()
+	monthly, yearly := f.tiers[1], f.tiers[2]
+	if monthly.Cycle != store.CycleMonthly || yearly.Cycle != store.CycleYearly || yearly.Price != 10000 {
+		t.Fatalf("demo tiers changed: %+v %+v", monthly, yearly)
+	}
+	join := func(name, itemID string) {
+		t.Helper()
+		_, tok := f.fan(t, name, 500_00)
+		if r := ts.do(t, "POST", "/api/subscriptions/apps/demo/subscribe", body(map[string]any{"itemId": itemID, "paymentMethod": "musepay"}),
+			jsonHeaders(withSession(tok))); r.Status != 200 {
+			t.Fatalf("join: %d %s", r.Status, r.Body)
+		}
+	}
+	join("mrrmonthly", monthly.ItemID)
+	join("mrryearly", yearly.ItemID)
+	giftee, _ := f.fan(t, "mrrgift", 0)
+	if r := ts.do(t, "POST", "/api/studio/apps/demo/members/"+giftee+"/gift", strings.NewReader(`{"tierId":"`+yearly.ID+`","months":0}`), jsonHeaders(creator)); r.Status != 200 {
+		t.Fatalf("gift: %d", r.Status)
+	}
+	after := read()
+	if after.Paid != before.Paid+2 || after.Gifted != before.Gifted+1 {
+		t.Fatalf("members: %+v -> %+v", before, after)
+	}
+	// The yearly tier had no yearly payer before (demo), so its MRR is 10000/12 = 833.
+	if got, want := after.MRR-before.MRR, monthly.Price+833; got != want {
+		t.Fatalf("MRR grew by %d, want %d (%+v)", got, want, after)
+	}
+	if m := tierRow(after, monthly.ID); m.MRR != tierRow(before, monthly.ID).MRR+monthly.Price || m.Paid != tierRow(before, monthly.ID).Paid+1 {
+		t.Fatalf("monthly tier row: %+v", m)
+	}
+	if y := tierRow(after, yearly.ID); y.Gifted != 1 || y.Paid != tierRow(before, yearly.ID).Paid+1 {
+		t.Fatalf("yearly tier row: %+v", y)
+	}
+	page := ts.do(t, "GET", "/apps/demo/studio/analytics", nil, creator)
+	if !strings.Contains(page.Body, "Monthly recurring revenue") || !strings.Contains(page.Body, store.Money(after.MRR, "USD")) {
+		t.Fatalf("the analytics page lacks the MRR %s", store.Money(after.MRR, "USD"))
+	}
+}

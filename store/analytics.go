@@ -105,6 +105,8 @@ type Analytics struct {
 	TopPosts       []TopPost         `json:"topPosts"`
 	OrdersByStatus []StatusCount     `json:"ordersByStatus"`
 	Attendance     []EventAttendance `json:"attendance"`
+	// Recurring is membership income as it stands now (not over the range).
+	Recurring Recurring `json:"recurring"`
 }
 
 // bucketStart is the start of the bucket holding t.
@@ -167,6 +169,9 @@ func (s *Storage) AppAnalytics(ctx context.Context, appID string, r AnalyticsRan
 		return nil, err
 	}
 	if a.Attendance, err = s.attendance(ctx, appID, r); err != nil {
+		return nil, err
+	}
+	if a.Recurring, err = s.recurring(ctx, appID, time.Now()); err != nil {
 		return nil, err
 	}
 	return a, nil

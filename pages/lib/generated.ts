@@ -55,6 +55,7 @@ export interface Analytics {
   topPosts: TopPost[];
   ordersByStatus: StatusCount[];
   attendance: EventAttendance[];
+  recurring: Recurring;
 }
 
 // AppAvailability is server.AppAvailability.
@@ -1051,6 +1052,14 @@ export interface ReactionView {
   sender: ReactionUser;
 }
 
+// Recurring is store.Recurring.
+export interface Recurring {
+  mrr: number;
+  paid: number;
+  gifted: number;
+  tiers: TierMembers[];
+}
+
 // ReportPageData is server.ReportPageData.
 export interface ReportPageData {
   target: ReportTarget | null;
@@ -1532,6 +1541,15 @@ export interface Tier {
   yearlySaving: number;
   yearlySavingPercent: number;
   trialDays: number;
+}
+
+// TierMembers is store.TierMembers.
+export interface TierMembers {
+  tierId: string;
+  name: string;
+  paid: number;
+  gifted: number;
+  mrr: number;
 }
 
 // TiersData is server.TiersData.
