@@ -59,16 +59,7 @@ func (s *Server) formStudioGift(c echo.Context) error {
 		}
 	}
 	if err != nil {
-		e := refusal(err, nil)
-		if e == nil {
-			return err
-		}
-		f, _ := memberFilter(c)
-		m, lerr := s.studioMembers(c, sc, f)
-		if lerr != nil {
-			return lerr
-		}
-		return s.renderStudio(c, sc, StudioData{Section: sectionMembers, Members: m, Form: "gift:" + c.Param("userId"), Error: e.Message, Fields: e.Fields}, e.Status)
+		return s.refuseMembersForm(c, sc, err, "gift:"+c.Param("userId"), nil)
 	}
 	return studioBack(c, sc, back, notice)
 }

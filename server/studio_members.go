@@ -226,3 +226,23 @@ func (s *Server) apiStudioRemoveMember(c echo.Context) error {
 	}
 	return respondDone(c, "Member removed")
 }
+
+// refuseMembersForm shows the members screen again after a refused form
+// (credit, gift) without JavaScript: the refusal's message and fields, the
+// form named, and what keep puts back as it was typed. An error that is
+// not a refusal passes on.
+func (s *Server) refuseMembersForm(c echo.Context, sc *Scope, err error, form string, keep func(*StudioMembers)) error {
+	e := refusal(err, nil)
+	if e == nil {
+		return err
+	}
+	f, _ := memberFilter(c)
+	m, lerr := s.studioMembers(c, sc, f)
+	if lerr != nil {
+		return lerr
+	}
+	if keep != nil {
+		keep(m)
+	}
+	return s.renderStudio(c, sc, StudioData{Section: sectionMembers, Members: m, Form: form, Error: e.Message, Fields: e.Fields}, e.Status)
+}

@@ -67,21 +67,9 @@ func (s *Server) formStudioCredit(c echo.Context) error {
 		done, err = s.creditMember(c, sc, c.Param("userId"), amount, c.FormValue("note"), c.FormValue("key"))
 	}
 	if err != nil {
-		e := refusal(err, nil)
-		if e == nil {
-			return err
-		}
-		f, _ := memberFilter(c)
-		m, lerr := s.studioMembers(c, sc, f)
-		if lerr != nil {
-			return lerr
-		}
-		fields := map[string]string{}
-		for k, v := range e.Fields {
-			fields[k] = v
-		}
-		m.Credit = &CreditForm{UserID: c.Param("userId"), Amount: c.FormValue("amount"), Note: c.FormValue("note")}
-		return s.renderStudio(c, sc, StudioData{Section: sectionMembers, Members: m, Form: "credit", Error: e.Message, Fields: fields}, e.Status)
+		return s.refuseMembersForm(c, sc, err, "credit", func(m *StudioMembers) {
+			m.Credit = &CreditForm{UserID: c.Param("userId"), Amount: c.FormValue("amount"), Note: c.FormValue("note")}
+		})
 	}
 	notice := "credited"
 	if done.Replayed {

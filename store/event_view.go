@@ -125,14 +125,7 @@ func LockEvents(views []EventView, r Reader) []EventView {
 
 // LockEvent is LockEvents for one view.
 func LockEvent(v EventView, r Reader) EventView {
-	minRank := 0
-	if v.Access.MinTierID != nil {
-		minRank = missingTierRank
-		if v.AccessTier != nil {
-			minRank = v.AccessTier.Rank
-		}
-	}
-	v.Locked = !CanRead(v.Access, minRank, r)
+	v.Locked = !CanRead(v.Access, minRankOf(v.Access, v.AccessTier), r)
 	if v.Locked {
 		v.Description, v.Location = "", ""
 		v.Media = []MediaView{}

@@ -138,14 +138,7 @@ func LockViews(views []MessageView, r Reader) []MessageView {
 
 // LockView is LockViews for one view.
 func LockView(v MessageView, r Reader) MessageView {
-	minRank := 0
-	if v.Access.MinTierID != nil {
-		minRank = missingTierRank
-		if v.AccessTier != nil {
-			minRank = v.AccessTier.Rank
-		}
-	}
-	if CanRead(v.Access, minRank, r) {
+	if CanRead(v.Access, minRankOf(v.Access, v.AccessTier), r) {
 		v.Locked = false
 		if len(v.Replies) > 0 {
 			v.Replies = LockViews(v.Replies, r)
@@ -158,6 +151,18 @@ func LockView(v MessageView, r Reader) MessageView {
 	v.Attachments = []AttachmentView{}
 	v.Replies = []MessageView{}
 	return v
+}
+
+// minRankOf is the rank of the lowest tier an access setting names (its
+// loaded tier), 0 when it names none; a tier that is gone is for staff only.
+func minRankOf(a MessageAccess, tier *AccessTier) int {
+	if a.MinTierID == nil {
+		return 0
+	}
+	if tier == nil {
+		return missingTierRank
+	}
+	return tier.Rank
 }
 
 // accessOf reads a message's access setting.
