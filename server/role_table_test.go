@@ -423,6 +423,14 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 			return app + "/studio/members/" + follower.userID + "/credit", "amount=&key=role-table"
 		}},
 		{"main", "POST", "/apps/:app/studio/wallet", store.RoleAdmin, withBody(app+"/studio/wallet", "welcomeCredit=lots")},
+		// A complimentary membership is the creator's to give and end.
+		{"main", "POST", "/apps/:app/studio/members/:userId/gift", store.RoleCreator, func(v *roleViewer) (string, string) {
+			return app + "/studio/members/" + follower.userID + "/gift", "tierId=none&months=1"
+		}},
+		{"main", "POST", "/api/studio/apps/:appId/members/:userId/gift", store.RoleCreator, func(v *roleViewer) (string, string) {
+			return "/api/studio/apps/demo/members/" + follower.userID + "/gift", `{"tierId":"none","months":1}`
+		}},
+		{"main", "DELETE", "/api/studio/apps/:appId/members/:userId/gift", store.RoleCreator, fixed("/api/studio/apps/demo/members/" + follower.userID + "/gift")},
 		{"main", "POST", "/api/studio/apps/:appId/members/:userId/credit", store.RoleCreator, func(v *roleViewer) (string, string) {
 			return "/api/studio/apps/demo/members/" + follower.userID + "/credit", `{"amount":0,"idempotencyKey":"role-table"}`
 		}},
