@@ -37,3 +37,20 @@ func TestPostMailPictures(t *testing.T) {
 		t.Errorf("locked post's mail links no post: %s", locked.HTML)
 	}
 }
+
+// A post's mail wears the app: its name, icon (absolute on the app's
+// address) and colour in the band and the button (issue 44 item 2).
+func TestPostMailWearsTheApp(t *testing.T) {
+	t.Parallel()
+	s := &marqueemail.Sender{From: "no-reply@marquee.test", Sites: marqueemail.Sites{Main: "https://marquee.test"}}
+	m, err := s.RenderPost(marqueemail.PostMail{ID: "p3", To: "fan@demo.test", Content: "Hello", PostPath: "/apps/demo/posts/p3",
+		Brand: store.MailBrand{AppName: "demo", DisplayName: "Demo Studio", Color: "#0b6e4f", IconURL: "/apps/demo/icons/mail-header.png?v=1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`border-top:6px solid #0b6e4f`, `background:#0b6e4f`, `<img src="https://marquee.test/apps/demo/icons/mail-header.png?v=1"`, "Read on Demo Studio"} {
+		if !strings.Contains(m.HTML, want) {
+			t.Errorf("the post's mail lacks %s", want)
+		}
+	}
+}
