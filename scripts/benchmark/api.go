@@ -30,7 +30,6 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"marquee/render"
 	"marquee/scripts/seed"
 	"marquee/store"
 )
@@ -66,13 +65,9 @@ func apiBench(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("BENCH_API_DURATION: %w", err)
 	}
-	root, err := render.ProjectRoot()
+	bin, err := builtBinary()
 	if err != nil {
 		return err
-	}
-	bin := filepath.Join(root, "bin/marquee")
-	if _, err := os.Stat(bin); err != nil {
-		return fmt.Errorf("%s missing: run make build: %w", bin, err)
 	}
 
 	// A fresh database on the test server, dropped afterwards.

@@ -24,7 +24,6 @@ import (
 	"strings"
 	"time"
 
-	"marquee/render"
 	"marquee/store"
 )
 
@@ -63,13 +62,9 @@ type appsPass struct {
 }
 
 func appsOn(ctx context.Context, backend string, n int) error {
-	root, err := render.ProjectRoot()
+	bin, err := builtBinary()
 	if err != nil {
 		return err
-	}
-	bin := filepath.Join(root, "bin/marquee")
-	if _, err := os.Stat(bin); err != nil {
-		return fmt.Errorf("%s missing: run make build: %w", bin, err)
 	}
 	tmp, err := os.MkdirTemp("", "marquee-bench-apps-")
 	if err != nil {

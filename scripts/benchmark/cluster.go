@@ -23,7 +23,6 @@ import (
 	"strings"
 	"time"
 
-	"marquee/render"
 	"marquee/scripts/seed"
 	"marquee/server"
 	"marquee/server/app"
@@ -54,13 +53,9 @@ func clusterBench(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("BENCH_CLUSTER_API_DURATION: %w", err)
 	}
-	root, err := render.ProjectRoot()
+	bin, err := builtBinary()
 	if err != nil {
 		return err
-	}
-	bin := filepath.Join(root, "bin/marquee")
-	if _, err := os.Stat(bin); err != nil {
-		return fmt.Errorf("%s missing: run make build: %w", bin, err)
 	}
 
 	dsn, drop, err := freshDatabase(ctx, clusterDatabase)

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 
+	"marquee/render"
 	"marquee/store"
 	"marquee/store/storetest"
 )
@@ -38,4 +40,18 @@ func freshDatabase(ctx context.Context, name string) (string, func(), error) {
 		}
 		admin.Close()
 	}, nil
+}
+
+// builtBinary is the project's bin/marquee, which the benchmarks run as
+// their own processes (so its RSS is the server's alone): make build first.
+func builtBinary() (string, error) {
+	root, err := render.ProjectRoot()
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(root, "bin/marquee")
+	if _, err := os.Stat(bin); err != nil {
+		return "", fmt.Errorf("%s missing: run make build: %w", bin, err)
+	}
+	return bin, nil
 }

@@ -20,7 +20,6 @@ import (
 	"strings"
 	"time"
 
-	"marquee/render"
 	"marquee/store"
 )
 
@@ -45,13 +44,9 @@ func newsletterBench(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("BENCH_NEWSLETTER_DURATION: %w", err)
 	}
-	root, err := render.ProjectRoot()
+	bin, err := builtBinary()
 	if err != nil {
 		return err
-	}
-	bin := filepath.Join(root, "bin/marquee")
-	if _, err := os.Stat(bin); err != nil {
-		return fmt.Errorf("%s missing: run make build: %w", bin, err)
 	}
 	mailpitBin, err := exec.LookPath("mailpit")
 	if err != nil {
