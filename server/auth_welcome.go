@@ -27,11 +27,7 @@ func (s *Server) pageSignUpWelcome(c echo.Context) error {
 	}
 	next := AuthLink{Label: "Continue", Href: s.afterAuthURL(app)}
 	if app != nil {
-		title := app.Settings.Basic.DisplayName
-		if title == "" {
-			title = app.Name
-		}
-		next.Label = "Continue to " + title
+		next.Label = "Continue to " + app.Settings.Basic.Title(app.Name)
 	}
 	if u.EmailVerified {
 		return s.renderAuthMessage(c, http.StatusOK, app, "Welcome, @"+u.Username, u.Email+" is confirmed.", []AuthLink{next})

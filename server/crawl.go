@@ -214,10 +214,7 @@ func (s *Server) appFeed(c echo.Context) error {
 		return err
 	}
 	base := s.cfg.PublicURL + "/apps/" + sc.App.Name
-	name := sc.App.Settings.Basic.DisplayName
-	if name == "" {
-		name = sc.App.Name
-	}
+	name := sc.App.Settings.Basic.Title(sc.App.Name)
 	updated, err := s.store.AppUpdatedAt(c.Request().Context(), sc.App.ID)
 	if err != nil {
 		return err

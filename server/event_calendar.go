@@ -21,10 +21,7 @@ const feedSize = 200
 func (s *Server) calendarOf(app *store.AppView, events []store.Event, now time.Time) *ics.Calendar {
 	cal := ics.NewCalendarFor("Marquee")
 	cal.SetMethod(ics.MethodPublish)
-	name := app.Settings.Basic.DisplayName
-	if name == "" {
-		name = app.Name
-	}
+	name := app.Settings.Basic.Title(app.Name)
 	cal.SetName(name + " events")
 	cal.SetXWRCalName(name + " events")
 	cal.SetRefreshInterval("PT1H")

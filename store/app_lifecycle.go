@@ -238,10 +238,7 @@ func (s *Storage) PrepareAppExport(ctx context.Context, exportID string) (*AppEx
 
 // MailAppExport queues the mail with the download link (once per export).
 func (s *Storage) MailAppExport(ctx context.Context, e *AppExport, app *App, u *User, token string) error {
-	name := app.Settings.Basic.DisplayName
-	if name == "" {
-		name = app.Name
-	}
+	name := app.Settings.Basic.Title(app.Name)
 	_, err := QueueMail(ctx, s.DB, OutgoingMail{Key: "app-export:" + e.ID, Kind: MailDataExport, AppID: app.ID, UserID: u.ID, To: u.Email,
 		Transactional: true, Content: MailContent{Subject: "The export of " + name + " is ready", Heading: "Your app's data is ready",
 			Paragraphs: []string{"The archive of " + name + " is ready: members, orders, donations, posts and events, each as CSV and JSON, in one zip file.",

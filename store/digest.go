@@ -124,10 +124,7 @@ func (s *Storage) digestContent(ctx context.Context, app *App, from, to time.Tim
 	if len(posts) == 0 && len(events) == 0 {
 		return nil, nil
 	}
-	name := app.Settings.Basic.DisplayName
-	if name == "" {
-		name = app.Name
-	}
+	name := app.Settings.Basic.Title(app.Name)
 	base := "/apps/" + app.Name
 	c := &MailContent{Subject: "This week in " + name, Heading: "This week in " + name,
 		Paragraphs: []string{digestSummary(len(posts), len(events)) + " since " + from.In(app.Settings.Basic.Location()).Format("Monday, January 2") + "."},

@@ -72,6 +72,15 @@ type BasicSettings struct {
 	TimeZone string `json:"timeZone,omitempty"`
 }
 
+// Title is the app's display name, or its name (appName) when it has none:
+// how pages, feeds and mails name the app.
+func (b BasicSettings) Title(appName string) string {
+	if b.DisplayName == "" {
+		return appName
+	}
+	return b.DisplayName
+}
+
 // Location is the app's time zone (UTC when unset or unknown).
 func (b BasicSettings) Location() *time.Location {
 	if b.TimeZone != "" {
