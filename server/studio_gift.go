@@ -45,10 +45,7 @@ func (s *Server) formStudioGift(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	back := "/members"
-	if q := c.FormValue("back"); strings.HasPrefix(q, "?") {
-		back += q
-	}
+	back := membersBack(c)
 	notice := "gift-given"
 	if c.FormValue("end") != "" {
 		err, notice = s.endGift(c, sc, c.Param("userId")), "gift-ended"

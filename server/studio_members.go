@@ -167,10 +167,7 @@ func (s *Server) formStudioMember(c echo.Context) error {
 		return err
 	}
 	next := strings.ToUpper(c.FormValue("role"))
-	back := "/members"
-	if q := c.FormValue("back"); strings.HasPrefix(q, "?") {
-		back += q
-	}
+	back := membersBack(c)
 	if err := s.changeRole(c, sc, c.Param("userId"), next); err != nil {
 		if e := refusal(err, nil); e != nil {
 			// The form's own URL has no page: the list is sent back at page 1.
@@ -245,4 +242,13 @@ func (s *Server) refuseMembersForm(c echo.Context, sc *Scope, err error, form st
 		keep(m)
 	}
 	return s.renderStudio(c, sc, StudioData{Section: sectionMembers, Members: m, Form: form, Error: e.Message, Fields: e.Fields}, e.Status)
+}
+
+// membersBack is where a members-screen form returns: the list with the
+// search, filters and page it was sent from (its back field, a query).
+func membersBack(c echo.Context) string {
+	if q := c.FormValue("back"); strings.HasPrefix(q, "?") {
+		return "/members" + q
+	}
+	return "/members"
 }

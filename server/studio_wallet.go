@@ -2,7 +2,6 @@ package server
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -53,10 +52,7 @@ func (s *Server) formStudioCredit(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	back := "/members"
-	if q := c.FormValue("back"); strings.HasPrefix(q, "?") {
-		back += q
-	}
+	back := membersBack(c)
 	var done *WalletCredited
 	cents, err := formCents(c.FormValue("amount"), "Enter an amount in dollars, like 5 or 12.50")
 	if err == nil {

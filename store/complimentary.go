@@ -82,17 +82,8 @@ func (s *Storage) GiveComplimentary(ctx context.Context, g Comp, now time.Time) 
 		}
 		sub = &Subscription{ID: NewID(), AppID: g.AppID, UserID: g.UserID, PlanID: plan.ID, Status: SubActive,
 			CurrentPeriodEnd: end, CreatedAt: now, Currency: "USD", Provider: CompProvider, Cycle: CycleMonthly}
-		if cur == nil {
-			if _, err := tx.NewInsert().Model(sub).Exec(ctx); err != nil {
-				return fmt.Errorf("give membership: %w", err)
-			}
-		} else {
-			sub.ID, sub.CreatedAt, sub.Renewals = cur.ID, cur.CreatedAt, cur.Renewals
-			if _, err := tx.NewUpdate().Model(sub).WherePK().
-				Column("plan_id", "status", "current_period_end", "amount", "currency", "provider", "provider_ref",
-					"order_id", "cancel_at_period_end", "grace_until", "ended_at", "cycle").Exec(ctx); err != nil {
-				return fmt.Errorf("give membership: %w", err)
-			}
+		if err := saveSubscription(ctx, tx, cur, sub); err != nil {
+			return fmt.Errorf("give membership: %w", err)
 		}
 		if err := grantSubscriber(ctx, tx, g.AppID, g.UserID); err != nil {
 			return err
@@ -109,9 +100,11 @@ func (s *Storage) GiveComplimentary(ctx context.Context, g Comp, now time.Time) 
 	if err != nil {
 		return nil, err
 	}
-	s.InvalidateUser(ctx, g.UserID)
 	return sub, nil
 }
+
+// A member's pages are rendered for their role and tier (the page cache's
+// member class), so neither a gift nor its end has shared pages to renew.
 
 // EndComplimentary ends a member's gift now (they follow the app again);
 // a membership they pay for is not a gift and is left alone (ErrNotFound).
@@ -132,11 +125,7 @@ func (s *Storage) EndComplimentary(ctx context.Context, appID, actorID, userID s
 		}
 		return writeAudit(ctx, tx, appID, actorID, "membership.end_gift", userID, "")
 	})
-	if err != nil {
-		return err
-	}
-	s.InvalidateUser(ctx, userID)
-	return nil
+	return err
 }
 
 // GiftableTiers lists the tiers a creator may give (every tier but drafts

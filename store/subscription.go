@@ -203,17 +203,8 @@ func StartSubscriptionCycle(ctx context.Context, tx bun.Tx, appID, userID string
 	sub := &Subscription{ID: NewID(), AppID: appID, UserID: userID, PlanID: plan.ID, Status: SubActive,
 		CurrentPeriodEnd: addCycle(start, cycle), CreatedAt: now, Amount: amount, Currency: currency,
 		Provider: provider, ProviderRef: providerRef, OrderID: orderID, Cycle: cycle}
-	if cur == nil {
-		if _, err := tx.NewInsert().Model(sub).Exec(ctx); err != nil {
-			return nil, fmt.Errorf("start subscription: %w", err)
-		}
-	} else {
-		sub.ID, sub.CreatedAt, sub.Renewals = cur.ID, cur.CreatedAt, cur.Renewals
-		if _, err := tx.NewUpdate().Model(sub).WherePK().
-			Column("plan_id", "status", "current_period_end", "amount", "currency", "provider", "provider_ref",
-				"order_id", "cancel_at_period_end", "grace_until", "ended_at", "cycle").Exec(ctx); err != nil {
-			return nil, fmt.Errorf("restart subscription: %w", err)
-		}
+	if err := saveSubscription(ctx, tx, cur, sub); err != nil {
+		return nil, err
 	}
 	if err := grantSubscriber(ctx, tx, appID, userID); err != nil {
 		return nil, err
@@ -224,6 +215,25 @@ func StartSubscriptionCycle(ctx context.Context, tx bun.Tx, appID, userID string
 		return nil, err
 	}
 	return sub, nil
+}
+
+// saveSubscription writes sub as the member's one membership of the app:
+// a new row, or over cur (the row read for update), keeping its id,
+// creation and renewal count.
+func saveSubscription(ctx context.Context, tx bun.Tx, cur, sub *Subscription) error {
+	if cur == nil {
+		if _, err := tx.NewInsert().Model(sub).Exec(ctx); err != nil {
+			return fmt.Errorf("start subscription: %w", err)
+		}
+		return nil
+	}
+	sub.ID, sub.CreatedAt, sub.Renewals = cur.ID, cur.CreatedAt, cur.Renewals
+	if _, err := tx.NewUpdate().Model(sub).WherePK().
+		Column("plan_id", "status", "current_period_end", "amount", "currency", "provider", "provider_ref",
+			"order_id", "cancel_at_period_end", "grace_until", "ended_at", "cycle").Exec(ctx); err != nil {
+		return fmt.Errorf("restart subscription: %w", err)
+	}
+	return nil
 }
 
 // grantMembership is the SUBSCRIPTION paid effect: a paid plan makes the
