@@ -21,6 +21,25 @@ export default function Membership(props: Props) {
   const tiers: Tier[] = current && !d.tiers.some((t) => t.id === current.id) ? [...d.tiers, current].sort((a, b) => a.rank - b.rank) : d.tiers;
   const verb = (t: Tier) => (!current ? "Join" : t.rank > current.rank ? "Upgrade" : "Downgrade");
   const signIn = props.authUrl + "/authenticate/signin?app=" + encodeURIComponent(app.name);
+  const quotes = d.quotes ?? [];
+  const quoteOf = (t: Tier, cycle: "MONTHLY" | "YEARLY") => quotes.find((q) => q.tierId === t.id && q.cycle === cycle);
+  // A price with the code applied: struck list price, then the offer.
+  const priceLine = (t: Tier, cycle: "MONTHLY" | "YEARLY", list: number, per: string) => {
+    const q = quoteOf(t, cycle);
+    if (!q) {
+      return (
+        <>
+          {formatMoney(list, t.currency)} <span className="meta">{per}</span>
+        </>
+      );
+    }
+    return (
+      <>
+        <s aria-label={"was " + formatMoney(list, t.currency)}>{formatMoney(list, t.currency)}</s> <strong className="offer-price">{formatMoney(q.price, t.currency)}</strong>{" "}
+        <span className="meta">{per}</span> <span className="saving">{q.description}</span>
+      </>
+    );
+  };
   const choose = (t: Tier, cycle: "MONTHLY" | "YEARLY", price: number) => {
     const label = verb(t) + (t.monthlyPrice != null && t.yearlyPrice != null ? (cycle === "YEARLY" ? " yearly" : " monthly") : "");
     if (!signedIn) {
@@ -33,7 +52,8 @@ export default function Membership(props: Props) {
     return (
       <form method="get" action={base + "/checkout/plan/" + t.itemId} key={cycle} className="tier-choose">
         <input type="hidden" name="cycle" value={cycle} />
-        <button type="submit" className="button" aria-label={label + " " + t.name + " for " + formatMoney(price, t.currency)}>
+        {quoteOf(t, cycle) && <input type="hidden" name="code" value={d.code} />}
+        <button type="submit" className="button" aria-label={label + " " + t.name + " for " + formatMoney(quoteOf(t, cycle)?.price ?? price, t.currency)}>
           {label}
         </button>
       </form>
@@ -65,20 +85,18 @@ export default function Membership(props: Props) {
               <li key={t.id} className={"tier" + (mine ? " tier-current" : "")} data-tier={t.name} aria-current={mine ? "true" : undefined}>
                 <h2>{t.name}</h2>
                 {mine && <p className="tier-badge">Your tier</p>}
-                {t.monthlyPrice != null && (
-                  <p className="price">
-                    {formatMoney(t.monthlyPrice, t.currency)} <span className="meta">/ month</span>
-                  </p>
-                )}
+                {t.monthlyPrice != null && <p className="price">{priceLine(t, "MONTHLY", t.monthlyPrice, "/ month")}</p>}
                 {t.yearlyPrice != null && (
                   <p className="price">
-                    {formatMoney(t.yearlyPrice, t.currency)} <span className="meta">/ year</span>
+                    {priceLine(t, "YEARLY", t.yearlyPrice, "/ year")}
                     {t.yearlySaving > 0 && (
                       <span className="saving">{" Save " + formatMoney(t.yearlySaving, t.currency) + " (" + t.yearlySavingPercent + "%)"}</span>
                     )}
                   </p>
                 )}
-                {t.trialDays > 0 && <p className="meta">{t.trialDays + "-day free trial"}</p>}
+                {t.trialDays > 0 && (
+                  <p className="meta">{t.trialDays + "-day free trial" + (d.trialAvailable ? "" : " (you have had this app's trial)") + (t.trialCardRequired ? " · card required" : "")}</p>
+                )}
                 {t.description && <p className="meta">{t.description}</p>}
                 {t.benefits.length > 0 && (
                   <ul className="plan-benefits" aria-label={"Benefits of " + t.name}>
@@ -106,6 +124,28 @@ export default function Membership(props: Props) {
             );
           })}
         </ol>
+        {tiers.length > 0 && (
+          <form method="get" action={base + "/membership"} className="offer-code">
+            <label htmlFor="offer-code">Have a code?</label>
+            <div className="offer-code-row">
+              <input id="offer-code" name="code" defaultValue={d.code ?? ""} autoComplete="off" autoCapitalize="characters" spellCheck={false}
+                aria-invalid={d.codeError ? "true" : undefined} aria-describedby={d.codeError ? "offer-code-error" : undefined} />
+              <button type="submit" className="button button-secondary">
+                Apply
+              </button>
+            </div>
+            {d.codeError && (
+              <p className="field-error" id="offer-code-error" role="alert">
+                {"✕ " + d.codeError}
+              </p>
+            )}
+            {d.code && quotes.length > 0 && (
+              <p className="notice" role="status">
+                {"Code " + d.code + ": " + quotes[0].description + "."}
+              </p>
+            )}
+          </form>
+        )}
         <p>
           <a href={base}>{"Back to " + displayTitle(app)}</a>
         </p>

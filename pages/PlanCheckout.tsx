@@ -11,9 +11,12 @@ type Props = PageProps<PlanCheckoutData>;
 // end of the period; a current membership is extended, not replaced.
 export default function PlanCheckout(props: Props) {
   const app = props.app!;
-  const { balance, status, error, cycle, price, saving, current } = props.data;
+  const { balance, status, error, cycle, saving, current, quote, code, codeError, trialDays } = props.data;
   const plan = props.data.plan!;
-  const enough = balance >= price;
+  const listPrice = props.data.price;
+  const price = quote ? quote.price : listPrice;
+  const trial = trialDays > 0;
+  const enough = trial || balance >= price;
   const verb = !current ? "Subscribe to" : current.itemId === plan.id ? "Renew" : "Change to";
   const base = "/apps/" + app.name;
   return (
@@ -23,7 +26,13 @@ export default function PlanCheckout(props: Props) {
         <div className="plan">
           <h2>{plan.name}</h2>
           <p className="price">
+            {quote && (
+              <>
+                <s aria-label={"was " + formatMoney(listPrice, plan.currency)}>{formatMoney(listPrice, plan.currency)}</s>{" "}
+              </>
+            )}
             {formatMoney(price, plan.currency)} <span className="meta">/ {cycleLabel(cycle)}</span>
+            {quote && <span className="saving">{" Code " + quote.code + ": " + quote.description}</span>}
             {saving > 0 && <span className="saving">{" Save " + formatMoney(saving, plan.currency)}</span>}
           </p>
           {plan.description && <p className="meta">{plan.description}</p>}
@@ -44,6 +53,16 @@ export default function PlanCheckout(props: Props) {
         <p>
           Wallet balance: <strong>{formatMoney(balance, "USD")}</strong>
         </p>
+        {trial && (
+          <p className="notice">
+            {"Your first " + trialDays + " days are free. Then " + formatMoney(price, plan.currency) + " is taken from your wallet; without it you follow the app again. We mail you 3 days before the trial ends."}
+          </p>
+        )}
+        {codeError && (
+          <p className="field-error" role="alert">
+            {"✕ " + codeError}
+          </p>
+        )}
         {!enough && <p className="field-error">Your wallet balance is too low for this plan.</p>}
         {error && (
           <p className="field-error" role="alert">
@@ -52,10 +71,23 @@ export default function PlanCheckout(props: Props) {
         )}
         <form method="post" action={base + "/checkout/plan/" + plan.id}>
           <input type="hidden" name="cycle" value={cycle} />
+          {quote && <input type="hidden" name="code" value={quote.code} />}
           <button type="submit" className="button" disabled={!enough}>
-            {"Pay " + formatMoney(price, plan.currency) + " with wallet"}
+            {trial ? "Start " + trialDays + "-day free trial" : "Pay " + formatMoney(price, plan.currency) + " with wallet"}
           </button>
         </form>
+        {!quote && (
+          <form method="get" action={base + "/checkout/plan/" + plan.id} className="offer-code">
+            <input type="hidden" name="cycle" value={cycle} />
+            <label htmlFor="offer-code">Have a code?</label>
+            <div className="offer-code-row">
+              <input id="offer-code" name="code" defaultValue={code} autoComplete="off" spellCheck={false} />
+              <button type="submit" className="button button-secondary">
+                Apply
+              </button>
+            </div>
+          </form>
+        )}
         <p className="meta">Renews every {cycleLabel(cycle)} from your wallet. Cancel any time from your profile or <a href={base + "/membership"}>the membership page</a>.</p>
         <p>
           <a href={base}>{"Back to " + displayTitle(app)}</a>

@@ -8,6 +8,7 @@ import { FieldError, cls } from "./studio/fields";
 import { NewsletterSection } from "./studio/NewsletterSection";
 import { ShippingSection } from "./studio/ShippingSection";
 import { DataSection } from "./studio/DataSection";
+import { OffersSection } from "./studio/OffersSection";
 import { Island } from "./lib/Island";
 import StudioImage from "../islands/StudioImage";
 import ThemeForm from "../islands/ThemeForm";
@@ -29,6 +30,7 @@ export default function Studio(props: Props) {
         {d.section === "profile" && <ProfileSection props={props} />}
         {d.section === "features" && <FeaturesSection props={props} />}
         {d.section === "plans" && <PlansSection props={props} />}
+        {d.section === "offers" && <OffersSection props={props} />}
         {d.section === "members" && <MembersSection props={props} />}
         {d.section === "analytics" && <AnalyticsSection props={props} />}
         {d.section === "payouts" && <PayoutsSection props={props} />}
@@ -271,7 +273,7 @@ function PlansSection({ props }: { props: Props }) {
   const plans = d.plans ?? [];
   const edit = d.planEdit;
   const dollars = (c: number | null | undefined) => (c == null ? "" : c % 100 === 0 ? String(c / 100) : (c / 100).toFixed(2));
-  type V = { name: string; description: string; benefits: string; monthlyPrice: string; yearlyPrice: string; trialDays: string; state: string };
+  type V = { name: string; description: string; benefits: string; monthlyPrice: string; yearlyPrice: string; trialDays: string; trialCardRequired: boolean; state: string };
   const stateLabel = (s: string) => (s === "ON_SALE" ? "On sale" : s === "ARCHIVED" ? "Archived" : "Draft");
   const form = (id: string, v: V, submit: string) => {
     const errs = edit && edit.itemId === id ? d.fields : {};
@@ -300,6 +302,9 @@ function PlansSection({ props }: { props: Props }) {
             <label htmlFor={"plan-trial-" + id}>Free trial (days)</label>
             <input id={"plan-trial-" + id} name="trialDays" inputMode="numeric" defaultValue={v.trialDays} />
             {errs.trialDays && <p className="field-error">{errs.trialDays}</p>}
+            <label className="check">
+              <input type="checkbox" name="trialCardRequired" value="1" defaultChecked={v.trialCardRequired} /> Card required for the trial
+            </label>
           </div>
           <div className={"field" + (errs.state ? " has-error" : "")}>
             <label htmlFor={"plan-state-" + id}>State</label>
@@ -323,7 +328,7 @@ function PlansSection({ props }: { props: Props }) {
       </form>
     );
   };
-  const newValues: V = edit && !edit.itemId ? edit : { name: "", description: "", benefits: "", monthlyPrice: "", yearlyPrice: "", trialDays: "0", state: "ON_SALE" };
+  const newValues: V = edit && !edit.itemId ? edit : { name: "", description: "", benefits: "", monthlyPrice: "", yearlyPrice: "", trialDays: "0", trialCardRequired: false, state: "ON_SALE" };
   const ranked = plans.filter((p) => p.id && !p.archived);
   return (
     <>
@@ -338,7 +343,7 @@ function PlansSection({ props }: { props: Props }) {
           {plans.map((p) => {
             const v: V = edit && edit.itemId === p.itemId ? edit
               : { name: p.name, description: p.description, benefits: p.benefits.join("\n"), monthlyPrice: dollars(p.monthlyPrice),
-                  yearlyPrice: dollars(p.yearlyPrice), trialDays: String(p.trialDays), state: p.state };
+                  yearlyPrice: dollars(p.yearlyPrice), trialDays: String(p.trialDays), trialCardRequired: p.trialCardRequired, state: p.state };
             const at = ranked.findIndex((r) => r.itemId === p.itemId);
             const priced = p.monthlyPrice != null || p.yearlyPrice != null;
             return (
@@ -353,7 +358,7 @@ function PlansSection({ props }: { props: Props }) {
                 </div>
                 <p className="meta">
                   {p.archived ? "Archived · " : p.state === "ON_SALE" ? "On sale · " : priced ? "Draft · " : "Draft: choose a billing cycle to publish · "}
-                  {p.trialDays > 0 ? p.trialDays + "-day free trial · " : ""}
+                  {p.trialDays > 0 ? p.trialDays + "-day free trial" + (p.trialCardRequired ? " (card required)" : "") + " · " : ""}
                   {p.members} {p.members === 1 ? "member" : "members"}
                 </p>
                 {p.benefits.length > 0 && <ul className="benefits">{p.benefits.map((b) => <li key={b}>{b}</li>)}</ul>}
@@ -661,6 +666,25 @@ function AnalyticsSection({ props }: { props: Props }) {
             <table className="studio-table recurring-tiers">
               <thead><tr><th>Tier</th><th>Paying</th><th>Given</th><th>MRR</th></tr></thead>
               <tbody>{a.recurring.tiers.map((t) => <tr key={t.tierId}><td>{t.name}</td><td>{t.paid}</td><td>{t.gifted}</td><td>{money(t.mrr)}</td></tr>)}</tbody>
+            </table>
+          </div>
+        )}
+      </section>
+      <section className="studio-card" aria-labelledby="trials-h">
+        <h2 id="trials-h">Trials and offers</h2>
+        <p className="meta">
+          {"In this range: "}
+          <strong data-testid="trials-started">{a.trialsAndOffers.trialsStarted}</strong>{" trials started, "}
+          <strong data-testid="trials-converted">{a.trialsAndOffers.trialsConverted}</strong>{" converted to paid, "}
+          {a.trialsAndOffers.trialsEnded + " ended unpaid; "}
+          <strong data-testid="offer-redemptions">{a.trialsAndOffers.redemptions}</strong>
+          {" code " + (a.trialsAndOffers.redemptions === 1 ? "redemption" : "redemptions") + ". In a trial now: " + a.recurring.trialing + "."}
+        </p>
+        {a.trialsAndOffers.byCode.length > 0 && (
+          <div className="table-wrap">
+            <table className="studio-table offer-redemptions">
+              <thead><tr><th>Code</th><th>Redemptions</th><th>Discount given</th></tr></thead>
+              <tbody>{a.trialsAndOffers.byCode.map((c) => <tr key={c.code}><td>{c.code}</td><td>{c.redemptions}</td><td>{money(c.discount)}</td></tr>)}</tbody>
             </table>
           </div>
         )}

@@ -85,6 +85,16 @@ func domainRules() []domainRule {
 		// A membership plan archived, gone or still a draft: never bought.
 		{store.ErrPlanOffSale, http.StatusConflict, "This membership plan is not on sale", ""},
 		{store.ErrPaidMember, http.StatusConflict, "This member pays for a membership: they change or cancel it themselves", ""},
+		// Offers and trials (store/offers.go, store/trials.go): a code the
+		// app does not have or that is not for the tier is the request's
+		// fault; one expired, used up or used before is its state.
+		{store.ErrOfferUnknown, http.StatusBadRequest, "This code is not valid for this app", "offerCode"},
+		{store.ErrOfferNotForTier, http.StatusBadRequest, "This code is not for this tier", "offerCode"},
+		{store.ErrOfferExpired, http.StatusConflict, "This code has expired", "offerCode"},
+		{store.ErrOfferUsedUp, http.StatusConflict, "This code has been used up", "offerCode"},
+		{store.ErrOfferRedeemed, http.StatusConflict, "You have already used this code", "offerCode"},
+		{store.ErrTrialTaken, http.StatusConflict, "You have already had this app's free trial", ""},
+		{store.ErrTrialNeedsCard, http.StatusConflict, "This tier's free trial starts with a card", ""},
 		{store.ErrDonationClosed, http.StatusConflict, "This donation can no longer be paid", ""},
 		{store.ErrTopupClosed, http.StatusConflict, msgTopupClosed, ""},
 		// A provider reported a payment that is not the order's total: the

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"time"
@@ -28,6 +29,64 @@ type TiersData struct {
 	Status  *store.SubscriptionStatus `json:"status"`
 	// Notice is what a form post came back to say (joined, canceled).
 	Notice string `json:"notice,omitempty"`
+	// TrialAvailable: the viewer has had no free trial in the app, so a
+	// tier with one starts with it.
+	TrialAvailable bool `json:"trialAvailable"`
+	// Code is the offer code typed ("Have a code?", ?code=), Quotes what
+	// it does to each tier and cycle it applies to, and CodeError why it
+	// applies to none.
+	Code      string      `json:"code,omitempty"`
+	Quotes    []TierQuote `json:"quotes"`
+	CodeError string      `json:"codeError,omitempty"`
+}
+
+// TierQuote is an offer code's price for one tier and cycle.
+type TierQuote struct {
+	TierID      string `json:"tierId"`
+	Cycle       string `json:"cycle" tstype:"'MONTHLY' | 'YEARLY'"`
+	ListPrice   int64  `json:"listPrice"`
+	Price       int64  `json:"price"`
+	Description string `json:"description"`
+}
+
+// quoteTiers fills data's quotes for code: each tier and cycle it takes
+// off, or the reason it takes off none.
+func (s *Server) quoteTiers(c echo.Context, sc *Scope, data *TiersData, code string) {
+	code = store.NormalizeOfferCode(code)
+	if code == "" {
+		return
+	}
+	data.Code = code
+	userID := ""
+	if sc.User != nil {
+		userID = sc.User.ID
+	}
+	var firstErr error
+	for _, t := range data.Tiers {
+		for _, cy := range []struct {
+			cycle string
+			price *int64
+		}{{store.CycleMonthly, t.MonthlyPrice}, {store.CycleYearly, t.YearlyPrice}} {
+			if cy.price == nil {
+				continue
+			}
+			q, err := s.store.QuoteOffer(c.Request().Context(), sc.App.ID, userID, t.ItemID, cy.cycle, code, time.Now())
+			if err != nil {
+				if firstErr == nil || errors.Is(firstErr, store.ErrOfferNotForTier) {
+					firstErr = err
+				}
+				continue
+			}
+			data.Quotes = append(data.Quotes, TierQuote{TierID: t.ID, Cycle: cy.cycle, ListPrice: q.ListPrice, Price: q.Price, Description: q.Description})
+		}
+	}
+	if len(data.Quotes) == 0 && firstErr != nil {
+		if e, ok := answer(firstErr, nil).(*Error); ok && e.Status < 500 {
+			data.CodeError = e.Message
+		} else {
+			data.CodeError = "This code cannot be used now"
+		}
+	}
 }
 
 // tiersOf is the one loader of the page and the JSON call.
@@ -37,9 +96,12 @@ func (s *Server) tiersOf(c echo.Context, sc *Scope) (*TiersData, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &TiersData{Tiers: tiers}
+	out := &TiersData{Tiers: tiers, Quotes: []TierQuote{}, TrialAvailable: true}
 	if sc.User == nil {
 		return out, nil
+	}
+	if out.TrialAvailable, err = s.store.TrialAvailable(ctx, sc.App.ID, sc.User.ID); err != nil {
+		return nil, err
 	}
 	if out.Status, err = s.store.SubscriptionStatusOf(ctx, sc.App.ID, sc.User.ID, time.Now()); err != nil {
 		return nil, err
@@ -64,6 +126,7 @@ func (s *Server) apiTiers(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	s.quoteTiers(c, sc, data, c.QueryParam("code"))
 	return respond(c, http.StatusOK, data)
 }
 
@@ -74,6 +137,7 @@ func (s *Server) pageMembership(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	s.quoteTiers(c, sc, data, c.QueryParam("code"))
 	switch c.QueryParam("notice") {
 	case "canceled":
 		data.Notice = "Your membership will end at the end of the current period."

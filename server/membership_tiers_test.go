@@ -293,6 +293,7 @@ func TestMembershipPageWithoutJavaScript(t *testing.T) {
 	demoBoth(t, func(t *testing.T, db *bun.DB) {
 		f := newTierFixture(t, db)
 		ctx := context.Background()
+		f.noTrials(t) // a paid join (trials: TestFreeTrial)
 		userID, session := f.fan(t, "nojs", 200_00)
 		h := form(withSession(session))
 		backstage := f.tiers[1]

@@ -431,6 +431,13 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 			return "/api/studio/apps/demo/members/" + follower.userID + "/gift", `{"tierId":"none","months":1}`
 		}},
 		{"main", "DELETE", "/api/studio/apps/:appId/members/:userId/gift", store.RoleCreator, fixed("/api/studio/apps/demo/members/" + follower.userID + "/gift")},
+		// Offer codes are managed like tiers: creator and admins.
+		{"main", "GET", "/apps/:app/studio/offers", store.RoleAdmin, fixed(app + "/studio/offers")},
+		{"main", "POST", "/apps/:app/studio/offers", store.RoleAdmin, withBody(app+"/studio/offers", "code=x&kind=percent&value=many")},
+		{"main", "POST", "/apps/:app/studio/offers/:offerId/active", store.RoleAdmin, withBody(app+"/studio/offers/none/active", "active=0")},
+		{"main", "GET", "/api/studio/apps/:appId/offers", store.RoleAdmin, fixed("/api/studio/apps/demo/offers")},
+		{"main", "POST", "/api/studio/apps/:appId/offers", store.RoleAdmin, withBody("/api/studio/apps/demo/offers", `{"code":"x","duration":"ONCE"}`)},
+		{"main", "DELETE", "/api/studio/apps/:appId/offers/:offerId", store.RoleAdmin, fixed("/api/studio/apps/demo/offers/none")},
 		{"main", "POST", "/api/studio/apps/:appId/members/:userId/credit", store.RoleCreator, func(v *roleViewer) (string, string) {
 			return "/api/studio/apps/demo/members/" + follower.userID + "/credit", `{"amount":0,"idempotencyKey":"role-table"}`
 		}},

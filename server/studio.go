@@ -55,6 +55,8 @@ type StudioData struct {
 	Shipping *StudioShipping `json:"shipping,omitempty"`
 	// AppData is the export and delete screen (studio_data.go).
 	AppData *StudioAppData `json:"appData,omitempty"`
+	// Offers is the offers editor (studio_offers.go).
+	Offers *StudioOffers `json:"offers,omitempty"`
 }
 
 // requireStudio answers 401 to visitors and 403 to anyone below ADMIN.
@@ -110,6 +112,10 @@ var studioNotices = map[string]string{
 	"zone-deleted": "Shipping zone deleted",
 	// Export and delete (studio_data.go).
 	"export-requested": "Export on its way: we mail you a link when the archive is ready",
+	// Offers (studio_offers.go).
+	"offer-created":     "Code created: members can use it on the membership page",
+	"offer-deactivated": "Code deactivated: it can no longer be used",
+	"offer-activated":   "Code active again",
 }
 
 func (s *Server) renderStudio(c echo.Context, sc *Scope, d StudioData, status int) error {

@@ -207,6 +207,7 @@ func TestRecurringRevenue(t *testing.T) {
 		t.Fatalf("no row for tier %s in %+v", id, r)
 		return store.TierMembers{}
 	}
+	f.noTrials(t) // paid joins (a trial pays nothing: TestFreeTrial)
 	before := read()
 	monthly, yearly := f.tiers[1], f.tiers[2]
 	if monthly.Cycle != store.CycleMonthly || yearly.Cycle != store.CycleYearly || yearly.Price != 10000 {

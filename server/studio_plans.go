@@ -24,7 +24,9 @@ type StudioPlanForm struct {
 	MonthlyPrice string `json:"monthlyPrice"`
 	YearlyPrice  string `json:"yearlyPrice"`
 	TrialDays    string `json:"trialDays"`
-	State        string `json:"state"`
+	// TrialCardRequired: the trial starts only with a card.
+	TrialCardRequired bool   `json:"trialCardRequired"`
+	State             string `json:"state"`
 }
 
 func (s *Server) renderStudioPlans(c echo.Context, sc *Scope, d StudioData, status int) error {
@@ -67,7 +69,7 @@ func (s *Server) formStudioPlan(c echo.Context) error {
 	}
 	form := StudioPlanForm{ItemID: c.Param("itemId"), Name: c.FormValue("name"), Description: c.FormValue("description"),
 		Benefits: c.FormValue("benefits"), MonthlyPrice: c.FormValue("monthlyPrice"), YearlyPrice: c.FormValue("yearlyPrice"),
-		TrialDays: c.FormValue("trialDays"), State: strings.ToUpper(strings.TrimSpace(c.FormValue("state")))}
+		TrialDays: c.FormValue("trialDays"), TrialCardRequired: c.FormValue("trialCardRequired") != "", State: strings.ToUpper(strings.TrimSpace(c.FormValue("state")))}
 	if strings.TrimSpace(form.MonthlyPrice+form.YearlyPrice) == "" && strings.TrimSpace(c.FormValue("price")) != "" {
 		switch strings.ToUpper(c.FormValue("billingCycle")) {
 		case store.CycleMonthly:
@@ -103,7 +105,7 @@ func (s *Server) formStudioPlan(c echo.Context) error {
 	benefits := strings.Split(strings.ReplaceAll(form.Benefits, "\r\n", "\n"), "\n")
 	_, err = s.store.SavePlan(c.Request().Context(), shop, sc.User.ID, form.ItemID, store.PlanInput{Name: form.Name,
 		Description: strings.TrimSpace(form.Description), Benefits: benefits, MonthlyPrice: monthly, YearlyPrice: yearly,
-		TrialDays: trial, State: form.State})
+		TrialDays: trial, TrialCardRequired: form.TrialCardRequired, State: form.State})
 	if e := refusal(err, wording{store.ErrNotFound: "Plan not found"}); e != nil {
 		return fail(e)
 	}

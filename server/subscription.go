@@ -16,7 +16,10 @@ import (
 // SubscribeResult answers a plan purchase: the order, how the payment
 // stands, and (once paid) the membership.
 type SubscribeResult struct {
-	Order        *store.Order              `json:"order"`
+	// Order is nil when the join started a free trial (nothing to pay).
+	Order *store.Order `json:"order"`
+	// Trial: the join started the tier's free trial (trials.go).
+	Trial        bool                      `json:"trial"`
 	Payment      *payments.Started         `json:"payment,omitempty"`
 	Subscription *store.SubscriptionStatus `json:"subscription"`
 }
@@ -26,7 +29,7 @@ type SubscribeResult struct {
 // SUBSCRIPTION order hook grants the membership in the same transaction);
 // a card or PayPal answers what the browser needs to finish, and the order
 // becomes PAID when the provider confirms it.
-func (s *Server) subscribe(c echo.Context, sc *Scope, itemID, method, cycle string) (*SubscribeResult, error) {
+func (s *Server) subscribe(c echo.Context, sc *Scope, itemID, method, cycle, offerCode string) (*SubscribeResult, error) {
 	if sc.User == nil {
 		return nil, unauthorized("Authentication required")
 	}
@@ -50,8 +53,27 @@ func (s *Server) subscribe(c echo.Context, sc *Scope, itemID, method, cycle stri
 	if cycle != "" && cycle != store.CycleMonthly && cycle != store.CycleYearly {
 		return nil, badRequest("cycle must be MONTHLY or YEARLY")
 	}
+	// A tier with a free trial, joined by a member who never had one in
+	// the app, starts the trial: nothing is charged now.
+	if method == payments.Wallet {
+		trial, err := s.store.TrialEligible(ctx, sc.App.ID, sc.User.ID, itemID, method, time.Now())
+		if err != nil && !isNotFound(err) {
+			return nil, err
+		}
+		if trial {
+			if _, err := s.store.StartTrial(ctx, store.TrialStart{AppID: sc.App.ID, UserID: sc.User.ID, ItemID: itemID, Cycle: cycle,
+				OfferCode: offerCode, Method: method}, time.Now()); err != nil {
+				return nil, answer(err, wording{store.ErrNotFound: "Subscription plan not found"})
+			}
+			out := &SubscribeResult{Trial: true}
+			if out.Subscription, err = s.store.SubscriptionStatusOf(ctx, sc.App.ID, sc.User.ID, time.Now()); err != nil {
+				return nil, err
+			}
+			return out, nil
+		}
+	}
 	// Only a tier on sale is found (a draft or archived one is not).
-	order, err := s.store.CreateTierOrder(ctx, sc.App.ID, sc.User.ID, itemID, cycle, method)
+	order, err := s.store.CreateTierOrderWithOffer(ctx, sc.App.ID, sc.User.ID, itemID, cycle, method, offerCode)
 	if isNotFound(err) {
 		return nil, notFound("Subscription plan not found")
 	}
@@ -104,9 +126,12 @@ type subscribeRequest struct {
 	// Cycle is MONTHLY or YEARLY for a tier with both prices; empty takes
 	// the tier's default cycle.
 	Cycle string `json:"cycle"`
+	// OfferCode is an offer's code (offers.go); a code that does not
+	// apply is refused with its reason.
+	OfferCode string `json:"offerCode"`
 }
 
-// POST /api/subscriptions/apps/:appId/subscribe {itemId, paymentMethod}
+// POST /api/subscriptions/apps/:appId/subscribe {itemId, paymentMethod, cycle, offerCode}
 func (s *Server) apiSubscribe(c echo.Context) error {
 	if _, err := requireUser(c); err != nil {
 		return err
@@ -119,12 +144,15 @@ func (s *Server) apiSubscribe(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.subscribe(c, sc, req.ItemID, req.PaymentMethod, req.Cycle)
+	res, err := s.subscribe(c, sc, req.ItemID, req.PaymentMethod, req.Cycle, req.OfferCode)
 	if err != nil {
 		return err
 	}
 	msg := "Payment started"
-	if res.Subscription.HasValidSubscription && res.Order.Status != store.OrderPending {
+	switch {
+	case res.Trial:
+		msg = "Welcome! Your free trial has started"
+	case res.Subscription.HasValidSubscription && res.Order.Status != store.OrderPending:
 		msg = "Welcome! Your membership is active"
 	}
 	return respondMessage(c, http.StatusOK, res, msg)
@@ -242,6 +270,15 @@ type PlanCheckoutData struct {
 	Balance int64                     `json:"balance"`
 	Status  *store.SubscriptionStatus `json:"status"`
 	Error   string                    `json:"error"`
+	// Code is the offer code carried from the membership page (or typed
+	// here), Quote its price for this tier and cycle, CodeError why it
+	// does not apply.
+	Code      string            `json:"code"`
+	Quote     *store.OfferQuote `json:"quote"`
+	CodeError string            `json:"codeError"`
+	// TrialDays is the free trial this join starts (0: none; the member
+	// had one, or the tier has none).
+	TrialDays int `json:"trialDays"`
 }
 
 // GET /apps/:app/checkout/plan/:itemId: the Subscribe button of the gated
@@ -294,6 +331,30 @@ func (s *Server) renderPlanCheckout(c echo.Context, errMsg string, status int) e
 	if data.Balance, err = s.store.WalletBalance(ctx, sc.App.ID, sc.User.ID); err != nil {
 		return err
 	}
+	data.Code = store.NormalizeOfferCode(c.QueryParam("code"))
+	if data.Code == "" {
+		data.Code = store.NormalizeOfferCode(c.FormValue("code"))
+	}
+	if data.Code != "" {
+		q, err := s.store.QuoteOffer(ctx, sc.App.ID, sc.User.ID, data.Plan.ID, data.Cycle, data.Code, time.Now())
+		switch e := answer(err, nil); {
+		case err == nil:
+			data.Quote = q
+		case isErrStatusBelow500(e):
+			data.CodeError = e.(*Error).Message
+		default:
+			return err
+		}
+	}
+	if trial, err := s.store.TrialEligible(ctx, sc.App.ID, sc.User.ID, data.Plan.ID, payments.Wallet, time.Now()); err != nil && !isNotFound(err) {
+		return err
+	} else if trial {
+		for _, t := range tiers.Tiers {
+			if t.ItemID == data.Plan.ID {
+				data.TrialDays = t.TrialDays
+			}
+		}
+	}
 	if data.Status, err = s.store.SubscriptionStatusOf(ctx, sc.App.ID, sc.User.ID, time.Now()); err != nil {
 		return err
 	}
@@ -315,11 +376,17 @@ func (s *Server) formPlanCheckout(c echo.Context) error {
 	if sc.User == nil {
 		return c.Redirect(http.StatusSeeOther, s.cfg.AuthURL+"/authenticate/signin?app="+url.QueryEscape(sc.App.Name))
 	}
-	if _, err := s.subscribe(c, sc, c.Param("itemId"), payments.Wallet, c.FormValue("cycle")); err != nil {
+	if _, err := s.subscribe(c, sc, c.Param("itemId"), payments.Wallet, c.FormValue("cycle"), c.FormValue("code")); err != nil {
 		if e, ok := err.(*Error); ok && e.Status < 500 && e.Status != http.StatusNotFound {
 			return s.renderPlanCheckout(c, e.Message, e.Status)
 		}
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, "/apps/"+url.PathEscape(sc.App.Name)+"/profile?joined=1")
+}
+
+// isErrStatusBelow500: err is an *Error the member can act on.
+func isErrStatusBelow500(err error) bool {
+	e, ok := err.(*Error)
+	return ok && e.Status < 500
 }

@@ -107,6 +107,8 @@ type Analytics struct {
 	Attendance     []EventAttendance `json:"attendance"`
 	// Recurring is membership income as it stands now (not over the range).
 	Recurring Recurring `json:"recurring"`
+	// Trials and offers over the range (analytics_recurring.go).
+	TrialsAndOffers TrialsAndOffers `json:"trialsAndOffers"`
 }
 
 // bucketStart is the start of the bucket holding t.
@@ -172,6 +174,9 @@ func (s *Storage) AppAnalytics(ctx context.Context, appID string, r AnalyticsRan
 		return nil, err
 	}
 	if a.Recurring, err = s.recurring(ctx, appID, time.Now()); err != nil {
+		return nil, err
+	}
+	if a.TrialsAndOffers, err = s.trialsAndOffers(ctx, appID, r); err != nil {
 		return nil, err
 	}
 	return a, nil

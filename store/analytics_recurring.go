@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/uptrace/bun"
 )
 
 // Recurring is the app's membership income as it stands (issue 40 item 6):
@@ -13,10 +15,13 @@ import (
 // twelve (summed per tier before dividing, so cents are lost only once per
 // tier, rounding down); gifts count as members but pay nothing.
 type Recurring struct {
-	MRR    int64         `json:"mrr"`
-	Paid   int           `json:"paid"`
-	Gifted int           `json:"gifted"`
-	Tiers  []TierMembers `json:"tiers"`
+	MRR    int64 `json:"mrr"`
+	Paid   int   `json:"paid"`
+	Gifted int   `json:"gifted"`
+	// Trialing counts members in a free trial: members who pay nothing
+	// yet (neither paid nor in the MRR).
+	Trialing int           `json:"trialing"`
+	Tiers    []TierMembers `json:"tiers"`
 }
 
 // TierMembers is one tier's members and monthly revenue.
@@ -44,9 +49,10 @@ func (s *Storage) recurring(ctx context.Context, appID string, now time.Time) (R
 		Amount   int64  `bun:"amount"`
 		Provider string `bun:"provider"`
 		Cycle    string `bun:"billing_cycle"`
+		Trial    bool   `bun:"trial"`
 	}
 	q := s.DB.NewSelect().TableExpr("subscriptions AS s").Join("JOIN subscription_plans AS p ON p.id = s.plan_id").
-		ColumnExpr("s.plan_id, s.amount, s.provider, COALESCE(NULLIF(s.cycle, ''), p.billing_cycle) AS billing_cycle").
+		ColumnExpr("s.plan_id, s.amount, s.provider, COALESCE(NULLIF(s.cycle, ''), p.billing_cycle) AS billing_cycle, s.trial_until IS NOT NULL AS trial").
 		Where("s.app_id = ?", appID)
 	if err := validSubscription(q, now, s.GracePeriod()).Scan(ctx, &subs); err != nil {
 		return out, fmt.Errorf("load recurring memberships: %w", err)
@@ -61,6 +67,10 @@ func (s *Storage) recurring(ctx context.Context, appID string, now time.Time) (R
 			out.Tiers = append(out.Tiers, TierMembers{TierID: sub.PlanID, Name: "Former tier"})
 		}
 		t := &out.Tiers[i]
+		if sub.Trial {
+			out.Trialing++
+			continue
+		}
 		if sub.Provider == CompProvider || sub.Amount <= 0 {
 			t.Gifted++
 			out.Gifted++
@@ -79,6 +89,55 @@ func (s *Storage) recurring(ctx context.Context, appID string, now time.Time) (R
 	}
 	for _, t := range out.Tiers {
 		out.MRR += t.MRR
+	}
+	return out, nil
+}
+
+// TrialsAndOffers is what free trials and offer codes did over the
+// analytics range (issue 40 item 6): trials started, converted (their
+// first period paid) and ended unpaid in the range; redemptions of each
+// code made in the range, with the discount they gave on their first
+// payment.
+type TrialsAndOffers struct {
+	TrialsStarted   int `json:"trialsStarted"`
+	TrialsConverted int `json:"trialsConverted"`
+	TrialsEnded     int `json:"trialsEnded"`
+	// Redemptions is the range's total; ByCode each code's, most first.
+	Redemptions int          `json:"redemptions"`
+	ByCode      []CodeRedeem `json:"byCode"`
+}
+
+// CodeRedeem is one code's redemptions in the range.
+type CodeRedeem struct {
+	Code        string `json:"code"`
+	Redemptions int    `json:"redemptions"`
+	Discount    int64  `json:"discount"`
+}
+
+func (s *Storage) trialsAndOffers(ctx context.Context, appID string, r AnalyticsRange) (TrialsAndOffers, error) {
+	out := TrialsAndOffers{ByCode: []CodeRedeem{}}
+	count := func(col string, into *int) error {
+		n, err := s.DB.NewSelect().Model((*Trial)(nil)).Where("app_id = ?", appID).
+			Where("? >= ? AND ? < ?", bun.Ident(col), r.From, bun.Ident(col), r.To).Count(ctx)
+		*into = int(n)
+		return err
+	}
+	for _, c := range []struct {
+		col  string
+		into *int
+	}{{"started_at", &out.TrialsStarted}, {"converted_at", &out.TrialsConverted}, {"ended_at", &out.TrialsEnded}} {
+		if err := count(c.col, c.into); err != nil {
+			return out, fmt.Errorf("count trials: %w", err)
+		}
+	}
+	if err := s.DB.NewSelect().TableExpr("offer_redemptions AS r").Join("JOIN offers AS o ON o.id = r.offer_id").
+		ColumnExpr("o.code, COUNT(*) AS redemptions, COALESCE(SUM(r.discount), 0) AS discount").
+		Where("r.app_id = ? AND r.created_at >= ? AND r.created_at < ?", appID, r.From, r.To).
+		GroupExpr("o.code").OrderExpr("redemptions DESC, o.code ASC").Scan(ctx, &out.ByCode); err != nil {
+		return out, fmt.Errorf("count redemptions: %w", err)
+	}
+	for _, c := range out.ByCode {
+		out.Redemptions += c.Redemptions
 	}
 	return out, nil
 }

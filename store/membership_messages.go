@@ -18,6 +18,10 @@ const (
 	MembershipEnded   = "ended"
 	// MembershipGiven: the creator gave the member a tier (complimentary).
 	MembershipGiven = "given"
+	// MembershipTrial: a free trial started; MembershipTrialEnding: it
+	// ends within three days (trials.go).
+	MembershipTrial       = "trial"
+	MembershipTrialEnding = "trial_ending"
 )
 
 // membershipNote is one membership event to tell: the membership after the
@@ -96,6 +100,19 @@ func membershipMessages(ctx context.Context, tx bun.IDB, n membershipNote) error
 		mail.Subject, mail.Heading = "A membership of "+app.DisplayName+" for you", "Welcome, member"
 		mail.Rows = []MailRow{{Label: "Plan", Value: plan}, {Label: "Paid", Value: "Nothing: it is a gift", Strong: true},
 			{Label: "Active", Value: until}}
+	case MembershipTrial:
+		text = "Your free trial of " + plan + " in " + app.DisplayName + " has started. It ends on " + day(sub.CurrentPeriodEnd) +
+			"; then " + amount + " is taken from your wallet unless you cancel."
+		mail.Subject, mail.Heading = "Your free trial of "+app.DisplayName, "Welcome, member"
+		mail.Rows = []MailRow{{Label: "Plan", Value: plan}, {Label: "Paid", Value: "Nothing during the trial", Strong: true},
+			{Label: "Trial ends", Value: day(sub.CurrentPeriodEnd)}, {Label: "Then", Value: amount}}
+	case MembershipTrialEnding:
+		text = "Your free trial of " + plan + " in " + app.DisplayName + " ends on " + day(sub.CurrentPeriodEnd) +
+			". Then " + amount + " is taken from your wallet; without it you follow the app again. Cancel before then to pay nothing."
+		mail.Subject, mail.Heading = "Your free trial ends in 3 days", "Your free trial ends soon"
+		mail.Rows = []MailRow{{Label: "Plan", Value: plan}, {Label: "Trial ends", Value: day(sub.CurrentPeriodEnd), Strong: true},
+			{Label: "Then", Value: amount}}
+		fix.Label = "Manage your membership"
 	case MembershipEnded:
 		text = "Your " + plan + " membership of " + app.DisplayName + " has ended."
 		if n.Reason != "" {

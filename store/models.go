@@ -22,5 +22,6 @@ func Models() []any {
 		(*WalletTopup)(nil), (*PayPalPayee)(nil), (*PlatformFeeOwed)(nil), (*RoleChange)(nil),
 		(*NewsletterRecipient)(nil), (*MailBounce)(nil), (*NewsletterPace)(nil),
 		(*ShippingZone)(nil), (*ShippingZoneCountry)(nil), (*AppExport)(nil),
+		(*Trial)(nil), (*Offer)(nil), (*OfferRedemption)(nil),
 	}
 }

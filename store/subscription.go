@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -29,6 +30,10 @@ type SubscriptionPlan struct {
 	MonthlyPrice *int64 `json:"monthlyPrice"`
 	YearlyPrice  *int64 `json:"yearlyPrice"`
 	TrialDays    int    `bun:",notnull,default:0" json:"trialDays"`
+	// TrialCardRequired: the trial starts only with a card to charge at
+	// its end (the creator's choice); otherwise the wallet, or nothing,
+	// will do (trials.go).
+	TrialCardRequired bool `bun:",notnull,default:false" json:"trialCardRequired"`
 }
 
 // Subscription is a member's paid membership of one app (one row per member
@@ -56,6 +61,17 @@ type Subscription struct {
 	Renewals          int64      `bun:",notnull,default:0" json:"renewals"`
 	// Cycle is the billing cycle the member chose (empty: the plan's).
 	Cycle string `bun:",notnull,default:''" json:"cycle"`
+	// TrialUntil is set while the membership is a free trial (its period
+	// is the trial); TrialReminded: the mail three days before its end
+	// went out (trials.go).
+	TrialUntil    *time.Time `json:"trialUntil"`
+	TrialReminded bool       `bun:",notnull,default:false" json:"-"`
+	// OfferID is the code the membership was bought with; ListAmount the
+	// price without it; DiscountLeft how many renewals it still discounts
+	// (-1: every one). See offers.go.
+	OfferID      *string `json:"offerId"`
+	ListAmount   int64   `bun:",notnull,default:0" json:"-"`
+	DiscountLeft int64   `bun:",notnull,default:0" json:"-"`
 }
 
 // Subscription statuses (see the Subscription model).
@@ -230,7 +246,8 @@ func saveSubscription(ctx context.Context, tx bun.Tx, cur, sub *Subscription) er
 	sub.ID, sub.CreatedAt, sub.Renewals = cur.ID, cur.CreatedAt, cur.Renewals
 	if _, err := tx.NewUpdate().Model(sub).WherePK().
 		Column("plan_id", "status", "current_period_end", "amount", "currency", "provider", "provider_ref",
-			"order_id", "cancel_at_period_end", "grace_until", "ended_at", "cycle").Exec(ctx); err != nil {
+			"order_id", "cancel_at_period_end", "grace_until", "ended_at", "cycle",
+			"trial_until", "trial_reminded", "offer_id", "list_amount", "discount_left").Exec(ctx); err != nil {
 		return fmt.Errorf("restart subscription: %w", err)
 	}
 	return nil
@@ -243,8 +260,12 @@ func grantMembership(ctx context.Context, tx bun.Tx, o *Order, it *OrderItem) er
 	if err != nil {
 		return fmt.Errorf("plan of %s: %w", it.StoreItemID, err)
 	}
-	_, err = StartSubscriptionCycle(ctx, tx, o.AppID, o.UserID, plan, lineCycle(it), it.Price, o.Currency, o.PaymentMethod, "", &o.ID, time.Now().UTC())
-	return err
+	now := time.Now().UTC()
+	sub, err := StartSubscriptionCycle(ctx, tx, o.AppID, o.UserID, plan, lineCycle(it), it.Price, o.Currency, o.PaymentMethod, "", &o.ID, now)
+	if err != nil {
+		return err
+	}
+	return applyLineOffer(ctx, tx, o, it, sub, now)
 }
 
 // lineCycle is the billing cycle a membership order line bought (recorded
@@ -304,6 +325,8 @@ type RenewOptions struct {
 // RenewResult counts what one run did.
 type RenewResult struct {
 	Renewed, Failed, Ended int
+	// Reminded counts trials whose members were told it ends in 3 days.
+	Reminded int
 }
 
 type dueSubscription struct {
@@ -331,6 +354,10 @@ func (s *Storage) RenewDueSubscriptions(ctx context.Context, opt RenewOptions) (
 		opt.Grace = s.GracePeriod()
 	}
 	var res RenewResult
+	var err error
+	if res.Reminded, err = s.remindTrials(ctx, opt.Now); err != nil {
+		return res, err
+	}
 	var due []dueSubscription
 	// A card membership waiting for its late invoice is not due until its
 	// grace is over: leaving it out keeps it from crowding the batch.
@@ -397,6 +424,24 @@ func (s *Storage) RenewDueSubscriptions(ctx context.Context, opt RenewOptions) (
 	return res, nil
 }
 
+// renewalCharge is what the next wallet payment of sub takes and how many
+// discounted renewals are left after it: the end of a trial pays the first
+// period as quoted when it started (with its code); otherwise a code still
+// running discounts this payment (one fewer left, -1 stays for ever) and
+// one run out pays the price without it.
+func renewalCharge(sub *Subscription) (int64, int64) {
+	if sub.TrialUntil != nil || sub.ListAmount <= 0 {
+		return sub.Amount, sub.DiscountLeft
+	}
+	switch {
+	case sub.DiscountLeft < 0:
+		return sub.Amount, -1
+	case sub.DiscountLeft > 0:
+		return sub.Amount, sub.DiscountLeft - 1
+	}
+	return sub.ListAmount, 0
+}
+
 func boolInt(b bool) int {
 	if b {
 		return 1
@@ -434,14 +479,20 @@ func (s *Storage) renewFromWallet(ctx context.Context, d *dueSubscription, opt R
 		if err != nil || cur == nil || cur.Status != d.Status || !cur.CurrentPeriodEnd.Equal(d.CurrentPeriodEnd) {
 			return err // another run got here first
 		}
+		charge, left := renewalCharge(&d.Subscription)
+		memo := "Membership renewal"
+		if d.TrialUntil != nil {
+			memo = "Membership after the free trial"
+		}
 		t, replayed, err := TransferTx(ctx, tx, TransferInput{AppID: d.AppID, Reference: renewalRef(d.ID, d.CurrentPeriodEnd),
-			Kind: TransferPayment, From: Member(d.UserID), To: AppRevenue, Amount: d.Amount, Memo: "Membership renewal"})
+			Kind: TransferPayment, From: Member(d.UserID), To: AppRevenue, Amount: charge, Memo: memo})
 		if err != nil || replayed {
 			return err
 		}
 		res, err := tx.NewUpdate().Model((*Subscription)(nil)).
 			Set("status = ?", SubActive).Set("current_period_end = ?", addCycle(d.CurrentPeriodEnd, d.BillingCycle)).
 			Set("grace_until = NULL").Set("renewals = renewals + 1").Set("provider_ref = ?", t.ID).
+			Set("amount = ?", charge).Set("discount_left = ?", left).Set("trial_until = NULL").
 			Where("id = ? AND current_period_end = ?", d.ID, d.CurrentPeriodEnd).Exec(ctx)
 		if err != nil {
 			return fmt.Errorf("extend subscription: %w", err)
@@ -450,14 +501,20 @@ func (s *Storage) renewFromWallet(ctx context.Context, d *dueSubscription, opt R
 			return errRenewalRace
 		}
 		charged = true
-		if err := s.bookEarningTx(ctx, tx, Earning{AppID: d.AppID, Ref: renewalRef(d.ID, d.CurrentPeriodEnd), Amount: d.Amount,
-			InLedger: true, Memo: "Membership renewal"}); err != nil {
+		if err := s.bookEarningTx(ctx, tx, Earning{AppID: d.AppID, Ref: renewalRef(d.ID, d.CurrentPeriodEnd), Amount: charge,
+			InLedger: true, Memo: memo}); err != nil {
 			return err
+		}
+		if d.TrialUntil != nil {
+			if err := markTrial(ctx, tx, d.AppID, d.UserID, true, opt.Now); err != nil {
+				return err
+			}
 		}
 		if err := grantSubscriber(ctx, tx, d.AppID, d.UserID); err != nil {
 			return err
 		}
 		cur.Status, cur.CurrentPeriodEnd, cur.GraceUntil, cur.ProviderRef = SubActive, addCycle(d.CurrentPeriodEnd, d.BillingCycle), nil, t.ID
+		cur.Amount, cur.DiscountLeft, cur.TrialUntil = charge, left, nil
 		cur.Renewals++
 		return membershipMessages(ctx, tx, membershipNote{Event: MembershipRenewed, Sub: cur})
 	})
@@ -475,6 +532,16 @@ func (s *Storage) renewFromWallet(ctx context.Context, d *dueSubscription, opt R
 	}
 	if d.Status == SubPastDue {
 		return renewalFailed, nil // already in grace; the notice was sent once
+	}
+	if d.TrialUntil != nil {
+		// A trial nobody paid for ends with it: no grace, the member
+		// follows the app again. Before its end the wallet may still be
+		// topped up (the next run tries again).
+		if d.CurrentPeriodEnd.After(opt.Now) {
+			return renewalSkipped, nil
+		}
+		return renewalFailed, s.endSubscription(ctx, d, SubExpired, opt.Now,
+			"Your free trial has ended and your wallet could not pay for the membership.")
 	}
 	err = s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		grace := d.CurrentPeriodEnd.Add(opt.Grace)
@@ -507,6 +574,11 @@ func (s *Storage) endSubscription(ctx context.Context, d *dueSubscription, statu
 		}
 		if err := dropSubscriber(ctx, tx, d.AppID, d.UserID); err != nil {
 			return err
+		}
+		if d.TrialUntil != nil {
+			if err := markTrial(ctx, tx, d.AppID, d.UserID, false, now); err != nil {
+				return err
+			}
 		}
 		sub := d.Subscription
 		sub.Status, sub.EndedAt = status, &now
@@ -703,6 +775,14 @@ func (s *Storage) CreatePlanOrder(ctx context.Context, appID, userID, itemID, me
 // tier's default). Only a tier on sale is found; its price for the cycle
 // is the order's.
 func (s *Storage) CreateTierOrder(ctx context.Context, appID, userID, itemID, cycle, method string) (*Order, error) {
+	return s.CreateTierOrderWithOffer(ctx, appID, userID, itemID, cycle, method, "")
+}
+
+// CreateTierOrderWithOffer is CreateTierOrder with an offer code (empty:
+// none): the order is for the first payment with the code, and the line
+// remembers the code, so the payment redeems it (applyLineOffer). A code
+// that does not apply is refused with its reason (ErrOfferUnknown, ...).
+func (s *Storage) CreateTierOrderWithOffer(ctx context.Context, appID, userID, itemID, cycle, method, code string) (*Order, error) {
 	var order *Order
 	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		tier, err := tierOnSale(ctx, tx, appID, itemID)
@@ -718,7 +798,15 @@ func (s *Storage) CreateTierOrder(ctx context.Context, appID, userID, itemID, cy
 			return err
 		}
 		it.Price = price
-		opts, _ := json.Marshal(map[string]string{"cycle": cycle})
+		line := orderLineOffer{Cycle: cycle}
+		if strings.TrimSpace(code) != "" {
+			q, err := quoteOffer(ctx, tx, appID, userID, tier.ID, cycle, price, code, time.Now().UTC())
+			if err != nil {
+				return err
+			}
+			it.Price, line.Offer, line.List, line.DiscountLeft = q.Price, q.Offer.ID, price, q.DiscountLeft
+		}
+		opts, _ := json.Marshal(line)
 		existing := new(Order)
 		err = selectOne(ctx, tx.NewSelect().Model(existing).
 			Where("app_id = ? AND user_id = ? AND status = ? AND cart_id IS NULL", appID, userID, OrderPending).
@@ -742,9 +830,9 @@ func (s *Storage) CreateTierOrder(ctx context.Context, appID, userID, itemID, cy
 		if _, err := tx.NewInsert().Model(order).Exec(ctx); err != nil {
 			return fmt.Errorf("create plan order: %w", err)
 		}
-		line := &OrderItem{ID: NewID(), AppID: appID, OrderID: order.ID, StoreItemID: it.ID, Name: it.Name,
+		item := &OrderItem{ID: NewID(), AppID: appID, OrderID: order.ID, StoreItemID: it.ID, Name: it.Name,
 			Type: ItemSubscription, Quantity: 1, Price: it.Price, Currency: currency, CustomOptions: string(opts)}
-		if _, err := tx.NewInsert().Model(line).Exec(ctx); err != nil {
+		if _, err := tx.NewInsert().Model(item).Exec(ctx); err != nil {
 			return fmt.Errorf("create plan order line: %w", err)
 		}
 		return nil

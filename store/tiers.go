@@ -43,6 +43,8 @@ type PlanInput struct {
 	// such cycle. At least one is needed to be on sale.
 	MonthlyPrice, YearlyPrice *int64
 	TrialDays                 int
+	// TrialCardRequired: the trial needs a card (else any method, or none).
+	TrialCardRequired bool
 	// State is DRAFT, ON_SALE or ARCHIVED; empty keeps the tier's state
 	// (a new tier, or a draft without prices until now, goes on sale).
 	State string
@@ -62,13 +64,14 @@ type StudioPlan struct {
 	Currency string `json:"currency"`
 	// Cycle is the default cycle, MONTHLY or YEARLY; empty for a draft
 	// without prices.
-	Cycle        string `json:"cycle"`
-	Archived     bool   `json:"archived"`
-	Rank         int    `json:"rank"`
-	State        string `json:"state" tstype:"'DRAFT' | 'ON_SALE' | 'ARCHIVED'"`
-	MonthlyPrice *int64 `json:"monthlyPrice"`
-	YearlyPrice  *int64 `json:"yearlyPrice"`
-	TrialDays    int    `json:"trialDays"`
+	Cycle             string `json:"cycle"`
+	Archived          bool   `json:"archived"`
+	Rank              int    `json:"rank"`
+	State             string `json:"state" tstype:"'DRAFT' | 'ON_SALE' | 'ARCHIVED'"`
+	MonthlyPrice      *int64 `json:"monthlyPrice"`
+	YearlyPrice       *int64 `json:"yearlyPrice"`
+	TrialDays         int    `json:"trialDays"`
+	TrialCardRequired bool   `json:"trialCardRequired"`
 	// Members is how many members hold the tier now (valid memberships).
 	Members int `json:"members"`
 }
@@ -140,13 +143,14 @@ func (s *Storage) StudioPlans(ctx context.Context, appID string) ([]StudioPlan, 
 		Monthly     *int64     `bun:"monthly_price"`
 		Yearly      *int64     `bun:"yearly_price"`
 		TrialDays   *int       `bun:"trial_days"`
+		CardNeeded  *bool      `bun:"trial_card_required"`
 		Members     int        `bun:"members"`
 	}
 	now := time.Now().UTC()
 	err := s.DB.NewSelect().TableExpr("store_items AS i").
 		Join("LEFT JOIN subscription_plans AS p ON p.store_item_id = i.id").
 		ColumnExpr("i.id, p.id AS plan_id, i.name, i.description, i.price, i.currency, i.settings, i.deleted_at").
-		ColumnExpr("p.billing_cycle, p.tier_rank, p.state, p.monthly_price, p.yearly_price, p.trial_days").
+		ColumnExpr("p.billing_cycle, p.tier_rank, p.state, p.monthly_price, p.yearly_price, p.trial_days, p.trial_card_required").
 		ColumnExpr(`(SELECT COUNT(*) FROM subscriptions AS s WHERE s.plan_id = p.id AND (
 			(s.status = ? AND s.current_period_end > ?) OR (s.status = ? AND s.grace_until > ?))) AS members`,
 			SubActive, now, SubPastDue, now).
@@ -167,6 +171,7 @@ func (s *Storage) StudioPlans(ctx context.Context, appID string) ([]StudioPlan, 
 			MonthlyPrice: r.Monthly, YearlyPrice: r.Yearly}
 		if r.PlanID != nil {
 			p.ID, p.Cycle, p.Rank, p.State, p.TrialDays = *r.PlanID, derefOr(r.Cycle), *r.Rank, *r.State, *r.TrialDays
+			p.TrialCardRequired = r.CardNeeded != nil && *r.CardNeeded
 		}
 		if p.Archived {
 			p.State = TierArchived
@@ -256,10 +261,11 @@ func (s *Storage) SavePlan(ctx context.Context, shop *Shop, actorID, itemID stri
 			}
 		}
 		plan := &SubscriptionPlan{ID: NewID(), AppID: shop.AppID, StoreItemID: it.ID, BillingCycle: cycle, State: in.State,
-			MonthlyPrice: in.MonthlyPrice, YearlyPrice: in.YearlyPrice, TrialDays: in.TrialDays}
+			MonthlyPrice: in.MonthlyPrice, YearlyPrice: in.YearlyPrice, TrialDays: in.TrialDays,
+			TrialCardRequired: in.TrialCardRequired}
 		if cur != nil {
 			plan.ID, plan.Rank = cur.ID, cur.Rank
-			if _, err := tx.NewUpdate().Model(plan).Column("billing_cycle", "state", "monthly_price", "yearly_price", "trial_days").
+			if _, err := tx.NewUpdate().Model(plan).Column("billing_cycle", "state", "monthly_price", "yearly_price", "trial_days", "trial_card_required").
 				WherePK().Exec(ctx); err != nil {
 				return fmt.Errorf("save tier: %w", err)
 			}
@@ -422,6 +428,8 @@ type Tier struct {
 	YearlySaving        int64 `json:"yearlySaving"`
 	YearlySavingPercent int   `json:"yearlySavingPercent"`
 	TrialDays           int   `json:"trialDays"`
+	// TrialCardRequired: the trial starts only with a card.
+	TrialCardRequired bool `json:"trialCardRequired"`
 }
 
 func yearlySaving(monthly, yearly *int64) (int64, int) {
@@ -449,6 +457,7 @@ type tierRow struct {
 	Monthly     *int64 `bun:"monthly_price"`
 	Yearly      *int64 `bun:"yearly_price"`
 	TrialDays   int    `bun:"trial_days"`
+	CardNeeded  bool   `bun:"trial_card_required"`
 	Deleted     bool   `bun:"deleted"`
 }
 
@@ -459,7 +468,8 @@ func (r tierRow) tier() Tier {
 		ps.Benefits = []string{}
 	}
 	t := Tier{ID: r.ID, ItemID: r.ItemID, Name: r.Name, Description: r.Description, Benefits: ps.Benefits, Rank: r.Rank,
-		State: r.State, Currency: r.Currency, MonthlyPrice: r.Monthly, YearlyPrice: r.Yearly, TrialDays: r.TrialDays}
+		State: r.State, Currency: r.Currency, MonthlyPrice: r.Monthly, YearlyPrice: r.Yearly, TrialDays: r.TrialDays,
+		TrialCardRequired: r.CardNeeded}
 	if r.Deleted {
 		t.State = TierArchived
 	}
@@ -470,7 +480,7 @@ func (r tierRow) tier() Tier {
 func tierQuery(db bun.IDB) *bun.SelectQuery {
 	return db.NewSelect().TableExpr("subscription_plans AS p").Join("JOIN store_items AS i ON i.id = p.store_item_id").
 		ColumnExpr("p.id, i.id AS item_id, i.name, i.description, i.settings, p.tier_rank, p.state, i.currency").
-		ColumnExpr("p.monthly_price, p.yearly_price, p.trial_days, i.deleted_at IS NOT NULL AS deleted")
+		ColumnExpr("p.monthly_price, p.yearly_price, p.trial_days, p.trial_card_required, i.deleted_at IS NOT NULL AS deleted")
 }
 
 // Tiers lists the app's tiers on sale, in rank order: what anyone may see

@@ -11,6 +11,7 @@ export const STUDIO_SECTIONS: { key: string; label: string; path: string; who?: 
   { key: "theme", label: "Theme", path: "/studio/theme" },
   { key: "features", label: "Features", path: "/studio/features" },
   { key: "plans", label: "Plans", path: "/studio/plans" },
+  { key: "offers", label: "Offers", path: "/studio/offers" },
   { key: "members", label: "Members", path: "/studio/members" },
   { key: "orders", label: "Orders", path: "/manage/orders" },
   { key: "donations", label: "Donations", path: "/donations" },

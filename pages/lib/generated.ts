@@ -56,6 +56,7 @@ export interface Analytics {
   ordersByStatus: StatusCount[];
   attendance: EventAttendance[];
   recurring: Recurring;
+  trialsAndOffers: TrialsAndOffers;
 }
 
 // AppAvailability is server.AppAvailability.
@@ -282,6 +283,13 @@ export interface CheckoutStep {
   label: string;
   state: 'done' | 'current' | 'todo';
   href?: string;
+}
+
+// CodeRedeem is store.CodeRedeem.
+export interface CodeRedeem {
+  code: string;
+  redemptions: number;
+  discount: number;
 }
 
 // CommunityFeature is store.CommunityFeature.
@@ -838,6 +846,36 @@ export interface NotificationView {
   sender: NoticeSender | null;
 }
 
+// OfferForm is server.OfferForm.
+export interface OfferForm {
+  code: string;
+  kind: 'percent' | 'amount';
+  value: string;
+  duration: string;
+  durationMonths: string;
+  expiresOn: string;
+  maxRedemptions: string;
+  tierId: string;
+}
+
+// OfferQuote is store.OfferQuote.
+export interface OfferQuote {
+  code: string;
+  listPrice: number;
+  price: number;
+  discount: number;
+  description: string;
+}
+
+// OfferRedeemer is store.OfferRedeemer.
+export interface OfferRedeemer {
+  userId: string;
+  username: string;
+  discount: number;
+  method: string;
+  at: string;
+}
+
 // OrderBuyer is store.OrderBuyer.
 export interface OrderBuyer {
   id: string;
@@ -1001,6 +1039,10 @@ export interface PlanCheckoutData {
   balance: number;
   status: SubscriptionStatus | null;
   error: string;
+  code: string;
+  quote: OfferQuote | null;
+  codeError: string;
+  trialDays: number;
 }
 
 // PlatformFeeOwed is store.PlatformFeeOwed.
@@ -1057,6 +1099,7 @@ export interface Recurring {
   mrr: number;
   paid: number;
   gifted: number;
+  trialing: number;
   tiers: TierMembers[];
 }
 
@@ -1315,6 +1358,7 @@ export interface StudioData {
   theme?: StudioTheme;
   shipping?: StudioShipping;
   appData?: StudioAppData;
+  offers?: StudioOffers;
 }
 
 // StudioFeatures is server.StudioFeatures.
@@ -1376,6 +1420,33 @@ export interface StudioNewsletter {
   testTo: string;
 }
 
+// StudioOffer is store.StudioOffer.
+export interface StudioOffer {
+  id: string;
+  code: string;
+  percentOff: number;
+  amountOff: number;
+  duration: 'ONCE' | 'REPEATING' | 'FOREVER';
+  durationMonths: number;
+  expiresAt: string | null;
+  maxRedemptions: number;
+  redemptions: number;
+  tierId: string | null;
+  active: boolean;
+  createdAt: string;
+  description: string;
+  tierName: string;
+  expired: boolean;
+  redeemedBy: OfferRedeemer[];
+}
+
+// StudioOffers is server.StudioOffers.
+export interface StudioOffers {
+  offers: StudioOffer[];
+  tiers: Tier[];
+  edit?: OfferForm;
+}
+
 // StudioPayPal is server.StudioPayPal.
 export interface StudioPayPal {
   enabled: boolean;
@@ -1420,6 +1491,7 @@ export interface StudioPlan {
   monthlyPrice: number | null;
   yearlyPrice: number | null;
   trialDays: number;
+  trialCardRequired: boolean;
   members: number;
 }
 
@@ -1432,6 +1504,7 @@ export interface StudioPlanForm {
   monthlyPrice: string;
   yearlyPrice: string;
   trialDays: string;
+  trialCardRequired: boolean;
   state: string;
 }
 
@@ -1478,6 +1551,7 @@ export interface SubscriptionPlan {
   monthlyPrice: number | null;
   yearlyPrice: number | null;
   trialDays: number;
+  trialCardRequired: boolean;
 }
 
 // SubscriptionPlanView is store.SubscriptionPlanView.
@@ -1541,6 +1615,7 @@ export interface Tier {
   yearlySaving: number;
   yearlySavingPercent: number;
   trialDays: number;
+  trialCardRequired: boolean;
 }
 
 // TierMembers is store.TierMembers.
@@ -1552,12 +1627,25 @@ export interface TierMembers {
   mrr: number;
 }
 
+// TierQuote is server.TierQuote.
+export interface TierQuote {
+  tierId: string;
+  cycle: 'MONTHLY' | 'YEARLY';
+  listPrice: number;
+  price: number;
+  description: string;
+}
+
 // TiersData is server.TiersData.
 export interface TiersData {
   tiers: Tier[];
   current: Tier | null;
   status: SubscriptionStatus | null;
   notice?: string;
+  trialAvailable: boolean;
+  code?: string;
+  quotes: TierQuote[];
+  codeError?: string;
 }
 
 // TopPost is store.TopPost.
@@ -1587,6 +1675,15 @@ export interface TopupPage {
   notice?: string;
   error?: string;
   card: TopupCard | null;
+}
+
+// TrialsAndOffers is store.TrialsAndOffers.
+export interface TrialsAndOffers {
+  trialsStarted: number;
+  trialsConverted: number;
+  trialsEnded: number;
+  redemptions: number;
+  byCode: CodeRedeem[];
 }
 
 // UISettings is store.UISettings.
