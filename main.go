@@ -88,7 +88,9 @@ commands:
   restore FILE                           replace the database with a backup (stop the instances first)
   bench-data [--app bench] [--posts 100000] [--items 10000] [--events 1000] [--users 500] [--apps N]
                                          fill a new app with content at scale, for benchmarks
-  app create NAME --creator EMAIL        create an app
+  app create NAME --creator EMAIL [--published]
+                                         create an app (unpublished, for its staff only, unless --published)
+  app publish NAME | app unpublish NAME  open an app to everyone, or back to its staff only
   app set NAME KEY=VALUE...              change app settings (e.g. features.store.enabled=false)
   app list                               list every app: name, id, status, creator, members
   app suspend NAME | app unsuspend NAME  take an app offline (every page and call answers 404) or back

@@ -25,6 +25,20 @@ func manage(ctx context.Context, args []string, logger *slog.Logger) error {
 	}
 	defer a.Close()
 	s := a.Storage
+	// `app create` starts the app unpublished (its staff only) unless
+	// --published says otherwise, wherever the flag stands.
+	published := false
+	if len(args) >= 2 && args[0] == "app" && args[1] == "create" {
+		kept := args[:0:0]
+		for _, a := range args {
+			if a == "--published" {
+				published = true
+				continue
+			}
+			kept = append(kept, a)
+		}
+		args = kept
+	}
 	switch {
 	case len(args) == 4 && args[0] == "app" && args[1] == "create" && strings.HasPrefix(args[3], "--creator="):
 		args = []string{"app", "create", args[2], "--creator", strings.TrimPrefix(args[3], "--creator=")}
@@ -37,11 +51,25 @@ func manage(ctx context.Context, args []string, logger *slog.Logger) error {
 		if err != nil {
 			return err
 		}
-		app, err := s.CreateApp(ctx, args[2], user.ID)
+		app, err := s.CreateAppWith(ctx, store.NewApp{Name: args[2], DisplayName: args[2], CreatorID: user.ID, Published: published})
 		if err != nil {
 			return err
 		}
 		fmt.Printf("created app %s (%s): %s/apps/%s\n", app.Name, app.ID, a.Config.PublicURL, app.Name)
+		if !published {
+			fmt.Printf("it is unpublished: only its staff can open it until the creator publishes it from %s/apps/%s/studio/launch (or: marquee app publish %s)\n",
+				a.Config.PublicURL, app.Name, app.Name)
+		}
+		return nil
+	case len(args) == 3 && args[0] == "app" && (args[1] == "publish" || args[1] == "unpublish"):
+		app, err := s.AppByIDOrName(ctx, args[2])
+		if err != nil {
+			return fmt.Errorf("app %s: %w", args[2], err)
+		}
+		if _, err := s.SetAppPublished(ctx, app.ID, "", args[1] == "publish"); err != nil {
+			return fmt.Errorf("app %s: %w", args[2], err)
+		}
+		fmt.Printf("%s is now %sed\n", app.Name, args[1])
 		return nil
 	case len(args) == 2 && args[0] == "app" && args[1] == "list":
 		apps, err := s.ListApps(ctx)

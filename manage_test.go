@@ -49,6 +49,13 @@ func TestManage(t *testing.T) {
 		{"wallet", "balance", "shop", "fan@example.test"},
 		{"payouts", "fee", "shop", "2.5"},
 		{"app", "suspend", "shop"},
+		// Launch (issue 43 item 1): unpublished unless --published, and
+		// the operator can publish or unpublish.
+		{"app", "create", "open", "--published", "--creator", "owner@example.test"},
+		{"app", "create", "later", "--creator", "owner@example.test"},
+		{"app", "unpublish", "open"},
+		{"app", "publish", "open"},
+		{"app", "publish", "open"},
 	} {
 		if err := manage(ctx, args, logger); err != nil {
 			t.Fatalf("%v: %v", args, err)
@@ -84,6 +91,14 @@ func TestManage(t *testing.T) {
 	if app.CreatorID != owner.ID || app.Settings.Features.Store.Enabled || app.Settings.Basic.DisplayName != "The Shop" || app.Version != "2.0.0" ||
 		app.Status != store.AppSuspended {
 		t.Errorf("app after set: %+v", app)
+	}
+	if !app.Unpublished {
+		t.Error("app create made a published app")
+	}
+	for name, unpublished := range map[string]bool{"open": false, "later": true} {
+		if got, err := a.Storage.AppByIDOrName(ctx, name); err != nil || got.Unpublished != unpublished {
+			t.Errorf("%s: unpublished %v, want %v (%v)", name, got != nil && got.Unpublished, unpublished, err)
+		}
 	}
 	m, err := a.Storage.MembershipOf(ctx, app.ID, fan.ID)
 	if err != nil || m == nil || m.Role != store.RoleModerator {

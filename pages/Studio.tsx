@@ -9,6 +9,7 @@ import { NewsletterSection } from "./studio/NewsletterSection";
 import { ShippingSection } from "./studio/ShippingSection";
 import { DataSection } from "./studio/DataSection";
 import { OffersSection } from "./studio/OffersSection";
+import { LaunchSection } from "./studio/LaunchSection";
 import { Island } from "./lib/Island";
 import StudioImage from "../islands/StudioImage";
 import ThemeForm from "../islands/ThemeForm";
@@ -27,6 +28,7 @@ export default function Studio(props: Props) {
         <StudioNav app={app} viewer={props.viewer} current={d.section} />
         {d.notice && <p className="added-alert" role="status">{d.notice}</p>}
         {d.error && <p className="form-error" role="alert">{d.error}</p>}
+        {d.section === "launch" && <LaunchSection props={props} />}
         {d.section === "profile" && <ProfileSection props={props} />}
         {d.section === "features" && <FeaturesSection props={props} />}
         {d.section === "plans" && <PlansSection props={props} />}

@@ -104,15 +104,17 @@ func monogramSVG(view *store.AppView) string {
 // icon-192.png, icon-512.png, maskable-512.png, mail-header.png, og.png,
 // monogram.svg)
 func (s *Server) appIcon(c echo.Context) error {
-	view, err := s.loadLanding(c, c.Param("app"))
+	view, err := s.appAsset(c)
 	if err != nil {
 		return err
 	}
 	file := c.Param("file")
 	h := c.Response().Header()
 	// The URLs carry a version (iconsOf): a day is safe, and a new icon
-	// or colour has a new URL.
-	h.Set("Cache-Control", "public, max-age=86400")
+	// or colour has a new URL. An unpublished app's are its staff's.
+	if h.Get("Cache-Control") == "" {
+		h.Set("Cache-Control", "public, max-age=86400")
+	}
 	if file == "monogram.svg" {
 		return c.Blob(http.StatusOK, "image/svg+xml", []byte(monogramSVG(view)))
 	}

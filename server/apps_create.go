@@ -15,6 +15,7 @@ import (
 
 const (
 	msgAppSuspended  = "This app is suspended"
+	msgAppNotFound   = "App not found"
 	msgAppNameTaken  = "This app name is taken"
 	msgSelfServeOff  = "Apps are created by the operator on this site"
 	msgAppNameIsFree = "Available"
@@ -112,7 +113,7 @@ func (s *Server) formCreateApp(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, "/apps/"+url.PathEscape(app.Name)+"/studio?notice=created")
+	return c.Redirect(http.StatusSeeOther, "/apps/"+url.PathEscape(app.Name)+"/studio/launch?notice=created")
 }
 
 // POST /api/apps {name, displayName}

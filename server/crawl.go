@@ -97,6 +97,9 @@ func visitorSees(app *store.AppView) visitorParts {
 // posts, the store's items and the events, each with when it last changed.
 func (s *Server) appSitemap(c echo.Context) error {
 	sc := scopeFromPage(c)
+	if err := requirePublished(sc); err != nil {
+		return err
+	}
 	ctx := c.Request().Context()
 	base := s.cfg.PublicURL + "/apps/" + sc.App.Name
 	appChanged, err := s.store.AppUpdatedAt(ctx, sc.App.ID)
@@ -206,6 +209,9 @@ func feedTitle(content string) string {
 // feed (404).
 func (s *Server) appFeed(c echo.Context) error {
 	sc := scopeFromPage(c)
+	if err := requirePublished(sc); err != nil {
+		return err
+	}
 	if !visitorSees(sc.App).community {
 		return notFound("This app has no public feed")
 	}

@@ -319,6 +319,10 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 			switch {
 			case req.Method != http.MethodGet || v.LookupErr != nil || s.pages.off:
 				return s.answerUncached(c, next)
+			case hasCookie(req, previewCookie):
+				// Staff previewing the app as someone else: their own look,
+				// never a cached page, never kept (launch_preview.go).
+				return s.answerUncached(c, next)
 			case v.User == nil:
 				if _, err := req.Cookie(sessionCookie); err == nil {
 					// A stale cookie: the page may clear it (Set-Cookie).
@@ -557,7 +561,7 @@ func (s *Server) fillPage(c echo.Context, key string, engagement int64, stale *c
 }
 
 func memberClassOf(sc *Scope) string {
-	if sc.OwnHidden {
+	if sc.OwnHidden || sc.Preview != "" || sc.App.Unpublished {
 		return privateClass
 	}
 	perms, _ := json.Marshal(sc.Can)

@@ -35,6 +35,10 @@ type Scope struct {
 	// their feed shows it to them and their pages are not shared (set by
 	// the page cache's member lookup).
 	OwnHidden bool
+	// Preview is how staff look at the app now (launch_preview.go):
+	// store.PreviewVisitor or store.PreviewMember, "" for themselves. The
+	// rest of the scope is that viewer's; such a page is never cached.
+	Preview string
 }
 
 // scopeOf loads an app by id or name (404 'App not found') and the viewer's
@@ -50,6 +54,10 @@ func (s *Server) scopeOf(c echo.Context, idOrName string) (*Scope, error) {
 
 func (s *Server) scopeOfView(c echo.Context, view *store.AppView) (*Scope, error) {
 	v := viewerOf(c)
+	if staff, ok := c.Get(previewerKey).(*Viewer); ok {
+		// A visitor's preview: the staff member behind it decides access.
+		v = staff
+	}
 	if v.LookupErr != nil {
 		// The session could not be checked: answering as a visitor would
 		// be a wrong answer on a write, so the dependency error surfaces.
@@ -67,6 +75,11 @@ func (s *Server) scopeOfView(c echo.Context, view *store.AppView) (*Scope, error
 			sc.Membership, sc.Role = m, m.Role
 		}
 		ban = b
+	}
+	if view.Unpublished && !access.SeesUnpublished(sc.Role) {
+		// Not published yet (issue 43 item 1): its staff alone may open
+		// it; to anyone else it answers as an unknown app does.
+		return nil, notFound(msgAppNotFound)
 	}
 	sc.Can = access.For(view.Settings, sc.Role)
 	uid := ""
@@ -95,6 +108,9 @@ func (s *Server) scopeOfView(c echo.Context, view *store.AppView) (*Scope, error
 		}
 		sc.Content = access.ContentFor(view.Settings, sc.Role, subscribed)
 		sc.Gated = sc.Content != access.ContentAll
+	}
+	if mode := previewMode(c, sc); mode != "" {
+		applyPreview(c, sc, v, mode)
 	}
 	return sc, nil
 }

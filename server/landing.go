@@ -23,7 +23,7 @@ func (s *Server) loadAccess(c echo.Context, idOrName string) (*store.AppView, er
 
 func usableApp(view *store.AppView, err error) (*store.AppView, error) {
 	if err != nil {
-		return nil, wrapLoad(err, "App not found")
+		return nil, wrapLoad(err, msgAppNotFound)
 	}
 	if view.Status == store.AppSuspended {
 		// The operator took it offline (`bin/marquee app suspend`): no page

@@ -31,7 +31,9 @@ var defaultIcons = []manifestIcon{{Src: "/static/icon.svg", Sizes: "any", Type: 
 
 func writeManifest(c echo.Context, m webManifest) error {
 	c.Response().Header().Set("Content-Type", "application/manifest+json")
-	c.Response().Header().Set("Cache-Control", "public, max-age=3600")
+	if c.Response().Header().Get("Cache-Control") == "" {
+		c.Response().Header().Set("Cache-Control", "public, max-age=3600")
+	}
 	return c.JSON(http.StatusOK, m)
 }
 
@@ -46,7 +48,7 @@ func (s *Server) siteManifest(c echo.Context) error {
 // URL end in a slash: a scope of /apps/demo would also claim /apps/demo2
 // and /apps/demos (scopes match by prefix).
 func (s *Server) appManifest(c echo.Context) error {
-	view, err := s.loadLanding(c, c.Param("app"))
+	view, err := s.appAsset(c)
 	if err != nil {
 		return err
 	}

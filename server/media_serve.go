@@ -29,8 +29,19 @@ func (s *Server) mediaGet(c echo.Context) error {
 	// was suspended opens nothing while it is (usableApp).
 	if rest, ok := strings.CutPrefix(key, "apps/"); ok {
 		appID, _, _ := strings.Cut(rest, "/")
-		if _, err := s.loadAccess(c, appID); err != nil {
+		view, err := s.loadAccess(c, appID)
+		if err != nil {
 			return err
+		}
+		if view.Unpublished {
+			// An unpublished app's files are its staff's (issue 43 item
+			// 1): media URLs skip the session lookup, this one needs it.
+			if v := viewerOf(c); v.User == nil {
+				s.lookUpSession(c, v)
+			}
+			if _, err := s.scopeOfView(c, view); err != nil {
+				return err
+			}
 		}
 	}
 	f, size, err := local.Open(c.Request().Context(), key)

@@ -41,6 +41,9 @@ type ViewerProps struct {
 	// LoadError is SPEC.md's 'Failed to load user data': the session could
 	// not be checked, so the page shows as to a visitor and says why.
 	LoadError string `json:"loadError,omitempty"`
+	// Preview: staff look at the page as a visitor or a member would
+	// (launch_preview.go); the page shows the bar that ends it.
+	Preview string `json:"preview,omitempty" tstype:"'visitor' | 'member'"`
 }
 
 type ViewerUser struct {
@@ -67,7 +70,7 @@ func (s *Server) pageProps(c echo.Context, sc *Scope) PageProps {
 	}
 	if sc != nil {
 		p.App = pageApp(sc.App, false)
-		p.Viewer.Role, p.Viewer.Permissions, p.Viewer.Gated = sc.Role, sc.Can, sc.Gated
+		p.Viewer.Role, p.Viewer.Permissions, p.Viewer.Gated, p.Viewer.Preview = sc.Role, sc.Can, sc.Gated, sc.Preview
 	}
 	if shared, _ := c.Get(sharedRenderKey).(bool); shared && viewerOf(c).User != nil {
 		// One render for every member of the role (pagecache.go): signed
@@ -121,6 +124,13 @@ func (s *Server) profilePictureURL(ctx context.Context, u *store.User) string {
 // renderPage runs a page component and writes the document.
 func (s *Server) renderPage(c echo.Context, page string, props PageProps) error {
 	status, body := s.renderDocument(c, page, props)
+	if sc := scopeFromPage(c); sc != nil && (sc.Preview != "" || sc.App.Unpublished) {
+		// An unpublished app's pages are its staff's, and a preview is
+		// one staff member's look: no cache keeps them, no search engine
+		// indexes them (issue 43 item 1).
+		c.Response().Header().Set("Cache-Control", "private, no-store")
+		c.Response().Header().Set("X-Robots-Tag", "noindex")
+	}
 	if c.Response().Header().Get("Cache-Control") == "" {
 		c.Response().Header().Set("Cache-Control", "no-cache")
 	}

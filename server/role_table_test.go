@@ -371,6 +371,12 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		// would change what later rows rely on are sent invalid: an allowed
 		// viewer gets the form back with its errors, the others a refusal.
 		{"main", "GET", "/apps/:app/studio", store.RoleAdmin, fixed(app + "/studio")},
+		// Launch (issue 43 item 1): the checklist, Publish (demo is
+		// published: publishing again changes nothing) and the preview
+		// switch (turned off: nothing changes for later rows).
+		{"main", "GET", "/apps/:app/studio/launch", store.RoleAdmin, fixed(app + "/studio/launch")},
+		{"main", "POST", "/apps/:app/studio/launch", store.RoleAdmin, withBody(app+"/studio/launch", "action=publish")},
+		{"main", "POST", "/apps/:app/studio/preview", store.RoleAdmin, withBody(app+"/studio/preview", "mode=off")},
 		{"main", "GET", "/apps/:app/studio/features", store.RoleAdmin, fixed(app + "/studio/features")},
 		{"main", "GET", "/apps/:app/studio/plans", store.RoleAdmin, fixed(app + "/studio/plans")},
 		{"main", "GET", "/apps/:app/studio/members", store.RoleAdmin, fixed(app + "/studio/members?q=demo")},
@@ -441,6 +447,8 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"main", "POST", "/api/studio/apps/:appId/members/:userId/credit", store.RoleCreator, func(v *roleViewer) (string, string) {
 			return "/api/studio/apps/demo/members/" + follower.userID + "/credit", `{"amount":0,"idempotencyKey":"role-table"}`
 		}},
+		{"main", "GET", "/api/studio/apps/:appId/launch", store.RoleAdmin, fixed("/api/studio/apps/demo/launch")},
+		{"main", "PUT", "/api/studio/apps/:appId/launch", store.RoleAdmin, withBody("/api/studio/apps/demo/launch", `{"published":true}`)},
 		{"main", "GET", "/api/studio/apps/:appId/members", store.RoleAdmin, fixed("/api/studio/apps/demo/members?role=FOLLOWER")},
 		{"main", "PUT", "/api/studio/apps/:appId/members/:userId", store.RoleAdmin, func(v *roleViewer) (string, string) {
 			return "/api/studio/apps/demo/members/" + follower.userID, `{"role":"FOLLOWER"}`

@@ -195,6 +195,11 @@ func (s *Server) routes() {
 	// pass the subscription gate anyway, so it is not asked.
 	studio := func(path string, h echo.HandlerFunc) { m.GET("/apps/:app"+path, h, s.appPage) }
 	studio("/studio", s.pageStudio)
+	// Launch (studio_launch.go, launch_preview.go): the checklist, Publish
+	// and Unpublish, and previews as a visitor or a member.
+	studio("/studio/launch", s.pageStudioLaunch)
+	appForm("/studio/launch", s.formStudioLaunch)
+	appForm("/studio/preview", s.formStudioPreview)
 	appForm("/studio/profile", s.formStudioProfile)
 	appForm("/studio/links", s.formStudioLinks)
 	appForm("/studio/images", s.formStudioImage)
@@ -337,6 +342,8 @@ func (s *Server) routes() {
 	// Apps of one's own and the studio.
 	api.GET("/apps/availability", s.apiAppAvailability)
 	api.POST("/apps", s.apiCreateApp)
+	api.GET("/studio/apps/:appId/launch", s.apiStudioLaunch)
+	api.PUT("/studio/apps/:appId/launch", s.apiStudioSetLaunch)
 	api.GET("/studio/apps/:appId/members", s.apiStudioMembers)
 	api.PUT("/studio/apps/:appId/members/:userId", s.apiStudioSetRole)
 	api.DELETE("/studio/apps/:appId/members/:userId", s.apiStudioRemoveMember)

@@ -57,6 +57,8 @@ type StudioData struct {
 	AppData *StudioAppData `json:"appData,omitempty"`
 	// Offers is the offers editor (studio_offers.go).
 	Offers *StudioOffers `json:"offers,omitempty"`
+	// Launch is the launch checklist (studio_launch.go).
+	Launch *store.Launch `json:"launch,omitempty"`
 }
 
 // requireStudio answers 401 to visitors and 403 to anyone below ADMIN.
@@ -90,11 +92,14 @@ func (s *Server) apiStudioScope(c echo.Context) (*Scope, error) {
 }
 
 var studioNotices = map[string]string{
-	"created":  "Your app is ready. Set it up here: profile, features and plans.",
-	"saved":    "Saved",
-	"archived": "Plan archived: members who hold it keep it until it ends",
-	"role":     "Role changed",
-	"removed":  "Member removed",
+	"created": "Your app is ready, and only you and your staff can see it. Follow the checklist, then publish it.",
+	// Launch (studio_launch.go).
+	"published":   "Your app is published: everyone can open it now",
+	"unpublished": "Your app is unpublished: only its staff can open it",
+	"saved":       "Saved",
+	"archived":    "Plan archived: members who hold it keep it until it ends",
+	"role":        "Role changed",
+	"removed":     "Member removed",
 	// The wallet (studio_wallet.go).
 	"credited":        "Credit added to the member's wallet",
 	"gift-given":      "Membership given: the member has been told",

@@ -164,7 +164,7 @@ func TestDeleteAppFromStudio(t *testing.T) {
 	ts := newTestServer(t, demoDB(t))
 	ctx := context.Background()
 	creatorID := idOfUser(t, ts, "creator@demo.test")
-	app, err := ts.store.CreateApp(ctx, "doomed", creatorID)
+	app, err := ts.store.CreatePublishedApp(ctx, "doomed", creatorID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -86,7 +86,8 @@ func TestCreateAppFromApps(t *testing.T) {
 	}
 
 	r = ts.do(t, "POST", "/apps", strings.NewReader("name=my-studio&displayName=My+Studio"), form(h))
-	if r.Status != http.StatusSeeOther || r.Header.Get("Location") != "/apps/my-studio/studio?notice=created" {
+	// It starts unpublished, on its launch checklist (issue 43 item 1).
+	if r.Status != http.StatusSeeOther || r.Header.Get("Location") != "/apps/my-studio/studio/launch?notice=created" {
 		t.Fatalf("create: %d %s %.300s", r.Status, r.Header.Get("Location"), r.Body)
 	}
 	app, err := ts.store.AppByIDOrName(ctx, "my-studio")
@@ -99,7 +100,7 @@ func TestCreateAppFromApps(t *testing.T) {
 	if m, _ := ts.store.MembershipOf(ctx, app.ID, uid); m == nil || m.Role != store.RoleCreator {
 		t.Fatalf("membership: %+v", m)
 	}
-	r = ts.do(t, "GET", "/apps/my-studio/studio?notice=created", nil, h)
+	r = ts.do(t, "GET", "/apps/my-studio/studio/launch?notice=created", nil, h)
 	if r.Status != 200 || !strings.Contains(r.Body, "Your app is ready") || !strings.Contains(r.Body, "Profile and look") {
 		t.Fatalf("studio: %d %.500s", r.Status, r.Body)
 	}

@@ -35,8 +35,15 @@ type App struct {
 	LogoMediaID   *string     `json:"-"`
 	SplashMediaID *string     `json:"-"`
 	Settings      AppSettings `bun:",type:text,notnull" json:"settings"`
-	CreatedAt     time.Time   `bun:",notnull,default:current_timestamp" json:"createdAt"`
-	UpdatedAt     time.Time   `bun:",notnull,default:current_timestamp" json:"updatedAt"`
+	// Unpublished: the app answers to its staff only (issue 43 item 1); a
+	// creator's new app starts so, until they publish it (app_launch.go).
+	Unpublished bool `bun:",notnull,default:false" json:"-"`
+	// PreviewedVisitorAt and PreviewedMemberAt: when staff last looked at
+	// the app as a visitor or as a member would (the launch checklist).
+	PreviewedVisitorAt *time.Time `json:"-"`
+	PreviewedMemberAt  *time.Time `json:"-"`
+	CreatedAt          time.Time  `bun:",notnull,default:current_timestamp" json:"createdAt"`
+	UpdatedAt          time.Time  `bun:",notnull,default:current_timestamp" json:"updatedAt"`
 }
 
 // Community is the feed of an app; every app has exactly one.

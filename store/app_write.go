@@ -38,9 +38,16 @@ func CheckAppName(name string) error {
 
 // CreateApp creates an app with default settings, its community and store,
 // and makes creatorID its CREATOR (the CLI's `app create`; the studio's
-// creation goes through the same CreateAppWith).
+// creation goes through the same CreateAppWith). Like every new app it
+// starts unpublished; CreatePublishedApp opens it at once.
 func (s *Storage) CreateApp(ctx context.Context, name, creatorID string) (*App, error) {
 	return s.CreateAppWith(ctx, NewApp{Name: name, DisplayName: name, CreatorID: creatorID})
+}
+
+// CreatePublishedApp is CreateApp for an app everyone may open at once
+// (`app create --published`, fixtures).
+func (s *Storage) CreatePublishedApp(ctx context.Context, name, creatorID string) (*App, error) {
+	return s.CreateAppWith(ctx, NewApp{Name: name, DisplayName: name, CreatorID: creatorID, Published: true})
 }
 
 // UserByEmail finds a user by email (case-insensitive), or ErrNotFound.

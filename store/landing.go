@@ -44,6 +44,9 @@ type AppView struct {
 	RecentPosts              []MessageView  `json:"recentPosts"`
 	UpcomingEvents           []EventView    `json:"upcomingEvents"`
 	FeaturedStoreItems       []ItemView     `json:"featuredStoreItems"`
+	// Unpublished: only the app's staff may open it (issue 43 item 1);
+	// nobody else ever receives this view, so it is said only when true.
+	Unpublished bool `json:"unpublished,omitempty"`
 }
 
 type CommunityView struct {
@@ -324,7 +327,7 @@ var bioPolicy = bluemonday.UGCPolicy()
 func (s *Storage) buildLanding(ctx context.Context, app *App, now time.Time) (*AppView, error) {
 	db := s.DB
 	view := &AppView{
-		ID: app.ID, Name: app.Name, Status: app.Status, Version: app.Version,
+		ID: app.ID, Name: app.Name, Status: app.Status, Version: app.Version, Unpublished: app.Unpublished,
 		Description: app.Description, Bio: bioPolicy.Sanitize(app.Bio), Settings: app.Settings,
 		Media: []MediaView{}, DonationTiers: []DonationTier{}, Events: []EventView{},
 		RecentPosts: []MessageView{}, UpcomingEvents: []EventView{}, FeaturedStoreItems: []ItemView{},

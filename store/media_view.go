@@ -108,10 +108,13 @@ type mediaRow struct {
 	Restricted int `bun:"restricted,scanonly"`
 	// AppStatus: a suspended app's files are served to no one.
 	AppStatus *string `bun:"app_status,scanonly"`
+	// AppUnpublished: an unpublished app's files are its staff's (issue
+	// 43 item 1), as its pages are.
+	AppUnpublished int `bun:"app_unpublished,scanonly"`
 }
 
 func (r *mediaRow) public() bool {
-	if r.Restricted == 1 {
+	if r.Restricted == 1 || r.AppUnpublished == 1 {
 		return false
 	}
 	return r.AppID == nil || r.AppAsset == 1 || !GatesVisitors(r.AppSettings)
@@ -130,6 +133,7 @@ func (s *Storage) mediaRows(ctx context.Context, db bun.IDB, ids []string) ([]me
 		ColumnExpr(`"media".*`).
 		ColumnExpr(`"a"."settings" AS "app_settings"`).
 		ColumnExpr(`"a"."status" AS "app_status"`).
+		ColumnExpr(`CASE WHEN "a"."unpublished" THEN 1 ELSE 0 END AS "app_unpublished"`).
 		ColumnExpr(`CASE WHEN "media"."id" IN ("a"."banner_media_id", "a"."title_media_id", "a"."logo_media_id", "a"."splash_media_id") THEN 1 ELSE 0 END AS "app_asset"`).
 		ColumnExpr(`CASE WHEN EXISTS (SELECT 1 FROM "message_attachments" AS "ma" JOIN "messages" AS "msg" ON "msg"."id" = "ma"."message_id"
 			WHERE "ma"."media_id" = "media"."id" AND "msg"."access_audience" <> ?)

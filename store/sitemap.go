@@ -19,7 +19,7 @@ type SitemapApp struct {
 // SitemapApps lists the apps every visitor may open, by name.
 func (s *Storage) SitemapApps(ctx context.Context) ([]SitemapApp, error) {
 	apps := []SitemapApp{}
-	if err := s.DB.NewSelect().Model((*App)(nil)).Column("name", "updated_at").Where("status = ?", "PUBLIC").
+	if err := s.DB.NewSelect().Model((*App)(nil)).Column("name", "updated_at").Where("status = ? AND NOT unpublished", "PUBLIC").
 		Order("name ASC").Limit(SitemapLimit).Scan(ctx, &apps); err != nil {
 		return nil, fmt.Errorf("list sitemap apps: %w", err)
 	}

@@ -71,6 +71,11 @@ type NewApp struct {
 	// already created this many apps in the last 24 hours; 0 is no limit
 	// (the operator's CLI).
 	MaxPerDay int
+	// Published opens the app to everyone at once; a creator's new app
+	// starts unpublished, for its staff only, until they publish it from
+	// the launch checklist (app_launch.go). The operator's CLI may say
+	// --published.
+	Published bool
 }
 
 // ErrTooManyApps: the account created its most apps for the day.
@@ -118,7 +123,7 @@ func (s *Storage) CreateAppWith(ctx context.Context, in NewApp) (*App, error) {
 		return nil, err
 	}
 	app := &App{ID: NewID(), Name: in.Name, Status: "PUBLIC", Version: "1.0.0", CreatorID: in.CreatorID,
-		Settings: DefaultSettings(display)}
+		Settings: DefaultSettings(display), Unpublished: !in.Published}
 	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if in.MaxPerDay > 0 {
 			// One account's creations are serialised on its user row, so

@@ -17,6 +17,7 @@ export function Layout({ props, children, hideFooter }: { props: PageProps<any>;
   const signedIn = props.viewer.user !== null;
   return (
     <div className={"app-shell" + (showFooter ? " with-footer" : "")}>
+      <LaunchBar props={props} />
       <Header app={app}>
         {signedIn && (
           <Island
@@ -59,6 +60,41 @@ export function Layout({ props, children, hideFooter }: { props: PageProps<any>;
       {/* The installable app (service worker, install banner, pull to
           refresh) is for members; a visitor's page stays free of JavaScript. */}
       {signedIn && <Island name="AppChrome" component={AppChrome} props={{ appName: app.name, title: displayTitle(app) }} when="idle" />}
+    </div>
+  );
+}
+
+// LaunchBar is what staff see above an app that is not published yet, or
+// while they preview it as a visitor or a member (issue 43 item 1): what
+// it is, and a way back (plain forms and links: no JavaScript needed).
+function LaunchBar({ props }: { props: PageProps<any> }) {
+  const app = props.app!;
+  const base = "/apps/" + app.name;
+  const preview = props.viewer.preview;
+  if (preview) {
+    const other = preview === "visitor" ? "member" : "visitor";
+    return (
+      <div className="launch-bar previewing" role="status">
+        <span>
+          <strong>{"Previewing as a " + preview}</strong>
+          {preview === "visitor" ? ": this is what someone who is not signed in sees." : ": this is what a member of every tier sees."}
+          {app.unpublished && " Your app is not published yet."}
+        </span>
+        <form method="post" action={base + "/studio/preview"} className="launch-bar-forms">
+          <input type="hidden" name="back" value={props.path} />
+          <button type="submit" name="mode" value={other} className="link-button">{"View as a " + other}</button>
+          <button type="submit" name="mode" value="off" className="button">Exit preview</button>
+        </form>
+      </div>
+    );
+  }
+  if (!app.unpublished) return null;
+  return (
+    <div className="launch-bar" role="status">
+      <span>
+        <strong>This app is not published yet</strong> — only its staff can see it.
+      </span>
+      {props.viewer.permissions.canManage && <a href={base + "/studio/launch"}>Launch checklist</a>}
     </div>
   );
 }

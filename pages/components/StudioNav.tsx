@@ -7,6 +7,7 @@ import type { AppView, ViewerProps } from "../lib/types";
 // `who`: "manage" (creator and admins; the default), "moderate"
 // (moderators too) or "creator" (the creator alone).
 export const STUDIO_SECTIONS: { key: string; label: string; path: string; who?: "moderate" | "creator" }[] = [
+  { key: "launch", label: "Launch", path: "/studio/launch" },
   { key: "profile", label: "Profile & look", path: "/studio" },
   { key: "theme", label: "Theme", path: "/studio/theme" },
   { key: "features", label: "Features", path: "/studio/features" },

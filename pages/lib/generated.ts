@@ -117,6 +117,7 @@ export interface AppView {
   recentPosts: MessageView[];
   upcomingEvents: EventView[];
   featuredStoreItems: ItemView[];
+  unpublished?: boolean;
 }
 
 // AppsIndexData is server.AppsIndexData.
@@ -655,6 +656,21 @@ export interface ItemView {
 // LandingPageSettings is store.LandingPageSettings.
 export interface LandingPageSettings {
   showLinkInBio: boolean;
+}
+
+// Launch is store.Launch.
+export interface Launch {
+  published: boolean;
+  steps: LaunchStep[];
+  done: number;
+}
+
+// LaunchStep is store.LaunchStep.
+export interface LaunchStep {
+  key: 'profile' | 'earn' | 'payouts' | 'post' | 'preview';
+  title: string;
+  done: boolean;
+  detail: string;
 }
 
 // LinkItem is store.Link.
@@ -1359,6 +1375,7 @@ export interface StudioData {
   shipping?: StudioShipping;
   appData?: StudioAppData;
   offers?: StudioOffers;
+  launch?: Launch;
 }
 
 // StudioFeatures is server.StudioFeatures.
@@ -1733,6 +1750,7 @@ export interface ViewerProps {
   permissions: Permissions;
   gated: boolean;
   loadError?: string;
+  preview?: 'visitor' | 'member';
 }
 
 // ViewerUser is server.ViewerUser.

@@ -199,6 +199,16 @@ func CanCancelOrder(f Flags, isBuyer bool) bool {
 // moderate (posts, comments, attendees) stays on the member screens.
 func CanOpenStudio(role string) bool { return AtLeast(role, Admin) }
 
+// SeesUnpublished: an unpublished app (issue 43 item 1) answers to its
+// staff alone, the creator, admins and moderators; to anyone else it is
+// not there.
+func SeesUnpublished(role string) bool { return AtLeast(role, Moderator) }
+
+// CanPublish: the creator and admins publish the app, unpublish it and
+// preview it as a visitor or a member (the launch checklist, a studio
+// screen).
+func CanPublish(role string) bool { return CanOpenStudio(role) }
+
 // GrantableRoles are the roles actor may give a member: never CREATOR (an
 // app has one, its maker), never SUBSCRIBER (bought, not granted), and only
 // roles below the actor's own, so an admin cannot make another admin.
