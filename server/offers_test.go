@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -372,4 +373,121 @@ func TestOffers(t *testing.T) {
 	if a.TrialsAndOffers.Redemptions != 8 {
 		t.Fatalf("analytics redemptions: %+v", a.TrialsAndOffers)
 	}
+}
+
+// Offers by card (issue 40 item 5): the PaymentIntent is for the first
+// payment with the code; the Stripe subscription that renews it is at the
+// list price with a coupon covering the payments the code still discounts
+// (a repeating coupon from the subscription's start), or none for a code
+// used once. Stripe's renewal invoices then charge the discounted price
+// while it runs.
+func TestOfferOnCard(t *testing.T) {
+	t.Parallel()
+	db := demoDB(t)
+	f := newPayFixture(t, db, nil)
+	ctx := context.Background()
+	var planItemID string
+	if err := db.NewSelect().Table("store_items").Column("id").Where("app_id = ? AND type = 'SUBSCRIPTION' AND sku = 'SUB-SC-01'", f.demo.ID).Limit(1).Scan(ctx, &planItemID); err != nil {
+		t.Fatal(err)
+	}
+	creatorID := f.userID(t, "creator@demo.test")
+	for _, in := range []store.OfferInput{
+		{Code: "THREEHALF", PercentOff: 50, Duration: store.OfferRepeating, DurationMonths: 3},
+		{Code: "ONCEOFF", AmountOff: 300, Duration: store.OfferOnce},
+	} {
+		if _, err := f.ts.store.CreateOffer(ctx, f.demo.ID, creatorID, in, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		email, code string
+		first       int64
+		coupon      map[string]any
+		renewals    []int64
+	}{
+		{"follower@demo.test", "threehalf", 400, map[string]any{"percent_off": 50.0, "duration": "repeating", "duration_in_months": 2.0}, []int64{400, 400, 800}},
+		{"member@demo.test", "ONCEOFF", 500, nil, []int64{800}},
+	} {
+		as := commUser(t, f.ts, tc.email)
+		uid := f.userID(t, tc.email)
+		if _, err := f.ts.store.Follow(ctx, f.demo.ID, uid); err != nil {
+			t.Fatal(err)
+		}
+		a := decodePay(t, f.ts.do(t, "POST", "/api/subscriptions/apps/demo/subscribe",
+			body(map[string]any{"itemId": planItemID, "paymentMethod": "stripe", "offerCode": tc.code}), as))
+		pay, _ := a.Data["payment"].(map[string]any)
+		if pay == nil || pay["ref"] == nil {
+			t.Fatalf("%s: subscribe by card: %+v", tc.code, a)
+		}
+		pi := pay["ref"].(string)
+		if in := f.stripe.Intent(pi); num(in["amount"]) != tc.first {
+			t.Fatalf("%s: the intent is for %v, want %d", tc.code, in["amount"], tc.first)
+		}
+		if r := f.post(t, "/stripe-payments/confirm", as, map[string]any{"paymentIntentId": pi, "paymentMethodId": "pm_card_visa"}); r.Status != 200 {
+			t.Fatalf("%s: confirm: %d %s", tc.code, r.Status, r.Body)
+		}
+		before := map[string]bool{}
+		for _, id := range f.stripe.SubscriptionIDs() {
+			before[id] = true
+		}
+		runCardRenewalJobs(t, f)
+		var subID string
+		for _, id := range f.stripe.SubscriptionIDs() {
+			if !before[id] {
+				subID = id
+			}
+		}
+		if subID == "" {
+			t.Fatalf("%s: no Stripe subscription", tc.code)
+		}
+		ss := f.stripe.Subscription(subID)
+		item := ss["items"].(map[string]any)["data"].([]any)[0].(map[string]any)
+		if price := item["price"].(map[string]any); num(price["unit_amount"]) != 800 {
+			t.Fatalf("%s: renews at %v, want the list price", tc.code, price["unit_amount"])
+		}
+		coupon := f.stripe.SubscriptionCoupon(subID)
+		switch {
+		case tc.coupon == nil && coupon != "":
+			t.Fatalf("%s: a coupon for a code used once: %s", tc.code, coupon)
+		case tc.coupon != nil:
+			c := f.stripe.Coupon(coupon)
+			for k, v := range tc.coupon {
+				if c[k] != v {
+					t.Fatalf("%s: coupon %s = %v, want %v (%+v)", tc.code, k, c[k], v, c)
+				}
+			}
+		}
+		for i, want := range tc.renewals {
+			ev := f.stripe.RenewSubscription(subID)
+			var inv struct {
+				Data struct {
+					Object struct {
+						AmountPaid int64 `json:"amount_paid"`
+					} `json:"object"`
+				} `json:"data"`
+			}
+			if err := json.Unmarshal(ev.Payload, &inv); err != nil {
+				t.Fatal(err)
+			}
+			if inv.Data.Object.AmountPaid != want {
+				t.Fatalf("%s: renewal %d charged %d, want %d", tc.code, i+1, inv.Data.Object.AmountPaid, want)
+			}
+		}
+		if n, _ := db.NewSelect().Table("offer_redemptions").Where("user_id = ? AND method = 'stripe'", uid).Count(ctx); n != 1 {
+			t.Fatalf("%s: %d card redemptions", tc.code, n)
+		}
+	}
+}
+
+// num reads a JSON number the fake Stripe answers (int64 or float64).
+func num(v any) int64 {
+	switch n := v.(type) {
+	case int64:
+		return n
+	case float64:
+		return int64(n)
+	case int:
+		return int64(n)
+	}
+	return -1
 }

@@ -171,6 +171,15 @@ func (o *Offer) Describe() string {
 	return off + " the first payment"
 }
 
+// OfferByID answers one offer, or ErrNotFound.
+func (s *Storage) OfferByID(ctx context.Context, id string) (*Offer, error) {
+	o := new(Offer)
+	if err := selectOne(ctx, s.DB.NewSelect().Model(o).Where("id = ?", id), "offer"); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
 // SetOfferActive turns a code off (or on again); redemptions made stay.
 func (s *Storage) SetOfferActive(ctx context.Context, appID, actorID, offerID string, active bool) error {
 	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {

@@ -42,6 +42,10 @@ type Stripe struct {
 	customers     map[string]map[string]any
 	prices        map[string]map[string]any
 	subscriptions map[string]map[string]any
+	// coupons, and the coupon (with its start) each subscription's
+	// discount applies (stripe_billing.go).
+	coupons   map[string]map[string]any
+	subCoupon map[string]subDiscount
 	// idem remembers each Idempotency-Key's first answer.
 	idem     map[string]idemAnswer
 	events   []SignedEvent
@@ -96,6 +100,7 @@ func NewStripe(webhookSecret string) *Stripe {
 	return &Stripe{WebhookSecret: webhookSecret, intents: map[string]map[string]any{}, refunds: map[string]map[string]any{},
 		idem: map[string]idemAnswer{}, customers: map[string]map[string]any{}, prices: map[string]map[string]any{},
 		subscriptions: map[string]map[string]any{}, inflight: map[string]bool{},
+		coupons: map[string]map[string]any{}, subCoupon: map[string]subDiscount{},
 		charges: map[string]map[string]any{}, balanceTxns: map[string]map[string]any{}}
 }
 

@@ -51,6 +51,52 @@ func (s *Stripe) billing(w http.ResponseWriter, r *http.Request, parts []string)
 			"nickname": r.PostForm.Get("product_data[name]")}
 		s.prices[id] = pr
 		writeJSON(w, 200, pr)
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/coupons":
+		// As strict as Stripe: percent_off or amount_off (with its
+		// currency), a duration, and duration_in_months for repeating only.
+		pct, amount, dur := r.PostForm.Get("percent_off"), r.PostForm.Get("amount_off"), r.PostForm.Get("duration")
+		months := r.PostForm.Get("duration_in_months")
+		bad := func(msg, param string) bool {
+			stripeError(w, 400, "invalid_request_error", "parameter_invalid", msg, map[string]any{"param": param})
+			return true
+		}
+		if (pct == "") == (amount == "") {
+			return bad("You must pass either percent_off or amount_off, but not both.", "percent_off")
+		}
+		c := map[string]any{"id": s.nextID("co"), "object": "coupon", "duration": dur, "percent_off": nil, "amount_off": nil,
+			"currency": nil, "duration_in_months": nil, "valid": true, "metadata": formMeta(r)}
+		if pct != "" {
+			v, err := strconv.ParseFloat(pct, 64)
+			if err != nil || v <= 0 || v > 100 {
+				return bad("Invalid percent_off", "percent_off")
+			}
+			c["percent_off"] = v
+		} else {
+			v, err := strconv.ParseInt(amount, 10, 64)
+			if err != nil || v <= 0 {
+				return bad("Invalid amount_off", "amount_off")
+			}
+			if r.PostForm.Get("currency") == "" {
+				return bad("You must pass currency when passing amount_off", "currency")
+			}
+			c["amount_off"], c["currency"] = v, r.PostForm.Get("currency")
+		}
+		switch dur {
+		case "once", "forever":
+			if months != "" {
+				return bad("duration_in_months is only valid with duration repeating", "duration_in_months")
+			}
+		case "repeating":
+			m, err := strconv.ParseInt(months, 10, 64)
+			if err != nil || m < 1 {
+				return bad("A repeating coupon needs duration_in_months", "duration_in_months")
+			}
+			c["duration_in_months"] = m
+		default:
+			return bad("Invalid duration: must be one of once, repeating, or forever", "duration")
+		}
+		s.coupons[c["id"].(string)] = c
+		writeJSON(w, 200, c)
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/subscriptions":
 		cu := s.customers[r.PostForm.Get("customer")]
 		pr := s.prices[r.PostForm.Get("items[0][price]")]
@@ -97,6 +143,15 @@ func (s *Stripe) billing(w http.ResponseWriter, r *http.Request, parts []string)
 				return true
 			}
 			sub["application_fee_percent"] = pct
+		}
+		sub["discounts"] = []any{}
+		if code := r.PostForm.Get("discounts[0][coupon]"); code != "" {
+			if s.coupons[code] == nil {
+				stripeError(w, 400, "invalid_request_error", "resource_missing", "No such coupon: '"+code+"'", map[string]any{"param": "discounts[0][coupon]"})
+				return true
+			}
+			s.subCoupon[id] = subDiscount{Coupon: code, Start: time.Now()}
+			sub["discounts"] = []any{s.nextID("di")}
 		}
 		s.subscriptions[id] = sub
 		writeJSON(w, 200, sub)
@@ -166,7 +221,7 @@ func (s *Stripe) invoiceLocked(sub map[string]any, paid bool) map[string]any {
 	if pr["recurring"].(map[string]any)["interval"] == "year" {
 		end = time.Unix(start, 0).UTC().AddDate(1, 0, 0)
 	}
-	amount := num(pr["unit_amount"])
+	amount := s.discountedLocked(sub, num(pr["unit_amount"]), start)
 	inv := map[string]any{"id": s.nextID("in"), "object": "invoice", "customer": sub["customer"], "currency": pr["currency"],
 		"amount_due": amount, "amount_paid": 0, "status": "open", "billing_reason": "subscription_cycle",
 		"period_start": start, "period_end": start,
@@ -228,4 +283,57 @@ func (s *Stripe) EndSubscription(id string) SignedEvent {
 	defer s.mu.Unlock()
 	s.endLocked(s.subscriptions[id])
 	return s.events[len(s.events)-1]
+}
+
+// subDiscount is a subscription's coupon and when it was applied.
+type subDiscount struct {
+	Coupon  string
+	Start   time.Time
+	Applied int
+}
+
+// discountedLocked is amount with the subscription's coupon, for the
+// invoice of the period starting at start: once applies to the first
+// invoice, repeating to invoices within duration_in_months of the
+// discount's start, forever to all.
+func (s *Stripe) discountedLocked(sub map[string]any, amount, start int64) int64 {
+	id, _ := sub["id"].(string)
+	d, ok := s.subCoupon[id]
+	if !ok {
+		return amount
+	}
+	c := s.coupons[d.Coupon]
+	switch c["duration"] {
+	case "once":
+		if d.Applied > 0 {
+			return amount
+		}
+	case "repeating":
+		if !time.Unix(start, 0).Before(d.Start.AddDate(0, int(num(c["duration_in_months"])), 0)) {
+			return amount
+		}
+	}
+	d.Applied++
+	s.subCoupon[id] = d
+	if pct, ok := c["percent_off"].(float64); ok {
+		return amount - int64(float64(amount)*pct/100+0.5)
+	}
+	if off := num(c["amount_off"]); off < amount {
+		return amount - off
+	}
+	return 0
+}
+
+// Coupon answers a copy of a coupon, nil when there is none.
+func (s *Stripe) Coupon(id string) map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return clone(s.coupons[id])
+}
+
+// SubscriptionCoupon answers the coupon a subscription's discount applies.
+func (s *Stripe) SubscriptionCoupon(id string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.subCoupon[id].Coupon
 }

@@ -351,6 +351,19 @@ type Renewal struct {
 	// platform.
 	Destination string
 	FeePercent  float64
+	// Coupon, when set, discounts the subscription's invoices: an offer
+	// code still running after the first payment (store/offers.go).
+	Coupon *Coupon
+}
+
+// Coupon is a Stripe coupon for an offer: PercentOff or AmountOff (cents,
+// in the renewal's currency); Duration "repeating" (Months long, from the
+// subscription's start) or "forever".
+type Coupon struct {
+	PercentOff, AmountOff int64
+	Duration              string
+	Months                int64
+	Code                  string
 }
 
 // CreateSubscription makes the price and the subscription of a membership
@@ -378,6 +391,25 @@ func (c *Client) CreateSubscription(ctx context.Context, r Renewal) (string, err
 	}
 	if r.PaymentMethod != "" {
 		sp.DefaultPaymentMethod = sg.String(r.PaymentMethod)
+	}
+	if off := r.Coupon; off != nil {
+		cp := &sg.CouponCreateParams{Duration: sg.String(off.Duration), Name: sg.String(off.Code)}
+		if off.PercentOff > 0 {
+			cp.PercentOff = sg.Float64(float64(off.PercentOff))
+		} else {
+			cp.AmountOff, cp.Currency = sg.Int64(off.AmountOff), sg.String(strings.ToLower(r.Currency))
+		}
+		if off.Duration == "repeating" {
+			cp.DurationInMonths = sg.Int64(off.Months)
+		}
+		if r.IdempotencyKey != "" {
+			cp.SetIdempotencyKey(r.IdempotencyKey + "-coupon")
+		}
+		coupon, err := c.sc.V1Coupons.Create(ctx, cp)
+		if err != nil {
+			return "", fmt.Errorf("create coupon: %w", err)
+		}
+		sp.Discounts = []*sg.SubscriptionCreateDiscountParams{{Coupon: sg.String(coupon.ID)}}
 	}
 	if r.Destination != "" {
 		sp.OnBehalfOf = sg.String(r.Destination)

@@ -57,6 +57,15 @@ func TestRequestShapesAgainstStripeMock(t *testing.T) {
 	if err := c.SetCancelAtPeriodEnd(ctx, sub, true); err != nil {
 		t.Fatalf("cancel at period end: %v", err)
 	}
+	// With an offer code: a coupon (percent for some months, an amount for
+	// ever) passed to the subscription as its discount.
+	for i, off := range []*Coupon{{PercentOff: 50, Duration: "repeating", Months: 2, Code: "HALF"}, {AmountOff: 300, Duration: "forever", Code: "THREE"}} {
+		if _, err := c.CreateSubscription(ctx, Renewal{Customer: cu, PaymentMethod: "pm_card_visa", Name: "Studio Circle", Amount: 800,
+			Currency: "USD", Interval: "month", TrialEnd: time.Now().AddDate(0, 1, 0), Coupon: off,
+			IdempotencyKey: RenewalKey("sub_row_coupon", "ord_2", i)}); err != nil {
+			t.Fatalf("subscription with coupon %s: %v", off.Code, err)
+		}
+	}
 	// A donation: an intent with no order, keyed by the donation.
 	don, err := c.CreateIntent(ctx, CreateIntent{Amount: 1500, Currency: "USD", Email: "donor@example.com",
 		Metadata: map[string]string{"donationId": "don_1", "kind": "donation"}, IdempotencyKey: DonationIntentKey("don_1", 1500, "USD")})

@@ -468,9 +468,16 @@ func (p *Provider) StartRenewals(ctx context.Context, orderID string, refused in
 		}
 		feePercent = float64(bp) / 100
 	}
+	// A membership bought with an offer code renews at its list price,
+	// with a coupon for the payments the code still discounts (the first
+	// one was the order's).
+	amount, coupon, err := p.renewalOffer(ctx, sub, interval)
+	if err != nil {
+		return err
+	}
 	id, err := p.Client.CreateSubscription(ctx, Renewal{Customer: in.Customer, PaymentMethod: in.PaymentMethod,
-		Destination: in.Destination, FeePercent: feePercent,
-		Name: plan.Name, Amount: sub.Amount, Currency: sub.Currency, Interval: interval, TrialEnd: sub.CurrentPeriodEnd,
+		Destination: in.Destination, FeePercent: feePercent, Coupon: coupon,
+		Name: plan.Name, Amount: amount, Currency: sub.Currency, Interval: interval, TrialEnd: sub.CurrentPeriodEnd,
 		Metadata:       map[string]string{"appId": o.AppID, "userId": o.UserID, "planId": plan.ID, "orderId": o.ID, "subscriptionId": sub.ID},
 		IdempotencyKey: RenewalKey(sub.ID, o.ID, refused)})
 	if err != nil {
@@ -487,6 +494,37 @@ func (p *Provider) StartRenewals(ctx context.Context, orderID string, refused in
 		}
 	}
 	return nil
+}
+
+// renewalOffer answers what a card membership renews at and the coupon for
+// its offer code, if the code discounts any renewal: none for a code used
+// once, for ever for FOREVER, and for the first months as many months as
+// renewals it still discounts: the coupon's months count from the
+// subscription's creation (now, a little after the paid period began), so
+// they end just after the last discounted renewal's invoice.
+func (p *Provider) renewalOffer(ctx context.Context, sub *store.Subscription, interval string) (int64, *Coupon, error) {
+	if sub.OfferID == nil || sub.ListAmount <= 0 {
+		return sub.Amount, nil, nil
+	}
+	if sub.DiscountLeft == 0 {
+		return sub.ListAmount, nil, nil
+	}
+	o, err := p.Store.OfferByID(ctx, *sub.OfferID)
+	if errors.Is(err, store.ErrNotFound) {
+		return sub.ListAmount, nil, nil
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	c := &Coupon{PercentOff: o.PercentOff, AmountOff: o.AmountOff, Duration: "forever", Code: o.Code}
+	if sub.DiscountLeft > 0 {
+		perCycle := int64(1)
+		if interval == "year" {
+			perCycle = 12
+		}
+		c.Duration, c.Months = "repeating", sub.DiscountLeft*perCycle
+	}
+	return sub.ListAmount, c, nil
 }
 
 // invoiceRenewal answers the subscription an invoice bills and the end of
