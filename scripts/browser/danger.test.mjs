@@ -11,7 +11,7 @@ async function createApp(page, name, display) {
   await page.goto(env.server.base + "/apps");
   await page.fill("#app-name", name);
   await page.fill("#app-display-name", display);
-  await Promise.all([page.waitForURL(new RegExp("/apps/" + name + "/studio\\?notice=created")), page.locator("button", { hasText: "Create app" }).click()]);
+  await Promise.all([page.waitForURL(new RegExp("/apps/" + name + "/studio/launch\\?notice=created")), page.locator("button", { hasText: "Create app" }).click()]);
 }
 
 // Issue 43 item 3: the studio's danger zone, on a phone without JavaScript

@@ -50,8 +50,17 @@ async function signUp(page, email, username) {
 
 // setUp runs the whole setup through the studio's plain forms; with or
 // without JavaScript they post and come back with "Saved".
+// publish opens the new app to everyone from its launch checklist (a new
+// app starts unpublished: issue 43 item 1), so that fans can join it.
+async function publish(page, app) {
+  await page.goto(env.server.base + "/apps/" + app + "/studio/launch");
+  await Promise.all([page.waitForURL(/notice=published/), page.getByRole("button", { name: "Publish", exact: true }).click()]);
+}
+
 async function setUp(page, app, label) {
   const studio = env.server.base + "/apps/" + app + "/studio";
+  // A new app lands on its launch checklist; the profile is the studio's home.
+  await page.goto(studio);
   await page.fill("#displayName", label + " Studio");
   await page.fill("#bio", "<p>Songs and <strong>sessions</strong>.</p><script>alert(1)</script>");
   // A bad language first: the form comes back with the reason and the input.
@@ -261,10 +270,11 @@ test("a new user creates an app and sets it up with JavaScript, and sees a membe
   await page.locator("#app-name-check", { hasText: "Available" }).waitFor();
   await page.screenshot({ path: join(shots, "studio-create-js-390.png"), fullPage: true });
   await page.fill("#app-display-name", "Luna Live");
-  await Promise.all([page.waitForURL(/\/apps\/luna-live\/studio\?notice=created/), page.locator("button", { hasText: "Create app" }).click()]);
+  await Promise.all([page.waitForURL(/\/apps\/luna-live\/studio\/launch\?notice=created/), page.locator("button", { hasText: "Create app" }).click()]);
   assert.match(await page.locator(".added-alert").innerText(), /Your app is ready/);
 
   await setUp(page, "luna-live", "Luna");
+  await publish(page, "luna-live");
   // With JavaScript the banner is uploaded through the media flow.
   await page.goto(env.server.base + "/apps/luna-live/studio");
   const png = await testImagePNG(page);
@@ -308,8 +318,9 @@ test("without JavaScript: create (a taken name is refused beside the field), set
   await page.screenshot({ path: join(shots, "studio-create-nojs-refused-390.png"), fullPage: true });
   await page.fill("#app-name", "plain-app");
   await page.fill("#app-display-name", "Plain App");
-  await Promise.all([page.waitForURL(/\/apps\/plain-app\/studio\?notice=created/), page.locator("button", { hasText: "Create app" }).click()]);
+  await Promise.all([page.waitForURL(/\/apps\/plain-app\/studio\/launch\?notice=created/), page.locator("button", { hasText: "Create app" }).click()]);
   await setUp(page, "plain-app", "Plain");
+  await publish(page, "plain-app");
 
   // The creator adds a store item; a new member, on a phone without
   // JavaScript, pays for all three, and the analytics show it.
