@@ -176,12 +176,35 @@ func TestFreeTrial(t *testing.T) {
 	if n, _ := ts.store.DB.NewSelect().Table("trials").Where("user_id = ? AND converted_at IS NOT NULL", payerID).Count(ctx); n != 1 {
 		t.Fatalf("the trial is not marked converted")
 	}
-	// Analytics: two trials started, one converted, one ended; one in trial none now.
+	// A trial cancelled before its end: nothing charged, a follower at the end.
+	quitID, quitSession := f.fan(t, "trialquit", 5000)
+	if r := f.join(t, quitSession, pass.ItemID, "MONTHLY", ""); r.Status != 200 {
+		t.Fatalf("trial join: %d %s", r.Status, r.Body)
+	}
+	if r := ts.do(t, "POST", "/api/subscriptions/apps/demo/cancel", strings.NewReader(`{"cancel":true}`), jsonHeaders(withSession(quitSession))); r.Status != 200 {
+		t.Fatalf("cancel in trial: %d %s", r.Status, r.Body)
+	}
+	quit, _ := ts.store.SubscriptionOf(ctx, f.app.ID, quitID)
+	if res, err := ts.store.RenewDueSubscriptions(ctx, store.RenewOptions{Now: quit.CurrentPeriodEnd.Add(-3*24*time.Hour + time.Minute)}); err != nil || res.Reminded != 0 {
+		t.Fatalf("a cancelled trial was reminded: %+v %v", res, err)
+	}
+	if _, err := ts.store.RenewDueSubscriptions(ctx, store.RenewOptions{Now: quit.CurrentPeriodEnd.Add(time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	quit, _ = ts.store.SubscriptionOf(ctx, f.app.ID, quitID)
+	if bal, _ := ts.store.WalletBalance(ctx, f.app.ID, quitID); bal != 5000 || quit.Status != store.SubCanceled {
+		t.Fatalf("a cancelled trial: balance %d, %s", bal, quit.Status)
+	}
+	if m, _ := ts.store.MembershipOf(ctx, f.app.ID, quitID); m.Role != store.RoleFollower {
+		t.Fatalf("after a cancelled trial: %s", m.Role)
+	}
+
+	// Analytics: three trials started, one converted, two ended unpaid.
 	a, err := ts.store.AppAnalytics(ctx, f.app.ID, store.AnalyticsRange{From: start.AddDate(0, 0, -1), To: start.AddDate(0, 2, 0), Bucket: store.BucketMonth})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.TrialsAndOffers.TrialsStarted != 2 || a.TrialsAndOffers.TrialsConverted != 1 || a.TrialsAndOffers.TrialsEnded != 1 {
+	if a.TrialsAndOffers.TrialsStarted != 3 || a.TrialsAndOffers.TrialsConverted != 1 || a.TrialsAndOffers.TrialsEnded != 2 {
 		t.Fatalf("trial analytics: %+v", a.TrialsAndOffers)
 	}
 }
@@ -190,12 +213,22 @@ func TestFreeTrial(t *testing.T) {
 func TestTrialNeedsCard(t *testing.T) {
 	t.Parallel()
 	f := newTierFixture(t, demoDB(t))
-	ctx := context.Background()
 	pass := f.tiers[1]
-	if _, err := f.ts.store.DB.NewUpdate().Table("subscription_plans").Set("trial_card_required = ?", true).Where("id = ?", pass.ID).Exec(ctx); err != nil {
-		t.Fatal(err)
-	}
+	// A fan who never had a trial is offered it at the plan checkout.
 	_, session := f.fan(t, "cardless", 0)
+	checkout := f.ts.do(t, "GET", "/apps/demo/checkout/plan/"+pass.ItemID+"?cycle=MONTHLY", nil, withSession(session))
+	if !strings.Contains(checkout.Body, "Start 7-day free trial") || !strings.Contains(checkout.Body, "We mail you 3 days before the trial ends") {
+		t.Fatalf("the plan checkout offers no trial")
+	}
+	// The tier editor's checkbox, without JavaScript.
+	seeOther(t, f.ts.do(t, "POST", "/apps/demo/studio/plans/"+pass.ItemID, strings.NewReader(
+		"name=Backstage+Pass&monthlyPrice=15&yearlyPrice=150&trialDays=7&trialCardRequired=1&state=ON_SALE"), f.creator), "/apps/demo/studio/plans?notice=saved")
+	if got := f.tiersAPI(t, nil); !got.Tiers[1].TrialCardRequired || got.Tiers[1].TrialDays != 7 {
+		t.Fatalf("the tier after the editor: %+v", got.Tiers[1])
+	}
+	if page := f.ts.do(t, "GET", "/apps/demo/studio/plans", nil, f.creator); !strings.Contains(page.Body, "7-day free trial (card required)") {
+		t.Fatalf("the tiers editor does not show the card requirement")
+	}
 	if r := f.join(t, session, pass.ItemID, "MONTHLY", ""); r.Status != 402 {
 		t.Fatalf("a card-required trial on the wallet: %d %s", r.Status, r.Body)
 	}

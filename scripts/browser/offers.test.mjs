@@ -66,6 +66,13 @@ for (const [width, height, fan, code] of [
     await card.locator("summary").click();
     assert.match(await card.innerText(), new RegExp("@" + fan + " · \\$4\\.00 off"));
     await creator.page.screenshot({ path: join(shots, `offers-redeemed-${width}.png`), fullPage: true });
+    // Analytics count the redemption (one per run of this file's tests so far).
+    await creator.page.goto(env.server.base + "/apps/demo/studio/analytics");
+    const redeemed = Number(await creator.page.locator('[data-testid="offer-redemptions"]').innerText());
+    assert.equal(redeemed, width === 390 ? 1 : 2);
+    assert.match(await creator.page.locator("table.offer-redemptions").innerText(), new RegExp(code + "\\s+1\\s+\\$4\\.00"));
+    await creator.page.locator("#trials-h").scrollIntoViewIfNeeded();
+    await creator.page.screenshot({ path: join(shots, `offers-analytics-${width}.png`) });
     assert.deepEqual(errors, []);
     assert.deepEqual(cerrors, []);
     await page.context().close();
