@@ -95,6 +95,11 @@ commands:
   app list                               list every app: name, id, status, creator, members
   app suspend NAME | app unsuspend NAME  take an app offline (every page and call answers 404) or back
   app delete NAME --yes                  delete an app and everything in it, for good
+  app domain add NAME DOMAIN [--verified]
+                                         give an app a custom domain (verified: serve it at once,
+                                         else once its DNS TXT record is found)
+  app domain list                        list custom domains: app, state, TXT record to create
+  app domain remove NAME [DOMAIN]        take an app's custom domain away (back to /apps/NAME)
   user create EMAIL USERNAME [--password-stdin]
                                          create a verified account (the password is generated and printed,
                                          or read from one line of stdin)

@@ -1,6 +1,7 @@
 import { displayTitle, TitleImage } from "./components/Header";
 import type { PageProps } from "./lib/types";
 import type { AuthFormData } from "./lib/generated";
+import { appBaseUrl } from "./lib/links";
 
 type Props = PageProps<AuthFormData>;
 
@@ -40,7 +41,7 @@ export default function AuthForm(props: Props) {
   const signup = d.mode === "signup";
   const q = d.appName ? "?app=" + encodeURIComponent(d.appName) : "";
   const other = signup ? "/authenticate/signin" + q : "/authenticate/signup" + q;
-  const back = app ? props.publicUrl + "/apps/" + app.name : props.publicUrl + "/";
+  const back = app ? appBaseUrl(app, props.publicUrl) : props.publicUrl + "/";
   const title = app ? displayTitle(app) : "Marquee";
   const brand = (
     <div className="auth-brand">

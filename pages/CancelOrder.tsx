@@ -1,6 +1,7 @@
 import { Layout } from "./components/Layout";
 import { appSeo, SeoHead } from "./lib/seo";
 import type { PageProps } from "./lib/types";
+import { appBase } from "./lib/links";
 
 type Props = PageProps<{ orderId: string }>;
 
@@ -8,14 +9,14 @@ type Props = PageProps<{ orderId: string }>;
 // The order stays PENDING until paid or expired.
 export default function CancelOrder(props: Props) {
   const app = props.app!;
-  const base = "/apps/" + app.name;
+  const base = appBase(app);
   return (
     <Layout props={props}>
       <div className="state payment-result">
         <h1>Payment Cancelled</h1>
         <p>Your payment was cancelled and nothing was charged.</p>
         <div className="form-actions centered">
-          <a className="button" href={base}>Continue Shopping</a>
+          <a className="button" href={base || "/"}>Continue Shopping</a>
           <a className="button button-secondary" href={base + "/orders"}>View My Orders</a>
         </div>
       </div>

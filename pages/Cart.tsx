@@ -5,6 +5,7 @@ import { appSeo, SeoHead } from "./lib/seo";
 import type { CartData, PageProps } from "./lib/types";
 import { Island } from "./lib/Island";
 import CartView from "../islands/CartView";
+import { appBase } from "./lib/links";
 
 type Props = PageProps<CartData>;
 
@@ -14,7 +15,7 @@ type Props = PageProps<CartData>;
 export default function Cart(props: Props) {
   const app = props.app!;
   const d = props.data;
-  const base = "/apps/" + app.name;
+  const base = appBase(app);
   const gate = storeGatePage(props, d.access);
   if (gate) return gate;
   return (

@@ -9,6 +9,7 @@ import { appSeo, SeoHead } from "./lib/seo";
 import type { CheckoutData, PageProps } from "./lib/types";
 import { Island } from "./lib/Island";
 import CheckoutPayment from "../islands/CheckoutPayment";
+import { appBase } from "./lib/links";
 
 type Props = PageProps<CheckoutData>;
 
@@ -48,7 +49,7 @@ function CrossError({ message }: { message?: string }) {
 export default function Checkout(props: Props) {
   const app = props.app!;
   const d = props.data;
-  const base = "/apps/" + app.name;
+  const base = appBase(app);
   const gate = storeGatePage(props, d.access);
   if (gate) return gate;
   if (props.error) {

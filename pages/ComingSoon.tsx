@@ -1,6 +1,7 @@
 import { Layout } from "./components/Layout";
 import { displayTitle } from "./components/Header";
 import type { PageProps } from "./lib/types";
+import { appHref } from "./lib/links";
 
 type Props = PageProps<{ section: string; title: string; text: string }>;
 
@@ -14,7 +15,7 @@ export default function ComingSoon(props: Props) {
         <h1>{props.data.title}</h1>
         <p>{props.data.text}</p>
         <p>
-          <a className="button" href={"/apps/" + app.name}>
+          <a className="button" href={appHref(app)}>
             {"Back to " + displayTitle(app)}
           </a>
         </p>

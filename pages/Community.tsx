@@ -7,6 +7,7 @@ import type { Pagination, StoryGroup } from "./lib/community";
 import { Island } from "./lib/Island";
 import Feed, { FeedList } from "../islands/Feed";
 import StoriesViewer from "../islands/StoriesViewer";
+import { appBase, appBaseUrl } from "./lib/links";
 
 type Data = { communityId: string; posts: MessageView[]; pagination: Pagination; stories: StoryGroup[]; disabled: boolean; openStory?: string; storiesError?: string };
 type Props = PageProps<Data>;
@@ -15,7 +16,7 @@ type Props = PageProps<Data>;
 // later pages appended by the Feed island).
 export default function Community(props: Props) {
   const app = props.app!;
-  const base = "/apps/" + app.name;
+  const base = appBase(app);
   const d = props.data;
   if (d.disabled) {
     const b = app.settings.basic;
@@ -63,6 +64,6 @@ export default function Community(props: Props) {
 export function head(props: Props) {
   const app = props.app!;
   const seo = listSeo(app, props, "/community", app.settings.features.community.name || "Community", props.data?.pagination?.page);
-  if (!props.data?.disabled) seo.feed = props.publicUrl + "/apps/" + app.name + "/feed.xml";
+  if (!props.data?.disabled) seo.feed = appBaseUrl(app, props.publicUrl) + "/feed.xml";
   return <SeoHead seo={seo} />;
 }

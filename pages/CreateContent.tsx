@@ -6,6 +6,7 @@ import { Island } from "./lib/Island";
 import CreatePostForm, { type CreateFormProps } from "../islands/CreatePostForm";
 import CreateStoryForm from "../islands/CreateStoryForm";
 import type { PageModule } from "./registry";
+import { appBase } from "./lib/links";
 
 type Props = PageProps<CreateData>;
 
@@ -23,7 +24,7 @@ interface Kind {
 function createPage(kind: Kind): PageModule {
   function CreateContent(props: Props) {
     const app = props.app!;
-    const community = "/apps/" + app.name + "/community";
+    const community = appBase(app) + "/community";
     const perms = props.viewer.permissions;
     return (
       <Layout props={props}>
@@ -50,7 +51,7 @@ function createPage(kind: Kind): PageModule {
                 allowed: kind.allowed(perms) && props.data.communityId !== "",
                 canFeature: perms.canFeature,
                 communityHref: community,
-                action: "/apps/" + app.name + kind.path,
+                action: appBase(app) + kind.path,
                 error: props.data.error,
                 content: props.data.content,
                 canSchedule: props.data.canSchedule,

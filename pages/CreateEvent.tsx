@@ -3,6 +3,7 @@ import { appSeo, SeoHead } from "./lib/seo";
 import type { PageProps } from "./lib/types";
 import { Island } from "./lib/Island";
 import CreateEventForm from "../islands/CreateEventForm";
+import { appBase } from "./lib/links";
 
 type Props = PageProps<{ types: string[]; values: Record<string, string>; error: string; fields?: Record<string, string>; accessOptions?: { value: string; label: string }[] }>;
 
@@ -10,7 +11,7 @@ type Props = PageProps<{ types: string[]; values: Record<string, string>; error:
 // footer is hidden on this path.
 export default function CreateEvent(props: Props) {
   const app = props.app!;
-  const events = "/apps/" + app.name + "/events";
+  const events = appBase(app) + "/events";
   const perms = props.viewer.permissions;
   return (
     <Layout props={props}>

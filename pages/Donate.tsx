@@ -4,6 +4,7 @@ import { Island } from "./lib/Island";
 import DonateModal from "../islands/DonateModal";
 import { formatMoney } from "./lib/format";
 import type { DonationTierView, DonorStanding, PageProps } from "./lib/types";
+import { appBase, appHref } from "./lib/links";
 
 type Props = PageProps<{
   suggestedAmounts: number[];
@@ -39,7 +40,7 @@ export default function Donate(props: Props) {
           {"Wallet balance: " + formatMoney(d.balance, "USD") + " · You have given " + formatMoney(d.standing.total, "USD")}
           {d.standing.tier && <span className="badge tier-badge">{d.standing.tier.name}</span>}
           {" · "}
-          <a className="add-funds-link" href={"/apps/" + app.name + "/transactions?return=donate#add-funds"}>Add funds</a>
+          <a className="add-funds-link" href={appBase(app) + "/transactions?return=donate#add-funds"}>Add funds</a>
         </p>
         <Island
           name="DonateModal"
@@ -48,7 +49,7 @@ export default function Donate(props: Props) {
             publishableKey: d.cardEnabled ? props.stripeKey ?? "" : "" }}
         />
         <p>
-          <a href={"/apps/" + app.name}>{"Back to " + displayTitle(app)}</a>
+          <a href={appHref(app)}>{"Back to " + displayTitle(app)}</a>
         </p>
       </div>
     </Layout>

@@ -3,6 +3,7 @@ import { StudioNav } from "./components/StudioNav";
 import { displayTitle } from "./components/Header";
 import { formatDateTime, formatMoney } from "./lib/format";
 import type { DonationView, PageProps } from "./lib/types";
+import { appBase } from "./lib/links";
 
 type Props = PageProps<{
   donations: DonationView[];
@@ -14,7 +15,7 @@ type Props = PageProps<{
 export default function Donations(props: Props) {
   const app = props.app!;
   const { donations, totals, pagination } = props.data;
-  const base = "/apps/" + app.name + "/donations";
+  const base = appBase(app) + "/donations";
   return (
     <Layout props={props}>
       <div className="donations studio">

@@ -9,6 +9,7 @@ import BackButton from "../islands/BackButton";
 import EventCarousel from "../islands/EventCarousel";
 import EventDetails from "../islands/EventDetails";
 import EventAttendees from "../islands/EventAttendees";
+import { appBase, appBaseUrl } from "./lib/links";
 
 // confirmLeave: the viewer asked to leave without JavaScript and the page
 // asks first (server/event_attend.go).
@@ -16,7 +17,7 @@ type Props = PageProps<(EventDetail & { confirmLeave?: boolean }) | null>;
 
 export default function Event(props: Props) {
   const app = props.app!;
-  const events = "/apps/" + app.name + "/events";
+  const events = appBase(app) + "/events";
   const event = props.data;
   if (!event) {
     return (
@@ -66,7 +67,7 @@ export default function Event(props: Props) {
           }}
         />
         <p className="report-links">
-          <a className="report-link" href={"/apps/" + app.name + "/report?type=EVENT&id=" + event.id}>
+          <a className="report-link" href={appBase(app) + "/report?type=EVENT&id=" + event.id}>
             Report event
           </a>
         </p>
@@ -108,7 +109,7 @@ export function head(props: Props) {
     location: online
       ? { "@type": "VirtualLocation", name: event.location || "Online", url: seo.url }
       : { "@type": "Place", name: event.location || app.name, address: event.location || app.name },
-    organizer: { "@type": "Organization", name: displayTitle(app), url: props.publicUrl + "/apps/" + app.name },
+    organizer: { "@type": "Organization", name: displayTitle(app), url: appBaseUrl(app, props.publicUrl) },
     ...(image ? { image: [image] } : {}),
   };
   return <SeoHead seo={seo} />;

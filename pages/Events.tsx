@@ -7,6 +7,7 @@ import { Island } from "./lib/Island";
 import LocalTime from "../islands/LocalTime";
 import { EventCard } from "../islands/EventCard";
 import EventsMore from "../islands/EventsMore";
+import { appBase } from "./lib/links";
 
 type Filters = { search: string; type: string; isOfficial: boolean; isFeatured: boolean };
 type Data = { events: EventView[]; pagination: Pagination; filters: Filters; filtered: boolean; types: string[] };
@@ -27,7 +28,7 @@ export function pageHref(base: string, f: Filters, page: number, limit: number):
 
 export default function Events(props: Props) {
   const app = props.app!;
-  const base = "/apps/" + app.name;
+  const base = appBase(app);
   const { events, pagination, filters, filtered, types } = props.data;
   const canCreate = props.viewer.permissions.canCreateEvents;
   return (

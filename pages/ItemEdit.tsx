@@ -4,6 +4,7 @@ import type { ItemEditData, PageProps } from "./lib/types";
 import { Island } from "./lib/Island";
 import ItemForm from "../islands/ItemForm";
 import ItemFilesUpload from "../islands/ItemFilesUpload";
+import { appBase } from "./lib/links";
 
 type Props = PageProps<ItemEditData>;
 
@@ -12,7 +13,7 @@ type Props = PageProps<ItemEditData>;
 export default function ItemEdit(props: Props) {
   const app = props.app!;
   const d = props.data;
-  const base = "/apps/" + app.name;
+  const base = appBase(app);
   return (
     <Layout props={props} hideFooter>
       <a className="back-button" href={d.item ? base + "/store/items/" + d.item.id : base + "/store"}>← Back</a>

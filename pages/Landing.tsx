@@ -8,6 +8,7 @@ import { Plans } from "./components/Plans";
 import type { AppView, EventView, ItemView, LinkItem, MessageView, PageProps, PlanItem } from "./lib/types";
 import { Island } from "./lib/Island";
 import LandingRetry from "../islands/LandingRetry";
+import { appBase, appBaseUrl } from "./lib/links";
 
 type Props = PageProps<{ appName?: string; gated?: boolean; plans?: PlanItem[]; plansError?: string; description?: string; previews?: boolean }>;
 
@@ -116,7 +117,7 @@ export default function Landing(props: Props) {
         />
       </main>
     );
-  const base = "/apps/" + app.name;
+  const base = appBase(app);
   const signedIn = props.viewer.user !== null;
   const f = app.settings.features;
   const links = visibleLinks(app);
@@ -240,7 +241,7 @@ export function head(props: Props) {
   // server answers it when visitors may read the community).
   const g = app.settings.features.subscriptionGating;
   if (app.settings.features.community.enabled && !(g.enabled && (g.settings.required || g.settings.landingPageOnly))) {
-    seo.feed = props.publicUrl + "/apps/" + app.name + "/feed.xml";
+    seo.feed = appBaseUrl(app, props.publicUrl) + "/feed.xml";
   }
   const sameAs = visibleLinks(app).map((l) => l.url);
   seo.jsonLd = {

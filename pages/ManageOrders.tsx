@@ -6,6 +6,7 @@ import { formatDateTime, formatMoney } from "./lib/format";
 import { actionLabels, methodLabel, parseAddress, statusLabels } from "./lib/orders";
 import { appSeo, SeoHead } from "./lib/seo";
 import type { OrderView, OrdersData, PageProps } from "./lib/types";
+import { appBase } from "./lib/links";
 
 type Props = PageProps<OrdersData>;
 
@@ -38,7 +39,7 @@ function Actions({ o, action, filter }: { o: OrderView; action: string; filter: 
 export default function ManageOrders(props: Props) {
   const app = props.app!;
   const d = props.data;
-  const base = "/apps/" + app.name;
+  const base = appBase(app);
   const gate = storeGatePage(props, d.access);
   if (gate) return gate;
   const p = d.pagination;

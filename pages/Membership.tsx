@@ -2,6 +2,7 @@ import { Layout } from "./components/Layout";
 import { displayTitle } from "./components/Header";
 import { formatDate, formatMoney } from "./lib/format";
 import type { PageProps, Tier, TiersData } from "./lib/types";
+import { appBase } from "./lib/links";
 
 type Props = PageProps<TiersData>;
 
@@ -13,7 +14,7 @@ type Props = PageProps<TiersData>;
 export default function Membership(props: Props) {
   const app = props.app!;
   const d = props.data;
-  const base = "/apps/" + app.name;
+  const base = appBase(app);
   const signedIn = !!props.viewer.user;
   const current = d.current;
   const status = d.status;
@@ -147,7 +148,7 @@ export default function Membership(props: Props) {
           </form>
         )}
         <p>
-          <a href={base}>{"Back to " + displayTitle(app)}</a>
+          <a href={base || "/"}>{"Back to " + displayTitle(app)}</a>
         </p>
       </div>
     </Layout>

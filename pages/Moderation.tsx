@@ -3,6 +3,7 @@ import { StudioNav } from "./components/StudioNav";
 import { displayTitle } from "./components/Header";
 import { formatDateTime } from "./lib/format";
 import type { ModerationData, PageProps, QueueItem } from "./lib/types";
+import { appBase } from "./lib/links";
 
 type Props = PageProps<ModerationData>;
 
@@ -64,7 +65,7 @@ function ItemActions(props: { app: string; item: QueueItem }) {
 export default function Moderation(props: Props) {
   const app = props.app!;
   const d = props.data;
-  const base = "/apps/" + app.name + "/studio/moderation";
+  const base = appBase(app) + "/studio/moderation";
   return (
     <Layout props={props} hideFooter>
       <div className="studio moderation-page">
@@ -114,7 +115,7 @@ export default function Moderation(props: Props) {
                   )}
                   {it.target.link && (
                     <p>
-                      <a href={"/apps/" + app.name + it.target.link}>Open</a>
+                      <a href={appBase(app) + it.target.link}>Open</a>
                     </p>
                   )}
                   <ItemActions app={app.name} item={it} />

@@ -3,6 +3,7 @@ import { displayTitle } from "./components/Header";
 import { formatDate } from "./lib/format";
 import { fromLine, noticeTime, type NotificationPagination, type NotificationView } from "./lib/notifications";
 import type { PageProps } from "./lib/types";
+import { appBase } from "./lib/links";
 
 type Props = PageProps<{ notifications: NotificationView[]; pagination: NotificationPagination }>;
 
@@ -10,7 +11,7 @@ type Props = PageProps<{ notifications: NotificationView[]; pagination: Notifica
 // All as Read is a form; Previous/Next are links.
 export default function Notifications(props: Props) {
   const app = props.app!;
-  const base = "/apps/" + app.name;
+  const base = appBase(app);
   const { notifications, pagination } = props.data;
   return (
     <Layout props={props}>

@@ -7,6 +7,7 @@ import { formatDateTime, formatMoney } from "./lib/format";
 import { methodLabel, parseAddress, statusLabels } from "./lib/orders";
 import { appSeo, SeoHead } from "./lib/seo";
 import type { OrderData, OrderView, PageProps } from "./lib/types";
+import { appBase } from "./lib/links";
 
 type Props = PageProps<OrderData>;
 
@@ -15,7 +16,7 @@ type Props = PageProps<OrderData>;
 export default function Order(props: Props) {
   const app = props.app!;
   const d = props.data;
-  const base = "/apps/" + app.name;
+  const base = appBase(app);
   const gate = storeGatePage(props, d.access);
   if (gate) return gate;
   const o = d.order;

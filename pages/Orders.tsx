@@ -4,6 +4,7 @@ import { formatDate, formatMoney } from "./lib/format";
 import { itemCount, methodLabel, statusLabels } from "./lib/orders";
 import { appSeo, SeoHead } from "./lib/seo";
 import type { OrdersData, PageProps } from "./lib/types";
+import { appBase } from "./lib/links";
 
 type Props = PageProps<OrdersData>;
 
@@ -12,7 +13,7 @@ type Props = PageProps<OrdersData>;
 export default function Orders(props: Props) {
   const app = props.app!;
   const d = props.data;
-  const base = "/apps/" + app.name;
+  const base = appBase(app);
   const gate = storeGatePage(props, d.access);
   if (gate) return gate;
   const p = d.pagination;

@@ -3,6 +3,7 @@ import { storeGatePage } from "./components/StoreGate";
 import { formatMoney } from "./lib/format";
 import { appSeo, SeoHead } from "./lib/seo";
 import type { PageProps, PaymentSuccessData } from "./lib/types";
+import { appBase } from "./lib/links";
 
 type Props = PageProps<PaymentSuccessData>;
 
@@ -12,7 +13,7 @@ type Props = PageProps<PaymentSuccessData>;
 export default function PaymentSuccess(props: Props) {
   const app = props.app!;
   const d = props.data;
-  const base = "/apps/" + app.name;
+  const base = appBase(app);
   const gate = storeGatePage(props, d.access);
   if (gate) return gate;
   const o = d.order;
@@ -52,7 +53,7 @@ export default function PaymentSuccess(props: Props) {
             <p>{d.state === "missing" ? "Missing payment information" : d.message || "Payment processing failed"}</p>
             <div className="form-actions centered">
               <a className="button" href={base + "/orders"}>View My Orders</a>
-              <a className="button button-secondary" href={base}>Continue Shopping</a>
+              <a className="button button-secondary" href={base || "/"}>Continue Shopping</a>
             </div>
           </>
         )}

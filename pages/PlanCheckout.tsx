@@ -3,6 +3,7 @@ import { displayTitle } from "./components/Header";
 import { cycleLabel } from "./components/Plans";
 import { formatDate, formatMoney } from "./lib/format";
 import type { PageProps, PlanCheckoutData } from "./lib/types";
+import { appBase } from "./lib/links";
 
 type Props = PageProps<PlanCheckoutData>;
 
@@ -18,7 +19,7 @@ export default function PlanCheckout(props: Props) {
   const trial = trialDays > 0;
   const enough = trial || balance >= price;
   const verb = !current ? "Subscribe to" : current.itemId === plan.id ? "Renew" : "Change to";
-  const base = "/apps/" + app.name;
+  const base = appBase(app);
   return (
     <Layout props={props} hideFooter>
       <div className="plan-checkout">
@@ -90,7 +91,7 @@ export default function PlanCheckout(props: Props) {
         )}
         <p className="meta">Renews every {cycleLabel(cycle)} from your wallet. Cancel any time from your profile or <a href={base + "/membership"}>the membership page</a>.</p>
         <p>
-          <a href={base}>{"Back to " + displayTitle(app)}</a>
+          <a href={base || "/"}>{"Back to " + displayTitle(app)}</a>
         </p>
       </div>
     </Layout>

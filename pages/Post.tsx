@@ -8,6 +8,7 @@ import { Island } from "./lib/Island";
 import BackButton from "../islands/BackButton";
 import LikeButton from "../islands/LikeButton";
 import Comments from "../islands/Comments";
+import { appBase } from "./lib/links";
 
 type Data = { post: MessageView | null; replies: MessageView[]; pagination: Pagination; commentsError?: string; canPublish?: boolean; schedule?: string };
 type Props = PageProps<Data>;
@@ -15,7 +16,7 @@ type Props = PageProps<Data>;
 
 export default function Post(props: Props) {
   const app = props.app!;
-  const community = "/apps/" + app.name + "/community";
+  const community = appBase(app) + "/community";
   const post = props.data.post;
   if (!post) {
     return (
@@ -29,7 +30,7 @@ export default function Post(props: Props) {
   }
   const signIn = props.authUrl + "/authenticate/signin?app=" + encodeURIComponent(app.name);
   const firstImage = post.attachments.findIndex((a) => a.media.type === "IMAGE");
-  const report = "/apps/" + app.name + "/report";
+  const report = appBase(app) + "/report";
   return (
     <Layout props={props}>
       <div className="post-page">
@@ -54,7 +55,7 @@ export default function Post(props: Props) {
             </p>
           )}
           {props.data.canPublish && (
-            <form method="post" action={"/apps/" + app.name + "/posts/" + post.id + "/publish"} className="publish-now">
+            <form method="post" action={appBase(app) + "/posts/" + post.id + "/publish"} className="publish-now">
               <button className="button" type="submit" data-testid="publish-now">
                 Publish now
               </button>
@@ -82,8 +83,8 @@ export default function Post(props: Props) {
                 <div key={i} className="media-placeholder" aria-hidden="true" />
               ))}
               <p>
-                <a className="button" href={unlockOf(post, "/apps/" + app.name).href}>
-                  {unlockOf(post, "/apps/" + app.name).action}
+                <a className="button" href={unlockOf(post, appBase(app)).href}>
+                  {unlockOf(post, appBase(app)).action}
                 </a>
               </p>
             </div>

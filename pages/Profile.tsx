@@ -8,6 +8,7 @@ import PushToggle from "../islands/PushToggle";
 import { kindLabels } from "./lib/notifications";
 import { formatDate, formatMoney } from "./lib/format";
 import type { AccountUser, DonorStanding, PageProps, SubscriptionStatus } from "./lib/types";
+import { appBase } from "./lib/links";
 
 type NotificationPrefs = {
   mutedAll: boolean; mutedKinds: string[]; kinds: string[]; emailMutedAll: boolean; emailMutedKinds: string[]; emailKinds?: string[]; emailDigest?: boolean;
@@ -72,7 +73,7 @@ function Membership({ m, base, joined }: { m: SubscriptionStatus; base: string; 
 // Visitors get sign-in and sign-up links.
 export default function Profile(props: Props) {
   const app = props.app!;
-  const base = "/apps/" + app.name;
+  const base = appBase(app);
   const user = props.data.user;
   const title = displayTitle(app);
 
@@ -84,7 +85,7 @@ export default function Profile(props: Props) {
           <p>Sign in to follow {title}, see your profile and get notified.</p>
           <AuthButtons authUrl={props.authUrl} appName={app.name} className="center" />
           <p>
-            <a href={base}>{"Back to " + title}</a>
+            <a href={base || "/"}>{"Back to " + title}</a>
           </p>
         </div>
       </Layout>
@@ -104,7 +105,7 @@ export default function Profile(props: Props) {
             <p className="meta">{user.email.email}</p>
             {props.data.isCreator && <span className="badge">{"Creator of " + title}</span>}
             {props.viewer.permissions.canManage && (
-              <p className="studio-link"><a className="button button-secondary" href={"/apps/" + app.name + "/studio"}>Open studio</a></p>
+              <p className="studio-link"><a className="button button-secondary" href={appBase(app) + "/studio"}>Open studio</a></p>
             )}
             {props.data.donor?.tier && (
               <span className="badge tier-badge" title={"Donated " + formatMoney(props.data.donor.total, "USD")}>
@@ -170,7 +171,7 @@ export default function Profile(props: Props) {
         {props.data.notifications && <NotificationSettings base={base} prefs={props.data.notifications} />}
 
         <p>
-          <a href={base}>{"Back to " + title}</a>
+          <a href={base || "/"}>{"Back to " + title}</a>
         </p>
       </div>
     </Layout>

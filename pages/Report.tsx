@@ -1,6 +1,7 @@
 import { Layout } from "./components/Layout";
 import { displayTitle } from "./components/Header";
 import type { PageProps, ReportPageData } from "./lib/types";
+import { appBase } from "./lib/links";
 
 type Props = PageProps<ReportPageData>;
 
@@ -26,7 +27,7 @@ export default function Report(props: Props) {
   const d = props.data;
   const t = d.target!;
   const what = TARGET_LABELS[t.type] ?? "content";
-  const back = t.link ? "/apps/" + app.name + t.link : "/apps/" + app.name + "/community";
+  const back = t.link ? appBase(app) + t.link : appBase(app) + "/community";
   return (
     <Layout props={props}>
       <div className="report-page">
@@ -40,7 +41,7 @@ export default function Report(props: Props) {
             <strong>Report received.</strong> Thank you: our moderators will review it.
           </div>
         ) : (
-          <form method="post" action={"/apps/" + app.name + "/report"} className="report-form">
+          <form method="post" action={appBase(app) + "/report"} className="report-form">
             <input type="hidden" name="targetType" value={t.type} />
             <input type="hidden" name="targetId" value={t.id} />
             {d.error && (

@@ -3,6 +3,7 @@ import { displayTitle } from "./components/Header";
 import { SearchGroups } from "../islands/lib/notifications";
 import type { SearchResults } from "./lib/notifications";
 import type { PageProps } from "./lib/types";
+import { appBase } from "./lib/links";
 
 type Props = PageProps<SearchResults>;
 
@@ -15,7 +16,7 @@ export default function Search(props: Props) {
     <Layout props={props}>
       <div className="search-page">
         <h1 className="page-title">Search</h1>
-        <form method="get" action={"/apps/" + app.name + "/search"} className="search-form">
+        <form method="get" action={appBase(app) + "/search"} className="search-form">
           <input type="search" name="q" defaultValue={res.query} placeholder={"Search " + displayTitle(app)} aria-label="Search" />
           <button type="submit" className="button">
             Search

@@ -5,6 +5,7 @@ import { Img } from "./lib/img";
 import { listSeo, SeoHead } from "./lib/seo";
 import { formatMoney, truncate } from "./lib/format";
 import type { ItemView, PageProps, StoreData } from "./lib/types";
+import { appBase } from "./lib/links";
 
 type Props = PageProps<StoreData>;
 
@@ -21,7 +22,7 @@ const TYPES = [
 export default function Store(props: Props) {
   const app = props.app!;
   const d = props.data;
-  const base = "/apps/" + app.name;
+  const base = appBase(app);
   const gate = storeGatePage(props, d.access);
   if (gate) return gate;
   const f = d.filters ?? { type: "", min: "", max: "", inStock: false, search: "", tags: "" };

@@ -6,6 +6,7 @@ import { formatDate, formatMoney, truncate } from "./lib/format";
 import type { ItemData, PageProps } from "./lib/types";
 import { Island } from "./lib/Island";
 import AddToCart from "../islands/AddToCart";
+import { appBase } from "./lib/links";
 
 type Props = PageProps<ItemData>;
 
@@ -15,7 +16,7 @@ type Props = PageProps<ItemData>;
 export default function StoreItem(props: Props) {
   const app = props.app!;
   const d = props.data;
-  const base = "/apps/" + app.name;
+  const base = appBase(app);
   if (d.access === "disabled") {
     return (
       <Layout props={props} hideFooter>

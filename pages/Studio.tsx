@@ -10,9 +10,11 @@ import { ShippingSection } from "./studio/ShippingSection";
 import { DataSection } from "./studio/DataSection";
 import { OffersSection } from "./studio/OffersSection";
 import { LaunchSection } from "./studio/LaunchSection";
+import { DomainSection } from "./studio/DomainSection";
 import { Island } from "./lib/Island";
 import StudioImage from "../islands/StudioImage";
 import ThemeForm from "../islands/ThemeForm";
+import { appBase } from "./lib/links";
 
 type Props = PageProps<StudioData>;
 
@@ -21,7 +23,7 @@ type Props = PageProps<StudioData>;
 export default function Studio(props: Props) {
   const app = props.app!;
   const d = props.data;
-  const base = "/apps/" + app.name;
+  const base = appBase(app);
   return (
     <Layout props={props} hideFooter>
       <div className="studio">
@@ -41,6 +43,7 @@ export default function Studio(props: Props) {
         {d.section === "theme" && <ThemeSection props={props} />}
         {d.section === "shipping" && <ShippingSection props={props} />}
         {d.section === "data" && <DataSection props={props} />}
+        {d.section === "domain" && <DomainSection props={props} />}
       </div>
     </Layout>
   );
@@ -51,7 +54,7 @@ export default function Studio(props: Props) {
 function ThemeSection({ props }: { props: Props }) {
   const d = props.data;
   const t = d.theme!;
-  const base = "/apps/" + props.app!.name + "/studio/theme";
+  const base = appBase(props.app!) + "/studio/theme";
   const fields = d.form === "theme" ? d.fields : {};
   return (
     <>
@@ -78,13 +81,13 @@ function ThemeSection({ props }: { props: Props }) {
       {d.form === "icon" && d.error && <p className="form-error" role="alert">{d.error}</p>}
       <div className="icon-row">
         <img src={t.iconUrl} alt={t.iconUploaded ? "Your icon" : "Your monogram"} width={96} height={96} className="app-icon-preview" />
-        <form method="post" action={"/apps/" + props.app!.name + "/studio/icon"} encType="multipart/form-data" className="studio-form">
+        <form method="post" action={appBase(props.app!) + "/studio/icon"} encType="multipart/form-data" className="studio-form">
           <label htmlFor="icon-file">{t.iconUploaded ? "Replace the icon" : "Upload an icon"}</label>
           <input id="icon-file" type="file" name="file" accept="image/png,image/jpeg,image/webp,image/gif" required />
           <button type="submit" className="button">Upload icon</button>
         </form>
         {t.iconUploaded && (
-          <form method="post" action={"/apps/" + props.app!.name + "/studio/icon"}>
+          <form method="post" action={appBase(props.app!) + "/studio/icon"}>
             <input type="hidden" name="remove" value="1" />
             <button type="submit" className="button button-secondary">Use the monogram</button>
           </form>
@@ -113,7 +116,7 @@ function PayoutPassword({ d }: { d: StudioData }) {
 function ProfileSection({ props }: { props: Props }) {
   const d = props.data;
   const p = d.profile!;
-  const base = "/apps/" + props.app!.name + "/studio";
+  const base = appBase(props.app!) + "/studio";
   const links = [...p.links, { id: "", title: "", url: "", icon: "", enabled: true }, { id: "", title: "", url: "", icon: "", enabled: true }];
   return (
     <>
@@ -204,7 +207,7 @@ function ProfileSection({ props }: { props: Props }) {
 function FeaturesSection({ props }: { props: Props }) {
   const d = props.data;
   const f = d.features!;
-  const base = "/apps/" + props.app!.name + "/studio";
+  const base = appBase(props.app!) + "/studio";
   const tiers = [...f.tiers, { id: "", name: "", requiredAmount: 0, description: "" }, { id: "", name: "", requiredAmount: 0, description: "" }];
   const check = (name: string, label: string, on: boolean) => (
     <label className="check"><input type="checkbox" name={name} value="1" defaultChecked={on} /> {label}</label>
@@ -271,7 +274,7 @@ function FeaturesSection({ props }: { props: Props }) {
 
 function PlansSection({ props }: { props: Props }) {
   const d = props.data;
-  const base = "/apps/" + props.app!.name + "/studio";
+  const base = appBase(props.app!) + "/studio";
   const plans = d.plans ?? [];
   const edit = d.planEdit;
   const dollars = (c: number | null | undefined) => (c == null ? "" : c % 100 === 0 ? String(c / 100) : (c / 100).toFixed(2));
@@ -338,7 +341,7 @@ function PlansSection({ props }: { props: Props }) {
         <h2 id="plans-h">Membership tiers</h2>
         <p className="meta">
           {"Tiers in order, first to top; following the app is the level below the first. Members see the tiers on sale at "}
-          <a href={"/apps/" + props.app!.name + "/membership"}>the membership page</a>.
+          <a href={appBase(props.app!) + "/membership"}>the membership page</a>.
         </p>
         {plans.length === 0 && <p className="empty">No tiers yet.</p>}
         <ol className="card-list plan-list">
@@ -477,7 +480,7 @@ function GiftForm({ m, d, member, action, back }: {
 function MembersSection({ props }: { props: Props }) {
   const d = props.data;
   const m = d.members!;
-  const base = "/apps/" + props.app!.name + "/studio/members";
+  const base = appBase(props.app!) + "/studio/members";
   // goja has no URLSearchParams: the query is put together by hand.
   const query = (page: number) => {
     const q: string[] = [];
@@ -562,7 +565,7 @@ function MembersSection({ props }: { props: Props }) {
       </section>
       <section className="studio-card" aria-labelledby="wallet-h">
         <h2 id="wallet-h">Wallet</h2>
-        <form method="post" action={"/apps/" + props.app!.name + "/studio/wallet"} className="studio-form welcome-credit-form">
+        <form method="post" action={appBase(props.app!) + "/studio/wallet"} className="studio-form welcome-credit-form">
           <div className={cls(d, "welcomeCredit")}>
             <label htmlFor="welcomeCredit">Welcome credit for new members ($)</label>
             <input id="welcomeCredit" name="welcomeCredit" inputMode="decimal" defaultValue={m.welcomeCreditText ?? dollarsText(m.welcomeCredit)} placeholder="0" />
@@ -577,7 +580,7 @@ function MembersSection({ props }: { props: Props }) {
         <h2 id="audit-h">Audit log</h2>
         <p>
           {"Every role change and removal here, every change to the app's settings and plans, and every moderation action is kept in one log: who, what, which target, when and why. "}
-          <a href={"/apps/" + props.app!.name + "/studio/moderation#log-title"} data-testid="audit-link">
+          <a href={appBase(props.app!) + "/studio/moderation#log-title"} data-testid="audit-link">
             Open the audit log
           </a>
         </p>
@@ -589,7 +592,7 @@ function MembersSection({ props }: { props: Props }) {
 function AnalyticsSection({ props }: { props: Props }) {
   const d = props.data;
   const a = d.analytics!;
-  const base = "/apps/" + props.app!.name + "/studio";
+  const base = appBase(props.app!) + "/studio";
   const labels = a.revenue.map((r) => r.period);
   const range = "?from=" + a.from + "&to=" + a.to;
   const money = (n: number) => formatMoney(n);
@@ -726,7 +729,7 @@ function AnalyticsSection({ props }: { props: Props }) {
               <thead><tr><th>Post</th><th>Reactions</th><th>Comments</th></tr></thead>
               <tbody>
                 {a.topPosts.map((p) => (
-                  <tr key={p.id}><td><a href={"/apps/" + props.app!.name + "/posts/" + p.id}>{p.excerpt || "(media)"}</a> <span className="meta">@{p.author}</span></td><td>{p.reactions}</td><td>{p.comments}</td></tr>
+                  <tr key={p.id}><td><a href={appBase(props.app!) + "/posts/" + p.id}>{p.excerpt || "(media)"}</a> <span className="meta">@{p.author}</span></td><td>{p.reactions}</td><td>{p.comments}</td></tr>
                 ))}
               </tbody>
             </table>
@@ -776,7 +779,7 @@ export function head(props: Props) {
 function PayPalSection({ props }: { props: Props }) {
   const d = props.data;
   const p = d.paypal!;
-  const base = "/apps/" + props.app!.name;
+  const base = appBase(props.app!);
   return (
     <>
       <section className="studio-card" aria-labelledby="paypal-h">
@@ -843,7 +846,7 @@ const payoutStates: Record<string, [string, string]> = {
 // statement (issue 24). Every action is a form or a link.
 function PayoutsSection({ props }: { props: Props }) {
   const p = props.data.payouts!;
-  const base = "/apps/" + props.app!.name + "/studio/payouts";
+  const base = appBase(props.app!) + "/studio/payouts";
   const [label, help] = payoutStates[p.state] || [p.state, ""];
   const st = p.statement;
   return (

@@ -6,6 +6,7 @@ import { appSeo, SeoHead } from "./lib/seo";
 import type { PageProps, WalletData } from "./lib/types";
 import { Island } from "./lib/Island";
 import AddFunds from "../islands/AddFunds";
+import { appBase } from "./lib/links";
 
 type Props = PageProps<WalletData>;
 
@@ -16,7 +17,7 @@ const kindLabels: Record<string, string> = { CREDIT: "Added to wallet", PAYMENT:
 export default function Transactions(props: Props) {
   const app = props.app!;
   const d = props.data;
-  const base = "/apps/" + app.name;
+  const base = appBase(app);
   const gate = storeGatePage(props, d.access);
   if (gate) return gate;
   const w = d.wallet;

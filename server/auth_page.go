@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/mail"
@@ -70,9 +71,15 @@ func (s *Server) authApp(c echo.Context) (*store.AppView, error) {
 
 // afterAuthURL is where a successful sign-in or sign-up goes: the app on the
 // main site, or the site root without an app.
+//
+// An app on its own domain is reached through /authenticate/continue, which
+// hands the sign-in to that domain with a one-time code (domain_signin.go).
 func (s *Server) afterAuthURL(app *store.AppView) string {
 	if app == nil {
 		return s.cfg.PublicURL + "/"
+	}
+	if d := s.domains.get(context.Background()).byApp[app.ID]; d != "" {
+		return s.cfg.AuthURL + "/authenticate/continue?app=" + url.QueryEscape(app.Name)
 	}
 	return s.cfg.PublicURL + "/apps/" + url.PathEscape(app.Name)
 }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -162,7 +161,7 @@ func checkContract(t testing.TB, method, target string, status int, header http.
 }
 
 func (c *contract) check(method, target string, status int, header http.Header, body []byte) error {
-	req := httptest.NewRequest(method, target, nil)
+	req := newRequest(method, target, nil)
 	route, params, err := c.router.FindRoute(req)
 	if errors.Is(err, routers.ErrPathNotFound) || errors.Is(err, routers.ErrMethodNotAllowed) {
 		// Unknown paths (404) and methods (405) are answers every call

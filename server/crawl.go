@@ -21,6 +21,9 @@ import (
 // GET /robots.txt: everything a visitor may open is crawlable; the JSON
 // API, personal pages and the forms' targets are not.
 func (s *Server) robots(c echo.Context) error {
+	if d := customHost(c.Request()); d != nil {
+		return s.domainRobots(c, d)
+	}
 	var b strings.Builder
 	b.WriteString("User-agent: *\n")
 	for _, p := range []string{"/api/", "/media-upload/", "/apps/*/cart", "/apps/*/checkout", "/apps/*/orders",
@@ -29,6 +32,20 @@ func (s *Server) robots(c echo.Context) error {
 		b.WriteString("Disallow: " + p + "\n")
 	}
 	b.WriteString("Allow: /\n\nSitemap: " + s.cfg.PublicURL + "/sitemap.xml\n")
+	c.Response().Header().Set("Cache-Control", "public, max-age=3600")
+	return c.Blob(http.StatusOK, "text/plain; charset=utf-8", []byte(b.String()))
+}
+
+// robots.txt of a custom domain: its app's pages live at the root, and its
+// sitemap is the app's.
+func (s *Server) domainRobots(c echo.Context, d *store.DomainRoute) error {
+	var b strings.Builder
+	b.WriteString("User-agent: *\n")
+	for _, p := range []string{"/api/", "/media-upload/", "/cart", "/checkout", "/orders", "/profile", "/notifications",
+		"/transactions", "/search", "/manage/", "/create-", "/payment-success", "/cancel_order", "/donations", "/studio"} {
+		b.WriteString("Disallow: " + p + "\n")
+	}
+	b.WriteString("Allow: /\n\nSitemap: " + s.domainOrigin(d.Domain) + "/sitemap.xml\n")
 	c.Response().Header().Set("Cache-Control", "public, max-age=3600")
 	return c.Blob(http.StatusOK, "text/plain; charset=utf-8", []byte(b.String()))
 }
@@ -71,7 +88,11 @@ func (s *Server) sitemapIndex(c echo.Context) error {
 		return err
 	}
 	idx := sitemapIndex{Sitemaps: []sitemapURL{}}
+	domains := s.domains.get(c.Request().Context()).byName
 	for _, a := range apps {
+		if domains[a.Name] != "" {
+			continue // its sitemap is on its own domain (its robots.txt names it)
+		}
 		idx.Sitemaps = append(idx.Sitemaps, sitemapURL{Loc: s.cfg.PublicURL + "/apps/" + a.Name + "/sitemap.xml", LastMod: lastmod(a.UpdatedAt)})
 	}
 	return writeXML(c, "application/xml; charset=utf-8", idx)
@@ -101,14 +122,14 @@ func (s *Server) appSitemap(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	base := s.cfg.PublicURL + "/apps/" + sc.App.Name
+	base := s.appBaseURL(ctx, sc.App.ID, sc.App.Name)
 	appChanged, err := s.store.AppUpdatedAt(ctx, sc.App.ID)
 	if err != nil {
 		return err
 	}
 	// The landing page shows recent posts, events and items: it changes
 	// when the app or any of them does.
-	set := urlSet{URLs: []sitemapURL{{Loc: base}}}
+	set := urlSet{URLs: []sitemapURL{{Loc: s.appLink(ctx, sc.App.ID, sc.App.Name, "")}}}
 	landing := appChanged
 	add := func(path string, pages []store.SitemapPage) {
 		for _, p := range pages {
@@ -219,7 +240,7 @@ func (s *Server) appFeed(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	base := s.cfg.PublicURL + "/apps/" + sc.App.Name
+	base := s.appBaseURL(c.Request().Context(), sc.App.ID, sc.App.Name)
 	name := sc.App.Settings.Basic.Title(sc.App.Name)
 	updated, err := s.store.AppUpdatedAt(c.Request().Context(), sc.App.ID)
 	if err != nil {

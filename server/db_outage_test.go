@@ -108,7 +108,7 @@ func TestBlackHoledDatabaseAnswers503Quickly(t *testing.T) {
 	for i, target := range []string{"/apps/demo", "/api/app/demo/landing", "/apps/demo", "/api/app/demo/landing"} {
 		start := time.Now()
 		rec := httptest.NewRecorder()
-		srv.Main().ServeHTTP(rec, httptest.NewRequest("GET", target, nil))
+		srv.Main().ServeHTTP(rec, newRequest("GET", target, nil))
 		took := time.Since(start)
 		t.Logf("GET %s: %d in %s", target, rec.Code, took)
 		if rec.Code != http.StatusServiceUnavailable {
@@ -144,7 +144,7 @@ func TestStalledDatabaseHoldsARequestForItsBudget(t *testing.T) {
 	get := func(target string) (int, time.Duration) {
 		start := time.Now()
 		rec := httptest.NewRecorder()
-		srv.Main().ServeHTTP(rec, httptest.NewRequest("GET", target, nil))
+		srv.Main().ServeHTTP(rec, newRequest("GET", target, nil))
 		return rec.Code, time.Since(start)
 	}
 	if code, _ := get("/api/app/no-such-app/landing"); code != http.StatusNotFound {

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"testing"
 	"time"
@@ -69,7 +68,7 @@ func BenchmarkMemberAPIUnderWrites(b *testing.B) {
 	paths := []string{"/api/app/demo/landing", "/api/community/" + community.ID + "/posts"}
 	h := reader.Main()
 	call := func(ctx context.Context, path string) {
-		req := httptest.NewRequest(http.MethodGet, path, nil).WithContext(ctx)
+		req := newRequest(http.MethodGet, path, nil).WithContext(ctx)
 		req.Header.Set("Cookie", sessionCookie+"="+token)
 		w := &nullWriter{h: http.Header{}}
 		h.ServeHTTP(w, req)

@@ -267,7 +267,7 @@ func TestLikeKeepsMemberClasses(t *testing.T) {
 	//lint:ignore SA1019 the hook must reach the Storage already built on this database
 	db.AddQueryHook(store.QueryCountHook{})
 	qctx, qc := store.WithQueryCount(context.Background())
-	req := httptest.NewRequest("GET", "/apps/demo", nil).WithContext(qctx)
+	req := newRequest("GET", "/apps/demo", nil).WithContext(qctx)
 	req.Header.Set("Cookie", follower["Cookie"])
 	rec := httptest.NewRecorder()
 	ts.Main().ServeHTTP(rec, req)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net/http"
 	"regexp"
 	"strings"
@@ -18,7 +19,8 @@ const feedSize = 200
 // calendarOf builds an RFC 5545 calendar of events. The library escapes
 // TEXT values (commas, semicolons, backslashes, newlines) and folds lines;
 // times are written in UTC.
-func (s *Server) calendarOf(app *store.AppView, events []store.Event, now time.Time) *ics.Calendar {
+func (s *Server) calendarOf(ctx context.Context, app *store.AppView, events []store.Event, now time.Time) *ics.Calendar {
+	base := s.appBaseURL(ctx, app.ID, app.Name)
 	cal := ics.NewCalendarFor("Marquee")
 	cal.SetMethod(ics.MethodPublish)
 	name := app.Settings.Basic.Title(app.Name)
@@ -47,7 +49,7 @@ func (s *Server) calendarOf(app *store.AppView, events []store.Event, now time.T
 				ev.SetLocation(icsText(e.Location))
 			}
 		}
-		ev.SetURL(s.cfg.PublicURL + "/apps/" + app.Name + "/events/" + e.ID)
+		ev.SetURL(base + "/events/" + e.ID)
 	}
 	return cal
 }
@@ -91,7 +93,7 @@ func (s *Server) eventCalendar(c echo.Context) error {
 		}
 		return notFound("Event not found")
 	}
-	return writeCalendar(c, s.calendarOf(sc.App, []store.Event{*e}, time.Now()), calendarFileName(e.Name), true)
+	return writeCalendar(c, s.calendarOf(c.Request().Context(), sc.App, []store.Event{*e}, time.Now()), calendarFileName(e.Name), true)
 }
 
 // GET /apps/:app/events.ics: a feed of upcoming events a calendar app can
@@ -106,5 +108,5 @@ func (s *Server) eventsFeed(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeCalendar(c, s.calendarOf(sc.App, events, now), calendarFileName(sc.App.Name+" events"), false)
+	return writeCalendar(c, s.calendarOf(c.Request().Context(), sc.App, events, now), calendarFileName(sc.App.Name+" events"), false)
 }

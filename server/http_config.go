@@ -51,6 +51,17 @@ type Config struct {
 	// upload. Zero means the default (tests).
 	DownloadMaxBytes  int64
 	DownloadPartBytes int64
+	// Custom domains (issue 42 item 3): CustomDomainTarget
+	// (CUSTOM_DOMAIN_TARGET, default PUBLIC_URL's host) is the host a
+	// creator's CNAME points at; CustomDomainIPs (CUSTOM_DOMAIN_IPS, comma
+	// separated) the addresses of the A/AAAA records offered instead.
+	// DNSResolver (DNS_RESOLVER, host:port, default the system's) is the
+	// DNS server asked for the ownership TXT record, DNSTimeout
+	// (DNS_TIMEOUT, default 5s) bounds one check.
+	CustomDomainTarget string
+	CustomDomainIPs    []string
+	DNSResolver        string
+	DNSTimeout         time.Duration
 	// CookieDomain lets the main and auth hosts share the session cookie in
 	// production (e.g. ".example.com"); empty means host-only.
 	CookieDomain string
@@ -357,6 +368,22 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		return Config{}, fmt.Errorf("PAGE_CACHE_DISK_MB: want a number of megabytes (0 for none), got %q", get("PAGE_CACHE_DISK_MB", ""))
 	}
 	cfg.PageCacheDir = get("PAGE_CACHE_DIR", "")
+	cfg.CustomDomainTarget = strings.TrimSuffix(strings.ToLower(get("CUSTOM_DOMAIN_TARGET", "")), ".")
+	for _, ip := range strings.Split(get("CUSTOM_DOMAIN_IPS", ""), ",") {
+		if ip = strings.TrimSpace(ip); ip == "" {
+			continue
+		}
+		if net.ParseIP(ip) == nil {
+			return Config{}, fmt.Errorf("CUSTOM_DOMAIN_IPS: want IP addresses separated by commas, got %q", ip)
+		}
+		cfg.CustomDomainIPs = append(cfg.CustomDomainIPs, ip)
+	}
+	cfg.DNSResolver = get("DNS_RESOLVER", "")
+	if cfg.DNSResolver != "" {
+		if _, _, err := net.SplitHostPort(cfg.DNSResolver); err != nil {
+			return Config{}, fmt.Errorf("DNS_RESOLVER: want host:port of a DNS server such as 1.1.1.1:53, got %q", cfg.DNSResolver)
+		}
+	}
 	if cfg.DBMaxConns, err = strconv.Atoi(get("DB_MAX_CONNS", "20")); err != nil || cfg.DBMaxConns < 1 || cfg.DBMaxConns > 1000 {
 		return Config{}, fmt.Errorf("DB_MAX_CONNS: want a number of connections from 1 to 1000, got %q", get("DB_MAX_CONNS", ""))
 	}
@@ -365,7 +392,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		to        *time.Duration
 	}{{"DB_CONNECT_TIMEOUT", "3s", &cfg.DBConnectTimeout}, {"DB_QUERY_TIMEOUT", "10s", &cfg.DBQueryTimeout}, {"DB_REQUEST_TIMEOUT", "3s", &cfg.DBRequestTimeout}, {"DB_MAX_IDLE_TIME", "1m", &cfg.DBMaxIdleTime},
 		{"NOTIFICATION_RETENTION", "2160h", &cfg.NotificationRetention}, {"JOB_RETENTION", "24h", &cfg.JobRetention},
-		{"HTTP_IDLE_TIMEOUT", "75s", &cfg.IdleTimeout}} {
+		{"HTTP_IDLE_TIMEOUT", "75s", &cfg.IdleTimeout}, {"DNS_TIMEOUT", "5s", &cfg.DNSTimeout}} {
 		if *d.to, err = time.ParseDuration(get(d.name, d.def)); err != nil || *d.to <= 0 {
 			return Config{}, fmt.Errorf("%s: want a positive duration such as %s, got %q", d.name, d.def, get(d.name, ""))
 		}

@@ -79,6 +79,7 @@ func domainRules() []domainRule {
 		{store.ErrOwnsApp, http.StatusConflict, "You own an app: hand it over or delete it before deleting your account", ""},
 		{store.ErrEmailTaken, http.StatusConflict, "An account with this email already exists", "email"},
 		{store.ErrUsernameTaken, http.StatusConflict, "This username is taken", "username"},
+		{store.ErrDomainTaken, http.StatusConflict, "This domain is already used by another app: remove it there first, or ask the operator", "domain"},
 		// The order is in a status that does not allow the move: the request
 		// is well formed, the order's state refuses it.
 		{store.ErrIllegalTransition, http.StatusConflict, "This order cannot be changed that way in its current status", ""},

@@ -31,6 +31,7 @@ func TestDomainErrorStatuses(t *testing.T) {
 		{store.ErrNoSubscription, http.StatusNotFound},
 		{store.ErrEmailTaken, http.StatusConflict},
 		{store.ErrUsernameTaken, http.StatusConflict},
+		{store.ErrDomainTaken, http.StatusConflict},
 		// Accounts: a used or expired mailed link, an address not yet
 		// confirmed, and deleting an account that owns an app.
 		{store.ErrTokenInvalid, http.StatusBadRequest},

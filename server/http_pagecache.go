@@ -234,6 +234,16 @@ func appendPageKey(b []byte, appID, content, build, path, query, class string) [
 	return b
 }
 
+// pageKeyPath is the path part of a page's key: a custom domain's pages
+// link without the /apps/{name} prefix and to their own origin, so they
+// are filed apart from the same page on the main site ("//domain/path").
+func pageKeyPath(r *http.Request) string {
+	if d := customHost(r); d != nil {
+		return "//" + d.Domain + r.URL.Path
+	}
+	return r.URL.Path
+}
+
 // unversionedKey drops the content version (the second part) from a page
 // key: the same page and viewer class at any version.
 func unversionedKey(key string) (string, bool) {
@@ -343,7 +353,7 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 				// old, instead of a 503. A member's page depends on who they
 				// are, which the database says; they get the 503.
 				if v.User == nil && store.IsUnavailable(err) {
-					key := string(appendPageKey(nil, appID, "", s.store.Build, req.URL.Path, normalizedQuery(req.URL), "visitor"))
+					key := string(appendPageKey(nil, appID, "", s.store.Build, pageKeyPath(req), normalizedQuery(req.URL), "visitor"))
 					if p := s.pages.lastGood(key); p != nil {
 						s.logger.Warn("database unavailable; serving the last cached page", "path", req.URL.Path, "err", err)
 						return s.serveCached(c, p, false, "stale")
@@ -382,7 +392,7 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 				return s.answerUncached(c, next)
 			}
 			keyOf := func(class string) string {
-				return string(appendPageKey(nil, appID, version.content, s.store.Build, req.URL.Path, normalizedQuery(req.URL), class))
+				return string(appendPageKey(nil, appID, version.content, s.store.Build, pageKeyPath(req), normalizedQuery(req.URL), class))
 			}
 			key := keyOf(class)
 			// Whoever just wrote (a like without JavaScript) sees it at

@@ -2,7 +2,6 @@ package server
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"testing"
 )
 
@@ -23,7 +22,7 @@ func BenchmarkVisitorPageHit(b *testing.B) {
 	h := ts.Main()
 	for _, path := range []string{"/apps/demo", "/apps/demo/community"} {
 		b.Run(path, func(b *testing.B) {
-			req := httptest.NewRequest(http.MethodGet, path, nil)
+			req := newRequest(http.MethodGet, path, nil)
 			req.Header.Set("Accept-Encoding", "gzip")
 			w := &nullWriter{h: http.Header{}}
 			h.ServeHTTP(w, req)

@@ -31,7 +31,7 @@ type visitorRoute struct {
 	query         string // normalizedQuery
 }
 
-type visitorRouteKey struct{ path, rawQuery string }
+type visitorRouteKey struct{ domain, path, rawQuery string }
 
 type visitorRoutes struct {
 	mu     sync.RWMutex
@@ -46,7 +46,7 @@ func (t *visitorRoutes) remember(r *http.Request, vr visitorRoute) {
 	if r.URL.RawPath != "" {
 		return // answerVisitorHit leaves escaped paths to the chain
 	}
-	k := visitorRouteKey{r.URL.Path, r.URL.RawQuery}
+	k := visitorRouteKey{domainOf(r), r.URL.Path, r.URL.RawQuery}
 	t.mu.RLock()
 	known, ok := t.routes[k]
 	t.mu.RUnlock()
@@ -63,9 +63,17 @@ func (t *visitorRoutes) remember(r *http.Request, vr visitorRoute) {
 
 func (t *visitorRoutes) lookup(r *http.Request) (visitorRoute, bool) {
 	t.mu.RLock()
-	vr, ok := t.routes[visitorRouteKey{r.URL.Path, r.URL.RawQuery}]
+	vr, ok := t.routes[visitorRouteKey{domainOf(r), r.URL.Path, r.URL.RawQuery}]
 	t.mu.RUnlock()
 	return vr, ok
+}
+
+// domainOf is the custom domain of a request, "" on the main site.
+func domainOf(r *http.Request) string {
+	if d := customHost(r); d != nil {
+		return d.Domain
+	}
+	return ""
 }
 
 // answerVisitorHits is the main site's handler: visitor hits answered
@@ -98,7 +106,7 @@ func (s *Server) answerVisitorHit(w http.ResponseWriter, r *http.Request) bool {
 	if err != nil {
 		return false
 	}
-	p := s.pages.getVisitorPage(vr, version.content, s.store.Build, r.URL.Path, start)
+	p := s.pages.getVisitorPage(vr, version.content, s.store.Build, pageKeyPath(r), start)
 	if p == nil {
 		return false
 	}

@@ -19,7 +19,7 @@ func TestVisitorHitsBeforeTheRouter(t *testing.T) {
 	logs := jsonLogs(ts)
 	ctx := context.Background()
 	request := func(method, target string, headers map[string]string) *http.Request {
-		req := httptest.NewRequest(method, target, nil)
+		req := newRequest(method, target, nil)
 		req.RemoteAddr = "127.0.0.1:40000"
 		req.Header.Set("Accept-Encoding", "gzip")
 		for k, v := range headers {

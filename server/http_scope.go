@@ -53,6 +53,11 @@ func (s *Server) scopeOf(c echo.Context, idOrName string) (*Scope, error) {
 }
 
 func (s *Server) scopeOfView(c echo.Context, view *store.AppView) (*Scope, error) {
+	if d := customHost(c.Request()); d != nil && d.AppID != view.ID {
+		// A custom domain serves its own app and no other, API included:
+		// its origin is trusted for that app only.
+		return nil, notFound("App not found")
+	}
 	v := viewerOf(c)
 	if staff, ok := c.Get(previewerKey).(*Viewer); ok {
 		// A visitor's preview: the staff member behind it decides access.

@@ -58,7 +58,7 @@ func (f *failingReader) Read(p []byte) (int, error) {
 // sendPart PUTs body as part number of an upload, declaring size bytes.
 func sendPart(t *testing.T, ts *testServer, token, target string, body io.Reader, size int64) response {
 	t.Helper()
-	req := httptest.NewRequest("PUT", target, body)
+	req := newRequest("PUT", target, body)
 	req.ContentLength = size
 	req.Header.Set("Content-Type", "application/octet-stream")
 	req.Header.Set("Cookie", sessionCookie+"="+token)
@@ -98,7 +98,7 @@ func (d *drain) Write(p []byte) (int, error) {
 // redirects there.
 func fetchDownload(t *testing.T, ts *testServer, link, cookie string) (int, [32]byte, int64, http.Header) {
 	t.Helper()
-	req := httptest.NewRequest("GET", link, nil)
+	req := newRequest("GET", link, nil)
 	req.Header.Set("Cookie", cookie)
 	d := &drain{header: http.Header{}, sum: hashWriter{h: sha256.New()}}
 	ts.Main().ServeHTTP(d, req)
@@ -256,7 +256,7 @@ func checkResumableUpload(t *testing.T, f *memberFixture, s3 bool) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			req := httptest.NewRequest("GET", link, nil)
+			req := newRequest("GET", link, nil)
 			req.Header.Set("Cookie", cookie)
 			d := &drain{header: http.Header{}, sum: hashWriter{h: sha256.New()}}
 			ts.Main().ServeHTTP(d, req)

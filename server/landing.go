@@ -136,7 +136,7 @@ type LandingData struct {
 
 func (s *Server) landingProps(c echo.Context, sc *Scope) (PageProps, error) {
 	props := s.pageProps(c, sc)
-	props.App = pageApp(landingFor(sc), true)
+	props.App = s.pageAppOf(c, landingFor(sc), true)
 	data := LandingData{Gated: sc.Gated, Plans: []store.ItemView{}, Previews: sc.Content != access.ContentNone,
 		Description: sc.App.Settings.Features.SubscriptionGating.Settings.Description}
 	if sc.Gated {

@@ -168,12 +168,22 @@ func (s *Server) sessionCookie(value string, maxAge int) *http.Cookie {
 	return ck
 }
 
+// On a custom domain the cookie is the domain's own (host-only): it is
+// never shared with the main site's hosts (domain_signin.go).
 func (s *Server) setSessionCookie(c echo.Context, token string) {
-	c.SetCookie(s.sessionCookie(token, int(store.SessionTTL/time.Second)))
+	c.SetCookie(s.hostSessionCookie(c, token, int(store.SessionTTL/time.Second)))
 }
 
 func (s *Server) clearSessionCookie(c echo.Context) {
-	c.SetCookie(s.sessionCookie("", -1))
+	c.SetCookie(s.hostSessionCookie(c, "", -1))
+}
+
+func (s *Server) hostSessionCookie(c echo.Context, value string, maxAge int) *http.Cookie {
+	ck := s.sessionCookie(value, maxAge)
+	if customHost(c.Request()) != nil {
+		ck.Domain = ""
+	}
+	return ck
 }
 
 // origin is scheme://host of a URL ("" when it has none).

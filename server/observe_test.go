@@ -52,17 +52,17 @@ func TestAccessLogCarriesRequestID(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, demoDB(t))
 	logs := jsonLogs(ts)
-	rec := serveLocal(ts, httptest.NewRequest("GET", "/apps/demo", nil))
+	rec := serveLocal(ts, newRequest("GET", "/apps/demo", nil))
 	id := rec.Header().Get("X-Request-ID")
 	if rec.Code != 200 || len(id) < 8 {
 		t.Fatalf("GET /apps/demo: %d, X-Request-ID %q", rec.Code, id)
 	}
-	req := httptest.NewRequest("GET", "/api/app/demo/landing", nil)
+	req := newRequest("GET", "/api/app/demo/landing", nil)
 	req.Header.Set("X-Request-ID", "from-nginx-0123456789")
 	if got := serveLocal(ts, req).Header().Get("X-Request-ID"); got != "from-nginx-0123456789" {
 		t.Errorf("the proxy's request id was not kept: %q", got)
 	}
-	bad := httptest.NewRequest("GET", "/api/app/demo/landing", nil)
+	bad := newRequest("GET", "/api/app/demo/landing", nil)
 	bad.Header.Set("X-Request-ID", "evil\nline")
 	if got := serveLocal(ts, bad).Header().Get("X-Request-ID"); got == "evil\nline" || got == "" {
 		t.Errorf("a malformed request id was kept: %q", got)
@@ -99,7 +99,7 @@ func TestAbandonedRequestIsNotAnError(t *testing.T) {
 		<-c.Request().Context().Done()
 		return fmt.Errorf("load feed: %w", c.Request().Context().Err())
 	})
-	serveLocal(ts, httptest.NewRequest("GET", "/test/abandoned", nil).WithContext(ctx))
+	serveLocal(ts, newRequest("GET", "/test/abandoned", nil).WithContext(ctx))
 	var access map[string]any
 	for _, l := range logs() {
 		if l["level"] == "ERROR" {
@@ -122,7 +122,7 @@ var metricLine = regexp.MustCompile(`^(\S+) (\S+)$`)
 // scrape answers the value of one series of /metrics (-1 when absent).
 func scrape(t *testing.T, ts *testServer, series string) float64 {
 	t.Helper()
-	rec := serveLocal(ts, httptest.NewRequest("GET", "/metrics", nil))
+	rec := serveLocal(ts, newRequest("GET", "/metrics", nil))
 	if rec.Code != 200 {
 		t.Fatalf("/metrics: %d", rec.Code)
 	}
@@ -144,9 +144,9 @@ func TestMetricsCountWhatHappened(t *testing.T) {
 	ts := newTestServer(t, db)
 	startJobs(t, ts, db)
 	for i := 0; i < 3; i++ {
-		serveLocal(ts, httptest.NewRequest("GET", "/apps/demo", nil))
+		serveLocal(ts, newRequest("GET", "/apps/demo", nil))
 	}
-	serveLocal(ts, httptest.NewRequest("GET", "/api/no-such-call", nil))
+	serveLocal(ts, newRequest("GET", "/api/no-such-call", nil))
 	buyer := commUser(t, ts, "member@demo.test")
 	r := ts.do(t, "POST", "/api/donations/process", body(map[string]any{"donationId": "nope"}), buyer)
 	if r.Status < 400 {
@@ -179,23 +179,23 @@ func TestMetricsCountWhatHappened(t *testing.T) {
 
 	// Not for the world: a request through a proxy or from elsewhere is 404,
 	// and with METRICS_TOKEN the token is asked for.
-	far := httptest.NewRequest("GET", "/metrics", nil)
+	far := newRequest("GET", "/metrics", nil)
 	far.RemoteAddr = "203.0.113.9:5000"
 	rec := httptest.NewRecorder()
 	ts.Main().ServeHTTP(rec, far)
 	if rec.Code != 404 {
 		t.Errorf("/metrics from afar: %d", rec.Code)
 	}
-	proxied := httptest.NewRequest("GET", "/metrics", nil)
+	proxied := newRequest("GET", "/metrics", nil)
 	proxied.Header.Set("X-Forwarded-For", "203.0.113.9")
 	if rec := serveLocal(ts, proxied); rec.Code != 404 {
 		t.Errorf("/metrics through a local proxy: %d", rec.Code)
 	}
 	ts.cfg.MetricsToken = "scrape-me"
-	if rec := serveLocal(ts, httptest.NewRequest("GET", "/metrics", nil)); rec.Code != 401 {
+	if rec := serveLocal(ts, newRequest("GET", "/metrics", nil)); rec.Code != 401 {
 		t.Errorf("/metrics without the token: %d", rec.Code)
 	}
-	withToken := httptest.NewRequest("GET", "/metrics", nil)
+	withToken := newRequest("GET", "/metrics", nil)
 	withToken.Header.Set("Authorization", "Bearer scrape-me")
 	withToken.RemoteAddr = "203.0.113.9:5000"
 	rec = httptest.NewRecorder()

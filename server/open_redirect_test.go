@@ -21,7 +21,7 @@ func TestTrailingSlashRedirectStaysOnSite(t *testing.T) {
 	for _, site := range []http.Handler{ts.Main(), ts.Auth()} {
 		for _, path := range []string{"/\\evil.example/", "/\tevil.example/", "/\t/evil.example/", "//evil.example/", "///evil.example//",
 			"/\\/evil.example/", "/%5Cevil.example/", "/\\\\evil.example/"} {
-			req := httptest.NewRequest("GET", "/", nil)
+			req := newRequest("GET", "/", nil)
 			req.URL.Path, req.URL.RawPath = path, ""
 			rec := httptest.NewRecorder()
 			site.ServeHTTP(rec, req)

@@ -69,7 +69,7 @@ func (s *Server) pageProps(c echo.Context, sc *Scope) PageProps {
 		p.Viewer.LoadError = msgUserLoadFailed
 	}
 	if sc != nil {
-		p.App = pageApp(sc.App, false)
+		p.App = s.pageAppOf(c, sc.App, false)
 		p.Viewer.Role, p.Viewer.Permissions, p.Viewer.Gated, p.Viewer.Preview = sc.Role, sc.Can, sc.Gated, sc.Preview
 	}
 	if shared, _ := c.Get(sharedRenderKey).(bool); shared && viewerOf(c).User != nil {
@@ -108,6 +108,21 @@ func pageApp(app *store.AppView, previews bool) *store.AppView {
 		v.RecentPosts, v.UpcomingEvents, v.FeaturedStoreItems = []store.MessageView{}, []store.EventView{}, []store.ItemView{}
 	}
 	return &v
+}
+
+// pageAppOf is pageApp with where the app lives (BaseURL) and whether the
+// page is on the app's own domain (OnDomain): its links, canonical URL and
+// feeds follow.
+func (s *Server) pageAppOf(c echo.Context, app *store.AppView, previews bool) *store.AppView {
+	v := pageApp(app, previews)
+	if v == nil {
+		return nil
+	}
+	v.BaseURL = s.appBaseURL(c.Request().Context(), app.ID, app.Name)
+	if d := customHost(c.Request()); d != nil && d.AppID == app.ID {
+		v.OnDomain = true
+	}
+	return v
 }
 
 func (s *Server) profilePictureURL(ctx context.Context, u *store.User) string {

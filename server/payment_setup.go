@@ -151,9 +151,9 @@ func payer(sc *Scope) payments.Payer {
 }
 
 // appURL is an absolute address of an app page, for providers that send
-// the buyer back (PayPal).
+// the buyer back (PayPal), on the app's domain when it has one.
 func (s *Server) appURL(sc *Scope, path string, query url.Values) string {
-	u := s.cfg.PublicURL + "/apps/" + url.PathEscape(sc.App.Name) + path
+	u := s.appLink(context.Background(), sc.App.ID, sc.App.Name, path)
 	if len(query) > 0 {
 		u += "?" + query.Encode()
 	}

@@ -84,7 +84,7 @@ func TestQueriesPerRequest(t *testing.T) {
 	count := func(t *testing.T, target, session string) (int, []string) {
 		t.Helper()
 		qctx, qc := store.WithQueryCount(ctx)
-		req := httptest.NewRequest("GET", target, nil).WithContext(qctx)
+		req := newRequest("GET", target, nil).WithContext(qctx)
 		if session != "" {
 			req.Header.Set("Cookie", sessionCookie+"="+session)
 		}
@@ -190,7 +190,7 @@ func TestQueriesPerLike(t *testing.T) {
 	write := func(method, target, body string) ([]string, string) {
 		t.Helper()
 		qctx, qc := store.WithQueryCount(ctx)
-		req := httptest.NewRequest(method, target, strings.NewReader(body)).WithContext(qctx)
+		req := newRequest(method, target, strings.NewReader(body)).WithContext(qctx)
 		req.Header.Set("Content-Type", "application/json")
 		for k, v := range follower {
 			req.Header.Set(k, v)

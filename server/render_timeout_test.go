@@ -62,7 +62,7 @@ func TestLeavingClientKeepsTheSharedRender(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		req := httptest.NewRequest("GET", "/apps/demo", nil).WithContext(ctx)
+		req := newRequest("GET", "/apps/demo", nil).WithContext(ctx)
 		ts.Main().ServeHTTP(httptest.NewRecorder(), req)
 	}()
 	<-gate.started

@@ -234,6 +234,9 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"auth", "POST", "/authenticate/email/undo", public, withBody("/authenticate/email/undo?app=demo", "token=nope")},
 		// Account settings: any signed-in user, for their own account.
 		{"auth", "GET", "/authenticate/account", store.RoleAuthenticated, fixed("/authenticate/account?app=demo")},
+		// Hands a sign-in to the app's custom domain (a visitor is sent to
+		// the sign-in form).
+		{"auth", "GET", "/authenticate/continue", public, fixed("/authenticate/continue?app=demo")},
 		{"auth", "POST", "/authenticate/account/email", store.RoleAuthenticated, withBody("/authenticate/account/email?app=demo", "email=x&emailPassword=demo-password")},
 		{"auth", "POST", "/authenticate/account/username", store.RoleAuthenticated, withBody("/authenticate/account/username?app=demo", "username=x")},
 		{"auth", "POST", "/authenticate/account/password", store.RoleAuthenticated, withBody("/authenticate/account/password?app=demo", "currentPassword=x&newPassword=y")},
@@ -402,6 +405,15 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"main", "POST", "/apps/:app/studio/data/export", store.RoleCreator, withBody(app+"/studio/data/export", "")},
 		{"main", "POST", "/apps/:app/studio/data/delete", store.RoleCreator, withBody(app+"/studio/data/delete", "confirm=not-the-name")},
 		{"main", "GET", "/apps/:app/studio/shipping", store.RoleAdmin, fixed(app + "/studio/shipping")},
+		// Custom domain (studio_domain.go): creator and admins.
+		{"main", "GET", "/apps/:app/studio/domain", store.RoleAdmin, fixed(app + "/studio/domain")},
+		{"main", "POST", "/apps/:app/studio/domain", store.RoleAdmin, withBody(app+"/studio/domain", "domain=")},
+		{"main", "POST", "/apps/:app/studio/domain/check", store.RoleAdmin, withBody(app+"/studio/domain/check", "")},
+		{"main", "POST", "/apps/:app/studio/domain/remove", store.RoleAdmin, withBody(app+"/studio/domain/remove", "")},
+		// A custom domain's sign-in callback: the one-time code is the
+		// authority (on the main site it answers 404 to everyone).
+		{"main", "GET", "/apps/:app/auth/callback", public, fixed(app + "/auth/callback?code=nope")},
+		{"main", "GET", "/internal/domains/allowed", public, fixed("/internal/domains/allowed?domain=fans.example.test")},
 		{"main", "POST", "/apps/:app/studio/shipping", store.RoleAdmin, withBody(app+"/studio/shipping", "name=&countries=US")},
 		{"main", "POST", "/apps/:app/studio/shipping/:zoneId", store.RoleAdmin, withBody(app+"/studio/shipping/none", "name=&countries=US")},
 		{"main", "POST", "/apps/:app/studio/shipping/:zoneId/delete", store.RoleAdmin, withBody(app+"/studio/shipping/none/delete", "")},
@@ -456,6 +468,10 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"main", "DELETE", "/api/studio/apps/:appId/members/:userId", store.RoleAdmin, fixed("/api/studio/apps/demo/members/" + follower.userID)},
 		{"main", "GET", "/api/studio/apps/:appId/analytics", store.RoleAdmin, fixed("/api/studio/apps/demo/analytics?bucket=week")},
 		{"main", "GET", "/api/studio/apps/:appId/shipping-zones", store.RoleAdmin, fixed("/api/studio/apps/demo/shipping-zones")},
+		{"main", "GET", "/api/studio/apps/:appId/domain", store.RoleAdmin, fixed("/api/studio/apps/demo/domain")},
+		{"main", "PUT", "/api/studio/apps/:appId/domain", store.RoleAdmin, withBody("/api/studio/apps/demo/domain", `{"domain":""}`)},
+		{"main", "POST", "/api/studio/apps/:appId/domain/check", store.RoleAdmin, fixed("/api/studio/apps/demo/domain/check")},
+		{"main", "DELETE", "/api/studio/apps/:appId/domain", store.RoleAdmin, fixed("/api/studio/apps/demo/domain")},
 		{"main", "POST", "/api/studio/apps/:appId/shipping-zones", store.RoleAdmin, withBody("/api/studio/apps/demo/shipping-zones", `{"name":"","countries":["US"]}`)},
 		{"main", "PUT", "/api/studio/apps/:appId/shipping-zones/:zoneId", store.RoleAdmin, withBody("/api/studio/apps/demo/shipping-zones/none", `{"name":"","countries":["US"]}`)},
 		{"main", "DELETE", "/api/studio/apps/:appId/shipping-zones/:zoneId", store.RoleAdmin, fixed("/api/studio/apps/demo/shipping-zones/none")},
@@ -639,10 +655,7 @@ func routeKeys(e *echo.Echo) []string {
 // which sends the paths both sites share to the main one.
 func (ts *testServer) doSite(t testing.TB, site, method, target string, body io.Reader, headers map[string]string) response {
 	t.Helper()
-	req := httptest.NewRequest(method, target, body)
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
+	req := testRequest(method, target, body, headers)
 	rec := httptest.NewRecorder()
 	handler := ts.Main()
 	if site == "auth" {

@@ -247,6 +247,16 @@ func (s *Server) routes() {
 	studio("/studio/data/export", s.downloadAppExport)
 	appForm("/studio/data/export", s.formStudioExport)
 	appForm("/studio/data/delete", s.formStudioDeleteApp)
+	// Custom domain (studio_domain.go).
+	studio("/studio/domain", s.pageStudioDomain)
+	appForm("/studio/domain", s.formStudioDomain)
+	appForm("/studio/domain/check", s.formStudioDomainCheck)
+	appForm("/studio/domain/remove", s.formStudioDomainRemove)
+	// A custom domain's sign-in, handed over from the auth host
+	// (domain_signin.go): /auth/callback on the domain.
+	m.GET("/apps/:app/auth/callback", s.domainCallback)
+	// Proxies that issue certificates on demand ask which domains to serve.
+	m.GET("/internal/domains/allowed", s.internalDomainAllowed)
 	// Shipping zones (studio_shipping.go).
 	studio("/studio/shipping", s.pageStudioShipping)
 	appForm("/studio/shipping", s.formStudioShippingZone)
@@ -359,6 +369,10 @@ func (s *Server) routes() {
 	api.GET("/studio/apps/:appId/theme", s.apiStudioTheme)
 	api.PUT("/studio/apps/:appId/theme", s.apiStudioSetTheme)
 	api.POST("/studio/apps/:appId/newsletter/test", s.apiStudioNewsletterTest)
+	api.GET("/studio/apps/:appId/domain", s.apiStudioDomain)
+	api.PUT("/studio/apps/:appId/domain", s.apiStudioSetDomain)
+	api.POST("/studio/apps/:appId/domain/check", s.apiStudioCheckDomain)
+	api.DELETE("/studio/apps/:appId/domain", s.apiStudioRemoveDomain)
 	api.GET("/studio/apps/:appId/shipping-zones", s.apiStudioShippingZones)
 	api.POST("/studio/apps/:appId/shipping-zones", s.apiStudioSaveShippingZone)
 	api.PUT("/studio/apps/:appId/shipping-zones/:zoneId", s.apiStudioSaveShippingZone)
@@ -388,6 +402,8 @@ func (s *Server) routes() {
 	au.GET("/authenticate/signup", s.authPage("signup"))
 	au.POST("/authenticate/signup", s.postSignUp)
 	au.GET("/authenticate/welcome", s.pageSignUpWelcome)
+	// Hands a sign-in to an app's custom domain (domain_signin.go).
+	au.GET("/authenticate/continue", s.authContinue)
 	// Password reset and e-mail verification (auth_reset.go).
 	au.GET("/authenticate/forgot", s.pageForgotPassword)
 	au.POST("/authenticate/forgot", s.postForgotPassword)

@@ -66,6 +66,10 @@ type Server struct {
 	// mainHandler is the main site: visitor hits answered before the
 	// router, then echo (pagecache_fastpath.go).
 	mainHandler http.Handler
+	// domains maps verified custom domains to their apps (domain_hosts.go);
+	// mainHost and authHost are PUBLIC_URL's and AUTH_URL's hosts.
+	domains            *domainTable
+	mainHost, authHost string
 }
 
 // Renderer turns a page and its props into HTML: render.Engine (React on
@@ -134,12 +138,14 @@ func New(d Deps) *Server {
 		d.Store.MediaURL = strings.TrimRight(d.Config.PublicURL, "/")
 	}
 	s.pages.off = d.NoPageCache
+	s.domains = &domainTable{store: d.Store}
+	s.mainHost, s.authHost = urlHost(d.Config.PublicURL), urlHost(d.Config.AuthURL)
 	s.crossOrigin = s.newCrossOriginProtection()
 	s.clientIP = s.clientAddress()
 	s.main = s.newEcho()
 	s.auth = s.newEcho()
 	s.routes()
-	s.mainHandler = s.answerVisitorHits(s.main)
+	s.mainHandler = s.routeHosts(s.answerVisitorHits(s.main))
 	return s
 }
 

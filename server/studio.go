@@ -59,6 +59,8 @@ type StudioData struct {
 	Offers *StudioOffers `json:"offers,omitempty"`
 	// Launch is the launch checklist (studio_launch.go).
 	Launch *store.Launch `json:"launch,omitempty"`
+	// Domain is the custom domain screen (studio_domain.go).
+	Domain *StudioDomain `json:"domain,omitempty"`
 }
 
 // requireStudio answers 401 to visitors and 403 to anyone below ADMIN.
@@ -115,6 +117,12 @@ var studioNotices = map[string]string{
 	// Shipping (studio_shipping.go).
 	"zone-saved":   "Shipping zone saved",
 	"zone-deleted": "Shipping zone deleted",
+	// Custom domain (studio_domain.go).
+	"domain-added":      "Domain added: create the DNS records below; we check them every few minutes",
+	"domain-verified":   "Domain verified: your app is served there now",
+	"domain-unverified": "Not verified yet: see what the check found below",
+	"domain-none":       "Add a domain first",
+	"domain-removed":    "Domain removed: your app is back at its address on this site",
 	// Export and delete (studio_data.go).
 	"export-requested": "Export on its way: we mail you a link when the archive is ready",
 	// Offers (studio_offers.go).

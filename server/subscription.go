@@ -81,7 +81,7 @@ func (s *Server) subscribe(c echo.Context, sc *Scope, itemID, method, cycle, off
 		return nil, answer(err, nil)
 	}
 	payer := payments.Payer{UserID: sc.User.ID, Email: sc.User.Email}
-	base := s.cfg.PublicURL + "/apps/" + url.PathEscape(sc.App.Name)
+	base := s.appBaseURL(ctx, sc.App.ID, sc.App.Name)
 	started, err := provider.Start(ctx, payments.StartRequest{Order: order, Payer: payer,
 		ReturnURL: base + "/payment-success", CancelURL: base + "/cancel_order",
 		Metadata: map[string]string{"kind": "subscription", "appId": sc.App.ID}})

@@ -47,6 +47,12 @@ type AppView struct {
 	// Unpublished: only the app's staff may open it (issue 43 item 1);
 	// nobody else ever receives this view, so it is said only when true.
 	Unpublished bool `json:"unpublished,omitempty"`
+	// BaseURL and OnDomain are set on the copy a page renders, never on
+	// the cached view: where the app lives (its verified domain's origin,
+	// or PUBLIC_URL/apps/{name}), and whether this page is on that domain,
+	// whose links carry no /apps/{name} prefix (pages/lib/links.ts).
+	BaseURL  string `json:"baseUrl,omitempty"`
+	OnDomain bool   `json:"onDomain,omitempty"`
 }
 
 type CommunityView struct {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/uptrace/bun"
 )
 
 // SessionTTL is how long a sign-in lasts.
@@ -47,9 +48,15 @@ const sessionCacheTTL = time.Hour
 // holds the session; Redis only caches it, so signing in works while Redis
 // is down and a Redis restart signs nobody out.
 func (s *Storage) CreateSession(ctx context.Context, userID, userAgent string) (string, error) {
+	return s.createSession(ctx, userID, userAgent, "")
+}
+
+// createSession is CreateSession, linked to the session of id linked when
+// that is not "".
+func (s *Storage) createSession(ctx context.Context, userID, userAgent, linked string) (string, error) {
 	token := NewSessionToken()
 	now := time.Now().UTC()
-	sess := &Session{ID: sessionID(token), UserID: userID, UserAgent: userAgent, ExpiresAt: now.Add(SessionTTL), LastUsedAt: &now}
+	sess := &Session{ID: sessionID(token), UserID: userID, UserAgent: userAgent, ExpiresAt: now.Add(SessionTTL), LastUsedAt: &now, LinkedID: linked}
 	if _, err := s.DB.NewInsert().Model(sess).Exec(ctx); err != nil {
 		return "", fmt.Errorf("create session: %w", err)
 	}
@@ -130,25 +137,53 @@ func (s *Storage) lookupSession(ctx context.Context, token string) (*User, error
 // cleared on both sides of the database delete so that a lookup racing the
 // logout cannot re-cache the session from the database in between.
 func (s *Storage) DeleteSession(ctx context.Context, token string) error {
-	s.sessions.revoke(sessionID(token))
-	if err := s.uncacheSession(ctx, token); err != nil {
+	ids, err := s.linkedSessions(ctx, sessionID(token))
+	if err != nil {
 		return err
 	}
-	if _, err := s.DB.NewDelete().Model((*Session)(nil)).Where("id = ?", sessionID(token)).Exec(ctx); err != nil {
+	for _, id := range ids {
+		s.sessions.revoke(id)
+	}
+	if err := s.uncacheSessions(ctx, ids); err != nil {
+		return err
+	}
+	if _, err := s.DB.NewDelete().Model((*Session)(nil)).Where("id IN (?)", bun.List(ids)).Exec(ctx); err != nil {
 		return fmt.Errorf("delete session: %w", err)
 	}
-	if err := s.uncacheSession(ctx, token); err != nil {
+	if err := s.uncacheSessions(ctx, ids); err != nil {
 		return err
 	}
-	s.announceEnded(ctx, []string{sessionID(token)})
+	s.announceEnded(ctx, ids)
 	return nil
 }
 
-func (s *Storage) uncacheSession(ctx context.Context, token string) error {
+// linkedSessions is the session of id and those linked with it (a custom
+// domain's session and the auth host's it was made from, either way).
+func (s *Storage) linkedSessions(ctx context.Context, id string) ([]string, error) {
+	ids := []string{id}
+	var linked []string
+	err := s.DB.NewSelect().Model((*Session)(nil)).ColumnExpr("id").Where("linked_id = ?", id).
+		WhereOr("id = (SELECT linked_id FROM sessions WHERE id = ?)", id).Scan(ctx, &linked)
+	if err != nil {
+		return nil, fmt.Errorf("find linked sessions: %w", err)
+	}
+	for _, l := range linked {
+		if l != id {
+			ids = append(ids, l)
+		}
+	}
+	return ids, nil
+}
+
+func (s *Storage) uncacheSessions(ctx context.Context, ids []string) error {
 	if s.Redis == nil {
 		return nil
 	}
-	if err := s.Redis.Del(ctx, s.redisSessionKey(sessionID(token))).Err(); err != nil {
+	keys := make([]string, len(ids))
+	for i, id := range ids {
+		keys[i] = s.redisSessionKey(id)
+	}
+	if err := s.Redis.Del(ctx, keys...).Err(); err != nil {
 		return fmt.Errorf("delete session in redis: %w", err)
 	}
 	return nil

@@ -38,6 +38,10 @@ type Session struct {
 	// LastUsedAt is updated at most every few minutes (account settings
 	// list the sessions with it).
 	LastUsedAt *time.Time
+	// LinkedID is the session this one was made from: a custom domain's
+	// session is made from the auth host's (store.ExchangeDomainSignIn),
+	// and ending either ends both.
+	LinkedID string `bun:",nullzero"`
 }
 
 // Membership gives a user a role in one app.

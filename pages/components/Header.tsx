@@ -1,5 +1,6 @@
 import { Img } from "../lib/img";
 import type { AppView, MediaView } from "../lib/types";
+import { appHref } from "../lib/links";
 
 // displayTitle: the display name, else the upper-cased app name.
 export function displayTitle(app: AppView): string {
@@ -21,7 +22,7 @@ export function Header({ app, children }: { app: AppView; children?: React.React
   const title = displayTitle(app);
   return (
     <header className="app-header">
-      <a className="app-title" href={"/apps/" + app.name}>
+      <a className="app-title" href={appHref(app)}>
         {app.title ? <TitleImage media={app.title} alt={title} height={32} /> : <span>{title}</span>}
       </a>
       <div className="app-header-actions">{children}</div>

@@ -6,6 +6,7 @@ import { Island } from "../lib/Island";
 import { footerHidden, footerProps } from "../lib/footer";
 import type { PageProps } from "../lib/types";
 import { displayTitle, Header } from "./Header";
+import { appBase } from "../lib/links";
 
 // Layout is the frame of every app page: header, content, footer island.
 export function Layout({ props, children, hideFooter }: { props: PageProps<any>; children: ReactNode; hideFooter?: boolean }) {
@@ -69,7 +70,7 @@ export function Layout({ props, children, hideFooter }: { props: PageProps<any>;
 // it is, and a way back (plain forms and links: no JavaScript needed).
 function LaunchBar({ props }: { props: PageProps<any> }) {
   const app = props.app!;
-  const base = "/apps/" + app.name;
+  const base = appBase(app);
   const preview = props.viewer.preview;
   if (preview) {
     const other = preview === "visitor" ? "member" : "visitor";

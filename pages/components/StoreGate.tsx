@@ -1,6 +1,7 @@
 import type { PageProps, StoreAccess } from "../lib/types";
 import { AuthButtons } from "./AuthButtons";
 import { Layout } from "./Layout";
+import { appBase, appHref } from "../lib/links";
 
 // StoreGate is what a store page shows instead of its content when the
 // server says the viewer cannot shop (StoreData.access), or null.
@@ -14,7 +15,7 @@ export function StoreGate({ access, props, inline }: { access: StoreAccess; prop
         <div className="state store-off">
           <H>Store</H>
           <p>This app doesn't have a store enabled.</p>
-          <a className="button" href={"/apps/" + app.name}>Back to home</a>
+          <a className="button" href={appHref(app)}>Back to home</a>
         </div>
       );
     case "signin":
@@ -30,7 +31,7 @@ export function StoreGate({ access, props, inline }: { access: StoreAccess; prop
         <div className="state store-gate">
           <H>Follow App to Access Store</H>
           <p>The store is open to followers. Following is free.</p>
-          <form method="post" action={"/apps/" + app.name + "/follow"}>
+          <form method="post" action={appBase(app) + "/follow"}>
             <button type="submit" className="button">Follow</button>
           </form>
         </div>

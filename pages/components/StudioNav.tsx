@@ -1,5 +1,6 @@
 import { displayTitle } from "./Header";
 import type { AppView, ViewerProps } from "../lib/types";
+import { appBase } from "../lib/links";
 
 // STUDIO_SECTIONS is the studio's one navigation: every studio screen
 // renders StudioNav, so the tabs are the same everywhere. A new screen adds
@@ -21,6 +22,7 @@ export const STUDIO_SECTIONS: { key: string; label: string; path: string; who?: 
   { key: "paypal", label: "PayPal", path: "/studio/paypal" },
   { key: "newsletter", label: "Newsletter", path: "/studio/newsletter" },
   { key: "shipping", label: "Shipping", path: "/studio/shipping" },
+  { key: "domain", label: "Domain", path: "/studio/domain" },
   { key: "data", label: "Export & delete", path: "/studio/data", who: "creator" },
   { key: "moderation", label: "Moderation", path: "/studio/moderation", who: "moderate" },
 ];
@@ -28,14 +30,14 @@ export const STUDIO_SECTIONS: { key: string; label: string; path: string; who?: 
 // StudioNav is the studio's heading and tabs. Moderators, who may open
 // only the moderation screen, see that tab alone.
 export function StudioNav({ app, viewer, current, title = "Studio" }: { app: AppView; viewer: ViewerProps; current: string; title?: string }) {
-  const base = "/apps/" + app.name;
+  const base = appBase(app);
   const manage = viewer.permissions.canManage;
   const creator = viewer.role === "CREATOR";
   const sections = STUDIO_SECTIONS.filter((s) => (s.who === "creator" ? creator : manage || s.who === "moderate"));
   return (
     <>
       <div className="studio-head">
-        <a className="back-button" href={base}>← {displayTitle(app)}</a>
+        <a className="back-button" href={base || "/"}>← {displayTitle(app)}</a>
         <h1 className="page-title">{title}</h1>
       </div>
       <nav className="studio-nav" aria-label="Studio sections">

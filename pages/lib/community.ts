@@ -23,7 +23,7 @@ export function firstVisual(post: MessageView): MediaView | null {
 // membership page), in the words of the button and of the feed's badge.
 // base is the app's path (/apps/{app}); who names the readers in a sentence.
 export function unlockOf(post: { access: MessageAccess; accessTier?: AccessTier | null }, base: string): { href: string; action: string; badge: string; who: string } {
-  if (post.access.audience === "FOLLOWERS") return { href: base, action: "Follow to unlock", badge: "Followers", who: "followers" };
+  if (post.access.audience === "FOLLOWERS") return { href: base || "/", action: "Follow to unlock", badge: "Followers", who: "followers" };
   if (post.accessTier)
     return { href: base + "/membership", action: "Join " + post.accessTier.name + " to unlock", badge: post.accessTier.name, who: post.accessTier.name + " members and above" };
   return { href: base + "/membership", action: "Become a member to unlock", badge: "Members", who: "members" };

@@ -1,4 +1,5 @@
 import type { AppView, PageProps } from "./types";
+import { appBase } from "./links";
 
 export interface FooterTab {
   key: string;
@@ -65,7 +66,7 @@ export function footerHidden(path: string): boolean {
 // ui.footerOrder, only enabled features; more than 3 tabs put 2 left of
 // Create, 1 right and the rest in a drawer; otherwise half on each side.
 export function footerProps(app: AppView, props: PageProps): FooterProps {
-  const base = "/apps/" + app.name;
+  const base = appBase(app);
   const order = app.settings.ui.footerOrder?.length ? app.settings.ui.footerOrder : defaultFooterOrder;
   const seen = new Set<string>();
   const tabs: FooterTab[] = [];

@@ -118,6 +118,8 @@ export interface AppView {
   upcomingEvents: EventView[];
   featuredStoreItems: ItemView[];
   unpublished?: boolean;
+  baseUrl?: string;
+  onDomain?: boolean;
 }
 
 // AppsIndexData is server.AppsIndexData.
@@ -358,6 +360,26 @@ export interface CreditForm {
   userId: string;
   amount: string;
   note: string;
+}
+
+// DNSRecord is server.DNSRecord.
+export interface DNSRecord {
+  type: 'TXT' | 'CNAME' | 'A' | 'AAAA';
+  name: string;
+  value: string;
+  either: boolean;
+}
+
+// DomainView is server.DomainView.
+export interface DomainView {
+  domain: string;
+  state: 'pending' | 'verified' | 'failed';
+  lastError: string;
+  checkedAt: string | null;
+  verifiedAt: string | null;
+  createdAt: string;
+  records: DNSRecord[];
+  url: string;
 }
 
 // Donation is store.Donation.
@@ -1376,6 +1398,13 @@ export interface StudioData {
   appData?: StudioAppData;
   offers?: StudioOffers;
   launch?: Launch;
+  domain?: StudioDomain;
+}
+
+// StudioDomain is server.StudioDomain.
+export interface StudioDomain {
+  domain: DomainView | null;
+  typed?: string;
 }
 
 // StudioFeatures is server.StudioFeatures.

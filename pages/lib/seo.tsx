@@ -1,5 +1,6 @@
 import type { AppView, PageProps } from "./types";
 import { displayTitle } from "../components/Header";
+import { appBaseUrl } from "./links";
 
 // jsonForScript makes JSON safe inside <script>: "<" can never close the tag.
 export function jsonForScript(value: unknown): string {
@@ -52,9 +53,9 @@ export function appSeo(app: AppView, props: PageProps<any>, path = ""): SeoInput
     title: name,
     description: app.settings.basic.metaDescription || app.description || name,
     keywords: app.settings.basic.keywords,
-    url: props.publicUrl + "/apps/" + app.name + path,
+    url: appBaseUrl(app, props.publicUrl) + path,
     // Without a banner, the app's icon (or monogram) on its colour.
-    image: app.banner?.signedUrl || props.publicUrl + "/apps/" + app.name + "/icons/og.png",
+    image: app.banner?.signedUrl || appBaseUrl(app, props.publicUrl) + "/icons/og.png",
   };
 }
 

@@ -1,6 +1,7 @@
 import { formatDateTime } from "../lib/format";
 import type { PageProps, StudioData } from "../lib/types";
 import { FieldError, cls } from "./fields";
+import { appBase } from "../lib/links";
 
 // DataSection is the studio's "Export & delete" screen (issue 43 item 3):
 // the app's data as one archive (members, orders, donations, posts and
@@ -10,7 +11,7 @@ export function DataSection({ props }: { props: PageProps<StudioData> }) {
   const d = props.data;
   const a = d.appData!;
   const app = props.app!;
-  const base = "/apps/" + app.name + "/studio/data";
+  const base = appBase(app) + "/studio/data";
   const blocked = a.pending.length > 0;
   return (
     <>

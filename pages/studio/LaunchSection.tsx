@@ -1,4 +1,5 @@
 import type { LaunchStep, PageProps, StudioData } from "../lib/types";
+import { appBase } from "../lib/links";
 
 // LaunchSection is the studio's launch checklist (issue 43 item 1): each
 // step done or not as the app's data says, a link to the screen that does
@@ -7,7 +8,7 @@ import type { LaunchStep, PageProps, StudioData } from "../lib/types";
 export function LaunchSection({ props }: { props: PageProps<StudioData> }) {
   const app = props.app!;
   const l = props.data.launch!;
-  const base = "/apps/" + app.name;
+  const base = appBase(app);
   const links: Record<LaunchStep["key"], { href: string; label: string }[]> = {
     profile: [
       { href: base + "/studio", label: "Profile" },

@@ -1,6 +1,7 @@
 import { formatDateTime } from "../lib/format";
 import type { PageProps, StudioData } from "../lib/types";
 import { FieldError, cls } from "./fields";
+import { appBase } from "../lib/links";
 
 const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 
@@ -12,7 +13,7 @@ const postStates: Record<string, string> = { DRAFT: "Draft", SCHEDULED: "Schedul
 export function NewsletterSection({ props }: { props: PageProps<StudioData> }) {
   const d = props.data;
   const n = d.newsletter!;
-  const base = "/apps/" + props.app!.name;
+  const base = appBase(props.app!);
   const s = n.settings;
   return (
     <>

@@ -1,6 +1,7 @@
 import { formatDate, formatMoney } from "../lib/format";
 import type { PageProps, StudioData } from "../lib/types";
 import { FieldError, cls } from "./fields";
+import { appBase } from "../lib/links";
 
 // OffersSection is the studio's offers editor (issue 40 items 5 and 6):
 // the app's codes with their redemptions (how many and who) and a form for
@@ -8,7 +9,7 @@ import { FieldError, cls } from "./fields";
 export function OffersSection({ props }: { props: PageProps<StudioData> }) {
   const d = props.data;
   const o = d.offers!;
-  const base = "/apps/" + props.app!.name + "/studio/offers";
+  const base = appBase(props.app!) + "/studio/offers";
   const mine = d.form === "offer";
   const fd: StudioData = mine ? d : { ...d, fields: {} };
   const e = o.edit ?? { code: "", kind: "percent", value: "", duration: "ONCE", durationMonths: "", expiresOn: "", maxRedemptions: "", tierId: "" };
@@ -18,7 +19,7 @@ export function OffersSection({ props }: { props: PageProps<StudioData> }) {
         <h2 id="offers-h">Offer codes</h2>
         <p className="meta">
           {"Members type a code on "}
-          <a href={"/apps/" + props.app!.name + "/membership"}>the membership page</a>
+          <a href={appBase(props.app!) + "/membership"}>the membership page</a>
           {" and pay less: once, for the first months, or for ever. Each member uses a code once."}
         </p>
         {o.offers.length === 0 && <p className="empty">No codes yet.</p>}

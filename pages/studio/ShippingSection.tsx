@@ -1,6 +1,7 @@
 import { formatMoney } from "../lib/format";
 import type { PageProps, StudioData } from "../lib/types";
 import { FieldError, cls } from "./fields";
+import { appBase } from "../lib/links";
 
 type ZoneForm = { id: string; name: string; countries: string[]; flatRate: string; perItem: string; freeOver: string };
 
@@ -12,7 +13,7 @@ const dollars = (c: number) => (c % 100 === 0 ? String(c / 100) : (c / 100).toFi
 export function ShippingSection({ props }: { props: PageProps<StudioData> }) {
   const d = props.data;
   const sh = d.shipping!;
-  const base = "/apps/" + props.app!.name + "/studio/shipping";
+  const base = appBase(props.app!) + "/studio/shipping";
   const edit = sh.edit;
   const formOf = (id: string, fallback: ZoneForm): ZoneForm => (edit && edit.id === id ? { ...edit, countries: edit.countries ?? [] } : fallback);
   const names = new Map(sh.countries.map((c) => [c.code, c.name]));

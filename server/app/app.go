@@ -22,6 +22,7 @@ import (
 
 	"marquee/render"
 	"marquee/server"
+	"marquee/server/domains"
 	"marquee/server/jobs"
 	"marquee/server/media"
 	"marquee/server/push"
@@ -169,8 +170,10 @@ func (a *App) Jobs(ctx context.Context, srv *server.Server) (*jobs.Queue, error)
 		MaxConns: JobConns(a.Config.DBMaxConns), Failures: srv.JobFailures(),
 		Work: jobs.Product(jobs.Deps{Store: a.Storage, Files: a.Files, Logger: a.Logger, OrderExpiry: a.Config.OrderExpiry,
 			CardRenewals: srv.CardRenewals(), StrayRefunds: srv.StrayRefunds(), Mail: srv.Mailer(),
-			Push:      &push.Sender{Store: a.Storage, Subscriber: a.Config.PushSubscriber, Logger: a.Logger},
-			Retention: store.Retention{Notifications: a.Config.NotificationRetention}})})
+			Domains:        domains.Checker{Resolver: a.Config.DNSResolver, Timeout: a.Config.DNSTimeout},
+			DomainVerified: srv.DomainsChanged,
+			Push:           &push.Sender{Store: a.Storage, Subscriber: a.Config.PushSubscriber, Logger: a.Logger},
+			Retention:      store.Retention{Notifications: a.Config.NotificationRetention}})})
 }
 
 func openFiles(ctx context.Context, cfg server.Config, db *bun.DB) (media.Storage, error) {

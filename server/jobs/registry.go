@@ -6,6 +6,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"marquee/server/domains"
 	"marquee/server/mail"
 	"marquee/server/media"
 	"marquee/server/push"
@@ -31,6 +32,10 @@ type Deps struct {
 	// Mail sends the product's e-mails (SMTP or .eml files); nil sends
 	// none (the jobs wait in the queue).
 	Mail *mail.Sender
+	// Domains checks custom domains' TXT records (DNS_RESOLVER, DNS_TIMEOUT).
+	Domains domains.Checker
+	// DomainVerified is told when a job verified a domain; nil tells nobody.
+	DomainVerified func()
 	// Retention is what the hourly prune keeps (NOTIFICATION_RETENTION);
 	// zero is DefaultNotificationRetention.
 	Retention store.Retention
@@ -66,6 +71,7 @@ func Product(d Deps) Work {
 	river.AddWorker(workers, &FetchLinkIconWorker{Store: d.Store, Logger: d.Logger})
 	if d.Store != nil {
 		river.AddWorker(workers, &RenewMembershipsWorker{Store: d.Store, Logger: d.Logger})
+		river.AddWorker(workers, &VerifyDomainWorker{Store: d.Store, Checker: d.Domains, Logger: d.Logger, Verified: d.DomainVerified})
 		every(RenewMembershipsInterval, RenewMembershipsArgs{})
 	}
 	if d.Mail != nil && d.Store != nil {
