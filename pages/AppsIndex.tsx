@@ -23,9 +23,11 @@ export default function AppsIndex(props: PageProps<AppsIndexData | null>) {
             {d.apps.map((a) => (
               <li key={a.name} className="card your-app">
                 <a href={"/apps/" + a.name}><strong>{a.displayName || a.name}</strong></a>
-                <span className="meta"> /apps/{a.name} · {a.role}{a.status !== "PUBLIC" ? " · " + a.status : ""}</span>
+                <span className="meta"> /apps/{a.name} · {a.role}{a.status !== "PUBLIC" ? " · " + a.status : ""}{a.published ? "" : " · Not published yet"}</span>
                 {a.status !== "SUSPENDED" && (
-                  <a className="button button-secondary" href={"/apps/" + a.name + "/studio"}>Open studio</a>
+                  <a className="button button-secondary" href={"/apps/" + a.name + (a.published ? "/studio" : "/studio/launch")}>
+                    {a.published ? "Open studio" : "Launch checklist"}
+                  </a>
                 )}
               </li>
             ))}

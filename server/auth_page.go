@@ -66,6 +66,13 @@ func (s *Server) authApp(c echo.Context) (*store.AppView, error) {
 	if err != nil {
 		return nil, err
 	}
+	if view.Unpublished {
+		// Not published yet (issue 43 item 1): its sign-in wears its brand
+		// for its staff only; anyone else gets the site's own.
+		if u := viewerOf(c).User; u == nil || !s.seesUnpublished(c, view.ID, u.ID) {
+			return nil, nil
+		}
+	}
 	return view, nil
 }
 

@@ -3,6 +3,7 @@ package server
 import (
 	"github.com/labstack/echo/v4"
 
+	"marquee/server/access"
 	"marquee/store"
 )
 
@@ -36,4 +37,11 @@ func requirePublished(sc *Scope) error {
 		return notFound("This app is not published yet")
 	}
 	return nil
+}
+
+// seesUnpublished reports whether the user is staff of the app (where no
+// scope is at hand: the auth site's branded pages).
+func (s *Server) seesUnpublished(c echo.Context, appID, userID string) bool {
+	m, err := s.store.MembershipOf(c.Request().Context(), appID, userID)
+	return err == nil && m != nil && access.SeesUnpublished(m.Role)
 }

@@ -197,6 +197,15 @@ func TestNewAppStartsUnpublished(t *testing.T) {
 	if r := ts.do(t, "GET", "/sitemap.xml", nil, nil); strings.Contains(r.Body, "quiet-launch") {
 		t.Errorf("the sitemap index lists an unpublished app")
 	}
+	// Its branded sign-in is its staff's too; /apps tells the creator.
+	for _, h := range []map[string]string{nil, stranger} {
+		if r := ts.do(t, "GET", "/authenticate/signin?app=quiet-launch", nil, h); r.Status != 200 || strings.Contains(r.Body, "Quiet Zebra") {
+			t.Errorf("the sign-in page of an unpublished app: %d, brand shown %v", r.Status, strings.Contains(r.Body, "Quiet Zebra"))
+		}
+	}
+	if r := ts.do(t, "GET", "/apps", nil, creator); !strings.Contains(r.Body, "Not published yet") || !strings.Contains(r.Body, `href="/apps/quiet-launch/studio/launch"`) {
+		t.Errorf("/apps does not say the app is unpublished")
+	}
 
 	// Publish from the checklist (a plain form).
 	r = ts.do(t, "POST", "/apps/quiet-launch/studio/launch", strings.NewReader("action=publish"), form(creator))

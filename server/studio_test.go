@@ -106,7 +106,7 @@ func TestCreateAppFromApps(t *testing.T) {
 	}
 	// /apps lists it with a way into the studio.
 	r = ts.do(t, "GET", "/apps", nil, h)
-	if !strings.Contains(r.Body, `href="/apps/my-studio/studio"`) {
+	if !strings.Contains(r.Body, `href="/apps/my-studio/studio/launch"`) { // unpublished: its checklist
 		t.Fatalf("your apps: %.500s", r.Body)
 	}
 

@@ -486,24 +486,28 @@ type ManagedApp struct {
 	DisplayName string `json:"displayName"`
 	Role        string `json:"role" tstype:"Role"`
 	Status      string `json:"status"`
+	// Published: everyone may open it (issue 43 item 1); a new app is not
+	// until its creator publishes it from the launch checklist.
+	Published bool `json:"published"`
 }
 
 // ManagedApps lists the apps the user is CREATOR or ADMIN of, by name.
 func (s *Storage) ManagedApps(ctx context.Context, userID string) ([]ManagedApp, error) {
 	var rows []struct {
-		Name     string      `bun:"name"`
-		Status   string      `bun:"status"`
-		Role     string      `bun:"role"`
-		Settings AppSettings `bun:"settings"`
+		Name        string      `bun:"name"`
+		Status      string      `bun:"status"`
+		Unpublished bool        `bun:"unpublished"`
+		Role        string      `bun:"role"`
+		Settings    AppSettings `bun:"settings"`
 	}
 	if err := s.DB.NewSelect().TableExpr("memberships AS m").Join("JOIN apps AS a ON a.id = m.app_id").
-		ColumnExpr("a.name, a.status, a.settings, m.role").Where("m.user_id = ? AND m.role IN (?)", userID, bun.List([]string{RoleCreator, RoleAdmin})).
+		ColumnExpr("a.name, a.status, a.unpublished, a.settings, m.role").Where("m.user_id = ? AND m.role IN (?)", userID, bun.List([]string{RoleCreator, RoleAdmin})).
 		OrderExpr("a.name ASC").Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("list managed apps: %w", err)
 	}
 	out := make([]ManagedApp, 0, len(rows))
 	for _, r := range rows {
-		out = append(out, ManagedApp{Name: r.Name, DisplayName: r.Settings.Basic.DisplayName, Role: r.Role, Status: r.Status})
+		out = append(out, ManagedApp{Name: r.Name, DisplayName: r.Settings.Basic.DisplayName, Role: r.Role, Status: r.Status, Published: !r.Unpublished})
 	}
 	return out, nil
 }

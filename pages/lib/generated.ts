@@ -722,6 +722,7 @@ export interface ManagedApp {
   displayName: string;
   role: Role;
   status: string;
+  published: boolean;
 }
 
 export type MediaType = "IMAGE" | "VIDEO" | "OTHER";
