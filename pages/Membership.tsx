@@ -73,8 +73,9 @@ export default function Membership(props: Props) {
           <p className="membership-current">
             {"Your tier: "}
             <strong>{current.name}</strong>
-            {status.currentPeriodEnd &&
-              (status.cancelAtPeriodEnd ? " · ends " : " · renews ") + formatDate(status.currentPeriodEnd)}
+            {status.trialUntil
+              ? " · free trial until " + formatDate(status.trialUntil) + (status.cancelAtPeriodEnd ? ", then it ends" : ", then it renews from your wallet")
+              : status.currentPeriodEnd && (status.cancelAtPeriodEnd ? " · ends " : " · renews ") + formatDate(status.currentPeriodEnd)}
           </p>
         )}
         {!current && <p className="meta">{signedIn ? "You follow this app for free. Join a tier to support it and see members' posts." : "Sign in to join."}</p>}

@@ -106,6 +106,10 @@ func TestFreeTrial(t *testing.T) {
 		t.Fatalf("the tiers call in a trial: %+v", tiers)
 	}
 
+	if page := ts.do(t, "GET", "/apps/demo/membership", nil, withSession(fanSession)); !strings.Contains(page.Body, "free trial until") {
+		t.Fatalf("the membership page does not say the trial")
+	}
+
 	// Four days before the end: no mail yet. Three days before: one mail,
 	// however many runs.
 	end := sub.CurrentPeriodEnd
@@ -199,12 +203,42 @@ func TestFreeTrial(t *testing.T) {
 		t.Fatalf("after a cancelled trial: %s", m.Role)
 	}
 
-	// Analytics: three trials started, one converted, two ended unpaid.
+	// A gift replaces a trial (nothing was paid): the trial ends.
+	giftID, giftSession := f.fan(t, "trialgift", 0)
+	if r := f.join(t, giftSession, pass.ItemID, "MONTHLY", ""); r.Status != 200 {
+		t.Fatalf("trial join: %d %s", r.Status, r.Body)
+	}
+	creator := withSession(sessionFor(t, ts, "creator@demo.test"))
+	if r := ts.do(t, "POST", "/api/studio/apps/demo/members/"+giftID+"/gift", strings.NewReader(`{"tierId":"`+f.tiers[2].ID+`","months":1}`), jsonHeaders(creator)); r.Status != 200 {
+		t.Fatalf("gift over a trial: %d %s", r.Status, r.Body)
+	}
+	if g, _ := ts.store.SubscriptionOf(ctx, f.app.ID, giftID); g.TrialUntil != nil || g.Provider != store.CompProvider || g.PlanID != f.tiers[2].ID {
+		t.Fatalf("after a gift over a trial: %+v", g)
+	}
+
+	// Paying during a trial converts it; the paid month follows the trial.
+	earlyID, earlySession := f.fan(t, "trialearly", 5000)
+	if r := f.join(t, earlySession, pass.ItemID, "MONTHLY", ""); r.Status != 200 || !strings.Contains(r.Body, `"trial":true`) {
+		t.Fatalf("trial join: %d %s", r.Status, r.Body)
+	}
+	inTrial, _ := ts.store.SubscriptionOf(ctx, f.app.ID, earlyID)
+	if r := f.join(t, earlySession, pass.ItemID, "MONTHLY", ""); r.Status != 200 || strings.Contains(r.Body, `"trial":true`) {
+		t.Fatalf("paying in a trial: %d %s", r.Status, r.Body)
+	}
+	paid, _ := ts.store.SubscriptionOf(ctx, f.app.ID, earlyID)
+	if paid.TrialUntil != nil || !paid.CurrentPeriodEnd.Equal(inTrial.CurrentPeriodEnd.AddDate(0, 1, 0)) {
+		t.Fatalf("paid in a trial: %+v", paid)
+	}
+	if n, _ := ts.store.DB.NewSelect().Table("trials").Where("user_id = ? AND converted_at IS NOT NULL", earlyID).Count(ctx); n != 1 {
+		t.Fatalf("a trial paid early is not converted")
+	}
+
+	// Analytics: five trials started, two converted, three ended unpaid.
 	a, err := ts.store.AppAnalytics(ctx, f.app.ID, store.AnalyticsRange{From: start.AddDate(0, 0, -1), To: start.AddDate(0, 2, 0), Bucket: store.BucketMonth})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.TrialsAndOffers.TrialsStarted != 3 || a.TrialsAndOffers.TrialsConverted != 1 || a.TrialsAndOffers.TrialsEnded != 2 {
+	if a.TrialsAndOffers.TrialsStarted != 5 || a.TrialsAndOffers.TrialsConverted != 2 || a.TrialsAndOffers.TrialsEnded != 3 {
 		t.Fatalf("trial analytics: %+v", a.TrialsAndOffers)
 	}
 }

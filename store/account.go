@@ -75,6 +75,8 @@ type SubscriptionStatus struct {
 	GraceUntil           *time.Time            `json:"graceUntil"`
 	PlanID               *string               `json:"planId"`
 	Plan                 *SubscriptionPlanView `json:"plan"`
+	// TrialUntil is set while the membership is a free trial (trials.go).
+	TrialUntil *time.Time `json:"trialUntil"`
 }
 
 // AppAccount is the app-scoped part of GET /api/auth/me?appId=.
@@ -154,6 +156,7 @@ func (s *Storage) SubscriptionStatusOf(ctx context.Context, appID, userID string
 	if sub != nil {
 		out.Status, out.CurrentPeriodEnd, out.CancelAtPeriodEnd, out.GraceUntil, out.PlanID =
 			sub.Status, &sub.CurrentPeriodEnd, sub.CancelAtPeriodEnd, sub.GraceUntil, &sub.PlanID
+		out.TrialUntil = sub.TrialUntil
 		if out.Plan, err = s.planView(ctx, sub.PlanID); err != nil {
 			return nil, err
 		}

@@ -73,8 +73,14 @@ func (s *Storage) GiveComplimentary(ctx context.Context, g Comp, now time.Time) 
 		if err != nil {
 			return err
 		}
-		if cur != nil && cur.Provider != CompProvider && (cur.Status == SubActive && cur.CurrentPeriodEnd.After(now) || cur.Status == SubPastDue) {
+		if cur != nil && cur.Provider != CompProvider && cur.TrialUntil == nil && (cur.Status == SubActive && cur.CurrentPeriodEnd.After(now) || cur.Status == SubPastDue) {
 			return ErrPaidMember
+		}
+		if cur != nil && cur.TrialUntil != nil {
+			// A gift replaces a free trial (nothing was paid): the trial ends.
+			if err := markTrial(ctx, tx, g.AppID, g.UserID, false, now); err != nil {
+				return err
+			}
 		}
 		end := forGood(now)
 		if g.Months > 0 {

@@ -222,6 +222,13 @@ func StartSubscriptionCycle(ctx context.Context, tx bun.Tx, appID, userID string
 	if err := saveSubscription(ctx, tx, cur, sub); err != nil {
 		return nil, err
 	}
+	if cur != nil && cur.TrialUntil != nil {
+		// Paying during a free trial converts it (the paid period
+		// follows the trial's end when the membership still runs).
+		if err := markTrial(ctx, tx, appID, userID, true, now); err != nil {
+			return nil, err
+		}
+	}
 	if err := grantSubscriber(ctx, tx, appID, userID); err != nil {
 		return nil, err
 	}

@@ -1620,6 +1620,7 @@ export interface SubscriptionStatus {
   graceUntil: string | null;
   planId: string | null;
   plan: SubscriptionPlanView | null;
+  trialUntil: string | null;
 }
 
 // TagView is store.TagView.
