@@ -10,7 +10,9 @@ type Props = PageProps<TiersData>;
 // marked, with Join / Upgrade / Downgrade / Cancel. Every button is a plain
 // form (server/membership_page.go), so the page works without JavaScript:
 // Join, Upgrade and Downgrade are GET forms into the plan checkout with the
-// cycle chosen; Cancel posts to /membership/cancel.
+// cycle chosen, except for a membership that renews, whose Upgrade and
+// Downgrade lead to the tier change's confirmation; Cancel posts to
+// /membership/cancel.
 export default function Membership(props: Props) {
   const app = props.app!;
   const d = props.data;
@@ -43,6 +45,16 @@ export default function Membership(props: Props) {
   };
   const choose = (t: Tier, cycle: "MONTHLY" | "YEARLY", price: number) => {
     const label = verb(t) + (t.monthlyPrice != null && t.yearlyPrice != null ? (cycle === "YEARLY" ? " yearly" : " monthly") : "");
+    if (d.changeable && current) {
+      // A membership that renews moves between tiers (with the prorated
+      // difference for an upgrade) and keeps its cycle: one button.
+      if (d.cycle && cycle !== d.cycle) return null;
+      return (
+        <a className="button" href={base + "/membership/change/" + t.itemId} key={cycle} aria-label={verb(t) + " to " + t.name}>
+          {verb(t)}
+        </a>
+      );
+    }
     if (!signedIn) {
       return (
         <a className="button" href={signIn} key={cycle}>
@@ -76,6 +88,14 @@ export default function Membership(props: Props) {
             {status.trialUntil
               ? " · free trial until " + formatDate(status.trialUntil) + (status.cancelAtPeriodEnd ? ", then it ends" : ", then it renews from your wallet")
               : status.currentPeriodEnd && (status.cancelAtPeriodEnd ? " · ends " : " · renews ") + formatDate(status.currentPeriodEnd)}
+          </p>
+        )}
+        {current && d.next && status?.currentPeriodEnd && (
+          <p className="membership-next">
+            {"Moves to "}
+            <strong>{d.next.name}</strong>
+            {" on " + formatDate(status.currentPeriodEnd) + ". "}
+            <a href={base + "/membership/change/" + current.itemId}>{"Keep " + current.name}</a>
           </p>
         )}
         {!current && <p className="meta">{signedIn ? "You follow this app for free. Join a tier to support it and see members' posts." : "Sign in to join."}</p>}
@@ -116,6 +136,8 @@ export default function Membership(props: Props) {
                       </button>
                     </form>
                   )
+                ) : t.state === "ON_SALE" && d.changeable && d.cycle && (d.cycle === "YEARLY" ? t.yearlyPrice : t.monthlyPrice) == null ? (
+                  <p className="meta">{"Not offered " + (d.cycle === "YEARLY" ? "yearly" : "monthly") + ": join it when your membership ends."}</p>
                 ) : t.state === "ON_SALE" ? (
                   <div className="tier-actions">
                     {t.monthlyPrice != null && choose(t, "MONTHLY", t.monthlyPrice)}

@@ -19,6 +19,7 @@ import Search, * as search from "./Search";
 import ComingSoon, * as comingSoon from "./ComingSoon";
 import PlanCheckout, * as planCheckout from "./PlanCheckout";
 import Membership, * as membership from "./Membership";
+import TierChange, * as tierChange from "./TierChange";
 import Donate, * as donate from "./Donate";
 import Donations, * as donations from "./Donations";
 import Checkout, * as checkout from "./Checkout";
@@ -70,6 +71,7 @@ export const pages: Record<string, PageModule> = {
   ComingSoon: { component: ComingSoon, head: comingSoon.head },
   PlanCheckout: { component: PlanCheckout, head: planCheckout.head },
   Membership: { component: Membership, head: membership.head },
+  TierChange: { component: TierChange, head: tierChange.head },
   Donate: { component: Donate, head: donate.head },
   Donations: { component: Donations, head: donations.head },
   Checkout: { component: Checkout, head: checkout.head },

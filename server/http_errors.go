@@ -146,6 +146,11 @@ func answer(err error, words wording) error {
 		}
 		return e
 	}
+	var tier *store.ErrTierChange
+	if errors.As(err, &tier) {
+		// The membership's state refuses the move; the text says what to do.
+		return &Error{Status: http.StatusConflict, Message: tier.Msg, Err: err}
+	}
 	var declined *payments.DeclinedError
 	if errors.As(err, &declined) {
 		return &Error{Status: http.StatusPaymentRequired, Message: declined.Message(), Err: err}

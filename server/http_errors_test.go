@@ -55,6 +55,7 @@ func TestDomainErrorStatuses(t *testing.T) {
 		{store.ErrInsufficientFunds, http.StatusPaymentRequired},
 		{store.ErrBadCursor, http.StatusBadRequest},
 		{&store.ErrInvalid{Msg: "Attachment not found"}, http.StatusBadRequest},
+		{&store.ErrTierChange{Msg: "Your membership is a gift: join a tier to pay for one of your own"}, http.StatusConflict},
 		{payments.ErrDeclined, http.StatusPaymentRequired},
 		{&payments.DeclinedError{Reason: "Your card was declined."}, http.StatusPaymentRequired},
 		{payments.ErrNotThisOrder, http.StatusConflict},

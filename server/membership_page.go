@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -27,6 +28,13 @@ type TiersData struct {
 	Tiers   []store.Tier              `json:"tiers"`
 	Current *store.Tier               `json:"current"`
 	Status  *store.SubscriptionStatus `json:"status"`
+	// Next is the tier a downgrade moves the member to at the period end.
+	Next *store.Tier `json:"next"`
+	// Changeable: the membership renews, so Upgrade and Downgrade move it
+	// (membership_change.go) rather than buy another period.
+	Changeable bool `json:"changeable"`
+	// Cycle is the member's billing cycle (empty without a membership).
+	Cycle string `json:"cycle,omitempty" tstype:"'MONTHLY' | 'YEARLY'"`
 	// Notice is what a form post came back to say (joined, canceled).
 	Notice string `json:"notice,omitempty"`
 	// TrialAvailable: the viewer has had no free trial in the app, so a
@@ -112,6 +120,21 @@ func (s *Server) tiersOf(c echo.Context, sc *Scope) (*TiersData, error) {
 			return nil, err
 		}
 		out.Current = cur
+		if out.Next, err = s.store.NextTierOf(ctx, sc.App.ID, sc.User.ID); err != nil {
+			return nil, err
+		}
+		sub, err := s.store.SubscriptionOf(ctx, sc.App.ID, sc.User.ID)
+		if err != nil {
+			return nil, err
+		}
+		if sub != nil {
+			out.Cycle = sub.Cycle
+			if out.Cycle == "" && out.Status.Plan != nil {
+				out.Cycle = out.Status.Plan.BillingCycle
+			}
+		}
+		out.Changeable = sub != nil && sub.Status == store.SubActive && !sub.CancelAtPeriodEnd && sub.Amount > 0 &&
+			(sub.Provider == store.WalletMethod || sub.ProviderRef != "") && sub.Provider != store.CompProvider
 	}
 	return out, nil
 }
@@ -143,6 +166,8 @@ func (s *Server) pageMembership(c echo.Context) error {
 		data.Notice = "Your membership will end at the end of the current period."
 	case "resumed":
 		data.Notice = "Your membership will renew."
+	case "upgrade", "downgrade", "keep":
+		data.Notice = tierChangeMessages[strings.ToUpper(c.QueryParam("notice"))] + "."
 	}
 	props := s.pageProps(c, sc)
 	props.Data = data

@@ -284,6 +284,9 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"main", "GET", "/apps/:app/checkout/plan/:itemId", store.RoleAuthenticated, fixed(app + "/checkout/plan/" + fx.planID)},
 		// The tiers are public; joining needs an account.
 		{"main", "GET", "/apps/:app/membership", public, fixed(app + "/membership")},
+		// Only a member whose membership renews has something to change
+		// (409 for the others): refused below a signed-in viewer.
+		{"main", "GET", "/apps/:app/membership/change/:itemId", store.RoleAuthenticated, fixed(app + "/membership/change/" + fx.planID)},
 		// The page a cancelled payment returns to shows nothing personal.
 		{"main", "GET", "/apps/:app/cancel_order", public, fixed(app + "/cancel_order")},
 
@@ -336,6 +339,7 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"main", "POST", "/apps/:app/checkout/plan/:itemId", store.RoleAuthenticated, withBody(app+"/checkout/plan/"+fx.planID, "paymentMethod=none")},
 		{"main", "POST", "/apps/:app/profile/membership", store.RoleAuthenticated, withBody(app+"/profile/membership", "cancel=1")},
 		{"main", "POST", "/apps/:app/membership/cancel", store.RoleAuthenticated, withBody(app+"/membership/cancel", "cancel=1")},
+		{"main", "POST", "/apps/:app/membership/change/:itemId", store.RoleAuthenticated, withBody(app+"/membership/change/"+fx.planID, "x=1")},
 		{"main", "POST", "/apps/:app/donate", store.RoleAuthenticated, withBody(app+"/donate", "amount=5")},
 		{"main", "POST", "/apps/:app/checkout", store.RoleFollower, withBody(app+"/checkout", "")},
 		{"main", "POST", "/apps/:app/checkout/shipping", store.RoleFollower, withBody(app+"/checkout/shipping", "")},
@@ -553,6 +557,8 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"main", "POST", "/api/subscriptions/apps/:appId/subscribe", store.RoleAuthenticated, withBody("/api/subscriptions/apps/"+fx.appID+"/subscribe", fmt.Sprintf(`{"itemId":%q,"paymentMethod":"none"}`, fx.planID))},
 		{"main", "POST", "/api/subscriptions/apps/:appId/cancel", store.RoleAuthenticated, withBody("/api/subscriptions/apps/"+fx.appID+"/cancel", `{}`)},
 		{"main", "GET", "/api/memberships/apps/:appId/tiers", public, fixed("/api/memberships/apps/" + fx.appID + "/tiers")},
+		{"main", "GET", "/api/memberships/apps/:appId/change/:itemId", store.RoleAuthenticated, fixed("/api/memberships/apps/" + fx.appID + "/change/" + fx.planID)},
+		{"main", "POST", "/api/memberships/apps/:appId/change", store.RoleAuthenticated, withBody("/api/memberships/apps/"+fx.appID+"/change", fmt.Sprintf(`{"itemId":%q}`, fx.planID))},
 		{"main", "POST", "/api/donations/create", store.RoleAuthenticated, withBody("/api/donations/create", fmt.Sprintf(`{"appId":%q,"amount":500,"currency":"USD"}`, fx.appID))},
 		{"main", "POST", "/api/donations/process", store.RoleAuthenticated, func(v *roleViewer) (string, string) {
 			return "/api/donations/process", fmt.Sprintf(`{"donationId":%q}`, v.donation())

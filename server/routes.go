@@ -148,6 +148,9 @@ func (s *Server) routes() {
 	// the member's own, Join / Upgrade / Downgrade / Cancel as plain forms.
 	app("/membership", s.pageMembership)
 	m.POST("/apps/:app/membership/cancel", s.formMembershipCancel, s.appPage, s.subscriptionGate, s.seesOwnWrite)
+	// Moving between tiers (membership_change.go): the confirmation and its form.
+	app("/membership/change/:itemId", s.pageTierChange)
+	m.POST("/apps/:app/membership/change/:itemId", s.formTierChange, s.appPage, s.subscriptionGate, s.seesOwnWrite)
 	app("/donate", s.pageDonate)
 	m.POST("/apps/:app/donate", s.formDonate, s.appPage, s.verifiedEmail)
 	app("/donations", s.pageDonations)
@@ -321,6 +324,8 @@ func (s *Server) routes() {
 	api.POST("/subscriptions/apps/:appId/subscribe", s.apiSubscribe, s.verifiedEmail)
 	api.POST("/subscriptions/apps/:appId/cancel", s.apiSubscriptionCancel)
 	api.GET("/memberships/apps/:appId/tiers", s.apiTiers)
+	api.GET("/memberships/apps/:appId/change/:itemId", s.apiTierChangeQuote)
+	api.POST("/memberships/apps/:appId/change", s.apiTierChange)
 	api.POST("/donations/create", s.apiDonationCreate, s.verifiedEmail)
 	api.POST("/donations/process", s.apiDonationProcess, s.verifiedEmail)
 	api.GET("/donations/apps/:appId", s.apiDonations)

@@ -22,6 +22,8 @@ const (
 	// ends within three days (trials.go).
 	MembershipTrial       = "trial"
 	MembershipTrialEnding = "trial_ending"
+	// MembershipChanged: the member moved to another tier (tier_change.go).
+	MembershipChanged = "changed"
 )
 
 // membershipNote is one membership event to tell: the membership after the
@@ -32,6 +34,9 @@ type membershipNote struct {
 	Sub    *Subscription
 	Card   bool
 	Reason string
+	// Change is the tier change a MembershipChanged note tells, made at Now.
+	Change *TierChange
+	Now    time.Time
 }
 
 // membershipMessages tells the member (and, for a new membership, the
@@ -60,6 +65,10 @@ func membershipMessages(ctx context.Context, tx bun.IDB, n membershipNote) error
 		plan = "Membership"
 	}
 	key := "membership:" + sub.ID + ":" + n.Event + ":" + strconv.FormatInt(sub.CurrentPeriodEnd.UnixNano(), 10)
+	if n.Change != nil {
+		// One tier may be chosen, left and chosen again within a period.
+		key += ":" + n.Change.To.ID + ":" + strconv.FormatInt(n.Now.UnixNano(), 10)
+	}
 	day := func(t time.Time) string { return t.UTC().Format("Jan 2, 2006") }
 	amount := Money(sub.Amount, sub.Currency)
 	fix := &MailLink{Label: "Open your membership", Path: "/apps/" + app.Name + "/profile"}
@@ -113,6 +122,24 @@ func membershipMessages(ctx context.Context, tx bun.IDB, n membershipNote) error
 		mail.Rows = []MailRow{{Label: "Plan", Value: plan}, {Label: "Trial ends", Value: day(sub.CurrentPeriodEnd), Strong: true},
 			{Label: "Then", Value: amount}}
 		fix.Label = "Manage your membership"
+	case MembershipChanged:
+		ch := n.Change
+		if ch.Direction == TierUpgrade {
+			text = "You moved up to " + ch.To.Name + " in " + app.DisplayName + "."
+			if ch.Charge > 0 {
+				text += " You paid " + Money(ch.Charge, ch.Currency) + " for the rest of this period;"
+			}
+			text += " it renews at " + Money(ch.Price, ch.Currency) + " on " + day(sub.CurrentPeriodEnd) + "."
+			mail.Subject, mail.Heading = "You moved up to "+ch.To.Name, "Tier changed"
+			mail.Rows = []MailRow{{Label: "Tier", Value: ch.To.Name}, {Label: "Paid now", Value: Money(ch.Charge, ch.Currency), Strong: true},
+				{Label: "Renews at", Value: Money(ch.Price, ch.Currency) + " on " + day(sub.CurrentPeriodEnd)}}
+		} else {
+			text = "Your membership of " + app.DisplayName + " moves to " + ch.To.Name + " on " + day(sub.CurrentPeriodEnd) +
+				"; you keep " + ch.From.Name + " until then."
+			mail.Subject, mail.Heading = "Your tier changes on "+day(sub.CurrentPeriodEnd), "Tier change scheduled"
+			mail.Rows = []MailRow{{Label: "Now", Value: ch.From.Name}, {Label: "From " + day(sub.CurrentPeriodEnd), Value: ch.To.Name},
+				{Label: "Then renews at", Value: Money(ch.Price, ch.Currency), Strong: true}}
+		}
 	case MembershipEnded:
 		text = "Your " + plan + " membership of " + app.DisplayName + " has ended."
 		if n.Reason != "" {

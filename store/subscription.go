@@ -72,6 +72,10 @@ type Subscription struct {
 	OfferID      *string `json:"offerId"`
 	ListAmount   int64   `bun:",notnull,default:0" json:"-"`
 	DiscountLeft int64   `bun:",notnull,default:0" json:"-"`
+	// NextPlanID and NextAmount: a downgrade waiting for the period end
+	// (tier_change.go); the next renewal moves the membership to them.
+	NextPlanID *string `json:"-"`
+	NextAmount *int64  `json:"-"`
 }
 
 // Subscription statuses (see the Subscription model).
@@ -254,7 +258,7 @@ func saveSubscription(ctx context.Context, tx bun.Tx, cur, sub *Subscription) er
 	if _, err := tx.NewUpdate().Model(sub).WherePK().
 		Column("plan_id", "status", "current_period_end", "amount", "currency", "provider", "provider_ref",
 			"order_id", "cancel_at_period_end", "grace_until", "ended_at", "cycle",
-			"trial_until", "trial_reminded", "offer_id", "list_amount", "discount_left").Exec(ctx); err != nil {
+			"trial_until", "trial_reminded", "offer_id", "list_amount", "discount_left", "next_plan_id", "next_amount").Exec(ctx); err != nil {
 		return fmt.Errorf("restart subscription: %w", err)
 	}
 	return nil
@@ -491,6 +495,12 @@ func (s *Storage) renewFromWallet(ctx context.Context, d *dueSubscription, opt R
 		if d.TrialUntil != nil {
 			memo = "Membership after the free trial"
 		}
+		// A downgrade waiting for this renewal takes effect with it, at the
+		// lower tier's price (an offer's discount was for the tier left).
+		plan, listAmount := cur.PlanID, cur.ListAmount
+		if cur.NextPlanID != nil && cur.NextAmount != nil {
+			plan, charge, left, listAmount = *cur.NextPlanID, *cur.NextAmount, 0, 0
+		}
 		t, replayed, err := TransferTx(ctx, tx, TransferInput{AppID: d.AppID, Reference: renewalRef(d.ID, d.CurrentPeriodEnd),
 			Kind: TransferPayment, From: Member(d.UserID), To: AppRevenue, Amount: charge, Memo: memo})
 		if err != nil || replayed {
@@ -500,6 +510,7 @@ func (s *Storage) renewFromWallet(ctx context.Context, d *dueSubscription, opt R
 			Set("status = ?", SubActive).Set("current_period_end = ?", addCycle(d.CurrentPeriodEnd, d.BillingCycle)).
 			Set("grace_until = NULL").Set("renewals = renewals + 1").Set("provider_ref = ?", t.ID).
 			Set("amount = ?", charge).Set("discount_left = ?", left).Set("trial_until = NULL").
+			Set("plan_id = ?", plan).Set("list_amount = ?", listAmount).Set("next_plan_id = NULL").Set("next_amount = NULL").
 			Where("id = ? AND current_period_end = ?", d.ID, d.CurrentPeriodEnd).Exec(ctx)
 		if err != nil {
 			return fmt.Errorf("extend subscription: %w", err)
@@ -522,6 +533,7 @@ func (s *Storage) renewFromWallet(ctx context.Context, d *dueSubscription, opt R
 		}
 		cur.Status, cur.CurrentPeriodEnd, cur.GraceUntil, cur.ProviderRef = SubActive, addCycle(d.CurrentPeriodEnd, d.BillingCycle), nil, t.ID
 		cur.Amount, cur.DiscountLeft, cur.TrialUntil = charge, left, nil
+		cur.PlanID, cur.ListAmount, cur.NextPlanID, cur.NextAmount = plan, listAmount, nil, nil
 		cur.Renewals++
 		return membershipMessages(ctx, tx, membershipNote{Event: MembershipRenewed, Sub: cur})
 	})
@@ -703,7 +715,14 @@ func applyProviderRenewalTx(ctx context.Context, tx bun.Tx, providerRef, event s
 		}
 		cur.Status, cur.CurrentPeriodEnd, cur.GraceUntil, cur.EndedAt = SubActive, periodEnd, nil, nil
 		cur.Renewals++
-		if _, err := q.Column("status", "current_period_end", "grace_until", "ended_at", "renewals").Exec(ctx); err != nil {
+		// A downgrade waiting for the period end takes effect with the
+		// renewal (the provider already bills the lower price).
+		if cur.NextPlanID != nil && cur.NextAmount != nil {
+			cur.PlanID, cur.Amount = *cur.NextPlanID, *cur.NextAmount
+		}
+		cur.NextPlanID, cur.NextAmount = nil, nil
+		if _, err := q.Column("status", "current_period_end", "grace_until", "ended_at", "renewals", "plan_id", "amount",
+			"next_plan_id", "next_amount").Exec(ctx); err != nil {
 			return nil, false, fmt.Errorf("extend subscription: %w", err)
 		}
 		if err := grantSubscriber(ctx, tx, cur.AppID, cur.UserID); err != nil {

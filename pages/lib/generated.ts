@@ -1666,6 +1666,27 @@ export interface Tier {
   trialCardRequired: boolean;
 }
 
+// TierChange is store.TierChange.
+export interface TierChange {
+  direction: 'UPGRADE' | 'DOWNGRADE' | 'KEEP';
+  from: Tier;
+  to: Tier;
+  cycle: 'MONTHLY' | 'YEARLY';
+  charge: number;
+  price: number;
+  currency: string;
+  effectiveAt: string;
+  renewedBy: string;
+  periodEnd: string;
+}
+
+// TierChangeData is server.TierChangeData.
+export interface TierChangeData {
+  change: TierChange | null;
+  balance: number;
+  error?: string;
+}
+
 // TierMembers is store.TierMembers.
 export interface TierMembers {
   tierId: string;
@@ -1689,6 +1710,9 @@ export interface TiersData {
   tiers: Tier[];
   current: Tier | null;
   status: SubscriptionStatus | null;
+  next: Tier | null;
+  changeable: boolean;
+  cycle?: 'MONTHLY' | 'YEARLY';
   notice?: string;
   trialAvailable: boolean;
   code?: string;

@@ -36,6 +36,7 @@ func tsRoots() []tsRoot {
 		{Value: store.SubscriptionStatus{}},
 		{Value: server.TiersData{}},
 		{Value: server.PlanCheckoutData{}},
+		{Value: server.TierChangeData{}},
 		{Value: store.DonorStanding{}},
 		{Value: store.DonationView{}},
 		{Value: server.StoreData{}},

@@ -48,7 +48,7 @@ func (s *Stripe) billing(w http.ResponseWriter, r *http.Request, parts []string)
 		id := s.nextID("price")
 		pr := map[string]any{"id": id, "object": "price", "unit_amount": amount, "currency": r.PostForm.Get("currency"),
 			"recurring": map[string]any{"interval": interval, "interval_count": 1}, "product": s.nextID("prod"),
-			"nickname": r.PostForm.Get("product_data[name]")}
+			"nickname": r.PostForm.Get("product_data[name]"), "metadata": formMeta(r)}
 		s.prices[id] = pr
 		writeJSON(w, 200, pr)
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/coupons":
@@ -170,6 +170,9 @@ func (s *Stripe) billing(w http.ResponseWriter, r *http.Request, parts []string)
 			}
 			if v := r.PostForm.Get("cancel_at_period_end"); v != "" {
 				sub["cancel_at_period_end"] = v == "true"
+			}
+			if !s.changeItemLocked(w, r, sub) {
+				return true
 			}
 		case http.MethodDelete:
 			s.endLocked(sub)
@@ -336,4 +339,58 @@ func (s *Stripe) SubscriptionCoupon(id string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.subCoupon[id].Coupon
+}
+
+// changeItemLocked applies items[0][id] + items[0][price] of a subscription
+// update as Stripe does: the item must be the subscription's, the price
+// must exist, and proration_behavior always_invoice bills the difference
+// for the rest of the period at once (invoice.paid with billing_reason
+// subscription_update). Metadata merges. A change emits
+// customer.subscription.updated. It answers false after writing an error.
+func (s *Stripe) changeItemLocked(w http.ResponseWriter, r *http.Request, sub map[string]any) bool {
+	for k, v := range formMeta(r) {
+		sub["metadata"].(map[string]any)[k] = v
+	}
+	itemID, priceID := r.PostForm.Get("items[0][id]"), r.PostForm.Get("items[0][price]")
+	if itemID == "" && priceID == "" {
+		return true
+	}
+	behaviour := r.PostForm.Get("proration_behavior")
+	switch behaviour {
+	case "", "create_prorations", "none", "always_invoice":
+	default:
+		stripeError(w, 400, "invalid_request_error", "parameter_invalid", "Invalid proration_behavior: must be one of create_prorations, none, or always_invoice", map[string]any{"param": "proration_behavior"})
+		return false
+	}
+	item := sub["items"].(map[string]any)["data"].([]any)[0].(map[string]any)
+	if itemID != item["id"] {
+		stripeError(w, 400, "invalid_request_error", "resource_missing", "No such subscription item: '"+itemID+"'", map[string]any{"param": "items[0][id]"})
+		return false
+	}
+	pr := s.prices[priceID]
+	if pr == nil {
+		stripeError(w, 400, "invalid_request_error", "resource_missing", "No such price: '"+priceID+"'", map[string]any{"param": "items[0][price]"})
+		return false
+	}
+	old := item["price"].(map[string]any)
+	if old["currency"] != pr["currency"] || old["recurring"].(map[string]any)["interval"] != pr["recurring"].(map[string]any)["interval"] {
+		stripeError(w, 400, "invalid_request_error", "", "Prices of one subscription must share currency and interval.", map[string]any{"param": "items[0][price]"})
+		return false
+	}
+	item["price"] = pr
+	now := time.Now().Unix()
+	start, end := num(item["current_period_start"]), num(item["current_period_end"])
+	diff := num(pr["unit_amount"]) - num(old["unit_amount"])
+	if behaviour == "always_invoice" && diff > 0 && end > now && end > start {
+		amount := (diff*(end-now) + (end - start) - 1) / (end - start)
+		inv := map[string]any{"id": s.nextID("in"), "object": "invoice", "customer": sub["customer"], "currency": pr["currency"],
+			"amount_due": amount, "amount_paid": amount, "status": "paid", "billing_reason": "subscription_update",
+			"period_start": now, "period_end": now,
+			"parent": map[string]any{"type": "subscription_details", "subscription_details": map[string]any{"subscription": sub["id"], "metadata": sub["metadata"]}},
+			"lines": map[string]any{"object": "list", "data": []any{map[string]any{"id": s.nextID("il"), "object": "line_item",
+				"amount": amount, "currency": pr["currency"], "period": map[string]any{"start": now, "end": end}}}}}
+		s.emitLocked("invoice.paid", inv)
+	}
+	s.emitLocked("customer.subscription.updated", sub)
+	return true
 }

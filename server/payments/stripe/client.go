@@ -377,6 +377,11 @@ func (c *Client) CreateSubscription(ctx context.Context, r Renewal) (string, err
 		Recurring:   &sg.PriceCreateRecurringParams{Interval: sg.String(r.Interval)},
 		ProductData: &sg.PriceCreateProductDataParams{Name: sg.String(r.Name)},
 	}
+	if r.Metadata["planId"] != "" {
+		// The price names its tier, so a change made in Stripe's portal
+		// (customer.subscription.updated) says which tier it moved to.
+		pp.AddMetadata("planId", r.Metadata["planId"])
+	}
 	if r.IdempotencyKey != "" {
 		pp.SetIdempotencyKey(r.IdempotencyKey + "-price")
 	}
@@ -429,6 +434,47 @@ func (c *Client) CreateSubscription(ctx context.Context, r Renewal) (string, err
 		return "", fmt.Errorf("create subscription: %w", err)
 	}
 	return sub.ID, nil
+}
+
+// ChangePrice moves subscription id to a new price (r's name, amount,
+// currency, interval and planId metadata). An upgrade (prorate) invoices
+// the difference for the rest of the period at once; a downgrade bills the
+// new price from the next invoice on. The calls carry keys derived from
+// r.IdempotencyKey, so a repeated request changes the subscription once.
+func (c *Client) ChangePrice(ctx context.Context, id string, r Renewal, prorate bool) error {
+	sub, err := c.sc.V1Subscriptions.Retrieve(ctx, id, nil)
+	if err != nil {
+		return fmt.Errorf("retrieve subscription: %w", err)
+	}
+	if sub.Items == nil || len(sub.Items.Data) != 1 {
+		return fmt.Errorf("subscription %s has no single item to change", id)
+	}
+	pp := &sg.PriceCreateParams{
+		Currency:    sg.String(strings.ToLower(r.Currency)),
+		UnitAmount:  sg.Int64(r.Amount),
+		Recurring:   &sg.PriceCreateRecurringParams{Interval: sg.String(r.Interval)},
+		ProductData: &sg.PriceCreateProductDataParams{Name: sg.String(r.Name)},
+	}
+	pp.AddMetadata("planId", r.Metadata["planId"])
+	pp.SetIdempotencyKey(r.IdempotencyKey + "-price")
+	price, err := c.sc.V1Prices.Create(ctx, pp)
+	if err != nil {
+		return fmt.Errorf("create price: %w", err)
+	}
+	behaviour := "none"
+	if prorate {
+		behaviour = "always_invoice"
+	}
+	up := &sg.SubscriptionUpdateParams{
+		Items:             []*sg.SubscriptionUpdateItemParams{{ID: sg.String(sub.Items.Data[0].ID), Price: sg.String(price.ID)}},
+		ProrationBehavior: sg.String(behaviour),
+	}
+	up.AddMetadata("planId", r.Metadata["planId"])
+	up.SetIdempotencyKey(r.IdempotencyKey + "-update")
+	if _, err := c.sc.V1Subscriptions.Update(ctx, id, up); err != nil {
+		return fmt.Errorf("update subscription: %w", err)
+	}
+	return nil
 }
 
 // SetCancelAtPeriodEnd stops (or resumes) a subscription's renewals at the

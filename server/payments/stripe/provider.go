@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -308,10 +309,40 @@ func (p *Provider) HandleWebhook(ctx context.Context, body []byte, header http.H
 		if ref == "" {
 			return &payments.Result{Status: store.OutcomeIgnored}, nil // a one-off invoice
 		}
+		if inv.BillingReason == sg.InvoiceBillingReasonSubscriptionUpdate {
+			// An upgrade's prorated difference: the period stays.
+			if ev.Type != "invoice.paid" {
+				return &payments.Result{Ref: ref, Status: store.OutcomeIgnored}, nil
+			}
+			rec := &store.PaymentEvent{Provider: payments.Stripe, EventID: ev.ID, Type: string(ev.Type), PaymentRef: ref,
+				Amount: inv.AmountPaid, Currency: strings.ToUpper(string(inv.Currency))}
+			fresh, err := p.Store.ApplyProviderUpgradeInvoice(ctx, rec, ref, inv.ID)
+			if err != nil {
+				return nil, err
+			}
+			return &payments.Result{Ref: ref, Status: statusOf(rec, fresh)}, nil
+		}
 		if ev.Type == "invoice.paid" {
 			return p.renewal(ctx, ev, ref, "paid", periodEnd, inv.AmountPaid, string(inv.Currency))
 		}
 		return p.renewal(ctx, ev, ref, "failed", time.Time{}, inv.AmountDue, string(inv.Currency))
+	case "customer.subscription.updated":
+		var sub sg.Subscription
+		if err := json.Unmarshal(ev.Data.Raw, &sub); err != nil || sub.ID == "" {
+			return nil, fmt.Errorf("%w: subscription: %v", payments.ErrInvalidWebhook, err)
+		}
+		planID, amount := "", int64(0)
+		if sub.Items != nil && len(sub.Items.Data) == 1 && sub.Items.Data[0].Price != nil {
+			pr := sub.Items.Data[0].Price
+			planID, amount = pr.Metadata["planId"], pr.UnitAmount
+		}
+		rec := &store.PaymentEvent{Provider: payments.Stripe, EventID: ev.ID, Type: string(ev.Type), PaymentRef: sub.ID,
+			Amount: amount, Currency: strings.ToUpper(string(sub.Currency))}
+		fresh, err := p.Store.ApplyProviderPlanChange(ctx, rec, sub.ID, planID, amount, sub.CancelAtPeriodEnd)
+		if err != nil {
+			return nil, err
+		}
+		return &payments.Result{Ref: sub.ID, Status: statusOf(rec, fresh)}, nil
 	case "customer.subscription.deleted":
 		var sub sg.Subscription
 		if err := json.Unmarshal(ev.Data.Raw, &sub); err != nil || sub.ID == "" {
@@ -561,6 +592,29 @@ func (p *Provider) renewal(ctx context.Context, ev sg.Event, ref, event string, 
 		return nil, err
 	}
 	return &payments.Result{Ref: ref, Status: statusOf(rec, fresh)}, nil
+}
+
+// ChangeTier moves the Stripe subscription renewing a membership to the
+// quoted tier: an upgrade is invoiced for its prorated difference at once,
+// a downgrade (or calling one off) bills the new price from the next
+// invoice. An upgrade's key names the membership, both tiers and the
+// period, so a repeated request invoices once; the others only set a
+// price, which repeating does not change.
+func (p *Provider) ChangeTier(ctx context.Context, q *store.TierChange) error {
+	interval := "month"
+	if q.Cycle == store.CycleYearly {
+		interval = "year"
+	}
+	key := "tier-" + q.SubscriptionID + "-" + q.From.ID + "-" + q.To.ID + "-" + strconv.FormatInt(q.PeriodEnd.Unix(), 10)
+	if q.Direction != store.TierUpgrade {
+		key += "-" + store.NewID()
+	}
+	err := p.Client.ChangePrice(ctx, q.ProviderRef, Renewal{Name: q.To.Name, Amount: q.Price, Currency: q.Currency,
+		Interval: interval, Metadata: map[string]string{"planId": q.To.ID}, IdempotencyKey: key}, q.Direction == store.TierUpgrade)
+	if err != nil {
+		return payments.ProviderError("stripe", err)
+	}
+	return nil
 }
 
 // SetCancelAtPeriodEnd tells Stripe to stop (or resume) renewing the

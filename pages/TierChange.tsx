@@ -1,0 +1,99 @@
+import { Layout } from "./components/Layout";
+import { displayTitle } from "./components/Header";
+import { cycleLabel } from "./components/Plans";
+import { formatDate, formatMoney } from "./lib/format";
+import type { PageProps, TierChangeData } from "./lib/types";
+
+type Props = PageProps<TierChangeData>;
+
+// TierChange: the confirmation of a move between tiers
+// (server/membership_change.go). An upgrade says what it costs now (the
+// prorated difference) and from the next period; a downgrade says the
+// member keeps their tier until the period ends. One form post confirms.
+export default function TierChange(props: Props) {
+  const app = props.app!;
+  const { change, balance, error } = props.data;
+  const base = "/apps/" + app.name;
+  const back = (
+    <p>
+      <a href={base + "/membership"}>Back to the tiers</a>
+    </p>
+  );
+  if (!change) {
+    return (
+      <Layout props={props} hideFooter>
+        <div className="plan-checkout">
+          <h1>Change tier</h1>
+          <p className="field-error" role="alert">
+            {"✕ " + (error || "There is nothing to change.")}
+          </p>
+          {back}
+        </div>
+      </Layout>
+    );
+  }
+  const upgrade = change.direction === "UPGRADE";
+  const keep = change.direction === "KEEP";
+  const wallet = change.renewedBy === "musepay";
+  const short = upgrade && wallet && balance < change.charge;
+  const per = " / " + cycleLabel(change.cycle);
+  const title = upgrade ? "Upgrade to " + change.to.name : keep ? "Keep " + change.to.name : "Downgrade to " + change.to.name;
+  return (
+    <Layout props={props} hideFooter>
+      <div className="plan-checkout">
+        <h1>{title}</h1>
+        <dl className="tier-change">
+          <dt>Your tier now</dt>
+          <dd>{change.from.name}</dd>
+          <dt>{keep ? "You keep" : "New tier"}</dt>
+          <dd>{change.to.name}</dd>
+          {upgrade && (
+            <>
+              <dt>Pay now</dt>
+              <dd>
+                <strong>{formatMoney(change.charge, change.currency)}</strong>
+                <span className="meta">{" for the rest of the period, until " + formatDate(change.periodEnd)}</span>
+              </dd>
+            </>
+          )}
+          <dt>{upgrade || keep ? "Then" : "From " + formatDate(change.periodEnd)}</dt>
+          <dd>{formatMoney(change.price, change.currency) + per}</dd>
+        </dl>
+        {upgrade && <p>{"Your new tier starts as soon as you confirm."}</p>}
+        {change.direction === "DOWNGRADE" && <p>{"You keep " + change.from.name + " until " + formatDate(change.periodEnd) + "; nothing is charged now."}</p>}
+        {upgrade && wallet && (
+          <p>
+            Wallet balance: <strong>{formatMoney(balance, change.currency)}</strong>
+          </p>
+        )}
+        {upgrade && !wallet && <p className="meta">The difference is charged to the card your membership renews with.</p>}
+        {short && (
+          <p className="field-error">
+            {"Your wallet balance is too low for this upgrade. "}
+            <a className="add-funds-link" href={base + "/transactions#add-funds"}>Add funds</a>
+          </p>
+        )}
+        {error && (
+          <p className="field-error" role="alert">
+            {"✕ " + error}
+          </p>
+        )}
+        <form method="post" action={base + "/membership/change/" + change.to.itemId}>
+          <button type="submit" className="button" disabled={short}>
+            {upgrade ? "Confirm upgrade · pay " + formatMoney(change.charge, change.currency) : keep ? "Keep " + change.to.name : "Confirm downgrade"}
+          </button>
+        </form>
+        {back}
+      </div>
+    </Layout>
+  );
+}
+
+export function head(props: Props) {
+  return (
+    <>
+      <title>{"Change tier · " + (props.app ? displayTitle(props.app) : "Marquee")}</title>
+      <meta name="robots" content="noindex" />
+    </>
+  );
+}

@@ -1,0 +1,186 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"marquee/store"
+)
+
+// Moving between tiers (issue 40 item 4): the membership page's Upgrade and
+// Downgrade lead a member with a membership that renews to a confirmation
+// (what it costs now, what it costs from the next period, when it takes
+// effect), and its form makes the change. The wallet pays an upgrade's
+// prorated difference at once; a card membership's Stripe subscription is
+// moved to the new price, which invoices the difference itself. Page and
+// JSON share tierChange.
+
+// TierChangeData is the confirmation page and the answer of the change
+// calls: what the move does (or did) and, after a refused post, why.
+type TierChangeData struct {
+	Change  *store.TierChange `json:"change"`
+	Balance int64             `json:"balance"`
+	Error   string            `json:"error,omitempty"`
+}
+
+// tierChanger is a card provider that renews memberships on its side and
+// moves its subscription between tiers.
+type tierChanger interface {
+	ChangeTier(ctx context.Context, q *store.TierChange) error
+}
+
+// tierChange quotes (apply false) or makes the move of the viewer's
+// membership to the tier of itemID.
+func (s *Server) tierChange(c echo.Context, sc *Scope, itemID string, apply bool) (*TierChangeData, error) {
+	if sc.User == nil {
+		return nil, unauthorized("Authentication required")
+	}
+	if itemID == "" {
+		return nil, badRequest("itemId is required")
+	}
+	ctx := c.Request().Context()
+	now := time.Now()
+	q, err := s.store.QuoteTierChange(ctx, sc.App.ID, sc.User.ID, itemID, now)
+	if isNotFound(err) {
+		return nil, notFound("Subscription plan not found")
+	}
+	if err != nil {
+		return nil, answer(err, nil)
+	}
+	if apply {
+		if q.RenewedBy == store.WalletMethod {
+			q, err = s.store.ChangeTier(ctx, sc.App.ID, sc.User.ID, itemID, now)
+		} else {
+			q, err = s.changeCardTier(ctx, q, now)
+		}
+		if isNotFound(err) {
+			return nil, notFound("Subscription plan not found")
+		}
+		if err != nil {
+			return nil, answer(err, nil)
+		}
+	}
+	out := &TierChangeData{Change: q}
+	if out.Balance, err = s.store.WalletBalance(ctx, sc.App.ID, sc.User.ID); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// changeCardTier asks the card provider renewing the membership to move it,
+// then records the move (conditional on the membership as quoted).
+func (s *Server) changeCardTier(ctx context.Context, q *store.TierChange, now time.Time) (*store.TierChange, error) {
+	provider, err := s.payments.Get(q.RenewedBy)
+	if err != nil {
+		return nil, moneyError(err)
+	}
+	changer, ok := provider.(tierChanger)
+	if !ok {
+		return nil, &store.ErrTierChange{Msg: "Your membership's payment method cannot change tiers: cancel and join the tier you want"}
+	}
+	if q.Direction != store.TierKeep || q.From.ID != q.To.ID {
+		if err := changer.ChangeTier(ctx, q); err != nil {
+			return nil, moneyError(err)
+		}
+	}
+	if err := s.store.ApplyCardTierChange(ctx, q, now); err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+type tierChangeRequest struct {
+	ItemID string `json:"itemId"`
+}
+
+// GET /api/memberships/apps/:appId/change/:itemId: what moving there does.
+func (s *Server) apiTierChangeQuote(c echo.Context) error {
+	sc, err := s.scopeOf(c, c.Param("appId"))
+	if err != nil {
+		return err
+	}
+	data, err := s.tierChange(c, sc, c.Param("itemId"), false)
+	if err != nil {
+		return err
+	}
+	return respond(c, http.StatusOK, data)
+}
+
+// POST /api/memberships/apps/:appId/change {itemId}
+func (s *Server) apiTierChange(c echo.Context) error {
+	sc, err := s.scopeOf(c, c.Param("appId"))
+	if err != nil {
+		return err
+	}
+	var req tierChangeRequest
+	if err := c.Bind(&req); err != nil {
+		return badRequest("Invalid request body")
+	}
+	data, err := s.tierChange(c, sc, req.ItemID, true)
+	if err != nil {
+		return err
+	}
+	return respondMessage(c, http.StatusOK, data, tierChangeMessages[data.Change.Direction])
+}
+
+// GET /apps/:app/membership/change/:itemId: the confirmation.
+func (s *Server) pageTierChange(c echo.Context) error {
+	return s.renderTierChange(c, "", http.StatusOK)
+}
+
+func (s *Server) renderTierChange(c echo.Context, errMsg string, status int) error {
+	sc := scopeFromPage(c)
+	if sc.User == nil {
+		return c.Redirect(http.StatusSeeOther, s.cfg.AuthURL+"/authenticate/signin?app="+url.QueryEscape(sc.App.Name))
+	}
+	data, err := s.tierChange(c, sc, c.Param("itemId"), false)
+	if err != nil {
+		var e *Error
+		if !errors.As(err, &e) || e.Status >= 500 {
+			return err
+		}
+		// Nothing to confirm: the page says why and leads back.
+		data, errMsg, status = &TierChangeData{}, e.Message, e.Status
+	}
+	data.Error = errMsg
+	props := s.pageProps(c, sc)
+	props.Data = data
+	code, body := s.renderDocument(c, "TierChange", props)
+	if status != http.StatusOK {
+		code = status
+	}
+	c.Response().Header().Set("Cache-Control", "no-store")
+	return c.HTMLBlob(code, body)
+}
+
+// POST /apps/:app/membership/change/:itemId: make the move, then the
+// membership page with what happened, or the confirmation with why not.
+func (s *Server) formTierChange(c echo.Context) error {
+	sc := scopeFromPage(c)
+	if sc.User == nil {
+		return c.Redirect(http.StatusSeeOther, s.cfg.AuthURL+"/authenticate/signin?app="+url.QueryEscape(sc.App.Name))
+	}
+	data, err := s.tierChange(c, sc, c.Param("itemId"), true)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) && e.Status < 500 && e.Status != http.StatusNotFound {
+			return s.renderTierChange(c, e.Message, e.Status)
+		}
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, membershipPath(sc.App.Name)+"?notice="+strings.ToLower(data.Change.Direction))
+}
+
+// tierChangeMessages say what a move did, in the JSON answer's message and
+// on the membership page after the form.
+var tierChangeMessages = map[string]string{
+	store.TierUpgrade:   "Your new tier is active",
+	store.TierDowngrade: "Your tier changes at the end of the current period",
+	store.TierKeep:      "You keep your tier",
+}
