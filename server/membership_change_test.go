@@ -213,7 +213,7 @@ func tierHas(rec store.Recurring, tierID string, mrr int64) bool {
 
 // What cannot move says so and changes nothing: a wallet too low for the
 // upgrade (402, with Add funds on the page), no membership (409), a gift
-// (409), a membership cancelled at the period end (409), a draft tier
+// (409), a free trial (409), a membership cancelled at the period end (409), a draft tier
 // (404).
 func TestTierChangeRefusals(t *testing.T) {
 	t.Parallel()
@@ -253,6 +253,13 @@ func TestTierChangeRefusals(t *testing.T) {
 			t.Fatalf("gift: %d %s", code, a.Message)
 		}
 
+		_, trialSess := f.fan(t, "trialist", 5000)
+		th := withSession(trialSess, "Content-Type", "application/json")
+		f.joinWallet(t, th, backstage.ItemID, store.CycleMonthly)
+		if code, a := f.change(t, th, circle.ItemID); code != 409 || !strings.Contains(a.Message, "free trial") {
+			t.Fatalf("trial: %d %s", code, a.Message)
+		}
+
 		if err := f.ts.store.SetTierState(ctx, f.app.ID, f.creatorID(t), backstage.ItemID, store.TierDraft); err != nil {
 			t.Fatal(err)
 		}
@@ -279,7 +286,12 @@ func TestTierChangePages(t *testing.T) {
 		circle, backstage := f.tiers[0], f.tiers[1]
 		uid, sess := f.fan(t, "pager", 5000)
 		h := withSession(sess, "Content-Type", "application/json")
-		f.joinWallet(t, h, backstage.ItemID, store.CycleMonthly)
+		// Backstage Pass starts with a free trial: join the first tier and
+		// move up to it.
+		f.joinWallet(t, h, circle.ItemID, store.CycleMonthly)
+		if code, a := f.change(t, h, backstage.ItemID); code != 200 || a.Data.Change.Direction != store.TierUpgrade {
+			t.Fatalf("upgrade: %d %+v", code, a)
+		}
 
 		page := f.ts.do(t, "GET", "/apps/demo/membership", nil, h)
 		if page.Status != 200 || !strings.Contains(page.Body, `href="/apps/demo/membership/change/`+circle.ItemID+`"`) ||
@@ -308,8 +320,8 @@ func TestTierChangePages(t *testing.T) {
 		if err := db.NewSelect().Table("mails").ColumnExpr("COUNT(*)").Where("user_id = ? AND mail_key LIKE ?", uid, "membership:%:changed:%").Scan(context.Background(), &n); err != nil {
 			t.Fatal(err)
 		}
-		if n != 1 {
-			t.Fatalf("tier change mails: %d", n)
+		if n != 2 {
+			t.Fatalf("tier change mails: %d, want the upgrade's and the downgrade's", n)
 		}
 	})
 }

@@ -133,7 +133,7 @@ func (s *Server) tiersOf(c echo.Context, sc *Scope) (*TiersData, error) {
 				out.Cycle = out.Status.Plan.BillingCycle
 			}
 		}
-		out.Changeable = sub != nil && sub.Status == store.SubActive && !sub.CancelAtPeriodEnd && sub.Amount > 0 &&
+		out.Changeable = sub != nil && sub.Status == store.SubActive && !sub.CancelAtPeriodEnd && sub.Amount > 0 && sub.TrialUntil == nil &&
 			(sub.Provider == store.WalletMethod || sub.ProviderRef != "") && sub.Provider != store.CompProvider
 	}
 	return out, nil
