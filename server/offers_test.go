@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/uptrace/bun"
+
 	"marquee/store"
 )
 
@@ -557,4 +559,73 @@ func num(v any) int64 {
 		return int64(n)
 	}
 	return -1
+}
+
+// A code's limit and a member's one trial hold on both databases the
+// product runs on (SQLite has no row locks: its writers queue).
+func TestOfferLimitAndTrialBothDatabases(t *testing.T) {
+	t.Parallel()
+	demoBoth(t, func(t *testing.T, db *bun.DB) {
+		f := newTierFixture(t, db)
+		ctx := context.Background()
+		if _, err := f.ts.store.CreateOffer(ctx, f.app.ID, f.userIDOf(t, "creator@demo.test"),
+			store.OfferInput{Code: "TWO", PercentOff: 10, Duration: store.OfferOnce, MaxRedemptions: 2}, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		sessions := make([]string, 20)
+		for i := range sessions {
+			_, sessions[i] = f.fan(t, fmt.Sprintf("two%d", i), 2000)
+		}
+		statuses := make([]int, len(sessions))
+		var wg sync.WaitGroup
+		for i := range sessions {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				statuses[i] = f.join(t, sessions[i], f.tiers[0].ItemID, "MONTHLY", "TWO").Status
+			}(i)
+		}
+		wg.Wait()
+		ok := 0
+		for _, st := range statuses {
+			if st == 200 {
+				ok++
+			} else if st != 409 {
+				t.Fatalf("a join answered %d: %v", st, statuses)
+			}
+		}
+		if n, _ := db.NewSelect().Table("offer_redemptions").Count(ctx); ok != 2 || n != 2 {
+			t.Fatalf("%d joins and %d redemptions of a code of 2", ok, n)
+		}
+		// One member, 20 trial joins at once: one trial.
+		_, session := f.fan(t, "onetrial", 0)
+		for i := range statuses {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				statuses[i] = f.join(t, session, f.tiers[1].ItemID, "MONTHLY", "").Status
+			}(i)
+		}
+		wg.Wait()
+		ok = 0
+		for _, st := range statuses {
+			if st == 200 {
+				ok++
+			} else if st != 409 && st != 402 {
+				t.Fatalf("a trial join answered %d: %v", st, statuses)
+			}
+		}
+		if n, _ := db.NewSelect().Table("trials").Count(ctx); ok != 1 || n != 1 {
+			t.Fatalf("%d trial joins succeeded, %d trials", ok, n)
+		}
+	})
+}
+
+func (f *tierFixture) userIDOf(t *testing.T, email string) string {
+	t.Helper()
+	u, err := f.ts.store.UserByEmail(context.Background(), email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.ID
 }
