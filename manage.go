@@ -79,7 +79,11 @@ func manage(ctx context.Context, args []string, logger *slog.Logger) error {
 		w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintf(w, "NAME\tID\tSTATUS\tCREATOR\tMEMBERS\tCREATED\n")
 		for _, a := range apps {
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\n", a.Name, a.ID, a.Status, a.CreatorEmail, a.Members, a.CreatedAt.UTC().Format("2006-01-02"))
+			status := a.Status
+			if a.Unpublished {
+				status += " (unpublished)"
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\n", a.Name, a.ID, status, a.CreatorEmail, a.Members, a.CreatedAt.UTC().Format("2006-01-02"))
 		}
 		return w.Flush()
 	case len(args) >= 3 && args[0] == "app" && args[1] == "delete":

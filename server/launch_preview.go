@@ -16,9 +16,9 @@ import (
 // admins switch their own view of the app, from the launch checklist or
 // the bar every previewed page shows, with a plain form (no JavaScript
 // needed). The choice is a cookie naming the mode and the app; while it is
-// set, the app's pages and JSON calls read (GET) are answered as that
-// viewer would get them: a visitor (signed out, locked posts locked, no
-// staff controls) or a member of every tier. Writes, and the studio,
+// set, the app's pages (GET) are answered as that viewer would get them: a
+// visitor (signed out, locked posts locked, no staff controls) or a member
+// of every tier, whose JSON reads (the islands') are previewed too. Writes, and the studio,
 // stay the staff member's own. A previewed answer is never cached: the
 // page cache lets any request with the cookie through (cachePage), and
 // the page says no-store.
@@ -60,7 +60,14 @@ func previewMode(c echo.Context, sc *Scope) string {
 	if mode == "" || appID != sc.App.ID || !access.CanPublish(sc.Role) {
 		return ""
 	}
-	if p := r.URL.Path; strings.HasPrefix(p, "/api/studio/") || strings.Contains(p+"/", "/studio/") {
+	p := r.URL.Path
+	if strings.HasPrefix(p, "/api/studio/") || strings.Contains(p+"/", "/studio/") {
+		return ""
+	}
+	if mode == store.PreviewVisitor && jsonPath(p) {
+		// A visitor's pages call no JSON of the app (they ship no islands
+		// that do), and a visitor's calls that need a session are refused
+		// before any scope: the JSON answers stay the staff member's own.
 		return ""
 	}
 	return mode

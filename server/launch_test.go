@@ -493,9 +493,6 @@ func TestPreviewAsVisitorAndMember(t *testing.T) {
 	if r := ts.do(t, "GET", "/apps/demo/store", nil, with(visitor)); strings.Contains(r.Body, "New Item") || !strings.Contains(r.Body, "Store Access Required") {
 		t.Error("the visitor's preview of the store shows staff buttons or no sign-in prompt")
 	}
-	if r := ts.do(t, "GET", "/api/messages/"+postID, nil, with(visitor)); strings.Contains(r.Body, "Platypus-members-secret") {
-		t.Error("the visitor's preview of the post's JSON has the members' text")
-	}
 	// The studio stays the creator's.
 	if r := ts.do(t, "GET", "/apps/demo/studio/launch", nil, with(visitor)); r.Status != 200 || !strings.Contains(r.Body, "Your app is published") {
 		t.Errorf("the studio during a preview: %d", r.Status)
@@ -540,5 +537,39 @@ func TestPreviewAsVisitorAndMember(t *testing.T) {
 	// Below admin, no preview.
 	if r := ts.do(t, "POST", "/apps/demo/studio/preview", strings.NewReader("mode=visitor"), form(withSession(sessionFor(t, ts, "moderator@demo.test")))); r.Status != 403 {
 		t.Errorf("a moderator previews: %d", r.Status)
+	}
+}
+
+// A preview reaches every read of the app, pages and JSON alike: none of
+// them fails for the creator previewing as a visitor or as a member (the
+// scope is a visitor's, without a user, behind a signed-in request).
+func TestPreviewOnEveryRead(t *testing.T) {
+	t.Parallel()
+	db := demoDB(t)
+	ts := newTestServer(t, db)
+	fx, viewers, follower := newRoleFixture(t, ts, db)
+	var creator *roleViewer
+	for _, v := range viewers {
+		if v.role == store.RoleCreator {
+			creator = v
+		}
+	}
+	for _, mode := range []string{store.PreviewVisitor, store.PreviewMember} {
+		for _, row := range roleTable(fx, follower) {
+			key := row.method + " " + row.path
+			if row.site != "main" || row.method != http.MethodGet || notAnAppsRoute[key] {
+				continue
+			}
+			target, _ := row.req(creator)
+			h := creator.headers()
+			h["Cookie"] += "; " + previewCookie + "=" + mode + "." + fx.appID
+			r := ts.do(t, row.method, target, nil, h)
+			if r.Status >= 500 {
+				t.Errorf("%s previewed as a %s: %d %.300s", key, mode, r.Status, r.Body)
+			}
+			if r.Header.Get("X-Page-Cache") == "hit" {
+				t.Errorf("%s previewed as a %s: answered from the page cache", key, mode)
+			}
+		}
 	}
 }

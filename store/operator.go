@@ -70,6 +70,7 @@ type AppSummary struct {
 	ID           string    `bun:"id"`
 	Name         string    `bun:"name"`
 	Status       string    `bun:"status"`
+	Unpublished  bool      `bun:"unpublished"`
 	CreatorEmail string    `bun:"creator_email"`
 	Members      int       `bun:"members"`
 	CreatedAt    time.Time `bun:"created_at"`
@@ -79,7 +80,7 @@ type AppSummary struct {
 func (s *Storage) ListApps(ctx context.Context) ([]AppSummary, error) {
 	var out []AppSummary
 	err := s.DB.NewSelect().TableExpr("apps AS a").
-		ColumnExpr("a.id, a.name, a.status, a.created_at").
+		ColumnExpr("a.id, a.name, a.status, a.unpublished, a.created_at").
 		ColumnExpr("COALESCE(u.email, '') AS creator_email").
 		ColumnExpr("(SELECT COUNT(*) FROM memberships AS m WHERE m.app_id = a.id) AS members").
 		Join("LEFT JOIN users AS u ON u.id = a.creator_id").
