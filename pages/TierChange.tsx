@@ -3,6 +3,7 @@ import { displayTitle } from "./components/Header";
 import { cycleLabel } from "./components/Plans";
 import { formatDate, formatMoney } from "./lib/format";
 import type { PageProps, TierChangeData } from "./lib/types";
+import { appBase } from "./lib/links";
 
 type Props = PageProps<TierChangeData>;
 
@@ -13,7 +14,7 @@ type Props = PageProps<TierChangeData>;
 export default function TierChange(props: Props) {
   const app = props.app!;
   const { change, balance, error } = props.data;
-  const base = "/apps/" + app.name;
+  const base = appBase(app);
   const back = (
     <p>
       <a href={base + "/membership"}>Back to the tiers</a>

@@ -215,6 +215,14 @@ func (s *Server) appBaseURL(ctx context.Context, appID, appName string) string {
 	return s.cfg.PublicURL + "/apps/" + url.PathEscape(appName)
 }
 
+// appBaseByName is appBaseURL by the app's name (mails know apps by name).
+func (s *Server) appBaseByName(name string) string {
+	if d := s.domains.get(context.Background()).byName[name]; d != "" {
+		return s.domainOrigin(d)
+	}
+	return s.cfg.PublicURL + "/apps/" + url.PathEscape(name)
+}
+
 // appLink is appBaseURL with path (which starts with a slash, or is "":
 // the app's home, "/" on its domain).
 func (s *Server) appLink(ctx context.Context, appID, appName, path string) string {

@@ -117,6 +117,12 @@ func TestCustomDomainServesApp(t *testing.T) {
 		t.Errorf("calendar file on the domain: %d %.800s", r.Status, r.Body)
 	}
 
+	// The installed app's scope is the domain's root.
+	if r := ts.do(t, "GET", "/manifest.webmanifest", nil, onHost(fans)); r.Status != 200 ||
+		!strings.Contains(r.Body, `"start_url":"/"`) || !strings.Contains(r.Body, `"scope":"/"`) {
+		t.Errorf("manifest on the domain: %d %.500s", r.Status, r.Body)
+	}
+
 	// The main host sends the app's pages to the domain.
 	for p, want := range map[string]string{"/apps/demo": origin + "/", "/apps/demo/community": origin + "/community",
 		"/apps/demo/posts/" + postID + "?x=1": origin + "/posts/" + postID + "?x=1"} {
@@ -421,24 +427,66 @@ func TestCustomDomainSignIn(t *testing.T) {
 	ctx := context.Background()
 	ts.addVerifiedDomain(t, "demo", fans)
 
-	// Sign in on the auth host for the app: sent through continue.
+	// Signing in starts on the domain: its pages link its own
+	// /authenticate/signin, which keeps a state and goes to the auth host.
+	if r := ts.do(t, "GET", "/", nil, onHost(fans)); !strings.Contains(r.Body, `href="/authenticate/signin?app=demo"`) {
+		t.Errorf("the domain's sign-in link: %.3000s", r.Body)
+	}
+	start := func() (state string) {
+		t.Helper()
+		r := ts.doSite(t, "main", "GET", "/authenticate/signin?app=demo", nil, onHost(fans))
+		loc, _ := url.Parse(r.Header.Get("Location"))
+		if r.Status != http.StatusSeeOther || loc == nil || loc.Host != "auth.test" || loc.Path != "/authenticate/continue" || loc.Query().Get("state") == "" {
+			t.Fatalf("start on the domain: %d %q", r.Status, r.Header.Get("Location"))
+		}
+		for _, ck := range (&http.Response{Header: r.Header}).Cookies() {
+			if ck.Name == stateCookie && ck.Value == loc.Query().Get("state") && ck.Domain == "" && ck.HttpOnly {
+				return ck.Value
+			}
+		}
+		t.Fatalf("no state cookie: %v", r.Header.Values("Set-Cookie"))
+		return ""
+	}
+	state := start()
+	// A visitor at continue is sent to sign in, the state kept on the auth host.
+	r := ts.do(t, "GET", "/authenticate/continue?app=demo&page=signin&state="+url.QueryEscape(state), nil, nil)
+	if r.Status != http.StatusSeeOther || r.Header.Get("Location") != "http://auth.test/authenticate/signin?app=demo" ||
+		!strings.Contains(strings.Join(r.Header.Values("Set-Cookie"), ";"), handoffCookie+"="+state) {
+		t.Fatalf("continue as a visitor: %d %q %v", r.Status, r.Header.Get("Location"), r.Header.Values("Set-Cookie"))
+	}
 	res := ts.do(t, "POST", "/authenticate/signin?app=demo",
 		strings.NewReader(url.Values{"email": {"creator@demo.test"}, "password": {"demo-password"}}.Encode()), formHeaders)
 	if res.Status != http.StatusSeeOther || res.Header.Get("Location") != "http://auth.test/authenticate/continue?app=demo" {
 		t.Fatalf("sign in: %d %q", res.Status, res.Header.Get("Location"))
 	}
 	authToken := cookieValue(t, res.Header)
-	code := func() string {
+	code := func(state string) string {
 		t.Helper()
-		r := ts.do(t, "GET", "/authenticate/continue?app=demo", nil, withSession(authToken))
+		r := ts.do(t, "GET", "/authenticate/continue?app=demo", nil, withSession(authToken, "Cookie", sessionCookie+"="+authToken+"; "+handoffCookie+"="+state))
 		loc, _ := url.Parse(r.Header.Get("Location"))
-		if r.Status != http.StatusSeeOther || loc == nil || loc.Host != fans || loc.Path != "/auth/callback" || loc.Query().Get("code") == "" {
+		if r.Status != http.StatusSeeOther || loc == nil || loc.Host != fans || loc.Path != "/auth/callback" || loc.Query().Get("code") == "" || loc.Query().Get("state") != state {
 			t.Fatalf("continue: %d %q", r.Status, r.Header.Get("Location"))
 		}
 		return loc.Query().Get("code")
 	}
-	c1 := code()
-	cb := ts.do(t, "GET", "/auth/callback?code="+url.QueryEscape(c1), nil, onHost(fans))
+	callback := func(host, code, state, cookieState string) response {
+		t.Helper()
+		h := onHost(host)
+		if cookieState != "" {
+			h["Cookie"] = stateCookie + "=" + cookieState
+		}
+		return ts.do(t, "GET", "/auth/callback?"+url.Values{"code": {code}, "state": {state}}.Encode(), nil, h)
+	}
+	c1 := code(state)
+	// Someone else's code, without this browser's state: refused
+	// (login CSRF), and not spent.
+	if r := callback(fans, c1, state, ""); r.Status != http.StatusBadRequest {
+		t.Errorf("callback without the state cookie: %d", r.Status)
+	}
+	if r := callback(fans, c1, state, "other-state"); r.Status != http.StatusBadRequest {
+		t.Errorf("callback with another state: %d", r.Status)
+	}
+	cb := callback(fans, c1, state, state)
 	if cb.Status != http.StatusSeeOther || cb.Header.Get("Location") != "/" {
 		t.Fatalf("callback: %d %q %.300s", cb.Status, cb.Header.Get("Location"), cb.Body)
 	}
@@ -459,33 +507,35 @@ func TestCustomDomainSignIn(t *testing.T) {
 		t.Fatalf("me on the domain: %d %s", me.Status, me.Body)
 	}
 	// Once only.
-	if r := ts.do(t, "GET", "/auth/callback?code="+url.QueryEscape(c1), nil, onHost(fans)); r.Status != http.StatusBadRequest {
+	if r := callback(fans, c1, state, state); r.Status != http.StatusBadRequest {
 		t.Errorf("code used twice: %d", r.Status)
 	}
 	// For one domain: another app's domain refuses it (and it is spent).
 	ts.addVerifiedDomain(t, "acme", "other.example.test")
-	c2 := code()
-	if r := ts.do(t, "GET", "/auth/callback?code="+url.QueryEscape(c2), nil, onHost("other.example.test")); r.Status != http.StatusBadRequest {
+	s2 := start()
+	c2 := code(s2)
+	if r := callback("other.example.test", c2, s2, s2); r.Status != http.StatusBadRequest {
 		t.Errorf("code on another domain: %d", r.Status)
 	}
-	if r := ts.do(t, "GET", "/auth/callback?code="+url.QueryEscape(c2), nil, onHost(fans)); r.Status != http.StatusBadRequest {
+	if r := callback(fans, c2, s2, s2); r.Status != http.StatusBadRequest {
 		t.Errorf("code tried on another domain still works: %d", r.Status)
 	}
 	// For a minute.
-	c3 := code()
+	s3 := start()
+	c3 := code(s3)
 	if _, err := ts.store.DB.NewUpdate().Table("domain_sign_ins").Set("expires_at = ?", time.Now().Add(-time.Second)).Where("1 = 1").Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if r := ts.do(t, "GET", "/auth/callback?code="+url.QueryEscape(c3), nil, onHost(fans)); r.Status != http.StatusBadRequest {
+	if r := callback(fans, c3, s3, s3); r.Status != http.StatusBadRequest {
 		t.Errorf("expired code: %d", r.Status)
 	}
 	// The main site has no callback.
 	if r := ts.do(t, "GET", "/apps/acme/auth/callback?code=x", nil, nil); r.Status != http.StatusNotFound && r.Status != http.StatusMovedPermanently {
 		t.Errorf("callback on the main site: %d", r.Status)
 	}
-	// A visitor at continue is sent to sign in.
-	if r := ts.do(t, "GET", "/authenticate/continue?app=demo", nil, nil); !strings.Contains(r.Header.Get("Location"), "/authenticate/signin?app=demo") {
-		t.Errorf("continue as a visitor: %d %q", r.Status, r.Header.Get("Location"))
+	// A sign-in that did not start on the domain is sent there to start.
+	if r := ts.do(t, "GET", "/authenticate/continue?app=demo", nil, withSession(authToken)); r.Header.Get("Location") != "http://"+fans+"/authenticate/signin" {
+		t.Errorf("continue without a state: %d %q", r.Status, r.Header.Get("Location"))
 	}
 
 	// Signing out on the domain ends both sessions.

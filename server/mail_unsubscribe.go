@@ -13,7 +13,14 @@ import (
 // Mailer is how this server's configuration sends mail (the send job uses
 // it: SMTP_URL, or .eml files in MAIL_DIR), with links to this server's
 // public addresses.
-func (s *Server) Mailer() *mail.Sender { return s.cfg.Mailer() }
+//
+// Its links to an app's pages are on the app's verified domain, when it
+// has one (appBaseByName).
+func (s *Server) Mailer() *mail.Sender {
+	m := s.cfg.Mailer()
+	m.Sites.App = s.appBaseByName
+	return m
+}
 
 // msgVerifyFirst is why an unverified member may not pay, post or donate.
 const msgVerifyFirst = "Please confirm your email address first: open the link we sent you, or ask for a new one in your account settings."

@@ -2,7 +2,6 @@ package server
 
 import (
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -52,7 +51,9 @@ func (s *Server) appManifest(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	base := "/apps/" + url.PathEscape(view.Name)
+	// On the app's own domain the app is the whole site: scope and start
+	// URL are its root.
+	base := appBasePath(c.Request(), view.Name)
 	name := view.Settings.Basic.DisplayName
 	if name == "" {
 		name = strings.ToUpper(view.Name) // as the header shows it

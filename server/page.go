@@ -62,6 +62,11 @@ func (s *Server) pageProps(c echo.Context, sc *Scope) PageProps {
 		Path: c.Request().URL.Path, PublicURL: s.cfg.PublicURL, AuthURL: s.cfg.AuthURL,
 		Now: time.Now().UTC(), Viewer: ViewerProps{Role: store.RolePublic},
 	}
+	if customHost(c.Request()) != nil {
+		// On an app's own domain, signing in starts on the domain
+		// (domain_signin.go): its auth links are the domain's own paths.
+		p.AuthURL = ""
+	}
 	if s.payments.Enabled(payments.Stripe) && (sc == nil || s.cardOffered(c.Request().Context(), sc.App.ID)) {
 		p.StripeKey = s.cfg.Stripe.PublishableKey
 	}
@@ -194,7 +199,11 @@ func (s *Server) renderDocument(c echo.Context, page string, props PageProps) (i
 		// app's theme and icons.
 		app = sc.App
 	}
-	return status, s.renderer.Document(s.documentData(res, app, c.Echo() == s.main))
+	d := s.documentData(res, app, c.Echo() == s.main)
+	if d.ManifestURL != "" && customHost(c.Request()) != nil {
+		d.ManifestURL = "/manifest.webmanifest" // the app's, at its domain's root
+	}
+	return status, s.renderer.Document(d)
 }
 
 func (s *Server) fallbackDocument(c echo.Context, props PageProps) []byte {

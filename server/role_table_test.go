@@ -417,6 +417,7 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		// A custom domain's sign-in callback: the one-time code is the
 		// authority (on the main site it answers 404 to everyone).
 		{"main", "GET", "/apps/:app/auth/callback", public, fixed(app + "/auth/callback?code=nope")},
+		{"main", "GET", "/apps/:app/authenticate/:page", public, fixed(app + "/authenticate/signin")},
 		{"main", "GET", "/internal/domains/allowed", public, fixed("/internal/domains/allowed?domain=fans.example.test")},
 		{"main", "POST", "/apps/:app/studio/shipping", store.RoleAdmin, withBody(app+"/studio/shipping", "name=&countries=US")},
 		{"main", "POST", "/apps/:app/studio/shipping/:zoneId", store.RoleAdmin, withBody(app+"/studio/shipping/none", "name=&countries=US")},

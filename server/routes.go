@@ -258,6 +258,7 @@ func (s *Server) routes() {
 	// A custom domain's sign-in, handed over from the auth host
 	// (domain_signin.go): /auth/callback on the domain.
 	m.GET("/apps/:app/auth/callback", s.domainCallback)
+	m.GET("/apps/:app/authenticate/:page", s.domainAuthStart)
 	// Proxies that issue certificates on demand ask which domains to serve.
 	m.GET("/internal/domains/allowed", s.internalDomainAllowed)
 	// Shipping zones (studio_shipping.go).

@@ -201,6 +201,9 @@ func (d *Dir) Send(_ context.Context, m *Message) error {
 type Sites struct {
 	Main string
 	Auth string
+	// App answers where an app lives (its verified custom domain's
+	// origin, or Main/apps/{name}); nil is Main/apps/{name}.
+	App func(appName string) string
 }
 
 func (s Sites) url(l store.MailLink) string {
@@ -210,7 +213,25 @@ func (s Sites) url(l store.MailLink) string {
 	if l.Site == "auth" {
 		return s.Auth + l.Path
 	}
-	return s.Main + l.Path
+	return s.abs(l.Path)
+}
+
+// abs makes a main-site path absolute: an app's pages (/apps/{name}/...)
+// on the app's own address, the rest on Main.
+func (s Sites) abs(path string) string {
+	if rest, ok := strings.CutPrefix(path, "/apps/"); ok && s.App != nil {
+		end := strings.IndexAny(rest, "/?#")
+		if end < 0 {
+			end = len(rest)
+		}
+		name, tail := rest[:end], rest[end:]
+		base := s.App(name)
+		if !strings.HasPrefix(tail, "/") && !strings.Contains(base, "/apps/") {
+			tail = "/" + tail // a domain's home is its root
+		}
+		return base + tail
+	}
+	return s.Main + path
 }
 
 // Sender is what the send job needs: the transport, the operator's sender
@@ -257,16 +278,16 @@ func (s *Sender) Render(m *store.Mail, c store.MailContent, brand store.MailBran
 		v.Color, v.LinkColor = brand.Color, brand.Color
 	}
 	if brand.AppName != "" {
-		v.BrandURL = s.Sites.Main + "/apps/" + brand.AppName
-		v.Settings = s.Sites.Main + "/apps/" + brand.AppName + "/profile"
+		v.BrandURL = s.Sites.abs("/apps/" + brand.AppName)
+		v.Settings = s.Sites.abs("/apps/" + brand.AppName + "/profile")
 	} else {
 		v.BrandURL = s.Sites.Main + "/"
 	}
 	if strings.HasPrefix(v.Brand.TitleURL, "/") {
-		v.Brand.TitleURL = s.Sites.Main + v.Brand.TitleURL
+		v.Brand.TitleURL = s.Sites.abs(v.Brand.TitleURL)
 	}
 	if strings.HasPrefix(v.Brand.IconURL, "/") {
-		v.Brand.IconURL = s.Sites.Main + v.Brand.IconURL
+		v.Brand.IconURL = s.Sites.abs(v.Brand.IconURL)
 	}
 	if c.Action != nil {
 		v.ActionURL = s.Sites.url(*c.Action)

@@ -65,9 +65,9 @@ func (s *Sender) ListID(b store.MailBrand) string {
 // operator's address, replies to the creator's chosen address, with the
 // app's List-Id and, for a member, one-click unsubscribe (RFC 8058).
 func (s *Sender) RenderPost(p PostMail) (*Message, error) {
-	v := postView{Brand: p.Brand, BrandURL: s.Sites.Main + "/apps/" + p.Brand.AppName, Color: p.Brand.Color, Author: p.Author,
-		Images: p.Images, PostURL: s.Sites.Main + p.PostPath, CommentsURL: s.Sites.Main + p.PostPath + "#comments", Test: p.Test,
-		Settings: s.Sites.Main + "/apps/" + p.Brand.AppName + "/notifications"}
+	v := postView{Brand: p.Brand, BrandURL: s.Sites.abs("/apps/" + p.Brand.AppName), Color: p.Brand.Color, Author: p.Author,
+		Images: p.Images, PostURL: s.Sites.abs(p.PostPath), CommentsURL: s.Sites.abs(p.PostPath) + "#comments", Test: p.Test,
+		Settings: s.Sites.abs("/apps/" + p.Brand.AppName + "/notifications")}
 	if v.Color == "" {
 		v.Color = "#18181b"
 	}
@@ -78,10 +78,10 @@ func (s *Sender) RenderPost(p PostMail) (*Message, error) {
 		v.OnSite = fmt.Sprintf("This post has %d pictures: see them on %s.", p.PicturesOnSite, p.Brand.DisplayName)
 	}
 	if strings.HasPrefix(v.Brand.TitleURL, "/") {
-		v.Brand.TitleURL = s.Sites.Main + v.Brand.TitleURL
+		v.Brand.TitleURL = s.Sites.abs(v.Brand.TitleURL)
 	}
 	if strings.HasPrefix(v.Brand.IconURL, "/") {
-		v.Brand.IconURL = s.Sites.Main + v.Brand.IconURL
+		v.Brand.IconURL = s.Sites.abs(v.Brand.IconURL)
 	}
 	for _, para := range strings.Split(strings.ReplaceAll(p.Content, "\r\n", "\n"), "\n\n") {
 		if para = strings.TrimSpace(para); para != "" {
