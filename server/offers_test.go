@@ -307,6 +307,17 @@ func TestOffers(t *testing.T) {
 		t.Fatalf("percent and amount: %d %s", r.Status, r.Body)
 	}
 
+	// The JSON call prices the tiers with a code, for a visitor too.
+	var quoted struct{ Data TiersData }
+	commJSON(t, ts.do(t, "GET", "/api/memberships/apps/demo/tiers?code=half", nil, nil), &quoted)
+	if q := quoted.Data.Quotes; len(q) == 0 || q[0].TierID != circle.ID || q[0].Cycle != "MONTHLY" || q[0].Price != 400 || q[0].ListPrice != 800 || quoted.Data.Code != "HALF" {
+		t.Fatalf("quotes: %+v", quoted.Data)
+	}
+	commJSON(t, ts.do(t, "GET", "/api/memberships/apps/demo/tiers?code=OLD", nil, nil), &quoted)
+	if len(quoted.Data.Quotes) != 0 || quoted.Data.CodeError != "This code has expired" {
+		t.Fatalf("an expired code's quotes: %+v", quoted.Data)
+	}
+
 	// The membership page shows the price with the code, without JavaScript.
 	fanID, fanSession := f.fan(t, "halfer", 5000)
 	page := ts.do(t, "GET", "/apps/demo/membership?code=half", nil, withSession(fanSession))
@@ -426,6 +437,18 @@ func TestOffers(t *testing.T) {
 	list := ts.do(t, "GET", "/apps/demo/studio/offers", nil, creator)
 	if !strings.Contains(list.Body, "HALF") || !strings.Contains(list.Body, "5 of 5 redemptions") || !strings.Contains(list.Body, "@halfer") {
 		t.Fatalf("offers screen")
+	}
+	var listed struct {
+		Data []store.StudioOffer `json:"data"`
+	}
+	commJSON(t, ts.do(t, "GET", "/api/studio/apps/demo/offers", nil, creator), &listed)
+	for _, o := range listed.Data {
+		if o.Code == "FEW" && (o.Redemptions != 5 || len(o.RedeemedBy) != 5 || o.MaxRedemptions != 5) {
+			t.Fatalf("FEW as the studio lists it: %+v", o)
+		}
+	}
+	if len(listed.Data) != 6 {
+		t.Fatalf("%d codes listed", len(listed.Data))
 	}
 	var everyone store.Offer
 	_ = ts.store.DB.NewSelect().Model(&everyone).Where("code = 'EVERYONE' AND app_id = ?", f.app.ID).Scan(ctx)
