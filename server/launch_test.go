@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -571,5 +572,64 @@ func TestPreviewOnEveryRead(t *testing.T) {
 				t.Errorf("%s previewed as a %s: answered from the page cache", key, mode)
 			}
 		}
+	}
+}
+
+// While an app is unpublished it announces nothing to its members below
+// staff (a post's notice goes to its moderators and admins only); once
+// published again, to everyone.
+func TestUnpublishedAppAnnouncesToStaffOnly(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, demoDB(t))
+	ctx := context.Background()
+	demo, err := ts.store.Landing(ctx, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	creator := jsonHeaders(withSession(sessionFor(t, ts, "creator@demo.test")))
+	announce := func(text string) {
+		t.Helper()
+		if r := ts.do(t, "POST", "/api/messages", strings.NewReader(`{"content":"`+text+`","type":"POST","communityId":"`+demo.Community.ID+`"}`), creator); r.Status != 201 {
+			t.Fatalf("post: %d %s", r.Status, r.Body)
+		}
+		var jobs []store.JobOutbox
+		if err := ts.store.DB.NewSelect().Model(&jobs).Where("kind = ?", store.JobNotifyFanOut).Scan(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for _, j := range jobs {
+			var n store.Notice
+			if err := json.Unmarshal([]byte(j.Args), &n); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(n.Text, text) {
+				if _, err := ts.store.FanOut(ctx, n); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	got := func(email, text string) bool {
+		n, err := ts.store.DB.NewSelect().Table("notifications").Where("app_id = ? AND user_id = ? AND content LIKE ?",
+			demo.ID, ts.userID(t, email), "%"+text+"%").Count(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n > 0
+	}
+	if _, err := ts.store.SetAppPublished(ctx, demo.ID, "", false); err != nil {
+		t.Fatal(err)
+	}
+	announce("Quokka-while-unpublished")
+	for email, want := range map[string]bool{"follower@demo.test": false, "subscriber@demo.test": false, "moderator@demo.test": true, "admin@demo.test": true} {
+		if g := got(email, "Quokka-while-unpublished"); g != want {
+			t.Errorf("unpublished: %s notified %v, want %v", email, g, want)
+		}
+	}
+	if _, err := ts.store.SetAppPublished(ctx, demo.ID, "", true); err != nil {
+		t.Fatal(err)
+	}
+	announce("Quokka-published")
+	if !got("follower@demo.test", "Quokka-published") {
+		t.Error("published: the follower is not notified")
 	}
 }

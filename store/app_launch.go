@@ -192,3 +192,11 @@ func (s *Storage) SetAppPublished(ctx context.Context, appID, actorID string, pu
 	}
 	return changed, nil
 }
+
+// reachesWhileUnpublished is the condition on a membership row (alias) for
+// what an app sends its members (notices, its newsletter): while the app
+// is unpublished only its staff hear from it, as only they may open it.
+func reachesWhileUnpublished(alias string) string {
+	return "(" + alias + ".role IN ('" + RoleCreator + "', '" + RoleAdmin + "', '" + RoleModerator + "') OR NOT EXISTS " +
+		"(SELECT 1 FROM apps AS up WHERE up.id = " + alias + ".app_id AND up.unpublished))"
+}

@@ -143,7 +143,8 @@ func (s *Storage) SelectNewsletterRecipients(ctx context.Context, m *Message, au
 		// A member who takes the weekly digest gets the post in it instead.
 		Where(`NOT EXISTS (SELECT 1 FROM notification_preferences AS p WHERE p.app_id = ms.app_id AND p.user_id = ms.user_id
 			AND (p.email_muted_all OR p.email_muted_kinds LIKE ? OR p.email_digest))`, "%,"+KindNewsletter+",%").
-		Where("NOT EXISTS (SELECT 1 FROM mail_bounces AS b WHERE b.email = u.email AND b.undeliverable)")
+		Where("NOT EXISTS (SELECT 1 FROM mail_bounces AS b WHERE b.email = u.email AND b.undeliverable)").
+		Where(reachesWhileUnpublished("ms"))
 	q = s.inAudience(q, audience, now)
 	var members []newsletterMember
 	if err := q.OrderExpr("ms.user_id").Scan(ctx, &members); err != nil {

@@ -310,6 +310,7 @@ func noticeRecipients(ctx context.Context, db bun.IDB, n Notice) ([]string, erro
 		q = db.NewSelect().Table("memberships").Column("user_id").Where("app_id = ?", n.AppID)
 		switch n.Audience {
 		case AudienceMembers:
+			q = q.Where(reachesWhileUnpublished("memberships"))
 		case AudienceStaff:
 			q = q.Where("role IN (?)", bun.List([]string{RoleCreator, RoleAdmin}))
 		default:
