@@ -32,7 +32,7 @@ func (w *DigestWorker) Work(ctx context.Context, _ *river.Job[DigestArgs]) error
 
 // QueueDigests writes the digests due at now in every app where a member
 // takes one, and answers how many; tests call it as the worker does. A
-// suspended app mails no one.
+// suspended or unpublished app mails no one.
 func QueueDigests(ctx context.Context, st *store.Storage, now time.Time) (int, error) {
 	ids, err := st.AppsWithDigests(ctx)
 	if err != nil {
@@ -47,7 +47,9 @@ func QueueDigests(ctx context.Context, st *store.Storage, now time.Time) (int, e
 		if err != nil {
 			return total, err
 		}
-		if app.Status == store.AppSuspended {
+		if app.Status == store.AppSuspended || app.Unpublished {
+			// An unpublished app (issue 43 item 1) mails no digest either:
+			// its members below staff may not open it.
 			continue
 		}
 		n, err := st.QueueDigests(ctx, app, NewsletterAudienceOf(app, nil), now)
