@@ -634,12 +634,15 @@ func TestDataExportAndAccountDeletion(t *testing.T) {
 		Profile map[string]any   `json:"profile"`
 		Orders  []map[string]any `json:"orders"`
 		Members []map[string]any `json:"memberships"`
+		// Free trials and offer codes (none here, but listed).
+		Trials []map[string]any `json:"trials"`
+		Offers []map[string]any `json:"offerRedemptions"`
 	}
 	if err := json.Unmarshal([]byte(dl.Body), &archive); err != nil {
 		t.Fatal(err)
 	}
 	if archive.Profile["email"] != follower || len(archive.Orders) != 1 || !strings.Contains(fmt.Sprint(archive.Orders[0]["shipping_address"]), "Lovelace") ||
-		len(archive.Orders[0]["items"].([]any)) != 1 || len(archive.Members) == 0 {
+		len(archive.Orders[0]["items"].([]any)) != 1 || len(archive.Members) == 0 || archive.Trials == nil || archive.Offers == nil {
 		t.Fatalf("archive %s", dl.Body)
 	}
 

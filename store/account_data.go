@@ -66,6 +66,10 @@ type Archive struct {
 	Subs        []map[string]any `json:"subscriptions"`
 	Attendance  []map[string]any `json:"attendance"`
 	Following   []map[string]any `json:"notificationPreferences"`
+	// Trials and Offers: the free trials the member had and the offer
+	// codes they redeemed.
+	Trials []map[string]any `json:"trials"`
+	Offers []map[string]any `json:"offerRedemptions"`
 }
 
 // rowsOf reads a query into plain maps (the archive is for people, and
@@ -113,6 +117,10 @@ func (s *Storage) PrepareExport(ctx context.Context, exportID string) (*DataExpo
 			Where("user_id = ?", u.ID).Order("created_at")},
 		{&a.Attendance, db.NewSelect().TableExpr("attendees AS t").ColumnExpr("e.name AS event, e.start_date, t.role").
 			Join("JOIN events AS e ON e.id = t.event_id").Where("t.user_id = ?", u.ID)},
+		{&a.Trials, db.NewSelect().Table("trials").Column("app_id", "plan_id", "started_at", "ends_at", "converted_at", "ended_at").
+			Where("user_id = ?", u.ID).Order("started_at")},
+		{&a.Offers, db.NewSelect().TableExpr("offer_redemptions AS r").ColumnExpr("r.app_id, o.code, r.plan_id, r.method, r.discount, r.created_at").
+			Join("JOIN offers AS o ON o.id = r.offer_id").Where("r.user_id = ?", u.ID).Order("r.created_at")},
 		{&a.Following, db.NewSelect().Table("notification_preferences").Column("app_id", "muted_all", "muted_kinds", "email_muted_all", "email_muted_kinds").
 			Where("user_id = ?", u.ID)},
 	}
