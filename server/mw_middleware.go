@@ -80,7 +80,28 @@ func (s *Server) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 		// by every response; a handler replaces a value (Set), never
 		// writes into one.
 		s.setSecurityHeaders(c.Response().Header())
+		if c.Echo() == s.auth {
+			s.allowDomainForms(c)
+		}
 		return next(c)
+	}
+}
+
+// allowDomainForms lets the auth site's forms for an app on its own domain
+// end there: a sign-in is redirected through /authenticate/continue to the
+// domain's /auth/callback, and Chromium checks a form's redirects against
+// form-action (domain_signin.go). Only the domain of the app the page is
+// for is added.
+func (s *Server) allowDomainForms(c echo.Context) {
+	name := c.QueryParam("app")
+	if name == "" {
+		return
+	}
+	if d := s.domains.get(c.Request().Context()).byName[name]; d != "" {
+		// Its icon is the domain's too (img-src).
+		o := s.domainOrigin(d)
+		csp := strings.Replace(s.csp, "form-action ", "form-action "+o+" ", 1)
+		c.Response().Header().Set("Content-Security-Policy", strings.Replace(csp, "img-src ", "img-src "+o+" ", 1))
 	}
 }
 

@@ -49,22 +49,17 @@ export function DomainSection({ props }: { props: PageProps<StudioData> }) {
           {v.checkedAt && <p className="meta">{"Checked " + formatDateTime(v.checkedAt)}</p>}
           <h3>DNS records to create</h3>
           <p className="meta">At the company that runs your domain's DNS, create these records. The TXT record proves the domain is yours; the others send its visitors here{v.records.some((r) => r.either) ? " (a CNAME, or the A/AAAA records where a CNAME is not allowed, as at the root of a domain)" : ""}.</p>
-          <div className="table-scroll">
-            <table className="dns-records">
-              <thead>
-                <tr><th scope="col">Type</th><th scope="col">Name</th><th scope="col">Value</th></tr>
-              </thead>
-              <tbody>
-                {v.records.map((r) => (
-                  <tr key={r.type + r.value}>
-                    <td>{r.type}</td>
-                    <td><code>{r.name}</code></td>
-                    <td><code>{r.value}</code></td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <ul className="dns-records">
+            {v.records.map((r) => (
+              <li key={r.type + r.value}>
+                <strong className="dns-type">{r.type}</strong>
+                <span className="meta">Name</span>
+                <code>{r.name}</code>
+                <span className="meta">Value</span>
+                <code>{r.value}</code>
+              </li>
+            ))}
+          </ul>
           <div className="studio-actions">
             {v.state !== "verified" && (
               <form method="post" action={base + "/check"}>
