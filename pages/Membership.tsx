@@ -90,6 +90,18 @@ export default function Membership(props: Props) {
               : status.currentPeriodEnd && (status.cancelAtPeriodEnd ? " · ends " : " · renews ") + formatDate(status.currentPeriodEnd)}
           </p>
         )}
+        {d.error && (
+          <p className="field-error" role="alert">
+            {"✕ " + d.error}
+          </p>
+        )}
+        {d.cardManaged && (
+          <form method="post" action={base + "/membership/portal"} className="membership-portal">
+            <button type="submit" className="button button-secondary">
+              Manage card and invoices
+            </button>
+          </form>
+        )}
         {current && d.next && status?.currentPeriodEnd && (
           <p className="membership-next">
             {"Moves to "}

@@ -2,6 +2,7 @@ import { Layout } from "./components/Layout";
 import { displayTitle } from "./components/Header";
 import { cycleLabel } from "./components/Plans";
 import { formatDate, formatMoney } from "./lib/format";
+import { methodLabel } from "./lib/orders";
 import type { PageProps, PlanCheckoutData } from "./lib/types";
 import { appBase } from "./lib/links";
 
@@ -10,6 +11,9 @@ type Props = PageProps<PlanCheckoutData>;
 // PlanCheckout: one plan, paid from the member's wallet with one form post
 // (server/subscriptions.go). Paying makes the member SUBSCRIBER until the
 // end of the period; a current membership is extended, not replaced.
+// payBy names the other ways to pay as a sentence says them.
+const payBy: Record<string, string> = { stripe: "card", paypal: "PayPal" };
+
 export default function PlanCheckout(props: Props) {
   const app = props.app!;
   const { balance, status, error, cycle, saving, current, quote, code, codeError, trialDays } = props.data;
@@ -64,7 +68,14 @@ export default function PlanCheckout(props: Props) {
             {"✕ " + codeError}
           </p>
         )}
-        {!enough && <p className="field-error">Your wallet balance is too low for this plan.</p>}
+        {!enough && (
+          <p className="field-error">
+            {"Your wallet balance is too low for this plan. "}
+            <a className="add-funds-link" href={base + "/transactions?return=membership#add-funds"}>
+              Add funds
+            </a>
+          </p>
+        )}
         {error && (
           <p className="field-error" role="alert">
             {"✕ " + error}
@@ -77,6 +88,16 @@ export default function PlanCheckout(props: Props) {
             {trial ? "Start " + trialDays + "-day free trial" : "Pay " + formatMoney(price, plan.currency) + " with wallet"}
           </button>
         </form>
+        {props.data.otherMethods.length > 0 && !trial && (
+          <form method="post" action={base + "/checkout/plan/" + plan.id}>
+            <input type="hidden" name="cycle" value={cycle} />
+            <input type="hidden" name="pay" value="other" />
+            {quote && <input type="hidden" name="code" value={quote.code} />}
+            <button type="submit" className="button button-secondary">
+              {"Pay " + formatMoney(price, plan.currency) + " by " + props.data.otherMethods.map((m) => payBy[m] ?? methodLabel(m)).join(" or ")}
+            </button>
+          </form>
+        )}
         {!quote && (
           <form method="get" action={base + "/checkout/plan/" + plan.id} className="offer-code">
             <input type="hidden" name="cycle" value={cycle} />

@@ -2,6 +2,7 @@ import { Layout } from "./components/Layout";
 import { displayTitle } from "./components/Header";
 import { cycleLabel } from "./components/Plans";
 import { formatDate, formatMoney } from "./lib/format";
+import { appBase } from "./lib/links";
 import type { PageProps, TierChangeData } from "./lib/types";
 import { appBase } from "./lib/links";
 

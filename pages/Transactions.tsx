@@ -14,6 +14,13 @@ const kindLabels: Record<string, string> = { CREDIT: "Added to wallet", PAYMENT:
 
 // Transactions: the member's wallet in this app, balance and every
 // movement with the balance after it.
+// backTo is where Add funds leads back to, by where the member came from.
+const backTo: Record<string, { path: string; label: string }> = {
+  checkout: { path: "/checkout", label: "Back to Checkout" },
+  donate: { path: "/donate", label: "Back to Donate" },
+  membership: { path: "/membership", label: "Back to Membership" },
+};
+
 export default function Transactions(props: Props) {
   const app = props.app!;
   const d = props.data;
@@ -48,8 +55,8 @@ export default function Transactions(props: Props) {
             )}
             {f.return && (
               <p>
-                <a className="button button-secondary back-to" href={base + (f.return === "donate" ? "/donate" : "/checkout")}>
-                  {f.return === "donate" ? "Back to Donate" : "Back to Checkout"}
+                <a className="button button-secondary back-to" href={base + backTo[f.return].path}>
+                  {backTo[f.return].label}
                 </a>
               </p>
             )}

@@ -33,6 +33,11 @@ type TiersData struct {
 	// Changeable: the membership renews, so Upgrade and Downgrade move it
 	// (membership_change.go) rather than buy another period.
 	Changeable bool `json:"changeable"`
+	// CardManaged: a card renews the membership, so the member manages the
+	// card and invoices in the provider's portal (membership_portal.go).
+	CardManaged bool `json:"cardManaged"`
+	// Error is why a form post was refused.
+	Error string `json:"error,omitempty"`
 	// Cycle is the member's billing cycle (empty without a membership).
 	Cycle string `json:"cycle,omitempty" tstype:"'MONTHLY' | 'YEARLY'"`
 	// Notice is what a form post came back to say (joined, canceled).
@@ -133,6 +138,8 @@ func (s *Server) tiersOf(c echo.Context, sc *Scope) (*TiersData, error) {
 				out.Cycle = out.Status.Plan.BillingCycle
 			}
 		}
+		out.CardManaged = sub != nil && sub.ProviderRef != "" && sub.Provider != store.WalletMethod && sub.Provider != store.CompProvider &&
+			(sub.Status == store.SubActive || sub.Status == store.SubPastDue)
 		out.Changeable = sub != nil && sub.Status == store.SubActive && !sub.CancelAtPeriodEnd && sub.Amount > 0 && sub.TrialUntil == nil &&
 			(sub.Provider == store.WalletMethod || sub.ProviderRef != "") && sub.Provider != store.CompProvider
 	}
@@ -161,6 +168,7 @@ func (s *Server) pageMembership(c echo.Context) error {
 		return err
 	}
 	s.quoteTiers(c, sc, data, c.QueryParam("code"))
+	data.Error = notice(c, "error")
 	switch c.QueryParam("notice") {
 	case "canceled":
 		data.Notice = "Your membership will end at the end of the current period."

@@ -17,8 +17,10 @@ var gateOpen = map[string]bool{
 	"/cart": true, "/checkout": true, "/payment-success": true, "/cancel_order": true,
 	// Supporting the creator is not content: a gated member may donate.
 	"/donate": true,
-	// Joining is how a gated fan gets in: the membership page and its forms.
-	"/membership": true, "/membership/cancel": true,
+	// Joining is how a gated fan gets in: the membership page and its forms,
+	// and the wallet's Add funds (a fan with $0 tops up to join).
+	"/membership": true, "/membership/cancel": true, "/membership/portal": true,
+	"/transactions": true, "/wallet/topup/return": true,
 }
 
 // subscriptionGate runs after appPage on every /apps/:app/... page: a viewer

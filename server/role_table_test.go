@@ -340,6 +340,7 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"main", "POST", "/apps/:app/profile/membership", store.RoleAuthenticated, withBody(app+"/profile/membership", "cancel=1")},
 		{"main", "POST", "/apps/:app/membership/cancel", store.RoleAuthenticated, withBody(app+"/membership/cancel", "cancel=1")},
 		{"main", "POST", "/apps/:app/membership/change/:itemId", store.RoleAuthenticated, withBody(app+"/membership/change/"+fx.planID, "x=1")},
+		{"main", "POST", "/apps/:app/membership/portal", store.RoleAuthenticated, withBody(app+"/membership/portal", "x=1")},
 		{"main", "POST", "/apps/:app/donate", store.RoleAuthenticated, withBody(app+"/donate", "amount=5")},
 		{"main", "POST", "/apps/:app/checkout", store.RoleFollower, withBody(app+"/checkout", "")},
 		{"main", "POST", "/apps/:app/checkout/shipping", store.RoleFollower, withBody(app+"/checkout/shipping", "")},
@@ -559,6 +560,7 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"main", "POST", "/api/subscriptions/apps/:appId/cancel", store.RoleAuthenticated, withBody("/api/subscriptions/apps/"+fx.appID+"/cancel", `{}`)},
 		{"main", "GET", "/api/memberships/apps/:appId/tiers", public, fixed("/api/memberships/apps/" + fx.appID + "/tiers")},
 		{"main", "GET", "/api/memberships/apps/:appId/change/:itemId", store.RoleAuthenticated, fixed("/api/memberships/apps/" + fx.appID + "/change/" + fx.planID)},
+		{"main", "POST", "/api/memberships/apps/:appId/portal", store.RoleAuthenticated, withBody("/api/memberships/apps/"+fx.appID+"/portal", `{}`)},
 		{"main", "POST", "/api/memberships/apps/:appId/change", store.RoleAuthenticated, withBody("/api/memberships/apps/"+fx.appID+"/change", fmt.Sprintf(`{"itemId":%q}`, fx.planID))},
 		{"main", "POST", "/api/donations/create", store.RoleAuthenticated, withBody("/api/donations/create", fmt.Sprintf(`{"appId":%q,"amount":500,"currency":"USD"}`, fx.appID))},
 		{"main", "POST", "/api/donations/process", store.RoleAuthenticated, func(v *roleViewer) (string, string) {

@@ -151,6 +151,8 @@ func (s *Server) routes() {
 	// Moving between tiers (membership_change.go): the confirmation and its form.
 	app("/membership/change/:itemId", s.pageTierChange)
 	m.POST("/apps/:app/membership/change/:itemId", s.formTierChange, s.appPage, s.subscriptionGate, s.seesOwnWrite)
+	// A card member's way to Stripe's customer portal (membership_portal.go).
+	m.POST("/apps/:app/membership/portal", s.formMembershipPortal, s.appPage, s.subscriptionGate)
 	app("/donate", s.pageDonate)
 	m.POST("/apps/:app/donate", s.formDonate, s.appPage, s.verifiedEmail)
 	app("/donations", s.pageDonations)
@@ -327,6 +329,7 @@ func (s *Server) routes() {
 	api.GET("/memberships/apps/:appId/tiers", s.apiTiers)
 	api.GET("/memberships/apps/:appId/change/:itemId", s.apiTierChangeQuote)
 	api.POST("/memberships/apps/:appId/change", s.apiTierChange)
+	api.POST("/memberships/apps/:appId/portal", s.apiMembershipPortal)
 	api.POST("/donations/create", s.apiDonationCreate, s.verifiedEmail)
 	api.POST("/donations/process", s.apiDonationProcess, s.verifiedEmail)
 	api.GET("/donations/apps/:appId", s.apiDonations)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -30,14 +31,8 @@ type SubscribeResult struct {
 // a card or PayPal answers what the browser needs to finish, and the order
 // becomes PAID when the provider confirms it.
 func (s *Server) subscribe(c echo.Context, sc *Scope, itemID, method, cycle, offerCode string) (*SubscribeResult, error) {
-	if sc.User == nil {
-		return nil, unauthorized("Authentication required")
-	}
-	if !access.CanSubscribe(sc.Role) {
-		return nil, forbidden("You cannot subscribe to this app")
-	}
-	if itemID == "" {
-		return nil, badRequest("itemId is required")
+	if err := s.checkJoin(c, sc, itemID, cycle); err != nil {
+		return nil, err
 	}
 	if method == "" {
 		method = payments.Wallet
@@ -47,12 +42,6 @@ func (s *Server) subscribe(c echo.Context, sc *Scope, itemID, method, cycle, off
 		return nil, moneyError(err)
 	}
 	ctx := c.Request().Context()
-	if err := s.refuseWhileRenewedByCard(ctx, sc); err != nil {
-		return nil, err
-	}
-	if cycle != "" && cycle != store.CycleMonthly && cycle != store.CycleYearly {
-		return nil, badRequest("cycle must be MONTHLY or YEARLY")
-	}
 	// A tier with a free trial, joined by a member who never had one in
 	// the app, starts the trial: nothing is charged now.
 	if method == payments.Wallet {
@@ -100,6 +89,42 @@ func (s *Server) subscribe(c echo.Context, sc *Scope, itemID, method, cycle, off
 		return nil, err
 	}
 	return out, nil
+}
+
+// checkJoin is what every way of joining a tier asks first: a signed-in
+// viewer who may subscribe, a tier, a known cycle, and no membership a card
+// already renews.
+func (s *Server) checkJoin(c echo.Context, sc *Scope, itemID, cycle string) error {
+	if sc.User == nil {
+		return unauthorized("Authentication required")
+	}
+	if !access.CanSubscribe(sc.Role) {
+		return forbidden("You cannot subscribe to this app")
+	}
+	if itemID == "" {
+		return badRequest("itemId is required")
+	}
+	if cycle != "" && cycle != store.CycleMonthly && cycle != store.CycleYearly {
+		return badRequest("cycle must be MONTHLY or YEARLY")
+	}
+	return s.refuseWhileRenewedByCard(c.Request().Context(), sc)
+}
+
+// tierOrder makes (or finds the unpaid) order for one period of the tier,
+// with the offer code, to be paid on the checkout's payment step by any
+// method.
+func (s *Server) tierOrder(c echo.Context, sc *Scope, itemID, cycle, code string) (*store.Order, error) {
+	if err := s.checkJoin(c, sc, itemID, cycle); err != nil {
+		return nil, err
+	}
+	order, err := s.store.CreateTierOrderWithOffer(c.Request().Context(), sc.App.ID, sc.User.ID, itemID, cycle, "", code)
+	if isNotFound(err) {
+		return nil, notFound("Subscription plan not found")
+	}
+	if err != nil {
+		return nil, answer(err, nil)
+	}
+	return order, nil
 }
 
 // refuseWhileRenewedByCard: a membership a provider renews (a Stripe
@@ -279,6 +304,10 @@ type PlanCheckoutData struct {
 	// TrialDays is the free trial this join starts (0: none; the member
 	// had one, or the tier has none).
 	TrialDays int `json:"trialDays"`
+	// OtherMethods are the ways to pay besides the wallet (card, PayPal)
+	// the deployment offers in this app; they pay on the checkout's
+	// payment step.
+	OtherMethods []string `json:"otherMethods"`
 }
 
 // GET /apps/:app/checkout/plan/:itemId: the Subscribe button of the gated
@@ -358,6 +387,14 @@ func (s *Server) renderPlanCheckout(c echo.Context, errMsg string, status int) e
 	if data.Status, err = s.store.SubscriptionStatusOf(ctx, sc.App.ID, sc.User.ID, time.Now()); err != nil {
 		return err
 	}
+	// The card first, then PayPal: the way most fans pay.
+	data.OtherMethods = []string{}
+	offered := s.paymentConfig(ctx, sc.App.ID).Methods
+	for _, m := range []string{payments.Stripe, payments.PayPal} {
+		if slices.Contains(offered, m) {
+			data.OtherMethods = append(data.OtherMethods, m)
+		}
+	}
 	props := s.pageProps(c, sc)
 	props.Data = data
 	code, body := s.renderDocument(c, "PlanCheckout", props)
@@ -375,6 +412,18 @@ func (s *Server) formPlanCheckout(c echo.Context) error {
 	sc := scopeFromPage(c)
 	if sc.User == nil {
 		return c.Redirect(http.StatusSeeOther, s.cfg.AuthURL+"/authenticate/signin?app="+url.QueryEscape(sc.App.Name))
+	}
+	if c.FormValue("pay") == "other" {
+		// Card or PayPal: the membership's order, paid on the checkout's
+		// payment step (which the gate lets through), as a cart's is.
+		order, err := s.tierOrder(c, sc, c.Param("itemId"), c.FormValue("cycle"), c.FormValue("code"))
+		if err != nil {
+			if e, ok := err.(*Error); ok && e.Status < 500 && e.Status != http.StatusNotFound {
+				return s.renderPlanCheckout(c, e.Message, e.Status)
+			}
+			return err
+		}
+		return c.Redirect(http.StatusSeeOther, "/apps/"+url.PathEscape(sc.App.Name)+"/checkout?orderId="+url.QueryEscape(order.ID)+"&step=payment")
 	}
 	if _, err := s.subscribe(c, sc, c.Param("itemId"), payments.Wallet, c.FormValue("cycle"), c.FormValue("code")); err != nil {
 		if e, ok := err.(*Error); ok && e.Status < 500 && e.Status != http.StatusNotFound {

@@ -197,7 +197,7 @@ func (s *Server) formTopup(c echo.Context) error {
 	}
 	base := "/apps/" + url.PathEscape(sc.App.Name)
 	back := base + "/transactions"
-	if r := c.FormValue("return"); r == "checkout" || r == "donate" {
+	if r := c.FormValue("return"); r == "checkout" || r == "donate" || r == "membership" {
 		back += "?return=" + r
 	}
 	amount, _ := strconv.ParseInt(strings.TrimSpace(c.FormValue("amount")), 10, 64)
@@ -245,7 +245,8 @@ type TopupPage struct {
 	TopupOptions
 	// PublishableKey is Stripe's, for the card form (empty without cards).
 	PublishableKey string `json:"publishableKey"`
-	// Return is where the member came from ("checkout", "donate", ""), to
+	// Return is where the member came from ("checkout", "donate",
+	// "membership", ""), to
 	// offer the way back once funds are added.
 	Return string `json:"return"`
 	Added  int64  `json:"added"`
@@ -269,7 +270,7 @@ func (s *Server) topupPage(c echo.Context, sc *Scope) TopupPage {
 	if s.payments.Enabled(payments.Stripe) {
 		p.PublishableKey = s.cfg.Stripe.PublishableKey
 	}
-	if r := c.QueryParam("return"); r == "checkout" || r == "donate" {
+	if r := c.QueryParam("return"); r == "checkout" || r == "donate" || r == "membership" {
 		p.Return = r
 	}
 	p.Added, _ = strconv.ParseInt(c.QueryParam("added"), 10, 64)

@@ -1082,6 +1082,7 @@ export interface PlanCheckoutData {
   quote: OfferQuote | null;
   codeError: string;
   trialDays: number;
+  otherMethods: string[];
 }
 
 // PlatformFeeOwed is store.PlatformFeeOwed.
@@ -1712,6 +1713,8 @@ export interface TiersData {
   status: SubscriptionStatus | null;
   next: Tier | null;
   changeable: boolean;
+  cardManaged: boolean;
+  error?: string;
   cycle?: 'MONTHLY' | 'YEARLY';
   notice?: string;
   trialAvailable: boolean;

@@ -155,6 +155,16 @@ func (s *Stripe) billing(w http.ResponseWriter, r *http.Request, parts []string)
 		}
 		s.subscriptions[id] = sub
 		writeJSON(w, 200, sub)
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/billing_portal/sessions":
+		cu := s.customers[r.PostForm.Get("customer")]
+		if cu == nil {
+			stripeError(w, 400, "invalid_request_error", "resource_missing", "No such customer: '"+r.PostForm.Get("customer")+"'", map[string]any{"param": "customer"})
+			return true
+		}
+		id := s.nextID("bps")
+		writeJSON(w, 200, map[string]any{"id": id, "object": "billing_portal.session", "customer": cu["id"],
+			"return_url": nilIfEmpty(r.PostForm.Get("return_url")), "url": s.URL + "/p/session/" + id, "livemode": false,
+			"created": time.Now().Unix()})
 	case len(parts) == 3 && parts[0] == "v1" && parts[1] == "subscriptions":
 		sub := s.subscriptions[parts[2]]
 		if sub == nil {

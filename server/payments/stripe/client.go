@@ -477,6 +477,25 @@ func (c *Client) ChangePrice(ctx context.Context, id string, r Renewal, prorate 
 	return nil
 }
 
+// PortalURL opens a Billing Portal session for the customer of
+// subscription id (where a card member changes the card and reads the
+// invoices) and answers its address; the member comes back to returnURL.
+func (c *Client) PortalURL(ctx context.Context, id, returnURL string) (string, error) {
+	sub, err := c.sc.V1Subscriptions.Retrieve(ctx, id, nil)
+	if err != nil {
+		return "", fmt.Errorf("retrieve subscription: %w", err)
+	}
+	if sub.Customer == nil || sub.Customer.ID == "" {
+		return "", fmt.Errorf("subscription %s has no customer", id)
+	}
+	ps, err := c.sc.V1BillingPortalSessions.Create(ctx, &sg.BillingPortalSessionCreateParams{
+		Customer: sg.String(sub.Customer.ID), ReturnURL: sg.String(returnURL)})
+	if err != nil {
+		return "", fmt.Errorf("create billing portal session: %w", err)
+	}
+	return ps.URL, nil
+}
+
 // SetCancelAtPeriodEnd stops (or resumes) a subscription's renewals at the
 // end of its period.
 func (c *Client) SetCancelAtPeriodEnd(ctx context.Context, id string, cancel bool) error {

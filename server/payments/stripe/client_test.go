@@ -3,6 +3,7 @@ package stripe
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -56,6 +57,17 @@ func TestRequestShapesAgainstStripeMock(t *testing.T) {
 	}
 	if err := c.SetCancelAtPeriodEnd(ctx, sub, true); err != nil {
 		t.Fatalf("cancel at period end: %v", err)
+	}
+	// Moving to another tier (an upgrade invoiced at once, a downgrade
+	// from the next invoice), and the customer portal.
+	for _, up := range []bool{true, false} {
+		if err := c.ChangePrice(ctx, sub, Renewal{Name: "Backstage", Amount: 1500, Currency: "USD", Interval: "month",
+			Metadata: map[string]string{"planId": "p_2"}, IdempotencyKey: "tier-shape-" + strconv.FormatBool(up)}, up); err != nil {
+			t.Fatalf("change price (prorate %v): %v", up, err)
+		}
+	}
+	if u, err := c.PortalURL(ctx, sub, "https://fans.example.test/membership"); err != nil || !strings.HasPrefix(u, "https://") {
+		t.Fatalf("portal: %q %v", u, err)
 	}
 	// With an offer code: a coupon (percent for some months, an amount for
 	// ever) passed to the subscription as its discount.

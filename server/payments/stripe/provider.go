@@ -617,6 +617,16 @@ func (p *Provider) ChangeTier(ctx context.Context, q *store.TierChange) error {
 	return nil
 }
 
+// PortalURL answers a Stripe Billing Portal session for the customer whose
+// subscription ref renews a membership.
+func (p *Provider) PortalURL(ctx context.Context, ref, returnURL string) (string, error) {
+	u, err := p.Client.PortalURL(ctx, ref, returnURL)
+	if err != nil {
+		return "", payments.ProviderError("stripe", err)
+	}
+	return u, nil
+}
+
 // SetCancelAtPeriodEnd tells Stripe to stop (or resume) renewing the
 // membership subscription ref at the end of its period.
 func (p *Provider) SetCancelAtPeriodEnd(ctx context.Context, ref string, cancel bool) error {

@@ -1,0 +1,127 @@
+package server
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"testing"
+
+	"marquee/server/payments"
+	"marquee/store"
+)
+
+// Issue 40 item 3: in a gated app a signed-in fan with $0 is never at a
+// dead end: the membership page, the plan checkout and the wallet's Add
+// funds are open to them; the plan checkout offers the card and PayPal
+// besides the wallet, paid on the checkout's payment step; paying opens
+// the gate.
+func TestGatedFanJoinsEveryWay(t *testing.T) {
+	t.Parallel()
+	db := demoDB(t)
+	f := newPayFixture(t, db, nil)
+	ctx := context.Background()
+	if _, err := db.NewUpdate().Model((*store.App)(nil)).Where("id = ?", f.demo.ID).
+		Set("settings = ?", gatedSettings(f.demo.Settings)).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	f.ts.store.InvalidateLanding(ctx, f.demo.ID)
+	u, err := f.ts.store.CreateUser(ctx, "gatedfan@tiers.test", "gatedfan", "not-a-password-hash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.ts.store.Follow(ctx, f.demo.ID, u.ID); err != nil {
+		t.Fatal(err)
+	}
+	drainWallet(t, f.ts.store, f.demo.ID, u.ID)
+	token, err := f.ts.store.CreateSession(ctx, u.ID, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := withSession(token)
+	as := withSession(token, "Content-Type", "application/json")
+	var circle string
+	if err := db.NewSelect().Table("store_items").Column("id").Where("app_id = ? AND sku = 'SUB-SC-01'", f.demo.ID).Scan(ctx, &circle); err != nil {
+		t.Fatal(err)
+	}
+
+	// The gate holds the fan back from the content...
+	if r := f.ts.do(t, "GET", "/apps/demo/community", nil, page); r.Status != 302 {
+		t.Fatalf("community for a gated fan: %d", r.Status)
+	}
+	// ...but not from joining: the membership page, the plan checkout with
+	// Add funds and the other methods, and the wallet page.
+	if r := f.ts.do(t, "GET", "/apps/demo/membership", nil, page); r.Status != 200 {
+		t.Fatalf("membership page: %d", r.Status)
+	}
+	co := f.ts.do(t, "GET", "/apps/demo/checkout/plan/"+circle+"?cycle=MONTHLY", nil, page)
+	if co.Status != 200 || !strings.Contains(co.Body, `href="/apps/demo/transactions?return=membership#add-funds"`) ||
+		!strings.Contains(co.Body, "Pay $8.00 by card or PayPal") {
+		t.Fatalf("plan checkout: %d %s", co.Status, co.Body[strings.Index(co.Body, "<main"):])
+	}
+	wallet := f.ts.do(t, "GET", "/apps/demo/transactions?return=membership", nil, page)
+	if wallet.Status != 200 || !strings.Contains(wallet.Body, "Back to Membership") || !strings.Contains(wallet.Body, `id="add-funds"`) {
+		t.Fatalf("wallet page for a gated fan: %d", wallet.Status)
+	}
+
+	// Card or PayPal: the form makes the membership's order and leads to
+	// the checkout's payment step.
+	r := f.ts.do(t, "POST", "/apps/demo/checkout/plan/"+circle, strings.NewReader(url.Values{"cycle": {"MONTHLY"}, "pay": {"other"}}.Encode()), form(page))
+	loc := r.Header.Get("Location")
+	if r.Status != 303 || !strings.HasPrefix(loc, "/apps/demo/checkout?orderId=") || !strings.HasSuffix(loc, "&step=payment") {
+		t.Fatalf("pay another way: %d %s", r.Status, loc)
+	}
+	orderID := strings.TrimSuffix(strings.TrimPrefix(loc, "/apps/demo/checkout?orderId="), "&step=payment")
+	step := f.ts.do(t, "GET", loc, nil, page)
+	if step.Status != 200 || !strings.Contains(step.Body, "$8.00") || !strings.Contains(step.Body, `value="paypal"`) || !strings.Contains(step.Body, `value="stripe"`) {
+		t.Fatalf("payment step: %d %s", step.Status, step.Body[strings.Index(step.Body, "<main"):])
+	}
+	// A second click pays the same order.
+	if r2 := f.ts.do(t, "POST", "/apps/demo/checkout/plan/"+circle, strings.NewReader("cycle=MONTHLY&pay=other"), form(page)); r2.Header.Get("Location") != loc {
+		t.Fatalf("second click: %s, want %s", r2.Header.Get("Location"), loc)
+	}
+
+	// The card pays it; the membership starts and the gate opens.
+	a := decodePay(t, f.post(t, "/stripe-payments/create-intent", as, map[string]any{"orderId": orderID}))
+	pi, _ := a.Data["paymentIntentId"].(string)
+	if pi == "" {
+		t.Fatalf("create intent: %+v", a)
+	}
+	if r := f.post(t, "/stripe-payments/confirm", as, map[string]any{"paymentIntentId": pi, "paymentMethodId": "pm_card_visa"}); r.Status != 200 {
+		t.Fatalf("confirm: %d %s", r.Status, r.Body)
+	}
+	s, err := f.ts.store.SubscriptionOf(ctx, f.demo.ID, u.ID)
+	if err != nil || s == nil || s.Status != store.SubActive || s.Provider != payments.Stripe || s.Amount != 800 {
+		t.Fatalf("membership after the card: %+v %v", s, err)
+	}
+	if r := f.ts.do(t, "GET", "/apps/demo/community", nil, page); r.Status != 200 {
+		t.Fatalf("community for the new member: %d", r.Status)
+	}
+
+	// Before its Stripe subscription exists there is no portal to open.
+	if r := f.ts.do(t, "POST", "/api/memberships/apps/"+f.demo.ID+"/portal", body(map[string]any{}), as); r.Status != 409 {
+		t.Fatalf("portal before renewals: %d %s", r.Status, r.Body)
+	}
+	if n := runCardRenewalJobs(t, f); n != 1 {
+		t.Fatalf("start_card_renewal jobs: %d", n)
+	}
+	// The card member manages the card in Stripe's portal, from the
+	// membership page (a form) or the API, and comes back to the page.
+	if mp := f.ts.do(t, "GET", "/apps/demo/membership", nil, page); !strings.Contains(mp.Body, `action="/apps/demo/membership/portal"`) {
+		t.Fatalf("membership page offers no portal: %s", mp.Body[strings.Index(mp.Body, "<main"):])
+	}
+	r = f.ts.do(t, "POST", "/apps/demo/membership/portal", strings.NewReader("x=1"), form(page))
+	if loc := r.Header.Get("Location"); r.Status != 303 || !strings.HasPrefix(loc, f.stripe.URL+"/p/session/bps_") {
+		t.Fatalf("portal form: %d %s", r.Status, loc)
+	}
+	var portal struct{ Data PortalData }
+	pr := f.ts.do(t, "POST", "/api/memberships/apps/"+f.demo.ID+"/portal", body(map[string]any{}), as)
+	commJSON(t, pr, &portal)
+	if pr.Status != 200 || !strings.HasPrefix(portal.Data.URL, f.stripe.URL+"/p/session/bps_") {
+		t.Fatalf("portal call: %d %s", pr.Status, pr.Body)
+	}
+	// A wallet member has no card portal.
+	walletMember := commUser(t, f.ts, "subscriber@demo.test")
+	if r := f.ts.do(t, "POST", "/api/memberships/apps/"+f.demo.ID+"/portal", body(map[string]any{}), walletMember); r.Status != 409 || !strings.Contains(r.Body, "not renewed by a card") {
+		t.Fatalf("portal for a wallet member: %d %s", r.Status, r.Body)
+	}
+}
