@@ -4,7 +4,6 @@ import { cycleLabel } from "./components/Plans";
 import { formatDate, formatMoney } from "./lib/format";
 import { appBase } from "./lib/links";
 import type { PageProps, TierChangeData } from "./lib/types";
-import { appBase } from "./lib/links";
 
 type Props = PageProps<TierChangeData>;
 
