@@ -182,8 +182,9 @@ type MailBrand struct {
 	AppName     string
 	DisplayName string
 	TitleURL    string
-	// Color is the app's main colour (the newsletter's band and buttons);
-	// empty is the product's dark grey.
+	// Color is the app's main colour (the newsletter's band and buttons),
+	// the default theme's when the app chose none; empty (the platform's
+	// own mails) is the product's dark grey.
 	Color string
 	// IconURL is the mail header image made of the app's uploaded icon
 	// (shown beside the name when there is no title image).
@@ -209,11 +210,10 @@ func (s *Storage) MailBrandOf(ctx context.Context, appID string) (MailBrand, err
 	if v.Logo != nil {
 		b.IconURL = "/apps/" + url.PathEscape(v.Name) + "/icons/mail-header.png?v=" + v.Logo.ID
 	}
-	if t := v.Settings.Theme; t.PrimaryColor != "" {
-		// Mails are read on white: a dark theme's colour in a shade that
-		// passes there (white text on its buttons).
-		b.Color = PassingShade(t.PrimaryColor, LightBackground)
-	}
+	// The colour its pages wear: an app that never chose one shows the
+	// default theme's, and so do its mails. Mails are read on white: a dark
+	// theme's colour in a shade that passes there (white text on buttons).
+	b.Color = PassingShade(v.Settings.Theme.Resolved().PrimaryColor, LightBackground)
 	return b, nil
 }
 
