@@ -4,6 +4,7 @@ import { methodLabel } from "../pages/lib/orders";
 import { api } from "./lib/api";
 import { useHydrated } from "./lib/hydrated";
 import type { CardSession } from "./lib/stripe-card";
+import { appPath } from "./lib/links";
 
 interface Props {
   appName: string;
@@ -46,7 +47,7 @@ export default function AddFunds(props: Props) {
   const [card, setCard] = useState<CardSession | null>(null);
   const [topupId, setTopupId] = useState(props.card?.topupId ?? "");
   const cardEl = useRef<HTMLDivElement>(null);
-  const base = "/apps/" + props.appName;
+  const base = appPath(props.appName);
   const api0 = "/api/store/" + props.storeId + "/wallet/topups";
   const back = (added: number) => base + "/transactions?added=" + added + (props.returnTo ? "&return=" + props.returnTo : "");
 

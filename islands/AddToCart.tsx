@@ -4,6 +4,7 @@ import type { CartView, ItemView, StoreAccess } from "../pages/lib/types";
 import { api, offline } from "./lib/api";
 import { addLocal, mergeLocal } from "./lib/cart-store";
 import { useHydrated } from "./lib/hydrated";
+import { appPath } from "./lib/links";
 
 interface Props {
   appName: string;
@@ -99,7 +100,7 @@ export default function AddToCart(props: Props) {
   return (
     // Without JavaScript the radios are required, so the browser asks; the
     // island asks in its own words instead (noValidate once hydrated).
-    <form className="add-to-cart" method="post" action={"/apps/" + props.appName + "/cart/items"} onSubmit={submit}
+    <form className="add-to-cart" method="post" action={appPath(props.appName) + "/cart/items"} onSubmit={submit}
       noValidate={hydrated} data-hydrated={hydrated || undefined}>
       <input type="hidden" name="storeItemId" value={item.id} />
       {item.variants.length > 0 && (
@@ -143,7 +144,7 @@ export default function AddToCart(props: Props) {
       </button>
       {added && <p className="added-alert" role="status">Added</p>}
       {message && <p className="inline-error" role="alert" id={message === chooseText ? "variant-choice" : undefined}>{message}</p>}
-      {already && <p className="meta"><a href={"/apps/" + props.appName + "/cart"}>View cart</a></p>}
+      {already && <p className="meta"><a href={appPath(props.appName) + "/cart"}>View cart</a></p>}
     </form>
   );
 }

@@ -5,6 +5,7 @@ import type { CartLine, CartView as Cart } from "../pages/lib/types";
 import { api, ApiError, offline } from "./lib/api";
 import { clearLocal, mergeLocal, readLocal, setLocalQuantity, type LocalLine } from "./lib/cart-store";
 import { useHydrated } from "./lib/hydrated";
+import { appPath } from "./lib/links";
 
 interface Props {
   appName: string;
@@ -31,7 +32,7 @@ export default function CartView(props: Props) {
   const [local, setLocal] = useState<LocalLine[]>([]);
   const [error, setError] = useState(props.notice ?? "");
   const [busy, setBusy] = useState(false);
-  const base = "/apps/" + props.appName;
+  const base = appPath(props.appName);
   const cartApi = "/api/store/" + props.storeId + "/cart";
 
   // refresh merges changes kept on this device into the server cart and

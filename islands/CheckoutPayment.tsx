@@ -5,6 +5,7 @@ import { api } from "./lib/api";
 import { clearLocal } from "./lib/cart-store";
 import { useHydrated } from "./lib/hydrated";
 import type { CardSession } from "./lib/stripe-card";
+import { appPath } from "./lib/links";
 
 interface Props {
   appName: string;
@@ -52,7 +53,7 @@ export default function CheckoutPayment(props: Props) {
   const [card, setCard] = useState<CardSession | null>(null);
   const [cardLoading, setCardLoading] = useState(false);
   const cardEl = useRef<HTMLDivElement>(null);
-  const base = "/apps/" + props.appName;
+  const base = appPath(props.appName);
   const storeAPI = "/api/store/" + props.storeId;
   const short = props.walletBalance < props.total;
   const paid = () => {

@@ -4,6 +4,7 @@ import type { Pagination } from "../pages/lib/community";
 import { api } from "./lib/api";
 import { relativeTime } from "../pages/lib/format";
 import { useHydrated } from "./lib/hydrated";
+import { appPath } from "./lib/links";
 
 export interface CommentsProps {
   postId: string;
@@ -51,7 +52,7 @@ export default function Comments(props: CommentsProps) {
       {props.loadError && replies.length === 0 ? (
         <p className="inline-error" role="alert">
           {props.loadError + " "}
-          <a href={"/apps/" + props.appName + "/posts/" + props.postId}>Retry</a>
+          <a href={appPath(props.appName) + "/posts/" + props.postId}>Retry</a>
         </p>
       ) : replies.length === 0 ? (
         <p className="empty">No comments yet. Be the first to comment!</p>
@@ -80,7 +81,7 @@ export default function Comments(props: CommentsProps) {
       ) : !props.canComment ? (
         <p className="hint">Follow this app to join the conversation.</p>
       ) : (
-        <form className="comment-form" method="post" action={"/apps/" + props.appName + "/posts/" + props.postId + "/comments"} onSubmit={submit}>
+        <form className="comment-form" method="post" action={appPath(props.appName) + "/posts/" + props.postId + "/comments"} onSubmit={submit}>
           <label className="visually-hidden" htmlFor="comment-text">
             Add a comment
           </label>

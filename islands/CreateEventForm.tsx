@@ -5,6 +5,7 @@ import { ApiError, api } from "./lib/api";
 import { checkFile, uploadFile } from "./lib/upload";
 import { MediaField, accessBody, useUpload } from "./CreatePostForm";
 import { useHydrated } from "./lib/hydrated";
+import { appPath } from "./lib/links";
 
 export interface CreateEventFormProps {
   appId: string;
@@ -133,7 +134,7 @@ export default function CreateEventForm(props: CreateEventFormProps) {
         },
         "Failed to create event",
       );
-      window.location.href = "/apps/" + props.appName + "/events/" + data.id;
+      window.location.href = appPath(props.appName) + "/events/" + data.id;
     } catch (err) {
       setError(err instanceof Error && err.message ? err.message : "Failed to create event");
       // The server's refused fields go beside their inputs, as without JS.
@@ -146,7 +147,7 @@ export default function CreateEventForm(props: CreateEventFormProps) {
   return (
     // Without JavaScript the form posts to the page itself (no uploads;
     // times read as UTC); with it, submit calls the JSON API.
-    <form className="create-form" method="post" action={"/apps/" + props.appName + "/create-event"} onSubmit={submit} data-hydrated={hydrated ? "true" : undefined}>
+    <form className="create-form" method="post" action={appPath(props.appName) + "/create-event"} onSubmit={submit} data-hydrated={hydrated ? "true" : undefined}>
       <noscript>
         <p className="hint">Without JavaScript, times are in UTC and media cannot be added.</p>
       </noscript>

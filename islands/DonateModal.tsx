@@ -5,6 +5,7 @@ import { Icon } from "./lib/icons";
 import { dollars, dollarsToCents } from "./lib/money";
 import { useHydrated } from "./lib/hydrated";
 import type { CardSession } from "./lib/stripe-card";
+import { appPath } from "./lib/links";
 
 export interface DonateModalProps {
   appId: string;
@@ -74,7 +75,7 @@ export default function DonateModal(props: DonateModalProps) {
   }
 
   async function payCard() {
-    const back = window.location.origin + "/apps/" + props.appName + "/donate?donation=" + encodeURIComponent(cardDonation);
+    const back = window.location.origin + appPath(props.appName) + "/donate?donation=" + encodeURIComponent(cardDonation);
     const res = await card!.confirm(back);
     if (res.error) throw new Error("Payment failed. Please try again. " + res.error);
     // The browser's word is not enough: the server asks Stripe.
@@ -88,7 +89,7 @@ export default function DonateModal(props: DonateModalProps) {
     // On the /donate page the balance and the total given are the page's:
     // it loads again, as it does after the form post, and shows them new.
     if (props.asPage) {
-      window.location.assign("/apps/" + encodeURIComponent(props.appName) + "/donate?thanks=1");
+      window.location.assign(appPath(props.appName) + "/donate?thanks=1");
       return;
     }
     resetCard();
@@ -141,7 +142,7 @@ export default function DonateModal(props: DonateModalProps) {
             {props.suggestedAmounts.map((a) => (
               // Without JavaScript each amount is a link that fills the
               // donate page's input; hydrated it fills this one.
-              <a key={a} className="button button-secondary" href={"/apps/" + props.appName + "/donate?amount=" + (a / 100).toFixed(2)}
+              <a key={a} className="button button-secondary" href={appPath(props.appName) + "/donate?amount=" + (a / 100).toFixed(2)}
                 onClick={(e) => { e.preventDefault(); setAmount((a / 100).toFixed(2)); setDone(false); resetCard(); }}>
                 {dollars(a)}
               </a>
@@ -157,7 +158,7 @@ export default function DonateModal(props: DonateModalProps) {
               <li key={t.id}>
                 {/* A tier fills the amount it asks for (a link without
                     JavaScript, as the quick amounts are). */}
-                <a className="tier-pick" href={"/apps/" + props.appName + "/donate?amount=" + (t.requiredAmount / 100).toFixed(2)}
+                <a className="tier-pick" href={appPath(props.appName) + "/donate?amount=" + (t.requiredAmount / 100).toFixed(2)}
                   onClick={(e) => { e.preventDefault(); setAmount((t.requiredAmount / 100).toFixed(2)); setDone(false); resetCard(); }}>
                   <strong>{t.name}</strong> <span>{dollars(t.requiredAmount)}</span>
                   {t.description && <span className="tier-description">{t.description}</span>}
@@ -167,7 +168,7 @@ export default function DonateModal(props: DonateModalProps) {
           </ul>
         </section>
       )}
-      <form method="post" action={"/apps/" + props.appName + "/donate"} onSubmit={send} className="donate-form">
+      <form method="post" action={appPath(props.appName) + "/donate"} onSubmit={send} className="donate-form">
         <textarea name="message" aria-label="Message" placeholder="Say something nice (optional)" maxLength={500} rows={2}
           value={message} onChange={(e) => { setMessage(e.target.value); resetCard(); }} className="donate-message" />
         {cardOn && hydrated && (

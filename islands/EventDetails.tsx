@@ -4,6 +4,7 @@ import { useHydrated } from "./lib/hydrated";
 import { calendarHref, EVENT_TYPES, typeLabel, type EventDetail, type EventPermissions, type EventTicket } from "../pages/lib/events";
 import { api } from "./lib/api";
 import { unlockOf } from "../pages/lib/community";
+import { appPath } from "./lib/links";
 
 export interface EventDetailsProps {
   appName: string;
@@ -42,10 +43,10 @@ export default function EventDetails(props: EventDetailsProps) {
   // Leaving asks first: a ticket holder's attendance belongs to the ticket.
   const [confirming, setConfirming] = useState(!!props.confirmLeave && props.permissions.canLeave);
   const [form, setForm] = useState({ name: "", description: "", location: "", type: "", start: "", end: "", isFeatured: false });
-  const eventsHref = "/apps/" + props.appName + "/events";
+  const eventsHref = appPath(props.appName) + "/events";
   const attend = !event.isAttending;
   const held = !!props.ticket?.held;
-  const attendAction = "/apps/" + props.appName + "/events/" + event.id + "/attend";
+  const attendAction = appPath(props.appName) + "/events/" + event.id + "/attend";
 
   async function toggleAttendance(e: React.FormEvent) {
     e.preventDefault();
@@ -189,7 +190,7 @@ export default function EventDetails(props: EventDetailsProps) {
     );
   }
 
-  const unlock = event.locked ? unlockOf(event, "/apps/" + props.appName) : null;
+  const unlock = event.locked ? unlockOf(event, appPath(props.appName)) : null;
   return (
     <section className="event-details" data-hydrated={hydrated ? "true" : undefined}>
       <h1>{event.name}</h1>
@@ -233,7 +234,7 @@ export default function EventDetails(props: EventDetailsProps) {
         {props.ticket && !props.ticket.held && !event.isAttending ? (
           // A ticketed event is joined by paying for the ticket (the join
           // call refuses); the store's own page sells it, signed in or not.
-          <a className="button" href={"/apps/" + props.appName + "/store/items/" + props.ticket.itemId}>
+          <a className="button" href={appPath(props.appName) + "/store/items/" + props.ticket.itemId}>
             Get Ticket
           </a>
         ) : !props.signedIn ? (
@@ -282,7 +283,7 @@ export default function EventDetails(props: EventDetailsProps) {
             </button>
             <a
               className="button button-secondary"
-              href={"/apps/" + props.appName + "/events/" + event.id}
+              href={appPath(props.appName) + "/events/" + event.id}
               onClick={(e) => {
                 e.preventDefault();
                 setConfirming(false);

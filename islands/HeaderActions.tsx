@@ -3,6 +3,7 @@ import DonateModal from "./DonateModal";
 import { Icon } from "./lib/icons";
 import { useHydrated } from "./lib/hydrated";
 import { NotificationsPanel, SearchOverlay, useUnreadCount } from "./lib/notifications";
+import { appPath } from "./lib/links";
 
 export interface HeaderActionsProps {
   appId: string;
@@ -46,7 +47,7 @@ export default function HeaderActions(props: HeaderActionsProps) {
       {props.canDonate && (
         // A link to the donation page, so Donate works before and without
         // JavaScript; hydrated, it opens the modal instead.
-        <a className="icon-button" aria-label="Donate" href={"/apps/" + props.appName + "/donate"}
+        <a className="icon-button" aria-label="Donate" href={appPath(props.appName) + "/donate"}
           onClick={(e) => { e.preventDefault(); toggle("donate"); }}>
           <Icon name="GIFT" />
         </a>
@@ -55,7 +56,7 @@ export default function HeaderActions(props: HeaderActionsProps) {
           hydration and without JavaScript; with it they open the panels. */}
       {props.canNotifications && (
         <a
-          href={"/apps/" + props.appName + "/notifications"}
+          href={appPath(props.appName) + "/notifications"}
           className="icon-button bell"
           aria-label={unread > 0 ? "Notifications (" + unread + " unread)" : "Notifications"}
           onClick={(e) => {
@@ -69,7 +70,7 @@ export default function HeaderActions(props: HeaderActionsProps) {
       )}
       {props.canSearch && (
         <a
-          href={"/apps/" + props.appName + "/search"}
+          href={appPath(props.appName) + "/search"}
           className="icon-button"
           aria-label="Search"
           onClick={(e) => {

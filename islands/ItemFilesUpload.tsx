@@ -1,6 +1,7 @@
 import { useRef, useState } from "react";
 import { api, putBytes, request } from "./lib/api";
 import { useHydrated } from "./lib/hydrated";
+import { appPath } from "./lib/links";
 
 export interface ItemFilesUploadProps {
   appName: string;
@@ -80,7 +81,7 @@ export default function ItemFilesUpload({ appName, itemId, fileTypes }: ItemFile
 
   const pct = progress ? Math.floor((progress.done * 100) / Math.max(progress.size, 1)) : 0;
   return (
-    <form method="post" action={"/apps/" + appName + "/store/items/" + itemId + "/files"} encType="multipart/form-data"
+    <form method="post" action={appPath(appName) + "/store/items/" + itemId + "/files"} encType="multipart/form-data"
       onSubmit={submit} data-hydrated={hydrated || undefined}>
       <label>
         Add a file

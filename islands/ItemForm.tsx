@@ -5,6 +5,7 @@ import { formatDate } from "../pages/lib/format";
 import { api } from "./lib/api";
 import { useHydrated } from "./lib/hydrated";
 import { checkFile, uploadFile } from "./lib/upload";
+import { appPath } from "./lib/links";
 
 interface Props {
   appId: string;
@@ -65,7 +66,7 @@ export default function ItemForm(props: Props) {
   const [busy, setBusy] = useState(false);
   const [uploading, setUploading] = useState(false);
   const [error, setError] = useState(props.error ?? "");
-  const base = "/apps/" + props.appName;
+  const base = appPath(props.appName);
 
   async function onFiles(files: FileList | null) {
     if (!files) return;

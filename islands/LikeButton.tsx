@@ -4,6 +4,7 @@ import { api } from "./lib/api";
 import { HEART, isHeart } from "../pages/lib/community";
 import { useHydrated } from "./lib/hydrated";
 import { useViewerId } from "./lib/viewer";
+import { appPath } from "./lib/links";
 
 export interface LikeButtonProps {
   messageId: string;
@@ -82,7 +83,7 @@ export default function LikeButton({ messageId, reactions, viewerId: rendered, s
   return (
     <span className="like" data-hydrated={hydrated ? "true" : undefined}>
       {/* Without JavaScript the form toggles the heart on the server. */}
-      <form method="post" action={"/apps/" + appName + "/posts/" + messageId + "/like"} onSubmit={toggle}>
+      <form method="post" action={appPath(appName) + "/posts/" + messageId + "/like"} onSubmit={toggle}>
         <button
           type="submit"
           className={"like-button" + (state.liked ? " liked" : "")}

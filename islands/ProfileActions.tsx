@@ -1,6 +1,7 @@
 import { useState } from "react";
 import type { Permissions, Role } from "../pages/lib/types";
 import { ApiError, api, request } from "./lib/api";
+import { appPath } from "./lib/links";
 
 export interface ProfileActionsProps {
   appId: string;
@@ -23,7 +24,7 @@ export default function ProfileActions(props: ProfileActionsProps) {
   const [can, setCan] = useState({ canFollow: props.canFollow, canUnfollow: props.canUnfollow });
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState("");
-  const base = "/apps/" + props.appName;
+  const base = appPath(props.appName);
   const following = !can.canFollow && role !== "PUBLIC" && role !== "AUTHENTICATED";
 
   async function follow(action: "follow" | "unfollow") {

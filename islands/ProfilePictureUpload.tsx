@@ -2,6 +2,7 @@ import { useEffect, useState } from "react";
 import { api } from "./lib/api";
 import { checkFile, uploadFile } from "./lib/upload";
 import { useHydrated } from "./lib/hydrated";
+import { appPath } from "./lib/links";
 
 export interface ProfilePictureUploadProps {
   pictureUrl: string;
@@ -47,7 +48,7 @@ export default function ProfilePictureUpload({ pictureUrl, username, appName, no
   }
 
   return (
-    <form className="profile-picture" method="post" action={"/apps/" + appName + "/profile/picture"} encType="multipart/form-data"
+    <form className="profile-picture" method="post" action={appPath(appName) + "/profile/picture"} encType="multipart/form-data"
       onSubmit={(e) => e.preventDefault()} data-hydrated={hydrated || undefined}>
       {pictureUrl ? (
         <img src={pictureUrl} alt={username} width={96} height={96} decoding="async" className="profile-picture-img" />

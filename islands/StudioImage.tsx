@@ -2,6 +2,7 @@ import { useRef, useState } from "react";
 import { ApiError } from "./lib/api";
 import { useHydrated } from "./lib/hydrated";
 import { uploadFile } from "./lib/upload";
+import { appPath } from "./lib/links";
 
 // StudioImage picks and uploads the app's title image or banner through the
 // media flow, then posts the studio's plain image form with the new media
@@ -13,7 +14,7 @@ export default function StudioImage(props: { appId: string; appName: string; whi
   const [busy, setBusy] = useState(false);
   const form = useRef<HTMLFormElement>(null);
   const media = useRef<HTMLInputElement>(null);
-  const action = "/apps/" + props.appName + "/studio/images";
+  const action = appPath(props.appName) + "/studio/images";
 
   async function pick(file: File | undefined) {
     if (!file) return;

@@ -3,6 +3,7 @@
 import { createElement } from "react";
 import { renderToStaticMarkup, renderToString } from "react-dom/server";
 import { collectedIslands, lazyIslands, resetIslands } from "./lib/Island";
+import { setOnDomain } from "../islands/lib/links";
 import { pages } from "./registry";
 
 type RenderOutput = {
@@ -21,6 +22,8 @@ function marqueeRender(name: string, propsJSON: string): string {
   const g = globalThis as any;
   const props = typeof g.__marqueeParse === "function" ? g.__marqueeParse(propsJSON) : JSON.parse(propsJSON);
   resetIslands();
+  // Islands' links follow the page's site: the app's own domain or not.
+  setOnDomain(!!props?.app?.onDomain);
   const html = renderToString(createElement(page.component, props));
   const headEl = page.head ? page.head(props) : null;
   const out: RenderOutput = {

@@ -90,6 +90,24 @@ func TestCustomDomainServesApp(t *testing.T) {
 			}
 		}
 	}
+	// A member's pages, islands included (forms, like buttons, the header's
+	// actions), link the domain's own paths too.
+	member := sessionFor(t, ts, "creator@demo.test")
+	for _, p := range []string{"/", "/posts/" + postID, "/profile", "/store", "/events"} {
+		r := ts.do(t, "GET", p, nil, onHost(fans, "Cookie", sessionCookie+"="+member))
+		if r.Status != http.StatusOK && r.Status != http.StatusNotFound {
+			t.Errorf("GET %s as a member on %s: %d", p, fans, r.Status)
+		}
+		for _, bad := range []string{`href="/apps/demo`, `action="/apps/demo`} {
+			if strings.Contains(r.Body, bad) {
+				i := strings.Index(r.Body, bad)
+				t.Errorf("GET %s as a member on %s: %s...: %.200s", p, fans, bad, r.Body[i:])
+			}
+		}
+		if r.Status == http.StatusOK && !strings.Contains(r.Body, `class="on-domain"`) && !strings.Contains(r.Body, ` on-domain"`) {
+			t.Errorf("GET %s on %s: the body does not say it is on the domain", p, fans)
+		}
+	}
 	if r := ts.do(t, "GET", "/posts/"+postID, nil, onHost(fans)); !strings.Contains(r.Body, origin+"/posts/"+postID) {
 		t.Errorf("post JSON-LD/canonical not on the domain: %.3000s", r.Body)
 	}

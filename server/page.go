@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -200,8 +201,21 @@ func (s *Server) renderDocument(c echo.Context, page string, props PageProps) (i
 		app = sc.App
 	}
 	d := s.documentData(res, app, c.Echo() == s.main)
-	if d.ManifestURL != "" && customHost(c.Request()) != nil {
-		d.ManifestURL = "/manifest.webmanifest" // the app's, at its domain's root
+	if customHost(c.Request()) != nil {
+		if d.ManifestURL != "" {
+			d.ManifestURL = "/manifest.webmanifest" // the app's, at its domain's root
+		}
+		// Islands read it: their links carry no /apps/{name} here
+		// (islands/lib/links.ts).
+		d.BodyClass = strings.TrimSpace(d.BodyClass + " on-domain")
+		if app != nil {
+			prefix := "/apps/" + app.Name + "/"
+			for _, u := range []*string{&d.IconURL, &d.AppleIconURL} {
+				if strings.HasPrefix(*u, prefix) {
+					*u = (*u)[len(prefix)-1:]
+				}
+			}
+		}
 	}
 	return status, s.renderer.Document(d)
 }

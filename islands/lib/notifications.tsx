@@ -8,6 +8,7 @@ import {
   type NotificationView,
   type SearchResults,
 } from "../../pages/lib/notifications";
+import { appPath } from "./links";
 
 const localDate = (iso: string) => new Date(iso).toLocaleDateString();
 
@@ -166,7 +167,7 @@ export function SearchOverlay({ appId, appName, onClose }: { appId: string; appN
   const empty = res && res.posts.length + res.items.length + res.events.length === 0;
   return (
     <div className="search-overlay" role="dialog" aria-label="Search">
-      <form method="get" action={"/apps/" + appName + "/search"} className="search-form">
+      <form method="get" action={appPath(appName) + "/search"} className="search-form">
         <input type="search" name="q" placeholder="Search" aria-label="Search" autoFocus value={q} onChange={(e) => setQ(e.target.value)} />
         <button type="button" className="icon-button" aria-label="Close search" onClick={onClose}>
           <Icon name="CLOSE" />

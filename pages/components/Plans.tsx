@@ -1,5 +1,6 @@
 import { formatMoney } from "../lib/format";
 import type { PlanItem } from "../lib/types";
+import { appPath } from "../../islands/lib/links";
 
 export function cycleLabel(cycle: string | undefined): string {
   return cycle === "YEARLY" ? "year" : "month";
@@ -31,7 +32,7 @@ export function Plans({ plans, appName, signedIn, authUrl, error }: { plans: Pla
             className="button"
             href={
               signedIn
-                ? "/apps/" + appName + "/checkout/plan/" + p.id
+                ? appPath(appName) + "/checkout/plan/" + p.id
                 : authUrl + "/authenticate/signin?app=" + encodeURIComponent(appName)
             }
           >
@@ -41,7 +42,7 @@ export function Plans({ plans, appName, signedIn, authUrl, error }: { plans: Pla
       ))}
     </ul>
     <p className="meta">
-      <a href={"/apps/" + appName + "/membership"}>Compare tiers</a>
+      <a href={appPath(appName) + "/membership"}>Compare tiers</a>
     </p>
     </>
   );

@@ -1,6 +1,7 @@
 // Event helpers shared by the pages and the event islands (pure, no Intl,
 // so server and browser agree).
 import type { EventView, MediaView } from "./types";
+import { appPath } from "../../islands/lib/links";
 
 export type { AttendeeView, EventDetail, EventPermissions, EventTicket } from "./types";
 
@@ -41,5 +42,5 @@ export function carouselMedia(e: EventView): MediaView[] {
 
 // calendarHref is the Add to Calendar download.
 export function calendarHref(appName: string, eventId: string): string {
-  return "/apps/" + appName + "/events/" + eventId + "/calendar.ics";
+  return appPath(appName) + "/events/" + eventId + "/calendar.ics";
 }

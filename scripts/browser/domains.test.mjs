@@ -99,6 +99,10 @@ test("an app on its own domain: studio screen, serving, sign-in and sign-out", a
 
     // Sign out on the domain: both sessions end.
     await page.goto(origin + "/profile");
+    // The islands (hydrated) link the domain's own paths too.
+    await page.locator(".profile-actions").waitFor();
+    const actions = await page.evaluate(() => [...document.querySelectorAll("a[href], form[action]")].map((a) => a.getAttribute("href") ?? a.getAttribute("action")));
+    assert.ok(!actions.some((h) => h.startsWith("/apps/demo")), "a link keeps /apps/demo: " + actions.join(" "));
     await page.screenshot({ path: join(screenshotDir, "domains-profile-390x844.png"), fullPage: true });
     await Promise.all([page.waitForURL((u) => u.toString().startsWith(auth)), page.getByRole("button", { name: "Sign Out" }).click()]);
     // The browser's cookie of the main and auth hosts (localhost) is dead too.
