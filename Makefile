@@ -68,10 +68,9 @@ test-go:
 test-browser: build
 	$(MAKE) --no-print-directory browser-tests
 
-# The longest file (Lighthouse on every public page, about three minutes)
-# starts first: started last, it ran alone at the end for most of its time.
-# The longest files start first (Lighthouse, then the newsletter walk,
-# which mostly waits for its scheduled post), so the two slots end together.
+# The longest files start first (Lighthouse on every public page, about
+# three minutes, then the newsletter walk, which mostly waits for its
+# scheduled post): started last, they ran alone at the end.
 BROWSER_FIRST := scripts/browser/lighthouse.test.mjs scripts/browser/newsletter-walk.test.mjs
 BROWSER_TESTS := $(BROWSER_FIRST) $(filter-out $(BROWSER_FIRST),$(sort $(wildcard scripts/browser/*.test.mjs)))
 
