@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure the servers the tests use are installed and running on this
 # machine: PostgreSQL, Redis, MinIO (for media tests), stripe-mock (card
-# payment tests) and Chromium (browser tests). Safe to run repeatedly; it only acts on what is missing.
+# payment tests), Pebble (ACME) and Chromium (browser tests). Safe to run repeatedly; it only acts on what is missing.
 set -euo pipefail
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -68,6 +68,14 @@ fi
 if ! command -v mailpit >/dev/null 2>&1; then
   echo "installing mailpit"
   go install github.com/axllent/mailpit@latest
+fi
+
+# Pebble (Let's Encrypt's test ACME CA) and its challenge test server (the
+# DNS server Pebble asks), built from source: the TLS_ACME test starts its
+# own on free ports.
+if ! command -v pebble >/dev/null 2>&1 || ! command -v pebble-challtestsrv >/dev/null 2>&1; then
+  echo "installing pebble"
+  go install github.com/letsencrypt/pebble/v2/cmd/pebble@latest github.com/letsencrypt/pebble/v2/cmd/pebble-challtestsrv@latest
 fi
 
 # nginx, the static-file baseline scripts/bench compares against.

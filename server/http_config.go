@@ -1,6 +1,7 @@
 package server
 
 import (
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -11,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/caddyserver/certmagic"
 
 	"marquee/server/mail"
 	"marquee/server/payments/paypal"
@@ -60,8 +63,23 @@ type Config struct {
 	// (DNS_TIMEOUT, default 5s) bounds one check.
 	CustomDomainTarget string
 	CustomDomainIPs    []string
-	DNSResolver        string
-	DNSTimeout         time.Duration
+	// Certificates for custom domains (issue 42 item 4): with TLSACME
+	// (TLS_ACME=true) the server obtains them through ACME on demand, for
+	// verified domains only, from ACMECA (ACME_CA, the CA's directory URL,
+	// default Let's Encrypt's), with ACMEEmail (ACME_EMAIL) on the account,
+	// and serves HTTPS on TLSAddr (TLS_ADDR, default :443). ACMECARoots
+	// (ACME_CA_ROOT, a PEM file) are trusted for the CA's own HTTPS (a
+	// test CA); nil is the system's roots.
+	TLSACME     bool
+	TLSAddr     string
+	ACMECA      string
+	ACMEEmail   string
+	ACMECARoots *x509.CertPool
+	// acmeOnly, in tests, leaves one challenge type: "http-01" or
+	// "tls-alpn-01" (certmagic otherwise picks either).
+	acmeOnly    string
+	DNSResolver string
+	DNSTimeout  time.Duration
 	// CookieDomain lets the main and auth hosts share the session cookie in
 	// production (e.g. ".example.com"); empty means host-only.
 	CookieDomain string
@@ -377,6 +395,26 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			return Config{}, fmt.Errorf("CUSTOM_DOMAIN_IPS: want IP addresses separated by commas, got %q", ip)
 		}
 		cfg.CustomDomainIPs = append(cfg.CustomDomainIPs, ip)
+	}
+	if cfg.TLSACME, err = parseSwitch("TLS_ACME", get("TLS_ACME", "false")); err != nil {
+		return Config{}, err
+	}
+	cfg.TLSAddr, cfg.ACMECA, cfg.ACMEEmail = get("TLS_ADDR", ":443"), get("ACME_CA", certmagic.LetsEncryptProductionCA), get("ACME_EMAIL", "")
+	if _, _, err := net.SplitHostPort(cfg.TLSAddr); err != nil {
+		return Config{}, fmt.Errorf("TLS_ADDR: want [host]:port such as :443, got %q", cfg.TLSAddr)
+	}
+	if u, err := url.Parse(cfg.ACMECA); err != nil || u.Scheme != "https" || u.Host == "" {
+		return Config{}, fmt.Errorf("ACME_CA: want the https URL of an ACME directory, got %q", cfg.ACMECA)
+	}
+	if root := get("ACME_CA_ROOT", ""); root != "" {
+		pem, err := os.ReadFile(root)
+		if err != nil {
+			return Config{}, fmt.Errorf("ACME_CA_ROOT: %w", err)
+		}
+		cfg.ACMECARoots = x509.NewCertPool()
+		if !cfg.ACMECARoots.AppendCertsFromPEM(pem) {
+			return Config{}, fmt.Errorf("ACME_CA_ROOT: %s holds no PEM certificate", root)
+		}
 	}
 	cfg.DNSResolver = get("DNS_RESOLVER", "")
 	if cfg.DNSResolver != "" {

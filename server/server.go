@@ -70,6 +70,8 @@ type Server struct {
 	// mainHost and authHost are PUBLIC_URL's and AUTH_URL's hosts.
 	domains            *domainTable
 	mainHost, authHost string
+	// acme obtains custom domains' certificates (TLS_ACME, tls_acme.go).
+	acme *acmeTLS
 }
 
 // Renderer turns a page and its props into HTML: render.Engine (React on
@@ -146,6 +148,10 @@ func New(d Deps) *Server {
 	s.auth = s.newEcho()
 	s.routes()
 	s.mainHandler = s.routeHosts(s.answerVisitorHits(s.main))
+	if d.Config.TLSACME {
+		s.acme = s.newACME()
+		s.mainHandler = s.acme.answer.HTTPChallengeHandler(s.mainHandler)
+	}
 	return s
 }
 
@@ -160,12 +166,16 @@ func (s *Server) newEcho() *echo.Echo {
 func (s *Server) Main() http.Handler { return s.mainHandler }
 func (s *Server) Auth() http.Handler { return s.auth }
 
-// Listeners are the two sites' bound sockets.
-type Listeners struct{ Main, Auth net.Listener }
+// Listeners are the two sites' bound sockets, and with TLS_ACME the
+// HTTPS listener of custom domains (TLS).
+type Listeners struct{ Main, Auth, TLS net.Listener }
 
 func (l Listeners) Close() {
 	l.Main.Close()
 	l.Auth.Close()
+	if l.TLS != nil {
+		l.TLS.Close()
+	}
 }
 
 // Listen binds both sites' ports before anything else starts: a port that is
@@ -183,6 +193,15 @@ func Listen(cfg *Config) (Listeners, error) {
 		main.Close()
 		return Listeners{}, fmt.Errorf("listen on AUTH_PORT %d: %w", cfg.AuthPort, err)
 	}
+	var tlsLn net.Listener
+	if cfg.TLSACME {
+		if tlsLn, err = net.Listen("tcp", cfg.TLSAddr); err != nil {
+			main.Close()
+			auth.Close()
+			return Listeners{}, fmt.Errorf("listen on TLS_ADDR %s: %w", cfg.TLSAddr, err)
+		}
+		cfg.TLSAddr = tlsLn.Addr().String()
+	}
 	cfg.Port = main.Addr().(*net.TCPAddr).Port
 	cfg.AuthPort = auth.Addr().(*net.TCPAddr).Port
 	if cfg.publicURLFromPort {
@@ -191,7 +210,7 @@ func Listen(cfg *Config) (Listeners, error) {
 	if cfg.authURLFromPort {
 		cfg.AuthURL = fmt.Sprintf("http://localhost:%d", cfg.AuthPort)
 	}
-	return Listeners{Main: main, Auth: auth}, nil
+	return Listeners{Main: main, Auth: auth, TLS: tlsLn}, nil
 }
 
 // Run serves both sites on lns until ctx is cancelled (SIGTERM), then shuts down
@@ -209,7 +228,7 @@ func (s *Server) Run(ctx context.Context, lns Listeners) error {
 		{Addr: lns.Main.Addr().String(), Handler: s.closeWhenDraining(s.mainHandler), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: s.cfg.IdleTimeout},
 		{Addr: lns.Auth.Addr().String(), Handler: s.closeWhenDraining(s.auth), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: s.cfg.IdleTimeout},
 	}
-	errs := make(chan error, len(servers))
+	errs := make(chan error, len(servers)+1)
 	for i, ln := range []net.Listener{lns.Main, lns.Auth} {
 		go func(srv *http.Server) {
 			if err := Serve(srv, ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -217,13 +236,29 @@ func (s *Server) Run(ctx context.Context, lns Listeners) error {
 			}
 		}(servers[i])
 	}
+	serving := []any{"main", s.cfg.PublicURL + "/apps", "auth", s.cfg.AuthURL + "/authenticate/signin",
+		"main_addr", lns.Main.Addr().String(), "auth_addr", lns.Auth.Addr().String()}
+	if lns.TLS != nil && s.acme != nil {
+		defer s.acme.cache.Stop()
+		srv := &http.Server{Addr: lns.TLS.Addr().String(), Handler: s.closeWhenDraining(s.mainHandler), TLSConfig: s.acme.tlsConfig(),
+			ReadHeaderTimeout: 10 * time.Second, IdleTimeout: s.cfg.IdleTimeout,
+			// A refused name's failed handshake is not worth a log line.
+			ErrorLog: slog.NewLogLogger(s.logger.Handler(), slog.LevelDebug)}
+		servers = append(servers, srv)
+		ln := lns.TLS
+		go func() {
+			if err := srv.ServeTLS(ln, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				errs <- fmt.Errorf("serve %s: %w", srv.Addr, err)
+			}
+		}()
+		serving = append(serving, "tls_addr", lns.TLS.Addr().String())
+	}
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	go s.WatchPageVersions(watchCtx)
 	go s.store.WatchDatabase(watchCtx, 0)
 	// Test harnesses read the bound ports from this line (port 0).
-	s.logger.Info("serving", "main", s.cfg.PublicURL+"/apps", "auth", s.cfg.AuthURL+"/authenticate/signin",
-		"main_addr", lns.Main.Addr().String(), "auth_addr", lns.Auth.Addr().String())
+	s.logger.Info("serving", serving...)
 	var runErr error
 	select {
 	case <-ctx.Done():

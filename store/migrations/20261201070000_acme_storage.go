@@ -1,0 +1,48 @@
+package migrations
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+)
+
+// Certificates for custom domains (issue 42 item 4): with TLS_ACME=true
+// the server obtains them itself, and keeps them here (certmagic's storage:
+// a key, its bytes and when it was written) so every instance serves the
+// certificate one of them obtained. acme_locks are certmagic's named locks
+// (one instance obtains a name's certificate at a time); a lock whose
+// holder stopped renewing it expires.
+func init() {
+	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
+		blob := "BYTEA"
+		if db.Dialect().Name() == dialect.SQLite {
+			blob = "BLOB"
+		}
+		for _, s := range []string{
+			`CREATE TABLE "acme_storage" (
+				"key" VARCHAR NOT NULL PRIMARY KEY,
+				"value" ` + blob + ` NOT NULL,
+				"modified" BIGINT NOT NULL
+			)`,
+			`CREATE TABLE "acme_locks" (
+				"name" VARCHAR NOT NULL PRIMARY KEY,
+				"owner" VARCHAR NOT NULL,
+				"expires" BIGINT NOT NULL
+			)`,
+		} {
+			if _, err := db.ExecContext(ctx, s); err != nil {
+				return fmt.Errorf("acme storage migration: %w", err)
+			}
+		}
+		return nil
+	}, func(ctx context.Context, db *bun.DB) error {
+		for _, s := range []string{`DROP TABLE "acme_locks"`, `DROP TABLE "acme_storage"`} {
+			if _, err := db.ExecContext(ctx, s); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
