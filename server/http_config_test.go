@@ -1,6 +1,9 @@
 package server
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,5 +54,38 @@ func TestWalletOff(t *testing.T) {
 	out := buyer.must(400, "POST", base+"/orders/checkout", `{"paymentMethod":"musepay"}`)
 	if out["message"] != msgMethodOff {
 		t.Fatalf("answer %v", out)
+	}
+}
+
+// TLS_ACME and its settings (issue 42 item 4): off by default with Let's
+// Encrypt's directory and :443; a wrong TLS_ADDR, a CA that is not an https
+// URL and a CA root file without a certificate stop the start.
+func TestConfigACME(t *testing.T) {
+	t.Parallel()
+	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+	cfg, err := LoadConfig(env(nil))
+	if err != nil || cfg.TLSACME || cfg.TLSAddr != ":443" || cfg.ACMECA != "https://acme-v02.api.letsencrypt.org/directory" || cfg.ACMECARoots != nil {
+		t.Fatalf("defaults: %+v %v", cfg, err)
+	}
+	root := filepath.Join("testdata", "pebble", "pebble.minica.pem")
+	cfg, err = LoadConfig(env(map[string]string{"TLS_ACME": "true", "TLS_ADDR": "127.0.0.1:8443", "ACME_CA": "https://127.0.0.1:14000/dir",
+		"ACME_EMAIL": "ops@example.test", "ACME_CA_ROOT": root}))
+	if err != nil || !cfg.TLSACME || cfg.TLSAddr != "127.0.0.1:8443" || cfg.ACMECA != "https://127.0.0.1:14000/dir" || cfg.ACMEEmail != "ops@example.test" || cfg.ACMECARoots == nil {
+		t.Fatalf("set: %+v %v", cfg, err)
+	}
+	for name, kv := range map[string]map[string]string{
+		"TLS_ACME":     {"TLS_ACME": "maybe"},
+		"TLS_ADDR":     {"TLS_ADDR": "443"},
+		"ACME_CA":      {"ACME_CA": "http://ca.example/dir"},
+		"ACME_CA_ROOT": {"ACME_CA_ROOT": filepath.Join("testdata", "pebble", "missing.pem")},
+	} {
+		if _, err := LoadConfig(env(kv)); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%v: %v, want an error naming %s", kv, err, name)
+		}
+	}
+	bad := filepath.Join(t.TempDir(), "empty.pem")
+	_ = os.WriteFile(bad, []byte("not a certificate"), 0o644)
+	if _, err := LoadConfig(env(map[string]string{"ACME_CA_ROOT": bad})); err == nil || !strings.Contains(err.Error(), "ACME_CA_ROOT") {
+		t.Errorf("a root file without a certificate: %v", err)
 	}
 }
