@@ -138,20 +138,21 @@ func TestDeletedEventNotificationsLeadToTheList(t *testing.T) {
 
 // TestGateCoversEveryDeeperPath: a gated member goes home from every
 // deeper path SPEC names, the profile included; cart and checkout stay
-// open, and the landing page offers the way out.
+// open, as does the wallet page (Add funds is how a fan with $0 joins,
+// issue 40 item 3), and the landing page offers the way out.
 func TestGateCoversEveryDeeperPath(t *testing.T) {
 	t.Parallel()
 	f := newMemberFixture(t)
 	f.set(t, "demo", "features.subscriptionGating.settings.required", "true")
 	tok := sessionFor(t, f.ts, "follower@demo.test")
 	for _, p := range []string{"/community", "/posts/" + f.postID, "/create-post", "/create-story", "/store", "/orders", "/events",
-		"/create-event", "/chat", "/profile", "/transactions", "/notifications", "/search?q=x"} {
+		"/create-event", "/chat", "/profile", "/notifications", "/search?q=x"} {
 		r := f.ts.do(t, "GET", "/apps/demo"+p, nil, withSession(tok))
 		if r.Status != http.StatusFound || r.Header.Get("Location") != "/apps/demo" {
 			t.Errorf("gated %s: %d %q", p, r.Status, r.Header.Get("Location"))
 		}
 	}
-	for _, p := range []string{"/cart", "/checkout/plan/" + f.planItemID} {
+	for _, p := range []string{"/cart", "/checkout/plan/" + f.planItemID, "/transactions", "/membership"} {
 		if r := f.ts.do(t, "GET", "/apps/demo"+p, nil, withSession(tok)); r.Status != 200 {
 			t.Errorf("gated %s: %d", p, r.Status)
 		}

@@ -60,7 +60,10 @@ func TestOpenServesTheDemo(t *testing.T) {
 				t.Fatalf("job queue: %v", err)
 			}
 			rec := httptest.NewRecorder()
-			srv.Main().ServeHTTP(rec, httptest.NewRequest("GET", "/apps/demo", nil))
+			req := httptest.NewRequest("GET", "/apps/demo", nil)
+			// httptest's example.com is nobody's domain: an unknown host is 404.
+			req.Host = "localhost"
+			srv.Main().ServeHTTP(rec, req)
 			if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "Upcoming Events") {
 				t.Fatalf("GET /apps/demo: %d", rec.Code)
 			}
