@@ -151,12 +151,11 @@ func (s *Server) renderTierChange(c echo.Context, errMsg string, status int) err
 	data.Error = errMsg
 	props := s.pageProps(c, sc)
 	props.Data = data
-	code, body := s.renderDocument(c, "TierChange", props)
 	if status != http.StatusOK {
-		code = status
+		props.Status = status
 	}
 	c.Response().Header().Set("Cache-Control", "no-store")
-	return c.HTMLBlob(code, body)
+	return s.renderPage(c, "TierChange", props)
 }
 
 // POST /apps/:app/membership/change/:itemId: make the move, then the

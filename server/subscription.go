@@ -397,12 +397,11 @@ func (s *Server) renderPlanCheckout(c echo.Context, errMsg string, status int) e
 	}
 	props := s.pageProps(c, sc)
 	props.Data = data
-	code, body := s.renderDocument(c, "PlanCheckout", props)
 	if status != http.StatusOK {
-		code = status
+		props.Status = status
 	}
 	c.Response().Header().Set("Cache-Control", "no-cache")
-	return c.HTMLBlob(code, body)
+	return s.renderPage(c, "PlanCheckout", props)
 }
 
 // POST /apps/:app/checkout/plan/:itemId: pay with the wallet, then into the
