@@ -185,6 +185,12 @@ func (s *ACMEStorage) Lock(ctx context.Context, name string) error {
 	for {
 		ok, err := s.tryLock(ctx, name, owner)
 		if err != nil {
+			if ctx.Err() != nil {
+				// The wait was cut by the caller's deadline mid-query: the
+				// driver reports that as an i/o timeout, certmagic expects
+				// the context's own error.
+				return ctx.Err()
+			}
 			return err
 		}
 		if ok {
