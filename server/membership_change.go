@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -137,7 +136,7 @@ func (s *Server) pageTierChange(c echo.Context) error {
 func (s *Server) renderTierChange(c echo.Context, errMsg string, status int) error {
 	sc := scopeFromPage(c)
 	if sc.User == nil {
-		return c.Redirect(http.StatusSeeOther, s.cfg.AuthURL+"/authenticate/signin?app="+url.QueryEscape(sc.App.Name))
+		return s.signInRedirect(c, sc)
 	}
 	data, err := s.tierChange(c, sc, c.Param("itemId"), false)
 	if err != nil {
@@ -151,9 +150,7 @@ func (s *Server) renderTierChange(c echo.Context, errMsg string, status int) err
 	data.Error = errMsg
 	props := s.pageProps(c, sc)
 	props.Data = data
-	if status != http.StatusOK {
-		props.Status = status
-	}
+	props.Status = status
 	c.Response().Header().Set("Cache-Control", "no-store")
 	return s.renderPage(c, "TierChange", props)
 }
@@ -163,7 +160,7 @@ func (s *Server) renderTierChange(c echo.Context, errMsg string, status int) err
 func (s *Server) formTierChange(c echo.Context) error {
 	sc := scopeFromPage(c)
 	if sc.User == nil {
-		return c.Redirect(http.StatusSeeOther, s.cfg.AuthURL+"/authenticate/signin?app="+url.QueryEscape(sc.App.Name))
+		return s.signInRedirect(c, sc)
 	}
 	data, err := s.tierChange(c, sc, c.Param("itemId"), true)
 	if err != nil {

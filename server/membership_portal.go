@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"net/http"
-	"net/url"
 
 	"github.com/labstack/echo/v4"
 
@@ -76,7 +75,7 @@ func (s *Server) apiMembershipPortal(c echo.Context) error {
 func (s *Server) formMembershipPortal(c echo.Context) error {
 	sc := scopeFromPage(c)
 	if sc.User == nil {
-		return c.Redirect(http.StatusSeeOther, s.cfg.AuthURL+"/authenticate/signin?app="+url.QueryEscape(sc.App.Name))
+		return s.signInRedirect(c, sc)
 	}
 	u, err := s.portalURL(c, sc)
 	if err != nil {

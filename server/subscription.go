@@ -397,9 +397,7 @@ func (s *Server) renderPlanCheckout(c echo.Context, errMsg string, status int) e
 	}
 	props := s.pageProps(c, sc)
 	props.Data = data
-	if status != http.StatusOK {
-		props.Status = status
-	}
+	props.Status = status
 	c.Response().Header().Set("Cache-Control", "no-cache")
 	return s.renderPage(c, "PlanCheckout", props)
 }
