@@ -175,14 +175,25 @@ func (p *Provider) webhookCheckout(ctx context.Context, ev sg.Event) (*payments.
 }
 
 // ExpireCheckout expires an open Checkout Session so its page takes no
-// payment; one no longer open answers ErrIntentNotOpen.
+// payment; one no longer open answers ErrIntentNotOpen. Stripe refuses
+// that with a 400 that has no error code, like other bad requests (a
+// connected account's key, say), so the session's own status decides:
+// only a session that is not open any more is "already closed".
 func (c *Client) ExpireCheckout(ctx context.Context, id string) error {
-	if _, err := c.sc.V1CheckoutSessions.Expire(ctx, id, nil); err != nil {
-		var se *sg.Error
-		if errors.As(err, &se) && se.HTTPStatusCode == 400 {
-			return fmt.Errorf("%w: %v", ErrIntentNotOpen, err)
+	_, err := c.sc.V1CheckoutSessions.Expire(ctx, id, nil)
+	var se *sg.Error
+	if err == nil || !errors.As(err, &se) || se.HTTPStatusCode != 400 {
+		if err != nil {
+			return fmt.Errorf("expire checkout session: %w", err)
 		}
-		return fmt.Errorf("expire checkout session: %w", err)
+		return nil
 	}
-	return nil
+	cs, rerr := c.RetrieveCheckout(ctx, id)
+	if rerr != nil {
+		return fmt.Errorf("expire checkout session: %w (and then: %v)", err, rerr)
+	}
+	if cs.Status != string(sg.CheckoutSessionStatusOpen) {
+		return fmt.Errorf("%w: %s: %v", ErrIntentNotOpen, cs.Status, err)
+	}
+	return fmt.Errorf("expire checkout session: %w", err)
 }

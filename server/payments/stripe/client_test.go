@@ -3,6 +3,8 @@ package stripe
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -113,5 +115,48 @@ func TestVerifyEvent(t *testing.T) {
 	}
 	if _, err := NewClient(Options{SecretKey: "sk"}).VerifyEvent(ev.Payload, ev.Header); err == nil {
 		t.Fatal("no webhook secret accepted an event")
+	}
+}
+
+// Expiring a session that is closed already is no failure; a 400 for any
+// other reason on a session still open is one (its page could take a
+// payment), never taken for "already closed".
+func TestExpireCheckoutTellsClosedFromRefused(t *testing.T) {
+	ctx := context.Background()
+	fs := paymentstest.StartStripe(t, "whsec_x")
+	c := NewClient(Options{SecretKey: "sk_test_123", APIBase: fs.URL})
+	in := CreateCheckout{Name: "Top-up", Amount: 1000, Currency: "USD", SuccessURL: "http://localhost/ok?s={CHECKOUT_SESSION_ID}", CancelURL: "http://localhost/no"}
+	in.IdempotencyKey = "expire-1"
+	cs, err := c.CreateCheckout(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.ExpireCheckout(ctx, cs.ID); err != nil {
+		t.Fatalf("an open session: %v", err)
+	}
+	if err := c.ExpireCheckout(ctx, cs.ID); !errors.Is(err, ErrIntentNotOpen) {
+		t.Fatalf("an expired session: %v", err)
+	}
+
+	// A Stripe that refuses the expiry itself (as it does for a connected
+	// account's session asked with the platform's key).
+	refusing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/expire") {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(400)
+			w.Write([]byte(`{"error":{"type":"invalid_request_error","message":"This endpoint does not allow impersonation as a Connected Account."}}`))
+			return
+		}
+		fs.ServeHTTP(w, r)
+	}))
+	defer refusing.Close()
+	in.IdempotencyKey = "expire-2"
+	open, err := c.CreateCheckout(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = NewClient(Options{SecretKey: "sk_test_123", APIBase: refusing.URL}).ExpireCheckout(ctx, open.ID)
+	if err == nil || errors.Is(err, ErrIntentNotOpen) || !strings.Contains(err.Error(), "impersonation") {
+		t.Fatalf("a refused expiry of an open session: %v", err)
 	}
 }
