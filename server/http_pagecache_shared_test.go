@@ -18,33 +18,16 @@ import (
 // bytes, after a like as after a new post, and however many visitors
 // arrive at both at once.
 func TestInstancesShareRenders(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx := context.Background()
 	db := demoDB(t)
-	rdb := storetest.Redis(t)
-	ns := "test:" + store.NewID()
-	t.Cleanup(func() {
-		if keys, _ := rdb.Keys(context.Background(), "marquee:"+ns+":*").Result(); len(keys) > 0 {
-			rdb.Del(context.Background(), keys...)
-		}
-	})
 	var two [2]*testServer
 	for i := range two {
-		ts := newTestServer(t, db)
-		ts.store.Redis, ts.store.Namespace = rdb, ns
+		two[i] = newTestServer(t, db)
 		// No staleness: every newer engagement needs a page rendered at it.
-		ts.pages.staleFor = 0
-		go ts.WatchPageVersions(ctx)
-		two[i] = ts
+		two[i].pages.staleFor = 0
 	}
+	shareOneRedis(t, two[:]...)
 	a, b := two[0], two[1]
-	for _, ts := range two {
-		for deadline := time.Now().Add(5 * time.Second); !ts.store.PageVersionsLive(); time.Sleep(10 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatal("never subscribed")
-			}
-		}
-	}
 	demo, err := a.store.AppByIDOrName(ctx, "demo")
 	if err != nil {
 		t.Fatal(err)
@@ -108,6 +91,33 @@ func TestInstancesShareRenders(t *testing.T) {
 	}
 	if got := renders(a) + renders(b); got != 3 {
 		t.Errorf("forty visitors of a new version on two instances: %d renders in all, want 1", got-2)
+	}
+}
+
+// shareOneRedis makes servers instances of one deployment: one Redis and
+// namespace, each watching the others' page version announcements (until
+// the test ends).
+func shareOneRedis(t *testing.T, servers ...*testServer) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	rdb := storetest.Redis(t)
+	ns := "test:" + store.NewID()
+	t.Cleanup(func() {
+		if keys, _ := rdb.Keys(context.Background(), "marquee:"+ns+":*").Result(); len(keys) > 0 {
+			rdb.Del(context.Background(), keys...)
+		}
+	})
+	for _, ts := range servers {
+		ts.store.Redis, ts.store.Namespace = rdb, ns
+		go ts.WatchPageVersions(ctx)
+	}
+	for _, ts := range servers {
+		for deadline := time.Now().Add(5 * time.Second); !ts.store.PageVersionsLive(); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("never subscribed")
+			}
+		}
 	}
 }
 

@@ -16,11 +16,16 @@ import (
 // follower or a member of a lower tier by any path: pages (the shared page
 // cache included), the JSON API, search, the Atom feed, the sitemap, the
 // notifications (the web push sends the same text) and the newsletter's
-// recipients; a member who may read it does. SQLite and PostgreSQL.
+// recipients; a member who may read it does. SQLite and PostgreSQL, each
+// with two instances sharing one Redis: a page one instance rendered for a
+// reader is shared through Redis, and neither instance hands it to others.
 func TestLockedPostsNeverLeak(t *testing.T) {
 	t.Parallel()
 	demoBoth(t, func(t *testing.T, db *bun.DB) {
 		f := newTierFixture(t, db)
+		other := newTestServer(t, db)
+		shareOneRedis(t, f.ts, other)
+		instances := []*testServer{f.ts, other}
 		ctx := context.Background()
 		creator := jsonHeaders(withSession(sessionFor(t, f.ts, "creator@demo.test")))
 		var communityID string
@@ -83,15 +88,20 @@ func TestLockedPostsNeverLeak(t *testing.T) {
 		}
 		for _, v := range viewers {
 			sawMem, sawTier := false, false
-			for _, p := range paths {
-				r := f.ts.do(t, "GET", p, nil, v.h)
-				sawMem = sawMem || strings.Contains(r.Body, "Zanzibar-quokka-members")
-				sawTier = sawTier || strings.Contains(r.Body, "Ouagadougou-tier-two")
-				if !v.readsMem && strings.Contains(r.Body, "Zanzibar-quokka-members") {
-					t.Errorf("%s: %s shows the members' post", v.name, p)
-				}
-				if !v.readsTier && strings.Contains(r.Body, "Ouagadougou-tier-two") {
-					t.Errorf("%s: %s shows the tier-2 post", v.name, p)
+			for i, ts := range instances {
+				for _, p := range paths {
+					r := ts.do(t, "GET", p, nil, v.h)
+					if r.Status >= 500 {
+						t.Errorf("%s on instance %d: %s answers %d", v.name, i, p, r.Status)
+					}
+					sawMem = sawMem || strings.Contains(r.Body, "Zanzibar-quokka-members")
+					sawTier = sawTier || strings.Contains(r.Body, "Ouagadougou-tier-two")
+					if !v.readsMem && strings.Contains(r.Body, "Zanzibar-quokka-members") {
+						t.Errorf("%s on instance %d: %s shows the members' post", v.name, i, p)
+					}
+					if !v.readsTier && strings.Contains(r.Body, "Ouagadougou-tier-two") {
+						t.Errorf("%s on instance %d: %s shows the tier-2 post", v.name, i, p)
+					}
 				}
 			}
 			if v.readsMem && !sawMem || v.readsTier && !sawTier {

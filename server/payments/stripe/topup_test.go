@@ -39,6 +39,13 @@ func TestTopupRequestShapesAgainstStripeMock(t *testing.T) {
 	if _, err := c.RetrieveCheckout(ctx, cs.ID); err != nil {
 		t.Fatalf("retrieve checkout session: %v", err)
 	}
+	// An expired top-up's session and intent are closed (the cancel_payment job).
+	if err := c.ExpireCheckout(ctx, cs.ID); err != nil {
+		t.Fatalf("expire checkout session: %v", err)
+	}
+	if err := c.Cancel(ctx, in.ID); err != nil {
+		t.Fatalf("cancel intent: %v", err)
+	}
 	if in.OrderID != "" {
 		t.Fatalf("a top-up intent names an order: %+v", in)
 	}
