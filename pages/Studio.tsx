@@ -675,6 +675,34 @@ function AnalyticsSection({ props }: { props: Props }) {
           </div>
         )}
       </section>
+      {a.paidHistory.length > 0 && (
+        <section className="studio-card" aria-labelledby="paid-h">
+          <h2 id="paid-h">Paid members by tier</h2>
+          <p className="meta">The last 12 months: who paid at each month's end, and churn (paying members at the month's start who stopped paying in it).</p>
+          <div className="table-wrap">
+            <table className="studio-table paid-history">
+              <thead>
+                <tr>
+                  <th>Month</th>
+                  {a.paidHistory[a.paidHistory.length - 1].byTier.map((t) => <th key={t.tierId}>{t.name}</th>)}
+                  <th>Paying</th><th>Left</th><th>Churn</th>
+                </tr>
+              </thead>
+              <tbody>
+                {a.paidHistory.map((m) => (
+                  <tr key={m.month}>
+                    <td>{m.month}</td>
+                    {a.paidHistory[a.paidHistory.length - 1].byTier.map((t) => <td key={t.tierId}>{m.byTier.find((b) => b.tierId === t.tierId)?.paid ?? 0}</td>)}
+                    <td>{m.paid}</td>
+                    <td>{m.left + " of " + m.atStart}</td>
+                    <td data-testid={"churn-" + m.month}>{m.atStart > 0 ? (Math.round(m.churn * 1000) / 10).toFixed(1) + "%" : "–"}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </section>
+      )}
       <section className="studio-card" aria-labelledby="trials-h">
         <h2 id="trials-h">Trials and offers</h2>
         <p className="meta">

@@ -13,7 +13,7 @@ type Props = PageProps<TierChangeData>;
 // member keeps their tier until the period ends. One form post confirms.
 export default function TierChange(props: Props) {
   const app = props.app!;
-  const { change, balance, error } = props.data;
+  const { change, balance, error, code, codeError } = props.data;
   const base = appBase(app);
   const back = (
     <p>
@@ -52,14 +52,37 @@ export default function TierChange(props: Props) {
             <>
               <dt>Pay now</dt>
               <dd>
-                <strong>{formatMoney(change.charge, change.currency)}</strong>
+                <strong data-testid="upgrade-charge">{formatMoney(change.charge, change.currency)}</strong>
+                {change.offer && <s className="meta">{" " + formatMoney(change.offer.listPrice, change.currency)}</s>}
                 <span className="meta">{" for the rest of the period, until " + formatDate(change.periodEnd)}</span>
+                {change.offer && <span className="offer-applied">{" · " + change.offer.code + ": " + change.offer.description}</span>}
               </dd>
             </>
           )}
           <dt>{upgrade || keep ? "Then" : "From " + formatDate(change.periodEnd)}</dt>
-          <dd>{formatMoney(change.price, change.currency) + per}</dd>
+          <dd>
+            {change.nextCharge !== change.price
+              ? formatMoney(change.nextCharge, change.currency) + per + " while the code runs, then " + formatMoney(change.price, change.currency) + per
+              : formatMoney(change.price, change.currency) + per}
+          </dd>
         </dl>
+        {upgrade && (
+          <form method="get" action={base + "/membership/change/" + change.to.itemId} className="offer-code">
+            <label htmlFor="tier-code">Have a code?</label>
+            <div className="offer-code-row">
+              <input id="tier-code" name="code" defaultValue={code ?? ""} autoComplete="off" spellCheck={false}
+                aria-invalid={codeError ? true : undefined} aria-describedby={codeError ? "tier-code-error" : undefined} />
+              <button type="submit" className="button button-secondary">
+                Apply
+              </button>
+            </div>
+            {codeError && (
+              <p className="field-error" id="tier-code-error" role="alert">
+                {"✕ " + codeError}
+              </p>
+            )}
+          </form>
+        )}
         {upgrade && <p>{"Your new tier starts as soon as you confirm."}</p>}
         {change.direction === "DOWNGRADE" && <p>{"You keep " + change.from.name + " until " + formatDate(change.periodEnd) + "; nothing is charged now."}</p>}
         {upgrade && wallet && (
@@ -80,6 +103,7 @@ export default function TierChange(props: Props) {
           </p>
         )}
         <form method="post" action={base + "/membership/change/" + change.to.itemId}>
+          {change.offer && <input type="hidden" name="code" value={change.offer.code} />}
           <button type="submit" className="button" disabled={short}>
             {upgrade ? "Confirm upgrade · pay " + formatMoney(change.charge, change.currency) : keep ? "Keep " + change.to.name : "Confirm downgrade"}
           </button>

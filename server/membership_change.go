@@ -26,6 +26,10 @@ type TierChangeData struct {
 	Change  *store.TierChange `json:"change"`
 	Balance int64             `json:"balance"`
 	Error   string            `json:"error,omitempty"`
+	// Code is the offer code typed for an upgrade (the page keeps it),
+	// CodeError why it does not apply.
+	Code      string `json:"code,omitempty"`
+	CodeError string `json:"codeError,omitempty"`
 }
 
 // tierChanger is a card provider that renews memberships on its side and
@@ -35,8 +39,8 @@ type tierChanger interface {
 }
 
 // tierChange quotes (apply false) or makes the move of the viewer's
-// membership to the tier of itemID.
-func (s *Server) tierChange(c echo.Context, sc *Scope, itemID string, apply bool) (*TierChangeData, error) {
+// membership to the tier of itemID, with an offer code for an upgrade.
+func (s *Server) tierChange(c echo.Context, sc *Scope, itemID, code string, apply bool) (*TierChangeData, error) {
 	if sc.User == nil {
 		return nil, unauthorized("Authentication required")
 	}
@@ -45,7 +49,7 @@ func (s *Server) tierChange(c echo.Context, sc *Scope, itemID string, apply bool
 	}
 	ctx := c.Request().Context()
 	now := time.Now()
-	q, err := s.store.QuoteTierChange(ctx, sc.App.ID, sc.User.ID, itemID, now)
+	q, err := s.store.QuoteTierChange(ctx, sc.App.ID, sc.User.ID, itemID, code, now)
 	if isNotFound(err) {
 		return nil, notFound("Subscription plan not found")
 	}
@@ -54,9 +58,9 @@ func (s *Server) tierChange(c echo.Context, sc *Scope, itemID string, apply bool
 	}
 	if apply {
 		if q.RenewedBy == store.WalletMethod {
-			q, err = s.store.ChangeTier(ctx, sc.App.ID, sc.User.ID, itemID, now)
+			q, err = s.store.ChangeTier(ctx, sc.App.ID, sc.User.ID, itemID, code, now)
 		} else {
-			q, err = s.changeCardTier(ctx, q, now)
+			q, err = s.changeCardTier(ctx, sc, q, now)
 		}
 		if isNotFound(err) {
 			return nil, notFound("Subscription plan not found")
@@ -65,7 +69,7 @@ func (s *Server) tierChange(c echo.Context, sc *Scope, itemID string, apply bool
 			return nil, answer(err, nil)
 		}
 	}
-	out := &TierChangeData{Change: q}
+	out := &TierChangeData{Change: q, Code: store.NormalizeOfferCode(code)}
 	if out.Balance, err = s.store.WalletBalance(ctx, sc.App.ID, sc.User.ID); err != nil {
 		return nil, err
 	}
@@ -74,7 +78,7 @@ func (s *Server) tierChange(c echo.Context, sc *Scope, itemID string, apply bool
 
 // changeCardTier asks the card provider renewing the membership to move it,
 // then records the move (conditional on the membership as quoted).
-func (s *Server) changeCardTier(ctx context.Context, q *store.TierChange, now time.Time) (*store.TierChange, error) {
+func (s *Server) changeCardTier(ctx context.Context, sc *Scope, q *store.TierChange, now time.Time) (*store.TierChange, error) {
 	provider, err := s.payments.Get(q.RenewedBy)
 	if err != nil {
 		return nil, moneyError(err)
@@ -83,8 +87,16 @@ func (s *Server) changeCardTier(ctx context.Context, q *store.TierChange, now ti
 	if !ok {
 		return nil, &store.ErrTierChange{Msg: "Your membership's payment method cannot change tiers: cancel and join the tier you want"}
 	}
+	// An upgrade's code is redeemed first (exactly once however many
+	// requests race), and given back if the provider refuses the move.
+	if err := s.store.ReserveUpgradeOffer(ctx, q, sc.App.ID, sc.User.ID, now); err != nil {
+		return nil, err
+	}
 	if q.Direction != store.TierKeep || q.From.ID != q.To.ID {
 		if err := changer.ChangeTier(ctx, q); err != nil {
+			if rerr := s.store.ReleaseUpgradeOffer(ctx, q, sc.User.ID); rerr != nil {
+				s.logger.Error("give back an upgrade's offer code", "user", sc.User.ID, "err", rerr)
+			}
 			return nil, moneyError(err)
 		}
 	}
@@ -96,6 +108,8 @@ func (s *Server) changeCardTier(ctx context.Context, q *store.TierChange, now ti
 
 type tierChangeRequest struct {
 	ItemID string `json:"itemId"`
+	// Code is an offer code for an upgrade (offers.go).
+	Code string `json:"code"`
 }
 
 // GET /api/memberships/apps/:appId/change/:itemId: what moving there does.
@@ -104,7 +118,7 @@ func (s *Server) apiTierChangeQuote(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	data, err := s.tierChange(c, sc, c.Param("itemId"), false)
+	data, err := s.tierChange(c, sc, c.Param("itemId"), c.QueryParam("code"), false)
 	if err != nil {
 		return err
 	}
@@ -121,7 +135,7 @@ func (s *Server) apiTierChange(c echo.Context) error {
 	if err := c.Bind(&req); err != nil {
 		return badRequest("Invalid request body")
 	}
-	data, err := s.tierChange(c, sc, req.ItemID, true)
+	data, err := s.tierChange(c, sc, req.ItemID, req.Code, true)
 	if err != nil {
 		return err
 	}
@@ -138,7 +152,19 @@ func (s *Server) renderTierChange(c echo.Context, errMsg string, status int) err
 	if sc.User == nil {
 		return s.signInRedirect(c, sc)
 	}
-	data, err := s.tierChange(c, sc, c.Param("itemId"), false)
+	code := c.QueryParam("code")
+	if code == "" {
+		code = c.FormValue("code")
+	}
+	data, err := s.tierChange(c, sc, c.Param("itemId"), code, false)
+	codeErr := ""
+	if err != nil && code != "" {
+		// A code that does not apply: the quote without it, and why.
+		if e, ok := err.(*Error); ok && e.Status < 500 {
+			codeErr = e.Message
+			data, err = s.tierChange(c, sc, c.Param("itemId"), "", false)
+		}
+	}
 	if err != nil {
 		var e *Error
 		if !errors.As(err, &e) || e.Status >= 500 {
@@ -148,6 +174,12 @@ func (s *Server) renderTierChange(c echo.Context, errMsg string, status int) err
 		data, errMsg, status = &TierChangeData{}, e.Message, e.Status
 	}
 	data.Error = errMsg
+	if codeErr != "" {
+		data.Code, data.CodeError = store.NormalizeOfferCode(code), codeErr
+		if status == http.StatusOK {
+			status = http.StatusBadRequest
+		}
+	}
 	props := s.pageProps(c, sc)
 	props.Data = data
 	props.Status = status
@@ -162,7 +194,7 @@ func (s *Server) formTierChange(c echo.Context) error {
 	if sc.User == nil {
 		return s.signInRedirect(c, sc)
 	}
-	data, err := s.tierChange(c, sc, c.Param("itemId"), true)
+	data, err := s.tierChange(c, sc, c.Param("itemId"), c.FormValue("code"), true)
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) && e.Status < 500 && e.Status != http.StatusNotFound {

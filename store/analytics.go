@@ -109,6 +109,9 @@ type Analytics struct {
 	Recurring Recurring `json:"recurring"`
 	// Trials and offers over the range (analytics_recurring.go).
 	TrialsAndOffers TrialsAndOffers `json:"trialsAndOffers"`
+	// PaidHistory is the last 12 calendar months of paying members by
+	// tier and their churn (not the range: analytics_recurring.go).
+	PaidHistory []PaidMonth `json:"paidHistory"`
 }
 
 // bucketStart is the start of the bucket holding t.
@@ -177,6 +180,9 @@ func (s *Storage) AppAnalytics(ctx context.Context, appID string, r AnalyticsRan
 		return nil, err
 	}
 	if a.TrialsAndOffers, err = s.trialsAndOffers(ctx, appID, r); err != nil {
+		return nil, err
+	}
+	if a.PaidHistory, err = s.paidHistory(ctx, appID, time.Now()); err != nil {
 		return nil, err
 	}
 	return a, nil

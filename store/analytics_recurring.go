@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -138,6 +139,116 @@ func (s *Storage) trialsAndOffers(ctx context.Context, appID string, r Analytics
 	}
 	for _, c := range out.ByCode {
 		out.Redemptions += c.Redemptions
+	}
+	return out, nil
+}
+
+// PaidMonth is one calendar month (UTC) of paid memberships, from the role
+// history (role_changes.tier_id, the tier each line says the member pays
+// for): Paid and ByTier count the members paying at the month's end (for
+// the current month: now); AtStart those paying at its start; Left those
+// of AtStart who stopped paying during the month (to no tier: back to
+// follower, a gift, gone; a move between paid tiers is no leaving, and one
+// who left and came back in the month still left once); Churn is Left over
+// AtStart (0 when nobody paid at the start).
+type PaidMonth struct {
+	Month   string      `json:"month"`
+	Paid    int         `json:"paid"`
+	ByTier  []TierCount `json:"byTier"`
+	AtStart int         `json:"atStart"`
+	Left    int         `json:"left"`
+	Churn   float64     `json:"churn"`
+}
+
+// TierCount is one tier's paying members.
+type TierCount struct {
+	TierID string `json:"tierId"`
+	Name   string `json:"name"`
+	Paid   int    `json:"paid"`
+}
+
+// PaidMonths is how many months the paid history goes back (this one
+// included).
+const PaidMonths = 12
+
+// paidHistory answers the last PaidMonths calendar months up to now's,
+// oldest first.
+func (s *Storage) paidHistory(ctx context.Context, appID string, now time.Time) ([]PaidMonth, error) {
+	now = now.UTC()
+	first := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC).AddDate(0, 1-PaidMonths, 0)
+	var lines []struct {
+		UserID    string    `bun:"user_id"`
+		TierID    string    `bun:"tier_id"`
+		CreatedAt time.Time `bun:"created_at"`
+	}
+	if err := s.DB.NewSelect().Table("role_changes").Column("user_id", "tier_id", "created_at").
+		Where("app_id = ? AND created_at <= ?", appID, now).OrderExpr("created_at ASC, id ASC").Scan(ctx, &lines); err != nil {
+		return nil, fmt.Errorf("load role history: %w", err)
+	}
+	tiers, err := s.GiftableTiers(ctx, appID)
+	if err != nil {
+		return nil, err
+	}
+	names, order := map[string]string{}, []string{}
+	for _, t := range tiers {
+		names[t.ID] = t.Name
+		order = append(order, t.ID)
+	}
+	tierOf := map[string]string{} // member: the tier paid for as of the lines read
+	snapshot := func() (int, map[string]int) {
+		by := map[string]int{}
+		n := 0
+		for _, t := range tierOf {
+			if t != "" {
+				by[t]++
+				n++
+			}
+		}
+		return n, by
+	}
+	out := make([]PaidMonth, 0, PaidMonths)
+	i := 0
+	for m := 0; m < PaidMonths; m++ {
+		start := first.AddDate(0, m, 0)
+		end := start.AddDate(0, 1, 0)
+		for ; i < len(lines) && lines[i].CreatedAt.Before(start); i++ {
+			tierOf[lines[i].UserID] = lines[i].TierID
+		}
+		row := PaidMonth{Month: start.Format("2006-01"), ByTier: []TierCount{}}
+		payingAtStart := map[string]bool{}
+		for u, t := range tierOf {
+			if t != "" {
+				payingAtStart[u] = true
+			}
+		}
+		row.AtStart = len(payingAtStart)
+		left := map[string]bool{}
+		for ; i < len(lines) && lines[i].CreatedAt.Before(end); i++ {
+			l := lines[i]
+			if l.TierID == "" && payingAtStart[l.UserID] && tierOf[l.UserID] != "" {
+				left[l.UserID] = true
+			}
+			tierOf[l.UserID] = l.TierID
+		}
+		row.Left = len(left)
+		if row.AtStart > 0 {
+			row.Churn = float64(row.Left) / float64(row.AtStart)
+		}
+		var by map[string]int
+		row.Paid, by = snapshot()
+		for _, id := range order {
+			row.ByTier = append(row.ByTier, TierCount{TierID: id, Name: names[id], Paid: by[id]})
+			delete(by, id)
+		}
+		former := make([]string, 0, len(by)) // tiers no longer listed, with members left
+		for id := range by {
+			former = append(former, id)
+		}
+		sort.Strings(former)
+		for _, id := range former {
+			row.ByTier = append(row.ByTier, TierCount{TierID: id, Name: "Former tier", Paid: by[id]})
+		}
+		out = append(out, row)
 	}
 	return out, nil
 }

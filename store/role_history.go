@@ -15,17 +15,26 @@ import (
 type RoleChange struct {
 	bun.BaseModel `bun:"table:role_changes"`
 
-	ID        string    `bun:",pk"`
-	AppID     string    `bun:",notnull"`
-	UserID    string    `bun:",notnull"`
-	Role      string    `bun:",notnull,default:''"`
-	Previous  string    `bun:",notnull,default:''"`
+	ID       string `bun:",pk"`
+	AppID    string `bun:",notnull"`
+	UserID   string `bun:",notnull"`
+	Role     string `bun:",notnull,default:''"`
+	Previous string `bun:",notnull,default:''"`
+	// TierID is the tier the member pays for after the change ('' when
+	// not paying: no paid membership, a gift or a free trial).
+	TierID    string    `bun:",notnull,default:''"`
 	CreatedAt time.Time `bun:",notnull,default:current_timestamp"`
 }
 
+// paidTierSQL is the tier member ?1 of app ?0 pays for now (NULL when
+// none): a paid membership (active or in its grace), not a gift, not in a
+// free trial.
+const paidTierSQL = `(SELECT s.plan_id FROM subscriptions AS s WHERE s.app_id = ?0 AND s.user_id = ?1
+	AND s.status IN ('ACTIVE', 'PAST_DUE') AND s.amount > 0 AND s.provider <> 'COMP' AND s.trial_until IS NULL LIMIT 1)`
+
 // recordRole writes the member's role change, if any, to the history: it
-// compares the membership as the transaction now sees it with the last
-// recorded role and adds a line when they differ. Called after every write
+// compares the membership (and the tier paid for) as the transaction now
+// sees it with the last recorded line and adds a line when they differ. Called after every write
 // to memberships, in that write's transaction (which holds the membership's
 // row, so changes of one member are recorded in their order). Repeating it
 // records nothing.
@@ -35,16 +44,23 @@ func recordRole(ctx context.Context, tx bun.IDB, appID, userID string) error {
 	// be seen on one side only).
 	var now struct {
 		Role     string  `bun:"role"`
+		Tier     string  `bun:"tier"`
 		LastID   *string `bun:"last_id"`
 		LastRole string  `bun:"last_role"`
+		LastTier string  `bun:"last_tier"`
 	}
 	last := "(SELECT %s FROM role_changes AS c WHERE c.app_id = ?0 AND c.user_id = ?1 ORDER BY c.created_at DESC LIMIT 1)"
 	if err := tx.NewRaw("SELECT COALESCE((SELECT m.role FROM memberships AS m WHERE m.app_id = ?0 AND m.user_id = ?1), '') AS role, "+
-		fmt.Sprintf(last, "c.id")+" AS last_id, COALESCE("+fmt.Sprintf(last, "c.role")+", '') AS last_role", appID, userID).
+		"COALESCE("+paidTierSQL+", '') AS tier, "+
+		fmt.Sprintf(last, "c.id")+" AS last_id, COALESCE("+fmt.Sprintf(last, "c.role")+", '') AS last_role, "+
+		"COALESCE("+fmt.Sprintf(last, "c.tier_id")+", '') AS last_tier", appID, userID).
 		Scan(ctx, &now); err != nil {
 		return fmt.Errorf("role history: load role: %w", err)
 	}
-	if now.Role == now.LastRole {
+	if now.Role == "" {
+		now.Tier = "" // gone from the app: paying for nothing here
+	}
+	if now.Role == now.LastRole && now.Tier == now.LastTier {
 		return nil
 	}
 	// Changes of one member keep their order even within a clock tick.
@@ -58,7 +74,7 @@ func recordRole(ctx context.Context, tx bun.IDB, appID, userID string) error {
 			at = prev.CreatedAt.Add(time.Microsecond)
 		}
 	}
-	ch := &RoleChange{ID: NewID(), AppID: appID, UserID: userID, Role: now.Role, Previous: now.LastRole, CreatedAt: at}
+	ch := &RoleChange{ID: NewID(), AppID: appID, UserID: userID, Role: now.Role, Previous: now.LastRole, TierID: now.Tier, CreatedAt: at}
 	if _, err := tx.NewInsert().Model(ch).Exec(ctx); err != nil {
 		return fmt.Errorf("role history: record: %w", err)
 	}
@@ -76,7 +92,11 @@ func RecordJoins(ctx context.Context, db bun.IDB, appID string) error {
 		return fmt.Errorf("record joins: %w", err)
 	}
 	for _, m := range ms {
-		ch := &RoleChange{ID: NewID(), AppID: m.AppID, UserID: m.UserID, Role: m.Role, CreatedAt: m.CreatedAt}
+		var tier string
+		if err := db.NewRaw("SELECT COALESCE("+paidTierSQL+", '')", m.AppID, m.UserID).Scan(ctx, &tier); err != nil {
+			return fmt.Errorf("record join: load tier: %w", err)
+		}
+		ch := &RoleChange{ID: NewID(), AppID: m.AppID, UserID: m.UserID, Role: m.Role, TierID: tier, CreatedAt: m.CreatedAt}
 		if _, err := db.NewInsert().Model(ch).Exec(ctx); err != nil {
 			return fmt.Errorf("record join: %w", err)
 		}

@@ -668,7 +668,7 @@ func (s *Storage) ApplyProviderRenewalEvent(ctx context.Context, ev *PaymentEven
 				Amount: ev.Amount, Currency: ev.Currency, Memo: "Membership renewal"}); err != nil {
 				return err
 			}
-		case event == "failed":
+		case event == "failed" && out.Status == SubPastDue:
 			ev.Outcome = OutcomePastDue
 		default:
 			ev.Outcome = OutcomeEnded
@@ -713,17 +713,28 @@ func applyProviderRenewalTx(ctx context.Context, tx bun.Tx, providerRef, event s
 		if cur.Status == SubCanceled || !periodEnd.After(cur.CurrentPeriodEnd) {
 			return cur, false, nil
 		}
+		wasTrial := cur.TrialUntil != nil
 		cur.Status, cur.CurrentPeriodEnd, cur.GraceUntil, cur.EndedAt = SubActive, periodEnd, nil, nil
 		cur.Renewals++
+		// The period just paid is at what the provider charged: an offer
+		// code's discount steps on as on the wallet (one run out renews at
+		// the list price, so MRR counts the full price from then on).
+		cur.Amount, cur.DiscountLeft = renewalCharge(cur)
+		cur.TrialUntil = nil
 		// A downgrade waiting for the period end takes effect with the
 		// renewal (the provider already bills the lower price).
 		if cur.NextPlanID != nil && cur.NextAmount != nil {
-			cur.PlanID, cur.Amount = *cur.NextPlanID, *cur.NextAmount
+			cur.PlanID, cur.Amount, cur.ListAmount, cur.DiscountLeft = *cur.NextPlanID, *cur.NextAmount, 0, 0
 		}
 		cur.NextPlanID, cur.NextAmount = nil, nil
 		if _, err := q.Column("status", "current_period_end", "grace_until", "ended_at", "renewals", "plan_id", "amount",
-			"next_plan_id", "next_amount").Exec(ctx); err != nil {
+			"next_plan_id", "next_amount", "list_amount", "discount_left", "trial_until").Exec(ctx); err != nil {
 			return nil, false, fmt.Errorf("extend subscription: %w", err)
+		}
+		if wasTrial {
+			if err := markTrial(ctx, tx, cur.AppID, cur.UserID, true, now); err != nil {
+				return nil, false, err
+			}
 		}
 		if err := grantSubscriber(ctx, tx, cur.AppID, cur.UserID); err != nil {
 			return nil, false, err
@@ -732,6 +743,11 @@ func applyProviderRenewalTx(ctx context.Context, tx bun.Tx, providerRef, event s
 	case "failed":
 		if cur.Status != SubActive {
 			return cur, false, nil
+		}
+		if cur.TrialUntil != nil {
+			// A card trial whose first charge failed ends at once: no
+			// grace, nothing was ever paid; the member follows again.
+			return endProviderTrial(ctx, tx, cur, now)
 		}
 		g := cur.CurrentPeriodEnd.Add(grace)
 		cur.Status, cur.GraceUntil = SubPastDue, &g
@@ -743,6 +759,9 @@ func applyProviderRenewalTx(ctx context.Context, tx bun.Tx, providerRef, event s
 		if cur.Status == SubCanceled || cur.Status == SubExpired {
 			return cur, false, nil
 		}
+		if cur.TrialUntil != nil {
+			return endProviderTrial(ctx, tx, cur, now)
+		}
 		cur.Status, cur.EndedAt = SubExpired, &now
 		if _, err := q.Column("status", "ended_at").Exec(ctx); err != nil {
 			return nil, false, fmt.Errorf("end subscription: %w", err)
@@ -753,6 +772,24 @@ func applyProviderRenewalTx(ctx context.Context, tx bun.Tx, providerRef, event s
 		return cur, true, membershipMessages(ctx, tx, membershipNote{Event: MembershipEnded, Sub: cur})
 	}
 	return nil, false, fmt.Errorf("unknown renewal event %q", event)
+}
+
+// endProviderTrial ends a card trial the provider could not charge (or
+// that was deleted before its first invoice): the membership expires, the
+// member follows the app again and the trial is marked ended unpaid.
+func endProviderTrial(ctx context.Context, tx bun.Tx, cur *Subscription, now time.Time) (*Subscription, bool, error) {
+	cur.Status, cur.EndedAt = SubExpired, &now
+	if _, err := tx.NewUpdate().Model(cur).WherePK().Column("status", "ended_at").Exec(ctx); err != nil {
+		return nil, false, fmt.Errorf("end trial: %w", err)
+	}
+	if err := dropSubscriber(ctx, tx, cur.AppID, cur.UserID); err != nil {
+		return nil, false, err
+	}
+	if err := markTrial(ctx, tx, cur.AppID, cur.UserID, false, now); err != nil {
+		return nil, false, err
+	}
+	return cur, true, membershipMessages(ctx, tx, membershipNote{Event: MembershipEnded, Sub: cur,
+		Reason: "Your free trial has ended and your card could not be charged for the membership."})
 }
 
 // SubscriptionPlanView is the plan of the member's subscription as

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -47,6 +48,34 @@ type TierChange struct {
 	ProviderRef    string    `json:"-"`
 	SubscriptionID string    `json:"-"`
 	PeriodEnd      time.Time `json:"periodEnd"`
+	// Offer is the code an upgrade takes (nil: none): its ListPrice is the
+	// upgrade's charge without it, its Price the charge with it (Charge),
+	// Discount the difference. The code discounts as a Stripe coupon does
+	// from the upgrade on: ONCE the upgrade's charge only, REPEATING the
+	// charges made within its months (the upgrade's and the renewals
+	// before they end), FOREVER every one.
+	Offer *OfferQuote `json:"offer"`
+	// NextCharge is what the next renewal charges (Price, or less while
+	// the code runs).
+	NextCharge int64 `json:"nextCharge"`
+}
+
+// upgradeDiscountLeft is how many renewals after an upgrade made now the
+// offer discounts: as a Stripe coupon applied now does (invoices made
+// within its months; the first renewal is at periodEnd).
+func upgradeDiscountLeft(o *Offer, cycle string, periodEnd, now time.Time) int64 {
+	switch o.Duration {
+	case OfferForever:
+		return -1
+	case OfferRepeating:
+		until := now.AddDate(0, int(o.DurationMonths), 0)
+		n := int64(0)
+		for at := periodEnd; at.Before(until) && n < 1000; at = addCycle(at, cycle) {
+			n++
+		}
+		return n
+	}
+	return 0
 }
 
 // ErrTierChange: a membership that cannot move between tiers as asked; the
@@ -80,7 +109,7 @@ func prorate(from, to int64, cycle string, end, now time.Time) int64 {
 // the tier of itemID, and answers what moving there would do. Only a
 // membership that is paid, active and renewed by the wallet or a card can
 // move; the messages say what to do otherwise.
-func quoteTierChange(ctx context.Context, db bun.IDB, appID, userID, itemID string, now time.Time, forUpdate bool) (*TierChange, *Subscription, error) {
+func quoteTierChange(ctx context.Context, db bun.IDB, appID, userID, itemID, code string, now time.Time, forUpdate bool) (*TierChange, *Subscription, error) {
 	var cur *Subscription
 	var err error
 	if tx, ok := db.(bun.Tx); ok && forUpdate {
@@ -153,13 +182,35 @@ func quoteTierChange(ctx context.Context, db bun.IDB, appID, userID, itemID stri
 	default:
 		q.Direction, q.EffectiveAt = TierDowngrade, cur.CurrentPeriodEnd
 	}
+	q.NextCharge = q.Price
+	if strings.TrimSpace(code) != "" {
+		switch q.Direction {
+		case TierDowngrade:
+			return nil, nil, &ErrTierChange{Msg: "An offer code applies to an upgrade: downgrade without it"}
+		case TierUpgrade:
+			oq, err := quoteOffer(ctx, db, appID, userID, to.ID, cycle, price, code, now)
+			if err != nil {
+				return nil, nil, err
+			}
+			full := q.Charge
+			q.Charge = offerPrice(oq.Offer, full)
+			left := upgradeDiscountLeft(oq.Offer, cycle, cur.CurrentPeriodEnd, now)
+			q.Offer = &OfferQuote{Offer: oq.Offer, Code: oq.Code, ListPrice: full, Price: q.Charge, Discount: full - q.Charge,
+				Description: oq.Description, DiscountLeft: left}
+			if left != 0 {
+				q.NextCharge = offerPrice(oq.Offer, price)
+			}
+		}
+		// KEEP: the upgrade was made (a repeated request); the code was
+		// taken with it.
+	}
 	return q, cur, nil
 }
 
 // QuoteTierChange answers what moving the member to the tier of itemID
 // would do, changing nothing (the confirmation page).
-func (s *Storage) QuoteTierChange(ctx context.Context, appID, userID, itemID string, now time.Time) (*TierChange, error) {
-	q, _, err := quoteTierChange(ctx, s.DB, appID, userID, itemID, now, false)
+func (s *Storage) QuoteTierChange(ctx context.Context, appID, userID, itemID, code string, now time.Time) (*TierChange, error) {
+	q, _, err := quoteTierChange(ctx, s.DB, appID, userID, itemID, code, now, false)
 	return q, err
 }
 
@@ -176,13 +227,13 @@ func upgradeRef(subID, planID string, periodEnd time.Time) string {
 // row it read, so any number of concurrent requests change it (and charge)
 // once. Card-renewed memberships go through ApplyCardTierChange after the
 // provider agreed.
-func (s *Storage) ChangeTier(ctx context.Context, appID, userID, itemID string, now time.Time) (*TierChange, error) {
+func (s *Storage) ChangeTier(ctx context.Context, appID, userID, itemID, code string, now time.Time) (*TierChange, error) {
 	var out *TierChange
 	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if err := lockSubscriptions(ctx, tx); err != nil {
 			return err
 		}
-		q, cur, err := quoteTierChange(ctx, tx, appID, userID, itemID, now, true)
+		q, cur, err := quoteTierChange(ctx, tx, appID, userID, itemID, code, now, true)
 		if err != nil {
 			return err
 		}
@@ -196,6 +247,39 @@ func (s *Storage) ChangeTier(ctx context.Context, appID, userID, itemID string, 
 		return nil, err
 	}
 	return out, nil
+}
+
+// ReserveUpgradeOffer redeems a card upgrade's code before the provider is
+// asked to move the subscription (exactly: the conditional increment and
+// the unique redemption hold under any number of racing requests); a
+// provider that refuses hands it back with ReleaseUpgradeOffer.
+func (s *Storage) ReserveUpgradeOffer(ctx context.Context, q *TierChange, appID, userID string, now time.Time) error {
+	if q.Offer == nil {
+		return nil
+	}
+	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		return redeemOffer(ctx, tx, q.Offer.Offer.ID, appID, userID, q.To.ID, q.RenewedBy, q.Offer.Discount, now, true)
+	})
+}
+
+// ReleaseUpgradeOffer gives back a code reserved for an upgrade the
+// provider refused.
+func (s *Storage) ReleaseUpgradeOffer(ctx context.Context, q *TierChange, userID string) error {
+	if q.Offer == nil {
+		return nil
+	}
+	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		res, err := tx.NewDelete().Model((*OfferRedemption)(nil)).Where("offer_id = ? AND user_id = ?", q.Offer.Offer.ID, userID).Exec(ctx)
+		if err != nil {
+			return fmt.Errorf("release offer: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			if _, err := tx.NewUpdate().Model((*Offer)(nil)).Set("redemptions = redemptions - 1").Where("id = ? AND redemptions > 0", q.Offer.Offer.ID).Exec(ctx); err != nil {
+				return fmt.Errorf("release offer: %w", err)
+			}
+		}
+		return nil
+	})
 }
 
 // ApplyCardTierChange records a tier change the card provider has made on
@@ -249,9 +333,20 @@ func applyTierChange(ctx context.Context, tx bun.Tx, s *Storage, q *TierChange, 
 			}
 		}
 		// An offer's discount was for the tier left: the new tier is at
-		// its list price from now on.
-		upd = upd.Set("plan_id = ?", q.To.ID).Set("amount = ?", q.Price).Set("next_plan_id = NULL").Set("next_amount = NULL").
-			Set("list_amount = 0").Set("discount_left = 0")
+		// its list price from now on, less the upgrade's own code while it
+		// runs (redeemed here for the wallet, in the same transaction; a
+		// card's was reserved before the provider was asked).
+		upd = upd.Set("plan_id = ?", q.To.ID).Set("amount = ?", q.NextCharge).Set("next_plan_id = NULL").Set("next_amount = NULL")
+		if o := q.Offer; o != nil {
+			if q.RenewedBy == WalletMethod {
+				if err := redeemOffer(ctx, tx, o.Offer.ID, cur.AppID, cur.UserID, q.To.ID, WalletMethod, o.Discount, now, true); err != nil {
+					return err
+				}
+			}
+			upd = upd.Set("offer_id = ?", o.Offer.ID).Set("list_amount = ?", q.Price).Set("discount_left = ?", o.DiscountLeft)
+		} else {
+			upd = upd.Set("list_amount = 0").Set("discount_left = 0")
+		}
 	}
 	res, err := upd.Exec(ctx)
 	if err != nil {
@@ -263,8 +358,14 @@ func applyTierChange(ctx context.Context, tx bun.Tx, s *Storage, q *TierChange, 
 	if q.Direction == TierKeep {
 		return nil
 	}
+	if q.Direction == TierUpgrade {
+		// The role history follows the paid tier (analytics by tier).
+		if err := recordRole(ctx, tx, cur.AppID, cur.UserID); err != nil {
+			return err
+		}
+	}
 	sub := *cur
-	sub.PlanID, sub.Amount = q.To.ID, q.Price
+	sub.PlanID, sub.Amount = q.To.ID, q.NextCharge
 	if q.Direction == TierDowngrade {
 		sub.PlanID = cur.PlanID
 	}
@@ -387,7 +488,7 @@ func (s *Storage) ApplyProviderPlanChange(ctx context.Context, ev *PaymentEvent,
 		if from == nil || to == nil {
 			return outcome, nil // not a tier of this app
 		}
-		q := &TierChange{From: from.tier(), To: to.tier(), Cycle: cur.Cycle, Price: amount, Currency: cur.Currency,
+		q := &TierChange{From: from.tier(), To: to.tier(), Cycle: cur.Cycle, Price: amount, NextCharge: amount, Currency: cur.Currency,
 			RenewedBy: cur.Provider, ProviderRef: cur.ProviderRef, SubscriptionID: cur.ID, PeriodEnd: cur.CurrentPeriodEnd}
 		now := time.Now().UTC()
 		switch {

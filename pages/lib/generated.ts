@@ -57,6 +57,7 @@ export interface Analytics {
   attendance: EventAttendance[];
   recurring: Recurring;
   trialsAndOffers: TrialsAndOffers;
+  paidHistory: PaidMonth[];
 }
 
 // AppAvailability is server.AppAvailability.
@@ -1015,6 +1016,16 @@ export interface PagePropsBase {
   stripeKey?: string;
 }
 
+// PaidMonth is store.PaidMonth.
+export interface PaidMonth {
+  month: string;
+  paid: number;
+  byTier: TierCount[];
+  atStart: number;
+  left: number;
+  churn: number;
+}
+
 // PaymentConfig is server.PaymentConfig.
 export interface PaymentConfig {
   stripe: {
@@ -1679,6 +1690,8 @@ export interface TierChange {
   effectiveAt: string;
   renewedBy: string;
   periodEnd: string;
+  offer: OfferQuote | null;
+  nextCharge: number;
 }
 
 // TierChangeData is server.TierChangeData.
@@ -1686,6 +1699,15 @@ export interface TierChangeData {
   change: TierChange | null;
   balance: number;
   error?: string;
+  code?: string;
+  codeError?: string;
+}
+
+// TierCount is store.TierCount.
+export interface TierCount {
+  tierId: string;
+  name: string;
+  paid: number;
 }
 
 // TierMembers is store.TierMembers.

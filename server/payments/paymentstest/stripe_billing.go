@@ -63,7 +63,15 @@ func (s *Stripe) billing(w http.ResponseWriter, r *http.Request, parts []string)
 		if (pct == "") == (amount == "") {
 			return bad("You must pass either percent_off or amount_off, but not both.", "percent_off")
 		}
-		c := map[string]any{"id": s.nextID("co"), "object": "coupon", "duration": dur, "percent_off": nil, "amount_off": nil,
+		id := r.PostForm.Get("id")
+		if id == "" {
+			id = s.nextID("co")
+		} else if s.coupons[id] != nil {
+			// A coupon's own id is taken once, as on Stripe.
+			stripeError(w, 400, "invalid_request_error", "resource_already_exists", "Coupon already exists.", map[string]any{"param": "id"})
+			return true
+		}
+		c := map[string]any{"id": id, "object": "coupon", "duration": dur, "percent_off": nil, "amount_off": nil,
 			"currency": nil, "duration_in_months": nil, "valid": true, "metadata": formMeta(r)}
 		if pct != "" {
 			v, err := strconv.ParseFloat(pct, 64)
@@ -372,6 +380,15 @@ func (s *Stripe) changeItemLocked(w http.ResponseWriter, r *http.Request, sub ma
 		stripeError(w, 400, "invalid_request_error", "parameter_invalid", "Invalid proration_behavior: must be one of create_prorations, none, or always_invoice", map[string]any{"param": "proration_behavior"})
 		return false
 	}
+	// discounts[0][coupon] replaces the subscription's discount from now.
+	if code := r.PostForm.Get("discounts[0][coupon]"); code != "" {
+		if s.coupons[code] == nil {
+			stripeError(w, 400, "invalid_request_error", "resource_missing", "No such coupon: '"+code+"'", map[string]any{"param": "discounts[0][coupon]"})
+			return false
+		}
+		s.subCoupon[sub["id"].(string)] = subDiscount{Coupon: code, Start: time.Now()}
+		sub["discounts"] = []any{s.nextID("di")}
+	}
 	item := sub["items"].(map[string]any)["data"].([]any)[0].(map[string]any)
 	if itemID != item["id"] {
 		stripeError(w, 400, "invalid_request_error", "resource_missing", "No such subscription item: '"+itemID+"'", map[string]any{"param": "items[0][id]"})
@@ -393,6 +410,7 @@ func (s *Stripe) changeItemLocked(w http.ResponseWriter, r *http.Request, sub ma
 	diff := num(pr["unit_amount"]) - num(old["unit_amount"])
 	if behaviour == "always_invoice" && diff > 0 && end > now && end > start {
 		amount := (diff*(end-now) + (end - start) - 1) / (end - start)
+		amount = s.discountedLocked(sub, amount, now) // the coupon, if any, discounts this invoice too
 		inv := map[string]any{"id": s.nextID("in"), "object": "invoice", "customer": sub["customer"], "currency": pr["currency"],
 			"amount_due": amount, "amount_paid": amount, "status": "paid", "billing_reason": "subscription_update",
 			"period_start": now, "period_end": now,

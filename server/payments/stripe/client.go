@@ -364,6 +364,50 @@ type Coupon struct {
 	Duration              string
 	Months                int64
 	Code                  string
+	// OfferID is the offer the coupon is made for: its coupon has an id
+	// of its own (CouponID), so each shape of an offer is one coupon on
+	// Stripe however many members use it.
+	OfferID string
+}
+
+// CouponID names the Stripe coupon of an offer's shape (its discount,
+// duration, months and currency).
+func CouponID(off *Coupon, currency string) string {
+	id := fmt.Sprintf("marquee-offer-%s-%s", off.OfferID, off.Duration)
+	if off.Duration == "repeating" {
+		id += fmt.Sprintf("-%d", off.Months)
+	}
+	if off.AmountOff > 0 {
+		id += "-" + strings.ToLower(currency)
+	}
+	return id
+}
+
+// ensureCoupon answers the coupon of the offer's shape, creating it the
+// first time (by its id, with an idempotency key of the same name; a
+// coupon that exists already is used as it is).
+func (c *Client) ensureCoupon(ctx context.Context, off *Coupon, currency string) (string, error) {
+	cp := &sg.CouponCreateParams{Duration: sg.String(off.Duration), Name: sg.String(off.Code)}
+	if off.PercentOff > 0 {
+		cp.PercentOff = sg.Float64(float64(off.PercentOff))
+	} else {
+		cp.AmountOff, cp.Currency = sg.Int64(off.AmountOff), sg.String(strings.ToLower(currency))
+	}
+	if off.Duration == "repeating" {
+		cp.DurationInMonths = sg.Int64(off.Months)
+	}
+	id := CouponID(off, currency)
+	cp.ID = sg.String(id)
+	cp.SetIdempotencyKey(id)
+	coupon, err := c.sc.V1Coupons.Create(ctx, cp)
+	var se *sg.Error
+	if errors.As(err, &se) && se.Code == sg.ErrorCodeResourceAlreadyExists {
+		return id, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("create coupon: %w", err)
+	}
+	return coupon.ID, nil
 }
 
 // CreateSubscription makes the price and the subscription of a membership
@@ -398,23 +442,11 @@ func (c *Client) CreateSubscription(ctx context.Context, r Renewal) (string, err
 		sp.DefaultPaymentMethod = sg.String(r.PaymentMethod)
 	}
 	if off := r.Coupon; off != nil {
-		cp := &sg.CouponCreateParams{Duration: sg.String(off.Duration), Name: sg.String(off.Code)}
-		if off.PercentOff > 0 {
-			cp.PercentOff = sg.Float64(float64(off.PercentOff))
-		} else {
-			cp.AmountOff, cp.Currency = sg.Int64(off.AmountOff), sg.String(strings.ToLower(r.Currency))
-		}
-		if off.Duration == "repeating" {
-			cp.DurationInMonths = sg.Int64(off.Months)
-		}
-		if r.IdempotencyKey != "" {
-			cp.SetIdempotencyKey(r.IdempotencyKey + "-coupon")
-		}
-		coupon, err := c.sc.V1Coupons.Create(ctx, cp)
+		coupon, err := c.ensureCoupon(ctx, off, r.Currency)
 		if err != nil {
-			return "", fmt.Errorf("create coupon: %w", err)
+			return "", err
 		}
-		sp.Discounts = []*sg.SubscriptionCreateDiscountParams{{Coupon: sg.String(coupon.ID)}}
+		sp.Discounts = []*sg.SubscriptionCreateDiscountParams{{Coupon: sg.String(coupon)}}
 	}
 	if r.Destination != "" {
 		sp.OnBehalfOf = sg.String(r.Destination)
@@ -468,6 +500,15 @@ func (c *Client) ChangePrice(ctx context.Context, id string, r Renewal, prorate 
 	up := &sg.SubscriptionUpdateParams{
 		Items:             []*sg.SubscriptionUpdateItemParams{{ID: sg.String(sub.Items.Data[0].ID), Price: sg.String(price.ID)}},
 		ProrationBehavior: sg.String(behaviour),
+	}
+	if off := r.Coupon; off != nil {
+		// An upgrade's offer code: the coupon discounts the upgrade's
+		// invoice and those within its duration.
+		coupon, err := c.ensureCoupon(ctx, off, r.Currency)
+		if err != nil {
+			return err
+		}
+		up.Discounts = []*sg.SubscriptionUpdateDiscountParams{{Coupon: sg.String(coupon)}}
 	}
 	up.AddMetadata("planId", r.Metadata["planId"])
 	up.SetIdempotencyKey(r.IdempotencyKey + "-update")

@@ -73,12 +73,19 @@ func TestRequestShapesAgainstStripeMock(t *testing.T) {
 	}
 	// With an offer code: a coupon (percent for some months, an amount for
 	// ever) passed to the subscription as its discount.
-	for i, off := range []*Coupon{{PercentOff: 50, Duration: "repeating", Months: 2, Code: "HALF"}, {AmountOff: 300, Duration: "forever", Code: "THREE"}} {
+	for i, off := range []*Coupon{{PercentOff: 50, Duration: "repeating", Months: 2, Code: "HALF", OfferID: "off_1"}, {AmountOff: 300, Duration: "forever", Code: "THREE", OfferID: "off_2"}} {
 		if _, err := c.CreateSubscription(ctx, Renewal{Customer: cu, PaymentMethod: "pm_card_visa", Name: "Studio Circle", Amount: 800,
 			Currency: "USD", Interval: "month", TrialEnd: time.Now().AddDate(0, 1, 0), Coupon: off,
 			IdempotencyKey: RenewalKey("sub_row_coupon", "ord_2", i)}); err != nil {
 			t.Fatalf("subscription with coupon %s: %v", off.Code, err)
 		}
+	}
+	// An upgrade with an offer code: the offer's coupon (its own id) as
+	// the subscription's discount, with the new price.
+	if err := c.ChangePrice(ctx, sub, Renewal{Name: "Backstage", Amount: 1200, Currency: "USD", Interval: "month",
+		Metadata: map[string]string{"planId": "p_3"}, IdempotencyKey: "tier-shape-offer",
+		Coupon: &Coupon{PercentOff: 50, Duration: "once", Code: "HALFUP", OfferID: "off_3"}}, true); err != nil {
+		t.Fatalf("change price with a coupon: %v", err)
 	}
 	// A donation: an intent with no order, keyed by the donation.
 	don, err := c.CreateIntent(ctx, CreateIntent{Amount: 1500, Currency: "USD", Email: "donor@example.com",

@@ -547,7 +547,7 @@ func (p *Provider) renewalOffer(ctx context.Context, sub *store.Subscription, in
 	if err != nil {
 		return 0, nil, err
 	}
-	c := &Coupon{PercentOff: o.PercentOff, AmountOff: o.AmountOff, Duration: "forever", Code: o.Code}
+	c := &Coupon{PercentOff: o.PercentOff, AmountOff: o.AmountOff, Duration: "forever", Code: o.Code, OfferID: o.ID}
 	if sub.DiscountLeft > 0 {
 		perCycle := int64(1)
 		if interval == "year" {
@@ -609,8 +609,23 @@ func (p *Provider) ChangeTier(ctx context.Context, q *store.TierChange) error {
 	if q.Direction != store.TierUpgrade {
 		key += "-" + store.NewID()
 	}
-	err := p.Client.ChangePrice(ctx, q.ProviderRef, Renewal{Name: q.To.Name, Amount: q.Price, Currency: q.Currency,
-		Interval: interval, Metadata: map[string]string{"planId": q.To.ID}, IdempotencyKey: key}, q.Direction == store.TierUpgrade)
+	r := Renewal{Name: q.To.Name, Amount: q.Price, Currency: q.Currency,
+		Interval: interval, Metadata: map[string]string{"planId": q.To.ID}, IdempotencyKey: key}
+	if o := q.Offer; o != nil && o.Offer != nil && q.Direction == store.TierUpgrade {
+		// The upgrade's code, as the offer's coupon (Stripe's own
+		// durations: once is the upgrade's invoice).
+		r.Coupon = &Coupon{PercentOff: o.Offer.PercentOff, AmountOff: o.Offer.AmountOff, Code: o.Offer.Code, OfferID: o.Offer.ID}
+		switch o.Offer.Duration {
+		case store.OfferOnce:
+			r.Coupon.Duration = "once"
+		case store.OfferRepeating:
+			r.Coupon.Duration, r.Coupon.Months = "repeating", o.Offer.DurationMonths
+		default:
+			r.Coupon.Duration = "forever"
+		}
+		key += "-offer-" + o.Offer.ID
+	}
+	err := p.Client.ChangePrice(ctx, q.ProviderRef, r, q.Direction == store.TierUpgrade)
 	if err != nil {
 		return payments.ProviderError("stripe", err)
 	}
