@@ -133,7 +133,7 @@ func New(opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, mk, err := e.runtimes.acquire(context.Background(), laneFirst); err != nil || !mk {
+	if _, mk, err := e.runtimes.acquire(context.Background(), laneFirst, ""); err != nil || !mk {
 		return nil, fmt.Errorf("render: pool of %d runtimes: %v", opts.PoolSize, err)
 	}
 	e.runtimes.release(rt)
@@ -204,14 +204,15 @@ const (
 )
 
 // acquire returns an idle runtime, creating one if the pool is not full, or
-// waits its turn (first views before refreshes, each in order of arrival)
-// until one is released or ctx ends.
+// waits its turn until one is released or ctx ends: first views before
+// refreshes; within each, apps take turns (ForApp), each app's renders in
+// order of arrival.
 func (e *Engine) acquire(ctx context.Context) (*goja.Runtime, error) {
 	lane := laneFirst
 	if isRefresh(ctx) {
 		lane = laneRefresh
 	}
-	rt, mk, err := e.runtimes.acquire(ctx, lane)
+	rt, mk, err := e.runtimes.acquire(ctx, lane, tenantOf(ctx))
 	if err != nil || !mk {
 		return rt, err
 	}

@@ -142,6 +142,11 @@ func (e *pageEntries) drop(s *pageSlot) {
 
 func (e *pageEntries) remember(key string) {
 	e.ghostIndex[key] = e.ghosts.PushBack(key)
+	e.trimGhosts()
+}
+
+// trimGhosts forgets the oldest ghosts past as many as there are entries.
+func (e *pageEntries) trimGhosts() {
 	for e.ghosts.Len() > max(len(e.slots), 64) {
 		old := e.ghosts.Front()
 		e.ghosts.Remove(old)
@@ -163,6 +168,7 @@ func (e *pageEntries) remove(key string) {
 		e.smallBytes -= s.page.size
 	}
 	e.drop(s)
+	e.trimGhosts()
 }
 
 func (e *pageEntries) len() int { return len(e.slots) }

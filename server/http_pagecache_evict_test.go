@@ -2,6 +2,8 @@ package server
 
 import (
 	"fmt"
+	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"slices"
 	"sync"
@@ -166,5 +168,102 @@ func TestExpiredPageServedWhileItRendersAgain(t *testing.T) {
 	}
 	if states["refresh"] != 1 || states["stale"]+states["hit"]+states["refresh"] != 50 {
 		t.Errorf("answers %v: want one refresh, the others stale (or hits once it rendered), no miss", states)
+	}
+}
+
+// Whatever the mix of puts, reads, replacements and removals, of pages of
+// any size, the entries never hold more bytes than the budget, the
+// accounting matches what is held, and the ghosts (keys only) stay bounded
+// and apart from the entries.
+func TestPageEntriesStayWithinBudget(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(45, 1))
+	for _, limit := range []int{1, 1000, 64 << 10} {
+		e := newPageEntries(limit)
+		for op := 0; op < 20_000; op++ {
+			key := fmt.Sprintf("k%d", rng.IntN(400))
+			switch r := rng.IntN(10); {
+			case r < 5:
+				e.put(key, sizedPage(1+rng.IntN(limit/8+200)))
+			case r < 9:
+				e.get(key)
+			default:
+				e.remove(key)
+			}
+			held, small := 0, 0
+			for k, el := range e.slots {
+				s := el.Value.(*pageSlot)
+				if s.key != k {
+					t.Fatalf("slot of %q holds %q", k, s.key)
+				}
+				held += s.page.size
+				if !s.inMain {
+					small += s.page.size
+				}
+				if e.ghostIndex[k] != nil {
+					t.Fatalf("%q is both held and a ghost", k)
+				}
+			}
+			if e.bytes > limit || held != e.bytes || small != e.smallBytes || e.small.Len()+e.main.Len() != len(e.slots) {
+				t.Fatalf("limit %d, op %d: %d bytes counted, %d held (small %d vs %d), queues %d+%d for %d entries",
+					limit, op, e.bytes, held, e.smallBytes, small, e.small.Len(), e.main.Len(), len(e.slots))
+			}
+			if e.ghosts.Len() != len(e.ghostIndex) || e.ghosts.Len() > max(len(e.slots), 64) {
+				t.Fatalf("limit %d, op %d: %d ghosts (%d indexed) for %d entries", limit, op, e.ghosts.Len(), len(e.ghostIndex), len(e.slots))
+			}
+		}
+	}
+}
+
+// A page's key names everything that makes its bytes someone's: the app,
+// the host (a custom domain's pages apart from the main site's), the
+// content version, the build, the path, the query and the viewer class.
+// Keys differing in any one of them are different entries in memory and on
+// disk, each answering its own bytes; and the key without its version
+// (what a visitor gets while the database is down) keeps every other part.
+func TestPageKeysKeepViewersApart(t *testing.T) {
+	t.Parallel()
+	base := [6]string{"app1", "1.1", "build", "/apps/one", "", "visitor"}
+	variants := [][6]string{base}
+	for part, other := range [6]string{"app2", "1.2", "build2", "//one.example/", "page=2", "member|FOLLOWER|false|{}|0"} {
+		v := base
+		v[part] = other
+		variants = append(variants, v)
+	}
+	// Parts are NUL-separated: moving text from one part to the next is
+	// another key too.
+	variants = append(variants, [6]string{"app1", "1.1", "build", "/apps/one", "visitor", ""})
+	keys, stables := map[string]int{}, map[string]int{}
+	for i, v := range variants {
+		k := string(appendPageKey(nil, v[0], v[1], v[2], v[3], v[4], v[5]))
+		if j, ok := keys[k]; ok {
+			t.Fatalf("variants %v and %v share the key %q", variants[j], v, k)
+		}
+		keys[k] = i
+		stable, ok := unversionedKey(k)
+		if j, seen := stables[stable]; !ok || seen && !(i == 2 && j == 0) {
+			t.Errorf("variant %v: unversioned key %q (ok %v) shared with %v", v, stable, ok, variants[j])
+		}
+		stables[stable] = i
+	}
+	if len(stables) != len(variants)-1 {
+		t.Errorf("%d unversioned keys for %d variants, two differing only in version", len(stables), len(variants))
+	}
+	disk := newDiskPages(t.TempDir(), 8, slog.New(slog.DiscardHandler))
+	defer disk.close()
+	e := newPageEntries(1 << 20)
+	for k, i := range keys {
+		p := cachedPageOf(200, http.Header{}, fmt.Sprintf("etag%d", i), 10, []byte(fmt.Sprintf("gz%d", i)), []byte(fmt.Sprintf("br%d", i)))
+		e.put(k, p)
+		disk.store(k, p)
+	}
+	for k, i := range keys {
+		want := fmt.Sprintf("gz%d", i)
+		if p := e.get(k); p == nil || string(p.gz) != want {
+			t.Errorf("memory: %q answered another page's bytes", k)
+		}
+		if p := disk.load(k); p == nil || string(p.gz) != want || p.etag != fmt.Sprintf("etag%d", i) {
+			t.Errorf("disk: %q answered another page's bytes", k)
+		}
 	}
 }

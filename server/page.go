@@ -167,6 +167,13 @@ func (s *Server) renderDocument(c echo.Context, page string, props PageProps) (i
 	}
 	ctx, cancel := context.WithTimeout(c.Request().Context(), timeout)
 	defer cancel()
+	// Waiting renders take turns by app: a burst of one app's cold pages
+	// does not hold back another app's.
+	if props.App != nil {
+		ctx = render.ForApp(ctx, props.App.ID)
+	} else if sc := scopeFromPage(c); sc != nil && sc.App != nil {
+		ctx = render.ForApp(ctx, sc.App.ID)
+	}
 	renderStart := time.Now()
 	res, err := s.renderer.Render(ctx, page, props)
 	s.metrics.render(time.Since(renderStart))

@@ -71,12 +71,16 @@ func main() {
 	if len(os.Args) > 1 {
 		only = os.Args[1]
 	}
-	if only != "" && only != "api" && only != "cluster" && only != "apps" && only != "newsletter" {
-		fmt.Fprintln(os.Stderr, "usage: scripts/bench [api|cluster|apps|newsletter]")
+	if only != "" && only != "api" && only != "cluster" && only != "apps" && only != "newsletter" || len(os.Args) > 2 && only != "apps" || len(os.Args) > 3 {
+		fmt.Fprintln(os.Stderr, "usage: scripts/bench [api|cluster|apps [N]|newsletter]")
 		os.Exit(2)
 	}
 	// `scripts/bench apps` (apps.go): many apps' pages; not in a full run.
+	// `scripts/bench apps 300` seeds 300 apps (BENCH_APPS, default 1,000).
 	if only == "apps" {
+		if len(os.Args) > 2 {
+			appsCount = os.Args[2]
+		}
 		err = appsBench(ctx)
 	}
 	// `scripts/bench newsletter` (newsletter.go): pages during a 10,000-mail
