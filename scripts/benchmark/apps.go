@@ -179,7 +179,7 @@ func appsOn(ctx context.Context, backend string, n int) error {
 		}
 		failed := ""
 		if p.failed > 0 {
-			failed = fmt.Sprintf(" (%d failed)", p.failed)
+			failed = fmt.Sprintf(" (%d failed or timed out)", p.failed)
 		}
 		hit := "-"
 		if p.total > 0 {
@@ -225,10 +225,14 @@ func appsWrk(base, script, file, mode string, seed, pid int) (appsPass, error) {
 		return time.Duration(v) * time.Microsecond
 	}
 	p.p50, p.p99, p.max = us(m[1]), us(m[2]), us(m[3])
+	// Requests/sec counts answers of any status; a request that timed out
+	// (wrk gives up after 2 s) or failed on its socket is no answer.
 	p.requests, _ = strconv.Atoi(string(m[4]))
-	p.failed, _ = strconv.Atoi(string(m[5]))
-	if p.failed > 0 && p.requests > 0 {
-		p.rps *= float64(p.requests-p.failed) / float64(p.requests)
+	notOK, _ := strconv.Atoi(string(m[5]))
+	lost, _ := strconv.Atoi(string(m[6]))
+	p.failed = notOK + lost
+	if notOK > 0 && p.requests > 0 {
+		p.rps *= float64(max(p.requests-notOK, 0)) / float64(p.requests)
 	}
 	for _, r := range []string{"hit", "stale"} {
 		p.hits += after["result=\""+r+"\""] - before["result=\""+r+"\""]
@@ -244,7 +248,7 @@ func appsWrk(base, script, file, mode string, seed, pid int) (appsPass, error) {
 }
 
 var (
-	latencyLine = regexp.MustCompile(`LATENCY ([\d.]+) ([\d.]+) ([\d.]+) (\d+) (\d+)`)
+	latencyLine = regexp.MustCompile(`LATENCY ([\d.]+) ([\d.]+) ([\d.]+) (\d+) (\d+) (\d+)`)
 	metricLine  = regexp.MustCompile(`(?m)^marquee_page_cache_requests_total\{(result="[a-z]+")\} ([\d.e+]+)$`)
 	renderCount = regexp.MustCompile(`(?m)^marquee_render_duration_seconds_count ([\d.e+]+)$`)
 )
@@ -297,7 +301,7 @@ function request()
   return wrk.format("GET", paths[i])
 end
 function done(summary, latency, requests)
-  local failed = summary.errors.status + summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout
-  io.write(string.format("LATENCY %d %d %d %d %d\n", latency:percentile(50), latency:percentile(99), latency.max, summary.requests, failed))
+  local lost = summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout
+  io.write(string.format("LATENCY %d %d %d %d %d %d\n", latency:percentile(50), latency:percentile(99), latency.max, summary.requests, summary.errors.status, lost))
 end
 `
