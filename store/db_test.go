@@ -54,3 +54,25 @@ func TestSQLiteKeepsItsConnections(t *testing.T) {
 		t.Fatalf("%d connections open after the bursts, %d after the first", st.OpenConnections, opened)
 	}
 }
+
+// Every SQLite connection keeps a small page cache (SQLiteCacheKB): the
+// connections a process keeps open cost memory outside Go's heap.
+func TestSQLiteConnectionsKeepSmallCaches(t *testing.T) {
+	t.Parallel()
+	db := storetest.SQLite(t)
+	ctx := context.Background()
+	for i := 0; i < 3; i++ {
+		conn, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kb int
+		if err := conn.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&kb); err != nil {
+			t.Fatal(err)
+		}
+		if kb != -store.SQLiteCacheKB {
+			t.Errorf("connection %d: cache_size %d, want %d (KiB)", i, kb, -store.SQLiteCacheKB)
+		}
+		defer conn.Close()
+	}
+}
