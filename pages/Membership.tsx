@@ -102,6 +102,13 @@ export default function Membership(props: Props) {
             </button>
           </form>
         )}
+        {d.paypalManaged && (
+          <p className="meta membership-paypal">
+            {status?.cancelAtPeriodEnd
+              ? "Your PayPal subscription is cancelled. Join again when your membership ends."
+              : "Your membership renews through PayPal. To change tier, cancel it and join the tier you want when it ends."}
+          </p>
+        )}
         {current && d.next && status?.currentPeriodEnd && (
           <p className="membership-next">
             {"Moves to "}
@@ -140,7 +147,8 @@ export default function Membership(props: Props) {
                   </ul>
                 )}
                 {mine ? (
-                  status && (
+                  status &&
+                  !(d.paypalManaged && status.cancelAtPeriodEnd) && (
                     <form method="post" action={base + "/membership/cancel"}>
                       <input type="hidden" name="cancel" value={status.cancelAtPeriodEnd ? "0" : "1"} />
                       <button type="submit" className="button button-secondary">
@@ -148,7 +156,7 @@ export default function Membership(props: Props) {
                       </button>
                     </form>
                   )
-                ) : t.state === "ON_SALE" && d.changeable && d.cycle && (d.cycle === "YEARLY" ? t.yearlyPrice : t.monthlyPrice) == null ? (
+                ) : d.paypalManaged ? null : t.state === "ON_SALE" && d.changeable && d.cycle && (d.cycle === "YEARLY" ? t.yearlyPrice : t.monthlyPrice) == null ? (
                   <p className="meta">{"Not offered " + (d.cycle === "YEARLY" ? "yearly" : "monthly") + ": join it when your membership ends."}</p>
                 ) : t.state === "ON_SALE" ? (
                   <div className="tier-actions">

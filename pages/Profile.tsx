@@ -54,9 +54,18 @@ function Membership({ m, base, joined }: { m: SubscriptionStatus; base: string; 
       {m.status === "ACTIVE" && !m.cancelAtPeriodEnd && <p className="meta">{"Renews on " + end}</p>}
       {m.status === "ACTIVE" && m.cancelAtPeriodEnd && <p className="meta">{"Cancelled: access until " + end}</p>}
       {m.status === "PAST_DUE" && m.graceUntil && (
-        <p className="field-error">{"The renewal payment failed. Top up your wallet before " + formatDate(m.graceUntil) + " to keep access."}</p>
+        <p className="field-error">
+          {"The renewal payment failed. " +
+            (m.renewedBy === "paypal"
+              ? "Update your payment method in PayPal before "
+              : m.renewedBy === "stripe"
+                ? "Update your card before "
+                : "Top up your wallet before ") +
+            formatDate(m.graceUntil) +
+            " to keep access."}
+        </p>
       )}
-      {(m.status === "ACTIVE" || m.status === "PAST_DUE") && (
+      {(m.status === "ACTIVE" || m.status === "PAST_DUE") && !(m.renewedBy === "paypal" && m.cancelAtPeriodEnd) && (
         <form method="post" action={base + "/profile/membership"}>
           <input type="hidden" name="cancel" value={m.cancelAtPeriodEnd ? "0" : "1"} />
           <button type="submit" className="button button-secondary">

@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"marquee/server/payments"
 	"marquee/store"
 )
 
@@ -49,6 +50,14 @@ func (s *Server) tierChange(c echo.Context, sc *Scope, itemID, code string, appl
 	}
 	ctx := c.Request().Context()
 	now := time.Now()
+	if cur, err := s.store.SubscriptionOf(ctx, sc.App.ID, sc.User.ID); err != nil {
+		return nil, err
+	} else if cur != nil && cur.Provider == payments.PayPal && cur.ProviderRef != "" && (cur.Status == store.SubActive || cur.Status == store.SubPastDue) {
+		// PayPal's revise moves a subscription only with the member's
+		// approval on PayPal's page, and bills no prorated difference:
+		// the member cancels and joins the tier they want instead.
+		return nil, &Error{Status: http.StatusConflict, Message: msgRenewsByPayPal}
+	}
 	q, err := s.store.QuoteTierChange(ctx, sc.App.ID, sc.User.ID, itemID, code, now)
 	if isNotFound(err) {
 		return nil, notFound("Subscription plan not found")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"marquee/server/payments"
 	"marquee/store"
 )
 
@@ -36,6 +37,10 @@ type TiersData struct {
 	// CardManaged: a card renews the membership, so the member manages the
 	// card and invoices in the provider's portal (membership_portal.go).
 	CardManaged bool `json:"cardManaged"`
+	// PayPalManaged: a PayPal subscription renews the membership; PayPal
+	// cannot move it between tiers nor resume it once cancelled, so the
+	// page offers Cancel only and says how to change tier.
+	PayPalManaged bool `json:"paypalManaged"`
 	// Error is why a form post was refused.
 	Error string `json:"error,omitempty"`
 	// Cycle is the member's billing cycle (empty without a membership).
@@ -142,6 +147,10 @@ func (s *Server) tiersOf(c echo.Context, sc *Scope) (*TiersData, error) {
 			(sub.Status == store.SubActive || sub.Status == store.SubPastDue)
 		out.Changeable = sub != nil && sub.Status == store.SubActive && !sub.CancelAtPeriodEnd && sub.Amount > 0 && sub.TrialUntil == nil &&
 			(sub.Provider == store.WalletMethod || sub.ProviderRef != "") && sub.Provider != store.CompProvider
+		if sub != nil && sub.Provider == payments.PayPal && sub.ProviderRef != "" {
+			out.PayPalManaged = sub.Status == store.SubActive || sub.Status == store.SubPastDue
+			out.Changeable, out.CardManaged = false, false
+		}
 	}
 	return out, nil
 }

@@ -189,7 +189,12 @@ func (s *Server) pagePaymentSuccess(c echo.Context) error {
 		// capturing is this page's job, and repeating it (a reload) is
 		// harmless. The order is PAID only if PayPal says the capture
 		// completed.
-		ppID := c.QueryParam("paypalOrderId")
+		// A membership's subscription comes back with subscription_id
+		// (its token is PayPal's agreement token, not an id of ours).
+		ppID := c.QueryParam("subscription_id")
+		if ppID == "" {
+			ppID = c.QueryParam("paypalOrderId")
+		}
 		if ppID == "" {
 			ppID = c.QueryParam("token")
 		}

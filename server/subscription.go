@@ -70,10 +70,12 @@ func (s *Server) subscribe(c echo.Context, sc *Scope, itemID, method, cycle, off
 		return nil, answer(err, nil)
 	}
 	payer := payments.Payer{UserID: sc.User.ID, Email: sc.User.Email}
-	base := s.appBaseURL(ctx, sc.App.ID, sc.App.Name)
+	// As the checkout's PayPal flow: PayPal adds its ids to the return
+	// address, the page needs the method and the order.
 	started, err := provider.Start(ctx, payments.StartRequest{Order: order, Payer: payer,
-		ReturnURL: base + "/payment-success", CancelURL: base + "/cancel_order",
-		Metadata: map[string]string{"kind": "subscription", "appId": sc.App.ID}})
+		ReturnURL: s.appURL(sc, "/payment-success", url.Values{"processor": {method}, "orderId": {order.ID}}),
+		CancelURL: s.appURL(sc, "/cancel_order", url.Values{"orderId": {order.ID}}),
+		Metadata:  map[string]string{"kind": "subscription", "appId": sc.App.ID}})
 	if err != nil {
 		return nil, moneyError(err)
 	}
@@ -138,12 +140,19 @@ func (s *Server) refuseWhileRenewedByCard(ctx context.Context, sc *Scope) error 
 	}
 	if cur != nil && cur.Provider != payments.Wallet && cur.ProviderRef != "" && !cur.CancelAtPeriodEnd &&
 		(cur.Status == store.SubActive || cur.Status == store.SubPastDue) {
+		if cur.Provider == payments.PayPal {
+			return &Error{Status: http.StatusConflict, Message: msgRenewsByPayPal}
+		}
 		return &Error{Status: http.StatusConflict, Message: msgRenewsByCard}
 	}
 	return nil
 }
 
-const msgRenewsByCard = "Your membership already renews by card; cancel it first to change plans"
+const (
+	msgRenewsByCard   = "Your membership already renews by card; cancel it first to change plans"
+	msgRenewsByPayPal = "Your membership renews through PayPal, which cannot move it to another tier: cancel it, and join the tier you want when it ends"
+	msgPayPalResume   = "A membership cancelled in PayPal cannot be resumed: join again when it ends"
+)
 
 type subscribeRequest struct {
 	ItemID        string `json:"itemId"`
@@ -230,6 +239,14 @@ func (s *Server) setCancel(c echo.Context, sc *Scope, cancel bool) (*store.Subsc
 	cur, err := s.store.SubscriptionOf(ctx, sc.App.ID, sc.User.ID)
 	if err != nil {
 		return nil, err
+	}
+	if cur != nil && cur.ProviderRef != "" && cur.Provider == payments.PayPal && !cancel && cur.CancelAtPeriodEnd {
+		// PayPal has no undo for a cancelled subscription.
+		return nil, &Error{Status: http.StatusConflict, Message: msgPayPalResume}
+	}
+	if cur != nil && cur.ProviderRef != "" && cur.Provider == payments.PayPal && cancel && cur.CancelAtPeriodEnd {
+		// Cancelled already (here or in PayPal): nothing to tell PayPal.
+		return s.store.SubscriptionStatusOf(ctx, sc.App.ID, sc.User.ID, time.Now())
 	}
 	if cur != nil && cur.ProviderRef != "" && cur.Provider != payments.Wallet &&
 		(cur.Status == store.SubActive || cur.Status == store.SubPastDue) {

@@ -77,6 +77,9 @@ type SubscriptionStatus struct {
 	Plan                 *SubscriptionPlanView `json:"plan"`
 	// TrialUntil is set while the membership is a free trial (trials.go).
 	TrialUntil *time.Time `json:"trialUntil"`
+	// RenewedBy is what renews the membership: the wallet, a card
+	// (stripe) or a PayPal subscription; empty when nothing does.
+	RenewedBy string `json:"renewedBy" tstype:"'' | 'musepay' | 'stripe' | 'paypal'"`
 }
 
 // AppAccount is the app-scoped part of GET /api/auth/me?appId=.
@@ -157,6 +160,9 @@ func (s *Storage) SubscriptionStatusOf(ctx context.Context, appID, userID string
 		out.Status, out.CurrentPeriodEnd, out.CancelAtPeriodEnd, out.GraceUntil, out.PlanID =
 			sub.Status, &sub.CurrentPeriodEnd, sub.CancelAtPeriodEnd, sub.GraceUntil, &sub.PlanID
 		out.TrialUntil = sub.TrialUntil
+		if sub.Provider == WalletMethod || (sub.ProviderRef != "" && sub.Provider != CompProvider) {
+			out.RenewedBy = sub.Provider
+		}
 		if out.Plan, err = s.planView(ctx, sub.PlanID); err != nil {
 			return nil, err
 		}

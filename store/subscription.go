@@ -628,6 +628,9 @@ const (
 	OutcomeRenewed = "RENEWED"
 	OutcomePastDue = "PAST_DUE"
 	OutcomeEnded   = "ENDED"
+	// OutcomeCanceled: the provider stopped renewing (the member
+	// cancelled in their PayPal account); access lasts the paid period.
+	OutcomeCanceled = "CANCELED"
 )
 
 // ApplyProviderRenewalEvent records the provider's event ev and, only the
@@ -668,8 +671,19 @@ func (s *Storage) ApplyProviderRenewalEvent(ctx context.Context, ev *PaymentEven
 				Amount: ev.Amount, Currency: ev.Currency, Memo: "Membership renewal"}); err != nil {
 				return err
 			}
+			if ev.Provider == "paypal" && ev.Amount > 0 && ev.Amount != out.Amount {
+				// PayPal bills each cycle as the plan says (an offer's
+				// discounted cycles, then the list price); the sale says
+				// what this one took, which is what the member now pays.
+				out.Amount = ev.Amount
+				if _, err := tx.NewUpdate().Model(out).WherePK().Column("amount").Exec(ctx); err != nil {
+					return fmt.Errorf("record renewal amount: %w", err)
+				}
+			}
 		case event == "failed" && out.Status == SubPastDue:
 			ev.Outcome = OutcomePastDue
+		case event == "canceled":
+			ev.Outcome = OutcomeCanceled
 		default:
 			ev.Outcome = OutcomeEnded
 		}
@@ -755,6 +769,17 @@ func applyProviderRenewalTx(ctx context.Context, tx bun.Tx, providerRef, event s
 			return nil, false, fmt.Errorf("start grace period: %w", err)
 		}
 		return cur, true, membershipMessages(ctx, tx, membershipNote{Event: MembershipFailed, Sub: cur, Card: true})
+	case "canceled":
+		// Nothing renews it any more: it ends with its paid period (or
+		// its grace), as a member's own cancel does.
+		if (cur.Status != SubActive && cur.Status != SubPastDue) || cur.CancelAtPeriodEnd {
+			return cur, false, nil
+		}
+		cur.CancelAtPeriodEnd = true
+		if _, err := q.Column("cancel_at_period_end").Exec(ctx); err != nil {
+			return nil, false, fmt.Errorf("cancel subscription: %w", err)
+		}
+		return cur, true, nil
 	case "ended":
 		if cur.Status == SubCanceled || cur.Status == SubExpired {
 			return cur, false, nil

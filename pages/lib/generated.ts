@@ -1633,6 +1633,7 @@ export interface SubscriptionStatus {
   planId: string | null;
   plan: SubscriptionPlanView | null;
   trialUntil: string | null;
+  renewedBy: '' | 'musepay' | 'stripe' | 'paypal';
 }
 
 // TagView is store.TagView.
@@ -1736,6 +1737,7 @@ export interface TiersData {
   next: Tier | null;
   changeable: boolean;
   cardManaged: boolean;
+  paypalManaged: boolean;
   error?: string;
   cycle?: 'MONTHLY' | 'YEARLY';
   notice?: string;

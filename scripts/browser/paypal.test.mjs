@@ -112,3 +112,48 @@ test("without JavaScript the PayPal choice still goes to PayPal and back", async
   await nojs.close();
   await context.close();
 });
+
+// Issue 40 item 3: a fan joins a tier by PayPal at phone size with
+// JavaScript on. The plan checkout leads to the payment step, PayPal's
+// page asks to agree to the subscription (the tier's price every month),
+// and the way back makes them a member whose membership renews through
+// PayPal; cancelling reaches PayPal and offers no way back in it.
+test("a follower joins a tier by PayPal through PayPal's subscription page, then cancels", async () => {
+  const { context, page } = await signIn(env, "follower@demo.test", "demo-password", { viewport: { width: 390, height: 844 } });
+  const errors = watchErrors(page);
+  const base = env.server.base + "/apps/demo";
+  await page.goto(base + "/membership");
+  await Promise.all([page.waitForURL(/\/checkout\/plan\//), page.getByRole("button", { name: /^Join monthly Studio Circle Membership/ }).click()]);
+  await Promise.all([page.waitForURL(/step=payment/), page.getByRole("button", { name: /Pay \$8\.00 by PayPal/ }).click()]);
+  await page.locator('.checkout-pay[data-hydrated="true"]').waitFor();
+  await page.locator(".method", { hasText: "PayPal" }).click();
+  await shot(page, "tier-1-payment");
+
+  await Promise.all([page.waitForURL((u) => u.toString().startsWith(env.fakeURL + "/webapps/billing/subscriptions")), page.locator(".pay-button").click()]);
+  const agreement = await page.locator("body").innerText();
+  assert.match(agreement, /Studio Circle Membership \(monthly\)/);
+  assert.match(agreement, /8\.00 USD every month/);
+  await shot(page, "tier-2-agree");
+
+  await Promise.all([page.waitForURL(/\/apps\/demo\/payment-success/), page.getByRole("button", { name: "Agree & Subscribe" }).click()]);
+  const back = new URL(page.url());
+  assert.equal(back.searchParams.get("processor"), "paypal");
+  assert.match(back.searchParams.get("subscription_id") ?? "", /^I-/);
+  await page.getByRole("heading", { name: "Payment Successful!" }).waitFor();
+  await shot(page, "tier-3-success");
+
+  await page.goto(base + "/membership");
+  assert.match(await page.locator(".membership-current").innerText(), /Your tier: Studio Circle Membership · renews /);
+  assert.match(await page.locator(".membership-paypal").innerText(), /renews through PayPal/);
+  // No Upgrade or Join that PayPal could not carry out.
+  assert.equal(await page.locator('a[href*="/membership/change/"], form[action*="/checkout/plan/"]').count(), 0);
+  await shot(page, "tier-4-member");
+
+  await Promise.all([page.waitForURL(/notice=canceled/), page.getByRole("button", { name: "Cancel" }).click()]);
+  assert.match(await page.locator(".membership-current").innerText(), /· ends /);
+  assert.match(await page.locator(".membership-paypal").innerText(), /PayPal subscription is cancelled/);
+  assert.equal(await page.getByRole("button", { name: "Keep membership" }).count(), 0);
+  await shot(page, "tier-5-cancelled");
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -51,7 +51,12 @@ type PayPal struct {
 	inflight   map[string]bool
 	holds      holds
 	events     []PayPalEvent
-	srv        *httptest.Server
+	// Subscriptions (paypal_subscriptions.go).
+	products map[string]*ppProduct
+	plans    map[string]*ppPlan
+	subs     map[string]*ppSubscription
+	sales    map[string]*PayPalSale
+	srv      *httptest.Server
 }
 
 // ppAnswer is the first answer to a PayPal-Request-Id, replayed to its
@@ -411,6 +416,12 @@ func (p *PayPal) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case path == "/checkoutnow" && r.Method == http.MethodGet:
 		p.approvalPage(w, r)
 		return
+	case path == "/webapps/billing/subscriptions":
+		p.subscriptionApproval(w, r)
+		return
+	case strings.HasPrefix(path, "/_fake/"):
+		p.fakeControl(w, r)
+		return
 	case path == "/checkoutnow" && r.Method == http.MethodPost:
 		_ = r.ParseForm()
 		o := p.orders[r.PostForm.Get("token")]
@@ -475,6 +486,9 @@ func (p *PayPal) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (p *PayPal) route(w http.ResponseWriter, r *http.Request) {
+	if p.routeSubscriptions(w, r) {
+		return
+	}
 	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	switch {
 	case r.URL.Path == "/v2/checkout/orders" && r.Method == http.MethodPost:

@@ -51,7 +51,16 @@ func (p *Provider) Start(ctx context.Context, req payments.StartRequest) (*payme
 	if o.Status != store.OrderPending {
 		return nil, store.ErrIllegalTransition
 	}
-	if o.PaymentMethod == payments.PayPal && o.PaymentRef != "" {
+	// A membership renews through a PayPal subscription (subscriptions.go);
+	// an order with more than the membership in it pays once.
+	line, err := p.Store.MembershipLineOf(ctx, o.ID)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	if line != nil && line.Price == o.Total {
+		return p.startSubscription(ctx, req, line)
+	}
+	if o.PaymentMethod == payments.PayPal && o.PaymentRef != "" && !IsSubscriptionRef(o.PaymentRef) {
 		if po, err := p.Client.GetOrder(ctx, o.PaymentRef); err == nil && po.OrderRef() == o.ID && po.ApprovalURL() != "" &&
 			(po.Status == "CREATED" || po.Status == "PAYER_ACTION_REQUIRED") {
 			return &payments.Started{Ref: po.ID, ApprovalURL: po.ApprovalURL(), Status: po.Status}, nil
@@ -92,6 +101,9 @@ func (p *Provider) Confirm(ctx context.Context, req payments.ConfirmRequest) (*p
 			return &payments.Result{Order: o, Ref: req.Ref, Status: "COMPLETED"}, nil
 		}
 		return nil, store.ErrIllegalTransition
+	}
+	if IsSubscriptionRef(req.Ref) {
+		return p.confirmSubscription(ctx, o, req.Ref)
 	}
 	key, err := p.captureKey(ctx, o, req.Ref)
 	if err != nil {
@@ -293,6 +305,9 @@ func (p *Provider) HandleWebhook(ctx context.Context, body []byte, header http.H
 	if err := json.Unmarshal(body, &ev); err != nil || ev.ID == "" {
 		return nil, fmt.Errorf("%w: not a PayPal event", payments.ErrInvalidWebhook)
 	}
+	if res, ok, err := p.subscriptionWebhook(ctx, ev); ok {
+		return res, err
+	}
 	switch ev.EventType {
 	case "PAYMENT.CAPTURE.COMPLETED", "PAYMENT.CAPTURE.DENIED", "PAYMENT.CAPTURE.DECLINED":
 		var c CaptureDetail
@@ -416,6 +431,17 @@ func statusOf(ev *store.PaymentEvent, fresh bool) string {
 // order could not take (the refund_stray_payment job); refused moves the
 // PayPal-Request-Id past refusals PayPal keeps for it.
 func (p *Provider) RefundStray(ctx context.Context, ref string, amount int64, refused int) error {
+	if IsSubscriptionRef(ref) {
+		// A subscription whose first payment its order could not take
+		// (the order was cancelled meanwhile): it must bill no more. The
+		// payment itself is a sale, refunded in PayPal by hand.
+		if err := p.CancelPayment(ctx, ref); err != nil {
+			return err
+		}
+		p.log().Error("paypal subscription payment its order could not take: cancelled; refund its payment in PayPal",
+			"subscription", ref, "amount", amount)
+		return nil
+	}
 	po, err := p.Client.GetOrder(ctx, ref)
 	if err != nil {
 		return payments.ProviderError("paypal", err)
