@@ -263,7 +263,7 @@ func manageDomains(ctx context.Context, cfg server.Config, s *store.Storage, arg
 		if err != nil {
 			return fmt.Errorf("app %s: %w", args[1], err)
 		}
-		d, err := server.AddAppDomain(ctx, cfg, s, app.ID, args[2], len(args) == 4)
+		d, err := server.AddAppDomain(ctx, cfg, s, app.ID, "", args[2], len(args) == 4)
 		if err != nil {
 			var inv *store.ErrInvalid
 			if errors.As(err, &inv) {
@@ -289,7 +289,7 @@ func manageDomains(ctx context.Context, cfg server.Config, s *store.Storage, arg
 		if err != nil {
 			return err
 		}
-		if err := s.RemoveDomain(ctx, app.ID); err != nil {
+		if err := s.RemoveDomain(ctx, app.ID, ""); err != nil {
 			return err
 		}
 		fmt.Printf("removed %s: %s is back at /apps/%s\n", d.Domain, app.Name, app.Name)

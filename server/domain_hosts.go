@@ -1,7 +1,9 @@
 package server
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"net/url"
@@ -9,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/labstack/echo/v4"
 
 	"marquee/store"
 )
@@ -191,9 +195,14 @@ func siteHostOf(host, mainHost, authHost string) bool {
 	return host == mainHost || host == authHost
 }
 
-// domainOrigin is a custom domain's origin: PUBLIC_URL's scheme (and port,
-// in development, where one listener serves every host).
+// domainOrigin is a custom domain's origin: with TLS_ACME, https on the
+// standard port (where ACME checks TLS-ALPN-01 too: TLS_ADDR is 443, or a
+// port 443 is forwarded to); else PUBLIC_URL's scheme (and port, in
+// development, where one listener serves every host).
 func (s *Server) domainOrigin(domain string) string {
+	if s.cfg.TLSACME {
+		return "https://" + domain
+	}
 	scheme, port := "https", ""
 	if p, err := url.Parse(s.cfg.PublicURL); err == nil {
 		scheme, port = p.Scheme, p.Port()
@@ -213,6 +222,11 @@ func (s *Server) appBaseURL(ctx context.Context, appID, appName string) string {
 		return s.domainOrigin(d)
 	}
 	return s.cfg.PublicURL + "/apps/" + url.PathEscape(appName)
+}
+
+// AppBaseURL is appBaseURL for the job queue's push sender.
+func (s *Server) AppBaseURL(ctx context.Context, appID, appName string) string {
+	return s.appBaseURL(ctx, appID, appName)
 }
 
 // appBaseByName is appBaseURL by the app's name (mails know apps by name).
@@ -375,3 +389,61 @@ func (d *domainWriter) Flush() {
 }
 
 func (d *domainWriter) Unwrap() http.ResponseWriter { return d.ResponseWriter }
+
+// mediaOnDomain moves the main site's media URLs (PUBLIC_URL/media/...: the
+// stable URLs of public and members' files, and locally stored files'
+// signed ones) in a response body made for a custom domain to the domain's
+// own /media/ (served there as on the main site: sharedPaths). A page on
+// the domain then loads its images from its own origin, where a member's
+// files are opened with the domain's session cookie (the main site's is
+// never sent there), and the viewer's browser never asks the operator's
+// host for them. The views the store caches keep the main site's URLs, so
+// the move happens on the way out: the page document (renderDocument) and
+// every JSON answer (domainJSON). Elsewhere, b is answered as it is.
+func (s *Server) mediaOnDomain(r *http.Request, b []byte) []byte {
+	d := customHost(r)
+	if d == nil {
+		return b
+	}
+	from := s.cfg.PublicURL + "/media/"
+	if !bytes.Contains(b, []byte(from)) {
+		return b
+	}
+	return bytes.ReplaceAll(b, []byte(from), []byte(s.domainOrigin(d.Domain)+"/media/"))
+}
+
+// mediaURLOn is mediaOnDomain for one URL the server makes outside a
+// request (a push payload, a mail): on base's origin when base is a custom
+// domain's (appBaseURL), else as it is.
+func (s *Server) mediaURLOn(base, u string) string {
+	if strings.HasPrefix(base, s.cfg.PublicURL) {
+		return u
+	}
+	if rest, ok := strings.CutPrefix(u, s.cfg.PublicURL+"/media/"); ok {
+		return base + "/media/" + rest
+	}
+	return u
+}
+
+// domainJSON is echo's JSON serializer with media URLs on the custom
+// domain a request came to (mediaOnDomain).
+type domainJSON struct {
+	echo.DefaultJSONSerializer
+	s *Server
+}
+
+func (j domainJSON) Serialize(c echo.Context, i any, indent string) error {
+	if customHost(c.Request()) == nil {
+		return j.DefaultJSONSerializer.Serialize(c, i, indent)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	if indent != "" {
+		enc.SetIndent("", indent)
+	}
+	if err := enc.Encode(i); err != nil {
+		return err
+	}
+	_, err := c.Response().Write(j.s.mediaOnDomain(c.Request(), buf.Bytes()))
+	return err
+}

@@ -42,7 +42,10 @@ func (s *Server) domainAuthStart(c echo.Context) error {
 	}
 	page := c.Param("page")
 	if page != "signin" && page != "signup" {
-		q := url.Values{"app": {d.AppName}}
+		// The auth host's page, with what the link carried (a reset
+		// link's token).
+		q := c.Request().URL.Query()
+		q.Set("app", d.AppName)
 		return c.Redirect(http.StatusSeeOther, s.cfg.AuthURL+"/authenticate/"+url.PathEscape(page)+"?"+q.Encode())
 	}
 	state := store.NewSessionToken()

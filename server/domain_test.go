@@ -36,7 +36,7 @@ func (ts *testServer) addVerifiedDomain(t *testing.T, appName, domain string) *s
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := ts.addDomain(context.Background(), app.ID, domain, true)
+	d, err := ts.addDomain(context.Background(), app.ID, "", domain, true)
 	if err != nil {
 		t.Fatalf("add %s to %s: %v", domain, appName, err)
 	}
@@ -177,7 +177,7 @@ func TestCustomDomainServesApp(t *testing.T) {
 	// An unverified domain serves nothing.
 	app2, err := ts.store.AppByIDOrName(context.Background(), "acme")
 	if err == nil {
-		if _, err := ts.addDomain(context.Background(), app2.ID, "pending.example.test", false); err != nil {
+		if _, err := ts.addDomain(context.Background(), app2.ID, "", "pending.example.test", false); err != nil {
 			t.Fatal(err)
 		}
 		if r := ts.do(t, "GET", "/", nil, onHost("pending.example.test")); r.Status != http.StatusNotFound {
@@ -190,7 +190,7 @@ func TestCustomDomainServesApp(t *testing.T) {
 
 	// Removing the domain returns the app to /apps/demo.
 	demo, _ := ts.store.AppByIDOrName(context.Background(), "demo")
-	if err := ts.removeDomain(context.Background(), demo.ID); err != nil {
+	if err := ts.removeDomain(context.Background(), demo.ID, ""); err != nil {
 		t.Fatal(err)
 	}
 	if r := ts.do(t, "GET", "/", nil, onHost(fans)); r.Status != http.StatusNotFound {
@@ -574,7 +574,7 @@ func TestInternalDomainsAllowed(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, demoDB(t))
 	ts.addVerifiedDomain(t, "demo", fans)
-	if _, err := ts.addDomain(context.Background(), mustApp(t, ts, "acme").ID, "pending.example.test", false); err != nil {
+	if _, err := ts.addDomain(context.Background(), mustApp(t, ts, "acme").ID, "", "pending.example.test", false); err != nil {
 		t.Fatal(err)
 	}
 	for domain, want := range map[string]int{fans: 200, "FANS.example.test.": 200, "pending.example.test": 404, "unknown.example.test": 404, "": 404, "main.test": 404} {

@@ -445,7 +445,7 @@ func TestPushRoundTrip(t *testing.T) {
 	if err := json.Unmarshal([]byte(pr.payloads[0]), &p); err != nil {
 		t.Fatal(err)
 	}
-	if p.Body != "New post: Doors open at 7" || p.URL != "/apps/demo/posts/"+created.Data.ID || p.Title == "" || p.ID == "" {
+	if p.Body != "New post: Doors open at 7" || p.URL != "http://main.test/apps/demo/posts/"+created.Data.ID || p.Title == "" || p.ID == "" {
 		t.Errorf("payload: %+v", p)
 	}
 	var key struct{ Data struct{ PublicKey string } }

@@ -224,7 +224,7 @@ func (s *Server) renderDocument(c echo.Context, page string, props PageProps) (i
 			}
 		}
 	}
-	return status, s.renderer.Document(d)
+	return status, s.mediaOnDomain(c.Request(), s.renderer.Document(d))
 }
 
 func (s *Server) fallbackDocument(c echo.Context, props PageProps) []byte {

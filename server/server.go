@@ -123,6 +123,9 @@ func New(d Deps) *Server {
 	if s.push == nil {
 		s.push = &push.Sender{Store: d.Store, Subscriber: d.Config.PushSubscriber, Logger: s.logger}
 	}
+	if s.push.AppBase == nil {
+		s.push.AppBase = s.appBaseURL
+	}
 	s.payments = d.Payments
 	if s.payments == nil {
 		s.payments = payments.NewRegistry()
@@ -159,6 +162,7 @@ func (s *Server) newEcho() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
+	e.JSONSerializer = domainJSON{s: s}
 	return e
 }
 

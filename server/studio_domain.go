@@ -83,8 +83,8 @@ func (s *Server) studioDomain(ctx context.Context, sc *Scope) (*StudioDomain, er
 
 // addDomain gives the app the domain typed (AddAppDomain), served here at
 // once when verified.
-func (s *Server) addDomain(ctx context.Context, appID, typed string, verified bool) (*store.AppDomain, error) {
-	d, err := AddAppDomain(ctx, s.cfg, s.store, appID, typed, verified)
+func (s *Server) addDomain(ctx context.Context, appID, actorID, typed string, verified bool) (*store.AppDomain, error) {
+	d, err := AddAppDomain(ctx, s.cfg, s.store, appID, actorID, typed, verified)
 	if err != nil {
 		return nil, err
 	}
@@ -95,8 +95,9 @@ func (s *Server) addDomain(ctx context.Context, appID, typed string, verified bo
 // AddAppDomain gives the app the domain typed, and enqueues its
 // verification with the write (unless verified: the operator vouches for
 // it). The operator's own hosts are refused. The studio and
-// `marquee app domain add` both add domains through it.
-func AddAppDomain(ctx context.Context, cfg Config, st *store.Storage, appID, typed string, verified bool) (*store.AppDomain, error) {
+// `marquee app domain add` both add domains through it; the app's audit
+// log says actorID added it ("" is the operator).
+func AddAppDomain(ctx context.Context, cfg Config, st *store.Storage, appID, actorID, typed string, verified bool) (*store.AppDomain, error) {
 	domain, err := store.NormalizeDomain(typed)
 	if err != nil {
 		return nil, err
@@ -104,7 +105,7 @@ func AddAppDomain(ctx context.Context, cfg Config, st *store.Storage, appID, typ
 	if siteHostOf(domain, urlHost(cfg.PublicURL), urlHost(cfg.AuthURL)) || domain == cfg.CustomDomainTarget {
 		return nil, &store.ErrInvalid{Msg: "This is the platform's own address: enter a domain of yours", Field: "domain"}
 	}
-	return st.AddDomain(ctx, appID, domain, verified, func(ctx context.Context, tx bun.Tx, d *store.AppDomain, fresh bool) error {
+	return st.AddDomain(ctx, appID, actorID, domain, verified, func(ctx context.Context, tx bun.Tx, d *store.AppDomain, fresh bool) error {
 		if !fresh {
 			return nil
 		}
@@ -113,7 +114,7 @@ func AddAppDomain(ctx context.Context, cfg Config, st *store.Storage, appID, typ
 }
 
 // checkDomain asks DNS now (Check now) and records the answer.
-func (s *Server) checkDomain(ctx context.Context, appID string) (*store.AppDomain, error) {
+func (s *Server) checkDomain(ctx context.Context, appID, actorID string) (*store.AppDomain, error) {
 	d, err := s.store.DomainOfApp(ctx, appID)
 	if err != nil {
 		return nil, err
@@ -122,7 +123,7 @@ func (s *Server) checkDomain(ctx context.Context, appID string) (*store.AppDomai
 		return d, nil
 	}
 	checker := domains.Checker{Resolver: s.cfg.DNSResolver, Timeout: s.cfg.DNSTimeout}
-	d, err = s.store.RecordDomainCheck(ctx, appID, d.Domain, checker.Check(ctx, d.Domain, d.Token))
+	d, err = s.store.RecordDomainCheck(ctx, appID, actorID, d.Domain, checker.Check(ctx, d.Domain, d.Token))
 	if err != nil {
 		return nil, err
 	}
@@ -132,8 +133,8 @@ func (s *Server) checkDomain(ctx context.Context, appID string) (*store.AppDomai
 	return d, nil
 }
 
-func (s *Server) removeDomain(ctx context.Context, appID string) error {
-	if err := s.store.RemoveDomain(ctx, appID); err != nil {
+func (s *Server) removeDomain(ctx context.Context, appID, actorID string) error {
+	if err := s.store.RemoveDomain(ctx, appID, actorID); err != nil {
 		return err
 	}
 	s.domains.changed(ctx)
@@ -162,7 +163,7 @@ func (s *Server) formStudioDomain(c echo.Context) error {
 		return err
 	}
 	typed := c.FormValue("domain")
-	_, err = s.addDomain(c.Request().Context(), sc.App.ID, typed, false)
+	_, err = s.addDomain(c.Request().Context(), sc.App.ID, sc.User.ID, typed, false)
 	if e := refusal(err, domainWording); e != nil {
 		d, lerr := s.studioDomain(c.Request().Context(), sc)
 		if lerr != nil {
@@ -186,7 +187,7 @@ func (s *Server) formStudioDomainCheck(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	d, err := s.checkDomain(c.Request().Context(), sc.App.ID)
+	d, err := s.checkDomain(c.Request().Context(), sc.App.ID, sc.User.ID)
 	if isNotFound(err) {
 		return studioBack(c, sc, "/domain", "domain-none")
 	}
@@ -205,7 +206,7 @@ func (s *Server) formStudioDomainRemove(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := s.removeDomain(c.Request().Context(), sc.App.ID); err != nil {
+	if err := s.removeDomain(c.Request().Context(), sc.App.ID, sc.User.ID); err != nil {
 		return err
 	}
 	// The app is back under the main site: the screen is there now.
@@ -237,7 +238,7 @@ func (s *Server) apiStudioSetDomain(c echo.Context) error {
 	if err := c.Bind(&in); err != nil {
 		return badRequest("Invalid request body")
 	}
-	d, err := s.addDomain(c.Request().Context(), sc.App.ID, in.Domain, false)
+	d, err := s.addDomain(c.Request().Context(), sc.App.ID, sc.User.ID, in.Domain, false)
 	if err != nil {
 		return answer(err, domainWording)
 	}
@@ -250,7 +251,7 @@ func (s *Server) apiStudioCheckDomain(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	d, err := s.checkDomain(c.Request().Context(), sc.App.ID)
+	d, err := s.checkDomain(c.Request().Context(), sc.App.ID, sc.User.ID)
 	if err != nil {
 		return answer(err, domainWording)
 	}
@@ -263,7 +264,7 @@ func (s *Server) apiStudioRemoveDomain(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := s.removeDomain(c.Request().Context(), sc.App.ID); err != nil {
+	if err := s.removeDomain(c.Request().Context(), sc.App.ID, sc.User.ID); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)

@@ -176,7 +176,7 @@ func TestACMECertificatesFromPebble(t *testing.T) {
 		return ca.dir, ca.trust
 	})
 	a.addVerifiedDomain(t, "demo", fans)
-	if _, err := a.addDomain(context.Background(), mustApp(t, a, "acme").ID, "pending.example.test", false); err != nil {
+	if _, err := a.addDomain(context.Background(), mustApp(t, a, "acme").ID, "", "pending.example.test", false); err != nil {
 		t.Fatal(err)
 	}
 	roots := ca.issuerRoots(t)
@@ -221,6 +221,10 @@ func TestACMECertificatesFromPebble(t *testing.T) {
 	}
 	if status, body := get(addrA); status != http.StatusOK || !strings.Contains(body, "<title>Demo Studio</title>") {
 		t.Fatalf("GET / on %s over HTTPS: %d %.500s", fans, status, body)
+	} else if !strings.Contains(body, `rel="canonical" href="https://`+fans+`"`) {
+		// With TLS_ACME the domain's URLs are https on port 443 (where
+		// ACME checks it), whatever port TLS_ADDR names.
+		t.Errorf("canonical over TLS_ACME is not https://%s: %.2000s", fans, body)
 	}
 
 	for _, name := range []string{"pending.example.test", "nobody.example.test", "main.test"} {

@@ -27,6 +27,13 @@ const (
 	DomainFailed   = "failed"
 )
 
+// The app's audit log lines of its domain.
+const (
+	ActionDomainAdd    = "domain.add"
+	ActionDomainVerify = "domain.verify"
+	ActionDomainRemove = "domain.remove"
+)
+
 // ErrDomainTaken: another app has this domain.
 var ErrDomainTaken = errors.New("this domain is used by another app")
 
@@ -104,7 +111,9 @@ func newDomainToken() string {
 // state (verified marks it verified). Another app's domain is ErrDomainTaken:
 // the unique key decides, so of concurrent adds exactly one wins. fresh
 // reports a new pending domain (the caller enqueues its verification in db).
-func AddDomainTx(ctx context.Context, db bun.IDB, appID, domain string, verified bool) (d *AppDomain, fresh bool, err error) {
+// A domain added, or verified by the operator, is written to the app's
+// audit log as actorID's doing ("" is the operator).
+func AddDomainTx(ctx context.Context, db bun.IDB, appID, actorID, domain string, verified bool) (d *AppDomain, fresh bool, err error) {
 	cur := new(AppDomain)
 	err = db.NewSelect().Model(cur).Where("app_id = ?", appID).Limit(1).Scan(ctx)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -116,6 +125,9 @@ func AddDomainTx(ctx context.Context, db bun.IDB, appID, domain string, verified
 			cur.State, cur.VerifiedAt, cur.LastError = DomainVerified, &now, ""
 			if _, err := db.NewUpdate().Model(cur).Column("state", "verified_at", "last_error").WherePK().Exec(ctx); err != nil {
 				return nil, false, fmt.Errorf("verify domain: %w", err)
+			}
+			if err := writeAudit(ctx, db, appID, actorID, ActionDomainVerify, "", domain+" (verified by the operator)"); err != nil {
+				return nil, false, err
 			}
 		}
 		return cur, false, nil
@@ -140,15 +152,25 @@ func AddDomainTx(ctx context.Context, db bun.IDB, appID, domain string, verified
 		}
 		return nil, false, fmt.Errorf("add domain: %w", err)
 	}
+	detail := domain
+	if cur.Domain != "" {
+		detail += " (replacing " + cur.Domain + ")"
+	}
+	if verified {
+		detail += " (verified by the operator)"
+	}
+	if err := writeAudit(ctx, db, appID, actorID, ActionDomainAdd, "", detail); err != nil {
+		return nil, false, err
+	}
 	return d, !verified, nil
 }
 
 // AddDomain is AddDomainTx in a transaction of its own, with then run in it
 // (to enqueue the verification with the write), unless then is nil.
-func (s *Storage) AddDomain(ctx context.Context, appID, domain string, verified bool, then func(ctx context.Context, tx bun.Tx, d *AppDomain, fresh bool) error) (*AppDomain, error) {
+func (s *Storage) AddDomain(ctx context.Context, appID, actorID, domain string, verified bool, then func(ctx context.Context, tx bun.Tx, d *AppDomain, fresh bool) error) (*AppDomain, error) {
 	var out *AppDomain
 	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		d, fresh, err := AddDomainTx(ctx, tx, appID, domain, verified)
+		d, fresh, err := AddDomainTx(ctx, tx, appID, actorID, domain, verified)
 		if err != nil {
 			return err
 		}
@@ -174,33 +196,60 @@ func (s *Storage) DomainOfApp(ctx context.Context, appID string) (*AppDomain, er
 }
 
 // RemoveDomain takes the app's domain away (none is no error): the app is
-// back at /apps/{name} alone.
-func (s *Storage) RemoveDomain(ctx context.Context, appID string) error {
-	if _, err := s.DB.NewDelete().Model((*AppDomain)(nil)).Where("app_id = ?", appID).Exec(ctx); err != nil {
-		return fmt.Errorf("remove domain: %w", err)
-	}
-	return nil
+// back at /apps/{name} alone. The removal is written to the app's audit
+// log as actorID's doing ("" is the operator).
+func (s *Storage) RemoveDomain(ctx context.Context, appID, actorID string) error {
+	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var gone []AppDomain
+		if err := tx.NewDelete().Model(&gone).Where("app_id = ?", appID).Returning("domain").Scan(ctx); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("remove domain: %w", err)
+		}
+		for _, d := range gone {
+			if err := writeAudit(ctx, tx, appID, actorID, ActionDomainRemove, "", d.Domain); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // RecordDomainCheck stores the outcome of a DNS check of the app's domain
 // (checkErr nil: verified). It changes nothing when the app's domain is
 // no longer this one, and never takes a verified domain back. It answers
-// the domain as it now stands.
-func (s *Storage) RecordDomainCheck(ctx context.Context, appID, domain string, checkErr error) (*AppDomain, error) {
+// the domain as it now stands. The check that verifies it is written to
+// the app's audit log as actorID's doing ("" is the verify_domain job).
+func (s *Storage) RecordDomainCheck(ctx context.Context, appID, actorID, domain string, checkErr error) (*AppDomain, error) {
 	now := time.Now().UTC()
-	q := s.DB.NewUpdate().Model((*AppDomain)(nil)).Set("checked_at = ?", now).
-		Where("app_id = ? AND domain = ?", appID, domain)
 	if checkErr == nil {
-		q = q.Set("state = ?", DomainVerified).Set("verified_at = ?", now).Set("last_error = ''")
-	} else {
-		msg := checkErr.Error()
-		if len(msg) > 300 {
-			msg = msg[:300]
+		err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			// Only a domain not verified yet is updated, so a verification
+			// is written once however many checks race: the update answers
+			// whether this one made it.
+			res, err := tx.NewUpdate().Model((*AppDomain)(nil)).Set("checked_at = ?", now).
+				Set("state = ?", DomainVerified).Set("verified_at = ?", now).Set("last_error = ''").
+				Where("app_id = ? AND domain = ? AND state <> ?", appID, domain, DomainVerified).Exec(ctx)
+			if err != nil {
+				return fmt.Errorf("record domain check: %w", err)
+			}
+			if n, _ := res.RowsAffected(); n == 1 {
+				return writeAudit(ctx, tx, appID, actorID, ActionDomainVerify, "", domain+": its TXT record was found")
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
-		q = q.Set("state = CASE WHEN state = ? THEN state ELSE ? END", DomainVerified, DomainFailed).
-			Set("last_error = CASE WHEN state = ? THEN last_error ELSE ? END", DomainVerified, msg)
+		return s.DomainOfApp(ctx, appID)
 	}
-	if _, err := q.Exec(ctx); err != nil {
+	msg := checkErr.Error()
+	if len(msg) > 300 {
+		msg = msg[:300]
+	}
+	_, err := s.DB.NewUpdate().Model((*AppDomain)(nil)).Set("checked_at = ?", now).
+		Set("state = CASE WHEN state = ? THEN state ELSE ? END", DomainVerified, DomainFailed).
+		Set("last_error = CASE WHEN state = ? THEN last_error ELSE ? END", DomainVerified, msg).
+		Where("app_id = ? AND domain = ?", appID, domain).Exec(ctx)
+	if err != nil {
 		return nil, fmt.Errorf("record domain check: %w", err)
 	}
 	return s.DomainOfApp(ctx, appID)

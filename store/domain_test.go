@@ -28,7 +28,7 @@ func TestDomainSignInCode(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.AddDomain(ctx, app.ID, "fans.example.test", true, nil); err != nil {
+		if _, err := s.AddDomain(ctx, app.ID, "", "fans.example.test", true, nil); err != nil {
 			t.Fatal(err)
 		}
 		auth, err := s.CreateSession(ctx, u.ID, "test")

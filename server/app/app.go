@@ -172,7 +172,7 @@ func (a *App) Jobs(ctx context.Context, srv *server.Server) (*jobs.Queue, error)
 			CardRenewals: srv.CardRenewals(), StrayRefunds: srv.StrayRefunds(), Mail: srv.Mailer(),
 			Domains:        domains.Checker{Resolver: a.Config.DNSResolver, Timeout: a.Config.DNSTimeout},
 			DomainVerified: srv.DomainsChanged,
-			Push:           &push.Sender{Store: a.Storage, Subscriber: a.Config.PushSubscriber, Logger: a.Logger},
+			Push:           &push.Sender{Store: a.Storage, Subscriber: a.Config.PushSubscriber, Logger: a.Logger, AppBase: srv.AppBaseURL},
 			Retention:      store.Retention{Notifications: a.Config.NotificationRetention}})})
 }
 

@@ -55,7 +55,7 @@ func (w *VerifyDomainWorker) Work(ctx context.Context, job *river.Job[VerifyDoma
 		return nil
 	}
 	checkErr := w.Checker.Check(ctx, d.Domain, d.Token)
-	if _, err := w.Store.RecordDomainCheck(ctx, d.AppID, d.Domain, checkErr); err != nil {
+	if _, err := w.Store.RecordDomainCheck(ctx, d.AppID, "", d.Domain, checkErr); err != nil {
 		return err
 	}
 	if checkErr != nil {

@@ -206,6 +206,19 @@ type Sites struct {
 	App func(appName string) string
 }
 
+// appOrigin is the origin of the app's own verified domain, or "" for an
+// app at Main/apps/{name} (and for mail of no app).
+func (s Sites) appOrigin(appName string) string {
+	if s.App == nil || appName == "" {
+		return ""
+	}
+	base := s.App(appName)
+	if strings.Contains(base, "/apps/") {
+		return ""
+	}
+	return strings.TrimRight(base, "/")
+}
+
 func (s Sites) url(l store.MailLink) string {
 	if strings.HasPrefix(l.Path, "http://") || strings.HasPrefix(l.Path, "https://") {
 		return l.Path
@@ -295,8 +308,16 @@ func (s *Sender) Render(m *store.Mail, c store.MailContent, brand store.MailBran
 	for _, l := range c.Links {
 		v.Links = append(v.Links, viewLink{Label: l.Label, URL: s.Sites.url(l)})
 	}
+	// An app on its own domain mails from it: the unsubscribe link and
+	// the images (its icon, title, a post's pictures) are the domain's,
+	// which serves /mail/ and /media/ as the main site does.
+	origin := s.Sites.appOrigin(brand.AppName)
 	if !m.Transactional && m.UnsubscribeToken != nil {
-		v.Unsubscribe = s.Sites.Main + "/mail/unsubscribe/" + *m.UnsubscribeToken
+		site := s.Sites.Main
+		if origin != "" {
+			site = origin
+		}
+		v.Unsubscribe = site + "/mail/unsubscribe/" + *m.UnsubscribeToken
 	}
 	var html, text bytes.Buffer
 	if err := htmlTemplate.Execute(&html, v); err != nil {
@@ -305,9 +326,14 @@ func (s *Sender) Render(m *store.Mail, c store.MailContent, brand store.MailBran
 	if err := textTemplate.Execute(&text, v); err != nil {
 		return nil, fmt.Errorf("render mail %s: %w", m.Kind, err)
 	}
+	htmlOut, textOut := html.String(), text.String()
+	if origin != "" {
+		media := strings.NewReplacer(s.Sites.Main+"/media/", origin+"/media/")
+		htmlOut, textOut = media.Replace(htmlOut), media.Replace(textOut)
+	}
 	_, addr := FromAddress(s.From)
 	return &Message{ID: m.ID, FromName: brand.DisplayName, From: addr, To: m.To, Subject: c.Subject,
-		Text: text.String(), HTML: html.String(), Unsubscribe: v.Unsubscribe}, nil
+		Text: textOut, HTML: htmlOut, Unsubscribe: v.Unsubscribe}, nil
 }
 
 var htmlTemplate = template.Must(template.New("html").Parse(`<!doctype html>

@@ -40,6 +40,12 @@ type Sender struct {
 	// check, or a name re-pointed inside since, is refused at dial time).
 	Client webpush.HTTPClient
 	Logger *slog.Logger
+	// AppBase answers where an app lives, absolute: its verified custom
+	// domain's origin, or the main site's /apps/{name} (the server's
+	// appBaseURL). A notice's link is made absolute on it, so a click
+	// opens the app's own address straight away, from a subscription of
+	// either origin. Nil leaves links as stored (/apps/{name}/...).
+	AppBase func(ctx context.Context, appID, appName string) string
 
 	mu     sync.Mutex
 	keys   *Keys
@@ -136,6 +142,9 @@ func (s *Sender) Deliver(ctx context.Context, rows []store.Notification) (Result
 					return res, err
 				}
 			}
+			if app != nil && s.AppBase != nil {
+				link = onAppBase(s.AppBase(ctx, app.ID, app.Name), app.Name, link)
+			}
 			body, _ := json.Marshal(Payload{ID: n.ID, Title: title, Body: text, URL: link})
 			for _, sub := range byUser[n.UserID] {
 				out, status, detail := s.send(ctx, keys, body, sub)
@@ -159,6 +168,19 @@ func (s *Sender) Deliver(ctx context.Context, rows []store.Notification) (Result
 		}
 	}
 	return res, nil
+}
+
+// onAppBase makes a notice's link (/apps/{name}/path) absolute on the
+// app's base URL: a custom domain's pages live at its root.
+func onAppBase(base, appName, link string) string {
+	rest, ok := strings.CutPrefix(link, "/apps/"+appName)
+	if !ok || rest != "" && !strings.ContainsAny(rest[:1], "/?#") {
+		return link
+	}
+	if !strings.Contains(base, "/apps/") && !strings.HasPrefix(rest, "/") {
+		rest = "/" + rest
+	}
+	return base + rest
 }
 
 type outcome int
