@@ -49,7 +49,7 @@ func TestTwoInstancesBehindNginx(t *testing.T) {
 	// dials: no TCP port is picked and then bound, so no other process can
 	// take it in between.
 	httpsSock, httpSock := filepath.Join(dir, "https.sock"), filepath.Join(dir, "http.sock")
-	mainHost, authHost := "marquee.example.com", "auth.marquee.example.com"
+	mainHost, authHost, customHost := "marquee.example.com", "auth.marquee.example.com", "fans.example.test"
 	mainURL, authURL := "https://"+mainHost, "https://"+authHost
 
 	// Two serve processes, each DB_MAX_CONNS 3 and its job queue's 2.
@@ -62,7 +62,8 @@ func TestTwoInstancesBehindNginx(t *testing.T) {
 	env := append(os.Environ(), "DATABASE_URL="+dbURL, "DB_MAX_CONNS=3", "REDIS_URL="+redisURL, "S3_ENDPOINT=", "MEDIA_DIR="+filepath.Join(dir, "media"),
 		"PORT=0", "AUTH_PORT=0", "PUBLIC_URL="+mainURL, "AUTH_URL="+authURL, "COOKIE_DOMAIN=.marquee.example.com",
 		"TRUSTED_PROXIES=127.0.0.1", "SHUTDOWN_DELAY=0s", "BIND_ADDRESS=127.0.0.1")
-	for _, args := range [][]string{{"seed-demo"}, {"wallet", "credit", "demo", "follower@demo.test", "500"}} {
+	for _, args := range [][]string{{"seed-demo"}, {"wallet", "credit", "demo", "follower@demo.test", "500"},
+		{"app", "domain", "add", "demo", customHost, "--verified"}} {
 		cmd := exec.Command(bin, args...)
 		cmd.Env = env
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -99,6 +100,8 @@ func TestTwoInstancesBehindNginx(t *testing.T) {
 		"/etc/nginx/snippets/marquee-proxy.conf": snippet,
 		"listen 443 ssl http2;":                  "listen unix:" + httpsSock + " ssl http2;",
 		"listen 80;":                             "listen unix:" + httpSock + ";",
+		"listen 443 ssl http2 default_server;":   "listen unix:" + httpsSock + " ssl http2 default_server;",
+		"listen 80 default_server;":              "listen unix:" + httpSock + " default_server;",
 	} {
 		if !strings.Contains(conf, from) {
 			t.Fatalf("the shipped site no longer has %q", from)
@@ -192,10 +195,36 @@ http {
 		res.Body.Close()
 		return res.StatusCode == 200
 	})
+	// The demo app is on its custom domain: nginx passes any other host
+	// on, both instances serve the app at the domain's root, and the main
+	// host's /apps/demo sends visitors there. A host that is nobody's
+	// answers 404 (never the main site, never an app).
+	before := make([]int, len(logs))
+	for i, l := range logs {
+		before[i] = len(l.String())
+	}
 	for i := 0; i < 4; i++ {
-		if status, body := call("GET", mainURL+"/apps/demo", "", ""); status != 200 || !strings.Contains(body, "Featured Items") {
-			t.Fatalf("landing through nginx: %d", status)
+		status, body := call("GET", "https://"+customHost+"/", "", "")
+		if status != 200 || !strings.Contains(body, "Featured Items") || !strings.Contains(body, `rel="canonical" href="https://`+customHost) {
+			t.Fatalf("the custom domain through nginx: %d %.300s", status, body)
 		}
+		if status, _ := call("GET", "https://"+customHost+"/community", "", ""); status != 200 {
+			t.Fatalf("the custom domain's /community through nginx: %d", status)
+		}
+	}
+	for i, l := range logs {
+		if !regexp.MustCompile(`path=/apps/demo(/community)? status=200`).MatchString(l.String()[before[i]:]) {
+			t.Errorf("instance %d served none of the custom domain's pages", i)
+		}
+	}
+	if status, _ := call("GET", "https://unknown.example.test/", "", ""); status != http.StatusNotFound {
+		t.Errorf("an unknown host through nginx: %d, want 404", status)
+	}
+	if status, _ := call("GET", mainURL+"/apps/demo", "", ""); status != http.StatusMovedPermanently {
+		t.Errorf("/apps/demo on the main host: %d, want 301 to the domain", status)
+	}
+	if status, _ := call("GET", mainURL+"/", "", ""); status >= 400 {
+		t.Fatalf("the main site through nginx: %d", status)
 	}
 	status, _ := call("POST", authURL+"/authenticate/signin?app=demo", "application/x-www-form-urlencoded",
 		url.Values{"email": {"follower@demo.test"}, "password": {"demo-password"}}.Encode())
