@@ -412,19 +412,6 @@ func (s *Server) mediaOnDomain(r *http.Request, b []byte) []byte {
 	return bytes.ReplaceAll(b, []byte(from), []byte(s.domainOrigin(d.Domain)+"/media/"))
 }
 
-// mediaURLOn is mediaOnDomain for one URL the server makes outside a
-// request (a push payload, a mail): on base's origin when base is a custom
-// domain's (appBaseURL), else as it is.
-func (s *Server) mediaURLOn(base, u string) string {
-	if strings.HasPrefix(base, s.cfg.PublicURL) {
-		return u
-	}
-	if rest, ok := strings.CutPrefix(u, s.cfg.PublicURL+"/media/"); ok {
-		return base + "/media/" + rest
-	}
-	return u
-}
-
 // domainJSON is echo's JSON serializer with media URLs on the custom
 // domain a request came to (mediaOnDomain).
 type domainJSON struct {
