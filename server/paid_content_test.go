@@ -201,7 +201,7 @@ func TestPaidContentStaysPaid(t *testing.T) {
 			t.Fatalf("pushes: %+v", got)
 		}
 		for _, p := range got["gated"] {
-			if (p.Body != "New post for members" && p.Body != "New event for members") || p.URL != "/apps/demo" {
+			if (p.Body != "New post for members" && p.Body != "New event for members") || p.URL != "http://main.test/apps/demo" {
 				t.Errorf("gated push: %+v", p)
 			}
 		}
