@@ -171,6 +171,14 @@ export default function Landing(props: Props) {
               {signedIn && (
                 // The profile is behind the gate too: its exits are here.
                 <div className="gate-exits">
+                  {props.viewer.permissions.canFollow && (
+                    // Following is free: the creator can then find the fan
+                    // (and give them a tier), and public posts reach them.
+                    <form method="post" action={base + "/follow"}>
+                      <input type="hidden" name="back" value="landing" />
+                      <button type="submit" className="button button-secondary">Follow for free</button>
+                    </form>
+                  )}
                   {props.viewer.permissions.canUnfollow && (
                     <form method="post" action={base + "/unfollow"}>
                       <button type="submit" className="button button-secondary">Unfollow</button>

@@ -71,10 +71,20 @@ export default function PlanCheckout(props: Props) {
         {!enough && (
           <p className="field-error">
             {"Your wallet balance is too low for this plan. "}
-            <a className="add-funds-link" href={base + "/transactions?return=membership#add-funds"}>
-              Add funds
-            </a>
+            {props.data.follows && (
+              <a className="add-funds-link" href={base + "/transactions?return=membership#add-funds"}>
+                Add funds
+              </a>
+            )}
           </p>
+        )}
+        {!enough && !props.data.follows && (
+          <form method="post" action={base + "/follow"} className="add-funds-follow">
+            <input type="hidden" name="back" value="add-funds" />
+            <button type="submit" className="button button-secondary">
+              Follow and add funds
+            </button>
+          </form>
         )}
         {error && (
           <p className="field-error" role="alert">

@@ -110,22 +110,25 @@ export default function Post(props: Props) {
             </a>
           </p>
         </article>
-        <Island
-          name="Comments"
-          component={Comments}
-          props={{
-            postId: post.id,
-            appName: app.name,
-            replies: props.data.replies,
-            loadError: props.data.commentsError ?? "",
-            pagination: props.data.pagination,
-            now: props.now,
-            signedIn: props.viewer.user !== null,
-            canComment: props.viewer.permissions.canComment,
-            signInUrl: signIn,
-            reportBase: report,
-          }}
-        />
+        {/* A locked post's replies are for its readers, and so is replying. */}
+        {!post.locked && (
+          <Island
+            name="Comments"
+            component={Comments}
+            props={{
+              postId: post.id,
+              appName: app.name,
+              replies: props.data.replies,
+              loadError: props.data.commentsError ?? "",
+              pagination: props.data.pagination,
+              now: props.now,
+              signedIn: props.viewer.user !== null,
+              canComment: props.viewer.permissions.canComment,
+              signInUrl: signIn,
+              reportBase: report,
+            }}
+          />
+        )}
       </div>
     </Layout>
   );

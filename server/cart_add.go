@@ -80,7 +80,7 @@ func (s *Server) formScope(c echo.Context) (*Scope, error) {
 	case "signin":
 		return nil, c.Redirect(http.StatusSeeOther, s.cfg.AuthURL+"/authenticate/signin?app="+url.QueryEscape(sc.App.Name))
 	default:
-		return nil, c.Redirect(http.StatusSeeOther, "/apps/"+url.PathEscape(sc.App.Name)+"/store")
+		return nil, c.Redirect(http.StatusSeeOther, appBasePath(c.Request(), sc.App.Name)+"/store")
 	}
 }
 
@@ -102,7 +102,7 @@ func (s *Server) formCartAdd(c echo.Context) error {
 		}
 		req.Quantity = &n
 	}
-	base := "/apps/" + url.PathEscape(sc.App.Name)
+	base := appBasePath(c.Request(), sc.App.Name)
 	if _, err := s.addToCart(c, sc, req); err != nil {
 		var e *Error
 		if errors.As(err, &e) && e.Fields["variantId"] != "" {

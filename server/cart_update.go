@@ -69,7 +69,7 @@ func (s *Server) formCartUpdate(c echo.Context) error {
 	if sc == nil {
 		return err
 	}
-	back := "/apps/" + url.PathEscape(sc.App.Name) + "/cart"
+	back := appBasePath(c.Request(), sc.App.Name) + "/cart"
 	qty := int64(0)
 	if c.FormValue("remove") == "" {
 		if qty, err = strconv.ParseInt(c.FormValue("quantity"), 10, 64); err != nil || qty > maxLineQuantity {
@@ -95,5 +95,5 @@ func (s *Server) formCartClear(c echo.Context) error {
 	if err := s.store.ClearCart(c.Request().Context(), sc.shop(), sc.User.ID); err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, "/apps/"+url.PathEscape(sc.App.Name)+"/cart")
+	return c.Redirect(http.StatusSeeOther, appBasePath(c.Request(), sc.App.Name)+"/cart")
 }

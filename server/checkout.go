@@ -82,7 +82,7 @@ func (s *Server) renderCheckout(c echo.Context, v checkoutView) error {
 		return s.renderPage(c, "Checkout", props)
 	}
 	ctx := c.Request().Context()
-	base := "/apps/" + url.PathEscape(sc.App.Name)
+	base := appBasePath(c.Request(), sc.App.Name)
 	d.StoreID, d.Payment = sc.App.Store.ID, s.paymentConfig(c.Request().Context(), sc.App.ID)
 	d.Address.Country = "US"
 	bal, err := s.store.WalletBalance(ctx, sc.App.ID, sc.User.ID)
@@ -204,7 +204,7 @@ func (s *Server) formCheckout(c echo.Context) error {
 	if sc == nil {
 		return err
 	}
-	base := "/apps/" + url.PathEscape(sc.App.Name)
+	base := appBasePath(c.Request(), sc.App.Name)
 	req := checkoutRequest{CartID: c.FormValue("cartId"), Notes: c.FormValue("notes"), PaymentMethod: c.FormValue("paymentMethod")}
 	o, _, err := s.checkout(c, sc, req, nil)
 	if err != nil {
@@ -231,7 +231,7 @@ func (s *Server) formCheckoutShipping(c echo.Context) error {
 	if sc == nil {
 		return err
 	}
-	base := "/apps/" + url.PathEscape(sc.App.Name)
+	base := appBasePath(c.Request(), sc.App.Name)
 	orderID := c.FormValue("orderId")
 	back := base + "/checkout?orderId=" + url.QueryEscape(orderID) + "&step=shipping"
 	typed := addressFromForm(c)
@@ -254,7 +254,7 @@ func (s *Server) formCheckoutPay(c echo.Context) error {
 	if sc == nil {
 		return err
 	}
-	base := "/apps/" + url.PathEscape(sc.App.Name)
+	base := appBasePath(c.Request(), sc.App.Name)
 	orderID := c.FormValue("orderId")
 	back := base + "/checkout?orderId=" + url.QueryEscape(orderID) + "&step=payment"
 	method := c.FormValue("paymentMethod")

@@ -366,5 +366,5 @@ func (s *Server) formDonate(c echo.Context) error {
 		}
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, "/apps/"+url.PathEscape(sc.App.Name)+"/donate?thanks=1")
+	return c.Redirect(http.StatusSeeOther, appBasePath(c.Request(), sc.App.Name)+"/donate?thanks=1")
 }

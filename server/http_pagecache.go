@@ -376,7 +376,11 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 					return s.answerUncached(c, next)
 				}
 				memo := appID + "\x00" + v.User.ID + "\x00" + version.content + "\x00" + strconv.FormatInt(own, 10)
-				if m, ok := s.pages.classes.Get(memo); ok && time.Now().Before(m.expires) {
+				// Who just wrote through a form or a payment (joined, moved
+				// tier, cancelled) is asked again: their standing may have
+				// changed with it, and the memo would answer the old one for
+				// up to memberClassTTL.
+				if m, ok := s.pages.classes.Get(memo); ok && time.Now().Before(m.expires) && !ownWrite(req) {
 					class = m.class
 				} else {
 					sc, err := s.memberScope(c, appID, dataVersion)
@@ -398,7 +402,6 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 			// Whoever just wrote (a like without JavaScript) sees it at
 			// once: no stale page for them, they wait for the render. Read
 			// only past a current hit, the path most requests take.
-			ownWrite := func() bool { _, err := req.Cookie(freshCookie); return err == nil }
 			if p := s.pages.get(key, time.Now()); p != nil {
 				if p.engagement >= version.engagement && !p.expired(time.Now()) {
 					if class == "visitor" {
@@ -408,7 +411,7 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 					}
 					return s.serveCached(c, p, class != "visitor", "hit")
 				}
-				fresh := ownWrite()
+				fresh := ownWrite(req)
 				if !p.expired(time.Now()) && time.Since(p.rendered) < s.pages.staleFor && !fresh {
 					return s.serveCached(c, p, class != "visitor", "stale")
 				}
@@ -447,7 +450,7 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 					}
 				}
 			}
-			p, err := s.fillPage(c, key, version.engagement, nil, ownWrite(), next)
+			p, err := s.fillPage(c, key, version.engagement, nil, ownWrite(req), next)
 			if err != nil || p == nil {
 				return err
 			}
@@ -461,6 +464,9 @@ const sharedRenderKey = "pagecache.shared"
 // freshCookie marks a browser that has just written through a form: for a
 // few seconds its pages are never the stale ones (seesOwnWrite).
 const freshCookie = "marquee_fresh"
+
+// ownWrite: the request comes from a browser that wrote within seconds.
+func ownWrite(req *http.Request) bool { _, err := req.Cookie(freshCookie); return err == nil }
 
 // seesOwnWrite is the middleware of the forms: after a write, the page the
 // form redirects to shows it, although other viewers may get a page up to

@@ -129,7 +129,7 @@ func (s *Server) formItemFileUpload(c echo.Context) error {
 	if err := sc.requireManage(); err != nil {
 		return err
 	}
-	back := "/apps/" + url.PathEscape(sc.App.Name) + "/store/items/" + url.PathEscape(c.Param("itemId")) + "/edit"
+	back := appBasePath(c.Request(), sc.App.Name) + "/store/items/" + url.PathEscape(c.Param("itemId")) + "/edit"
 	f, err := s.addItemFile(c, sc, c.Param("itemId"))
 	if err != nil {
 		return formError(c, err, back)

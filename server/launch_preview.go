@@ -3,7 +3,6 @@ package server
 import (
 	"math"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -112,7 +111,7 @@ func (s *Server) formStudioPreview(c echo.Context) error {
 	if !access.CanPublish(sc.Role) {
 		return forbidden(msgStudioOnly)
 	}
-	base := "/apps/" + url.PathEscape(sc.App.Name)
+	base := appBasePath(c.Request(), sc.App.Name)
 	back := c.FormValue("back")
 	if back != base && !strings.HasPrefix(back, base+"/") || strings.HasPrefix(back, base+"/studio") || strings.ContainsAny(back, "\\\r\n") {
 		back = ""

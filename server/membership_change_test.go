@@ -488,3 +488,41 @@ func TestTierChangeByCard(t *testing.T) {
 		t.Fatalf("the portal's cancel was not reflected: %+v", s)
 	}
 }
+
+// A member who upgrades sees the new tier's posts on the next page, though
+// the page cache remembered their standing (their class) a moment before:
+// the form's write marks the browser, and a marked request asks again.
+func TestUpgradeShowsTheTierAtOnce(t *testing.T) {
+	t.Parallel()
+	f := newTierFixture(t, demoDB(t))
+	ctx := context.Background()
+	circle, backstage := f.tiers[0], f.tiers[1]
+	var communityID string
+	if err := f.ts.store.DB.NewSelect().Table("communities").Column("id").Where("app_id = ?", f.app.ID).Limit(1).Scan(ctx, &communityID); err != nil {
+		t.Fatal(err)
+	}
+	creator := jsonHeaders(withSession(sessionFor(t, f.ts, "creator@demo.test")))
+	if r := f.ts.do(t, "POST", "/api/messages", strings.NewReader(`{"content":"Quetzal-backstage-only","type":"POST","communityId":"`+communityID+`","access":{"audience":"MEMBERS","minTierId":"`+backstage.ID+`"}}`), creator); r.Status != 201 {
+		t.Fatalf("post: %d %s", r.Status, r.Body)
+	}
+	_, sess := f.fan(t, "climber", 5000)
+	f.joinWallet(t, withSession(sess, "Content-Type", "application/json"), circle.ItemID, store.CycleMonthly)
+	if r := f.ts.do(t, "GET", "/apps/demo/community", nil, withSession(sess)); r.Status != 200 || strings.Contains(r.Body, "Quetzal-backstage-only") {
+		t.Fatalf("first tier reads the second tier's post: %d", r.Status)
+	}
+	up := f.ts.do(t, "POST", "/apps/demo/membership/change/"+backstage.ItemID, strings.NewReader("x=1"), form(withSession(sess)))
+	fresh := ""
+	for _, c := range up.Header.Values("Set-Cookie") {
+		if strings.HasPrefix(c, freshCookie+"=") {
+			fresh = strings.SplitN(c, ";", 2)[0]
+		}
+	}
+	if up.Status != 303 || fresh == "" {
+		t.Fatalf("upgrade: %d, cookies %v", up.Status, up.Header.Values("Set-Cookie"))
+	}
+	h := withSession(sess)
+	h["Cookie"] += "; " + fresh
+	if r := f.ts.do(t, "GET", "/apps/demo/community", nil, h); !strings.Contains(r.Body, "Quetzal-backstage-only") {
+		t.Fatalf("after the upgrade the tier's post is still locked: %d", r.Status)
+	}
+}

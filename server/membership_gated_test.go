@@ -125,3 +125,77 @@ func TestGatedFanJoinsEveryWay(t *testing.T) {
 		t.Fatalf("portal for a wallet member: %d %s", r.Status, r.Body)
 	}
 }
+
+// A fan who signed up from a gated app and does not follow it yet is not
+// stopped on the way to joining: paying by card or PayPal follows the app
+// and leads to a payment step that offers both, and with $0 the plan
+// checkout's "Follow and add funds" follows and opens the wallet's Add funds.
+func TestJoiningFollowsTheApp(t *testing.T) {
+	t.Parallel()
+	db := demoDB(t)
+	f := newPayFixture(t, db, nil)
+	ctx := context.Background()
+	if _, err := db.NewUpdate().Model((*store.App)(nil)).Where("id = ?", f.demo.ID).
+		Set("settings = ?", gatedSettings(f.demo.Settings)).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	f.ts.store.InvalidateLanding(ctx, f.demo.ID)
+	var circle string
+	if err := db.NewSelect().Table("store_items").Column("id").Where("app_id = ? AND sku = 'SUB-SC-01'", f.demo.ID).Scan(ctx, &circle); err != nil {
+		t.Fatal(err)
+	}
+	newcomer := func(name string) (*store.User, map[string]string) {
+		u, err := f.ts.store.CreateUser(ctx, name+"@tiers.test", name, "not-a-password-hash")
+		if err != nil {
+			t.Fatal(err)
+		}
+		token, err := f.ts.store.CreateSession(ctx, u.ID, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u, withSession(token)
+	}
+	roleOf := func(u *store.User) string {
+		var role string
+		db.NewSelect().Table("memberships").Column("role").Where("app_id = ? AND user_id = ?", f.demo.ID, u.ID).Scan(ctx, &role)
+		return role
+	}
+
+	u, page := newcomer("newcomer")
+	co := f.ts.do(t, "GET", "/apps/demo/checkout/plan/"+circle+"?cycle=MONTHLY", nil, page)
+	if co.Status != 200 || !strings.Contains(co.Body, "Follow and add funds") || strings.Contains(co.Body, `class="add-funds-link"`) {
+		t.Fatalf("plan checkout for a fan who does not follow: %d", co.Status)
+	}
+	r := f.ts.do(t, "POST", "/apps/demo/checkout/plan/"+circle, strings.NewReader(url.Values{"cycle": {"MONTHLY"}, "pay": {"other"}}.Encode()), form(page))
+	loc := r.Header.Get("Location")
+	if r.Status != 303 || !strings.HasPrefix(loc, "/apps/demo/checkout?orderId=") || roleOf(u) != store.RoleFollower {
+		t.Fatalf("pay another way: %d %s, role %q", r.Status, loc, roleOf(u))
+	}
+	if step := f.ts.do(t, "GET", loc, nil, page); step.Status != 200 || !strings.Contains(step.Body, `value="stripe"`) || strings.Contains(step.Body, "Follow App to Access Store") {
+		t.Fatalf("payment step: %d", step.Status)
+	}
+
+	// With $0 and no follow: the plan checkout's form follows and goes to Add funds.
+	u2, page2 := newcomer("newcomer2")
+	r = f.ts.do(t, "POST", "/apps/demo/follow", strings.NewReader("back=add-funds"), form(page2))
+	if loc := r.Header.Get("Location"); r.Status != 303 || loc != "/apps/demo/transactions?return=membership#add-funds" || roleOf(u2) != store.RoleFollower {
+		t.Fatalf("follow and add funds: %d %s, role %q", r.Status, loc, roleOf(u2))
+	}
+	if w := f.ts.do(t, "GET", "/apps/demo/transactions?return=membership", nil, page2); w.Status != 200 || !strings.Contains(w.Body, `id="add-funds"`) {
+		t.Fatalf("wallet page after following: %d", w.Status)
+	}
+
+	// The gated landing lets a signed-in fan follow for free (then the
+	// creator can find them, and give them a tier), and comes back to it.
+	u3, page3 := newcomer("newcomer3")
+	if l := f.ts.do(t, "GET", "/apps/demo", nil, page3); l.Status != 200 || !strings.Contains(l.Body, "Follow for free") {
+		t.Fatalf("gated landing for a fan who does not follow: %d", l.Status)
+	}
+	r = f.ts.do(t, "POST", "/apps/demo/follow", strings.NewReader("back=landing"), form(page3))
+	if loc := r.Header.Get("Location"); r.Status != 303 || loc != "/apps/demo" || roleOf(u3) != store.RoleFollower {
+		t.Fatalf("follow from the landing: %d %s, role %q", r.Status, loc, roleOf(u3))
+	}
+	if l := f.ts.do(t, "GET", "/apps/demo", nil, page3); strings.Contains(l.Body, "Follow for free") || !strings.Contains(l.Body, ">Unfollow<") {
+		t.Fatalf("gated landing for a follower still offers to follow")
+	}
+}

@@ -118,6 +118,10 @@ func TestLockedPostsNeverLeak(t *testing.T) {
 		if !strings.Contains(page.Body, "Join Backstage Pass to unlock") || !strings.Contains(page.Body, `href="/apps/demo/membership"`) {
 			t.Fatalf("teaser page: %.800s", page.Body)
 		}
+		// No comment form where replying is refused.
+		if strings.Contains(page.Body, `/posts/`+tier2.ID+`/comments"`) || strings.Contains(page.Body, "Comments (") {
+			t.Fatal("the teaser page offers to comment on a locked post")
+		}
 		// Replying to a locked post is refused.
 		if r := f.ts.do(t, "POST", "/api/messages", strings.NewReader(`{"content":"me too","type":"REPLY","parentMessageId":"`+members.ID+`"}`),
 			jsonHeaders(withSession(sessionFor(t, f.ts, "follower@demo.test")))); r.Status != 403 {

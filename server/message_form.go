@@ -70,7 +70,7 @@ func (s *Server) formLike(c echo.Context) error {
 	if err != nil && !isNotFound(err) {
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, "/apps/"+url.PathEscape(sc.App.Name)+"/posts/"+m.ID)
+	return c.Redirect(http.StatusSeeOther, appBasePath(c.Request(), sc.App.Name)+"/posts/"+m.ID)
 }
 
 // POST /apps/:app/posts/:postId/comments adds a comment; back to the post,
@@ -88,7 +88,7 @@ func (s *Server) formComment(c echo.Context) error {
 		Content: c.FormValue("content")}, nil); err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, "/apps/"+url.PathEscape(sc.App.Name)+"/posts/"+m.ID+"#comments")
+	return c.Redirect(http.StatusSeeOther, appBasePath(c.Request(), sc.App.Name)+"/posts/"+m.ID+"#comments")
 }
 
 // POST /apps/:app/create-post and /apps/:app/create-story: the create
@@ -140,8 +140,8 @@ func (s *Server) formCreate(page, msgType string) echo.HandlerFunc {
 		}
 		if store.Unpublished(msg.Hidden) {
 			// A saved post is seen where it is marked as such.
-			return c.Redirect(http.StatusSeeOther, "/apps/"+url.PathEscape(sc.App.Name)+"/posts/"+msg.ID)
+			return c.Redirect(http.StatusSeeOther, appBasePath(c.Request(), sc.App.Name)+"/posts/"+msg.ID)
 		}
-		return c.Redirect(http.StatusSeeOther, "/apps/"+url.PathEscape(sc.App.Name)+"/community")
+		return c.Redirect(http.StatusSeeOther, appBasePath(c.Request(), sc.App.Name)+"/community")
 	}
 }

@@ -2,7 +2,6 @@ package server
 
 import (
 	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -69,5 +68,5 @@ func (s *Server) formPublish(c echo.Context) error {
 	if _, err := s.publishNow(c, m.ID); err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, "/apps/"+url.PathEscape(sc.App.Name)+"/posts/"+m.ID)
+	return c.Redirect(http.StatusSeeOther, appBasePath(c.Request(), sc.App.Name)+"/posts/"+m.ID)
 }

@@ -167,7 +167,7 @@ func (s *Server) formModerationAction(c echo.Context) error {
 	days, _ := strconv.Atoi(c.FormValue("days"))
 	a := ModerationAction{Action: c.FormValue("action"), TargetType: c.FormValue("targetType"), TargetID: c.FormValue("targetId"),
 		Reason: c.FormValue("reason"), Days: days}
-	back := "/apps/" + url.PathEscape(sc.App.Name) + "/studio/moderation"
+	back := appBasePath(c.Request(), sc.App.Name) + "/studio/moderation"
 	msg, err := s.moderate(c, sc, a)
 	if err != nil {
 		if e := refusal(err, nil); e != nil {
@@ -219,7 +219,7 @@ func (s *Server) formModerationSettings(c echo.Context) error {
 	if sc.User == nil {
 		return c.Redirect(http.StatusSeeOther, s.cfg.AuthURL+"/authenticate/signin?app="+url.QueryEscape(sc.App.Name))
 	}
-	back := "/apps/" + url.PathEscape(sc.App.Name) + "/studio/moderation"
+	back := appBasePath(c.Request(), sc.App.Name) + "/studio/moderation"
 	// A blank threshold is the default (0); one that is not a number is
 	// refused, not taken as the default.
 	n := 0

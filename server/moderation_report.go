@@ -158,7 +158,7 @@ func (s *Server) formReport(c echo.Context) error {
 	}
 	req := ReportRequest{TargetType: c.FormValue("targetType"), TargetID: c.FormValue("targetId"),
 		Reason: c.FormValue("reason"), Text: c.FormValue("text")}
-	back := "/apps/" + url.PathEscape(sc.App.Name) + "/report?type=" + url.QueryEscape(req.TargetType) + "&id=" + url.QueryEscape(req.TargetID)
+	back := appBasePath(c.Request(), sc.App.Name) + "/report?type=" + url.QueryEscape(req.TargetType) + "&id=" + url.QueryEscape(req.TargetID)
 	if _, err := s.fileReport(c, sc, req); err != nil {
 		if e := refusal(err, nil); e != nil && e.Status != http.StatusNotFound {
 			return c.Redirect(http.StatusSeeOther, back+"&error="+url.QueryEscape(e.Message))

@@ -115,7 +115,7 @@ func (s *Server) formOrderCancel(c echo.Context) error {
 	if sc == nil {
 		return err
 	}
-	back := "/apps/" + url.PathEscape(sc.App.Name) + "/orders/" + url.PathEscape(c.Param("orderId"))
+	back := appBasePath(c.Request(), sc.App.Name) + "/orders/" + url.PathEscape(c.Param("orderId"))
 	if _, err := s.moveOrder(c.Request().Context(), sc, c.Param("orderId"), transitionRequest{Status: store.OrderCancelled}); err != nil {
 		return formError(c, err, back)
 	}
@@ -129,7 +129,7 @@ func (s *Server) formManageOrder(c echo.Context) error {
 	if sc == nil {
 		return err
 	}
-	list := "/apps/" + url.PathEscape(sc.App.Name) + "/manage/orders"
+	list := appBasePath(c.Request(), sc.App.Name) + "/manage/orders"
 	back, filter := list, strings.ToUpper(c.FormValue("filter"))
 	if validStatus(filter) {
 		back += "?status=" + filter

@@ -20,7 +20,7 @@ func (s *Server) formOrderRefund(c echo.Context) error {
 	if sc == nil {
 		return err
 	}
-	back := "/apps/" + url.PathEscape(sc.App.Name) + "/orders/" + url.PathEscape(c.Param("orderId"))
+	back := appBasePath(c.Request(), sc.App.Name) + "/orders/" + url.PathEscape(c.Param("orderId"))
 	req := transitionRequest{Status: store.OrderRefunded, Reason: c.FormValue("reason")}
 	if v := strings.TrimSpace(c.FormValue("amount")); v != "" {
 		cents, ok := parseDollars(v)

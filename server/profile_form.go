@@ -2,7 +2,6 @@ package server
 
 import (
 	"net/http"
-	"net/url"
 
 	"github.com/labstack/echo/v4"
 )
@@ -20,7 +19,7 @@ func (s *Server) formUnfollow(c echo.Context) error {
 	if err := s.unfollow(c, sc, sc.User.ID); err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, "/apps/"+url.PathEscape(sc.App.Name)+"/profile")
+	return c.Redirect(http.StatusSeeOther, appBasePath(c.Request(), sc.App.Name)+"/profile")
 }
 
 // POST /apps/:app/signout ends the session and goes to the sign-in page
@@ -40,7 +39,7 @@ func (s *Server) formProfilePicture(c echo.Context) error {
 	if sc.User == nil {
 		return s.signInRedirect(c, sc)
 	}
-	back := "/apps/" + url.PathEscape(sc.App.Name) + "/profile"
+	back := appBasePath(c.Request(), sc.App.Name) + "/profile"
 	m, err := s.saveFormFile(c, "picture", "profile", nil, sc.User.ID)
 	if e, ok := err.(*Error); ok && e.Status < 500 {
 		code := "failed"

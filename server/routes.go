@@ -142,7 +142,7 @@ func (s *Server) routes() {
 	// the gate lets through; the profile's membership form and the donation
 	// form are open to gated members too (the profile is).
 	app("/checkout/plan/:itemId", s.pagePlanCheckout)
-	m.POST("/apps/:app/checkout/plan/:itemId", s.formPlanCheckout, s.appPage, s.subscriptionGate, s.verifiedEmail)
+	m.POST("/apps/:app/checkout/plan/:itemId", s.formPlanCheckout, s.appPage, s.subscriptionGate, s.verifiedEmail, s.seesOwnWrite)
 	appForm("/profile/membership", s.formMembership)
 	// The membership page (membership_page.go): the tiers side by side with
 	// the member's own, Join / Upgrade / Downgrade / Cancel as plain forms.
@@ -160,7 +160,8 @@ func (s *Server) routes() {
 	app("/checkout", s.pageCheckout)
 	app("/orders", s.pageOrders)
 	app("/orders/:orderId", s.pageOrder)
-	app("/payment-success", s.pagePaymentSuccess)
+	// The return from PayPal captures the payment: a write the next page shows.
+	m.GET("/apps/:app/payment-success", s.pagePaymentSuccess, s.appPage, s.subscriptionGate, s.seesOwnWrite)
 	app("/cancel_order", s.pageCancelOrder)
 	app("/transactions", s.pageTransactions)
 	// Adding funds to the wallet (wallet_topup.go): the form and the page
@@ -170,7 +171,7 @@ func (s *Server) routes() {
 	app("/manage/orders", s.pageManageOrders)
 	appForm("/checkout", s.formCheckout)
 	appForm("/checkout/shipping", s.formCheckoutShipping)
-	m.POST("/apps/:app/checkout/pay", s.formCheckoutPay, s.appPage, s.verifiedEmail)
+	m.POST("/apps/:app/checkout/pay", s.formCheckoutPay, s.appPage, s.verifiedEmail, s.seesOwnWrite)
 	appForm("/orders/:orderId/cancel", s.formOrderCancel)
 	appForm("/orders/:orderId/refund", s.formOrderRefund)
 	appForm("/manage/orders/:orderId", s.formManageOrder)
@@ -324,11 +325,11 @@ func (s *Server) routes() {
 	api.PUT("/store/:storeId/cart/items/:cartItemId", s.apiCartUpdate)
 	api.DELETE("/store/:storeId/cart/items/:cartItemId", s.apiCartRemove)
 	// Memberships and donations.
-	api.POST("/subscriptions/apps/:appId/subscribe", s.apiSubscribe, s.verifiedEmail)
+	api.POST("/subscriptions/apps/:appId/subscribe", s.apiSubscribe, s.verifiedEmail, s.seesOwnWrite)
 	api.POST("/subscriptions/apps/:appId/cancel", s.apiSubscriptionCancel)
 	api.GET("/memberships/apps/:appId/tiers", s.apiTiers)
 	api.GET("/memberships/apps/:appId/change/:itemId", s.apiTierChangeQuote)
-	api.POST("/memberships/apps/:appId/change", s.apiTierChange)
+	api.POST("/memberships/apps/:appId/change", s.apiTierChange, s.seesOwnWrite)
 	api.POST("/memberships/apps/:appId/portal", s.apiMembershipPortal)
 	api.POST("/donations/create", s.apiDonationCreate, s.verifiedEmail)
 	api.POST("/donations/process", s.apiDonationProcess, s.verifiedEmail)
@@ -351,10 +352,10 @@ func (s *Server) routes() {
 	// Card and PayPal payments (SPEC.md section 7 Payments); the providers'
 	// webhooks are signature-checked instead of session-checked.
 	api.POST("/store/:storeId/stripe-payments/create-intent", s.apiStripeCreateIntent, s.verifiedEmail)
-	api.POST("/store/:storeId/stripe-payments/confirm", s.apiStripeConfirm)
+	api.POST("/store/:storeId/stripe-payments/confirm", s.apiStripeConfirm, s.seesOwnWrite)
 	api.POST("/store/:storeId/stripe-payments/refund", s.apiPaymentRefund)
 	api.POST("/store/:storeId/paypal/create-order", s.apiPayPalCreateOrder, s.verifiedEmail)
-	api.POST("/store/:storeId/paypal/capture-order", s.apiPayPalCapture)
+	api.POST("/store/:storeId/paypal/capture-order", s.apiPayPalCapture, s.seesOwnWrite)
 	api.POST("/webhooks/stripe", s.apiWebhook(payments.Stripe))
 	api.POST("/webhooks/paypal", s.apiWebhook(payments.PayPal))
 	api.POST("/webhooks/stripe-connect", s.apiConnectWebhook)

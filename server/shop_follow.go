@@ -23,7 +23,12 @@ func (s *Server) formFollow(c echo.Context) error {
 	if _, err := s.store.Follow(c.Request().Context(), sc.App.ID, sc.User.ID); err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, "/apps/"+url.PathEscape(sc.App.Name)+formBack(c, "/store"))
+	target := appBasePath(c.Request(), sc.App.Name) + formBack(c, "/store")
+	if target == "" {
+		// The landing on the app's own domain.
+		target = "/"
+	}
+	return c.Redirect(http.StatusSeeOther, target)
 }
 
 // formBack is where a form sends the browser back to inside the app: one
@@ -32,6 +37,11 @@ func formBack(c echo.Context, def string) string {
 	switch b := c.FormValue("back"); b {
 	case "profile", "store", "community":
 		return "/" + b
+	case "landing":
+		return ""
+	case "add-funds":
+		// From the plan checkout of a fan who does not follow yet.
+		return "/transactions?return=membership#add-funds"
 	}
 	return def
 }

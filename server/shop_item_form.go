@@ -2,7 +2,6 @@ package server
 
 import (
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -58,7 +57,7 @@ func (s *Server) formSaveItem(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, "/apps/"+url.PathEscape(sc.App.Name)+"/store/items/"+saved)
+	return c.Redirect(http.StatusSeeOther, appBasePath(c.Request(), sc.App.Name)+"/store/items/"+saved)
 }
 
 // itemFromForm reads the form's fields into the API's request: amounts in

@@ -147,7 +147,7 @@ func (s *Server) renderStudio(c echo.Context, sc *Scope, d StudioData, status in
 
 // studioBack redirects to a studio screen after a successful form.
 func studioBack(c echo.Context, sc *Scope, path, notice string) error {
-	target := "/apps/" + url.PathEscape(sc.App.Name) + "/studio" + path
+	target := appBasePath(c.Request(), sc.App.Name) + "/studio" + path
 	sep := "?"
 	if strings.Contains(target, "?") {
 		sep = "&"

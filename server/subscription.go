@@ -295,7 +295,7 @@ func (s *Server) formMembership(c echo.Context) error {
 	if _, err := s.setCancel(c, sc, c.FormValue("cancel") != "0"); err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, "/apps/"+url.PathEscape(sc.App.Name)+"/profile")
+	return c.Redirect(http.StatusSeeOther, appBasePath(c.Request(), sc.App.Name)+"/profile")
 }
 
 // PlanCheckoutData is the plan checkout page: the plan, the wallet balance
@@ -325,6 +325,10 @@ type PlanCheckoutData struct {
 	// the deployment offers in this app; they pay on the checkout's
 	// payment step.
 	OtherMethods []string `json:"otherMethods"`
+	// Follows: the viewer follows the app (or more). The wallet and the
+	// payment step are the store's pages, open to followers, so a fan who
+	// does not follow yet adds funds through a form that follows first.
+	Follows bool `json:"follows"`
 }
 
 // GET /apps/:app/checkout/plan/:itemId: the Subscribe button of the gated
@@ -377,6 +381,7 @@ func (s *Server) renderPlanCheckout(c echo.Context, errMsg string, status int) e
 	if data.Balance, err = s.store.WalletBalance(ctx, sc.App.ID, sc.User.ID); err != nil {
 		return err
 	}
+	data.Follows = sc.Can.CanAccessStore
 	data.Code = store.NormalizeOfferCode(c.QueryParam("code"))
 	if data.Code == "" {
 		data.Code = store.NormalizeOfferCode(c.FormValue("code"))
@@ -427,6 +432,15 @@ func (s *Server) formPlanCheckout(c echo.Context) error {
 	if sc.User == nil {
 		return c.Redirect(http.StatusSeeOther, s.cfg.AuthURL+"/authenticate/signin?app="+url.QueryEscape(sc.App.Name))
 	}
+	// Joining follows the app: the payment step, the wallet and the orders
+	// are the store's pages, open to followers; a fan who signed up from
+	// the app and joined at once would meet "Follow App to Access Store"
+	// on the way to paying.
+	if !sc.Can.CanAccessStore && access.CanFollowApp(sc.Role) {
+		if _, err := s.store.Follow(c.Request().Context(), sc.App.ID, sc.User.ID); err != nil {
+			return err
+		}
+	}
 	if c.FormValue("pay") == "other" {
 		// Card or PayPal: the membership's order, paid on the checkout's
 		// payment step (which the gate lets through), as a cart's is.
@@ -437,7 +451,7 @@ func (s *Server) formPlanCheckout(c echo.Context) error {
 			}
 			return err
 		}
-		return c.Redirect(http.StatusSeeOther, "/apps/"+url.PathEscape(sc.App.Name)+"/checkout?orderId="+url.QueryEscape(order.ID)+"&step=payment")
+		return c.Redirect(http.StatusSeeOther, appBasePath(c.Request(), sc.App.Name)+"/checkout?orderId="+url.QueryEscape(order.ID)+"&step=payment")
 	}
 	if _, err := s.subscribe(c, sc, c.Param("itemId"), payments.Wallet, c.FormValue("cycle"), c.FormValue("code")); err != nil {
 		if e, ok := err.(*Error); ok && e.Status < 500 && e.Status != http.StatusNotFound {
@@ -445,7 +459,7 @@ func (s *Server) formPlanCheckout(c echo.Context) error {
 		}
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, "/apps/"+url.PathEscape(sc.App.Name)+"/profile?joined=1")
+	return c.Redirect(http.StatusSeeOther, appBasePath(c.Request(), sc.App.Name)+"/profile?joined=1")
 }
 
 // isErrStatusBelow500: err is an *Error the member can act on.

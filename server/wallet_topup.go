@@ -195,7 +195,7 @@ func (s *Server) formTopup(c echo.Context) error {
 	if sc == nil {
 		return err
 	}
-	base := "/apps/" + url.PathEscape(sc.App.Name)
+	base := appBasePath(c.Request(), sc.App.Name)
 	back := base + "/transactions"
 	if r := c.FormValue("return"); r == "checkout" || r == "donate" || r == "membership" {
 		back += "?return=" + r
@@ -223,7 +223,7 @@ func (s *Server) pageTopupReturn(c echo.Context) error {
 	if sc == nil {
 		return err
 	}
-	back := "/apps/" + url.PathEscape(sc.App.Name) + "/transactions"
+	back := appBasePath(c.Request(), sc.App.Name) + "/transactions"
 	t, err := s.confirmTopup(c.Request().Context(), sc, c.QueryParam("topupId"))
 	if err != nil {
 		var e *Error

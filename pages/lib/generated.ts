@@ -1094,6 +1094,7 @@ export interface PlanCheckoutData {
   codeError: string;
   trialDays: number;
   otherMethods: string[];
+  follows: boolean;
 }
 
 // PlatformFeeOwed is store.PlatformFeeOwed.

@@ -11,7 +11,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { startServer, launchBrowser, startMailpit, signIn, watchErrors, screenshotDir } from "./helpers.mjs";
+import { startServer, launchBrowser, startMailpit, signIn, watchErrors, screenshotDir, mailLink, signUpAndConfirm, createApp } from "./helpers.mjs";
 
 const env = { server: null, browser: null, mail: null };
 const shots = process.env.SHOTS_DIR || screenshotDir;
@@ -39,44 +39,6 @@ const base = () => env.server.base + "/apps/" + app;
 const walk = { creator: null, desk: null, fan: null, posterOrder: "", setlistOrder: "" };
 const shot = (page, step, width) => page.screenshot({ path: join(shots, `walk-${step}-${width}.png`), fullPage: true });
 
-// mailLink waits for the mail to address whose subject matches and answers
-// the link in its text.
-async function mailLink(address, subject) {
-  const until = Date.now() + 60_000;
-  for (;;) {
-    const found = (await env.mail.list(address)).find((m) => subject.test(m.Subject));
-    if (found) {
-      const msg = await (await fetch(env.mail.api + "/api/v1/message/" + found.ID)).json();
-      const m = /(https?:\/\/\S+token=[A-Za-z0-9_-]+)/.exec(msg.Text);
-      assert.ok(m, "a link with a token in:\n" + msg.Text);
-      return m[1];
-    }
-    assert.ok(Date.now() < until, `no mail "${subject}" to ${address}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-// signUpAndConfirm signs a new account up through the auth site's form,
-// goes on from the "Check your inbox" page and opens the mailed link.
-async function signUpAndConfirm(page, email, username, appName = "") {
-  await page.goto(env.server.auth + "/authenticate/signup" + (appName ? "?app=" + appName : ""));
-  await page.fill("#field-email", email);
-  await page.fill("#field-username", username);
-  await page.fill("#field-password", password);
-  await Promise.all([page.waitForURL(/\/authenticate\/welcome/), page.locator("button[type=submit]").click()]);
-  assert.match(await page.locator("main").innerText(), /Check your inbox/);
-  await Promise.all([page.waitForURL((u) => u.toString().startsWith(env.server.base)), page.getByRole("link", { name: /^Continue/ }).click()]);
-  await page.goto(await mailLink(email, /Confirm your e-mail/));
-  await page.getByRole("heading", { name: "Address confirmed" }).waitFor();
-}
-
-async function createApp(page, name, display) {
-  await page.goto(env.server.base + "/apps");
-  await page.fill("#app-name", name);
-  await page.fill("#app-display-name", display);
-  await Promise.all([page.waitForURL(new RegExp("/apps/" + name + "/studio/launch\\?notice=created")), page.locator("button", { hasText: "Create app" }).click()]);
-}
-
 async function balance(page) {
   await page.goto(base() + "/transactions");
   return (await page.locator(".wallet-balance strong").innerText()).trim();
@@ -86,8 +48,8 @@ test("1. a new creator signs up, makes an app and follows the launch checklist t
   const context = await env.browser.newContext({ viewport: phone });
   const page = await context.newPage();
   walk.creator = { context, page, errors: watchErrors(page) };
-  await signUpAndConfirm(page, creatorEmail, "novamaker");
-  await createApp(page, app, "Nova Walk");
+  await signUpAndConfirm(env, page, creatorEmail, "novamaker", password);
+  await createApp(env, page, app, "Nova Walk");
   assert.match(await page.locator(".launch-progress").innerText(), /0 of 5 steps done/);
   await shot(page, "1-checklist-new", 390);
 
@@ -167,7 +129,7 @@ test("2. a shipping zone; a new fan buys a poster with its rate; the creator shi
   const fctx = await env.browser.newContext({ viewport: desktop, javaScriptEnabled: false });
   const fp = await fctx.newPage();
   walk.fan = { context: fctx, page: fp, errors: watchErrors(fp) };
-  await signUpAndConfirm(fp, fanEmail, "walkfan", app);
+  await signUpAndConfirm(env, fp, fanEmail, "walkfan", password, app);
   await fp.goto(base() + "/transactions");
   assert.match(await fp.locator("h1").first().innerText(), /Follow App to Access Store/);
   await Promise.all([fp.waitForNavigation(), fp.getByRole("button", { name: "Follow" }).click()]);
@@ -268,7 +230,7 @@ test("5. the creator exports the app and downloads the mailed zip (1280 px, Java
   await page.goto(base() + "/studio/data");
   await Promise.all([page.waitForURL(/notice=export-requested/), page.getByRole("button", { name: "Mail me an export" }).click()]);
   assert.match(await page.locator(".added-alert").innerText(), /we mail you a link/);
-  const link = await mailLink(creatorEmail, /^The export of /);
+  const link = await mailLink(env, creatorEmail, /^The export of /);
   const zip = await page.request.get(link);
   assert.equal(zip.status(), 200);
   assert.match(zip.headers()["content-disposition"], new RegExp(`filename="${app}-export-`));
@@ -282,7 +244,7 @@ test("5. the creator exports the app and downloads the mailed zip (1280 px, Java
 test("6. the creator makes a second app and deletes it by typing its name (390 px, JavaScript on)", async () => {
   const page = walk.creator.page;
   const spare = "nova-spare";
-  await createApp(page, spare, "Nova Spare");
+  await createApp(env, page, spare, "Nova Spare");
   await page.goto(env.server.base + "/apps/" + spare + "/studio");
   await Promise.all([page.waitForURL(/\/studio\/data$/), page.locator(".studio-nav a", { hasText: "Export & delete" }).click()]);
   await page.fill('input[name="confirm"]', spare);

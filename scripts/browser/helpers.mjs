@@ -310,3 +310,73 @@ export async function startMailpit() {
     stop: () => child.kill(),
   };
 }
+
+// mailLink waits for the mail to address whose subject matches (in the
+// mailpit of env.mail) and answers the link with a token in its text.
+export async function mailLink(env, address, subject) {
+  const until = Date.now() + 60_000;
+  for (;;) {
+    const found = (await env.mail.list(address)).find((m) => subject.test(m.Subject));
+    if (found) {
+      const msg = await (await fetch(env.mail.api + "/api/v1/message/" + found.ID)).json();
+      const m = /(https?:\/\/\S+token=[A-Za-z0-9_-]+)/.exec(msg.Text);
+      if (!m) throw new Error("no link with a token in:\n" + msg.Text);
+      return m[1];
+    }
+    if (Date.now() > until) throw new Error(`no mail "${subject}" to ${address}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+// signUpAndConfirm signs a new account up through the auth site's form,
+// goes on from the "Check your inbox" page and opens the mailed link.
+export async function signUpAndConfirm(env, page, email, username, password, appName = "") {
+  await page.goto(env.server.auth + "/authenticate/signup" + (appName ? "?app=" + appName : ""));
+  await page.fill("#field-email", email);
+  await page.fill("#field-username", username);
+  await page.fill("#field-password", password);
+  await Promise.all([page.waitForURL(/\/authenticate\/welcome/), page.locator("button[type=submit]").click()]);
+  const said = await page.locator("main").innerText();
+  if (!/Check your inbox/.test(said)) throw new Error("after signing up: " + said);
+  await Promise.all([page.waitForURL((u) => u.toString().startsWith(env.server.base)), page.getByRole("link", { name: /^Continue/ }).click()]);
+  await page.goto(await mailLink(env, email, /Confirm your e-mail/));
+  await page.getByRole("heading", { name: "Address confirmed" }).waitFor();
+}
+
+// createApp makes an app from the apps page as its signed-in creator, who
+// lands on its launch checklist.
+export async function createApp(env, page, name, display) {
+  await page.goto(env.server.base + "/apps");
+  await page.fill("#app-name", name);
+  await page.fill("#app-display-name", display);
+  await Promise.all([page.waitForURL(new RegExp("/apps/" + name + "/studio/launch\\?notice=created")), page.locator("button", { hasText: "Create app" }).click()]);
+}
+
+// startRelay forwards every request it gets to relay.target (set once the
+// server is up) with its method, headers and body: the fake payment
+// services need their webhook URL before the server, which binds port 0,
+// has one. Answers 503 until a target is set, as an unreachable endpoint.
+export async function startRelay() {
+  const { createServer } = await import("node:http");
+  const relay = { url: "", target: "", stop: () => server.close() };
+  const server = createServer(async (req, res) => {
+    const chunks = [];
+    for await (const c of req) chunks.push(c);
+    if (!relay.target) {
+      res.writeHead(503).end();
+      return;
+    }
+    const headers = { ...req.headers };
+    delete headers.host;
+    delete headers["content-length"];
+    try {
+      const r = await fetch(relay.target + req.url, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
+      res.writeHead(r.status, { "content-type": r.headers.get("content-type") ?? "text/plain" }).end(Buffer.from(await r.arrayBuffer()));
+    } catch {
+      res.writeHead(502).end();
+    }
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  relay.url = "http://127.0.0.1:" + server.address().port;
+  return relay;
+}
