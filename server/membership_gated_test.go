@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/uptrace/bun"
+
 	"marquee/server/payments"
 	"marquee/store"
 )
@@ -17,14 +19,8 @@ import (
 // the gate.
 func TestGatedFanJoinsEveryWay(t *testing.T) {
 	t.Parallel()
-	db := demoDB(t)
-	f := newPayFixture(t, db, nil)
+	f, db := gatedDemo(t)
 	ctx := context.Background()
-	if _, err := db.NewUpdate().Model((*store.App)(nil)).Where("id = ?", f.demo.ID).
-		Set("settings = ?", gatedSettings(f.demo.Settings)).Exec(ctx); err != nil {
-		t.Fatal(err)
-	}
-	f.ts.store.InvalidateLanding(ctx, f.demo.ID)
 	u, err := f.ts.store.CreateUser(ctx, "gatedfan@tiers.test", "gatedfan", "not-a-password-hash")
 	if err != nil {
 		t.Fatal(err)
@@ -132,14 +128,8 @@ func TestGatedFanJoinsEveryWay(t *testing.T) {
 // checkout's "Follow and add funds" follows and opens the wallet's Add funds.
 func TestJoiningFollowsTheApp(t *testing.T) {
 	t.Parallel()
-	db := demoDB(t)
-	f := newPayFixture(t, db, nil)
+	f, db := gatedDemo(t)
 	ctx := context.Background()
-	if _, err := db.NewUpdate().Model((*store.App)(nil)).Where("id = ?", f.demo.ID).
-		Set("settings = ?", gatedSettings(f.demo.Settings)).Exec(ctx); err != nil {
-		t.Fatal(err)
-	}
-	f.ts.store.InvalidateLanding(ctx, f.demo.ID)
 	var circle string
 	if err := db.NewSelect().Table("store_items").Column("id").Where("app_id = ? AND sku = 'SUB-SC-01'", f.demo.ID).Scan(ctx, &circle); err != nil {
 		t.Fatal(err)
@@ -198,4 +188,18 @@ func TestJoiningFollowsTheApp(t *testing.T) {
 	if l := f.ts.do(t, "GET", "/apps/demo", nil, page3); strings.Contains(l.Body, "Follow for free") || !strings.Contains(l.Body, ">Unfollow<") {
 		t.Fatalf("gated landing for a follower still offers to follow")
 	}
+}
+
+// gatedDemo is a payment fixture whose demo app lets only members past the
+// landing page.
+func gatedDemo(t *testing.T) (*payFixture, *bun.DB) {
+	db := demoDB(t)
+	f := newPayFixture(t, db, nil)
+	ctx := context.Background()
+	if _, err := db.NewUpdate().Model((*store.App)(nil)).Where("id = ?", f.demo.ID).
+		Set("settings = ?", gatedSettings(f.demo.Settings)).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	f.ts.store.InvalidateLanding(ctx, f.demo.ID)
+	return f, db
 }

@@ -10,7 +10,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { startServer, startFakePayments, launchBrowser, signIn, watchErrors, screenshotDir } from "./helpers.mjs";
+import { startServer, startFakePayments, launchBrowser, signIn, watchErrors, screenshotDir, fakeStripeJS } from "./helpers.mjs";
 
 mkdirSync(screenshotDir, { recursive: true });
 const shot = (page, name) => page.screenshot({ path: join(screenshotDir, "card-" + name + "-390x844.png"), fullPage: true });
@@ -34,32 +34,6 @@ after(async () => {
   await env.server?.stop();
   env.fake?.stop();
 });
-
-const fakeStripeJS = `(function () {
-  function Stripe(pk) {
-    var clientSecret = "";
-    return {
-      _registerWrapper: function () {},
-      elements: function (opts) {
-        clientSecret = opts.clientSecret;
-        return { create: function () { return {
-          mount: function (el) { el.innerHTML = '<div class="fake-payment-element"><label>Card number <input value="4242 4242 4242 4242" readonly></label></div>'; },
-          destroy: function () {},
-        }; } };
-      },
-      confirmPayment: function () {
-        var id = clientSecret.split("_secret_")[0];
-        return fetch("https://api.stripe.com/v1/payment_intents/" + id + "/confirm", {
-          method: "POST",
-          headers: { "Content-Type": "application/x-www-form-urlencoded" },
-          body: "payment_method=pm_card_visa&key=" + encodeURIComponent(pk) + "&client_secret=" + encodeURIComponent(clientSecret),
-        }).then(function (r) { return r.json(); }).then(function (j) { return j.error ? { error: j.error } : { paymentIntent: j }; });
-      },
-    };
-  }
-  Stripe.version = "endive";
-  window.Stripe = Stripe;
-})();`;
 
 test("the card method loads Stripe.js only on the payment step, and the order is paid on Stripe's word", async () => {
   const { context, page } = await signIn(env, "follower@demo.test");

@@ -380,3 +380,32 @@ export async function startRelay() {
   relay.url = "http://127.0.0.1:" + server.address().port;
   return relay;
 }
+
+// The browser cannot reach Stripe: a stand-in Stripe.js mounts a card form
+// and confirms the PaymentIntent through the fake Stripe API, as Stripe.js
+// does with the publishable key and the client secret.
+export const fakeStripeJS = `(function () {
+  function Stripe(pk) {
+    var clientSecret = "";
+    return {
+      _registerWrapper: function () {},
+      elements: function (opts) {
+        clientSecret = opts.clientSecret;
+        return { create: function () { return {
+          mount: function (el) { el.innerHTML = '<div class="fake-payment-element"><label>Card number <input value="4242 4242 4242 4242" readonly></label></div>'; },
+          destroy: function () {},
+        }; } };
+      },
+      confirmPayment: function () {
+        var id = clientSecret.split("_secret_")[0];
+        return fetch("https://api.stripe.com/v1/payment_intents/" + id + "/confirm", {
+          method: "POST",
+          headers: { "Content-Type": "application/x-www-form-urlencoded" },
+          body: "payment_method=pm_card_visa&key=" + encodeURIComponent(pk) + "&client_secret=" + encodeURIComponent(clientSecret),
+        }).then(function (r) { return r.json(); }).then(function (j) { return j.error ? { error: j.error } : { paymentIntent: j }; });
+      },
+    };
+  }
+  Stripe.version = "endive";
+  window.Stripe = Stripe;
+})();`;

@@ -15,7 +15,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import {
   startServer, startFakePayments, startRelay, launchBrowser, startMailpit, signIn, watchErrors, screenshotDir,
-  signUpAndConfirm, createApp,
+  signUpAndConfirm, createApp, fakeStripeJS,
 } from "./helpers.mjs";
 
 const env = { server: null, browser: null, mail: null, fake: null, relay: null };
@@ -61,35 +61,6 @@ const app = "tier-walk";
 const base = () => env.server.base + "/apps/" + app;
 const shot = (page, step, width) => page.screenshot({ path: join(shots, `tierwalk-${step}-${width}.png`), fullPage: true });
 const walk = { creator: null, fan: null };
-
-// The browser cannot reach Stripe: a stand-in Stripe.js mounts a card form
-// and confirms the PaymentIntent through the fake Stripe API, as Stripe.js
-// does with the publishable key and the client secret.
-const fakeStripeJS = `(function () {
-  function Stripe(pk) {
-    var clientSecret = "";
-    return {
-      _registerWrapper: function () {},
-      elements: function (opts) {
-        clientSecret = opts.clientSecret;
-        return { create: function () { return {
-          mount: function (el) { el.innerHTML = '<div class="fake-payment-element"><label>Card number <input value="4242 4242 4242 4242" readonly></label></div>'; },
-          destroy: function () {},
-        }; } };
-      },
-      confirmPayment: function () {
-        var id = clientSecret.split("_secret_")[0];
-        return fetch("https://api.stripe.com/v1/payment_intents/" + id + "/confirm", {
-          method: "POST",
-          headers: { "Content-Type": "application/x-www-form-urlencoded" },
-          body: "payment_method=pm_card_visa&key=" + encodeURIComponent(pk) + "&client_secret=" + encodeURIComponent(clientSecret),
-        }).then(function (r) { return r.json(); }).then(function (j) { return j.error ? { error: j.error } : { paymentIntent: j }; });
-      },
-    };
-  }
-  Stripe.version = "endive";
-  window.Stripe = Stripe;
-})();`;
 
 async function withFakeStripe(context) {
   await context.route("https://js.stripe.com/**", (route) => route.fulfill({ contentType: "application/javascript", body: fakeStripeJS }));
