@@ -1,8 +1,12 @@
 import { useEffect, useRef, useState } from "react";
+import { dropSiteWideWorker, registerWorker } from "./lib/worker";
 
 export interface AppChromeProps {
   appName: string;
   title: string;
+  // The app is at the root of its own domain (its worker's scope is "/"),
+  // not under /apps/{name}/ on the main site.
+  onDomain?: boolean;
 }
 
 // SPEC.md section 9.
@@ -47,12 +51,15 @@ export default function AppChrome(props: AppChromeProps) {
   const [pull, setPull] = useState(0);
   const prompt = useRef<InstallPrompt | null>(null);
 
-  // Service worker.
+  // Service worker: the app's own on this origin (islands/lib/worker.ts).
   useEffect(() => {
     if ("serviceWorker" in navigator) {
-      navigator.serviceWorker.register("/sw.js").catch((err) => console.error("marquee: service worker", err));
+      const app = { name: props.appName, onDomain: props.onDomain };
+      registerWorker(app)
+        .then(() => dropSiteWideWorker(app))
+        .catch((err) => console.error("marquee: service worker", err));
     }
-  }, []);
+  }, [props.appName, props.onDomain]);
 
   // Install banner.
   useEffect(() => {

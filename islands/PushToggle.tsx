@@ -1,32 +1,22 @@
 import { useEffect, useState } from "react";
 import { ApiError, api } from "./lib/api";
 import { useHydrated } from "./lib/hydrated";
+import { ownRegistration, waitForWorker } from "./lib/worker";
 
 export interface PushToggleProps {
   appId: string;
+  // Where the app's service worker is (islands/lib/worker.ts): a
+  // subscription belongs to the worker of the origin it is made on.
+  appName: string;
+  onDomain?: boolean;
   // Following comes first (SPEC.md section 4); the server decides.
   member: boolean;
 }
 
 type Status = "checking" | "on" | "off";
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 function supported(): boolean {
   return "serviceWorker" in navigator && "PushManager" in window && "Notification" in window;
-}
-
-// waitForWorker polls every 100 ms (SPEC.md section 9: 30 tries, 50 when
-// enabling push) for the active service worker registration.
-export async function waitForWorker(tries: number): Promise<ServiceWorkerRegistration | null> {
-  let reg = await navigator.serviceWorker.getRegistration("/");
-  if (!reg) reg = await navigator.serviceWorker.register("/sw.js").catch(() => undefined);
-  for (let i = 0; i < tries; i++) {
-    if (reg?.active) return reg;
-    await sleep(100);
-    reg = (await navigator.serviceWorker.getRegistration("/")) ?? reg;
-  }
-  return reg?.active ? reg : null;
 }
 
 function keyBytes(base64url: string): Uint8Array<ArrayBuffer> {
@@ -52,6 +42,7 @@ export default function PushToggle(props: PushToggleProps) {
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
   const hydrated = useHydrated();
+  const app = { name: props.appName, onDomain: props.onDomain };
 
   useEffect(() => {
     const t = window.setTimeout(async () => {
@@ -60,7 +51,7 @@ export default function PushToggle(props: PushToggleProps) {
         return;
       }
       try {
-        const reg = await waitForWorker(30);
+        const reg = await waitForWorker(app, 30);
         const sub = reg ? await reg.pushManager.getSubscription() : null;
         if (!sub) {
           setStatus("off");
@@ -82,7 +73,7 @@ export default function PushToggle(props: PushToggleProps) {
       }
     }, 1000);
     return () => window.clearTimeout(t);
-  }, [props.appId, props.member]);
+  }, [props.appId, props.appName, props.onDomain, props.member]);
 
   async function enable() {
     setError("");
@@ -93,7 +84,7 @@ export default function PushToggle(props: PushToggleProps) {
     try {
       const permission = await Notification.requestPermission();
       if (permission !== "granted") return setError("Notification permission denied");
-      const reg = await waitForWorker(50);
+      const reg = await waitForWorker(app, 50);
       if (!reg) return setError("Push notifications not supported");
       const key = await api<{ publicKey: string }>("GET", "/api/notifications/vapid-key").catch(() => null);
       if (!key?.publicKey) return setError("Failed to get VAPID key");
@@ -121,7 +112,7 @@ export default function PushToggle(props: PushToggleProps) {
   async function disable() {
     setBusy(true);
     try {
-      const reg = await navigator.serviceWorker.getRegistration("/");
+      const reg = await ownRegistration(app);
       const sub = await reg?.pushManager.getSubscription();
       await sub?.unsubscribe();
       setStatus("off");

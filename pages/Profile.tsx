@@ -172,7 +172,7 @@ export default function Profile(props: Props) {
           <Island
             name="PushToggle"
             component={PushToggle}
-            props={{ appId: app.id, member: props.viewer.permissions.canNotifications }}
+            props={{ appId: app.id, appName: app.name, onDomain: app.onDomain, member: props.viewer.permissions.canNotifications }}
             when="visible"
           />
         </section>

@@ -213,6 +213,17 @@ func (s *Server) domainOrigin(domain string) string {
 	return scheme + "://" + domain
 }
 
+// requestOrigin is the origin a request came to as the host routing
+// resolved it: a verified custom domain's (domainOrigin), or the main
+// site's (PUBLIC_URL's scheme and host) for every host of the operator's.
+// It is what origin(appBaseURL) answers for an app on that origin.
+func (s *Server) requestOrigin(r *http.Request) string {
+	if d := customHost(r); d != nil {
+		return s.domainOrigin(d.Domain)
+	}
+	return origin(s.cfg.PublicURL)
+}
+
 // appBaseURL is where an app lives, absolute, without a final slash: its
 // verified domain's origin, or PUBLIC_URL/apps/{name}. Every URL the server
 // makes for an app (canonical links, sitemap, feeds, calendars, mails,
@@ -259,13 +270,13 @@ func appBasePath(r *http.Request, appName string) string {
 }
 
 // sharedPaths are the paths every host serves as the main site does: the
-// JSON API, bundles, media and the service worker; the rest of a custom
-// domain's paths are its app's.
+// JSON API, bundles and media; the rest of a custom domain's paths are its
+// app's (/sw.js too: the app's own service worker, of scope "/" there).
 var sharedPaths = []string{"/api/", "/static/", "/media/", "/media-upload/", "/mail/"}
 
 func sharedPath(p string) bool {
 	switch p {
-	case "/sw.js", "/healthz", "/readyz", "/favicon.ico", "/robots.txt":
+	case "/healthz", "/readyz", "/favicon.ico", "/robots.txt":
 		return true
 	}
 	for _, prefix := range sharedPaths {
@@ -278,7 +289,10 @@ func sharedPath(p string) bool {
 
 // routeHosts maps the request's host to an app before anything else sees
 // the request. On the main site, a page of an app that has a verified
-// domain answers 301 to the same page there. On a verified domain, /x is
+// domain answers 301 to the same page there, but for the app's service
+// worker there (a browser never follows a redirect to update a worker, and
+// the main site's keeps delivering the pushes of members subscribed there
+// only: push.Sender). On a verified domain, /x is
 // the app's /apps/{name}/x (its own links never carry the prefix, and one
 // that does, from a script, is sent to the clean path); the request
 // remembers the domain (customHost) for links, cookies and cache keys.
@@ -291,7 +305,7 @@ func (s *Server) routeHosts(next http.Handler) http.Handler {
 			if get && strings.HasPrefix(r.URL.Path, "/apps/") {
 				rest := strings.TrimPrefix(r.URL.Path, "/apps/")
 				name, tail, _ := strings.Cut(rest, "/")
-				if d := s.domains.get(r.Context()).byName[name]; d != "" && name != "" {
+				if d := s.domains.get(r.Context()).byName[name]; d != "" && name != "" && tail != "sw.js" {
 					target := s.domainOrigin(d) + "/" + sameSiteTail(tail)
 					if r.URL.RawQuery != "" {
 						target += "?" + r.URL.RawQuery

@@ -176,6 +176,9 @@ func newTestServerWith(t testing.TB, db *bun.DB, configure func(*Config)) *testS
 	// TestTimedOutRenderIsNotCached).
 	cfg := Config{Port: 3000, AuthPort: 3002, PublicURL: "http://main.test", AuthURL: "http://auth.test",
 		WalletEnabled: true, OrderExpiry: 30 * time.Minute, InFlightWait: 5 * time.Minute, RenderTimeout: 2 * time.Minute}
+	if root, err := render.ProjectRoot(); err == nil {
+		cfg.ServiceWorkerFile = filepath.Join(root, "public", "sw.js")
+	}
 	if configure != nil {
 		configure(&cfg)
 	}

@@ -86,6 +86,11 @@ type Config struct {
 	// PushAllowLoopbackHTTP accepts http://127.0.0.1 push endpoints (tests
 	// run a local push receiver); never set from the environment.
 	PushAllowLoopbackHTTP bool
+	// ServiceWorkerFile is the service worker's script (service_worker.go):
+	// "" is public/sw.js in the working directory, as the server runs; tests
+	// name the repository's, run from another folder. Never set from the
+	// environment.
+	ServiceWorkerFile string
 	// BindAddress (BIND_ADDRESS) is the interface both sites listen on;
 	// empty means every interface.
 	BindAddress string

@@ -33,7 +33,10 @@ type enablePushRequest struct {
 
 // POST /api/notifications/enable-push/:appId stores the browser's push
 // subscription for the member (SPEC.md section 5: following comes first,
-// and both keys are required). The same endpoint again replaces its keys.
+// and both keys are required), with the origin it was made on (the app's
+// verified domain or the main site: each has its own service worker, and
+// the push job prefers the app's current one). The same endpoint again
+// replaces its keys and origin.
 func (s *Server) apiEnablePush(c echo.Context) error {
 	if _, err := requireUser(c); err != nil {
 		return err
@@ -62,11 +65,13 @@ func (s *Server) apiEnablePush(c echo.Context) error {
 	if !s.pushEndpointOK(c.Request().Context(), req.Endpoint) {
 		return badRequest("Push endpoint must be a public https URL")
 	}
-	sub, err := s.store.SavePushSubscription(c.Request().Context(), sc.App.ID, sc.User.ID, req.Endpoint, req.P256dh, req.Auth)
+	sub, err := s.store.SavePushSubscription(c.Request().Context(), sc.App.ID, sc.User.ID, s.requestOrigin(c.Request()),
+		req.Endpoint, req.P256dh, req.Auth)
 	if err != nil {
 		return err
 	}
-	return respondMessage(c, http.StatusCreated, fields{"id": sub.ID, "endpoint": sub.Endpoint}, "Push notifications enabled")
+	return respondMessage(c, http.StatusCreated, fields{"id": sub.ID, "endpoint": sub.Endpoint, "origin": sub.Origin},
+		"Push notifications enabled")
 }
 
 // pushEndpointOK accepts https URLs on public hosts (push services are

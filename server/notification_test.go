@@ -254,6 +254,8 @@ type pushReceiver struct {
 	auth     []byte
 	mu       sync.Mutex
 	payloads []string
+	// paths is the endpoint path of each delivery (beside payloads).
+	paths    []string
 	vapidKey string
 	errs     []string
 }
@@ -290,6 +292,7 @@ func newPushReceiver(t *testing.T) *pushReceiver {
 			return
 		}
 		pr.payloads = append(pr.payloads, string(msg))
+		pr.paths = append(pr.paths, r.URL.Path)
 		w.WriteHeader(http.StatusCreated)
 	}))
 	t.Cleanup(pr.srv.Close)

@@ -66,7 +66,7 @@ func TestPushNeverReachesPrivateAddresses(t *testing.T) {
 		fmt.Sprintf("https://127.0.0.1:%d/a", port), fmt.Sprintf("https://localhost:%d/b", port),
 		fmt.Sprintf("https://[::ffff:127.0.0.1]:%d/c", port),
 	} {
-		if _, err := ts.store.SavePushSubscription(context.Background(), appID, followerID, endpoint,
+		if _, err := ts.store.SavePushSubscription(context.Background(), appID, followerID, ts.cfg.PublicURL, endpoint,
 			"BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM", "tBHItJI5svbpez7KI4CCXg"); err != nil {
 			t.Fatal(err)
 		}

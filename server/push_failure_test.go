@@ -43,7 +43,7 @@ func TestFailedPushDeliveriesAreRecorded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := ts.store.SavePushSubscription(ctx, app.ID, u.ID, x.endpoint, pr.p256dh(), auth); err != nil {
+		if _, err := ts.store.SavePushSubscription(ctx, app.ID, u.ID, ts.cfg.PublicURL, x.endpoint, pr.p256dh(), auth); err != nil {
 			t.Fatal(err)
 		}
 		n := store.Notification{ID: store.NewID(), AppID: app.ID, UserID: u.ID, Content: "hello", Kind: store.KindSystem, CreatedAt: time.Now()}

@@ -264,6 +264,7 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"main", "GET", "/apps/:app", public, fixed(app)},
 		{"main", "GET", "/apps/:app/signin", public, fixed(app + "/signin")},
 		{"main", "GET", "/apps/:app/manifest.webmanifest", public, fixed(app + "/manifest.webmanifest")},
+		{"main", "GET", "/apps/:app/sw.js", public, fixed(app + "/sw.js")},
 		{"main", "GET", "/apps/:app/icons/:file", public, fixed(app + "/icons/icon-192.png")},
 		{"main", "GET", "/signin", public, fixed("/signin?app=demo")},
 		{"main", "GET", "/apps/:app/profile", public, fixed(app + "/profile")},

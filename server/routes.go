@@ -83,6 +83,8 @@ func (s *Server) routes() {
 	m.GET("/apps/:app", s.pageLanding, cached("/apps/:app", true))
 	m.GET("/apps/:app/signin", s.redirectToSignIn)
 	m.GET("/apps/:app/manifest.webmanifest", s.appManifest)
+	// The app's own service worker on this origin (service_worker.go).
+	m.GET("/apps/:app/sw.js", s.appServiceWorker)
 	// The app's icons, made from its upload or its monogram (app_icons.go).
 	m.GET("/apps/:app/icons/:file", s.appIcon)
 	m.GET("/signin", s.redirectToSignIn)

@@ -33,12 +33,18 @@ type Notification struct {
 type PushSubscription struct {
 	bun.BaseModel `bun:"table:push_subscriptions"`
 
-	ID        string    `bun:",pk" json:"id"`
-	AppID     string    `bun:",notnull,unique:push_app_endpoint" json:"appId"`
-	UserID    string    `bun:",notnull" json:"-"`
-	Endpoint  string    `bun:",notnull,unique:push_app_endpoint" json:"endpoint"`
-	P256dh    string    `bun:"p256dh,notnull" json:"p256dh"`
-	Auth      string    `bun:",notnull" json:"auth"`
+	ID       string `bun:",pk" json:"id"`
+	AppID    string `bun:",notnull,unique:push_app_endpoint" json:"appId"`
+	UserID   string `bun:",notnull" json:"-"`
+	Endpoint string `bun:",notnull,unique:push_app_endpoint" json:"endpoint"`
+	P256dh   string `bun:"p256dh,notnull" json:"p256dh"`
+	Auth     string `bun:",notnull" json:"auth"`
+	// Origin is where the browser subscribed (scheme://host[:port]): the
+	// app's verified domain or the main site, as the server resolved the
+	// request's host. Its service worker lives there, so the same browser
+	// has one subscription per origin; a push goes to those of the app's
+	// current origin first (push.Sender). "" for rows older than the column.
+	Origin    string    `bun:",notnull,default:''" json:"origin"`
 	CreatedAt time.Time `bun:",notnull,default:current_timestamp" json:"createdAt"`
 }
 
@@ -469,14 +475,17 @@ func (s *Storage) SetNotificationPreferences(ctx context.Context, appID, userID 
 }
 
 // SavePushSubscription stores a browser's subscription for the member in the
-// app. The same endpoint subscribing again (new keys, or another account on
-// the same browser) replaces the old row instead of adding one.
-func (s *Storage) SavePushSubscription(ctx context.Context, appID, userID, endpoint, p256dh, auth string) (*PushSubscription, error) {
+// app, made on origin (PushSubscription.Origin). The same endpoint
+// subscribing again (new keys, another account on the same browser, or the
+// same subscription sent from the app's other origin) replaces the old row
+// instead of adding one; the row kept is answered.
+func (s *Storage) SavePushSubscription(ctx context.Context, appID, userID, origin, endpoint, p256dh, auth string) (*PushSubscription, error) {
 	sub := &PushSubscription{ID: NewID(), AppID: appID, UserID: userID, Endpoint: endpoint, P256dh: p256dh, Auth: auth,
-		CreatedAt: time.Now().UTC()}
+		Origin: origin, CreatedAt: time.Now().UTC()}
 	_, err := s.DB.NewInsert().Model(sub).
 		On("CONFLICT (app_id, endpoint) DO UPDATE").
-		Set("user_id = EXCLUDED.user_id, p256dh = EXCLUDED.p256dh, auth = EXCLUDED.auth").
+		Set("user_id = EXCLUDED.user_id, p256dh = EXCLUDED.p256dh, auth = EXCLUDED.auth, origin = EXCLUDED.origin").
+		Returning("id, created_at").
 		Exec(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("save push subscription: %w", err)

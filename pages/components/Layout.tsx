@@ -60,7 +60,7 @@ export function Layout({ props, children, hideFooter }: { props: PageProps<any>;
         ))}
       {/* The installable app (service worker, install banner, pull to
           refresh) is for members; a visitor's page stays free of JavaScript. */}
-      {signedIn && <Island name="AppChrome" component={AppChrome} props={{ appName: app.name, title: displayTitle(app) }} when="idle" />}
+      {signedIn && <Island name="AppChrome" component={AppChrome} props={{ appName: app.name, title: displayTitle(app), onDomain: app.onDomain }} when="idle" />}
     </div>
   );
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -99,7 +100,8 @@ type Payload struct {
 type Result struct{ Sent, Gone, Failed int }
 
 // Deliver sends every notification to its recipient's subscriptions in the
-// notification's app. Subscriptions the push service says are gone (404,
+// notification's app: those of the app's current origin, or, for a member
+// with none there, those of the other (byOrigin). Subscriptions the push service says are gone (404,
 // 410) are deleted; other failures are logged and left for the next notice.
 func (s *Sender) Deliver(ctx context.Context, rows []store.Notification) (Result, error) {
 	var res Result
@@ -135,6 +137,14 @@ func (s *Sender) Deliver(ctx context.Context, rows []store.Notification) (Result
 		for _, sub := range subs {
 			byUser[sub.UserID] = append(byUser[sub.UserID], sub)
 		}
+		current := ""
+		if s.AppBase != nil {
+			name := ""
+			if app != nil {
+				name = app.Name
+			}
+			current = originOf(s.AppBase(ctx, appID, name))
+		}
 		for _, n := range list {
 			text, link := n.Content, n.Link
 			if app != nil && len(byUser[n.UserID]) > 0 {
@@ -146,28 +156,70 @@ func (s *Sender) Deliver(ctx context.Context, rows []store.Notification) (Result
 				link = onAppBase(s.AppBase(ctx, app.ID, app.Name), app.Name, link)
 			}
 			body, _ := json.Marshal(Payload{ID: n.ID, Title: title, Body: text, URL: link})
-			for _, sub := range byUser[n.UserID] {
-				out, status, detail := s.send(ctx, keys, body, sub)
-				switch out {
-				case sent:
-					res.Sent++
-				case gone:
-					res.Gone++
-					if err := s.Store.DeletePushSubscription(ctx, sub.ID); err != nil {
-						return res, err
+			for _, group := range byOrigin(byUser[n.UserID], current) {
+				reached := false
+				for _, sub := range group {
+					out, status, detail := s.send(ctx, keys, body, sub)
+					switch out {
+					case sent:
+						res.Sent++
+						reached = true
+					case gone:
+						res.Gone++
+						if err := s.Store.DeletePushSubscription(ctx, sub.ID); err != nil {
+							return res, err
+						}
+					default:
+						res.Failed++
+						// Tried: the other origin's would be a second copy
+						// whenever this one arrives after all.
+						reached = true
+						// Recorded for the operator (`marquee jobs failed`);
+						// the notification itself stays in the app.
+						if err := s.Store.RecordPushFailure(ctx, sub, n.ID, status, detail); err != nil {
+							s.logger().Warn("record push failure", "err", err)
+						}
 					}
-				default:
-					res.Failed++
-					// Recorded for the operator (`marquee jobs failed`);
-					// the notification itself stays in the app.
-					if err := s.Store.RecordPushFailure(ctx, sub, n.ID, status, detail); err != nil {
-						s.logger().Warn("record push failure", "err", err)
-					}
+				}
+				if reached {
+					break
 				}
 			}
 		}
 	}
 	return res, nil
+}
+
+// byOrigin orders a member's subscriptions for one notice: those made on
+// the app's current origin (its verified domain, else the main site), then
+// the rest (the other origin's, and rows of no known origin). The first
+// group with any is sent to; the next only when every one of the group is
+// gone. So a browser subscribed on both origins (two service workers, two
+// subscriptions) gets the notice once, and a member subscribed only on the
+// origin the app has just left, or not yet reached, still gets it. With
+// no current origin (no AppBase) all are one group.
+func byOrigin(subs []store.PushSubscription, current string) [][]store.PushSubscription {
+	if current == "" {
+		return [][]store.PushSubscription{subs}
+	}
+	var here, elsewhere []store.PushSubscription
+	for _, sub := range subs {
+		if sub.Origin == current {
+			here = append(here, sub)
+		} else {
+			elsewhere = append(elsewhere, sub)
+		}
+	}
+	return [][]store.PushSubscription{here, elsewhere}
+}
+
+// originOf is scheme://host[:port] of an absolute URL ("" when it is not).
+func originOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
 }
 
 // onAppBase makes a notice's link (/apps/{name}/path) absolute on the
