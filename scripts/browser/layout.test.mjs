@@ -155,7 +155,9 @@ test("buttons speak the page's font", async () => {
 // The install banner only where installing is possible, never over the
 // footer or its create menu.
 test("the install banner shows where installing is possible and covers nothing", async () => {
-  const ready = (page) => page.waitForFunction(() => navigator.serviceWorker?.getRegistration().then((r) => Boolean(r)));
+  // The app's worker (scope /apps/demo/: the landing at /apps/demo is
+  // outside it, as in the manifest) is registered.
+  const ready = (page) => page.waitForFunction(() => navigator.serviceWorker?.getRegistration("/apps/demo/").then((r) => Boolean(r)));
   // Chromium without beforeinstallprompt: nothing to offer.
   {
     const { context, page } = await signIn(env, "aria@demo.test");
