@@ -43,6 +43,18 @@ export default function Membership(props: Props) {
       </>
     );
   };
+  // A tier's trial: its days, and for a trial only a card starts, what
+  // the card is charged and when (if the viewer can still have it).
+  const trialLine = (t: Tier) => {
+    if (!d.trialAvailable) return t.trialDays + "-day free trial (you have had this app's trial" + (current ? ")" : ": joining pays now)");
+    const ends = d.trialEnds?.[t.id];
+    if (t.trialCardRequired && d.cardOffered && ends) {
+      const first = t.monthlyPrice != null ? formatMoney(t.monthlyPrice, t.currency) : formatMoney(t.yearlyPrice ?? 0, t.currency);
+      const other = t.monthlyPrice != null && t.yearlyPrice != null ? " (or " + formatMoney(t.yearlyPrice, t.currency) + " yearly)" : "";
+      return "Start your " + t.trialDays + "-day free trial — card required, you are charged " + first + other + " on " + formatDate(ends) + " unless you cancel";
+    }
+    return t.trialDays + "-day free trial" + (t.trialCardRequired ? " · card required" : "");
+  };
   const choose = (t: Tier, cycle: "MONTHLY" | "YEARLY", price: number) => {
     const label = verb(t) + (t.monthlyPrice != null && t.yearlyPrice != null ? (cycle === "YEARLY" ? " yearly" : " monthly") : "");
     if (d.changeable && current) {
@@ -86,7 +98,12 @@ export default function Membership(props: Props) {
             {"Your tier: "}
             <strong>{current.name}</strong>
             {status.trialUntil
-              ? " · free trial until " + formatDate(status.trialUntil) + (status.cancelAtPeriodEnd ? ", then it ends" : ", then it renews from your wallet")
+              ? " · free trial until " + formatDate(status.trialUntil) +
+                (status.cancelAtPeriodEnd
+                  ? ", then it ends"
+                  : status.renewedBy === "stripe"
+                    ? ", then your card is charged " + formatMoney((d.cycle === "YEARLY" ? current.yearlyPrice : current.monthlyPrice) ?? 0, current.currency) + " unless you cancel"
+                    : ", then it renews from your wallet")
               : status.currentPeriodEnd && (status.cancelAtPeriodEnd ? " · ends " : " · renews ") + formatDate(status.currentPeriodEnd)}
           </p>
         )}
@@ -136,7 +153,7 @@ export default function Membership(props: Props) {
                   </p>
                 )}
                 {t.trialDays > 0 && (
-                  <p className="meta">{t.trialDays + "-day free trial" + (d.trialAvailable ? "" : " (you have had this app's trial)") + (t.trialCardRequired ? " · card required" : "")}</p>
+                  <p className="meta tier-trial">{trialLine(t)}</p>
                 )}
                 {t.description && <p className="meta">{t.description}</p>}
                 {t.benefits.length > 0 && (

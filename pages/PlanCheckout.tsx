@@ -16,7 +16,7 @@ const payBy: Record<string, string> = { stripe: "card", paypal: "PayPal" };
 
 export default function PlanCheckout(props: Props) {
   const app = props.app!;
-  const { balance, status, error, cycle, saving, current, quote, code, codeError, trialDays } = props.data;
+  const { balance, status, error, cycle, saving, current, quote, code, codeError, trialDays, cardTrial, trialChargeOn, trialUsed } = props.data;
   const plan = props.data.plan!;
   const listPrice = props.data.price;
   const price = quote ? quote.price : listPrice;
@@ -55,19 +55,40 @@ export default function PlanCheckout(props: Props) {
           </p>
         )}
         <h2>Payment</h2>
-        <p>
-          Wallet balance: <strong>{formatMoney(balance, "USD")}</strong>
-        </p>
-        {trial && (
+        {!cardTrial && (
+          <p>
+            Wallet balance: <strong>{formatMoney(balance, "USD")}</strong>
+          </p>
+        )}
+        {trial && !cardTrial && (
           <p className="notice">
             {"Your first " + trialDays + " days are free. Then " + formatMoney(price, plan.currency) + " is taken from your wallet; without it you follow the app again. We mail you 3 days before the trial ends."}
           </p>
         )}
+        {cardTrial && (
+          <p className="notice trial-offer">
+            {"Start your " + trialDays + "-day free trial — card required, you are charged " + formatMoney(price, plan.currency) +
+              (trialChargeOn ? " on " + formatDate(trialChargeOn) : " when it ends") + " unless you cancel. We mail you 3 days before the trial ends."}
+          </p>
+        )}
+        {trialUsed && <p className="meta trial-used">You have had this app's free trial, so joining pays now.</p>}
         {codeError && (
           <p className="field-error" role="alert">
             {"✕ " + codeError}
           </p>
         )}
+        {cardTrial && (
+          <form method="post" action={base + "/checkout/plan/" + plan.id} className="card-trial-form">
+            <input type="hidden" name="cycle" value={cycle} />
+            <input type="hidden" name="pay" value="card-trial" />
+            {quote && <input type="hidden" name="code" value={quote.code} />}
+            <button type="submit" className="button">
+              {"Start " + trialDays + "-day free trial with card"}
+            </button>
+            <p className="meta">Stripe's secure page takes your card (it works without JavaScript here); nothing is charged today.</p>
+          </form>
+        )}
+        {cardTrial && <p className="meta">The wallet cannot start this trial: it needs a card.</p>}
         {!enough && (
           <p className="field-error">
             {"Your wallet balance is too low for this plan. "}
@@ -91,13 +112,25 @@ export default function PlanCheckout(props: Props) {
             {"✕ " + error}
           </p>
         )}
-        <form method="post" action={base + "/checkout/plan/" + plan.id}>
-          <input type="hidden" name="cycle" value={cycle} />
-          {quote && <input type="hidden" name="code" value={quote.code} />}
-          <button type="submit" className="button" disabled={!enough}>
-            {trial ? "Start " + trialDays + "-day free trial" : "Pay " + formatMoney(price, plan.currency) + " with wallet"}
-          </button>
-        </form>
+        {!cardTrial && (
+          <form method="post" action={base + "/checkout/plan/" + plan.id}>
+            <input type="hidden" name="cycle" value={cycle} />
+            {quote && <input type="hidden" name="code" value={quote.code} />}
+            <button type="submit" className="button" disabled={!enough}>
+              {trial ? "Start " + trialDays + "-day free trial" : "Pay " + formatMoney(price, plan.currency) + " with wallet"}
+            </button>
+          </form>
+        )}
+        {cardTrial && props.data.otherMethods.includes("paypal") && (
+          <form method="post" action={base + "/checkout/plan/" + plan.id}>
+            <input type="hidden" name="cycle" value={cycle} />
+            <input type="hidden" name="pay" value="other" />
+            {quote && <input type="hidden" name="code" value={quote.code} />}
+            <button type="submit" className="button button-secondary">
+              {"Pay " + formatMoney(price, plan.currency) + " now by PayPal (no free trial)"}
+            </button>
+          </form>
+        )}
         {props.data.otherMethods.length > 0 && !trial && (
           <form method="post" action={base + "/checkout/plan/" + plan.id}>
             <input type="hidden" name="cycle" value={cycle} />
@@ -120,7 +153,7 @@ export default function PlanCheckout(props: Props) {
             </div>
           </form>
         )}
-        <p className="meta">Renews every {cycleLabel(cycle)} from your wallet. Cancel any time from your profile or <a href={base + "/membership"}>the membership page</a>.</p>
+        <p className="meta">Renews every {cycleLabel(cycle)} {cardTrial ? "by card" : "from your wallet"}. Cancel any time from your profile or <a href={base + "/membership"}>the membership page</a>.</p>
         <p>
           <a href={base || "/"}>{"Back to " + displayTitle(app)}</a>
         </p>

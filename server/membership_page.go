@@ -50,6 +50,11 @@ type TiersData struct {
 	// TrialAvailable: the viewer has had no free trial in the app, so a
 	// tier with one starts with it.
 	TrialAvailable bool `json:"trialAvailable"`
+	// CardOffered: the app takes cards, so a trial that needs a card can
+	// start; TrialEnds is, for each tier with a trial, when a trial
+	// started now would end (the day the card is first charged).
+	CardOffered bool                 `json:"cardOffered"`
+	TrialEnds   map[string]time.Time `json:"trialEnds"`
 	// Code is the offer code typed ("Have a code?", ?code=), Quotes what
 	// it does to each tier and cycle it applies to, and CodeError why it
 	// applies to none.
@@ -115,6 +120,7 @@ func (s *Server) tiersOf(c echo.Context, sc *Scope) (*TiersData, error) {
 		return nil, err
 	}
 	out := &TiersData{Tiers: tiers, Quotes: []TierQuote{}, TrialAvailable: true}
+	s.trialOffer(ctx, sc, out)
 	if sc.User == nil {
 		return out, nil
 	}
@@ -181,6 +187,8 @@ func (s *Server) pageMembership(c echo.Context) error {
 	switch c.QueryParam("notice") {
 	case "canceled":
 		data.Notice = "Your membership will end at the end of the current period."
+	case "trial", "trial-pending", "trial-refused":
+		data.Notice = cardTrialNotices[c.QueryParam("notice")]
 	case "resumed":
 		data.Notice = "Your membership will renew."
 	case "upgrade", "downgrade", "keep":

@@ -288,6 +288,8 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		// Only a member whose membership renews has something to change
 		// (409 for the others): refused below a signed-in viewer.
 		{"main", "GET", "/apps/:app/membership/change/:itemId", store.RoleAuthenticated, fixed(app + "/membership/change/" + fx.planID)},
+		// Back from Stripe Checkout with a card trial's card: the viewer's own.
+		{"main", "GET", "/apps/:app/membership/card-trial", store.RoleAuthenticated, fixed(app + "/membership/card-trial")},
 		// The page a cancelled payment returns to shows nothing personal.
 		{"main", "GET", "/apps/:app/cancel_order", public, fixed(app + "/cancel_order")},
 

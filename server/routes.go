@@ -152,6 +152,8 @@ func (s *Server) routes() {
 	m.POST("/apps/:app/membership/cancel", s.formMembershipCancel, s.appPage, s.subscriptionGate, s.seesOwnWrite)
 	// Moving between tiers (membership_change.go): the confirmation and its form.
 	app("/membership/change/:itemId", s.pageTierChange)
+	// Back from Stripe Checkout with a card trial's card (card_trial.go).
+	app("/membership/card-trial", s.pageCardTrialReturn)
 	m.POST("/apps/:app/membership/change/:itemId", s.formTierChange, s.appPage, s.subscriptionGate, s.seesOwnWrite)
 	// A card member's way to Stripe's customer portal (membership_portal.go).
 	m.POST("/apps/:app/membership/portal", s.formMembershipPortal, s.appPage, s.subscriptionGate)

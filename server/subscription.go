@@ -42,6 +42,20 @@ func (s *Server) subscribe(c echo.Context, sc *Scope, itemID, method, cycle, off
 		return nil, moneyError(err)
 	}
 	ctx := c.Request().Context()
+	// A trial only a card starts (card_trial.go): the card goes to Stripe
+	// Checkout; the wallet is refused, naming the card.
+	if method == payments.Wallet || method == payments.Stripe {
+		tj, err := s.trialJoinOf(ctx, sc, itemID)
+		if err != nil {
+			return nil, err
+		}
+		if tj.card && method == payments.Stripe {
+			return s.startCardTrial(c, sc, itemID, cycle, offerCode)
+		}
+		if tj.card {
+			return nil, &Error{Status: http.StatusConflict, Message: msgTrialNeedsCard}
+		}
+	}
 	// A tier with a free trial, joined by a member who never had one in
 	// the app, starts the trial: nothing is charged now.
 	if method == payments.Wallet {
@@ -321,6 +335,14 @@ type PlanCheckoutData struct {
 	// TrialDays is the free trial this join starts (0: none; the member
 	// had one, or the tier has none).
 	TrialDays int `json:"trialDays"`
+	// CardTrial: the trial needs a card (card_trial.go): it starts with
+	// the card through Stripe Checkout, the wallet cannot start it, and
+	// the card is charged Price on TrialChargeOn unless the member
+	// cancels. TrialUsed: the tier has a trial the member cannot have
+	// (they had this app's trial), so this join pays now.
+	CardTrial     bool       `json:"cardTrial"`
+	TrialChargeOn *time.Time `json:"trialChargeOn"`
+	TrialUsed     bool       `json:"trialUsed"`
 	// OtherMethods are the ways to pay besides the wallet (card, PayPal)
 	// the deployment offers in this app; they pay on the checkout's
 	// payment step.
@@ -397,14 +419,8 @@ func (s *Server) renderPlanCheckout(c echo.Context, errMsg string, status int) e
 			return err
 		}
 	}
-	if trial, err := s.store.TrialEligible(ctx, sc.App.ID, sc.User.ID, data.Plan.ID, payments.Wallet, time.Now()); err != nil && !isNotFound(err) {
+	if err := s.planTrial(ctx, sc, &data, tiers); err != nil {
 		return err
-	} else if trial {
-		for _, t := range tiers.Tiers {
-			if t.ItemID == data.Plan.ID {
-				data.TrialDays = t.TrialDays
-			}
-		}
 	}
 	if data.Status, err = s.store.SubscriptionStatusOf(ctx, sc.App.ID, sc.User.ID, time.Now()); err != nil {
 		return err
@@ -440,6 +456,9 @@ func (s *Server) formPlanCheckout(c echo.Context) error {
 		if _, err := s.store.Follow(c.Request().Context(), sc.App.ID, sc.User.ID); err != nil {
 			return err
 		}
+	}
+	if c.FormValue("pay") == "card-trial" {
+		return s.formCardTrial(c, sc)
 	}
 	if c.FormValue("pay") == "other" {
 		// Card or PayPal: the membership's order, paid on the checkout's

@@ -112,12 +112,20 @@ func membershipMessages(ctx context.Context, tx bun.IDB, n membershipNote) error
 	case MembershipTrial:
 		text = "Your free trial of " + plan + " in " + app.DisplayName + " has started. It ends on " + day(sub.CurrentPeriodEnd) +
 			"; then " + amount + " is taken from your wallet unless you cancel."
+		if sub.Provider == "stripe" {
+			text = "Your free trial of " + plan + " in " + app.DisplayName + " has started. It ends on " + day(sub.CurrentPeriodEnd) +
+				"; then your card is charged " + amount + " unless you cancel."
+		}
 		mail.Subject, mail.Heading = "Your free trial of "+app.DisplayName, "Welcome, member"
 		mail.Rows = []MailRow{{Label: "Plan", Value: plan}, {Label: "Paid", Value: "Nothing during the trial", Strong: true},
 			{Label: "Trial ends", Value: day(sub.CurrentPeriodEnd)}, {Label: "Then", Value: amount}}
 	case MembershipTrialEnding:
 		text = "Your free trial of " + plan + " in " + app.DisplayName + " ends on " + day(sub.CurrentPeriodEnd) +
 			". Then " + amount + " is taken from your wallet; without it you follow the app again. Cancel before then to pay nothing."
+		if sub.Provider == "stripe" {
+			text = "Your free trial of " + plan + " in " + app.DisplayName + " ends on " + day(sub.CurrentPeriodEnd) +
+				". Then your card is charged " + amount + "; if it cannot be, you follow the app again. Cancel before then to pay nothing."
+		}
 		mail.Subject, mail.Heading = "Your free trial ends in 3 days", "Your free trial ends soon"
 		mail.Rows = []MailRow{{Label: "Plan", Value: plan}, {Label: "Trial ends", Value: day(sub.CurrentPeriodEnd), Strong: true},
 			{Label: "Then", Value: amount}}

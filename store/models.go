@@ -22,7 +22,7 @@ func Models() []any {
 		(*WalletTopup)(nil), (*PayPalPayee)(nil), (*PlatformFeeOwed)(nil), (*RoleChange)(nil),
 		(*NewsletterRecipient)(nil), (*MailBounce)(nil), (*NewsletterPace)(nil),
 		(*ShippingZone)(nil), (*ShippingZoneCountry)(nil), (*AppExport)(nil),
-		(*Trial)(nil), (*Offer)(nil), (*OfferRedemption)(nil),
+		(*Trial)(nil), (*Offer)(nil), (*OfferRedemption)(nil), (*CardTrial)(nil),
 		(*AppDomain)(nil), (*DomainSignIn)(nil), (*PayPalCatalog)(nil),
 	}
 }

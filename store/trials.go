@@ -83,81 +83,97 @@ type TrialStart struct {
 	// Method is how the first period will be paid (the wallet; a tier
 	// whose trial needs a card refuses anything else).
 	Method string
+	// ProviderRef is the card provider's subscription that charges the
+	// first period at the trial's end (card_trials.go), and Ends that
+	// end as the provider set it; zero Ends is now plus the tier's days.
+	ProviderRef string
+	Ends        time.Time
 }
 
 // StartTrial starts the member's free trial of the tier: no charge now,
 // the first period (with the offer, if any, redeemed now) charged at its
 // end. ErrTrialTaken when the member had one (or is in a membership).
 func (s *Storage) StartTrial(ctx context.Context, in TrialStart, now time.Time) (*Subscription, error) {
-	now = now.UTC()
 	var sub *Subscription
 	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		tier, err := tierOnSale(ctx, tx, in.AppID, in.ItemID)
-		if err != nil {
-			return err
-		}
-		if tier.TrialDays <= 0 {
-			return &ErrInvalid{Msg: "This tier has no free trial", Field: "itemId"}
-		}
-		if tier.CardNeeded && in.Method != "stripe" {
-			return ErrTrialNeedsCard
-		}
-		cycle, price, err := tier.price(in.Cycle)
-		if err != nil {
-			return err
-		}
-		if err := lockSubscriptions(ctx, tx); err != nil {
-			return err
-		}
-		end := now.AddDate(0, 0, tier.TrialDays)
-		t := &Trial{ID: NewID(), AppID: in.AppID, UserID: in.UserID, PlanID: tier.ID, StartedAt: now, EndsAt: end}
-		res, err := tx.NewInsert().Model(t).On("CONFLICT (app_id, user_id) DO NOTHING").Exec(ctx)
-		if err != nil {
-			return fmt.Errorf("start trial: %w", err)
-		}
-		if n, _ := res.RowsAffected(); n != 1 {
-			return ErrTrialTaken
-		}
-		cur, err := subscriptionForUpdate(ctx, tx, "app_id = ? AND user_id = ?", in.AppID, in.UserID)
-		if err != nil {
-			return err
-		}
-		if cur != nil && (cur.Status == SubActive && cur.CurrentPeriodEnd.After(now) || cur.Status == SubPastDue) {
-			return ErrTrialTaken // a member already: no trial on top
-		}
-		currency := tier.Currency
-		if currency == "" {
-			currency = WalletCurrency
-		}
-		method := in.Method
-		if method == "" {
-			method = WalletMethod
-		}
-		sub = &Subscription{ID: NewID(), AppID: in.AppID, UserID: in.UserID, PlanID: tier.ID, Status: SubActive,
-			CurrentPeriodEnd: end, CreatedAt: now, Amount: price, Currency: currency, Provider: method, Cycle: cycle,
-			TrialUntil: &end}
-		if strings.TrimSpace(in.OfferCode) != "" {
-			q, err := quoteOffer(ctx, tx, in.AppID, in.UserID, tier.ID, cycle, price, in.OfferCode, now)
-			if err != nil {
-				return err
-			}
-			if err := redeemOffer(ctx, tx, q.Offer.ID, in.AppID, in.UserID, tier.ID, method, q.Discount, now, true); err != nil {
-				return err
-			}
-			sub.Amount, sub.ListAmount, sub.DiscountLeft, sub.OfferID = q.Price, price, q.DiscountLeft, &q.Offer.ID
-		}
-		if err := saveSubscription(ctx, tx, cur, sub); err != nil {
-			return err
-		}
-		if err := grantSubscriber(ctx, tx, in.AppID, in.UserID); err != nil {
-			return err
-		}
-		return membershipMessages(ctx, tx, membershipNote{Event: MembershipTrial, Sub: sub})
+		var err error
+		sub, err = startTrialTx(ctx, tx, in, now)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return sub, nil
+}
+
+func startTrialTx(ctx context.Context, tx bun.Tx, in TrialStart, now time.Time) (*Subscription, error) {
+	now = now.UTC()
+	tier, err := tierOnSale(ctx, tx, in.AppID, in.ItemID)
+	if err != nil {
+		return nil, err
+	}
+	if tier.TrialDays <= 0 {
+		return nil, &ErrInvalid{Msg: "This tier has no free trial", Field: "itemId"}
+	}
+	if tier.CardNeeded && in.Method != "stripe" {
+		return nil, ErrTrialNeedsCard
+	}
+	cycle, price, err := tier.price(in.Cycle)
+	if err != nil {
+		return nil, err
+	}
+	if err := lockSubscriptions(ctx, tx); err != nil {
+		return nil, err
+	}
+	end := now.AddDate(0, 0, tier.TrialDays)
+	if !in.Ends.IsZero() {
+		end = in.Ends.UTC()
+	}
+	t := &Trial{ID: NewID(), AppID: in.AppID, UserID: in.UserID, PlanID: tier.ID, StartedAt: now, EndsAt: end}
+	res, err := tx.NewInsert().Model(t).On("CONFLICT (app_id, user_id) DO NOTHING").Exec(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("start trial: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return nil, ErrTrialTaken
+	}
+	cur, err := subscriptionForUpdate(ctx, tx, "app_id = ? AND user_id = ?", in.AppID, in.UserID)
+	if err != nil {
+		return nil, err
+	}
+	if cur != nil && (cur.Status == SubActive && cur.CurrentPeriodEnd.After(now) || cur.Status == SubPastDue) {
+		return nil, ErrTrialTaken // a member already: no trial on top
+	}
+	currency := tier.Currency
+	if currency == "" {
+		currency = WalletCurrency
+	}
+	method := in.Method
+	if method == "" {
+		method = WalletMethod
+	}
+	sub := &Subscription{ID: NewID(), AppID: in.AppID, UserID: in.UserID, PlanID: tier.ID, Status: SubActive,
+		CurrentPeriodEnd: end, CreatedAt: now, Amount: price, Currency: currency, Provider: method, ProviderRef: in.ProviderRef,
+		Cycle: cycle, TrialUntil: &end}
+	if strings.TrimSpace(in.OfferCode) != "" {
+		q, err := quoteOffer(ctx, tx, in.AppID, in.UserID, tier.ID, cycle, price, in.OfferCode, now)
+		if err != nil {
+			return nil, err
+		}
+		// The wallet's code is redeemed exactly; a card's provider
+		// already holds the coupon, so it is recorded whatever.
+		if err := redeemOffer(ctx, tx, q.Offer.ID, in.AppID, in.UserID, tier.ID, method, q.Discount, now, method == WalletMethod); err != nil {
+			return nil, err
+		}
+		sub.Amount, sub.ListAmount, sub.DiscountLeft, sub.OfferID = q.Price, price, q.DiscountLeft, &q.Offer.ID
+	}
+	if err := saveSubscription(ctx, tx, cur, sub); err != nil {
+		return nil, err
+	}
+	if err := grantSubscriber(ctx, tx, in.AppID, in.UserID); err != nil {
+		return nil, err
+	}
+	return sub, membershipMessages(ctx, tx, membershipNote{Event: MembershipTrial, Sub: sub})
 }
 
 // remindTrials mails each member whose trial ends within

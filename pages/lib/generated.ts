@@ -1093,6 +1093,9 @@ export interface PlanCheckoutData {
   quote: OfferQuote | null;
   codeError: string;
   trialDays: number;
+  cardTrial: boolean;
+  trialChargeOn: string | null;
+  trialUsed: boolean;
   otherMethods: string[];
   follows: boolean;
 }
@@ -1743,6 +1746,8 @@ export interface TiersData {
   cycle?: 'MONTHLY' | 'YEARLY';
   notice?: string;
   trialAvailable: boolean;
+  cardOffered: boolean;
+  trialEnds: Record<string, string>;
   code?: string;
   quotes: TierQuote[];
   codeError?: string;

@@ -138,3 +138,50 @@ test("a member donates by card from the modal, it counts once Stripe says so, an
   await creator.page.screenshot({ path: join(screenshotDir, "card-6-donations-390x844.png"), fullPage: true });
   await creator.context.close();
 });
+
+// A free trial that needs a card (issue 40 item 5): the creator makes the
+// Backstage Pass's 7-day trial "card required"; a fan on a phone joins it
+// from the membership page, is sent to Stripe Checkout (the fake's hosted
+// page, subscription mode with the trial), saves a card and comes back to
+// the membership page in the trial, with nothing charged. With JavaScript
+// off another fan does the same: the plan checkout is a plain form.
+test("a fan starts a card-required free trial through Stripe Checkout, JavaScript on and off", async () => {
+  const base = env.server.base + "/apps/demo";
+  const creator = await signIn(env, "creator@demo.test", undefined, { viewport: { width: 1280, height: 900 } });
+  await creator.page.goto(base + "/studio/plans");
+  const pass = creator.page.locator('.plan-card[data-plan="Backstage Pass"]');
+  await pass.locator("summary", { hasText: "Edit" }).click();
+  await pass.locator('input[name="trialCardRequired"]').check();
+  await Promise.all([creator.page.waitForURL(/notice=saved/), pass.getByRole("button", { name: "Save tier" }).click()]);
+  assert.match(await creator.page.locator('.plan-card[data-plan="Backstage Pass"]').innerText(), /7-day free trial \(card required\)/);
+  await creator.context.close();
+
+  const shots = process.env.SHOTS_DIR || screenshotDir;
+  mkdirSync(shots, { recursive: true });
+  for (const [email, js] of [["follower@demo.test", true], ["member@demo.test", false]]) {
+    const tag = js ? "js" : "nojs";
+    const fan = await signIn(env, email, "demo-password", { viewport: { width: 390, height: 844 }, javaScriptEnabled: js });
+    const errors = watchErrors(fan.page);
+    await fan.page.goto(base + "/membership");
+    const tier = fan.page.locator('.tier[data-tier="Backstage Pass"]');
+    assert.match(await tier.locator(".tier-trial").innerText(), /^Start your 7-day free trial — card required, you are charged \$15\.00 \(or \$150\.00 yearly\) on \w+ \d+, \d{4} unless you cancel$/);
+    await Promise.all([fan.page.waitForURL(/\/checkout\/plan\//), tier.getByRole("button", { name: /^Join monthly Backstage Pass/ }).click()]);
+    assert.match(await fan.page.locator(".trial-offer").innerText(), /Start your 7-day free trial — card required, you are charged \$15\.00 on \w+ \d+, \d{4} unless you cancel/);
+    assert.equal(await fan.page.getByRole("button", { name: /with wallet/ }).count(), 0, "the wallet cannot start a card trial");
+    await fan.page.screenshot({ path: join(shots, "card-trial-checkout-" + tag + "-390x844.png"), fullPage: true });
+    await Promise.all([
+      fan.page.waitForURL((u) => u.toString().startsWith(env.fake.stripe + "/checkout/pay/cs_")),
+      fan.page.getByRole("button", { name: "Start 7-day free trial with card" }).click(),
+    ]);
+    assert.match(await fan.page.locator("h1").innerText(), /7 days free, then 15\.00 USD \/ month/);
+    await fan.page.screenshot({ path: join(shots, "card-trial-stripe-" + tag + "-390x844.png"), fullPage: true });
+    await Promise.all([fan.page.waitForURL(/\/membership\?notice=trial$/), fan.page.locator("#fake-checkout-pay").click()]);
+    assert.equal(await fan.page.getByRole("status").innerText(), "Your free trial has started. Nothing is charged until it ends.");
+    const current = await fan.page.locator(".membership-current").innerText();
+    assert.match(current, /Your tier: Backstage Pass · free trial until \w+ \d+, \d{4}, then your card is charged \$15\.00 unless you cancel/);
+    assert.match(await fan.page.locator('.tier[data-tier="Backstage Pass"] .tier-badge').innerText(), /Your tier/);
+    await fan.page.screenshot({ path: join(shots, "card-trial-membership-" + tag + "-390x844.png"), fullPage: true });
+    assert.deepEqual(errors, []);
+    await fan.context.close();
+  }
+});

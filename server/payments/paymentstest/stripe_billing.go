@@ -422,3 +422,40 @@ func (s *Stripe) changeItemLocked(w http.ResponseWriter, r *http.Request, sub ma
 	s.emitLocked("customer.subscription.updated", sub)
 	return true
 }
+
+// EndTrial plays the end of subscription id's free trial as Stripe does:
+// a subscription set to cancel at the period end, or one without a card
+// whose trial_settings say cancel, is cancelled
+// (customer.subscription.deleted); a card that cannot be charged
+// (pm_card_chargeCustomerFail, a declined card) makes the first invoice
+// fail (invoice.payment_failed, past_due); any other card is charged
+// (invoice.paid, active). customer.subscription.updated follows a charge.
+// It answers the invoice's (or the deletion's) event; none for a
+// subscription that is not trialing.
+func (s *Stripe) EndTrial(id string) SignedEvent {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sub := s.subscriptions[id]
+	if sub == nil || sub["status"] != "trialing" {
+		return SignedEvent{}
+	}
+	pm, _ := sub["default_payment_method"].(string)
+	missing := ""
+	if ts, ok := sub["trial_settings"].(map[string]any); ok {
+		missing, _ = ts["end_behavior"].(map[string]any)["missing_payment_method"].(string)
+	}
+	if sub["cancel_at_period_end"] == true || (pm == "" && missing == "cancel") {
+		s.endLocked(sub)
+		return s.events[len(s.events)-1]
+	}
+	paid := pm != "" && !declined(pm) && !strings.Contains(pm, "CustomerFail")
+	inv := s.invoiceLocked(sub, paid)
+	typ := "invoice.payment_failed"
+	if paid {
+		typ = "invoice.paid"
+	}
+	s.emitLocked(typ, inv)
+	ev := s.events[len(s.events)-1]
+	s.emitLocked("customer.subscription.updated", sub)
+	return ev
+}

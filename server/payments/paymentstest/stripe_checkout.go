@@ -54,6 +54,9 @@ func (s *Stripe) PayCheckout(id string) bool {
 	if cs == nil || cs["status"] != "open" {
 		return false
 	}
+	if cs["mode"] == "subscription" {
+		return s.completeSubscriptionLocked(cs, "pm_card_visa") == ""
+	}
 	s.payCheckoutLocked(cs)
 	return true
 }
@@ -76,6 +79,7 @@ func (s *Stripe) payCheckoutLocked(cs map[string]any) {
 func (s *Stripe) sessionJSON(cs map[string]any) map[string]any {
 	out := clone(cs)
 	delete(out, "payment_intent_metadata")
+	delete(out, "subscription_data")
 	return out
 }
 
@@ -95,6 +99,10 @@ func (s *Stripe) checkout(w http.ResponseWriter, r *http.Request, parts []string
 		}
 		if f.Get("success_url") == "" {
 			stripeError(w, 400, "invalid_request_error", "parameter_missing", "Missing required param: success_url.", map[string]any{"param": "success_url"})
+			return true
+		}
+		if f.Get("mode") == "subscription" {
+			s.createSubscriptionSession(w, r)
 			return true
 		}
 		cur := f.Get("line_items[0][price_data][currency]")
@@ -161,6 +169,10 @@ func (s *Stripe) checkoutPage(w http.ResponseWriter, r *http.Request) bool {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.WriteHeader(http.StatusGone)
 		fmt.Fprint(w, "<!doctype html><title>Checkout</title><h1>This checkout session is no longer available</h1>")
+		return true
+	}
+	if cs["mode"] == "subscription" {
+		s.subscriptionCheckoutPage(w, r, cs)
 		return true
 	}
 	if r.Method == http.MethodPost {

@@ -28,7 +28,10 @@ type CheckoutSession struct {
 	AmountTotal   int64
 	Currency      string
 	PaymentIntent string
-	Metadata      map[string]string
+	// Subscription is the subscription a completed session in
+	// subscription mode made (card_trial.go).
+	Subscription string
+	Metadata     map[string]string
 }
 
 func sessionOf(cs *sg.CheckoutSession) *CheckoutSession {
@@ -36,6 +39,9 @@ func sessionOf(cs *sg.CheckoutSession) *CheckoutSession {
 		AmountTotal: cs.AmountTotal, Currency: strings.ToUpper(string(cs.Currency)), Metadata: cs.Metadata}
 	if cs.PaymentIntent != nil {
 		out.PaymentIntent = cs.PaymentIntent.ID
+	}
+	if cs.Subscription != nil {
+		out.Subscription = cs.Subscription.ID
 	}
 	return out
 }
@@ -154,6 +160,9 @@ func (p *Provider) webhookCheckout(ctx context.Context, ev sg.Event) (*payments.
 		return nil, fmt.Errorf("%w: checkout session: %v", payments.ErrInvalidWebhook, err)
 	}
 	cs := sessionOf(&raw)
+	if cs.Metadata[metaKind] == kindCardTrial {
+		return p.webhookTrialCheckout(ctx, cs)
+	}
 	id := cs.Metadata["topupId"]
 	if id == "" || cs.PaymentStatus != "paid" {
 		return &payments.Result{Ref: cs.ID, Status: store.OutcomeIgnored}, nil

@@ -87,6 +87,28 @@ func TestRequestShapesAgainstStripeMock(t *testing.T) {
 		Coupon: &Coupon{PercentOff: 50, Duration: "once", Code: "HALFUP", OfferID: "off_3"}}, true); err != nil {
 		t.Fatalf("change price with a coupon: %v", err)
 	}
+	// A card trial: Stripe Checkout in subscription mode (a price named by
+	// its tier, trial_period_days, on the connected account with the
+	// platform's fee percent, cancelled at the trial's end without a card,
+	// with an offer's coupon), read back, and its subscription read and
+	// cancelled.
+	cs, err := c.CreateTrialCheckout(ctx, TrialCheckout{Email: "fan@example.com", Name: "Backstage Pass", Amount: 1500, Currency: "USD",
+		Interval: "month", TrialDays: 7, Metadata: map[string]string{"kind": "card_trial", "cardTrialId": "ct_1", "planId": "p_2"},
+		SuccessURL: "https://fans.example.test/apps/demo/membership/card-trial?session_id={CHECKOUT_SESSION_ID}",
+		CancelURL:  "https://fans.example.test/apps/demo/checkout/plan/item_1", Destination: "acct_123", FeePercent: 5,
+		Coupon: &Coupon{PercentOff: 50, Duration: "repeating", Months: 1, Code: "HALF", OfferID: "off_4"}, IdempotencyKey: CardTrialKey("ct_1")})
+	if err != nil || !strings.HasPrefix(cs.ID, "cs_") {
+		t.Fatalf("trial checkout: %+v %v", cs, err)
+	}
+	if _, err := c.RetrieveCheckout(ctx, cs.ID); err != nil {
+		t.Fatalf("retrieve trial checkout: %v", err)
+	}
+	if ts, err := c.RetrieveSubscription(ctx, sub); err != nil || ts.ID == "" {
+		t.Fatalf("retrieve subscription: %+v %v", ts, err)
+	}
+	if err := c.CancelSubscription(ctx, sub); err != nil {
+		t.Fatalf("cancel subscription: %v", err)
+	}
 	// A donation: an intent with no order, keyed by the donation.
 	don, err := c.CreateIntent(ctx, CreateIntent{Amount: 1500, Currency: "USD", Email: "donor@example.com",
 		Metadata: map[string]string{"donationId": "don_1", "kind": "donation"}, IdempotencyKey: DonationIntentKey("don_1", 1500, "USD")})

@@ -326,7 +326,20 @@ func (p *Provider) HandleWebhook(ctx context.Context, body []byte, header http.H
 			return p.renewal(ctx, ev, ref, "paid", periodEnd, inv.AmountPaid, string(inv.Currency))
 		}
 		return p.renewal(ctx, ev, ref, "failed", time.Time{}, inv.AmountDue, string(inv.Currency))
+	case "customer.subscription.created":
+		// A card trial's subscription (card_trial.go); any other was
+		// made by StartRenewals, which links it itself.
+		res, err := p.webhookTrialSubscription(ctx, ev)
+		if err != nil || res != nil {
+			return res, err
+		}
+		return &payments.Result{Status: store.OutcomeIgnored}, nil
 	case "customer.subscription.updated":
+		// A card trial's subscription whose card was just saved starts
+		// the trial; then, as for any membership, the change is applied.
+		if _, err := p.webhookTrialSubscription(ctx, ev); err != nil {
+			return nil, err
+		}
 		var sub sg.Subscription
 		if err := json.Unmarshal(ev.Data.Raw, &sub); err != nil || sub.ID == "" {
 			return nil, fmt.Errorf("%w: subscription: %v", payments.ErrInvalidWebhook, err)
