@@ -123,7 +123,20 @@ export default function Membership(props: Props) {
           <p className="meta membership-paypal">
             {status?.cancelAtPeriodEnd
               ? "Your PayPal subscription is cancelled. Join again when your membership ends."
-              : "Your membership renews through PayPal. To change tier, cancel it and join the tier you want when it ends."}
+              : "Your membership renews through PayPal: a change of tier is approved on PayPal, and an upgrade's prorated difference is paid there as a one-off payment."}
+          </p>
+        )}
+        {d.paypalChange && (
+          <p className="notice membership-paypal-change" role="status">
+            {d.paypalChange.status === "REVISED"
+              ? "Your upgrade to " + d.paypalChange.toName + " is approved on PayPal. "
+              : "Your change to " + d.paypalChange.toName + " waits for your approval on PayPal. "}
+            <a href={d.paypalChange.href}>
+              {d.paypalChange.status === "REVISED"
+                ? "Pay the " + formatMoney(d.paypalChange.charge, d.paypalChange.currency) + " difference to start it now"
+                : "Approve it on PayPal"}
+            </a>
+            {d.paypalChange.status === "REVISED" ? " (unpaid, it starts with your next renewal)." : "."}
           </p>
         )}
         {current && d.next && status?.currentPeriodEnd && (
@@ -173,7 +186,7 @@ export default function Membership(props: Props) {
                       </button>
                     </form>
                   )
-                ) : d.paypalManaged ? null : t.state === "ON_SALE" && d.changeable && d.cycle && (d.cycle === "YEARLY" ? t.yearlyPrice : t.monthlyPrice) == null ? (
+                ) : d.paypalManaged && !d.changeable ? null : t.state === "ON_SALE" && d.changeable && d.cycle && (d.cycle === "YEARLY" ? t.yearlyPrice : t.monthlyPrice) == null ? (
                   <p className="meta">{"Not offered " + (d.cycle === "YEARLY" ? "yearly" : "monthly") + ": join it when your membership ends."}</p>
                 ) : t.state === "ON_SALE" ? (
                   <div className="tier-actions">

@@ -36,6 +36,7 @@ export default function TierChange(props: Props) {
   const upgrade = change.direction === "UPGRADE";
   const keep = change.direction === "KEEP";
   const wallet = change.renewedBy === "musepay";
+  const paypal = change.renewedBy === "paypal";
   const short = upgrade && wallet && balance < change.charge;
   const per = " / " + cycleLabel(change.cycle);
   const title = upgrade ? "Upgrade to " + change.to.name : keep ? "Keep " + change.to.name : "Downgrade to " + change.to.name;
@@ -83,14 +84,21 @@ export default function TierChange(props: Props) {
             )}
           </form>
         )}
-        {upgrade && <p>{"Your new tier starts as soon as you confirm."}</p>}
+        {upgrade && !paypal && <p>{"Your new tier starts as soon as you confirm."}</p>}
+        {paypal && (
+          <p className="meta tier-change-paypal">
+            {upgrade
+              ? "Your membership renews through PayPal. You approve the new tier on PayPal, then pay the difference there as a one-off PayPal payment (PayPal's subscriptions do not prorate); your new tier starts as soon as it is paid. Without it, the new tier starts at your next renewal."
+              : "Your membership renews through PayPal: you approve the change on PayPal, which bills the new price from your next renewal."}
+          </p>
+        )}
         {change.direction === "DOWNGRADE" && <p>{"You keep " + change.from.name + " until " + formatDate(change.periodEnd) + "; nothing is charged now."}</p>}
         {upgrade && wallet && (
           <p>
             Wallet balance: <strong>{formatMoney(balance, change.currency)}</strong>
           </p>
         )}
-        {upgrade && !wallet && <p className="meta">The difference is charged to the card your membership renews with.</p>}
+        {upgrade && !wallet && !paypal && <p className="meta">The difference is charged to the card your membership renews with.</p>}
         {short && (
           <p className="field-error">
             {"Your wallet balance is too low for this upgrade. "}
@@ -105,7 +113,15 @@ export default function TierChange(props: Props) {
         <form method="post" action={base + "/membership/change/" + change.to.itemId}>
           {change.offer && <input type="hidden" name="code" value={change.offer.code} />}
           <button type="submit" className="button" disabled={short}>
-            {upgrade ? "Confirm upgrade · pay " + formatMoney(change.charge, change.currency) : keep ? "Keep " + change.to.name : "Confirm downgrade"}
+            {paypal
+              ? upgrade
+                ? "Continue to PayPal · pay " + formatMoney(change.charge, change.currency)
+                : "Continue to PayPal"
+              : upgrade
+                ? "Confirm upgrade · pay " + formatMoney(change.charge, change.currency)
+                : keep
+                  ? "Keep " + change.to.name
+                  : "Confirm downgrade"}
           </button>
         </form>
         {back}

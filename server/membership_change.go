@@ -18,8 +18,9 @@ import (
 // (what it costs now, what it costs from the next period, when it takes
 // effect), and its form makes the change. The wallet pays an upgrade's
 // prorated difference at once; a card membership's Stripe subscription is
-// moved to the new price, which invoices the difference itself. Page and
-// JSON share tierChange.
+// moved to the new price, which invoices the difference itself; a PayPal
+// membership's subscription is revised on PayPal with the member's
+// approval (membership_change_paypal.go). Page and JSON share tierChange.
 
 // TierChangeData is the confirmation page and the answer of the change
 // calls: what the move does (or did) and, after a refused post, why.
@@ -31,6 +32,10 @@ type TierChangeData struct {
 	// CodeError why it does not apply.
 	Code      string `json:"code,omitempty"`
 	CodeError string `json:"codeError,omitempty"`
+	// PayPal is the move of a PayPal membership (membership_change_paypal.go):
+	// nothing changes until the member approves it on PayPal at
+	// PayPal.Href (and, for an upgrade, pays the prorated difference there).
+	PayPal *PayPalChange `json:"paypal,omitempty"`
 }
 
 // tierChanger is a card provider that renews memberships on its side and
@@ -50,14 +55,6 @@ func (s *Server) tierChange(c echo.Context, sc *Scope, itemID, code string, appl
 	}
 	ctx := c.Request().Context()
 	now := time.Now()
-	if cur, err := s.store.SubscriptionOf(ctx, sc.App.ID, sc.User.ID); err != nil {
-		return nil, err
-	} else if cur != nil && cur.Provider == payments.PayPal && cur.ProviderRef != "" && (cur.Status == store.SubActive || cur.Status == store.SubPastDue) {
-		// PayPal's revise moves a subscription only with the member's
-		// approval on PayPal's page, and bills no prorated difference:
-		// the member cancels and joins the tier they want instead.
-		return nil, &Error{Status: http.StatusConflict, Message: msgRenewsByPayPal}
-	}
 	q, err := s.store.QuoteTierChange(ctx, sc.App.ID, sc.User.ID, itemID, code, now)
 	if isNotFound(err) {
 		return nil, notFound("Subscription plan not found")
@@ -65,7 +62,13 @@ func (s *Server) tierChange(c echo.Context, sc *Scope, itemID, code string, appl
 	if err != nil {
 		return nil, answer(err, nil)
 	}
-	if apply {
+	var pp *PayPalChange
+	if apply && q.RenewedBy == payments.PayPal {
+		// PayPal's revise waits for the member's approval on PayPal.
+		if pp, _, err = s.changePayPalTier(ctx, sc, q); err != nil {
+			return nil, answer(err, nil)
+		}
+	} else if apply {
 		if q.RenewedBy == store.WalletMethod {
 			q, err = s.store.ChangeTier(ctx, sc.App.ID, sc.User.ID, itemID, code, now)
 		} else {
@@ -78,7 +81,7 @@ func (s *Server) tierChange(c echo.Context, sc *Scope, itemID, code string, appl
 			return nil, answer(err, nil)
 		}
 	}
-	out := &TierChangeData{Change: q, Code: store.NormalizeOfferCode(code)}
+	out := &TierChangeData{Change: q, Code: store.NormalizeOfferCode(code), PayPal: pp}
 	if out.Balance, err = s.store.WalletBalance(ctx, sc.App.ID, sc.User.ID); err != nil {
 		return nil, err
 	}
@@ -148,6 +151,9 @@ func (s *Server) apiTierChange(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if data.PayPal != nil {
+		return respondMessage(c, http.StatusOK, data, "Approve the change on PayPal")
+	}
 	return respondMessage(c, http.StatusOK, data, tierChangeMessages[data.Change.Direction])
 }
 
@@ -210,6 +216,9 @@ func (s *Server) formTierChange(c echo.Context) error {
 			return s.renderTierChange(c, e.Message, e.Status)
 		}
 		return err
+	}
+	if data.PayPal != nil {
+		return c.Redirect(http.StatusSeeOther, data.PayPal.Href)
 	}
 	return c.Redirect(http.StatusSeeOther, membershipPath(sc.App.Name)+"?notice="+strings.ToLower(data.Change.Direction))
 }

@@ -37,10 +37,12 @@ type TiersData struct {
 	// CardManaged: a card renews the membership, so the member manages the
 	// card and invoices in the provider's portal (membership_portal.go).
 	CardManaged bool `json:"cardManaged"`
-	// PayPalManaged: a PayPal subscription renews the membership; PayPal
-	// cannot move it between tiers nor resume it once cancelled, so the
-	// page offers Cancel only and says how to change tier.
+	// PayPalManaged: a PayPal subscription renews the membership; a change
+	// of tier is approved on PayPal, and a cancel cannot be undone.
 	PayPalManaged bool `json:"paypalManaged"`
+	// PayPalChange is a change of tier approved on PayPal whose upgrade
+	// difference is still to pay, or one waiting for PayPal's approval.
+	PayPalChange *PayPalChange `json:"paypalChange,omitempty"`
 	// Error is why a form post was refused.
 	Error string `json:"error,omitempty"`
 	// Cycle is the member's billing cycle (empty without a membership).
@@ -155,7 +157,12 @@ func (s *Server) tiersOf(c echo.Context, sc *Scope) (*TiersData, error) {
 			(sub.Provider == store.WalletMethod || sub.ProviderRef != "") && sub.Provider != store.CompProvider
 		if sub != nil && sub.Provider == payments.PayPal && sub.ProviderRef != "" {
 			out.PayPalManaged = sub.Status == store.SubActive || sub.Status == store.SubPastDue
-			out.Changeable, out.CardManaged = false, false
+			out.CardManaged = false
+			if out.PayPalManaged {
+				if out.PayPalChange, err = s.waitingPayPalChange(ctx, sc, sub); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
 	return out, nil

@@ -134,7 +134,7 @@ func (f *ppSubFixture) last(t *testing.T, typ string) paymentstest.PayPalEvent {
 // fifty at once, start one membership and book one payment; PayPal's
 // renewals extend it and are booked once however often PayPal repeats
 // them; a failed payment makes it past due; cancel reaches PayPal and ends
-// it at the period end; a tier change says to cancel and rejoin.
+// it at the period end; a past-due member cannot change tier.
 func TestPayPalMembershipSubscription(t *testing.T) {
 	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) {
@@ -286,13 +286,15 @@ func TestPayPalMembershipSubscription(t *testing.T) {
 			t.Fatalf("profile of a past-due PayPal member says nothing of PayPal")
 		}
 
-		// Moving tier is refused with the way that works, on the page and
-		// in the API; the membership page offers no broken path.
+		// Past due, moving tier is refused with the way that works (a
+		// PayPal member in good standing moves by PayPal's revise:
+		// paypal_tier_change_test.go); the membership page offers no
+		// broken path.
 		var other string
 		if err := db.NewSelect().Table("subscription_plans").Column("store_item_id").Where("app_id = ? AND id <> ? AND state = 'ON_SALE'", f.demo.ID, s.PlanID).
 			Limit(1).Scan(ctx, &other); err == nil {
 			commExpect(t, "tier change", f.ts.do(t, "POST", "/api/memberships/apps/"+f.demo.ID+"/change", body(map[string]any{"itemId": other}), f.as),
-				409, "cancel it, and join the tier you want when it ends")
+				409, "settle it before changing tiers")
 		}
 		mp := f.ts.do(t, "GET", "/apps/demo/membership", nil, f.page)
 		if !strings.Contains(mp.Body, "renews through PayPal") || strings.Contains(mp.Body, "/membership/change/") || strings.Contains(mp.Body, "/checkout/plan/") ||

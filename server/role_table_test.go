@@ -290,6 +290,9 @@ func roleTable(fx *roleFixture, follower *roleViewer) []roleRoute {
 		{"main", "GET", "/apps/:app/membership/change/:itemId", store.RoleAuthenticated, fixed(app + "/membership/change/" + fx.planID)},
 		// Back from Stripe Checkout with a card trial's card: the viewer's own.
 		{"main", "GET", "/apps/:app/membership/card-trial", store.RoleAuthenticated, fixed(app + "/membership/card-trial")},
+		// PayPal's return from a tier change's approvals: the member's own
+		// change only (404 for anyone else's).
+		{"main", "GET", "/apps/:app/membership/paypal/:changeId", store.RoleAuthenticated, fixed(app + "/membership/paypal/none")},
 		// The page a cancelled payment returns to shows nothing personal.
 		{"main", "GET", "/apps/:app/cancel_order", public, fixed(app + "/cancel_order")},
 

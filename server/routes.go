@@ -154,6 +154,8 @@ func (s *Server) routes() {
 	app("/membership/change/:itemId", s.pageTierChange)
 	// Back from Stripe Checkout with a card trial's card (card_trial.go).
 	app("/membership/card-trial", s.pageCardTrialReturn)
+	// PayPal's return from a tier change's approvals (membership_change_paypal.go).
+	app("/membership/paypal/:changeId", s.pagePayPalTierChange)
 	m.POST("/apps/:app/membership/change/:itemId", s.formTierChange, s.appPage, s.subscriptionGate, s.seesOwnWrite)
 	// A card member's way to Stripe's customer portal (membership_portal.go).
 	m.POST("/apps/:app/membership/portal", s.formMembershipPortal, s.appPage, s.subscriptionGate)

@@ -164,7 +164,7 @@ func (s *Server) refuseWhileRenewedByCard(ctx context.Context, sc *Scope) error 
 
 const (
 	msgRenewsByCard   = "Your membership already renews by card; cancel it first to change plans"
-	msgRenewsByPayPal = "Your membership renews through PayPal, which cannot move it to another tier: cancel it, and join the tier you want when it ends"
+	msgRenewsByPayPal = "Your membership renews through PayPal: change its tier from the membership page (approved on PayPal), or cancel it and join again when it ends"
 	msgPayPalResume   = "A membership cancelled in PayPal cannot be resumed: join again when it ends"
 )
 

@@ -23,6 +23,6 @@ func Models() []any {
 		(*NewsletterRecipient)(nil), (*MailBounce)(nil), (*NewsletterPace)(nil),
 		(*ShippingZone)(nil), (*ShippingZoneCountry)(nil), (*AppExport)(nil),
 		(*Trial)(nil), (*Offer)(nil), (*OfferRedemption)(nil), (*CardTrial)(nil),
-		(*AppDomain)(nil), (*DomainSignIn)(nil), (*PayPalCatalog)(nil),
+		(*AppDomain)(nil), (*DomainSignIn)(nil), (*PayPalCatalog)(nil), (*PayPalTierChange)(nil),
 	}
 }

@@ -1026,6 +1026,17 @@ export interface PaidMonth {
   churn: number;
 }
 
+// PayPalChange is server.PayPalChange.
+export interface PayPalChange {
+  id: string;
+  direction: 'UPGRADE' | 'DOWNGRADE' | 'KEEP';
+  status: 'PENDING' | 'REVISED' | 'DONE' | 'VOID';
+  toName: string;
+  charge: number;
+  currency: string;
+  href: string;
+}
+
 // PaymentConfig is server.PaymentConfig.
 export interface PaymentConfig {
   stripe: {
@@ -1706,6 +1717,7 @@ export interface TierChangeData {
   error?: string;
   code?: string;
   codeError?: string;
+  paypal?: PayPalChange;
 }
 
 // TierCount is store.TierCount.
@@ -1742,6 +1754,7 @@ export interface TiersData {
   changeable: boolean;
   cardManaged: boolean;
   paypalManaged: boolean;
+  paypalChange?: PayPalChange;
   error?: string;
   cycle?: 'MONTHLY' | 'YEARLY';
   notice?: string;

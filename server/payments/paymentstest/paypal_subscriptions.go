@@ -78,9 +78,14 @@ type ppSubscription struct {
 	LastTime  time.Time
 	Failed    int
 	Sales     []string
-	// Revision waiting for approval (revise): the plan it moves to.
-	PendingPlan string
-	StatusNote  string
+	// Revision waiting for approval (revise): the plan it moves to and
+	// where the buyer goes back after approving it.
+	PendingPlan                  string
+	PendingReturn, PendingCancel string
+	// Revisions counts the revise calls PayPal made (replays of a
+	// PayPal-Request-Id are not calls).
+	Revisions  int
+	StatusNote string
 }
 
 // PayPalSale is a payment PayPal took for a subscription cycle.
@@ -91,6 +96,30 @@ type PayPalSale struct {
 	Amount         Money
 	Fee            int64
 	Time           time.Time
+	// Refunds are the refunds made of it (Payments v1), in cents.
+	Refunds []int64
+}
+
+// Refunded is how much of the sale was given back.
+func (s *PayPalSale) Refunded() int64 {
+	var n int64
+	for _, r := range s.Refunds {
+		n += r
+	}
+	return n
+}
+
+// saleState is the sale's state as PayPal names it in Payments v1
+// (completed, partially_refunded, refunded) and in the subscription's
+// transactions (the same, upper case).
+func (s *PayPalSale) saleState() string {
+	switch r := s.Refunded(); {
+	case r == 0:
+		return "completed"
+	case r >= cents(s.Amount.Value):
+		return "refunded"
+	}
+	return "partially_refunded"
 }
 
 func (p *PayPal) initSubs() {
@@ -231,7 +260,7 @@ func (p *PayPal) billLocked(s *ppSubscription, t time.Time) *PayPalSale {
 }
 
 func (p *PayPal) saleJSON(s *PayPalSale) map[string]any {
-	return map[string]any{"id": s.ID, "state": "completed",
+	return map[string]any{"id": s.ID, "state": s.saleState(),
 		"amount":               map[string]any{"total": s.Amount.Value, "currency": s.Amount.CurrencyCode, "details": map[string]string{"subtotal": s.Amount.Value}},
 		"transaction_fee":      map[string]string{"value": fmt.Sprintf("%d.%02d", s.Fee/100, s.Fee%100), "currency": s.Amount.CurrencyCode},
 		"billing_agreement_id": s.SubscriptionID, "custom": s.CustomID, "payment_mode": "INSTANT_TRANSFER",
@@ -418,10 +447,12 @@ func (p *PayPal) subscriptionApproval(w http.ResponseWriter, r *http.Request) {
 			plan = p.plans[s.PendingPlan]
 		}
 		var lines []string
-		for _, c := range s.Cycles {
-			if s.PendingPlan != "" {
-				break
-			}
+		cycles := s.Cycles
+		if s.PendingPlan != "" && s.Status == "ACTIVE" {
+			cycles = plan.Cycles
+			lines = append(lines, "Change your subscription to this plan from your next billing date:")
+		}
+		for _, c := range cycles {
 			n := "every"
 			if c.TenureType == "TRIAL" {
 				n = fmt.Sprintf("first %d ×", c.total())
@@ -429,7 +460,11 @@ func (p *PayPal) subscriptionApproval(w http.ResponseWriter, r *http.Request) {
 			lines = append(lines, fmt.Sprintf("%s %s %s %s", c.price().Value, c.price().CurrencyCode, n, strings.ToLower(c.Frequency.IntervalUnit)))
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_ = subApprovalTmpl.Execute(w, map[string]any{"Plan": plan.Name, "Lines": lines, "Token": s.BAToken, "CancelURL": s.CancelURL})
+		cancel := s.CancelURL
+		if s.PendingPlan != "" && s.PendingCancel != "" {
+			cancel = s.PendingCancel
+		}
+		_ = subApprovalTmpl.Execute(w, map[string]any{"Plan": plan.Name, "Lines": lines, "Token": s.BAToken, "CancelURL": cancel})
 		return
 	}
 	_ = r.ParseForm()
@@ -438,15 +473,21 @@ func (p *PayPal) subscriptionApproval(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "unknown subscription", 404)
 		return
 	}
+	returnURL := s.ReturnURL
 	switch {
 	case s.Status == "APPROVAL_PENDING":
 		p.activateLocked(s, time.Now())
-	case s.PendingPlan != "":
+	case s.PendingPlan != "" && s.Status == "ACTIVE":
+		// The revision: the new plan bills from the next billing time
+		// (nothing is charged now, nothing prorated).
+		if s.PendingReturn != "" {
+			returnURL = s.PendingReturn
+		}
 		s.PlanID, s.Cycles, s.PendingPlan = s.PendingPlan, p.plans[s.PendingPlan].Cycles, ""
 		s.Completed = map[int]int{}
 		p.emitLocked("BILLING.SUBSCRIPTION.UPDATED", p.subscriptionJSON(s))
 	}
-	back, err := url.Parse(s.ReturnURL)
+	back, err := url.Parse(returnURL)
 	if err != nil {
 		http.Error(w, "bad return url", 400)
 		return
@@ -566,6 +607,9 @@ func (p *PayPal) routeSubscriptions(w http.ResponseWriter, r *http.Request) bool
 		return true
 	case len(parts) >= 4 && parts[0] == "v1" && parts[1] == "billing" && parts[2] == "subscriptions":
 		p.subscriptionCall(w, r, parts)
+		return true
+	case len(parts) >= 4 && parts[0] == "v1" && parts[1] == "payments" && parts[2] == "sale":
+		p.saleCall(w, r, parts)
 		return true
 	}
 	return false
@@ -783,34 +827,17 @@ func (p *PayPal) subscriptionCall(w http.ResponseWriter, r *http.Request, parts 
 		writeJSON(w, 200, p.subscriptionJSON(s))
 		return
 	}
+	if len(parts) == 5 && parts[4] == "transactions" && r.Method == http.MethodGet {
+		p.subscriptionTransactions(w, r, s)
+		return
+	}
 	if len(parts) != 5 || r.Method != http.MethodPost {
 		ppError(w, 404, "NOT_FOUND", "", "not found: "+r.Method+" "+r.URL.Path)
 		return
 	}
 	action := parts[4]
 	if action == "revise" {
-		var in struct {
-			PlanID string `json:"plan_id"`
-		}
-		if !decodeStrict(w, r, &in) {
-			return
-		}
-		if in.PlanID == "" {
-			ppInvalid(w, "/plan_id", "MISSING_REQUIRED_PARAMETER", "A required field is missing.")
-			return
-		}
-		np := p.plans[in.PlanID]
-		if np == nil {
-			ppNotFound(w)
-			return
-		}
-		if s.Status != "ACTIVE" {
-			ppUnprocessable(w, "SUBSCRIPTION_STATUS_INVALID", "Invalid subscription status for revise action; subscription should be active.")
-			return
-		}
-		s.PendingPlan = np.ID
-		writeJSON(w, 200, map[string]any{"plan_id": np.ID, "plan_overridden": false,
-			"links": []map[string]string{{"rel": "approve", "href": p.URL + "/webapps/billing/subscriptions?ba_token=" + s.BAToken, "method": "GET"}}})
+		p.revise(w, r, s)
 		return
 	}
 	var in struct {
@@ -850,4 +877,202 @@ func (p *PayPal) subscriptionCall(w http.ResponseWriter, r *http.Request, parts 
 		p.emitLocked("BILLING.SUBSCRIPTION."+s.Status, p.subscriptionJSON(s))
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// subscriptionTransactions answers GET
+// /v1/billing/subscriptions/{id}/transactions: the payments taken between
+// start_time and end_time, both required (RFC 3339), as PayPal lists them.
+func (p *PayPal) subscriptionTransactions(w http.ResponseWriter, r *http.Request, s *ppSubscription) {
+	var bounds [2]time.Time
+	for i, name := range []string{"start_time", "end_time"} {
+		v := r.URL.Query().Get(name)
+		if v == "" {
+			ppInvalid(w, name, "MISSING_REQUIRED_PARAMETER", "A required field is missing.")
+			return
+		}
+		t, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			ppInvalid(w, name, "INVALID_PARAMETER_SYNTAX", "The value of a field does not conform to the expected format.")
+			return
+		}
+		bounds[i] = t
+	}
+	if !bounds[1].After(bounds[0]) {
+		ppUnprocessable(w, "INVALID_DATE_RANGE", "end_time must be after start_time.")
+		return
+	}
+	txs := []map[string]any{}
+	for _, id := range s.Sales {
+		sale := p.sales[id]
+		if sale.Time.Before(bounds[0]) || sale.Time.After(bounds[1]) {
+			continue
+		}
+		fee := Money{CurrencyCode: sale.Amount.CurrencyCode, Value: fmt.Sprintf("%d.%02d", sale.Fee/100, sale.Fee%100)}
+		net := cents(sale.Amount.Value) - sale.Fee
+		txs = append(txs, map[string]any{"id": sale.ID, "status": strings.ToUpper(sale.saleState()),
+			"amount_with_breakdown": map[string]any{"gross_amount": sale.Amount, "fee_amount": fee,
+				"net_amount": Money{CurrencyCode: sale.Amount.CurrencyCode, Value: fmt.Sprintf("%d.%02d", net/100, net%100)}},
+			"payer_email": s.Email, "time": sale.Time.UTC().Format(time.RFC3339)})
+	}
+	writeJSON(w, 200, map[string]any{"transactions": txs, "total_items": len(txs), "total_pages": 1})
+}
+
+// SaleRefunds answers the refunds made of sale id, in cents.
+func (p *PayPal) SaleRefunds(id string) []int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if s := p.sales[id]; s != nil {
+		return append([]int64(nil), s.Refunds...)
+	}
+	return nil
+}
+
+// saleCall answers Payments v1's GET /v1/payments/sale/{id} and POST
+// /v1/payments/sale/{id}/refund, the way PayPal refunds a subscription's
+// payment: all that is left without an amount, or amount.total (in
+// amount.currency, the sale's); an unknown sale is 404, a refund past what
+// is left (a second full refund) 422 TRANSACTION_REFUSED.
+func (p *PayPal) saleCall(w http.ResponseWriter, r *http.Request, parts []string) {
+	sale := p.sales[parts[3]]
+	if sale == nil {
+		ppNotFound(w)
+		return
+	}
+	if len(parts) == 4 && r.Method == http.MethodGet {
+		writeJSON(w, 200, p.saleJSON(sale))
+		return
+	}
+	if len(parts) != 5 || parts[4] != "refund" || r.Method != http.MethodPost {
+		ppError(w, 404, "NOT_FOUND", "", "not found: "+r.Method+" "+r.URL.Path)
+		return
+	}
+	var in struct {
+		Amount *struct {
+			Total    string `json:"total"`
+			Currency string `json:"currency"`
+		} `json:"amount"`
+		Description string `json:"description"`
+	}
+	if !decodeStrict(w, r, &in) {
+		return
+	}
+	total := cents(sale.Amount.Value)
+	left := total - sale.Refunded()
+	amount := left
+	if in.Amount != nil {
+		switch {
+		case !ppValue.MatchString(in.Amount.Total):
+			ppInvalid(w, "/amount/total", "INVALID_PARAMETER_VALUE", "The value of a field is invalid.")
+			return
+		case in.Amount.Currency != sale.Amount.CurrencyCode:
+			ppInvalid(w, "/amount/currency", "INVALID_PARAMETER_VALUE", "The refund's currency must be the sale's.")
+			return
+		}
+		amount = cents(in.Amount.Total)
+	}
+	if len(in.Description) > 255 {
+		ppInvalid(w, "/description", "INVALID_STRING_MAX_LENGTH", "The value of a field is too long.")
+		return
+	}
+	if left <= 0 {
+		writeJSON(w, 422, map[string]any{"name": "TRANSACTION_REFUSED", "message": "The request was refused.", "debug_id": "fakedebug",
+			"details": []map[string]string{{"issue": "TRANSACTION_ALREADY_REFUNDED", "description": "The sale has been fully refunded."}}})
+		return
+	}
+	if amount < 1 || amount > left {
+		writeJSON(w, 422, map[string]any{"name": "TRANSACTION_REFUSED", "message": "The request was refused.", "debug_id": "fakedebug",
+			"details": []map[string]string{{"issue": "REFUND_EXCEEDED_TRANSACTION_AMOUNT", "description": "Refund amount exceeds the amount left to refund."}}})
+		return
+	}
+	sale.Refunds = append(sale.Refunds, amount)
+	now := time.Now().UTC().Format(time.RFC3339)
+	rf := map[string]any{"id": p.nextID("SALEREFFAKE"), "state": "completed", "sale_id": sale.ID,
+		"billing_agreement_id": sale.SubscriptionID, "custom": sale.CustomID,
+		"amount": map[string]string{"total": fmt.Sprintf("%d.%02d", amount/100, amount%100), "currency": sale.Amount.CurrencyCode},
+		"total_refunded_amount": map[string]string{"value": fmt.Sprintf("%d.%02d", sale.Refunded()/100, sale.Refunded()%100),
+			"currency": sale.Amount.CurrencyCode},
+		"create_time": now, "update_time": now,
+		"links": []map[string]string{{"rel": "sale", "href": p.URL + "/v1/payments/sale/" + sale.ID, "method": "GET"}}}
+	p.emitLocked("PAYMENT.SALE.REFUNDED", rf)
+	writeJSON(w, 201, rf)
+}
+
+// RevisionCount is how many revise calls subscription id had (a replayed
+// PayPal-Request-Id is not one).
+func (p *PayPal) RevisionCount(id string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if s := p.subs[id]; s != nil {
+		return s.Revisions
+	}
+	return 0
+}
+
+// revise answers POST /v1/billing/subscriptions/{id}/revise as PayPal does
+// for a change of plan: plan_id is required and must be a known (404),
+// active plan of the subscription's product (422 PLAN_STATUS_INVALID,
+// PLAN_PRODUCT_NOT_COMPATIBLE), the subscription ACTIVE (422
+// SUBSCRIPTION_STATUS_INVALID); the answer's approve link is where the
+// subscriber consents, which moves the plan (BILLING.SUBSCRIPTION.UPDATED)
+// and sends them to application_context.return_url.
+func (p *PayPal) revise(w http.ResponseWriter, r *http.Request, s *ppSubscription) {
+	var in struct {
+		PlanID             string `json:"plan_id"`
+		EffectiveTime      string `json:"effective_time"`
+		ApplicationContext *struct {
+			ReturnURL  string `json:"return_url"`
+			CancelURL  string `json:"cancel_url"`
+			UserAction string `json:"user_action"`
+		} `json:"application_context"`
+	}
+	if !decodeStrict(w, r, &in) {
+		return
+	}
+	if in.PlanID == "" {
+		ppInvalid(w, "/plan_id", "MISSING_REQUIRED_PARAMETER", "A required field is missing.")
+		return
+	}
+	if in.EffectiveTime != "" {
+		if _, err := time.Parse(time.RFC3339, in.EffectiveTime); err != nil {
+			ppInvalid(w, "/effective_time", "INVALID_PARAMETER_SYNTAX", "The value of a field does not conform to the expected format.")
+			return
+		}
+	}
+	if ac := in.ApplicationContext; ac != nil {
+		for _, u := range []struct{ field, v string }{{"/application_context/return_url", ac.ReturnURL}, {"/application_context/cancel_url", ac.CancelURL}} {
+			if pu, err := url.Parse(u.v); u.v != "" && (err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "") {
+				ppInvalid(w, u.field, "INVALID_PARAMETER_SYNTAX", "The value of a field does not conform to the expected format.")
+				return
+			}
+		}
+		if ac.UserAction != "" && ac.UserAction != "CONTINUE" && ac.UserAction != "SUBSCRIBE_NOW" {
+			ppInvalid(w, "/application_context/user_action", "INVALID_PARAMETER_VALUE", "The value of a field is invalid.")
+			return
+		}
+	}
+	np := p.plans[in.PlanID]
+	if np == nil {
+		ppNotFound(w)
+		return
+	}
+	if s.Status != "ACTIVE" {
+		ppUnprocessable(w, "SUBSCRIPTION_STATUS_INVALID", "Invalid subscription status for revise action; subscription should be active.")
+		return
+	}
+	if np.Status != "ACTIVE" {
+		ppUnprocessable(w, "PLAN_STATUS_INVALID", "Invalid plan status. Plan must be in ACTIVE status.")
+		return
+	}
+	if old := p.plans[s.PlanID]; old == nil || old.ProductID != np.ProductID {
+		ppUnprocessable(w, "PLAN_PRODUCT_NOT_COMPATIBLE", "The old and the new plans should be for the same product.")
+		return
+	}
+	s.Revisions++
+	s.PendingPlan, s.PendingReturn, s.PendingCancel = np.ID, "", ""
+	if ac := in.ApplicationContext; ac != nil {
+		s.PendingReturn, s.PendingCancel = ac.ReturnURL, ac.CancelURL
+	}
+	writeJSON(w, 200, map[string]any{"plan_id": np.ID, "plan_overridden": false, "quantity": "1",
+		"links": []map[string]string{{"rel": "approve", "href": p.URL + "/webapps/billing/subscriptions?ba_token=" + s.BAToken, "method": "GET"},
+			{"rel": "edit", "href": p.URL + "/v1/billing/subscriptions/" + s.ID, "method": "PATCH"}}})
 }

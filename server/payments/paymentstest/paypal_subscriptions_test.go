@@ -183,3 +183,100 @@ func TestPayPalFakeSubscriptionsStrict(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// ppToken answers a bearer token of the fake.
+func ppToken(t *testing.T, p *PayPal) string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, p.URL+"/v1/oauth2/token", strings.NewReader("grant_type=client_credentials"))
+	req.SetBasicAuth("id", "secret")
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out struct {
+		AccessToken string `json:"access_token"`
+	}
+	_ = json.NewDecoder(res.Body).Decode(&out)
+	return "Bearer " + out.AccessToken
+}
+
+// The fake's revise and sale refund are as strict as PayPal's: revise
+// needs an active subscription (422 SUBSCRIPTION_STATUS_INVALID), a known
+// plan (404) of the same product (422 PLAN_PRODUCT_NOT_COMPATIBLE), an
+// unknown subscription is 404, and a repeated PayPal-Request-Id answers
+// the first answer without revising again; a sale refunds once in full
+// (a second full refund is 422 TRANSACTION_REFUSED), an unknown sale is
+// 404, and the subscription's transactions need their time range.
+func TestPayPalFakeReviseAndSaleRefundStrict(t *testing.T) {
+	p := StartPayPal(t, "id", "secret", "WH")
+	auth := ppToken(t, p)
+	expect := func(name string, status int, a map[string]any, wantStatus int, wantName, wantIssue string) {
+		t.Helper()
+		if status != wantStatus || a["name"] != wantName || issueOf(a) != wantIssue {
+			t.Errorf("%s: %d %v %q, want %d %s %q", name, status, a["name"], issueOf(a), wantStatus, wantName, wantIssue)
+		}
+	}
+	product := func(key string) string {
+		_, a := ppCall(t, p, auth, "POST", "/v1/catalogs/products", key, `{"name":"Tiers","type":"SERVICE"}`)
+		return a["id"].(string)
+	}
+	plan := func(productID, price string) string {
+		_, a := ppCall(t, p, auth, "POST", "/v1/billing/plans", "", `{"product_id":"`+productID+`","name":"Tier","billing_cycles":[{"frequency":{"interval_unit":"MONTH","interval_count":1},"tenure_type":"REGULAR","sequence":1,"total_cycles":0,"pricing_scheme":{"fixed_price":{"currency_code":"USD","value":"`+price+`"}}}],"payment_preferences":{"payment_failure_threshold":3}}`)
+		return a["id"].(string)
+	}
+	mine, other := product("p1"), product("p2")
+	circle, backstage, foreign := plan(mine, "8.00"), plan(mine, "15.00"), plan(other, "15.00")
+	_, created := ppCall(t, p, auth, "POST", "/v1/billing/subscriptions", "", `{"plan_id":"`+circle+`","custom_id":"order-1","application_context":{"return_url":"https://app.test/ok","cancel_url":"https://app.test/no"}}`)
+	id := created["id"].(string)
+	revise := func(key, planID string) (int, map[string]any) {
+		return ppCall(t, p, auth, "POST", "/v1/billing/subscriptions/"+id+"/revise", key,
+			`{"plan_id":"`+planID+`","application_context":{"return_url":"https://app.test/changed","cancel_url":"https://app.test/no"}}`)
+	}
+	s, a := revise("", backstage)
+	expect("revise before approval", s, a, 422, "UNPROCESSABLE_ENTITY", "SUBSCRIPTION_STATUS_INVALID")
+	p.ApproveSubscription(id)
+	s, a = ppCall(t, p, auth, "POST", "/v1/billing/subscriptions/I-NOPE/revise", "", `{"plan_id":"`+backstage+`"}`)
+	expect("revise of an unknown subscription", s, a, 404, "RESOURCE_NOT_FOUND", "INVALID_RESOURCE_ID")
+	s, a = revise("", foreign)
+	expect("revise to a plan of another product", s, a, 422, "UNPROCESSABLE_ENTITY", "PLAN_PRODUCT_NOT_COMPATIBLE")
+	s, a = ppCall(t, p, auth, "POST", "/v1/billing/subscriptions/"+id+"/revise", "", `{}`)
+	expect("revise without a plan", s, a, 400, "INVALID_REQUEST", "MISSING_REQUIRED_PARAMETER /plan_id")
+	s, first := revise("rev-1", backstage)
+	_, again := revise("rev-1", backstage)
+	links, _ := first["links"].([]any)
+	if s != 200 || len(links) == 0 || first["plan_id"] != backstage || again["plan_id"] != backstage || p.RevisionCount(id) != 1 {
+		t.Fatalf("revise: %d %v, replay %v, %d revisions", s, first, again, p.RevisionCount(id))
+	}
+	if plan, _ := p.SubscriptionPlan(id); plan != circle {
+		t.Fatalf("revised before the subscriber approved: %s", plan)
+	}
+
+	// Sales: the subscription's first payment.
+	sales := p.SubscriptionSales(id)
+	if len(sales) != 1 {
+		t.Fatalf("sales: %+v", sales)
+	}
+	sale := sales[0].ID
+	s, a = ppCall(t, p, auth, "GET", "/v1/billing/subscriptions/"+id+"/transactions", "", "")
+	expect("transactions without a range", s, a, 400, "INVALID_REQUEST", "MISSING_REQUIRED_PARAMETER start_time")
+	s, txs := ppCall(t, p, auth, "GET", "/v1/billing/subscriptions/"+id+"/transactions?start_time=2020-01-01T00:00:00Z&end_time=2100-01-01T00:00:00Z", "", "")
+	if list, _ := txs["transactions"].([]any); s != 200 || len(list) != 1 || list[0].(map[string]any)["id"] != sale {
+		t.Fatalf("transactions: %d %v", s, txs)
+	}
+	s, a = ppCall(t, p, auth, "POST", "/v1/payments/sale/SALE-NOPE/refund", "", `{}`)
+	expect("refund of an unknown sale", s, a, 404, "RESOURCE_NOT_FOUND", "INVALID_RESOURCE_ID")
+	s, a = ppCall(t, p, auth, "POST", "/v1/payments/sale/"+sale+"/refund", "", `{"amount":{"total":"9.00","currency":"USD"}}`)
+	expect("refund above the sale", s, a, 422, "TRANSACTION_REFUSED", "REFUND_EXCEEDED_TRANSACTION_AMOUNT")
+	s, rf := ppCall(t, p, auth, "POST", "/v1/payments/sale/"+sale+"/refund", "ref-1", `{}`)
+	_, replay := ppCall(t, p, auth, "POST", "/v1/payments/sale/"+sale+"/refund", "ref-1", `{}`)
+	if s != 201 || rf["state"] != "completed" || replay["id"] != rf["id"] || len(p.SaleRefunds(sale)) != 1 {
+		t.Fatalf("refund: %d %v, replay %v, refunds %v", s, rf, replay, p.SaleRefunds(sale))
+	}
+	s, a = ppCall(t, p, auth, "POST", "/v1/payments/sale/"+sale+"/refund", "ref-2", `{}`)
+	expect("a second full refund", s, a, 422, "TRANSACTION_REFUSED", "TRANSACTION_ALREADY_REFUNDED")
+	if _, got := ppCall(t, p, auth, "GET", "/v1/payments/sale/"+sale, "", ""); got["state"] != "refunded" {
+		t.Fatalf("sale after the refund: %v", got)
+	}
+}

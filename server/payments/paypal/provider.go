@@ -243,6 +243,9 @@ func (p *Provider) Refund(ctx context.Context, req payments.RefundRequest) (*sto
 	if err != nil {
 		return nil, err
 	}
+	if IsSubscriptionRef(o.PaymentRef) {
+		return p.refundSubscriptionPayment(ctx, req, amount)
+	}
 	po, err := p.Client.GetOrder(ctx, o.PaymentRef)
 	if err != nil {
 		return nil, payments.ProviderError("paypal", err)
@@ -317,6 +320,12 @@ func (p *Provider) HandleWebhook(ctx context.Context, body []byte, header http.H
 		if topupOf(c.CustomID) != "" {
 			return p.webhookTopupCapture(ctx, ev, &c)
 		}
+		if id := tierUpOf(c.CustomID); id != "" {
+			if ev.EventType != "PAYMENT.CAPTURE.COMPLETED" {
+				return &payments.Result{Ref: c.ID, Status: store.OutcomeIgnored}, nil
+			}
+			return p.tierUpWebhook(ctx, id, c.SupplementaryData.RelatedIDs.OrderID)
+		}
 		o, err := p.Store.OrderByID(ctx, c.CustomID)
 		if errors.Is(err, store.ErrNotFound) {
 			return &payments.Result{Ref: c.ID, Status: store.OutcomeIgnored}, nil
@@ -353,6 +362,9 @@ func (p *Provider) HandleWebhook(ctx context.Context, body []byte, header http.H
 		}
 		if topupOf(po.OrderRef()) != "" {
 			return p.webhookTopupApproved(ctx, &po)
+		}
+		if id := tierUpOf(po.OrderRef()); id != "" {
+			return p.tierUpWebhook(ctx, id, po.ID)
 		}
 		o, err := p.Store.OrderByID(ctx, po.OrderRef())
 		if errors.Is(err, store.ErrNotFound) {

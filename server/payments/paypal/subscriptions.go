@@ -223,6 +223,13 @@ func (p *Provider) subscriptionWebhook(ctx context.Context, ev webhookEvent) (*p
 		// failed card renewal.
 		res, err := p.subscriptionState(ctx, ev, "failed")
 		return res, true, err
+	case "BILLING.SUBSCRIPTION.UPDATED":
+		var s Subscription
+		if err := json.Unmarshal(ev.Resource, &s); err != nil || s.ID == "" {
+			return nil, true, fmt.Errorf("%w: subscription: %v", payments.ErrInvalidWebhook, err)
+		}
+		res, err := p.subscriptionUpdated(ctx, &s)
+		return res, true, err
 	case "BILLING.SUBSCRIPTION.CANCELLED":
 		res, err := p.subscriptionState(ctx, ev, "canceled")
 		return res, true, err
@@ -315,6 +322,13 @@ func (p *Provider) saleCompleted(ctx context.Context, ev webhookEvent, sl *sale)
 			}
 		}
 	}
+	if fresh && rec.Outcome == store.OutcomeRenewed {
+		// An upgrade approved on PayPal but whose difference was never
+		// paid starts with this renewal, which PayPal billed at its price.
+		if err := p.Store.SettlePayPalRevisions(ctx, ref, time.Now()); err != nil {
+			return nil, err
+		}
+	}
 	return &payments.Result{Ref: ref, Status: statusOf(rec, fresh)}, nil
 }
 
@@ -379,4 +393,71 @@ func (p *Provider) CancelPayment(ctx context.Context, ref string) error {
 		return payments.ProviderError("paypal", err)
 	}
 	return nil
+}
+
+// firstSale answers the sale that paid membership order o: the first
+// payment PayPal took for its subscription (the order is the first cycle;
+// later cycles are renewals, booked apart), read from the subscription's
+// transactions, as PayPal keeps no order for it.
+func (p *Provider) firstSale(ctx context.Context, o *store.Order) (*SubscriptionTransaction, error) {
+	from := o.CreatedAt.Add(-24 * time.Hour)
+	txs, err := p.Client.SubscriptionTransactions(ctx, o.PaymentRef, from, time.Now().Add(time.Hour))
+	if err != nil {
+		return nil, payments.ProviderError("paypal", err)
+	}
+	var first *SubscriptionTransaction
+	for i := range txs {
+		t := &txs[i]
+		switch t.Status {
+		case "COMPLETED", "PARTIALLY_REFUNDED", "REFUNDED":
+		default:
+			continue
+		}
+		if first == nil || t.Time.Before(first.Time) {
+			first = t
+		}
+	}
+	if first == nil {
+		return nil, payments.ErrNotThisOrder
+	}
+	if cents, err := Cents(first.AmountWithBreakdown.GrossAmount.Value); err != nil || cents != o.Total {
+		return nil, payments.ErrNotThisOrder
+	}
+	return first, nil
+}
+
+// refundSubscriptionPayment gives back amount of the sale that paid a
+// membership order by PayPal subscription, through Payments v1's sale
+// refund (the call for the sales PAYMENT.SALE.COMPLETED reports). As for
+// orders, the amount is set aside first and the refund's PayPal-Request-Id
+// is its own. A full refund ends the membership (the order's refund
+// effect), so the subscription is cancelled at PayPal too: it must bill no
+// more.
+func (p *Provider) refundSubscriptionPayment(ctx context.Context, req payments.RefundRequest, amount int64) (*store.Order, error) {
+	o := req.Order
+	sale, err := p.firstSale(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	pr, err := p.Store.BeginRefund(ctx, o.AppID, o.ID, payments.PayPal, amount, req.Reason)
+	if err != nil {
+		return nil, err
+	}
+	r, err := p.Client.RefundSale(ctx, sale.ID, pr.Amount, o.Currency, req.Reason, "marquee-refund-"+pr.ID)
+	if err != nil {
+		if _, ferr := p.Store.FinishRefund(ctx, pr, "", err); ferr != nil {
+			p.log().Error("paypal sale refund failed and could not be given back", "order", o.ID, "err", ferr)
+		}
+		return nil, payments.ProviderError("paypal refund", err)
+	}
+	out, err := p.Store.FinishRefund(ctx, pr, r.ID, nil)
+	if err != nil {
+		return nil, err
+	}
+	if out.Status == store.OrderRefunded {
+		if err := p.Client.CancelSubscription(ctx, o.PaymentRef, "Payment refunded", "marquee-cancel-"+o.PaymentRef); err != nil {
+			p.log().Error("paypal subscription of a refunded membership not cancelled: cancel it in PayPal", "subscription", o.PaymentRef, "err", err)
+		}
+	}
+	return out, nil
 }

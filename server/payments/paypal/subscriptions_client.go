@@ -219,3 +219,78 @@ func clip(s string, n int) string {
 	}
 	return s[:n]
 }
+
+// SubscriptionTransaction is one payment PayPal took (or tried) for a
+// subscription: its id is the sale's (Payments v1), the one
+// PAYMENT.SALE.COMPLETED names.
+type SubscriptionTransaction struct {
+	ID                  string    `json:"id"`
+	Status              string    `json:"status"`
+	Time                time.Time `json:"time"`
+	AmountWithBreakdown struct {
+		GrossAmount Money `json:"gross_amount"`
+	} `json:"amount_with_breakdown"`
+}
+
+// SubscriptionTransactions lists the payments of subscription id between
+// start and end (PayPal wants both).
+func (c *Client) SubscriptionTransactions(ctx context.Context, id string, start, end time.Time) ([]SubscriptionTransaction, error) {
+	q := url.Values{"start_time": {start.UTC().Format(time.RFC3339)}, "end_time": {end.UTC().Format(time.RFC3339)}}
+	var out struct {
+		Transactions []SubscriptionTransaction `json:"transactions"`
+	}
+	if err := c.call(ctx, http.MethodGet, "/v1/billing/subscriptions/"+url.PathEscape(id)+"/transactions?"+q.Encode(), "", nil, &out); err != nil {
+		return nil, fmt.Errorf("paypal subscription transactions: %w", err)
+	}
+	return out.Transactions, nil
+}
+
+// SaleRefund is PayPal's answer to a sale's refund (Payments v1).
+type SaleRefund struct {
+	ID     string `json:"id"`
+	State  string `json:"state"`
+	SaleID string `json:"sale_id"`
+	Amount struct {
+		Total    string `json:"total"`
+		Currency string `json:"currency"`
+	} `json:"amount"`
+}
+
+// RefundSale gives back amount (0: all) of a sale, a subscription's
+// payment: PayPal refunds those through Payments v1
+// (/v1/payments/sale/{id}/refund).
+func (c *Client) RefundSale(ctx context.Context, saleID string, amount int64, currency, note, requestID string) (*SaleRefund, error) {
+	body := map[string]any{}
+	if amount > 0 {
+		body["amount"] = map[string]string{"total": Value(amount), "currency": strings.ToUpper(currency)}
+	}
+	if note != "" {
+		body["description"] = clip(note, 255)
+	}
+	var out SaleRefund
+	if err := c.call(ctx, http.MethodPost, "/v1/payments/sale/"+url.PathEscape(saleID)+"/refund", requestID, body, &out); err != nil {
+		return nil, fmt.Errorf("paypal refund sale: %w", err)
+	}
+	return &out, nil
+}
+
+// ReviseSubscription asks PayPal to move subscription id to plan planID (a
+// plan of the same product). PayPal answers where the subscriber approves
+// the revision; once approved, the new plan bills from the next cycle.
+func (c *Client) ReviseSubscription(ctx context.Context, id, planID, returnURL, cancelURL, requestID string) (string, error) {
+	body := map[string]any{"plan_id": planID, "application_context": map[string]any{"return_url": returnURL, "cancel_url": cancelURL,
+		"user_action": "CONTINUE", "shipping_preference": "NO_SHIPPING"}}
+	var out struct {
+		PlanID string `json:"plan_id"`
+		Links  []link `json:"links"`
+	}
+	if err := c.callRetrying(ctx, http.MethodPost, "/v1/billing/subscriptions/"+url.PathEscape(id)+"/revise", requestID, body, &out); err != nil {
+		return "", fmt.Errorf("paypal revise subscription: %w", err)
+	}
+	for _, l := range out.Links {
+		if l.Rel == "approve" && l.Href != "" {
+			return l.Href, nil
+		}
+	}
+	return "", errors.New("paypal revise subscription: no approve link")
+}
