@@ -67,7 +67,7 @@ export default function TierChange(props: Props) {
               : formatMoney(change.price, change.currency) + per}
           </dd>
         </dl>
-        {upgrade && (
+        {upgrade && !paypal && (
           <form method="get" action={base + "/membership/change/" + change.to.itemId} className="offer-code">
             <label htmlFor="tier-code">Have a code?</label>
             <div className="offer-code-row">

@@ -117,8 +117,9 @@ test("without JavaScript the PayPal choice still goes to PayPal and back", async
 // JavaScript on. The plan checkout leads to the payment step, PayPal's
 // page asks to agree to the subscription (the tier's price every month),
 // and the way back makes them a member whose membership renews through
-// PayPal; cancelling reaches PayPal and offers no way back in it.
-test("a follower joins a tier by PayPal through PayPal's subscription page, then cancels", async () => {
+// PayPal; the upgrade is PayPal's revise and a one-off payment of the
+// difference; cancelling reaches PayPal and offers no way back in it.
+test("a follower joins a tier by PayPal through PayPal's subscription page, upgrades (revise, then the difference), then cancels", async () => {
   const { context, page } = await signIn(env, "follower@demo.test", "demo-password", { viewport: { width: 390, height: 844 } });
   const errors = watchErrors(page);
   const base = env.server.base + "/apps/demo";
@@ -145,15 +146,41 @@ test("a follower joins a tier by PayPal through PayPal's subscription page, then
   await page.goto(base + "/membership");
   assert.match(await page.locator(".membership-current").innerText(), /Your tier: Studio Circle Membership · renews /);
   assert.match(await page.locator(".membership-paypal").innerText(), /renews through PayPal/);
-  // No Upgrade or Join that PayPal could not carry out.
-  assert.equal(await page.locator('a[href*="/membership/change/"], form[action*="/checkout/plan/"]').count(), 0);
+  // No Join that would orphan the PayPal subscription: moving goes
+  // through the change's confirmation.
+  assert.equal(await page.locator('form[action*="/checkout/plan/"]').count(), 0);
   await shot(page, "tier-4-member");
+
+  // Issue 40 item 4: the member upgrades. PayPal's revise is approved on
+  // PayPal's page, then the prorated difference is paid there as a
+  // one-off payment, and the new tier is on at once.
+  await Promise.all([page.waitForURL(/\/membership\/change\//), page.getByRole("link", { name: "Upgrade to Backstage Pass" }).click()]);
+  assert.match(await page.locator(".tier-change-paypal").innerText(), /one-off PayPal payment/);
+  assert.equal(await page.locator("#tier-code").count(), 0); // codes do not apply to a PayPal change
+  const charge = await page.getByTestId("upgrade-charge").innerText();
+  assert.match(charge, /^\$[67]\.\d\d$/);
+  await shot(page, "tier-5-upgrade-confirm");
+  await Promise.all([
+    page.waitForURL((u) => u.toString().startsWith(env.fakeURL + "/webapps/billing/subscriptions")),
+    page.getByRole("button", { name: "Continue to PayPal · pay " + charge }).click(),
+  ]);
+  const revision = await page.locator("body").innerText();
+  assert.match(revision, /Backstage Pass \(monthly\)/);
+  assert.match(revision, /15\.00 USD every month/);
+  await shot(page, "tier-6-upgrade-agree");
+  await Promise.all([page.waitForURL((u) => u.toString().startsWith(env.fakeURL + "/checkoutnow")), page.getByRole("button", { name: "Agree & Subscribe" }).click()]);
+  assert.match(await page.locator("body").innerText(), new RegExp("Pay " + charge.slice(1).replace(".", "\\.") + " USD"));
+  await shot(page, "tier-7-upgrade-pay");
+  await Promise.all([page.waitForURL(/\/membership\?notice=upgrade/), page.getByRole("button", { name: "Pay Now" }).click()]);
+  assert.match(await page.locator(".notice").first().innerText(), /Your new tier is active/);
+  assert.match(await page.locator(".membership-current").innerText(), /Your tier: Backstage Pass · renews /);
+  await shot(page, "tier-8-upgraded");
 
   await Promise.all([page.waitForURL(/notice=canceled/), page.getByRole("button", { name: "Cancel" }).click()]);
   assert.match(await page.locator(".membership-current").innerText(), /· ends /);
   assert.match(await page.locator(".membership-paypal").innerText(), /PayPal subscription is cancelled/);
   assert.equal(await page.getByRole("button", { name: "Keep membership" }).count(), 0);
-  await shot(page, "tier-5-cancelled");
+  await shot(page, "tier-9-cancelled");
   assert.deepEqual(errors, []);
   await context.close();
 });
