@@ -358,6 +358,46 @@ func TestCardRequiredTrialConverts(t *testing.T) {
 	if got, _ := ts.store.SubscriptionOf(ctx, f.tier.app.ID, uid); !got.CurrentPeriodEnd.Equal(want.AddDate(0, 1, 0)) || got.Renewals != 2 {
 		t.Fatalf("after the next renewal: %+v", got)
 	}
+
+	// With a 50%-off-the-first-month code: the first charge, at the
+	// trial's end, is $7.50 (the coupon on Stripe's subscription), the
+	// next $15.00; the code is redeemed once.
+	creator := jsonHeaders(withSession(sessionFor(t, ts, "creator@demo.test")))
+	if r := ts.do(t, "POST", "/api/studio/apps/demo/offers", strings.NewReader(`{"code":"HALFTRIAL","percentOff":50,"duration":"ONCE"}`), creator); r.Status != 201 {
+		t.Fatalf("offer: %d %s", r.Status, r.Body)
+	}
+	codeID, codeSession := f.tier.fan(t, "cardcode", 0)
+	r := ts.do(t, "POST", "/apps/demo/checkout/plan/"+f.pass.ItemID, strings.NewReader("cycle=MONTHLY&pay=card-trial&code=halftrial"), form(withSession(codeSession)))
+	seeOther(t, r, st.URL+"/checkout/pay/cs_")
+	cs := strings.TrimPrefix(r.Header.Get("Location"), st.URL+"/checkout/pay/")
+	from = len(st.Events())
+	if msg := st.PayCheckoutWith(cs, "pm_card_visa"); msg != "" {
+		t.Fatal(msg)
+	}
+	f.deliver(t, from)
+	codeRef := f.subscriptionOf(t, cs)
+	if got, _ := ts.store.SubscriptionOf(ctx, f.tier.app.ID, codeID); got == nil || got.TrialUntil == nil || got.Amount != 750 || got.ListAmount != 1500 ||
+		st.SubscriptionCoupon(codeRef) == "" {
+		t.Fatalf("a card trial with a code: %+v coupon %q", got, st.SubscriptionCoupon(codeRef))
+	}
+	from = len(st.Events())
+	if ev := st.EndTrial(codeRef); !strings.Contains(string(ev.Payload), `"amount_paid":750`) {
+		t.Fatalf("the first charge with the code: %s", ev.Payload)
+	}
+	f.deliver(t, from)
+	second := st.RenewSubscription(codeRef)
+	if !strings.Contains(string(second.Payload), `"amount_paid":1500`) {
+		t.Fatalf("the second charge: %s", second.Payload)
+	}
+	if r := stripeHook(t, f.pay, second.Payload, second.Header); r.Status != 200 {
+		t.Fatalf("second charge: %d %s", r.Status, r.Body)
+	}
+	if got, _ := ts.store.SubscriptionOf(ctx, f.tier.app.ID, codeID); got.Amount != 1500 || got.TrialUntil != nil || got.Renewals != 2 {
+		t.Fatalf("after the code ran out: %+v", got)
+	}
+	if n, _ := ts.store.DB.NewSelect().Table("offer_redemptions").Where("user_id = ?", codeID).Count(ctx); n != 1 {
+		t.Fatalf("%d redemptions", n)
+	}
 }
 
 // An unpaid end returns the member to follower at once (no grace): a card
@@ -470,7 +510,7 @@ func TestCardRequiredTrialOncePerMember(t *testing.T) {
 				r := f.joinByCard(t, session)
 				a := decodePay(t, r)
 				pay, _ := a.Data["payment"].(map[string]any)
-				if r.Status != 200 || a.Data["trial"] != true || a.Data["order"] != nil || pay == nil {
+				if r.Status != 200 || a.Data["trial"] != true || a.Data["order"] != nil || pay == nil || a.Message != "Save your card on Stripe's page to start your free trial" {
 					t.Errorf("join %d: %d %s", i, r.Status, r.Body)
 					return
 				}

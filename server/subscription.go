@@ -198,6 +198,8 @@ func (s *Server) apiSubscribe(c echo.Context) error {
 	}
 	msg := "Payment started"
 	switch {
+	case res.Trial && res.Payment != nil:
+		msg = "Save your card on Stripe's page to start your free trial"
 	case res.Trial:
 		msg = "Welcome! Your free trial has started"
 	case res.Subscription.HasValidSubscription && res.Order.Status != store.OrderPending:
