@@ -46,7 +46,7 @@ func (s *Storage) RequestExport(ctx context.Context, userID string, from Account
 	if from.AppID != "" {
 		e.AppID = &from.AppID
 	}
-	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	return s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.NewInsert().Model(e).Exec(ctx); err != nil {
 			return fmt.Errorf("request export: %w", err)
 		}
@@ -229,7 +229,7 @@ func (s *Storage) DeleteAccount(ctx context.Context, userID string) error {
 	}
 	var ended []string
 	now := time.Now().UTC()
-	err = s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err = s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		// Their memberships end: each app's role history records the leave.
 		var apps []string
 		if err := tx.NewSelect().Model((*Membership)(nil)).Column("app_id").Where("user_id = ?", userID).Scan(ctx, &apps); err != nil {

@@ -33,7 +33,7 @@ func (s *Storage) RequestEmailChange(ctx context.Context, u *User, newEmail stri
 		return ErrEmailTaken
 	}
 	now := time.Now().UTC()
-	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	return s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		token, id, err := issueToken(ctx, tx, u.ID, TokenEmailChange, newEmail, EmailChangeTTL, now)
 		if err != nil {
 			return err
@@ -56,7 +56,7 @@ func (s *Storage) RequestEmailChange(ctx context.Context, u *User, newEmail stri
 func (s *Storage) ConfirmEmailChange(ctx context.Context, token string) (*User, error) {
 	now := time.Now().UTC()
 	var user *User
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		t, err := useToken(ctx, tx, token, TokenEmailChange, now)
 		if err != nil {
 			return err
@@ -119,7 +119,7 @@ func (s *Storage) UndoEmailChange(ctx context.Context, token string) (*User, str
 	var user *User
 	var reset string
 	var ended []string
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		t, err := useToken(ctx, tx, token, TokenEmailUndo, now)
 		if err != nil {
 			return err
@@ -188,7 +188,7 @@ func (s *Storage) ChangeUsername(ctx context.Context, userID, username string) e
 // ChangePassword stores a new hash and ends every other session.
 func (s *Storage) ChangePassword(ctx context.Context, userID, passwordHash, keepToken string) error {
 	var ended []string
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.NewUpdate().Model((*User)(nil)).Set("password_hash = ?", passwordHash).Set("updated_at = ?", time.Now().UTC()).
 			Where("id = ?", userID).Exec(ctx); err != nil {
 			return fmt.Errorf("change password: %w", err)

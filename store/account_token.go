@@ -142,7 +142,7 @@ func (s *Storage) RequestPasswordReset(ctx context.Context, email string, from A
 		return err
 	}
 	now := time.Now().UTC()
-	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	return s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		token, id, err := issueToken(ctx, tx, u.ID, TokenPasswordReset, u.Email, PasswordResetTTL, now)
 		if err != nil {
 			return err
@@ -167,7 +167,7 @@ func (s *Storage) ResetPassword(ctx context.Context, token, passwordHash string)
 	now := time.Now().UTC()
 	var user *User
 	var ended []string
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		t, err := useToken(ctx, tx, token, TokenPasswordReset, now)
 		if err != nil {
 			return err
@@ -288,7 +288,7 @@ func (s *Storage) ResendVerification(ctx context.Context, u *User, from AccountM
 	if u.EmailVerified {
 		return nil
 	}
-	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	return s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		return SendVerification(ctx, tx, u, from)
 	})
 }
@@ -298,7 +298,7 @@ func (s *Storage) ResendVerification(ctx context.Context, u *User, from AccountM
 func (s *Storage) VerifyEmail(ctx context.Context, token string) (*User, error) {
 	now := time.Now().UTC()
 	var user *User
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		t, err := useToken(ctx, tx, token, TokenVerifyEmail, now)
 		if err != nil {
 			return err
@@ -325,7 +325,7 @@ func (s *Storage) VerifyEmail(ctx context.Context, token string) (*User, error) 
 // the same transaction.
 func (s *Storage) CreateUserVerifying(ctx context.Context, email, username, passwordHash string, from AccountMailContext) (*User, error) {
 	var user *User
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		u, err := createUser(ctx, tx, email, username, passwordHash)
 		if err != nil {
 			return err

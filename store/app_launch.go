@@ -165,7 +165,7 @@ func (s *Storage) NotePreview(ctx context.Context, appID, mode string) error {
 // concurrent clicks one publishes, the other finds it done. changed says
 // whether this call changed it.
 func (s *Storage) SetAppPublished(ctx context.Context, appID, actorID string, published bool) (changed bool, err error) {
-	err = s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err = s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		app, err := lockApp(ctx, tx, appID)
 		if err != nil {
 			return err
@@ -182,13 +182,11 @@ func (s *Storage) SetAppPublished(ctx context.Context, appID, actorID string, pu
 			return fmt.Errorf("set app published: %w", err)
 		}
 		changed = true
+		changePages(ctx, appID)
 		return writeAudit(ctx, tx, appID, actorID, action, "", detail)
 	})
 	if err != nil {
 		return false, err
-	}
-	if changed {
-		s.InvalidateLanding(ctx, appID)
 	}
 	return changed, nil
 }

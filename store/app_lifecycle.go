@@ -53,7 +53,7 @@ func (s *Storage) RequestAppExport(ctx context.Context, appID, userID string) (*
 	token := NewSessionToken()
 	now := time.Now().UTC()
 	e := &AppExport{ID: NewID(), AppID: appID, UserID: userID, TokenHash: sessionID(token), CreatedAt: now, ExpiresAt: now.Add(AppExportTTL)}
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.NewInsert().Model(e).Exec(ctx); err != nil {
 			return fmt.Errorf("request app export: %w", err)
 		}

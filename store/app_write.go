@@ -147,7 +147,8 @@ func (s *Storage) SetMemberRole(ctx context.Context, appID, userID, role string)
 	if role != "NONE" && !IsMembershipRole(role) {
 		return fmt.Errorf("unknown role %q (use one of %s or NONE)", role, strings.Join(MembershipRoles, ", "))
 	}
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		changePages(ctx, appID) // the landing counts members
 		if role == "NONE" {
 			if _, err := tx.NewDelete().Model((*Membership)(nil)).Where("app_id = ? AND user_id = ?", appID, userID).Exec(ctx); err != nil {
 				return fmt.Errorf("remove membership: %w", err)
@@ -163,7 +164,6 @@ func (s *Storage) SetMemberRole(ctx context.Context, appID, userID, role string)
 	if err != nil {
 		return err
 	}
-	s.InvalidateLanding(ctx, appID) // the landing counts members
 	return nil
 }
 
@@ -200,7 +200,8 @@ func (s *Storage) SetAppLinks(ctx context.Context, app *App, raw string) error {
 		enabled := l.Enabled == nil || *l.Enabled
 		links = append(links, Link{ID: NewID(), AppID: app.ID, Title: title, URL: link, Icon: strings.TrimSpace(l.Icon), Enabled: enabled, Position: i})
 	}
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		changePages(ctx, app.ID)
 		if _, err := tx.NewDelete().Model((*Link)(nil)).Where("app_id = ?", app.ID).Exec(ctx); err != nil {
 			return fmt.Errorf("clear links of %s: %w", app.Name, err)
 		}
@@ -215,6 +216,5 @@ func (s *Storage) SetAppLinks(ctx context.Context, app *App, raw string) error {
 	if err != nil {
 		return err
 	}
-	s.InvalidateLanding(ctx, app.ID)
 	return nil
 }

@@ -145,7 +145,8 @@ func (s *Storage) SetAttendeeRole(ctx context.Context, e *Event, actorID, userID
 	if role != AttendeeAttendee && role != AttendeeModerator {
 		return invalid("role must be ATTENDEE or MODERATOR")
 	}
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		changePages(ctx, e.AppID) // the attendee list shows roles
 		res, err := tx.NewUpdate().Model((*Attendee)(nil)).Set("role = ?", role).
 			Where("event_id = ? AND user_id = ? AND role <> ?", e.ID, userID, AttendeeHost).Exec(ctx)
 		if err != nil {
@@ -160,6 +161,5 @@ func (s *Storage) SetAttendeeRole(ctx context.Context, e *Event, actorID, userID
 	if err != nil {
 		return err
 	}
-	s.InvalidateApp(ctx, e.AppID) // the attendee list shows roles
 	return nil
 }

@@ -78,7 +78,8 @@ func (s *Storage) BanMember(ctx context.Context, n NewBan) (*Ban, error) {
 	if n.Kind == BanKindSilence {
 		action = ActionSilence
 	}
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		changePages(ctx, n.AppID) // member counts and attendee lists
 		if _, err := tx.NewInsert().Model(b).On("CONFLICT (app_id, user_id) DO UPDATE").
 			Set("kind = EXCLUDED.kind, reason = EXCLUDED.reason, ends_at = EXCLUDED.ends_at, email = EXCLUDED.email").
 			Set("created_by = EXCLUDED.created_by, created_at = EXCLUDED.created_at").Exec(ctx); err != nil {
@@ -121,13 +122,12 @@ func (s *Storage) BanMember(ctx context.Context, n NewBan) (*Ban, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.InvalidateLanding(ctx, n.AppID) // member counts and attendee lists
 	return b, nil
 }
 
 // LiftBan ends a member's ban or silence.
 func (s *Storage) LiftBan(ctx context.Context, appID, actorID, userID, reason string) error {
-	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	return s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		res, err := tx.NewDelete().Model((*Ban)(nil)).Where("app_id = ? AND user_id = ?", appID, userID).Exec(ctx)
 		if err != nil {
 			return fmt.Errorf("lift ban: %w", err)
@@ -135,6 +135,8 @@ func (s *Storage) LiftBan(ctx context.Context, appID, actorID, userID, reason st
 		if n, _ := res.RowsAffected(); n == 0 {
 			return ErrNotFound
 		}
+		// Their class (what the page cache remembers of them) was banned.
+		memberChanged(ctx, appID, userID)
 		return logAction(ctx, tx, ModerationEntry{AppID: appID, ActorID: actorID, Action: ActionLift, TargetType: TargetMember,
 			TargetID: userID, TargetUserID: userID, Reason: reason})
 	})

@@ -78,7 +78,7 @@ func (s *Storage) ReserveCardTrial(ctx context.Context, appID, userID, itemID, c
 	code = NormalizeOfferCode(code)
 	var out *CardTrialPlan
 	var stale *CardTrial
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		out, stale = nil, nil
 		tier, err := tierOnSale(ctx, tx, appID, itemID)
 		if err != nil {
@@ -206,7 +206,7 @@ func (s *Storage) CardTrialOf(ctx context.Context, appID, userID string) (*CardT
 func (s *Storage) StartCardTrial(ctx context.Context, id, providerRef string, ends, now time.Time) (*Subscription, bool, error) {
 	var sub *Subscription
 	fresh := false
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if err := lockSubscriptions(ctx, tx); err != nil {
 			return err
 		}

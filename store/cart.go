@@ -309,7 +309,7 @@ func touchCart(ctx context.Context, tx bun.Tx, cart *Cart) error {
 // item's own.
 func (s *Storage) AddToCart(ctx context.Context, shop *Shop, userID, itemID string, variantID *string, quantity int64) (*CartView, error) {
 	var view *CartView
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		cart, err := lockCart(ctx, tx, shop, userID, true)
 		if err != nil {
 			return err
@@ -424,7 +424,7 @@ func sameVariant(a, b *string) bool {
 // section 4). A line of a deleted item may only go down.
 func (s *Storage) UpdateCartLine(ctx context.Context, shop *Shop, userID, lineID string, quantity int64) (*CartView, error) {
 	var view *CartView
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		cart, err := lockCart(ctx, tx, shop, userID, false)
 		if err != nil {
 			return err
@@ -493,7 +493,7 @@ func (s *Storage) RemoveCartLine(ctx context.Context, shop *Shop, userID, lineID
 
 // ClearCart empties the member's active cart; no cart is already clear.
 func (s *Storage) ClearCart(ctx context.Context, shop *Shop, userID string) error {
-	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	return s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		cart, err := lockCart(ctx, tx, shop, userID, false)
 		if errors.Is(err, ErrNotFound) {
 			return nil

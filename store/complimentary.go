@@ -47,7 +47,7 @@ func (s *Storage) GiveComplimentary(ctx context.Context, g Comp, now time.Time) 
 	}
 	now = now.UTC()
 	var sub *Subscription
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		plan := new(SubscriptionPlan)
 		if err := selectOne(ctx, tx.NewSelect().Model(plan).Where("subscription_plan.id = ? AND subscription_plan.app_id = ?", g.PlanID, g.AppID).
 			Where("EXISTS (SELECT 1 FROM store_items AS i WHERE i.id = subscription_plan.store_item_id AND i.deleted_at IS NULL)"), "tier"); err != nil {
@@ -116,7 +116,7 @@ func (s *Storage) GiveComplimentary(ctx context.Context, g Comp, now time.Time) 
 // a membership they pay for is not a gift and is left alone (ErrNotFound).
 func (s *Storage) EndComplimentary(ctx context.Context, appID, actorID, userID string, now time.Time) error {
 	now = now.UTC()
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		res, err := tx.NewUpdate().Model((*Subscription)(nil)).Set("status = ?", SubCanceled).Set("ended_at = ?", now).
 			Set("current_period_end = ?", now).
 			Where("app_id = ? AND user_id = ? AND provider = ? AND status = ?", appID, userID, CompProvider, SubActive).Exec(ctx)

@@ -91,7 +91,7 @@ func (s *Storage) QueueDigests(ctx context.Context, app *App, audience Newslette
 	week := slot.UTC().Format(time.RFC3339)
 	queued := 0
 	for _, m := range members {
-		err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 			ok, err := QueueMail(ctx, tx, OutgoingMail{Key: "digest:" + app.ID + ":" + m.UserID + ":" + week, Kind: MailDigest,
 				AppID: app.ID, UserID: m.UserID, To: m.Email, Content: *content})
 			if ok {

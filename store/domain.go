@@ -122,6 +122,7 @@ func AddDomainTx(ctx context.Context, db bun.IDB, appID, actorID, domain string,
 	now := time.Now().UTC()
 	if err == nil && cur.Domain == domain {
 		if verified && cur.State != DomainVerified {
+			changePages(ctx, appID) // every URL the app's pages make moves to the domain
 			cur.State, cur.VerifiedAt, cur.LastError = DomainVerified, &now, ""
 			if _, err := db.NewUpdate().Model(cur).Column("state", "verified_at", "last_error").WherePK().Exec(ctx); err != nil {
 				return nil, false, fmt.Errorf("verify domain: %w", err)
@@ -139,6 +140,7 @@ func AddDomainTx(ctx context.Context, db bun.IDB, appID, actorID, domain string,
 	if taken {
 		return nil, false, ErrDomainTaken
 	}
+	changePages(ctx, appID) // a verified domain replaced, or one added verified: the app's URLs move
 	if _, err := db.NewDelete().Model((*AppDomain)(nil)).Where("app_id = ?", appID).Exec(ctx); err != nil {
 		return nil, false, fmt.Errorf("replace domain: %w", err)
 	}
@@ -169,7 +171,7 @@ func AddDomainTx(ctx context.Context, db bun.IDB, appID, actorID, domain string,
 // (to enqueue the verification with the write), unless then is nil.
 func (s *Storage) AddDomain(ctx context.Context, appID, actorID, domain string, verified bool, then func(ctx context.Context, tx bun.Tx, d *AppDomain, fresh bool) error) (*AppDomain, error) {
 	var out *AppDomain
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		d, fresh, err := AddDomainTx(ctx, tx, appID, actorID, domain, verified)
 		if err != nil {
 			return err
@@ -199,12 +201,13 @@ func (s *Storage) DomainOfApp(ctx context.Context, appID string) (*AppDomain, er
 // back at /apps/{name} alone. The removal is written to the app's audit
 // log as actorID's doing ("" is the operator).
 func (s *Storage) RemoveDomain(ctx context.Context, appID, actorID string) error {
-	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	return s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		var gone []AppDomain
 		if err := tx.NewDelete().Model(&gone).Where("app_id = ?", appID).Returning("domain").Scan(ctx); err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("remove domain: %w", err)
 		}
 		for _, d := range gone {
+			changePages(ctx, appID) // the app's URLs return to /apps/{app}
 			if err := writeAudit(ctx, tx, appID, actorID, ActionDomainRemove, "", d.Domain); err != nil {
 				return err
 			}
@@ -221,7 +224,7 @@ func (s *Storage) RemoveDomain(ctx context.Context, appID, actorID string) error
 func (s *Storage) RecordDomainCheck(ctx context.Context, appID, actorID, domain string, checkErr error) (*AppDomain, error) {
 	now := time.Now().UTC()
 	if checkErr == nil {
-		err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 			// Only a domain not verified yet is updated, so a verification
 			// is written once however many checks race: the update answers
 			// whether this one made it.
@@ -232,6 +235,7 @@ func (s *Storage) RecordDomainCheck(ctx context.Context, appID, actorID, domain 
 				return fmt.Errorf("record domain check: %w", err)
 			}
 			if n, _ := res.RowsAffected(); n == 1 {
+				changePages(ctx, appID) // every URL the app's pages make moves to the domain
 				return writeAudit(ctx, tx, appID, actorID, ActionDomainVerify, "", domain+": its TXT record was found")
 			}
 			return nil

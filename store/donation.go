@@ -101,7 +101,7 @@ var ErrDonationClosed = errors.New("donation is not pending")
 // retry) moves the money once and answers the paid donation.
 func (s *Storage) PayDonationFromWallet(ctx context.Context, appID, userID, donationID string) (*Donation, error) {
 	var out *Donation
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if tx.Dialect().Name() == dialect.SQLite {
 			if _, err := tx.ExecContext(ctx, "UPDATE donations SET status = status WHERE 0"); err != nil {
 				return fmt.Errorf("lock donation: %w", err)
@@ -192,7 +192,7 @@ func (s *Storage) ApplyDonationPaymentEvent(ctx context.Context, ev *PaymentEven
 	}
 	d := new(Donation)
 	fresh := false
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		var err error
 		if fresh, err = recordPaymentEvent(ctx, tx, ev, true); err != nil {
 			return err

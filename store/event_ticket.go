@@ -134,13 +134,3 @@ func holdsTicket(ctx context.Context, db bun.IDB, eventID, userID, exceptOrderID
 func (s *Storage) HoldsTicket(ctx context.Context, eventID, userID string) (bool, error) {
 	return holdsTicket(ctx, s.DB, eventID, userID, "")
 }
-
-// afterOrderSettled runs after a transaction that may have paid or refunded
-// an order commits: its effects (a ticket's attendance, a membership) changed what
-// the app's pages show, and pages are cached. Bumping inside the
-// transaction would let a page rendered before the commit be cached as new.
-func (s *Storage) afterOrderSettled(ctx context.Context, o *Order) {
-	if o != nil && (o.Status == OrderPaid || o.Status == OrderRefunded) {
-		s.InvalidateLanding(ctx, o.AppID)
-	}
-}

@@ -43,7 +43,8 @@ func (s *Storage) CreateEvent(ctx context.Context, appID, creatorID string, in E
 	if e.AccessAudience == "" {
 		e.AccessAudience = AccessPublic
 	}
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		changePages(ctx, appID)
 		if _, err := tx.NewInsert().Model(e).Exec(ctx); err != nil {
 			return fmt.Errorf("insert event: %w", err)
 		}
@@ -64,7 +65,6 @@ func (s *Storage) CreateEvent(ctx context.Context, appID, creatorID string, in E
 	if err != nil {
 		return nil, err
 	}
-	s.InvalidateLanding(ctx, appID)
 	return e, nil
 }
 
@@ -82,7 +82,8 @@ func (s *Storage) UpdateEvent(ctx context.Context, e *Event, in EventInput, repl
 	if replaceMedia {
 		e.BannerMediaID = in.BannerMediaID
 	}
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		changePages(ctx, e.AppID)
 		if _, err := tx.NewUpdate().Model(e).
 			Column("name", "description", "location", "type", "start_date", "end_date", "is_featured", "is_official",
 				"banner_media_id", "access_audience", "access_min_tier_id", "updated_at").WherePK().Exec(ctx); err != nil {
@@ -104,7 +105,6 @@ func (s *Storage) UpdateEvent(ctx context.Context, e *Event, in EventInput, repl
 	if err != nil {
 		return fmt.Errorf("update event %s: %w", e.ID, err)
 	}
-	s.InvalidateLanding(ctx, e.AppID)
 	return nil
 }
 
@@ -153,7 +153,8 @@ func insertEventMedia(ctx context.Context, tx bun.Tx, e *Event, ids []string) er
 // the attendees (but by, who deleted it) it is cancelled. Children go
 // explicitly so the result does not depend on ON DELETE CASCADE.
 func (s *Storage) DeleteEvent(ctx context.Context, e *Event, by string) error {
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		changePages(ctx, e.AppID)
 		if err := notifyAttendees(ctx, tx, e, by, "Event cancelled: "+Snippet(e.Name, 80), "/events"); err != nil {
 			return err
 		}
@@ -175,7 +176,6 @@ func (s *Storage) DeleteEvent(ctx context.Context, e *Event, by string) error {
 	if err != nil {
 		return fmt.Errorf("delete event %s: %w", e.ID, err)
 	}
-	s.InvalidateLanding(ctx, e.AppID)
 	return nil
 }
 

@@ -18,7 +18,7 @@ func (s *Storage) Follow(ctx context.Context, appID, userID string) (string, err
 	welcome := app.Settings.Wallet.WelcomeCredit
 	m := &Membership{ID: NewID(), AppID: appID, UserID: userID, Role: RoleFollower}
 	var n int64
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		res, err := tx.NewInsert().Model(m).On("CONFLICT (app_id, user_id) DO NOTHING").Exec(ctx)
 		if err != nil {
 			return fmt.Errorf("follow app %s: %w", appID, err)
@@ -39,9 +39,6 @@ func (s *Storage) Follow(ctx context.Context, appID, userID string) (string, err
 	if err != nil {
 		return "", err
 	}
-	if n > 0 {
-		s.NoteMembership(ctx, appID, userID)
-	}
 	cur, err := s.MembershipOf(ctx, appID, userID)
 	if err != nil {
 		return "", err
@@ -57,7 +54,7 @@ func (s *Storage) Follow(ctx context.Context, appID, userID string) (string, err
 // deleted, so a concurrent promotion is never undone; the caller checks
 // access.CanUnfollow first to answer higher roles with a clear refusal.
 func (s *Storage) Unfollow(ctx context.Context, appID, userID string) error {
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.NewDelete().Model((*Membership)(nil)).
 			Where("app_id = ? AND user_id = ? AND role = ?", appID, userID, RoleFollower).Exec(ctx); err != nil {
 			return fmt.Errorf("unfollow app %s: %w", appID, err)
@@ -71,9 +68,5 @@ func (s *Storage) Unfollow(ctx context.Context, appID, userID string) error {
 		}
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	s.NoteMembership(ctx, appID, userID)
-	return nil
+	return err
 }

@@ -269,7 +269,8 @@ type VariantInput struct {
 func (s *Storage) SaveItem(ctx context.Context, shop *Shop, itemID string, in ItemInput) (*StoreItem, error) {
 	now := time.Now().UTC()
 	it := &StoreItem{ID: itemID, AppID: shop.AppID, StoreID: shop.ID}
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		changePages(ctx, shop.AppID)
 		if itemID != "" {
 			if err := selectOne(ctx, tx.NewSelect().Model(it).Where("id = ? AND store_id = ? AND deleted_at IS NULL", itemID, shop.ID), "item "+itemID); err != nil {
 				return err
@@ -310,7 +311,6 @@ func (s *Storage) SaveItem(ctx context.Context, shop *Shop, itemID string, in It
 	if err != nil {
 		return nil, err
 	}
-	s.InvalidateLanding(ctx, shop.AppID)
 	return it, nil
 }
 

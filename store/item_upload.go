@@ -106,7 +106,7 @@ func (s *Storage) SaveUploadPart(ctx context.Context, p *ItemUploadPart) error {
 // removal, so the upload may be tried again; a file it answers is recorded.
 func (s *Storage) FinishItemUpload(ctx context.Context, id string, finish func(u *ItemUpload) (*ItemFile, error)) (*ItemFile, error) {
 	var file *ItemFile
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		u, err := itemUpload(ctx, tx, id)
 		if err != nil {
 			return err

@@ -40,7 +40,7 @@ func (s *Storage) mediaWhere(ctx context.Context, where string, arg string) (*Me
 // counts).
 func (s *Storage) MarkMediaUploaded(ctx context.Context, id string, then ...func(ctx context.Context, tx bun.IDB) error) error {
 	if len(then) > 0 {
-		return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		return s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 			if err := markUploaded(ctx, tx, id); err != nil {
 				return err
 			}

@@ -50,6 +50,7 @@ type membershipNote struct {
 // tells once.
 func membershipMessages(ctx context.Context, tx bun.IDB, n membershipNote) error {
 	sub := n.Sub
+	memberChanged(ctx, sub.AppID, sub.UserID)
 	var a App
 	if err := tx.NewSelect().Model(&a).Column("name", "settings").Where("id = ?", sub.AppID).Scan(ctx); err != nil {
 		return fmt.Errorf("membership message: load app: %w", err)

@@ -32,7 +32,7 @@ var unpublished = []string{HiddenDraft, HiddenScheduled}
 func (s *Storage) PublishMessage(ctx context.Context, m *Message, announce bool, now time.Time) (bool, error) {
 	now = now.UTC()
 	published := false
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		res, err := tx.NewUpdate().Model((*Message)(nil)).Set("hidden = ''").Set("publish_at = NULL").
 			Set("created_at = ?", now).Set("updated_at = ?", now).
 			Where("id = ? AND hidden IN (?)", m.ID, bun.List(unpublished)).Exec(ctx)

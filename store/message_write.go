@@ -59,7 +59,7 @@ func (s *Storage) CreateMessage(ctx context.Context, n NewMessage) (*MessageView
 		m.AccessAudience = AccessPublic
 	}
 	attachments, tags := uniq(n.AttachmentIDs), uniq(n.TagIDs)
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if len(attachments) > 0 {
 			var media []Media
 			if err := tx.NewSelect().Model(&media).Where("id IN (?)", bun.List(attachments)).Scan(ctx); err != nil {
@@ -129,7 +129,8 @@ func (s *Storage) CreateMessage(ctx context.Context, n NewMessage) (*MessageView
 // them. Children are deleted explicitly so the result does not depend on the
 // database enforcing ON DELETE CASCADE.
 func (s *Storage) DeleteMessage(ctx context.Context, m *Message) error {
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		changePages(ctx, m.AppID)
 		ids := []string{m.ID}
 		var replyIDs []string
 		if err := tx.NewSelect().Model((*Message)(nil)).Column("id").Where("parent_message_id = ?", m.ID).
@@ -158,7 +159,6 @@ func (s *Storage) DeleteMessage(ctx context.Context, m *Message) error {
 	if m.ParentMessageID == nil {
 		s.forgetFeedTotal(ctx, m.CommunityID, m.Type)
 	}
-	s.InvalidateLanding(ctx, m.AppID)
 	return nil
 }
 

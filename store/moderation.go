@@ -250,7 +250,7 @@ func (s *Storage) FileReport(ctx context.Context, n NewReport) (ReportOutcome, e
 	var out ReportOutcome
 	t := n.Target
 	table := hidableTable(t.Type)
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if table != "" {
 			// A no-op update takes the row lock on PostgreSQL (SQLite
 			// serialises writers anyway).
@@ -338,7 +338,7 @@ func (s *Storage) SetHidden(ctx context.Context, appID, actorID string, t *Repor
 	if table == "" {
 		return invalid("Members are banned, not hidden")
 	}
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		// A draft or a scheduled post is its author's to publish, never a
 		// moderator's to show (or to hide: it is hidden already).
 		if _, err := tx.NewUpdate().Table(table).Set("hidden = ?", hidden).Where("id = ? AND app_id = ?", t.ID, appID).
@@ -375,7 +375,7 @@ func closeReports(ctx context.Context, db bun.IDB, appID string, t *ReportTarget
 // DismissReports closes a target's open reports as unfounded; content the
 // threshold hid is shown again.
 func (s *Storage) DismissReports(ctx context.Context, appID, actorID string, t *ReportTarget, reason string) error {
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if table := hidableTable(t.Type); table != "" {
 			if _, err := tx.NewUpdate().Table(table).Set("hidden = ''").
 				Where("id = ? AND app_id = ? AND hidden = ?", t.ID, appID, HiddenByReports).Exec(ctx); err != nil {
@@ -401,7 +401,7 @@ func (s *Storage) DismissReports(ctx context.Context, appID, actorID string, t *
 // CloseReports marks a target's reports handled after a moderator deleted
 // it (or banned its author) and writes the audit line.
 func (s *Storage) CloseReports(ctx context.Context, appID, actorID string, t *ReportTarget, action, reason string) error {
-	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	return s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if err := closeReports(ctx, tx, appID, t, ReportActioned); err != nil {
 			return err
 		}
@@ -420,7 +420,7 @@ func (s *Storage) Warn(ctx context.Context, appID, actorID string, t *ReportTarg
 	if reason != "" {
 		text += ": " + Snippet(reason, 200)
 	}
-	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	return s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := Notify(ctx, tx, Notice{AppID: appID, Kind: KindSystem, RecipientIDs: []string{t.UserID}, Text: text, Link: t.Link}); err != nil {
 			return err
 		}
@@ -541,7 +541,8 @@ func (s *Storage) SetModerationSettings(ctx context.Context, appID, actorID stri
 	if m.ReportThreshold < 0 || m.ReportThreshold > 1000 {
 		return &ErrInvalid{Msg: MsgReportThreshold, Field: "reportThreshold"}
 	}
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		changePages(ctx, appID)
 		app := new(App)
 		if err := selectOne(ctx, tx.NewSelect().Model(app).Where("id = ?", appID), "app "+appID); err != nil {
 			return err
@@ -557,6 +558,5 @@ func (s *Storage) SetModerationSettings(ctx context.Context, appID, actorID stri
 	if err != nil {
 		return err
 	}
-	s.InvalidateLanding(ctx, appID)
 	return nil
 }

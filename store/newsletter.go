@@ -316,7 +316,8 @@ func (s *Storage) SetNewsletterSettings(ctx context.Context, appID, timeZone str
 	if n.DigestHour < 0 || n.DigestHour > 23 {
 		return &ErrInvalid{Msg: "The digest hour is from 0 to 23", Field: "digestHour"}
 	}
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		changePages(ctx, appID)
 		app := new(App)
 		if err := selectOne(ctx, tx.NewSelect().Model(app).Where("id = ?", appID), "app "+appID); err != nil {
 			return err
@@ -331,6 +332,5 @@ func (s *Storage) SetNewsletterSettings(ctx context.Context, appID, timeZone str
 	if err != nil {
 		return err
 	}
-	s.InvalidateLanding(ctx, appID)
 	return nil
 }

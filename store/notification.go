@@ -203,7 +203,7 @@ func Notify(ctx context.Context, db bun.IDB, n Notice) ([]Notification, error) {
 // when the job runs again after a crash.
 func (s *Storage) FanOut(ctx context.Context, n Notice) (int, error) {
 	var written int
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if s.DB.Dialect().Name() == dialect.SQLite {
 			// Take SQLite's write lock first: a transaction that reads and
 			// then writes cannot wait for a concurrent writer (the upgrade

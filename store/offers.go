@@ -138,7 +138,7 @@ func (s *Storage) CreateOffer(ctx context.Context, appID, actorID string, in Off
 		}
 		o.PlanID = in.TierID
 	}
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.NewInsert().Model(o).Exec(ctx); err != nil {
 			if isUniqueViolation(err) {
 				return &ErrInvalid{Msg: "The app already has this code", Field: "code"}
@@ -182,7 +182,7 @@ func (s *Storage) OfferByID(ctx context.Context, id string) (*Offer, error) {
 
 // SetOfferActive turns a code off (or on again); redemptions made stay.
 func (s *Storage) SetOfferActive(ctx context.Context, appID, actorID, offerID string, active bool) error {
-	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	return s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		res, err := tx.NewUpdate().Model((*Offer)(nil)).Set("active = ?", active).Where("id = ? AND app_id = ?", offerID, appID).Exec(ctx)
 		if err != nil {
 			return fmt.Errorf("set offer active: %w", err)

@@ -43,7 +43,7 @@ func (s *Storage) SetUserDisabled(ctx context.Context, userID string, disabled b
 		at = &now
 	}
 	var ended []string
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		res, err := tx.NewUpdate().Model((*User)(nil)).Set("disabled_at = ?", at).Set("updated_at = ?", time.Now().UTC()).
 			Where("id = ? AND deleted_at IS NULL", userID).Exec(ctx)
 		if err != nil {
@@ -102,7 +102,8 @@ func (s *Storage) DeleteApp(ctx context.Context, idOrName string) (*App, error) 
 	if err != nil {
 		return nil, err
 	}
-	err = s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err = s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		changePages(ctx, app.ID)
 		keys, err := appFileKeys(ctx, tx, app.ID)
 		if err != nil {
 			return err
@@ -126,7 +127,6 @@ func (s *Storage) DeleteApp(ctx context.Context, idOrName string) (*App, error) 
 	if err := s.Cache.Delete(ctx, appIDKey(app.Name)); err != nil {
 		s.cacheWarn("app id cache delete failed", err)
 	}
-	s.InvalidateApp(ctx, app.ID)
 	return app, nil
 }
 

@@ -233,7 +233,7 @@ func newOrderNumber(now time.Time) string {
 func (s *Storage) CreateOrder(ctx context.Context, shop *Shop, userID string, in CheckoutInput) (*Order, bool, error) {
 	var order *Order
 	created := false
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		created = false
 		if tx.Dialect().Name() == dialect.SQLite {
 			if _, err := tx.ExecContext(ctx, "UPDATE carts SET status = status WHERE 0"); err != nil {
@@ -514,7 +514,7 @@ type TransitionOptions struct {
 // both apply; an illegal move is ErrIllegalTransition.
 func (s *Storage) TransitionOrder(ctx context.Context, appID, orderID, to string, opts TransitionOptions) (*Order, error) {
 	var order *Order
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		o, err := orderForUpdate(ctx, tx, appID, orderID)
 		if err != nil {
 			return err
@@ -525,12 +525,6 @@ func (s *Storage) TransitionOrder(ctx context.Context, appID, orderID, to string
 		order = o
 		return nil
 	})
-	if err == nil && to == OrderCancelled {
-		// Cancelling gave the stock back.
-		s.InvalidateApp(ctx, appID)
-	} else if err == nil {
-		s.afterOrderSettled(ctx, order)
-	}
 	return order, err
 }
 
@@ -592,6 +586,12 @@ func (s *Storage) transition(ctx context.Context, tx bun.Tx, o *Order, to string
 	}
 	o.Status, o.UpdatedAt = to, now
 	switch to {
+	case OrderCancelled, OrderPaid, OrderRefunded:
+		// Stock given back, a ticket's attendance, a membership, a
+		// donor's badge: the app's pages show them, bumped with this commit.
+		changePages(ctx, o.AppID)
+	}
+	switch to {
 	case OrderCancelled:
 		if err := cancelPayment(ctx, tx, o); err != nil {
 			return err
@@ -623,7 +623,7 @@ var ErrAmountMismatch = errors.New("payment amount does not match the order tota
 // reference and changes nothing.
 func (s *Storage) MarkOrderPaid(ctx context.Context, orderID, method, ref string, amount int64) (*Order, error) {
 	var order *Order
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		o := new(Order)
 		if err := selectOne(ctx, tx.NewSelect().Model(o).Where("id = ?", orderID), "order"); err != nil {
 			return err
@@ -637,9 +637,6 @@ func (s *Storage) MarkOrderPaid(ctx context.Context, orderID, method, ref string
 		}
 		return s.MarkPaidTx(ctx, tx, o, method, ref)
 	})
-	if err == nil {
-		s.afterOrderSettled(ctx, order)
-	}
 	return order, err
 }
 
@@ -952,7 +949,7 @@ func (s *Storage) SetOrderShipping(ctx context.Context, storeID, userID, orderID
 	}
 	b, _ := json.Marshal(a)
 	o := new(Order)
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		// Locked as the wallet locks it (PayOrderFromWallet): a payment
 		// takes the total before or after this, never a mix.
 		if tx.Dialect().Name() == dialect.SQLite {

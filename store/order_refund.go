@@ -141,7 +141,7 @@ type PendingRefund struct {
 // back).
 func (s *Storage) BeginRefund(ctx context.Context, appID, orderID, method string, amount int64, reason string) (*PendingRefund, error) {
 	var pr *PendingRefund
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		o, err := lockOrder(ctx, tx, orderID)
 		if err != nil {
 			return err
@@ -178,7 +178,7 @@ func (s *Storage) BeginRefund(ctx context.Context, appID, orderID, method string
 // the order as it now stands.
 func (s *Storage) FinishRefund(ctx context.Context, pr *PendingRefund, refundID string, failure error) (*Order, error) {
 	var order *Order
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		o, err := lockOrder(ctx, tx, pr.OrderID)
 		if err != nil {
 			return err
@@ -218,9 +218,6 @@ func (s *Storage) FinishRefund(ctx context.Context, pr *PendingRefund, refundID 
 		_, err = ev.Set("outcome = ?", outcome).Set("event_id = ?", "refund:"+refundID).Exec(ctx)
 		return err
 	})
-	if err == nil && order.Status == OrderRefunded {
-		s.afterOrderSettled(ctx, order)
-	}
 	return order, err
 }
 
@@ -254,7 +251,7 @@ func (s *Storage) RefundOrder(ctx context.Context, appID, orderID, reason string
 // (the whole rest of the order) without moving money.
 func (s *Storage) RefundOrderAmount(ctx context.Context, appID, orderID string, amount int64, reason string) (*Order, error) {
 	var order *Order
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		o, err := lockOrder(ctx, tx, orderID)
 		if err != nil {
 			return err
@@ -294,8 +291,5 @@ func (s *Storage) RefundOrderAmount(ctx context.Context, appID, orderID string, 
 		_, err = s.addRefunded(ctx, tx, o, o.RefundedAmount+amount, reason)
 		return err
 	})
-	if err == nil {
-		s.afterOrderSettled(ctx, order)
-	}
 	return order, err
 }

@@ -37,11 +37,12 @@ func EngagementScope(appID string) string { return "e:" + appID }
 // once, while the rest of the app only sees new counts.
 func PostScope(messageID string) string { return "m:" + messageID }
 
-// MemberScope is the version of one member's standing in an app that only
-// engagement writes change (a follow or an unfollow): the page cache keys
-// what it remembers of a member's class by it and by the content version,
-// so a like, which moves the engagement, leaves every member's class
-// remembered. (Roles, bans and hidden posts bump the app's version.)
+// MemberScope is the version of one member's standing in an app: every
+// write that changes it (a follow, a role, a membership joined, moved,
+// lapsed or given, a ban lifted) bumps it with its commit (memberChanged).
+// The page cache keys what it remembers of a member's class by it and by
+// the content version, so a like, which moves the engagement, leaves every
+// member's class remembered.
 func MemberScope(appID, userID string) string { return "u:" + appID + ":" + userID }
 
 // PageVersionChannel is the Redis channel a bump is announced on, so that
@@ -142,8 +143,8 @@ func (s *Storage) MemberVersion(ctx context.Context, appID, userID string) (int6
 }
 
 // NoteMembership bumps the app's engagement (the landing counts members)
-// and the member's own version: a follow or an unfollow changes their
-// standing (what the page cache remembers of it) and no page.
+// and the member's own version, for a change of their standing made
+// outside writeTx (inside it, memberChanged does this with the commit).
 func (s *Storage) NoteMembership(ctx context.Context, appID, userID string) {
 	s.bumpPageVersions(ctx, MemberScope(appID, userID), EngagementScope(appID))
 }
@@ -382,22 +383,96 @@ func (s *Storage) InvalidateAllApps(ctx context.Context) {
 	s.bumpPageVersions(ctx, GlobalPageScope)
 }
 
-// bumpPageVersions moves scopes on by one in one statement (a reply moves
-// its post's and its app's engagement: one commit, not two) and announces
-// each new version, in one round trip to Redis.
-func (s *Storage) bumpPageVersions(ctx context.Context, scopes ...string) {
+// pageChanges collects the page scopes a write in writeTx changes; they are
+// bumped in the write's own transaction, so the write and the versions that
+// make its cached pages stale are one commit: no page outlives a write
+// because the process stopped, or the bump failed, between the two.
+type pageChanges struct{ scopes []string }
+
+type pageChangesKey struct{}
+
+// changePages notes that the write being made in ctx's transaction changes
+// the pages of scopes; it reports false when ctx is not inside writeTx (the
+// caller then bumps after its statement, as bumpPageVersions does).
+func changePages(ctx context.Context, scopes ...string) bool {
+	pc, _ := ctx.Value(pageChangesKey{}).(*pageChanges)
+	if pc == nil {
+		return false
+	}
+	for _, scope := range scopes {
+		if !slices.Contains(pc.scopes, scope) {
+			pc.scopes = append(pc.scopes, scope)
+		}
+	}
+	return true
+}
+
+// memberChanged notes that a member's standing in an app changed in ctx's
+// transaction (joined, left, moved tier, started or ended a trial, was given
+// a tier, lapsed): the page cache keys the class it remembers for them by
+// MemberScope, so their next page shows the change; the app's counts move.
+func memberChanged(ctx context.Context, appID, userID string) {
+	changePages(ctx, MemberScope(appID, userID), EngagementScope(appID))
+}
+
+// writeTx is the store's one way to run a transaction: the page scopes the
+// write changes (changePages, and every bumpPageVersions made inside it)
+// are bumped in that transaction before it commits, and announced once it
+// has. A bump that fails fails the write: nothing is committed that a
+// cached page would hide. TestStoreWritesInvalidateTheirPages holds every
+// store write to it.
+func (s *Storage) writeTx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
+	var pages *pageChanges
+	var bumped []PageVersion
+	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		pages, bumped = &pageChanges{}, nil
+		if err := fn(context.WithValue(ctx, pageChangesKey{}, pages), tx); err != nil {
+			return err
+		}
+		if len(pages.scopes) == 0 {
+			return nil
+		}
+		var err error
+		if bumped, err = bumpIn(ctx, tx, pages.scopes); err != nil {
+			return fmt.Errorf("bump page versions: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(pages.scopes) > 0 {
+		s.announceBumps(ctx, pages.scopes, bumped, nil)
+	}
+	return nil
+}
+
+// bumpIn moves scopes on by one in one statement on db (a transaction or
+// the database) and answers the new versions.
+func bumpIn(ctx context.Context, db bun.IDB, scopes []string) ([]PageVersion, error) {
 	// Rows are locked in the order given: sorted, two writers bumping
 	// overlapping scopes never wait on each other in a cycle.
 	rows := make([]PageVersion, len(scopes))
 	for i, scope := range slices.Sorted(slices.Values(scopes)) {
 		rows[i] = PageVersion{Scope: scope, Version: 1}
 	}
-	// Bumped in the database first: that is what a server falls back to when
-	// it misses the announcement, so a lost publish costs speed, not truth.
 	var bumped []PageVersion
-	_, err := s.DB.NewInsert().Model(&rows).
+	_, err := db.NewInsert().Model(&rows).
 		On("CONFLICT (scope) DO UPDATE").Set("version = page_version.version + 1").
 		Returning("scope, version").Exec(ctx, &bumped)
+	return bumped, err
+}
+
+// bumpPageVersions moves scopes on by one in one statement (a reply moves
+// its post's and its app's engagement: one commit, not two) and announces
+// each new version, in one round trip to Redis.
+func (s *Storage) bumpPageVersions(ctx context.Context, scopes ...string) {
+	if changePages(ctx, scopes...) {
+		return // inside writeTx: bumped with its commit
+	}
+	// Bumped in the database first: that is what a server falls back to when
+	// it misses the announcement, so a lost publish costs speed, not truth.
+	bumped, err := bumpIn(ctx, s.DB, scopes)
 	s.announceBumps(ctx, scopes, bumped, err)
 }
 

@@ -56,7 +56,7 @@ const (
 func (s *Storage) AttachPayment(ctx context.Context, orderID, method, ref string) error {
 	for range 10 {
 		done := false
-		err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 			o := new(Order)
 			if err := selectOne(ctx, tx.NewSelect().Model(o).Column("id", "status", "payment_method", "payment_ref").
 				Where("id = ?", orderID), "order"); err != nil {
@@ -148,7 +148,7 @@ func (s *Storage) ApplyPaymentEvent(ctx context.Context, ev *PaymentEvent, apply
 	}
 	var order *Order
 	fresh := false
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		var err error
 		if fresh, err = recordPaymentEvent(ctx, tx, ev, true); err != nil {
 			return err
@@ -181,9 +181,6 @@ func (s *Storage) ApplyPaymentEvent(ctx context.Context, ev *PaymentEvent, apply
 	})
 	if err != nil {
 		return nil, false, err
-	}
-	if fresh {
-		s.afterOrderSettled(ctx, order)
 	}
 	return order, fresh, nil
 }

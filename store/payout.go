@@ -116,7 +116,7 @@ func (s *Storage) AttachStripeAccount(ctx context.Context, appID, actorID, accou
 	if err := ensurePayoutRow(ctx, s.DB, appID); err != nil {
 		return nil, err
 	}
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		res, err := tx.NewUpdate().Model((*PayoutAccount)(nil)).Set("stripe_account_id = ?", accountID).
 			Set("updated_at = ?", time.Now().UTC()).Where("app_id = ? AND stripe_account_id = ''", appID).Exec(ctx)
 		if err != nil {
@@ -326,7 +326,7 @@ func (s *Storage) BookProcessorFee(ctx context.Context, f ProcessorFee) error {
 	if f.Amount <= 0 || (f.Currency != "" && !strings.EqualFold(f.Currency, WalletCurrency)) {
 		return nil
 	}
-	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	return s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		booked, err := tx.NewSelect().Model((*WalletTransfer)(nil)).
 			Where("app_id = ? AND reference IN (?)", f.AppID, bun.List([]string{f.Ref + ":earning", f.Ref + ":fee", f.Ref})).Exists(ctx)
 		if err != nil {

@@ -101,7 +101,7 @@ func (s *Storage) SetPayPalPayee(ctx context.Context, appID, actorID, merchantID
 		}
 	}
 	p := &PayPalPayee{AppID: appID, MerchantID: merchantID, Email: email, UpdatedAt: time.Now().UTC()}
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		old := new(PayPalPayee)
 		if err := selectOne(ctx, tx.NewSelect().Model(old).Where("app_id = ?", appID), "paypal payee"); errors.Is(err, ErrNotFound) {
 			old = nil

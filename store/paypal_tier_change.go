@@ -172,7 +172,7 @@ func paypalChangeQuote(ctx context.Context, tx bun.Tx, row *PayPalTierChange, cu
 // the row as it stands after.
 func (s *Storage) stepPayPalChange(ctx context.Context, id, from string,
 	step func(ctx context.Context, tx bun.Tx, row *PayPalTierChange, cur *Subscription) (string, error)) (*PayPalTierChange, error) {
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if err := lockSubscriptions(ctx, tx); err != nil {
 			return err
 		}

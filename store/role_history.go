@@ -39,6 +39,7 @@ const paidTierSQL = `(SELECT s.plan_id FROM subscriptions AS s WHERE s.app_id = 
 // row, so changes of one member are recorded in their order). Repeating it
 // records nothing.
 func recordRole(ctx context.Context, tx bun.IDB, appID, userID string) error {
+	memberChanged(ctx, appID, userID)
 	// One statement, so one snapshot: the membership and the last line as
 	// of the same moment (a change that committed in between would otherwise
 	// be seen on one side only).

@@ -148,7 +148,7 @@ func (s *Storage) SaveShippingZone(ctx context.Context, appID, actorID, zoneID s
 		return nil, err
 	}
 	var zone *ShippingZone
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		now := time.Now().UTC()
 		z := &ShippingZone{ID: zoneID, AppID: appID, Name: in.Name, FlatRate: in.FlatRate, PerItem: in.PerItem,
 			FreeOver: in.FreeOver, CreatedAt: now, UpdatedAt: now, Countries: in.Countries}
@@ -223,7 +223,7 @@ func shippingSummary(z *ShippingZone) string {
 
 // DeleteShippingZone removes one of an app's zones (and its countries).
 func (s *Storage) DeleteShippingZone(ctx context.Context, appID, actorID, zoneID string) error {
-	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	return s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		z := new(ShippingZone)
 		if err := selectOne(ctx, tx.NewSelect().Model(z).Where("id = ? AND app_id = ?", zoneID, appID), "zone"); err != nil {
 			return err

@@ -124,7 +124,7 @@ func (s *Storage) CreateAppWith(ctx context.Context, in NewApp) (*App, error) {
 	}
 	app := &App{ID: NewID(), Name: in.Name, Status: "PUBLIC", Version: "1.0.0", CreatorID: in.CreatorID,
 		Settings: DefaultSettings(display), Unpublished: !in.Published}
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if in.MaxPerDay > 0 {
 			// One account's creations are serialised on its user row, so
 			// 50 at once create at most MaxPerDay.
@@ -179,7 +179,8 @@ func (s *Storage) SetAppSuspended(ctx context.Context, idOrName string, suspende
 	if suspended {
 		status, action = AppSuspended, "app.suspend"
 	}
-	err = s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err = s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		changePages(ctx, app.ID)
 		if _, err := tx.NewUpdate().Model((*App)(nil)).Set("status = ?", status).Set("updated_at = ?", time.Now().UTC()).
 			Where("id = ?", app.ID).Exec(ctx); err != nil {
 			return fmt.Errorf("set app status: %w", err)
@@ -190,7 +191,6 @@ func (s *Storage) SetAppSuspended(ctx context.Context, idOrName string, suspende
 		return nil, err
 	}
 	app.Status = status
-	s.InvalidateLanding(ctx, app.ID)
 	return app, nil
 }
 
@@ -216,7 +216,8 @@ func lockApp(ctx context.Context, tx bun.Tx, appID string) (*App, error) {
 // updateApp runs change on the locked app row, saves it and writes the
 // audit line, then drops the cached landing data and pages.
 func (s *Storage) updateApp(ctx context.Context, appID, actorID, action, detail string, change func(ctx context.Context, tx bun.Tx, app *App) error) error {
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		changePages(ctx, appID)
 		app, err := lockApp(ctx, tx, appID)
 		if err != nil {
 			return err
@@ -233,7 +234,6 @@ func (s *Storage) updateApp(ctx context.Context, appID, actorID, action, detail 
 	if err != nil {
 		return err
 	}
-	s.InvalidateLanding(ctx, appID)
 	return nil
 }
 

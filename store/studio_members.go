@@ -108,7 +108,8 @@ func (s *Storage) ChangeMemberRole(ctx context.Context, appID, actorID, userID, 
 	if to != "NONE" && !IsMembershipRole(to) {
 		return &ErrInvalid{Msg: "Unknown role " + to, Field: "role"}
 	}
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		changePages(ctx, appID) // the landing counts members
 		var n int64
 		action, detail := "member.role", from+" → "+to
 		if to == "NONE" {
@@ -142,7 +143,6 @@ func (s *Storage) ChangeMemberRole(ctx context.Context, appID, actorID, userID, 
 	if err != nil {
 		return err
 	}
-	s.InvalidateLanding(ctx, appID) // the landing counts members
 	return nil
 }
 

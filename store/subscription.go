@@ -248,6 +248,7 @@ func StartSubscriptionCycle(ctx context.Context, tx bun.Tx, appID, userID string
 // a new row, or over cur (the row read for update), keeping its id,
 // creation and renewal count.
 func saveSubscription(ctx context.Context, tx bun.Tx, cur, sub *Subscription) error {
+	memberChanged(ctx, sub.AppID, sub.UserID)
 	if cur == nil {
 		if _, err := tx.NewInsert().Model(sub).Exec(ctx); err != nil {
 			return fmt.Errorf("start subscription: %w", err)
@@ -295,6 +296,7 @@ func lineCycle(it *OrderItem) string {
 // revokeMembership is the refund effect: the membership this order bought ends
 // now.
 func revokeMembership(ctx context.Context, tx bun.Tx, o *Order, it *OrderItem) error {
+	memberChanged(ctx, o.AppID, o.UserID)
 	now := time.Now().UTC()
 	res, err := tx.NewUpdate().Model((*Subscription)(nil)).Set("status = ?", SubExpired).Set("ended_at = ?", now).
 		Where("app_id = ? AND user_id = ? AND order_id = ? AND status IN (?)", o.AppID, o.UserID, o.ID, bun.List([]string{SubActive, SubPastDue})).
@@ -323,6 +325,7 @@ func (s *Storage) SetCancelAtPeriodEnd(ctx context.Context, appID, userID string
 	if n, _ := res.RowsAffected(); n == 0 {
 		return nil, ErrNoSubscription
 	}
+	s.NoteMembership(ctx, appID, userID)
 	return s.SubscriptionOf(ctx, appID, userID)
 }
 
@@ -481,7 +484,7 @@ func renewalRef(subID string, periodEnd time.Time) string {
 // membership is (or stays) in its grace period.
 func (s *Storage) renewFromWallet(ctx context.Context, d *dueSubscription, opt RenewOptions) (renewal, error) {
 	charged := false
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		charged = false
 		if err := lockSubscriptions(ctx, tx); err != nil {
 			return err
@@ -562,7 +565,7 @@ func (s *Storage) renewFromWallet(ctx context.Context, d *dueSubscription, opt R
 		return renewalFailed, s.endSubscription(ctx, d, SubExpired, opt.Now,
 			"Your free trial has ended and your wallet could not pay for the membership.")
 	}
-	err = s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err = s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		grace := d.CurrentPeriodEnd.Add(opt.Grace)
 		res, err := tx.NewUpdate().Model((*Subscription)(nil)).Set("status = ?", SubPastDue).Set("grace_until = ?", grace).
 			Where("id = ? AND status = ? AND current_period_end = ?", d.ID, SubActive, d.CurrentPeriodEnd).Exec(ctx)
@@ -582,7 +585,7 @@ func (s *Storage) renewFromWallet(ctx context.Context, d *dueSubscription, opt R
 // endSubscription ends a membership that was in state d (conditional on
 // it), drops the SUBSCRIBER role and, with a text, tells the member.
 func (s *Storage) endSubscription(ctx context.Context, d *dueSubscription, status string, now time.Time, text string) error {
-	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	return s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		res, err := tx.NewUpdate().Model((*Subscription)(nil)).Set("status = ?", status).Set("ended_at = ?", now).
 			Where("id = ? AND status = ? AND current_period_end = ?", d.ID, d.Status, d.CurrentPeriodEnd).Exec(ctx)
 		if err != nil {
@@ -615,7 +618,7 @@ func (s *Storage) ApplyProviderRenewal(ctx context.Context, providerRef, event s
 		grace = s.GracePeriod()
 	}
 	var out *Subscription
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		var err error
 		out, _, err = applyProviderRenewalTx(ctx, tx, providerRef, event, periodEnd, grace)
 		return err
@@ -647,7 +650,7 @@ func (s *Storage) ApplyProviderRenewalEvent(ctx context.Context, ev *PaymentEven
 	}
 	var out *Subscription
 	fresh := false
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if err := lockSubscriptions(ctx, tx); err != nil {
 			return err
 		}
@@ -872,7 +875,7 @@ func (s *Storage) CreateTierOrder(ctx context.Context, appID, userID, itemID, cy
 // that does not apply is refused with its reason (ErrOfferUnknown, ...).
 func (s *Storage) CreateTierOrderWithOffer(ctx context.Context, appID, userID, itemID, cycle, method, code string) (*Order, error) {
 	var order *Order
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		tier, err := tierOnSale(ctx, tx, appID, itemID)
 		if err != nil {
 			return err

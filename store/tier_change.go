@@ -229,7 +229,7 @@ func upgradeRef(subID, planID string, periodEnd time.Time) string {
 // provider agreed.
 func (s *Storage) ChangeTier(ctx context.Context, appID, userID, itemID, code string, now time.Time) (*TierChange, error) {
 	var out *TierChange
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if err := lockSubscriptions(ctx, tx); err != nil {
 			return err
 		}
@@ -257,7 +257,7 @@ func (s *Storage) ReserveUpgradeOffer(ctx context.Context, q *TierChange, appID,
 	if q.Offer == nil {
 		return nil
 	}
-	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	return s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		return redeemOffer(ctx, tx, q.Offer.Offer.ID, appID, userID, q.To.ID, q.RenewedBy, q.Offer.Discount, now, true)
 	})
 }
@@ -268,7 +268,7 @@ func (s *Storage) ReleaseUpgradeOffer(ctx context.Context, q *TierChange, userID
 	if q.Offer == nil {
 		return nil
 	}
-	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	return s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		res, err := tx.NewDelete().Model((*OfferRedemption)(nil)).Where("offer_id = ? AND user_id = ?", q.Offer.Offer.ID, userID).Exec(ctx)
 		if err != nil {
 			return fmt.Errorf("release offer: %w", err)
@@ -287,7 +287,7 @@ func (s *Storage) ReleaseUpgradeOffer(ctx context.Context, q *TierChange, userID
 // It is conditional on the membership as quoted: a change that raced
 // another answers ErrTierChange.
 func (s *Storage) ApplyCardTierChange(ctx context.Context, q *TierChange, now time.Time) error {
-	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	return s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if err := lockSubscriptions(ctx, tx); err != nil {
 			return err
 		}
@@ -308,6 +308,7 @@ func (s *Storage) ApplyCardTierChange(ctx context.Context, q *TierChange, now ti
 // applyTierChange writes a quoted change onto cur (read for update in tx).
 // The wallet pays an upgrade's charge here; a card provider invoices it.
 func applyTierChange(ctx context.Context, tx bun.Tx, s *Storage, q *TierChange, cur *Subscription, now time.Time) error {
+	memberChanged(ctx, cur.AppID, cur.UserID)
 	upd := tx.NewUpdate().Model((*Subscription)(nil)).Where("id = ? AND plan_id = ?", cur.ID, cur.PlanID)
 	switch q.Direction {
 	case TierKeep:
@@ -406,7 +407,7 @@ func (s *Storage) recordProviderEvent(ctx context.Context, ev *PaymentEvent, pro
 		ev.ID = NewID()
 	}
 	fresh := false
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if err := lockSubscriptions(ctx, tx); err != nil {
 			return err
 		}
@@ -462,6 +463,7 @@ func (s *Storage) ApplyProviderPlanChange(ctx context.Context, ev *PaymentEvent,
 			return OutcomeAlready, nil
 		}
 		outcome := OutcomeAlready
+		memberChanged(ctx, cur.AppID, cur.UserID)
 		if cur.CancelAtPeriodEnd != cancelAtPeriodEnd {
 			if _, err := tx.NewUpdate().Model((*Subscription)(nil)).Set("cancel_at_period_end = ?", cancelAtPeriodEnd).
 				Where("id = ?", cur.ID).Exec(ctx); err != nil {

@@ -207,7 +207,8 @@ func (s *Storage) SavePlan(ctx context.Context, shop *Shop, actorID, itemID stri
 	settings, _ := json.Marshal(planSettings{Benefits: in.Benefits})
 	now := time.Now().UTC()
 	it := &StoreItem{ID: itemID, AppID: shop.AppID, StoreID: shop.ID}
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		changePages(ctx, shop.AppID)
 		if err := lockTiers(ctx, tx); err != nil {
 			return err
 		}
@@ -285,7 +286,6 @@ func (s *Storage) SavePlan(ctx context.Context, shop *Shop, actorID, itemID stri
 	if err != nil {
 		return nil, err
 	}
-	s.InvalidateLanding(ctx, shop.AppID)
 	return it, nil
 }
 
@@ -307,7 +307,8 @@ func (s *Storage) SetTierState(ctx context.Context, appID, actorID, itemID, stat
 	if state != TierDraft && state != TierOnSale && state != TierArchived {
 		return &ErrInvalid{Msg: "State must be DRAFT, ON_SALE or ARCHIVED", Field: "state"}
 	}
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		changePages(ctx, appID)
 		it := new(StoreItem)
 		if err := selectOne(ctx, tx.NewSelect().Model(it).Where("id = ? AND app_id = ? AND type = ?", itemID, appID, ItemSubscription), "plan"); err != nil {
 			return err
@@ -351,7 +352,6 @@ func (s *Storage) SetTierState(ctx context.Context, appID, actorID, itemID, stat
 	if err != nil {
 		return err
 	}
-	s.InvalidateLanding(ctx, appID)
 	return nil
 }
 
@@ -364,7 +364,8 @@ func (s *Storage) ArchivePlan(ctx context.Context, appID, actorID, itemID string
 // first tier). Ranks are renumbered 1..n first, so gaps and ties from older
 // data sort out.
 func (s *Storage) MoveTier(ctx context.Context, appID, actorID, itemID string, up bool) error {
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		changePages(ctx, appID)
 		if err := lockTiers(ctx, tx); err != nil {
 			return err
 		}
@@ -405,7 +406,6 @@ func (s *Storage) MoveTier(ctx context.Context, appID, actorID, itemID string, u
 	if err != nil {
 		return err
 	}
-	s.InvalidateLanding(ctx, appID)
 	return nil
 }
 

@@ -95,7 +95,7 @@ type TrialStart struct {
 // end. ErrTrialTaken when the member had one (or is in a membership).
 func (s *Storage) StartTrial(ctx context.Context, in TrialStart, now time.Time) (*Subscription, error) {
 	var sub *Subscription
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		var err error
 		sub, err = startTrialTx(ctx, tx, in, now)
 		return err
@@ -189,7 +189,7 @@ func (s *Storage) remindTrials(ctx context.Context, now time.Time) (int, error) 
 	sent := 0
 	for i := range due {
 		sub := &due[i]
-		err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 			res, err := tx.NewUpdate().Model((*Subscription)(nil)).Set("trial_reminded = ?", true).
 				Where("id = ? AND trial_reminded = ? AND trial_until IS NOT NULL", sub.ID, false).Exec(ctx)
 			if err != nil {

@@ -127,7 +127,7 @@ func walletAccount(ctx context.Context, db bun.IDB, appID string, p WalletParty)
 func (s *Storage) Transfer(ctx context.Context, in TransferInput) (*WalletTransfer, bool, error) {
 	var t *WalletTransfer
 	var replayed bool
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		var err error
 		t, replayed, err = TransferTx(ctx, tx, in)
 		return err
@@ -240,7 +240,7 @@ func orderRefundRef(orderID string) string  { return "order:" + orderID + ":refu
 // neither. Paying an order that this wallet already paid answers it again.
 func (s *Storage) PayOrderFromWallet(ctx context.Context, appID, userID, orderID string) (*Order, error) {
 	var order *Order
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if tx.Dialect().Name() == dialect.SQLite {
 			if _, err := tx.ExecContext(ctx, "UPDATE orders SET status = status WHERE 0"); err != nil {
 				return fmt.Errorf("lock order: %w", err)
@@ -278,9 +278,6 @@ func (s *Storage) PayOrderFromWallet(ctx context.Context, appID, userID, orderID
 		}
 		return s.MarkPaidTx(ctx, tx, o, WalletMethod, ref)
 	})
-	if err == nil {
-		s.afterOrderSettled(ctx, order)
-	}
 	return order, err
 }
 

@@ -58,7 +58,7 @@ func (s *Storage) CreditMemberWallet(ctx context.Context, in StudioCredit) (bala
 	if in.Note != "" {
 		memo = in.Note
 	}
-	err = s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err = s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		_, again, err := TransferTx(ctx, tx, TransferInput{AppID: in.AppID, Reference: "studio-credit:" + in.UserID + ":" + in.Key,
 			Kind: TransferCredit, From: OutsideMoney, To: Member(in.UserID), Amount: in.Amount, Memo: memo})
 		if err != nil {

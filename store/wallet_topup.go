@@ -73,7 +73,7 @@ func (s *Storage) CreateTopupLimited(ctx context.Context, appID, userID string, 
 	now := time.Now().UTC()
 	t := &WalletTopup{ID: NewID(), AppID: appID, UserID: userID, Amount: amount, Currency: WalletCurrency,
 		Status: TopupPending, PaymentMethod: method, CreatedAt: now}
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if maxPending > 0 {
 			if tx.Dialect().Name() == dialect.PG {
 				if _, err := tx.NewRaw("SELECT id FROM users WHERE id = ? FOR UPDATE", userID).Exec(ctx); err != nil {
@@ -156,7 +156,7 @@ func (s *Storage) ApplyTopupPaymentEvent(ctx context.Context, ev *PaymentEvent, 
 	}
 	t := new(WalletTopup)
 	fresh := false
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		var err error
 		if fresh, err = recordPaymentEvent(ctx, tx, ev, true); err != nil {
 			return err
@@ -267,7 +267,7 @@ func (s *Storage) ExpirePendingTopups(ctx context.Context, olderThan time.Durati
 	}
 	n := 0
 	for _, t := range stale {
-		err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 			res, err := tx.NewUpdate().Model((*WalletTopup)(nil)).Set("status = ?", TopupExpired).
 				Where("id = ? AND status = ?", t.ID, TopupPending).Exec(ctx)
 			if err != nil {

@@ -2,6 +2,7 @@ package migrations
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
@@ -26,7 +27,10 @@ func init() {
 			"created_at" TIMESTAMP NOT NULL DEFAULT current_timestamp
 		)`
 		}
-		return execAll(ctx, db, "job_outbox", stmt)
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("job_outbox: %w", err)
+		}
+		return nil
 	}, func(ctx context.Context, db *bun.DB) error {
 		_, err := db.ExecContext(ctx, `DROP TABLE IF EXISTS "job_outbox"`)
 		return err

@@ -2,8 +2,10 @@ package migrations
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 )
 
 // Checkout and the member wallet.
@@ -21,9 +23,13 @@ import (
 //     once.
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
+		ts, big := "TIMESTAMPTZ", "BIGINT"
+		if db.Dialect().Name() == dialect.SQLite {
+			ts, big = "TIMESTAMP", "INTEGER"
+		}
 		stmts := []string{
 			`ALTER TABLE "orders" ADD COLUMN "cart_id" VARCHAR`,
-			`ALTER TABLE "orders" ADD COLUMN "paid_at" TIMESTAMPTZ`,
+			`ALTER TABLE "orders" ADD COLUMN "paid_at" ` + ts,
 			`CREATE UNIQUE INDEX "orders_cart_id_idx" ON "orders" ("cart_id")`,
 			`CREATE INDEX "orders_app_id_status_created_at_idx" ON "orders" ("app_id", "status", "created_at")`,
 			`ALTER TABLE "order_items" ADD COLUMN "item_stock_taken" BOOLEAN NOT NULL DEFAULT false`,
@@ -35,8 +41,8 @@ func init() {
 				"order_id" VARCHAR NOT NULL,
 				"store_item_id" VARCHAR NOT NULL,
 				"kind" VARCHAR NOT NULL,
-				"created_at" TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
-				"revoked_at" TIMESTAMPTZ,
+				"created_at" ` + ts + ` NOT NULL DEFAULT current_timestamp,
+				"revoked_at" ` + ts + `,
 				PRIMARY KEY ("id"),
 				CONSTRAINT "entitlement_order_item" UNIQUE ("order_id", "store_item_id", "kind"),
 				FOREIGN KEY (app_id) REFERENCES apps (id) ON DELETE CASCADE,
@@ -51,9 +57,9 @@ func init() {
 				"kind" VARCHAR NOT NULL,
 				"owner_id" VARCHAR NOT NULL DEFAULT '',
 				"currency" VARCHAR NOT NULL DEFAULT 'USD',
-				"balance" BIGINT NOT NULL DEFAULT 0,
-				"created_at" TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
-				"updated_at" TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
+				"balance" ` + big + ` NOT NULL DEFAULT 0,
+				"created_at" ` + ts + ` NOT NULL DEFAULT current_timestamp,
+				"updated_at" ` + ts + ` NOT NULL DEFAULT current_timestamp,
 				PRIMARY KEY ("id"),
 				CONSTRAINT "wallet_account_owner" UNIQUE ("app_id", "kind", "owner_id", "currency"),
 				CONSTRAINT "wallet_balance_not_negative" CHECK (balance >= 0 OR kind = 'EXTERNAL'),
@@ -64,11 +70,11 @@ func init() {
 				"app_id" VARCHAR NOT NULL,
 				"reference" VARCHAR NOT NULL,
 				"kind" VARCHAR NOT NULL,
-				"amount" BIGINT NOT NULL,
+				"amount" ` + big + ` NOT NULL,
 				"currency" VARCHAR NOT NULL DEFAULT 'USD',
 				"order_id" VARCHAR,
 				"memo" VARCHAR NOT NULL DEFAULT '',
-				"created_at" TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
+				"created_at" ` + ts + ` NOT NULL DEFAULT current_timestamp,
 				PRIMARY KEY ("id"),
 				CONSTRAINT "wallet_transfer_reference" UNIQUE ("app_id", "reference"),
 				CONSTRAINT "wallet_transfer_positive" CHECK (amount > 0),
@@ -79,9 +85,9 @@ func init() {
 				"app_id" VARCHAR NOT NULL,
 				"transfer_id" VARCHAR NOT NULL,
 				"account_id" VARCHAR NOT NULL,
-				"amount" BIGINT NOT NULL,
-				"balance_after" BIGINT NOT NULL,
-				"created_at" TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
+				"amount" ` + big + ` NOT NULL,
+				"balance_after" ` + big + ` NOT NULL,
+				"created_at" ` + ts + ` NOT NULL DEFAULT current_timestamp,
 				PRIMARY KEY ("id"),
 				FOREIGN KEY (app_id) REFERENCES apps (id) ON DELETE CASCADE,
 				FOREIGN KEY (transfer_id) REFERENCES wallet_transfers (id) ON DELETE CASCADE,
@@ -90,7 +96,14 @@ func init() {
 			`CREATE INDEX "wallet_entries_account_id_created_at_idx" ON "wallet_entries" ("account_id", "created_at")`,
 			`CREATE INDEX "wallet_entries_transfer_id_idx" ON "wallet_entries" ("transfer_id")`,
 		}
-		return execAll(ctx, db, "orders and wallet migration", stmts...)
+		return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			for _, stmt := range stmts {
+				if _, err := tx.ExecContext(ctx, stmt); err != nil {
+					return fmt.Errorf("orders and wallet migration: %w\n%s", err, stmt)
+				}
+			}
+			return nil
+		})
 	}, func(ctx context.Context, db *bun.DB) error {
 		for _, stmt := range []string{
 			`DROP TABLE IF EXISTS "wallet_entries"`, `DROP TABLE IF EXISTS "wallet_transfers"`,

@@ -2,6 +2,7 @@ package migrations
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
@@ -57,7 +58,14 @@ func init() {
 		if db.Dialect().Name() == dialect.PG {
 			stmts = append(append([]string(nil), listIndexes...), listIndexesPG...)
 		}
-		return execAll(ctx, db, "list indexes migration", stmts...)
+		return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			for _, stmt := range stmts {
+				if _, err := tx.ExecContext(ctx, stmt); err != nil {
+					return fmt.Errorf("list indexes migration: %w\n%s", err, stmt)
+				}
+			}
+			return nil
+		})
 	}, func(ctx context.Context, db *bun.DB) error {
 		for _, name := range listIndexNames {
 			if _, err := db.ExecContext(ctx, `DROP INDEX IF EXISTS "`+name+`"`); err != nil {

@@ -2,6 +2,7 @@ package migrations
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/uptrace/bun"
 )
@@ -10,7 +11,10 @@ import (
 // week with the new posts and events instead of a mail for each post.
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
-		return execAll(ctx, db, "email digest migration", `ALTER TABLE "notification_preferences" ADD COLUMN "email_digest" BOOLEAN NOT NULL DEFAULT false`)
+		if _, err := db.ExecContext(ctx, `ALTER TABLE "notification_preferences" ADD COLUMN "email_digest" BOOLEAN NOT NULL DEFAULT false`); err != nil {
+			return fmt.Errorf("email digest migration: %w", err)
+		}
+		return nil
 	}, func(ctx context.Context, db *bun.DB) error {
 		_, err := db.ExecContext(ctx, `ALTER TABLE "notification_preferences" DROP COLUMN "email_digest"`)
 		return err
