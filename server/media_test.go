@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,7 +20,7 @@ import (
 	"marquee/scripts/seed"
 	"marquee/server/jobs"
 	"marquee/server/media"
-	"marquee/server/testproc"
+	"marquee/server/media/mediatest"
 	"marquee/store"
 	"marquee/store/storetest"
 )
@@ -241,35 +240,6 @@ func TestMediaUploadLocalSize(t *testing.T) {
 	})
 }
 
-// startMinIO runs a real MinIO server on a port of its own for the test. A missing
-// binary fails the test: the S3 path must be exercised, not skipped.
-func startMinIO(t *testing.T) media.S3Options {
-	t.Helper()
-	bin, err := exec.LookPath("minio")
-	if err != nil {
-		home, _ := os.UserHomeDir()
-		bin = filepath.Join(home, "go", "bin", "minio")
-		if _, err := os.Stat(bin); err != nil {
-			t.Fatalf("minio binary not found on PATH or in ~/go/bin (go install github.com/minio/minio@latest)")
-		}
-	}
-	addr := testproc.Start(t, "minio",
-		func(addr string) *exec.Cmd {
-			cmd := exec.Command(bin, "server", "--quiet", "--address", addr, "--console-address", "127.0.0.1:0", t.TempDir())
-			cmd.Env = append(os.Environ(), "MINIO_ROOT_USER=marquee-test", "MINIO_ROOT_PASSWORD=marquee-test-secret", "MINIO_BROWSER=off")
-			return cmd
-		},
-		func(addr string) bool {
-			res, err := http.Get("http://" + addr + "/minio/health/live")
-			if err != nil {
-				return false
-			}
-			res.Body.Close()
-			return res.StatusCode == http.StatusOK
-		})
-	return media.S3Options{Endpoint: addr, AccessKey: "marquee-test", SecretKey: "marquee-test-secret", Bucket: "marquee-test", Region: "us-east-1"}
-}
-
 // minioServer is a test server whose media live in a real MinIO.
 type minioServer struct {
 	ts     *testServer
@@ -282,12 +252,8 @@ type minioServer struct {
 
 func newMinIOServer(t *testing.T) minioServer {
 	t.Helper()
-	opts := startMinIO(t)
+	files, opts := mediatest.S3(t)
 	db := demoDB(t)
-	files, err := media.NewS3(context.Background(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if err := seed.Demo(context.Background(), db, files); err != nil {
 		t.Fatalf("seed: %v", err)
 	}

@@ -173,7 +173,7 @@ func (l *Local) Open(_ context.Context, key string) (io.ReadCloser, int64, error
 	}
 	f, err := os.Open(p)
 	if err != nil {
-		return nil, 0, fmt.Errorf("media: open %s: %w", key, err)
+		return nil, 0, fmt.Errorf("media: open %s: %w", key, notFound(err))
 	}
 	st, err := f.Stat()
 	if err != nil {
@@ -183,6 +183,14 @@ func (l *Local) Open(_ context.Context, key string) (io.ReadCloser, int64, error
 	return f, st.Size(), nil
 }
 
+// notFound marks a missing file as ErrNotFound, keeping the file error.
+func notFound(err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%w: %w", ErrNotFound, err)
+	}
+	return err
+}
+
 func (l *Local) Stat(_ context.Context, key string) (int64, error) {
 	p, err := l.path(key)
 	if err != nil {
@@ -190,7 +198,7 @@ func (l *Local) Stat(_ context.Context, key string) (int64, error) {
 	}
 	st, err := os.Stat(p)
 	if err != nil {
-		return 0, fmt.Errorf("media: stat %s: %w", key, err)
+		return 0, fmt.Errorf("media: stat %s: %w", key, notFound(err))
 	}
 	return st.Size(), nil
 }

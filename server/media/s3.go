@@ -89,7 +89,7 @@ func (s *S3) Open(ctx context.Context, key string) (io.ReadCloser, int64, error)
 	st, err := obj.Stat()
 	if err != nil {
 		obj.Close()
-		return nil, 0, fmt.Errorf("s3 stat %s: %w", key, err)
+		return nil, 0, fmt.Errorf("s3 stat %s: %w", key, s3NotFound(err))
 	}
 	return obj, st.Size, nil
 }
@@ -97,9 +97,17 @@ func (s *S3) Open(ctx context.Context, key string) (io.ReadCloser, int64, error)
 func (s *S3) Stat(ctx context.Context, key string) (int64, error) {
 	st, err := s.client.StatObject(ctx, s.bucket, key, minio.StatObjectOptions{})
 	if err != nil {
-		return 0, fmt.Errorf("s3 stat %s: %w", key, err)
+		return 0, fmt.Errorf("s3 stat %s: %w", key, s3NotFound(err))
 	}
 	return st.Size, nil
+}
+
+// s3NotFound marks S3's answer for a missing key as ErrNotFound.
+func s3NotFound(err error) error {
+	if minio.ToErrorResponse(err).Code == "NoSuchKey" {
+		return fmt.Errorf("%w: %w", ErrNotFound, err)
+	}
+	return err
 }
 
 func (s *S3) Delete(ctx context.Context, key string) error {

@@ -4,9 +4,14 @@ package media
 
 import (
 	"context"
+	"errors"
 	"io"
 	"time"
 )
+
+// ErrNotFound is what Open and Stat answer, on every storage, for a key
+// that holds no object.
+var ErrNotFound = errors.New("media: no such object")
 
 // Storage holds file bytes by object key.
 type Storage interface {
@@ -18,9 +23,9 @@ type Storage interface {
 	// Put stores a file of size bytes read from r (seed data, server-side
 	// writes, local uploads).
 	Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) error
-	// Open reads a stored object; callers close it.
+	// Open reads a stored object (ErrNotFound when missing); callers close it.
 	Open(ctx context.Context, key string) (io.ReadCloser, int64, error)
-	// Stat returns the stored size, or an error when the object is missing.
+	// Stat returns the stored size, or ErrNotFound when the object is missing.
 	Stat(ctx context.Context, key string) (int64, error)
 	Delete(ctx context.Context, key string) error
 
