@@ -3,10 +3,8 @@ package migrations
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 )
 
 // initialSchema is the SQL that bun generated from the store models when this
@@ -439,8 +437,6 @@ var initialSchema = []string{
 	)`,
 }
 
-var sqliteTypes = strings.NewReplacer(" BIGINT", " INTEGER", " TIMESTAMPTZ", " TIMESTAMP")
-
 // initialTables is the drop order for the down migration: children first.
 var initialTables = []string{
 	"links", "donation_tiers", "donations", "push_subscriptions", "notifications",
@@ -452,17 +448,7 @@ var initialTables = []string{
 
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
-		return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			for _, stmt := range initialSchema {
-				if tx.Dialect().Name() == dialect.SQLite {
-					stmt = sqliteTypes.Replace(stmt)
-				}
-				if _, err := tx.ExecContext(ctx, stmt); err != nil {
-					return fmt.Errorf("initial schema: %w\n%s", err, stmt)
-				}
-			}
-			return nil
-		})
+		return execAll(ctx, db, "initial schema", initialSchema...)
 	}, func(ctx context.Context, db *bun.DB) error {
 		for _, name := range initialTables {
 			if _, err := db.ExecContext(ctx, `DROP TABLE IF EXISTS "`+name+`"`); err != nil {

@@ -2,10 +2,8 @@ package migrations
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 )
 
 // The store deletes items softly: cart_items and order_items point at
@@ -15,22 +13,11 @@ import (
 // so two concurrent first adds cannot create two carts.
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
-		ts := "TIMESTAMPTZ"
-		if db.Dialect().Name() == dialect.SQLite {
-			ts = "TIMESTAMP"
-		}
 		stmts := []string{
-			`ALTER TABLE "store_items" ADD COLUMN "deleted_at" ` + ts,
+			`ALTER TABLE "store_items" ADD COLUMN "deleted_at" TIMESTAMPTZ`,
 			`CREATE UNIQUE INDEX "carts_one_active_idx" ON "carts" ("store_id", "user_id") WHERE status = 'ACTIVE'`,
 		}
-		return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			for _, stmt := range stmts {
-				if _, err := tx.ExecContext(ctx, stmt); err != nil {
-					return fmt.Errorf("store cart migration: %w\n%s", err, stmt)
-				}
-			}
-			return nil
-		})
+		return execAll(ctx, db, "store cart migration", stmts...)
 	}, func(ctx context.Context, db *bun.DB) error {
 		if _, err := db.ExecContext(ctx, `DROP INDEX IF EXISTS "carts_one_active_idx"`); err != nil {
 			return err

@@ -2,10 +2,8 @@ package migrations
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 )
 
 // Variants are deleted softly for the same reason as items: cart_items
@@ -13,14 +11,7 @@ import (
 // not silently take lines out of members' carts (they are flagged instead).
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
-		ts := "TIMESTAMPTZ"
-		if db.Dialect().Name() == dialect.SQLite {
-			ts = "TIMESTAMP"
-		}
-		if _, err := db.ExecContext(ctx, `ALTER TABLE "variants" ADD COLUMN "deleted_at" `+ts); err != nil {
-			return fmt.Errorf("variants.deleted_at: %w", err)
-		}
-		return nil
+		return execAll(ctx, db, "variants.deleted_at", `ALTER TABLE "variants" ADD COLUMN "deleted_at" TIMESTAMPTZ`)
 	}, func(ctx context.Context, db *bun.DB) error {
 		_, err := db.ExecContext(ctx, `ALTER TABLE "variants" DROP COLUMN "deleted_at"`)
 		return err

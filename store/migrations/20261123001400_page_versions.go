@@ -2,10 +2,8 @@ package migrations
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 )
 
 // page_versions holds one counter per app (and "*" for what every app shows,
@@ -15,15 +13,8 @@ import (
 // while Redis is down, or by a CLI without REDIS_URL, is not lost.
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
-		counter := "BIGINT"
-		if db.Dialect().Name() == dialect.SQLite {
-			counter = "INTEGER" // SQLite's integers are 64-bit
-		}
-		stmt := `CREATE TABLE "page_versions" ("scope" VARCHAR NOT NULL, "version" ` + counter + ` NOT NULL DEFAULT 0, PRIMARY KEY ("scope"))`
-		if _, err := db.ExecContext(ctx, stmt); err != nil {
-			return fmt.Errorf("page_versions: %w", err)
-		}
-		return nil
+		stmt := `CREATE TABLE "page_versions" ("scope" VARCHAR NOT NULL, "version" BIGINT NOT NULL DEFAULT 0, PRIMARY KEY ("scope"))`
+		return execAll(ctx, db, "page_versions", stmt)
 	}, func(ctx context.Context, db *bun.DB) error {
 		_, err := db.ExecContext(ctx, `DROP TABLE IF EXISTS "page_versions"`)
 		return err

@@ -2,7 +2,6 @@ package migrations
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
@@ -27,10 +26,7 @@ func init() {
 			"created_at" TIMESTAMP NOT NULL DEFAULT current_timestamp
 		)`
 		}
-		if _, err := db.ExecContext(ctx, stmt); err != nil {
-			return fmt.Errorf("job_outbox: %w", err)
-		}
-		return nil
+		return execAll(ctx, db, "job_outbox", stmt)
 	}, func(ctx context.Context, db *bun.DB) error {
 		_, err := db.ExecContext(ctx, `DROP TABLE IF EXISTS "job_outbox"`)
 		return err

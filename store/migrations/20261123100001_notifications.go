@@ -2,10 +2,8 @@ package migrations
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 )
 
 // Notifications carry a kind (so members can mute by kind) and a link (so a
@@ -17,10 +15,6 @@ import (
 // list and the bell's count.
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
-		ts := "TIMESTAMPTZ"
-		if db.Dialect().Name() == dialect.SQLite {
-			ts = "TIMESTAMP"
-		}
 		stmts := []string{
 			`ALTER TABLE "notifications" ADD COLUMN "kind" VARCHAR NOT NULL DEFAULT 'SYSTEM'`,
 			`ALTER TABLE "notifications" ADD COLUMN "link" VARCHAR NOT NULL DEFAULT ''`,
@@ -32,20 +26,13 @@ func init() {
 				"user_id" VARCHAR NOT NULL,
 				"muted_all" BOOLEAN NOT NULL DEFAULT FALSE,
 				"muted_kinds" VARCHAR NOT NULL DEFAULT '',
-				"updated_at" ` + ts + ` NOT NULL DEFAULT current_timestamp,
+				"updated_at" TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
 				PRIMARY KEY ("app_id", "user_id"),
 				FOREIGN KEY (app_id) REFERENCES apps (id) ON DELETE CASCADE,
 				FOREIGN KEY (user_id) REFERENCES users (id) ON DELETE CASCADE
 			)`,
 		}
-		return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			for _, stmt := range stmts {
-				if _, err := tx.ExecContext(ctx, stmt); err != nil {
-					return fmt.Errorf("notifications migration: %w\n%s", err, stmt)
-				}
-			}
-			return nil
-		})
+		return execAll(ctx, db, "notifications migration", stmts...)
 	}, func(ctx context.Context, db *bun.DB) error {
 		for _, stmt := range []string{
 			`DROP TABLE IF EXISTS "notification_preferences"`,

@@ -2,10 +2,8 @@ package migrations
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 )
 
 // Checkout and the member wallet.
@@ -23,13 +21,9 @@ import (
 //     once.
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
-		ts, big := "TIMESTAMPTZ", "BIGINT"
-		if db.Dialect().Name() == dialect.SQLite {
-			ts, big = "TIMESTAMP", "INTEGER"
-		}
 		stmts := []string{
 			`ALTER TABLE "orders" ADD COLUMN "cart_id" VARCHAR`,
-			`ALTER TABLE "orders" ADD COLUMN "paid_at" ` + ts,
+			`ALTER TABLE "orders" ADD COLUMN "paid_at" TIMESTAMPTZ`,
 			`CREATE UNIQUE INDEX "orders_cart_id_idx" ON "orders" ("cart_id")`,
 			`CREATE INDEX "orders_app_id_status_created_at_idx" ON "orders" ("app_id", "status", "created_at")`,
 			`ALTER TABLE "order_items" ADD COLUMN "item_stock_taken" BOOLEAN NOT NULL DEFAULT false`,
@@ -41,8 +35,8 @@ func init() {
 				"order_id" VARCHAR NOT NULL,
 				"store_item_id" VARCHAR NOT NULL,
 				"kind" VARCHAR NOT NULL,
-				"created_at" ` + ts + ` NOT NULL DEFAULT current_timestamp,
-				"revoked_at" ` + ts + `,
+				"created_at" TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
+				"revoked_at" TIMESTAMPTZ,
 				PRIMARY KEY ("id"),
 				CONSTRAINT "entitlement_order_item" UNIQUE ("order_id", "store_item_id", "kind"),
 				FOREIGN KEY (app_id) REFERENCES apps (id) ON DELETE CASCADE,
@@ -57,9 +51,9 @@ func init() {
 				"kind" VARCHAR NOT NULL,
 				"owner_id" VARCHAR NOT NULL DEFAULT '',
 				"currency" VARCHAR NOT NULL DEFAULT 'USD',
-				"balance" ` + big + ` NOT NULL DEFAULT 0,
-				"created_at" ` + ts + ` NOT NULL DEFAULT current_timestamp,
-				"updated_at" ` + ts + ` NOT NULL DEFAULT current_timestamp,
+				"balance" BIGINT NOT NULL DEFAULT 0,
+				"created_at" TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
+				"updated_at" TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
 				PRIMARY KEY ("id"),
 				CONSTRAINT "wallet_account_owner" UNIQUE ("app_id", "kind", "owner_id", "currency"),
 				CONSTRAINT "wallet_balance_not_negative" CHECK (balance >= 0 OR kind = 'EXTERNAL'),
@@ -70,11 +64,11 @@ func init() {
 				"app_id" VARCHAR NOT NULL,
 				"reference" VARCHAR NOT NULL,
 				"kind" VARCHAR NOT NULL,
-				"amount" ` + big + ` NOT NULL,
+				"amount" BIGINT NOT NULL,
 				"currency" VARCHAR NOT NULL DEFAULT 'USD',
 				"order_id" VARCHAR,
 				"memo" VARCHAR NOT NULL DEFAULT '',
-				"created_at" ` + ts + ` NOT NULL DEFAULT current_timestamp,
+				"created_at" TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
 				PRIMARY KEY ("id"),
 				CONSTRAINT "wallet_transfer_reference" UNIQUE ("app_id", "reference"),
 				CONSTRAINT "wallet_transfer_positive" CHECK (amount > 0),
@@ -85,9 +79,9 @@ func init() {
 				"app_id" VARCHAR NOT NULL,
 				"transfer_id" VARCHAR NOT NULL,
 				"account_id" VARCHAR NOT NULL,
-				"amount" ` + big + ` NOT NULL,
-				"balance_after" ` + big + ` NOT NULL,
-				"created_at" ` + ts + ` NOT NULL DEFAULT current_timestamp,
+				"amount" BIGINT NOT NULL,
+				"balance_after" BIGINT NOT NULL,
+				"created_at" TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
 				PRIMARY KEY ("id"),
 				FOREIGN KEY (app_id) REFERENCES apps (id) ON DELETE CASCADE,
 				FOREIGN KEY (transfer_id) REFERENCES wallet_transfers (id) ON DELETE CASCADE,
@@ -96,14 +90,7 @@ func init() {
 			`CREATE INDEX "wallet_entries_account_id_created_at_idx" ON "wallet_entries" ("account_id", "created_at")`,
 			`CREATE INDEX "wallet_entries_transfer_id_idx" ON "wallet_entries" ("transfer_id")`,
 		}
-		return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			for _, stmt := range stmts {
-				if _, err := tx.ExecContext(ctx, stmt); err != nil {
-					return fmt.Errorf("orders and wallet migration: %w\n%s", err, stmt)
-				}
-			}
-			return nil
-		})
+		return execAll(ctx, db, "orders and wallet migration", stmts...)
 	}, func(ctx context.Context, db *bun.DB) error {
 		for _, stmt := range []string{
 			`DROP TABLE IF EXISTS "wallet_entries"`, `DROP TABLE IF EXISTS "wallet_transfers"`,

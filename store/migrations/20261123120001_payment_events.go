@@ -2,10 +2,8 @@ package migrations
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 )
 
 // Card and PayPal payments.
@@ -21,10 +19,6 @@ import (
 //     webhook that names only the provider's id finds its order by index.
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
-		ts, big := "TIMESTAMPTZ", "BIGINT"
-		if db.Dialect().Name() == dialect.SQLite {
-			ts, big = "TIMESTAMP", "INTEGER"
-		}
 		stmts := []string{
 			`CREATE TABLE "payment_events" (
 				"id" VARCHAR NOT NULL,
@@ -34,11 +28,11 @@ func init() {
 				"app_id" VARCHAR,
 				"order_id" VARCHAR,
 				"payment_ref" VARCHAR NOT NULL DEFAULT '',
-				"amount" ` + big + ` NOT NULL DEFAULT 0,
+				"amount" BIGINT NOT NULL DEFAULT 0,
 				"currency" VARCHAR NOT NULL DEFAULT '',
 				"outcome" VARCHAR NOT NULL DEFAULT '',
 				"message" VARCHAR NOT NULL DEFAULT '',
-				"created_at" ` + ts + ` NOT NULL DEFAULT current_timestamp,
+				"created_at" TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
 				PRIMARY KEY ("id"),
 				CONSTRAINT "payment_events_provider_event" UNIQUE ("provider", "event_id"),
 				FOREIGN KEY (app_id) REFERENCES apps (id) ON DELETE CASCADE,
@@ -47,14 +41,7 @@ func init() {
 			`CREATE INDEX "payment_events_order_id_idx" ON "payment_events" ("order_id", "created_at")`,
 			`CREATE INDEX "orders_payment_ref_idx" ON "orders" ("payment_ref")`,
 		}
-		return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			for _, stmt := range stmts {
-				if _, err := tx.ExecContext(ctx, stmt); err != nil {
-					return fmt.Errorf("payment events migration: %w\n%s", err, stmt)
-				}
-			}
-			return nil
-		})
+		return execAll(ctx, db, "payment events migration", stmts...)
 	}, func(ctx context.Context, db *bun.DB) error {
 		for _, stmt := range []string{
 			`DROP INDEX IF EXISTS "orders_payment_ref_idx"`,

@@ -2,10 +2,8 @@ package migrations
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 )
 
 // Paid memberships and donations.
@@ -22,20 +20,16 @@ import (
 //     donor's paid total.
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
-		ts, big := "TIMESTAMPTZ", "BIGINT"
-		if db.Dialect().Name() == dialect.SQLite {
-			ts, big = "TIMESTAMP", "INTEGER"
-		}
 		stmts := []string{
-			`ALTER TABLE "subscriptions" ADD COLUMN "amount" ` + big + ` NOT NULL DEFAULT 0`,
+			`ALTER TABLE "subscriptions" ADD COLUMN "amount" BIGINT NOT NULL DEFAULT 0`,
 			`ALTER TABLE "subscriptions" ADD COLUMN "currency" VARCHAR NOT NULL DEFAULT 'USD'`,
 			`ALTER TABLE "subscriptions" ADD COLUMN "provider" VARCHAR NOT NULL DEFAULT ''`,
 			`ALTER TABLE "subscriptions" ADD COLUMN "provider_ref" VARCHAR NOT NULL DEFAULT ''`,
 			`ALTER TABLE "subscriptions" ADD COLUMN "order_id" VARCHAR`,
 			`ALTER TABLE "subscriptions" ADD COLUMN "cancel_at_period_end" BOOLEAN NOT NULL DEFAULT false`,
-			`ALTER TABLE "subscriptions" ADD COLUMN "grace_until" ` + ts,
-			`ALTER TABLE "subscriptions" ADD COLUMN "ended_at" ` + ts,
-			`ALTER TABLE "subscriptions" ADD COLUMN "renewals" ` + big + ` NOT NULL DEFAULT 0`,
+			`ALTER TABLE "subscriptions" ADD COLUMN "grace_until" TIMESTAMPTZ`,
+			`ALTER TABLE "subscriptions" ADD COLUMN "ended_at" TIMESTAMPTZ`,
+			`ALTER TABLE "subscriptions" ADD COLUMN "renewals" BIGINT NOT NULL DEFAULT 0`,
 			`DROP INDEX IF EXISTS "subscriptions_app_id_user_id_idx"`,
 			`CREATE UNIQUE INDEX "subscriptions_app_id_user_id_key" ON "subscriptions" ("app_id", "user_id")`,
 			`CREATE INDEX "subscriptions_status_current_period_end_idx" ON "subscriptions" ("status", "current_period_end")`,
@@ -45,14 +39,7 @@ func init() {
 			`CREATE INDEX "donations_app_id_status_created_at_idx" ON "donations" ("app_id", "status", "created_at")`,
 			`CREATE INDEX "donations_app_id_user_id_status_idx" ON "donations" ("app_id", "user_id", "status")`,
 		}
-		return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			for _, stmt := range stmts {
-				if _, err := tx.ExecContext(ctx, stmt); err != nil {
-					return fmt.Errorf("memberships migration: %w\n%s", err, stmt)
-				}
-			}
-			return nil
-		})
+		return execAll(ctx, db, "memberships migration", stmts...)
 	}, func(ctx context.Context, db *bun.DB) error {
 		for _, stmt := range []string{
 			`DROP INDEX IF EXISTS "donations_app_id_user_id_status_idx"`,

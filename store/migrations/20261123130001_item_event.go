@@ -2,7 +2,6 @@ package migrations
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
 )
@@ -14,17 +13,10 @@ import (
 // children, so the result does not depend on ON DELETE behaviour.
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
-		return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			for _, stmt := range []string{
-				`ALTER TABLE "store_items" ADD COLUMN "event_id" VARCHAR`,
-				`CREATE INDEX "store_items_event_id_idx" ON "store_items" ("event_id")`,
-			} {
-				if _, err := tx.ExecContext(ctx, stmt); err != nil {
-					return fmt.Errorf("item event migration: %w\n%s", err, stmt)
-				}
-			}
-			return nil
-		})
+		return execAll(ctx, db, "item event migration",
+			`ALTER TABLE "store_items" ADD COLUMN "event_id" VARCHAR`,
+			`CREATE INDEX "store_items_event_id_idx" ON "store_items" ("event_id")`,
+		)
 	}, func(ctx context.Context, db *bun.DB) error {
 		for _, stmt := range []string{
 			`DROP INDEX IF EXISTS "store_items_event_id_idx"`,

@@ -86,14 +86,7 @@ func init() {
 		if db.Dialect().Name() != dialect.SQLite {
 			return nil
 		}
-		return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			for _, stmt := range searchFTSUp {
-				if _, err := tx.ExecContext(ctx, stmt); err != nil {
-					return fmt.Errorf("search fts migration: %w\n%s", err, stmt)
-				}
-			}
-			return nil
-		})
+		return execAll(ctx, db, "search fts migration", searchFTSUp...)
 	}, func(ctx context.Context, db *bun.DB) error {
 		if db.Dialect().Name() != dialect.SQLite {
 			return nil

@@ -2,7 +2,6 @@ package migrations
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
@@ -58,14 +57,7 @@ func init() {
 		if db.Dialect().Name() == dialect.PG {
 			stmts = append(append([]string(nil), listIndexes...), listIndexesPG...)
 		}
-		return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			for _, stmt := range stmts {
-				if _, err := tx.ExecContext(ctx, stmt); err != nil {
-					return fmt.Errorf("list indexes migration: %w\n%s", err, stmt)
-				}
-			}
-			return nil
-		})
+		return execAll(ctx, db, "list indexes migration", stmts...)
 	}, func(ctx context.Context, db *bun.DB) error {
 		for _, name := range listIndexNames {
 			if _, err := db.ExecContext(ctx, `DROP INDEX IF EXISTS "`+name+`"`); err != nil {

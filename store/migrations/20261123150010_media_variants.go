@@ -2,10 +2,8 @@ package migrations
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 )
 
 // Images get resized copies at upload (server/media/variants.go) and pages
@@ -16,23 +14,12 @@ import (
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
 		// bun's type for a Go int: BIGINT on PostgreSQL, INTEGER (64-bit there) on SQLite.
-		integer := "BIGINT"
-		if db.Dialect().Name() == dialect.SQLite {
-			integer = "INTEGER"
-		}
-		return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			for _, stmt := range []string{
-				`ALTER TABLE "media" ADD COLUMN "width" ` + integer + ` NOT NULL DEFAULT 0`,
-				`ALTER TABLE "media" ADD COLUMN "height" ` + integer + ` NOT NULL DEFAULT 0`,
-				`ALTER TABLE "media" ADD COLUMN "variants" VARCHAR NOT NULL DEFAULT ''`,
-				`ALTER TABLE "media" ADD COLUMN "variant_type" VARCHAR NOT NULL DEFAULT ''`,
-			} {
-				if _, err := tx.ExecContext(ctx, stmt); err != nil {
-					return fmt.Errorf("media variants migration: %w\n%s", err, stmt)
-				}
-			}
-			return nil
-		})
+		return execAll(ctx, db, "media variants migration",
+			`ALTER TABLE "media" ADD COLUMN "width" BIGINT NOT NULL DEFAULT 0`,
+			`ALTER TABLE "media" ADD COLUMN "height" BIGINT NOT NULL DEFAULT 0`,
+			`ALTER TABLE "media" ADD COLUMN "variants" VARCHAR NOT NULL DEFAULT ''`,
+			`ALTER TABLE "media" ADD COLUMN "variant_type" VARCHAR NOT NULL DEFAULT ''`,
+		)
 	}, func(ctx context.Context, db *bun.DB) error {
 		for _, col := range []string{"variant_type", "variants", "height", "width"} {
 			if _, err := db.ExecContext(ctx, `ALTER TABLE "media" DROP COLUMN "`+col+`"`); err != nil {

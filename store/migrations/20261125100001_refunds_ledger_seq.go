@@ -2,10 +2,8 @@ package migrations
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 )
 
 // Partial refunds and the wallet ledger's order:
@@ -18,28 +16,17 @@ import (
 //     timestamp. Existing entries are numbered by (created_at, id).
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
-		integer := "BIGINT"
-		if db.Dialect().Name() == dialect.SQLite {
-			integer = "INTEGER"
-		}
-		return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			for _, stmt := range []string{
-				`ALTER TABLE "orders" ADD COLUMN "refunded_amount" ` + integer + ` NOT NULL DEFAULT 0`,
-				`UPDATE "orders" SET "refunded_amount" = "total" WHERE "status" = 'REFUNDED'`,
-				`ALTER TABLE "wallet_accounts" ADD COLUMN "entry_count" ` + integer + ` NOT NULL DEFAULT 0`,
-				`ALTER TABLE "wallet_entries" ADD COLUMN "seq" ` + integer + ` NOT NULL DEFAULT 0`,
-				`UPDATE "wallet_entries" SET "seq" = (SELECT COUNT(*) FROM "wallet_entries" AS e2
+		return execAll(ctx, db, "refunds and ledger sequence migration",
+			`ALTER TABLE "orders" ADD COLUMN "refunded_amount" BIGINT NOT NULL DEFAULT 0`,
+			`UPDATE "orders" SET "refunded_amount" = "total" WHERE "status" = 'REFUNDED'`,
+			`ALTER TABLE "wallet_accounts" ADD COLUMN "entry_count" BIGINT NOT NULL DEFAULT 0`,
+			`ALTER TABLE "wallet_entries" ADD COLUMN "seq" BIGINT NOT NULL DEFAULT 0`,
+			`UPDATE "wallet_entries" SET "seq" = (SELECT COUNT(*) FROM "wallet_entries" AS e2
 					WHERE e2.account_id = wallet_entries.account_id
 					AND (e2.created_at < wallet_entries.created_at OR (e2.created_at = wallet_entries.created_at AND e2.id <= wallet_entries.id)))`,
-				`UPDATE "wallet_accounts" SET "entry_count" = (SELECT COUNT(*) FROM "wallet_entries" AS e WHERE e.account_id = wallet_accounts.id)`,
-				`CREATE INDEX "wallet_entries_account_id_seq_idx" ON "wallet_entries" ("account_id", "seq")`,
-			} {
-				if _, err := tx.ExecContext(ctx, stmt); err != nil {
-					return fmt.Errorf("refunds and ledger sequence migration: %w\n%s", err, stmt)
-				}
-			}
-			return nil
-		})
+			`UPDATE "wallet_accounts" SET "entry_count" = (SELECT COUNT(*) FROM "wallet_entries" AS e WHERE e.account_id = wallet_accounts.id)`,
+			`CREATE INDEX "wallet_entries_account_id_seq_idx" ON "wallet_entries" ("account_id", "seq")`,
+		)
 	}, func(ctx context.Context, db *bun.DB) error {
 		for _, stmt := range []string{
 			`DROP INDEX IF EXISTS "wallet_entries_account_id_seq_idx"`,

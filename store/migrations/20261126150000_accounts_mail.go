@@ -2,10 +2,8 @@ package migrations
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 )
 
 // Accounts and e-mail (issue 25): the mails the product sends, each written
@@ -15,10 +13,6 @@ import (
 // in-app ones; and when each session was last used (account settings).
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
-		ts := "TIMESTAMPTZ"
-		if db.Dialect().Name() == dialect.SQLite {
-			ts = "TIMESTAMP"
-		}
 		stmts := []string{
 			`CREATE TABLE "mails" (
 				"id" VARCHAR NOT NULL PRIMARY KEY,
@@ -30,8 +24,8 @@ func init() {
 				"transactional" BOOLEAN NOT NULL DEFAULT false,
 				"content" TEXT NOT NULL,
 				"unsubscribe_token" VARCHAR UNIQUE,
-				"created_at" ` + ts + ` NOT NULL DEFAULT current_timestamp,
-				"sent_at" ` + ts + `
+				"created_at" TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
+				"sent_at" TIMESTAMPTZ
 			)`,
 			`CREATE INDEX "mails_user_idx" ON "mails" ("user_id")`,
 			`CREATE TABLE "account_tokens" (
@@ -39,22 +33,17 @@ func init() {
 				"user_id" VARCHAR NOT NULL REFERENCES "users" ("id") ON DELETE CASCADE,
 				"purpose" VARCHAR NOT NULL,
 				"email" VARCHAR NOT NULL DEFAULT '',
-				"created_at" ` + ts + ` NOT NULL DEFAULT current_timestamp,
-				"expires_at" ` + ts + ` NOT NULL,
-				"used_at" ` + ts + `
+				"created_at" TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
+				"expires_at" TIMESTAMPTZ NOT NULL,
+				"used_at" TIMESTAMPTZ
 			)`,
 			`CREATE INDEX "account_tokens_user_idx" ON "account_tokens" ("user_id", "purpose")`,
 			`ALTER TABLE "notification_preferences" ADD COLUMN "email_muted_all" BOOLEAN NOT NULL DEFAULT false`,
 			`ALTER TABLE "notification_preferences" ADD COLUMN "email_muted_kinds" VARCHAR NOT NULL DEFAULT ''`,
-			`ALTER TABLE "sessions" ADD COLUMN "last_used_at" ` + ts,
-			`ALTER TABLE "users" ADD COLUMN "deleted_at" ` + ts,
+			`ALTER TABLE "sessions" ADD COLUMN "last_used_at" TIMESTAMPTZ`,
+			`ALTER TABLE "users" ADD COLUMN "deleted_at" TIMESTAMPTZ`,
 		}
-		for _, s := range stmts {
-			if _, err := db.ExecContext(ctx, s); err != nil {
-				return fmt.Errorf("accounts and mail migration: %w", err)
-			}
-		}
-		return nil
+		return execAll(ctx, db, "accounts and mail migration", stmts...)
 	}, func(ctx context.Context, db *bun.DB) error {
 		for _, s := range []string{`DROP TABLE "mails"`, `DROP TABLE "account_tokens"`} {
 			if _, err := db.ExecContext(ctx, s); err != nil {

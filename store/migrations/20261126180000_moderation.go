@@ -2,10 +2,8 @@ package migrations
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 )
 
 // Moderation (issue 26): members report content and members once per
@@ -15,10 +13,6 @@ import (
 // written to an audit log.
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
-		ts := "TIMESTAMPTZ"
-		if db.Dialect().Name() == dialect.SQLite {
-			ts = "TIMESTAMP"
-		}
 		stmts := []string{
 			`ALTER TABLE "messages" ADD COLUMN "hidden" VARCHAR NOT NULL DEFAULT ''`,
 			`ALTER TABLE "events" ADD COLUMN "hidden" VARCHAR NOT NULL DEFAULT ''`,
@@ -32,8 +26,8 @@ func init() {
 				"reason" VARCHAR NOT NULL,
 				"text" VARCHAR NOT NULL DEFAULT '',
 				"status" VARCHAR NOT NULL DEFAULT 'OPEN',
-				"created_at" ` + ts + ` NOT NULL DEFAULT current_timestamp,
-				"resolved_at" ` + ts + `,
+				"created_at" TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
+				"resolved_at" TIMESTAMPTZ,
 				PRIMARY KEY ("id"),
 				CONSTRAINT "report_once" UNIQUE ("app_id", "reporter_id", "target_type", "target_id"),
 				FOREIGN KEY (app_id) REFERENCES apps (id) ON DELETE CASCADE,
@@ -47,9 +41,9 @@ func init() {
 				"email" VARCHAR NOT NULL DEFAULT '',
 				"kind" VARCHAR NOT NULL,
 				"reason" VARCHAR NOT NULL DEFAULT '',
-				"ends_at" ` + ts + `,
+				"ends_at" TIMESTAMPTZ,
 				"created_by" VARCHAR NOT NULL,
-				"created_at" ` + ts + ` NOT NULL DEFAULT current_timestamp,
+				"created_at" TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
 				PRIMARY KEY ("id"),
 				CONSTRAINT "ban_once" UNIQUE ("app_id", "user_id"),
 				FOREIGN KEY (app_id) REFERENCES apps (id) ON DELETE CASCADE
@@ -64,18 +58,13 @@ func init() {
 				"target_id" VARCHAR NOT NULL DEFAULT '',
 				"target_user_id" VARCHAR NOT NULL DEFAULT '',
 				"reason" VARCHAR NOT NULL DEFAULT '',
-				"created_at" ` + ts + ` NOT NULL DEFAULT current_timestamp,
+				"created_at" TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
 				PRIMARY KEY ("id"),
 				FOREIGN KEY (app_id) REFERENCES apps (id) ON DELETE CASCADE
 			)`,
 			`CREATE INDEX "moderation_log_app_id_created_at_idx" ON "moderation_log" ("app_id", "created_at")`,
 		}
-		for _, stmt := range stmts {
-			if _, err := db.ExecContext(ctx, stmt); err != nil {
-				return fmt.Errorf("moderation migration: %w", err)
-			}
-		}
-		return nil
+		return execAll(ctx, db, "moderation migration", stmts...)
 	}, func(ctx context.Context, db *bun.DB) error {
 		for _, stmt := range []string{`DROP TABLE "moderation_log"`, `DROP TABLE "bans"`, `DROP TABLE "reports"`,
 			`ALTER TABLE "events" DROP COLUMN "hidden"`, `ALTER TABLE "messages" DROP COLUMN "hidden"`} {

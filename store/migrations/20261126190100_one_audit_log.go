@@ -2,7 +2,6 @@ package migrations
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
 )
@@ -14,17 +13,12 @@ import (
 // its target; the studio's detail becomes the line's reason.
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
-		for _, stmt := range []string{
+		return execAll(ctx, db, "one audit log",
 			`INSERT INTO "moderation_log" ("id", "app_id", "actor_id", "action", "target_type", "target_id", "target_user_id", "reason", "created_at")
 			SELECT "id", "app_id", "actor_id", "action", CASE WHEN "target_id" <> '' THEN 'MEMBER' ELSE '' END, "target_id", "target_id", "detail", "created_at"
 			FROM "app_audit" WHERE "app_id" IN (SELECT "id" FROM "apps")`,
 			`DROP TABLE "app_audit"`,
-		} {
-			if _, err := db.ExecContext(ctx, stmt); err != nil {
-				return fmt.Errorf("one audit log: %w", err)
-			}
-		}
-		return nil
+		)
 	}, func(ctx context.Context, db *bun.DB) error {
 		_, err := db.ExecContext(ctx, `CREATE TABLE "app_audit" (
 			"id" VARCHAR NOT NULL PRIMARY KEY,

@@ -2,10 +2,8 @@ package migrations
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 )
 
 // Operator's tools (issue 21, item 7): an operator can disable an account
@@ -13,12 +11,8 @@ import (
 // (push_failures) for `marquee jobs failed`.
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
-		ts := "TIMESTAMPTZ"
-		if db.Dialect().Name() == dialect.SQLite {
-			ts = "TIMESTAMP"
-		}
-		for _, q := range []string{
-			`ALTER TABLE "users" ADD COLUMN "disabled_at" ` + ts,
+		return execAll(ctx, db, "operator tools",
+			`ALTER TABLE "users" ADD COLUMN "disabled_at" TIMESTAMPTZ`,
 			`CREATE TABLE "push_failures" (
 				"id" VARCHAR NOT NULL,
 				"app_id" VARCHAR NOT NULL,
@@ -28,17 +22,12 @@ func init() {
 				"endpoint_host" VARCHAR NOT NULL DEFAULT '',
 				"status" INTEGER NOT NULL DEFAULT 0,
 				"error" VARCHAR NOT NULL DEFAULT '',
-				"created_at" ` + ts + ` NOT NULL DEFAULT current_timestamp,
+				"created_at" TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
 				PRIMARY KEY ("id")
 			)`,
 			`CREATE INDEX "push_failures_created_at_idx" ON "push_failures" ("created_at")`,
 			`CREATE INDEX "notifications_created_at_idx" ON "notifications" ("created_at")`,
 			`CREATE INDEX "sessions_expires_at_idx" ON "sessions" ("expires_at")`,
-		} {
-			if _, err := db.ExecContext(ctx, q); err != nil {
-				return fmt.Errorf("operator tools: %w", err)
-			}
-		}
-		return nil
+		)
 	}, nil)
 }

@@ -2,10 +2,8 @@ package migrations
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 )
 
 // Wallet top-ups (issue 24): a member adds money to their wallet by card or
@@ -14,30 +12,21 @@ import (
 // the same transaction.
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
-		ts, big := "TIMESTAMPTZ", "BIGINT"
-		if db.Dialect().Name() == dialect.SQLite {
-			ts, big = "TIMESTAMP", "INTEGER"
-		}
-		for _, stmt := range []string{
+		return execAll(ctx, db, "wallet top-ups migration",
 			`CREATE TABLE "wallet_topups" (
 				"id" VARCHAR NOT NULL PRIMARY KEY,
 				"app_id" VARCHAR NOT NULL,
 				"user_id" VARCHAR NOT NULL,
-				"amount" ` + big + ` NOT NULL,
+				"amount" BIGINT NOT NULL,
 				"currency" VARCHAR NOT NULL DEFAULT 'USD',
 				"status" VARCHAR NOT NULL DEFAULT 'PENDING',
 				"payment_method" VARCHAR NOT NULL DEFAULT '',
 				"payment_ref" VARCHAR NOT NULL DEFAULT '',
-				"created_at" ` + ts + ` NOT NULL DEFAULT current_timestamp,
-				"paid_at" ` + ts + `
+				"created_at" TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
+				"paid_at" TIMESTAMPTZ
 			)`,
 			`CREATE INDEX "wallet_topups_app_user" ON "wallet_topups" ("app_id", "user_id", "created_at")`,
-		} {
-			if _, err := db.ExecContext(ctx, stmt); err != nil {
-				return fmt.Errorf("wallet top-ups migration: %w", err)
-			}
-		}
-		return nil
+		)
 	}, func(ctx context.Context, db *bun.DB) error {
 		_, err := db.ExecContext(ctx, `DROP TABLE "wallet_topups"`)
 		return err

@@ -2,10 +2,8 @@ package migrations
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 )
 
 // Drafts and scheduled posts (issue 44): a post saved for later is hidden
@@ -14,22 +12,13 @@ import (
 // newsletter says it is mailed to the app's members when it does.
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
-		ts := "TIMESTAMPTZ"
-		if db.Dialect().Name() == dialect.SQLite {
-			ts = "TIMESTAMP"
-		}
 		stmts := []string{
-			`ALTER TABLE "messages" ADD COLUMN "publish_at" ` + ts,
+			`ALTER TABLE "messages" ADD COLUMN "publish_at" TIMESTAMPTZ`,
 			`ALTER TABLE "messages" ADD COLUMN "newsletter" BOOLEAN NOT NULL DEFAULT false`,
 			// The publish job's one query: the scheduled posts that are due.
 			`CREATE INDEX "messages_scheduled_idx" ON "messages" ("publish_at") WHERE "hidden" = 'SCHEDULED'`,
 		}
-		for _, s := range stmts {
-			if _, err := db.ExecContext(ctx, s); err != nil {
-				return fmt.Errorf("post schedule migration: %w", err)
-			}
-		}
-		return nil
+		return execAll(ctx, db, "post schedule migration", stmts...)
 	}, func(ctx context.Context, db *bun.DB) error {
 		_, err := db.ExecContext(ctx, `DROP INDEX IF EXISTS "messages_scheduled_idx"`)
 		return err

@@ -2,10 +2,8 @@ package migrations
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 )
 
 // The newsletter (issue 44): one row per post and member it is mailed to,
@@ -16,10 +14,6 @@ import (
 // from (NEWSLETTER_RATE per deployment).
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
-		ts, integer := "TIMESTAMPTZ", "BIGINT"
-		if db.Dialect().Name() == dialect.SQLite {
-			ts, integer = "TIMESTAMP", "INTEGER"
-		}
 		stmts := []string{
 			`CREATE TABLE "newsletter_recipients" (
 				"id" VARCHAR NOT NULL PRIMARY KEY,
@@ -28,37 +22,32 @@ func init() {
 				"user_id" VARCHAR NOT NULL,
 				"email" VARCHAR NOT NULL,
 				"state" VARCHAR NOT NULL DEFAULT 'PENDING',
-				"attempts" ` + integer + ` NOT NULL DEFAULT 0,
+				"attempts" BIGINT NOT NULL DEFAULT 0,
 				"last_error" VARCHAR NOT NULL DEFAULT '',
 				"unsubscribe_token" VARCHAR NOT NULL UNIQUE,
-				"next_attempt_at" ` + ts + `,
-				"claimed_at" ` + ts + `,
-				"sent_at" ` + ts + `,
-				"unsubscribed_at" ` + ts + `,
-				"created_at" ` + ts + ` NOT NULL DEFAULT current_timestamp,
+				"next_attempt_at" TIMESTAMPTZ,
+				"claimed_at" TIMESTAMPTZ,
+				"sent_at" TIMESTAMPTZ,
+				"unsubscribed_at" TIMESTAMPTZ,
+				"created_at" TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
 				CONSTRAINT "newsletter_recipients_once" UNIQUE ("message_id", "user_id")
 			)`,
 			`CREATE INDEX "newsletter_recipients_state_idx" ON "newsletter_recipients" ("message_id", "state")`,
 			`CREATE INDEX "newsletter_recipients_app_idx" ON "newsletter_recipients" ("app_id", "email")`,
 			`CREATE TABLE "mail_bounces" (
 				"email" VARCHAR NOT NULL PRIMARY KEY,
-				"bounces" ` + integer + ` NOT NULL DEFAULT 0,
+				"bounces" BIGINT NOT NULL DEFAULT 0,
 				"undeliverable" BOOLEAN NOT NULL DEFAULT false,
 				"last_error" VARCHAR NOT NULL DEFAULT '',
-				"updated_at" ` + ts + ` NOT NULL DEFAULT current_timestamp
+				"updated_at" TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
 			)`,
 			`CREATE TABLE "newsletter_pace" (
-				"id" ` + integer + ` NOT NULL PRIMARY KEY,
-				"next_ns" ` + integer + ` NOT NULL DEFAULT 0
+				"id" BIGINT NOT NULL PRIMARY KEY,
+				"next_ns" BIGINT NOT NULL DEFAULT 0
 			)`,
 			`INSERT INTO "newsletter_pace" ("id", "next_ns") VALUES (1, 0)`,
 		}
-		for _, s := range stmts {
-			if _, err := db.ExecContext(ctx, s); err != nil {
-				return fmt.Errorf("newsletter migration: %w", err)
-			}
-		}
-		return nil
+		return execAll(ctx, db, "newsletter migration", stmts...)
 	}, func(ctx context.Context, db *bun.DB) error {
 		for _, s := range []string{`DROP TABLE "newsletter_recipients"`, `DROP TABLE "mail_bounces"`, `DROP TABLE "newsletter_pace"`} {
 			if _, err := db.ExecContext(ctx, s); err != nil {

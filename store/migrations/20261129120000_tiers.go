@@ -2,10 +2,8 @@ package migrations
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 )
 
 // Tiers (issue 40 item 1): an app's membership plans become ordered tiers.
@@ -18,16 +16,12 @@ import (
 // makes an ARCHIVED tier; ranks follow the old cheapest-first order.
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
-		integer := "BIGINT"
-		if db.Dialect().Name() == dialect.SQLite {
-			integer = "INTEGER"
-		}
 		stmts := []string{
-			`ALTER TABLE "subscription_plans" ADD COLUMN "tier_rank" ` + integer + ` NOT NULL DEFAULT 0`,
+			`ALTER TABLE "subscription_plans" ADD COLUMN "tier_rank" BIGINT NOT NULL DEFAULT 0`,
 			`ALTER TABLE "subscription_plans" ADD COLUMN "state" VARCHAR NOT NULL DEFAULT 'ON_SALE'`,
-			`ALTER TABLE "subscription_plans" ADD COLUMN "monthly_price" ` + integer,
-			`ALTER TABLE "subscription_plans" ADD COLUMN "yearly_price" ` + integer,
-			`ALTER TABLE "subscription_plans" ADD COLUMN "trial_days" ` + integer + ` NOT NULL DEFAULT 0`,
+			`ALTER TABLE "subscription_plans" ADD COLUMN "monthly_price" BIGINT`,
+			`ALTER TABLE "subscription_plans" ADD COLUMN "yearly_price" BIGINT`,
+			`ALTER TABLE "subscription_plans" ADD COLUMN "trial_days" BIGINT NOT NULL DEFAULT 0`,
 			`ALTER TABLE "subscriptions" ADD COLUMN "cycle" VARCHAR NOT NULL DEFAULT ''`,
 			`UPDATE "subscription_plans" SET "monthly_price" = (SELECT i.price FROM store_items AS i WHERE i.id = subscription_plans.store_item_id)
 				WHERE "billing_cycle" = 'MONTHLY'`,
@@ -42,12 +36,7 @@ func init() {
 				AND (oi.price < si.price OR (oi.price = si.price AND o.id < subscription_plans.id)))`,
 			`CREATE INDEX "subscription_plans_app_rank_idx" ON "subscription_plans" ("app_id", "tier_rank")`,
 		}
-		for _, s := range stmts {
-			if _, err := db.ExecContext(ctx, s); err != nil {
-				return fmt.Errorf("tiers migration: %w", err)
-			}
-		}
-		return nil
+		return execAll(ctx, db, "tiers migration", stmts...)
 	}, func(ctx context.Context, db *bun.DB) error {
 		for _, s := range []string{
 			`DROP INDEX "subscription_plans_app_rank_idx"`,

@@ -2,7 +2,6 @@ package migrations
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
 )
@@ -13,16 +12,11 @@ import (
 // are PUBLIC: the app-wide gate still applies to them as before.
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
-		for _, s := range []string{
+		return execAll(ctx, db, "message access migration",
 			`ALTER TABLE "messages" ADD COLUMN "access_audience" VARCHAR NOT NULL DEFAULT 'PUBLIC'`,
 			`ALTER TABLE "messages" ADD COLUMN "access_min_tier_id" VARCHAR`,
 			`ALTER TABLE "messages" ADD COLUMN "teaser" VARCHAR NOT NULL DEFAULT ''`,
-		} {
-			if _, err := db.ExecContext(ctx, s); err != nil {
-				return fmt.Errorf("message access migration: %w", err)
-			}
-		}
-		return nil
+		)
 	}, func(ctx context.Context, db *bun.DB) error {
 		for _, s := range []string{
 			`ALTER TABLE "messages" DROP COLUMN "teaser"`,

@@ -2,7 +2,6 @@ package migrations
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
 )
@@ -11,10 +10,7 @@ import (
 // week with the new posts and events instead of a mail for each post.
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
-		if _, err := db.ExecContext(ctx, `ALTER TABLE "notification_preferences" ADD COLUMN "email_digest" BOOLEAN NOT NULL DEFAULT false`); err != nil {
-			return fmt.Errorf("email digest migration: %w", err)
-		}
-		return nil
+		return execAll(ctx, db, "email digest migration", `ALTER TABLE "notification_preferences" ADD COLUMN "email_digest" BOOLEAN NOT NULL DEFAULT false`)
 	}, func(ctx context.Context, db *bun.DB) error {
 		_, err := db.ExecContext(ctx, `ALTER TABLE "notification_preferences" DROP COLUMN "email_digest"`)
 		return err

@@ -2,7 +2,6 @@ package migrations
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
 )
@@ -13,14 +12,11 @@ import (
 // take it from the event their link leads to.
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
-		if _, err := db.ExecContext(ctx, `UPDATE notifications SET source = (
+		return execAll(ctx, db, "event notice sources", `UPDATE notifications SET source = (
 	SELECT 'event:' || e.id FROM events AS e
 	WHERE e.app_id = notifications.app_id AND notifications.link LIKE ('%/events/' || e.id) LIMIT 1)
 WHERE kind = 'EVENT_UPDATE' AND source = '' AND EXISTS (
-	SELECT 1 FROM events AS e WHERE e.app_id = notifications.app_id AND notifications.link LIKE ('%/events/' || e.id))`); err != nil {
-			return fmt.Errorf("event notice sources: %w", err)
-		}
-		return nil
+	SELECT 1 FROM events AS e WHERE e.app_id = notifications.app_id AND notifications.link LIKE ('%/events/' || e.id))`)
 	}, func(ctx context.Context, db *bun.DB) error {
 		return nil // a source on an update notice is harmless to older code
 	})

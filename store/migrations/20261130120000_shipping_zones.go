@@ -2,10 +2,8 @@ package migrations
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 )
 
 // Shipping (issue 43 item 4): an app's shipping zones, each a set of
@@ -16,20 +14,16 @@ import (
 // (orders.shipping, part of its total).
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
-		ts, integer := "TIMESTAMPTZ", "BIGINT"
-		if db.Dialect().Name() == dialect.SQLite {
-			ts, integer = "TIMESTAMP", "INTEGER"
-		}
 		stmts := []string{
 			`CREATE TABLE "shipping_zones" (
 				"id" VARCHAR NOT NULL PRIMARY KEY,
 				"app_id" VARCHAR NOT NULL,
 				"name" VARCHAR NOT NULL,
-				"flat_rate" ` + integer + ` NOT NULL DEFAULT 0,
-				"per_item" ` + integer + ` NOT NULL DEFAULT 0,
-				"free_over" ` + integer + ` NOT NULL DEFAULT 0,
-				"created_at" ` + ts + ` NOT NULL DEFAULT current_timestamp,
-				"updated_at" ` + ts + ` NOT NULL DEFAULT current_timestamp,
+				"flat_rate" BIGINT NOT NULL DEFAULT 0,
+				"per_item" BIGINT NOT NULL DEFAULT 0,
+				"free_over" BIGINT NOT NULL DEFAULT 0,
+				"created_at" TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
+				"updated_at" TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
 				FOREIGN KEY (app_id) REFERENCES apps (id) ON DELETE CASCADE
 			)`,
 			`CREATE INDEX "shipping_zones_app_idx" ON "shipping_zones" ("app_id", "name")`,
@@ -42,14 +36,9 @@ func init() {
 				FOREIGN KEY (zone_id) REFERENCES shipping_zones (id) ON DELETE CASCADE
 			)`,
 			`CREATE INDEX "shipping_zone_countries_zone_idx" ON "shipping_zone_countries" ("zone_id")`,
-			`ALTER TABLE "orders" ADD COLUMN "shipping" ` + integer + ` NOT NULL DEFAULT 0`,
+			`ALTER TABLE "orders" ADD COLUMN "shipping" BIGINT NOT NULL DEFAULT 0`,
 		}
-		for _, s := range stmts {
-			if _, err := db.ExecContext(ctx, s); err != nil {
-				return fmt.Errorf("shipping zones migration: %w", err)
-			}
-		}
-		return nil
+		return execAll(ctx, db, "shipping zones migration", stmts...)
 	}, func(ctx context.Context, db *bun.DB) error {
 		for _, s := range []string{
 			`ALTER TABLE "orders" DROP COLUMN "shipping"`,

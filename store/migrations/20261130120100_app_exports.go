@@ -2,10 +2,8 @@ package migrations
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 )
 
 // App exports (issue 43 item 3): a creator's archive of the app's data (a
@@ -13,30 +11,21 @@ import (
 // whose token only its hash is kept of. Gone with the app.
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
-		ts, blob := "TIMESTAMPTZ", "BYTEA"
-		if db.Dialect().Name() == dialect.SQLite {
-			ts, blob = "TIMESTAMP", "BLOB"
-		}
 		stmts := []string{
 			`CREATE TABLE "app_exports" (
 				"id" VARCHAR NOT NULL PRIMARY KEY,
 				"app_id" VARCHAR NOT NULL,
 				"user_id" VARCHAR NOT NULL,
 				"token_hash" VARCHAR NOT NULL UNIQUE,
-				"content" ` + blob + `,
-				"created_at" ` + ts + ` NOT NULL DEFAULT current_timestamp,
-				"ready_at" ` + ts + `,
-				"expires_at" ` + ts + ` NOT NULL,
+				"content" BYTEA,
+				"created_at" TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
+				"ready_at" TIMESTAMPTZ,
+				"expires_at" TIMESTAMPTZ NOT NULL,
 				FOREIGN KEY (app_id) REFERENCES apps (id) ON DELETE CASCADE
 			)`,
 			`CREATE INDEX "app_exports_app_idx" ON "app_exports" ("app_id", "created_at")`,
 		}
-		for _, s := range stmts {
-			if _, err := db.ExecContext(ctx, s); err != nil {
-				return fmt.Errorf("app exports migration: %w", err)
-			}
-		}
-		return nil
+		return execAll(ctx, db, "app exports migration", stmts...)
 	}, func(ctx context.Context, db *bun.DB) error {
 		_, err := db.ExecContext(ctx, `DROP TABLE "app_exports"`)
 		return err

@@ -2,7 +2,6 @@ package migrations
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
 )
@@ -12,15 +11,10 @@ import (
 // Existing events are PUBLIC.
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
-		for _, s := range []string{
+		return execAll(ctx, db, "event access migration",
 			`ALTER TABLE "events" ADD COLUMN "access_audience" VARCHAR NOT NULL DEFAULT 'PUBLIC'`,
 			`ALTER TABLE "events" ADD COLUMN "access_min_tier_id" VARCHAR`,
-		} {
-			if _, err := db.ExecContext(ctx, s); err != nil {
-				return fmt.Errorf("event access migration: %w", err)
-			}
-		}
-		return nil
+		)
 	}, func(ctx context.Context, db *bun.DB) error {
 		for _, s := range []string{
 			`ALTER TABLE "events" DROP COLUMN "access_min_tier_id"`,

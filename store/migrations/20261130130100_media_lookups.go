@@ -2,7 +2,6 @@ package migrations
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
 )
@@ -13,15 +12,10 @@ import (
 // without these indexes each row scanned the whole table.
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
-		for _, s := range []string{
+		return execAll(ctx, db, "media lookup indexes",
 			`CREATE INDEX "message_attachments_media" ON "message_attachments" ("media_id")`,
 			`CREATE INDEX "event_media_media" ON "event_media" ("media_id")`,
-		} {
-			if _, err := db.ExecContext(ctx, s); err != nil {
-				return fmt.Errorf("media lookup indexes: %w", err)
-			}
-		}
-		return nil
+		)
 	}, func(ctx context.Context, db *bun.DB) error {
 		for _, s := range []string{`DROP INDEX "event_media_media"`, `DROP INDEX "message_attachments_media"`} {
 			if _, err := db.ExecContext(ctx, s); err != nil {

@@ -2,10 +2,8 @@ package migrations
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 )
 
 // Launch (issue 43 item 1): an app a creator makes starts unpublished,
@@ -15,20 +13,11 @@ import (
 // a member.
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
-		ts := "TIMESTAMPTZ"
-		if db.Dialect().Name() == dialect.SQLite {
-			ts = "TIMESTAMP"
-		}
-		for _, s := range []string{
+		return execAll(ctx, db, "app launch migration",
 			`ALTER TABLE "apps" ADD COLUMN "unpublished" BOOLEAN NOT NULL DEFAULT FALSE`,
-			`ALTER TABLE "apps" ADD COLUMN "previewed_visitor_at" ` + ts,
-			`ALTER TABLE "apps" ADD COLUMN "previewed_member_at" ` + ts,
-		} {
-			if _, err := db.ExecContext(ctx, s); err != nil {
-				return fmt.Errorf("app launch migration: %w", err)
-			}
-		}
-		return nil
+			`ALTER TABLE "apps" ADD COLUMN "previewed_visitor_at" TIMESTAMPTZ`,
+			`ALTER TABLE "apps" ADD COLUMN "previewed_member_at" TIMESTAMPTZ`,
+		)
 	}, func(ctx context.Context, db *bun.DB) error {
 		for _, s := range []string{
 			`ALTER TABLE "apps" DROP COLUMN "previewed_member_at"`,

@@ -2,10 +2,8 @@ package migrations
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 )
 
 // Custom domains (issue 42 item 3): an app has at most one domain, and a
@@ -17,10 +15,6 @@ import (
 // domain's session to the auth host's, so signing out of one ends both.
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
-		ts := "TIMESTAMPTZ"
-		if db.Dialect().Name() == dialect.SQLite {
-			ts = "TIMESTAMP"
-		}
 		stmts := []string{
 			`CREATE TABLE "app_domains" (
 				"app_id" VARCHAR NOT NULL PRIMARY KEY,
@@ -28,9 +22,9 @@ func init() {
 				"token" VARCHAR NOT NULL,
 				"state" VARCHAR NOT NULL DEFAULT 'pending',
 				"last_error" VARCHAR NOT NULL DEFAULT '',
-				"checked_at" ` + ts + `,
-				"verified_at" ` + ts + `,
-				"created_at" ` + ts + ` NOT NULL DEFAULT current_timestamp,
+				"checked_at" TIMESTAMPTZ,
+				"verified_at" TIMESTAMPTZ,
+				"created_at" TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
 				FOREIGN KEY (app_id) REFERENCES apps (id) ON DELETE CASCADE
 			)`,
 			`CREATE UNIQUE INDEX "app_domains_domain" ON "app_domains" ("domain")`,
@@ -39,18 +33,13 @@ func init() {
 				"domain" VARCHAR NOT NULL,
 				"session_id" VARCHAR NOT NULL,
 				"user_id" VARCHAR NOT NULL,
-				"expires_at" ` + ts + ` NOT NULL
+				"expires_at" TIMESTAMPTZ NOT NULL
 			)`,
 			`CREATE INDEX "domain_sign_ins_expires" ON "domain_sign_ins" ("expires_at")`,
 			`ALTER TABLE "sessions" ADD COLUMN "linked_id" VARCHAR`,
 			`CREATE INDEX "sessions_linked" ON "sessions" ("linked_id")`,
 		}
-		for _, s := range stmts {
-			if _, err := db.ExecContext(ctx, s); err != nil {
-				return fmt.Errorf("app domains migration: %w", err)
-			}
-		}
-		return nil
+		return execAll(ctx, db, "app domains migration", stmts...)
 	}, func(ctx context.Context, db *bun.DB) error {
 		for _, s := range []string{`DROP INDEX "sessions_linked"`, `ALTER TABLE "sessions" DROP COLUMN "linked_id"`,
 			`DROP TABLE "domain_sign_ins"`, `DROP TABLE "app_domains"`} {

@@ -2,10 +2,8 @@ package migrations
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 )
 
 // Trials and offers (issue 40 item 5). A tier's free trial may ask for a
@@ -22,26 +20,22 @@ import (
 // (discount_left, -1 for ever).
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
-		ts, integer := "TIMESTAMPTZ", "BIGINT"
-		if db.Dialect().Name() == dialect.SQLite {
-			ts, integer = "TIMESTAMP", "INTEGER"
-		}
 		stmts := []string{
 			`ALTER TABLE "subscription_plans" ADD COLUMN "trial_card_required" BOOLEAN NOT NULL DEFAULT false`,
-			`ALTER TABLE "subscriptions" ADD COLUMN "trial_until" ` + ts,
+			`ALTER TABLE "subscriptions" ADD COLUMN "trial_until" TIMESTAMPTZ`,
 			`ALTER TABLE "subscriptions" ADD COLUMN "trial_reminded" BOOLEAN NOT NULL DEFAULT false`,
 			`ALTER TABLE "subscriptions" ADD COLUMN "offer_id" VARCHAR`,
-			`ALTER TABLE "subscriptions" ADD COLUMN "list_amount" ` + integer + ` NOT NULL DEFAULT 0`,
-			`ALTER TABLE "subscriptions" ADD COLUMN "discount_left" ` + integer + ` NOT NULL DEFAULT 0`,
+			`ALTER TABLE "subscriptions" ADD COLUMN "list_amount" BIGINT NOT NULL DEFAULT 0`,
+			`ALTER TABLE "subscriptions" ADD COLUMN "discount_left" BIGINT NOT NULL DEFAULT 0`,
 			`CREATE TABLE "trials" (
 				"id" VARCHAR NOT NULL PRIMARY KEY,
 				"app_id" VARCHAR NOT NULL,
 				"user_id" VARCHAR NOT NULL,
 				"plan_id" VARCHAR NOT NULL,
-				"started_at" ` + ts + ` NOT NULL DEFAULT current_timestamp,
-				"ends_at" ` + ts + ` NOT NULL,
-				"converted_at" ` + ts + `,
-				"ended_at" ` + ts + `,
+				"started_at" TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
+				"ends_at" TIMESTAMPTZ NOT NULL,
+				"converted_at" TIMESTAMPTZ,
+				"ended_at" TIMESTAMPTZ,
 				FOREIGN KEY (app_id) REFERENCES apps (id) ON DELETE CASCADE
 			)`,
 			`CREATE UNIQUE INDEX "trials_app_user_key" ON "trials" ("app_id", "user_id")`,
@@ -49,17 +43,17 @@ func init() {
 				"id" VARCHAR NOT NULL PRIMARY KEY,
 				"app_id" VARCHAR NOT NULL,
 				"code" VARCHAR NOT NULL,
-				"percent_off" ` + integer + ` NOT NULL DEFAULT 0,
-				"amount_off" ` + integer + ` NOT NULL DEFAULT 0,
+				"percent_off" BIGINT NOT NULL DEFAULT 0,
+				"amount_off" BIGINT NOT NULL DEFAULT 0,
 				"duration" VARCHAR NOT NULL DEFAULT 'ONCE',
-				"duration_months" ` + integer + ` NOT NULL DEFAULT 0,
-				"expires_at" ` + ts + `,
-				"max_redemptions" ` + integer + ` NOT NULL DEFAULT 0,
-				"redemptions" ` + integer + ` NOT NULL DEFAULT 0,
+				"duration_months" BIGINT NOT NULL DEFAULT 0,
+				"expires_at" TIMESTAMPTZ,
+				"max_redemptions" BIGINT NOT NULL DEFAULT 0,
+				"redemptions" BIGINT NOT NULL DEFAULT 0,
 				"plan_id" VARCHAR,
 				"active" BOOLEAN NOT NULL DEFAULT true,
 				"stripe_coupon" VARCHAR NOT NULL DEFAULT '',
-				"created_at" ` + ts + ` NOT NULL DEFAULT current_timestamp,
+				"created_at" TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
 				FOREIGN KEY (app_id) REFERENCES apps (id) ON DELETE CASCADE
 			)`,
 			`CREATE UNIQUE INDEX "offers_app_code_key" ON "offers" ("app_id", "code")`,
@@ -70,20 +64,15 @@ func init() {
 				"user_id" VARCHAR NOT NULL,
 				"plan_id" VARCHAR NOT NULL,
 				"method" VARCHAR NOT NULL DEFAULT '',
-				"discount" ` + integer + ` NOT NULL DEFAULT 0,
-				"created_at" ` + ts + ` NOT NULL DEFAULT current_timestamp,
+				"discount" BIGINT NOT NULL DEFAULT 0,
+				"created_at" TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
 				FOREIGN KEY (offer_id) REFERENCES offers (id) ON DELETE CASCADE,
 				FOREIGN KEY (app_id) REFERENCES apps (id) ON DELETE CASCADE
 			)`,
 			`CREATE UNIQUE INDEX "offer_redemptions_offer_user_key" ON "offer_redemptions" ("offer_id", "user_id")`,
 			`CREATE INDEX "offer_redemptions_app_idx" ON "offer_redemptions" ("app_id", "created_at")`,
 		}
-		for _, s := range stmts {
-			if _, err := db.ExecContext(ctx, s); err != nil {
-				return fmt.Errorf("trials and offers migration: %w", err)
-			}
-		}
-		return nil
+		return execAll(ctx, db, "trials and offers migration", stmts...)
 	}, func(ctx context.Context, db *bun.DB) error {
 		for _, s := range []string{
 			`DROP TABLE "offer_redemptions"`,

@@ -2,10 +2,9 @@ package migrations
 
 import (
 	"context"
-	"fmt"
+	"strings"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 )
 
 // Certificates for custom domains (issue 42 item 4): with TLS_ACME=true
@@ -14,16 +13,17 @@ import (
 // certificate one of them obtained. acme_locks are certmagic's named locks
 // (one instance obtains a name's certificate at a time); a lock whose
 // holder stopped renewing it expires.
+// blobOnly is the translation for SQLite this migration was committed
+// with: its BIGINT columns stayed BIGINT there (the same 64-bit INTEGER
+// affinity on SQLite).
+var blobOnly = strings.NewReplacer(" BYTEA", " BLOB")
+
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
-		blob := "BYTEA"
-		if db.Dialect().Name() == dialect.SQLite {
-			blob = "BLOB"
-		}
-		for _, s := range []string{
+		return execTranslated(ctx, db, "acme storage migration", blobOnly,
 			`CREATE TABLE "acme_storage" (
 				"key" VARCHAR NOT NULL PRIMARY KEY,
-				"value" ` + blob + ` NOT NULL,
+				"value" BYTEA NOT NULL,
 				"modified" BIGINT NOT NULL
 			)`,
 			`CREATE TABLE "acme_locks" (
@@ -31,12 +31,7 @@ func init() {
 				"owner" VARCHAR NOT NULL,
 				"expires" BIGINT NOT NULL
 			)`,
-		} {
-			if _, err := db.ExecContext(ctx, s); err != nil {
-				return fmt.Errorf("acme storage migration: %w", err)
-			}
-		}
-		return nil
+		)
 	}, func(ctx context.Context, db *bun.DB) error {
 		for _, s := range []string{`DROP TABLE "acme_locks"`, `DROP TABLE "acme_storage"`} {
 			if _, err := db.ExecContext(ctx, s); err != nil {

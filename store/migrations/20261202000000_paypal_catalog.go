@@ -2,10 +2,8 @@ package migrations
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 )
 
 // PayPal subscriptions (issue 40 item 3): the catalog product of each app
@@ -14,24 +12,15 @@ import (
 // "plan:TIER:MONTHLY:600:..."), so each is made once and reused.
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
-		ts := "TIMESTAMPTZ"
-		if db.Dialect().Name() == dialect.SQLite {
-			ts = "TIMESTAMP"
-		}
-		for _, s := range []string{
+		return execAll(ctx, db, "paypal catalog migration",
 			`CREATE TABLE "paypal_catalog" (
 				"key" VARCHAR NOT NULL PRIMARY KEY,
 				"app_id" VARCHAR NOT NULL,
 				"paypal_id" VARCHAR NOT NULL,
-				"created_at" ` + ts + ` NOT NULL DEFAULT current_timestamp
+				"created_at" TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
 			)`,
 			`CREATE INDEX "paypal_catalog_app_idx" ON "paypal_catalog" ("app_id")`,
-		} {
-			if _, err := db.ExecContext(ctx, s); err != nil {
-				return fmt.Errorf("paypal catalog migration: %w", err)
-			}
-		}
-		return nil
+		)
 	}, func(ctx context.Context, db *bun.DB) error {
 		_, err := db.ExecContext(ctx, `DROP TABLE "paypal_catalog"`)
 		return err

@@ -2,7 +2,6 @@ package migrations
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
 )
@@ -15,19 +14,14 @@ import (
 // their last line (what is known; earlier tiers were not recorded).
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
-		for _, s := range []string{
+		return execAll(ctx, db, "role history tiers migration",
 			`ALTER TABLE "role_changes" ADD COLUMN "tier_id" VARCHAR NOT NULL DEFAULT ''`,
 			`UPDATE "role_changes" SET "tier_id" = COALESCE((SELECT s.plan_id FROM subscriptions AS s
 				WHERE s.app_id = role_changes.app_id AND s.user_id = role_changes.user_id AND s.status IN ('ACTIVE', 'PAST_DUE')
 				AND s.amount > 0 AND s.provider <> 'COMP' AND s.trial_until IS NULL LIMIT 1), '')
 			WHERE "role" <> '' AND "id" = (SELECT c.id FROM role_changes AS c WHERE c.app_id = role_changes.app_id
 				AND c.user_id = role_changes.user_id ORDER BY c.created_at DESC, c.id DESC LIMIT 1)`,
-		} {
-			if _, err := db.ExecContext(ctx, s); err != nil {
-				return fmt.Errorf("role history tiers migration: %w", err)
-			}
-		}
-		return nil
+		)
 	}, func(ctx context.Context, db *bun.DB) error {
 		_, err := db.ExecContext(ctx, `ALTER TABLE "role_changes" DROP COLUMN "tier_id"`)
 		return err

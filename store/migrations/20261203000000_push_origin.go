@@ -2,7 +2,6 @@ package migrations
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
 )
@@ -15,10 +14,7 @@ import (
 // no known origin (the empty string).
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
-		if _, err := db.ExecContext(ctx, `ALTER TABLE "push_subscriptions" ADD COLUMN "origin" VARCHAR NOT NULL DEFAULT ''`); err != nil {
-			return fmt.Errorf("push origin migration: %w", err)
-		}
-		return nil
+		return execAll(ctx, db, "push origin migration", `ALTER TABLE "push_subscriptions" ADD COLUMN "origin" VARCHAR NOT NULL DEFAULT ''`)
 	}, func(ctx context.Context, db *bun.DB) error {
 		_, err := db.ExecContext(ctx, `ALTER TABLE "push_subscriptions" DROP COLUMN "origin"`)
 		return err

@@ -2,10 +2,8 @@ package migrations
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 )
 
 // Card trials (issue 40 item 5): a tier whose free trial needs a card starts
@@ -18,11 +16,7 @@ import (
 // cannot (CANCELED: the member had a trial meanwhile).
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
-		ts := "TIMESTAMPTZ"
-		if db.Dialect().Name() == dialect.SQLite {
-			ts = "TIMESTAMP"
-		}
-		for _, s := range []string{
+		return execAll(ctx, db, "card trials migration",
 			`CREATE TABLE "card_trials" (
 				"id" VARCHAR NOT NULL PRIMARY KEY,
 				"app_id" VARCHAR NOT NULL,
@@ -34,18 +28,13 @@ func init() {
 				"session_ref" VARCHAR NOT NULL DEFAULT '',
 				"provider_ref" VARCHAR NOT NULL DEFAULT '',
 				"status" VARCHAR NOT NULL DEFAULT 'PENDING',
-				"created_at" ` + ts + ` NOT NULL DEFAULT current_timestamp,
+				"created_at" TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
 				FOREIGN KEY (app_id) REFERENCES apps (id) ON DELETE CASCADE,
 				FOREIGN KEY (user_id) REFERENCES users (id) ON DELETE CASCADE
 			)`,
 			`CREATE UNIQUE INDEX "card_trials_app_user_key" ON "card_trials" ("app_id", "user_id")`,
 			`CREATE INDEX "card_trials_session_idx" ON "card_trials" ("session_ref")`,
-		} {
-			if _, err := db.ExecContext(ctx, s); err != nil {
-				return fmt.Errorf("card trials migration: %w", err)
-			}
-		}
-		return nil
+		)
 	}, func(ctx context.Context, db *bun.DB) error {
 		_, err := db.ExecContext(ctx, `DROP TABLE "card_trials"`)
 		return err

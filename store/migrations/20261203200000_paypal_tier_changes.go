@@ -2,10 +2,8 @@ package migrations
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 )
 
 // Moving a PayPal membership between tiers (issue 40 item 4): PayPal's
@@ -17,11 +15,7 @@ import (
 // made before), so any number of identical requests make one.
 func init() {
 	Migrations.MustRegister(func(ctx context.Context, db *bun.DB) error {
-		ts := "TIMESTAMPTZ"
-		if db.Dialect().Name() == dialect.SQLite {
-			ts = "TIMESTAMP"
-		}
-		for _, s := range []string{
+		return execAll(ctx, db, "paypal tier changes migration",
 			`CREATE TABLE "paypal_tier_changes" (
 				"id" VARCHAR NOT NULL PRIMARY KEY,
 				"key" VARCHAR NOT NULL UNIQUE,
@@ -36,21 +30,16 @@ func init() {
 				"price" INTEGER NOT NULL,
 				"charge" INTEGER NOT NULL,
 				"currency" VARCHAR NOT NULL,
-				"period_end" ` + ts + ` NOT NULL,
+				"period_end" TIMESTAMPTZ NOT NULL,
 				"paypal_plan_id" VARCHAR NOT NULL,
 				"approval_url" VARCHAR NOT NULL DEFAULT '',
 				"charge_ref" VARCHAR NOT NULL DEFAULT '',
 				"status" VARCHAR NOT NULL,
-				"created_at" ` + ts + ` NOT NULL DEFAULT current_timestamp,
-				"updated_at" ` + ts + ` NOT NULL DEFAULT current_timestamp
+				"created_at" TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
+				"updated_at" TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
 			)`,
 			`CREATE INDEX "paypal_tier_changes_ref_idx" ON "paypal_tier_changes" ("provider_ref", "status")`,
-		} {
-			if _, err := db.ExecContext(ctx, s); err != nil {
-				return fmt.Errorf("paypal tier changes migration: %w", err)
-			}
-		}
-		return nil
+		)
 	}, func(ctx context.Context, db *bun.DB) error {
 		_, err := db.ExecContext(ctx, `DROP TABLE "paypal_tier_changes"`)
 		return err

@@ -6,9 +6,12 @@
 // follows a model change, is a new file named YYYYMMDDHHMMSS_name.go (the
 // timestamp orders them and is the id bun records). Write its SQL out rather
 // than building it from the store models, which keep changing after the
-// migration has run, and make it work on PostgreSQL and SQLite alike (switch
-// on db.Dialect().Name() where their SQL differs). store's schema test fails
-// when a freshly migrated database no longer matches the models.
+// migration has run, and make it work on PostgreSQL and SQLite alike: write
+// it in PostgreSQL's types and run it with execAll, which translates them
+// for SQLite (switch on db.Dialect().Name() only where the SQL differs
+// otherwise). store's schema test fails when a freshly migrated database no
+// longer matches the models, and TestMigrationStatementsAreFrozen when a
+// committed migration sends other SQL than it did.
 package migrations
 
 import "github.com/uptrace/bun/migrate"

@@ -75,13 +75,13 @@ func TestMigrationStatementsAreFrozen(t *testing.T) {
 func recordStatements(t *testing.T, dsn string) string {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(dsn)
+	base, err := store.Open(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	defer base.Close()
 	rec := &recorder{}
-	db.AddQueryHook(rec)
+	db := base.WithQueryHook(rec)
 	m := migrate.NewMigrator(db, migrations.Migrations, migrate.WithUpsert(true))
 	if err := m.Init(ctx); err != nil {
 		t.Fatal(err)

@@ -1134,3 +1134,47 @@ UPDATE "role_changes" SET "tier_id" = COALESCE((SELECT s.plan_id FROM subscripti
 -- 20261203000000_push_origin
 ALTER TABLE "push_subscriptions" ADD COLUMN "origin" VARCHAR NOT NULL DEFAULT '';
 
+-- 20261203100000_card_trials
+CREATE TABLE "card_trials" (
+				"id" VARCHAR NOT NULL PRIMARY KEY,
+				"app_id" VARCHAR NOT NULL,
+				"user_id" VARCHAR NOT NULL,
+				"plan_id" VARCHAR NOT NULL,
+				"item_id" VARCHAR NOT NULL,
+				"cycle" VARCHAR NOT NULL DEFAULT '',
+				"offer_code" VARCHAR NOT NULL DEFAULT '',
+				"session_ref" VARCHAR NOT NULL DEFAULT '',
+				"provider_ref" VARCHAR NOT NULL DEFAULT '',
+				"status" VARCHAR NOT NULL DEFAULT 'PENDING',
+				"created_at" TIMESTAMP NOT NULL DEFAULT current_timestamp,
+				FOREIGN KEY (app_id) REFERENCES apps (id) ON DELETE CASCADE,
+				FOREIGN KEY (user_id) REFERENCES users (id) ON DELETE CASCADE
+			);
+CREATE UNIQUE INDEX "card_trials_app_user_key" ON "card_trials" ("app_id", "user_id");
+CREATE INDEX "card_trials_session_idx" ON "card_trials" ("session_ref");
+
+-- 20261203200000_paypal_tier_changes
+CREATE TABLE "paypal_tier_changes" (
+				"id" VARCHAR NOT NULL PRIMARY KEY,
+				"key" VARCHAR NOT NULL UNIQUE,
+				"subscription_id" VARCHAR NOT NULL,
+				"app_id" VARCHAR NOT NULL,
+				"user_id" VARCHAR NOT NULL,
+				"provider_ref" VARCHAR NOT NULL,
+				"direction" VARCHAR NOT NULL,
+				"from_plan_id" VARCHAR NOT NULL,
+				"to_plan_id" VARCHAR NOT NULL,
+				"cycle" VARCHAR NOT NULL,
+				"price" INTEGER NOT NULL,
+				"charge" INTEGER NOT NULL,
+				"currency" VARCHAR NOT NULL,
+				"period_end" TIMESTAMP NOT NULL,
+				"paypal_plan_id" VARCHAR NOT NULL,
+				"approval_url" VARCHAR NOT NULL DEFAULT '',
+				"charge_ref" VARCHAR NOT NULL DEFAULT '',
+				"status" VARCHAR NOT NULL,
+				"created_at" TIMESTAMP NOT NULL DEFAULT current_timestamp,
+				"updated_at" TIMESTAMP NOT NULL DEFAULT current_timestamp
+			);
+CREATE INDEX "paypal_tier_changes_ref_idx" ON "paypal_tier_changes" ("provider_ref", "status");
+
