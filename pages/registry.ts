@@ -41,7 +41,7 @@ export type PageModule = {
   component: ComponentType<any>;
   head?: (props: any) => ReactElement | null;
   status?: (props: any) => number;
-  // criticalCSS: pages/critical.css covers this page's first screen, so the
+  // criticalCSS: the critical blocks of pages/styles.css cover this page's first screen, so the
   // document inlines it and links the full stylesheet at the end of the
   // body, where it no longer delays the first paint.
   criticalCSS?: boolean;

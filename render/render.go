@@ -39,7 +39,8 @@ type Manifest struct {
 	Server string `json:"server"` // file path of the server bundle
 	CSS    string `json:"css"`    // file path of the stylesheet
 	// CriticalCSS is the file path of the first-screen subset of CSS
-	// (pages/critical.css) that pages declaring criticalCSS inline.
+	// (the critical blocks of pages/styles.css) that pages declaring
+	// criticalCSS inline.
 	CriticalCSS string              `json:"criticalCss,omitempty"`
 	Runtime     string              `json:"runtime"` // URL of the islands boot module, which imports the runtime
 	Islands     map[string]string   `json:"islands"` // island name -> URL of its module

@@ -134,21 +134,42 @@ func buildClient(root string, m *render.Manifest) error {
 	return nil
 }
 
-// The full stylesheet and its first-screen subset (see pages/critical.css).
+// The full stylesheet. Its first-screen rules sit between criticalBegin and
+// criticalEnd comments; the build extracts them, in order, into the critical
+// stylesheet that pages declaring criticalCSS inline (registry.ts).
 const (
-	fullCSS     = "pages/styles.css"
-	criticalCSS = "pages/critical.css"
+	fullCSS       = "pages/styles.css"
+	criticalBegin = "/* critical: begin */"
+	criticalEnd   = "/* critical: end */"
 )
 
 // buildCSS writes the hashed full and critical stylesheets and returns their
-// paths, after checking that the critical one is a true subset.
+// paths. The critical one is built from the marked blocks of the full one,
+// so every rule in it is a rule of the full sheet, in the same order, and
+// the page changes nothing on screen when the full sheet arrives.
 func buildCSS(root string) (full, critical string, err error) {
-	if err := checkCritical(root); err != nil {
+	src, err := os.ReadFile(filepath.Join(root, fullCSS))
+	if err != nil {
+		return "", "", err
+	}
+	part, err := extractCritical(string(src))
+	if err != nil {
+		return "", "", fmt.Errorf("%s: %w", fullCSS, err)
+	}
+	// The extract is a build input only: a temporary file beside nothing
+	// (the stylesheets reference no files by relative URL).
+	tmp, err := os.MkdirTemp("", "marquee-css-")
+	if err != nil {
+		return "", "", err
+	}
+	defer os.RemoveAll(tmp)
+	criticalSrc := filepath.Join(tmp, "critical.css")
+	if err := os.WriteFile(criticalSrc, []byte(part), 0o644); err != nil {
 		return "", "", err
 	}
 	res := api.Build(api.BuildOptions{
 		AbsWorkingDir:    root,
-		EntryPoints:      []string{fullCSS, criticalCSS},
+		EntryPoints:      []string{fullCSS, criticalSrc},
 		Outdir:           outDir,
 		EntryNames:       "[name]-[hash]",
 		AssetNames:       "assets/[name]-[hash]",
@@ -176,7 +197,7 @@ func buildCSS(root string) (full, critical string, err error) {
 		case !strings.HasSuffix(out, ".css"):
 		case info.EntryPoint == fullCSS:
 			full = out
-		case info.EntryPoint == criticalCSS:
+		case strings.HasSuffix(info.EntryPoint, "/critical.css"):
 			critical = out
 		}
 	}
@@ -186,40 +207,39 @@ func buildCSS(root string) (full, critical string, err error) {
 	return full, critical, nil
 }
 
-// checkCritical fails the build when a rule of critical.css is not, word for
-// word, a rule of styles.css: the page would change when the full stylesheet
-// arrives after the first paint. Both are compared with whitespace minified
-// only, so every rule keeps its own text.
-func checkCritical(root string) error {
-	rules := map[string][]string{}
-	for _, entry := range []string{fullCSS, criticalCSS} {
-		res := api.Build(api.BuildOptions{
-			AbsWorkingDir: root, EntryPoints: []string{entry}, Outdir: "out", Bundle: true,
-			MinifyWhitespace: true, LogLevel: api.LogLevelSilent,
-			Loader: map[string]api.Loader{
-				".png": api.LoaderEmpty, ".svg": api.LoaderEmpty, ".jpg": api.LoaderEmpty,
-				".woff": api.LoaderEmpty, ".woff2": api.LoaderEmpty,
-			},
-		})
-		if err := render.BuildError(res.Errors); err != nil {
-			return err
-		}
-		for _, f := range res.OutputFiles {
-			if strings.HasSuffix(f.Path, ".css") {
-				rules[entry] = topLevelRules(string(f.Contents))
+// extractCritical answers the text between each criticalBegin and the next
+// criticalEnd of css, in order. Markers must pair up and not nest.
+func extractCritical(css string) (string, error) {
+	var b strings.Builder
+	rest := css
+	for {
+		i := strings.Index(rest, criticalBegin)
+		j := strings.Index(rest, criticalEnd)
+		if i < 0 {
+			if j >= 0 {
+				return "", fmt.Errorf("%q without a %q before it", criticalEnd, criticalBegin)
 			}
+			break
 		}
-	}
-	have := map[string]bool{}
-	for _, r := range rules[fullCSS] {
-		have[r] = true
-	}
-	for _, r := range rules[criticalCSS] {
-		if !have[r] {
-			return fmt.Errorf("%s has a rule that %s lacks (copy rules verbatim): %s", criticalCSS, fullCSS, r)
+		if j >= 0 && j < i {
+			return "", fmt.Errorf("%q without a %q before it", criticalEnd, criticalBegin)
 		}
+		rest = rest[i+len(criticalBegin):]
+		j = strings.Index(rest, criticalEnd)
+		if j < 0 {
+			return "", fmt.Errorf("%q without a %q after it", criticalBegin, criticalEnd)
+		}
+		if strings.Contains(rest[:j], criticalBegin) {
+			return "", fmt.Errorf("%q inside a critical block", criticalBegin)
+		}
+		b.WriteString(rest[:j])
+		b.WriteString("\n")
+		rest = rest[j+len(criticalEnd):]
 	}
-	return nil
+	if strings.TrimSpace(b.String()) == "" {
+		return "", fmt.Errorf("no %q block: the first screen would have no style", criticalBegin)
+	}
+	return b.String(), nil
 }
 
 // topLevelRules splits minified CSS into its top-level rules and at-rules.
