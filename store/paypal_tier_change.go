@@ -46,25 +46,25 @@ const (
 type PayPalTierChange struct {
 	bun.BaseModel  `bun:"table:paypal_tier_changes"`
 	ID             string    `bun:"id,pk" json:"id"`
-	Key            string    `bun:"key" json:"-"`
-	SubscriptionID string    `bun:"subscription_id" json:"-"`
-	AppID          string    `bun:"app_id" json:"-"`
-	UserID         string    `bun:"user_id" json:"-"`
-	ProviderRef    string    `bun:"provider_ref" json:"-"`
-	Direction      string    `bun:"direction" json:"direction"`
-	FromPlanID     string    `bun:"from_plan_id" json:"-"`
-	ToPlanID       string    `bun:"to_plan_id" json:"-"`
-	Cycle          string    `bun:"cycle" json:"-"`
-	Price          int64     `bun:"price" json:"-"`
-	Charge         int64     `bun:"charge" json:"charge"`
-	Currency       string    `bun:"currency" json:"-"`
-	PeriodEnd      time.Time `bun:"period_end" json:"-"`
-	PayPalPlanID   string    `bun:"paypal_plan_id" json:"-"`
-	ApprovalURL    string    `bun:"approval_url" json:"-"`
-	ChargeRef      string    `bun:"charge_ref" json:"-"`
-	Status         string    `bun:"status" json:"status"`
-	CreatedAt      time.Time `bun:"created_at" json:"-"`
-	UpdatedAt      time.Time `bun:"updated_at" json:"-"`
+	Key            string    `bun:"key,notnull" json:"-"`
+	SubscriptionID string    `bun:"subscription_id,notnull" json:"-"`
+	AppID          string    `bun:"app_id,notnull" json:"-"`
+	UserID         string    `bun:"user_id,notnull" json:"-"`
+	ProviderRef    string    `bun:"provider_ref,notnull" json:"-"`
+	Direction      string    `bun:"direction,notnull" json:"direction"`
+	FromPlanID     string    `bun:"from_plan_id,notnull" json:"-"`
+	ToPlanID       string    `bun:"to_plan_id,notnull" json:"-"`
+	Cycle          string    `bun:"cycle,notnull" json:"-"`
+	Price          int64     `bun:"price,notnull" json:"-"`
+	Charge         int64     `bun:"charge,notnull" json:"charge"`
+	Currency       string    `bun:"currency,notnull" json:"-"`
+	PeriodEnd      time.Time `bun:"period_end,notnull" json:"-"`
+	PayPalPlanID   string    `bun:"paypal_plan_id,notnull" json:"-"`
+	ApprovalURL    string    `bun:"approval_url,notnull" json:"-"`
+	ChargeRef      string    `bun:"charge_ref,notnull" json:"-"`
+	Status         string    `bun:"status,notnull" json:"status"`
+	CreatedAt      time.Time `bun:"created_at,notnull" json:"-"`
+	UpdatedAt      time.Time `bun:"updated_at,notnull" json:"-"`
 }
 
 // OpenPayPalTierChange answers the move q of a PayPal membership to the
