@@ -749,17 +749,8 @@ func (p *PayPal) createSubscription(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if ac := in.ApplicationContext; ac != nil {
-		for _, u := range []struct{ field, v string }{{"/application_context/return_url", ac.ReturnURL}, {"/application_context/cancel_url", ac.CancelURL}} {
-			if pu, err := url.Parse(u.v); u.v != "" && (err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "") {
-				ppInvalid(w, u.field, "INVALID_PARAMETER_SYNTAX", "The value of a field does not conform to the expected format.")
-				return
-			}
-		}
-		if ac.UserAction != "" && ac.UserAction != "CONTINUE" && ac.UserAction != "SUBSCRIBE_NOW" {
-			ppInvalid(w, "/application_context/user_action", "INVALID_PARAMETER_VALUE", "The value of a field is invalid.")
-			return
-		}
+	if ac := in.ApplicationContext; ac != nil && !validAppContext(w, ac.ReturnURL, ac.CancelURL, ac.UserAction) {
+		return
 	}
 	pl := p.plans[in.PlanID]
 	if pl == nil {
@@ -1015,6 +1006,24 @@ func (p *PayPal) RevisionCount(id string) int {
 // SUBSCRIPTION_STATUS_INVALID); the answer's approve link is where the
 // subscriber consents, which moves the plan (BILLING.SUBSCRIPTION.UPDATED)
 // and sends them to application_context.return_url.
+// validAppContext answers PayPal's 400 for an application_context (of a
+// subscription or of its revision) with a return or cancel URL that is not
+// an absolute http(s) URL or an unknown user_action, and reports whether it
+// is valid.
+func validAppContext(w http.ResponseWriter, returnURL, cancelURL, userAction string) bool {
+	for _, u := range []struct{ field, v string }{{"/application_context/return_url", returnURL}, {"/application_context/cancel_url", cancelURL}} {
+		if pu, err := url.Parse(u.v); u.v != "" && (err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "") {
+			ppInvalid(w, u.field, "INVALID_PARAMETER_SYNTAX", "The value of a field does not conform to the expected format.")
+			return false
+		}
+	}
+	if userAction != "" && userAction != "CONTINUE" && userAction != "SUBSCRIBE_NOW" {
+		ppInvalid(w, "/application_context/user_action", "INVALID_PARAMETER_VALUE", "The value of a field is invalid.")
+		return false
+	}
+	return true
+}
+
 func (p *PayPal) revise(w http.ResponseWriter, r *http.Request, s *ppSubscription) {
 	var in struct {
 		PlanID             string `json:"plan_id"`
@@ -1038,17 +1047,8 @@ func (p *PayPal) revise(w http.ResponseWriter, r *http.Request, s *ppSubscriptio
 			return
 		}
 	}
-	if ac := in.ApplicationContext; ac != nil {
-		for _, u := range []struct{ field, v string }{{"/application_context/return_url", ac.ReturnURL}, {"/application_context/cancel_url", ac.CancelURL}} {
-			if pu, err := url.Parse(u.v); u.v != "" && (err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "") {
-				ppInvalid(w, u.field, "INVALID_PARAMETER_SYNTAX", "The value of a field does not conform to the expected format.")
-				return
-			}
-		}
-		if ac.UserAction != "" && ac.UserAction != "CONTINUE" && ac.UserAction != "SUBSCRIBE_NOW" {
-			ppInvalid(w, "/application_context/user_action", "INVALID_PARAMETER_VALUE", "The value of a field is invalid.")
-			return
-		}
+	if ac := in.ApplicationContext; ac != nil && !validAppContext(w, ac.ReturnURL, ac.CancelURL, ac.UserAction) {
+		return
 	}
 	np := p.plans[in.PlanID]
 	if np == nil {
