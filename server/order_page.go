@@ -202,14 +202,14 @@ func (s *Server) pagePaymentSuccess(c echo.Context) error {
 			d.State = "missing"
 			return s.renderPage(c, "PaymentSuccess", props)
 		}
-		if msg := s.capturePayPalOnReturn(c, sc, orderID, ppID); msg != "" {
+		if msg := s.confirmOnReturn(c, sc, payments.PayPal, orderID, ppID); msg != "" {
 			d.Message = msg
 		}
 	}
 	if d.Processor == payments.Stripe {
 		// A card that needed a redirect (3-D Secure) comes back here:
 		// ask Stripe how the order's PaymentIntent stands.
-		if msg := s.confirmStripeOnReturn(c, sc, orderID); msg != "" {
+		if msg := s.confirmOnReturn(c, sc, payments.Stripe, orderID, ""); msg != "" {
 			d.Message = msg
 		}
 	}

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -81,59 +80,9 @@ func (s *Server) apiPayPalCapture(c echo.Context) error {
 	if req.PayPalOrderID = strings.TrimSpace(req.PayPalOrderID); req.PayPalOrderID == "" {
 		return badRequest("paypalOrderId is required")
 	}
-	p, err := s.payments.Get(payments.PayPal)
-	if err != nil {
-		return badRequest("Payment method not available")
-	}
-	res, err := s.capturePayPal(c, sc, p, req.PayPalOrderID)
+	res, err := s.confirmPayment(c.Request().Context(), sc, payments.PayPal, req.PayPalOrderID, "")
 	if err != nil {
 		return err
 	}
-	msg := "Payment captured"
-	if res.Order.Status == store.OrderPending {
-		msg = "Payment is not complete yet"
-	}
-	return respondMessage(c, http.StatusOK, fields{
-		"paypalOrderId": res.Ref, "status": res.Status, "orderId": res.Order.ID, "orderStatus": res.Order.Status,
-		"orderNumber": res.Order.OrderNumber,
-	}, msg)
-}
-
-// capturePayPalOnReturn captures for the payment-success page and answers
-// what the buyer should read when it did not work ("" when it did, or when
-// the order is simply not paid yet). An order that is not the one PayPal's
-// id belongs to is left alone.
-func (s *Server) capturePayPalOnReturn(c echo.Context, sc *Scope, orderID, paypalOrderID string) string {
-	p, err := s.payments.Get(payments.PayPal)
-	if err != nil {
-		return "Payment method not available"
-	}
-	o, err := s.store.OrderByPaymentRef(c.Request().Context(), sc.App.Store.ID, sc.User.ID, payments.PayPal, paypalOrderID)
-	if err != nil || o.ID != orderID {
-		return "Missing payment information"
-	}
-	if _, err := s.capturePayPal(c, sc, p, paypalOrderID); err != nil {
-		var e *Error
-		if errors.As(err, &e) && e.Status < 500 {
-			return e.Message
-		}
-		s.logger.Error("paypal capture on return failed", "order", orderID, "err", err)
-		return "Failed to capture PayPal payment"
-	}
-	return ""
-}
-
-// capturePayPal is the one capture path: the JSON call and the
-// payment-success page share it.
-func (s *Server) capturePayPal(c echo.Context, sc *Scope, p payments.Provider, paypalOrderID string) (*payments.Result, error) {
-	ctx := c.Request().Context()
-	o, err := s.store.OrderByPaymentRef(ctx, sc.App.Store.ID, sc.User.ID, payments.PayPal, paypalOrderID)
-	if err != nil {
-		return nil, wrapLoad(err, msgNoOrder)
-	}
-	res, err := p.Confirm(ctx, payments.ConfirmRequest{Order: o, Payer: payer(sc), Ref: paypalOrderID})
-	if err != nil {
-		return nil, paymentError(err, "Failed to capture PayPal order", msgNotAwaiting)
-	}
-	return res, nil
+	return respondConfirmed(c, payments.PayPal, res)
 }

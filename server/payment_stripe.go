@@ -61,28 +61,11 @@ func (s *Server) apiStripeConfirm(c echo.Context) error {
 	if req.PaymentIntentID = strings.TrimSpace(req.PaymentIntentID); req.PaymentIntentID == "" {
 		return badRequest("paymentIntentId is required")
 	}
-	p, err := s.payments.Get(payments.Stripe)
+	res, err := s.confirmPayment(c.Request().Context(), sc, payments.Stripe, req.PaymentIntentID, strings.TrimSpace(req.PaymentMethodID))
 	if err != nil {
-		return badRequest("Payment method not available")
+		return err
 	}
-	ctx := c.Request().Context()
-	o, err := s.store.OrderByPaymentRef(ctx, sc.App.Store.ID, sc.User.ID, payments.Stripe, req.PaymentIntentID)
-	if err != nil {
-		return wrapLoad(err, msgNoOrder)
-	}
-	res, err := p.Confirm(ctx, payments.ConfirmRequest{Order: o, Payer: payer(sc), Ref: req.PaymentIntentID,
-		PaymentMethodID: strings.TrimSpace(req.PaymentMethodID)})
-	if err != nil {
-		return paymentError(err, "Failed to confirm payment", msgNotAwaiting)
-	}
-	msg := "Payment confirmed"
-	if res.Order.Status == store.OrderPending {
-		msg = "Payment is not complete yet"
-	}
-	return respondMessage(c, http.StatusOK, fields{
-		"paymentIntentId": res.Ref, "status": res.Status, "orderId": res.Order.ID, "orderStatus": res.Order.Status,
-		"orderNumber": res.Order.OrderNumber,
-	}, msg)
+	return respondConfirmed(c, payments.Stripe, res)
 }
 
 type refundRequest struct {
@@ -168,28 +151,4 @@ func (s *Server) refundTarget(ctx context.Context, storeID, ref string) (*store.
 		return nil, store.ErrNotFound
 	}
 	return &v.Order, nil
-}
-
-// confirmStripeOnReturn re-reads the PaymentIntent of the viewer's PENDING
-// card order for the payment-success page, and answers what the buyer
-// should read when Stripe refused the card ("" otherwise).
-func (s *Server) confirmStripeOnReturn(c echo.Context, sc *Scope, orderID string) string {
-	p, err := s.payments.Get(payments.Stripe)
-	if err != nil {
-		return ""
-	}
-	ctx := c.Request().Context()
-	o, err := s.store.OrderInStore(ctx, sc.App.Store.ID, sc.User.ID, orderID)
-	if err != nil || o.Status != store.OrderPending || o.PaymentMethod != payments.Stripe || o.PaymentRef == "" {
-		return ""
-	}
-	if _, err := p.Confirm(ctx, payments.ConfirmRequest{Order: o, Payer: payer(sc), Ref: o.PaymentRef}); err != nil {
-		var e *Error
-		if errors.As(paymentError(err, "Payment confirmation failed", msgNotAwaiting), &e) && e.Status < 500 {
-			return e.Message
-		}
-		s.logger.Error("stripe confirm on return failed", "order", orderID, "err", err)
-		return "Payment confirmation failed"
-	}
-	return ""
 }
