@@ -186,6 +186,8 @@ export default function Membership(props: Props) {
                       </button>
                     </form>
                   )
+                ) : d.changeRefused ? (
+                  t.state === "ON_SALE" && <p className="meta tier-change-refused">{d.changeRefused}</p>
                 ) : d.paypalManaged && !d.changeable ? null : t.state === "ON_SALE" && d.changeable && d.cycle && (d.cycle === "YEARLY" ? t.yearlyPrice : t.monthlyPrice) == null ? (
                   <p className="meta">{"Not offered " + (d.cycle === "YEARLY" ? "yearly" : "monthly") + ": join it when your membership ends."}</p>
                 ) : t.state === "ON_SALE" ? (

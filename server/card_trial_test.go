@@ -243,8 +243,15 @@ func TestCardRequiredTrialStarts(t *testing.T) {
 			t.Fatalf("the membership page in the trial lacks %q", want)
 		}
 	}
+	// The other tiers say why they cannot be chosen now instead of offering
+	// buttons that would answer it.
+	trialRefusal := "You are on a free trial: change tiers once it has ended, or cancel and join the tier you want"
+	if !strings.Contains(page.Body, trialRefusal) || strings.Contains(page.Body, "/membership/change/") ||
+		strings.Contains(page.Body, `action="/apps/demo/checkout/plan/`) {
+		t.Fatalf("the membership page in a card trial offers a change of tier, or does not say why it cannot")
+	}
 	if tiers := f.tier.tiersAPI(t, withSession(session)); tiers.TrialAvailable || tiers.Current == nil || tiers.Current.ID != f.pass.ID ||
-		tiers.Status.RenewedBy != "stripe" || !tiers.CardOffered {
+		tiers.Status.RenewedBy != "stripe" || !tiers.CardOffered || tiers.Changeable || tiers.ChangeRefused != trialRefusal {
 		t.Fatalf("the tiers call in a card trial: %+v", tiers)
 	}
 	var notes int

@@ -34,6 +34,10 @@ type TiersData struct {
 	// Changeable: the membership renews, so Upgrade and Downgrade move it
 	// (membership_change.go) rather than buy another period.
 	Changeable bool `json:"changeable"`
+	// ChangeRefused is why the member cannot move between tiers now, for a
+	// membership whose other tiers would otherwise offer buttons that
+	// answer it (a trial, a card membership that ends).
+	ChangeRefused string `json:"changeRefused,omitempty"`
 	// CardManaged: a card renews the membership, so the member manages the
 	// card and invoices in the provider's portal (membership_portal.go).
 	CardManaged bool `json:"cardManaged"`
@@ -153,8 +157,12 @@ func (s *Server) tiersOf(c echo.Context, sc *Scope) (*TiersData, error) {
 		}
 		out.CardManaged = sub != nil && sub.ProviderRef != "" && sub.Provider != store.WalletMethod && sub.Provider != store.CompProvider &&
 			(sub.Status == store.SubActive || sub.Status == store.SubPastDue)
-		out.Changeable = sub != nil && sub.Status == store.SubActive && !sub.CancelAtPeriodEnd && sub.Amount > 0 && sub.TrialUntil == nil &&
-			(sub.Provider == store.WalletMethod || sub.ProviderRef != "") && sub.Provider != store.CompProvider
+		refusal := store.TierChangeRefusal(sub, time.Now())
+		out.Changeable = refusal == nil
+		var why *store.ErrTierChange
+		if sub != nil && (sub.TrialUntil != nil || out.CardManaged) && errors.As(refusal, &why) {
+			out.ChangeRefused = why.Msg
+		}
 		if sub != nil && sub.Provider == payments.PayPal && sub.ProviderRef != "" {
 			out.PayPalManaged = sub.Status == store.SubActive || sub.Status == store.SubPastDue
 			out.CardManaged = false

@@ -123,27 +123,12 @@ func quoteTierChange(ctx context.Context, db bun.IDB, appID, userID, itemID, cod
 	if err != nil {
 		return nil, nil, fmt.Errorf("load membership: %w", err)
 	}
-	if cur == nil || cur.Status != SubActive || !cur.CurrentPeriodEnd.After(now) {
-		if cur != nil && cur.Status == SubPastDue {
-			return nil, nil, &ErrTierChange{Msg: "Your last renewal did not go through: settle it before changing tiers"}
-		}
-		return nil, nil, &ErrTierChange{Msg: "You have no active membership in this app: join a tier first"}
-	}
-	if cur.Provider == CompProvider || cur.Amount <= 0 {
-		return nil, nil, &ErrTierChange{Msg: "Your membership is a gift: join a tier to pay for one of your own"}
+	if err := TierChangeRefusal(cur, now); err != nil {
+		return nil, nil, err
 	}
 	renewedBy := WalletMethod
 	if cur.Provider != WalletMethod {
-		if cur.ProviderRef == "" {
-			return nil, nil, &ErrTierChange{Msg: "Your membership does not renew: join the tier you want when it ends"}
-		}
 		renewedBy = cur.Provider
-	}
-	if cur.TrialUntil != nil {
-		return nil, nil, &ErrTierChange{Msg: "You are on a free trial: change tiers once it has ended, or cancel and join the tier you want"}
-	}
-	if cur.CancelAtPeriodEnd {
-		return nil, nil, &ErrTierChange{Msg: "Your membership ends at the end of this period: keep it first to change tiers"}
 	}
 	var fromRows []tierRow
 	if err := tierQuery(db).Where("p.app_id = ? AND p.id = ?", appID, cur.PlanID).Limit(1).Scan(ctx, &fromRows); err != nil {
@@ -212,6 +197,32 @@ func quoteTierChange(ctx context.Context, db bun.IDB, appID, userID, itemID, cod
 func (s *Storage) QuoteTierChange(ctx context.Context, appID, userID, itemID, code string, now time.Time) (*TierChange, error) {
 	q, _, err := quoteTierChange(ctx, s.DB, appID, userID, itemID, code, now, false)
 	return q, err
+}
+
+// TierChangeRefusal says why membership sub cannot move between tiers
+// now, or nil when it can: only a membership that is paid, active, out of
+// its trial, not ending, and renewed by the wallet or a provider can. The
+// membership page shows the reason instead of buttons that would answer it.
+func TierChangeRefusal(cur *Subscription, now time.Time) error {
+	if cur == nil || cur.Status != SubActive || !cur.CurrentPeriodEnd.After(now) {
+		if cur != nil && cur.Status == SubPastDue {
+			return &ErrTierChange{Msg: "Your last renewal did not go through: settle it before changing tiers"}
+		}
+		return &ErrTierChange{Msg: "You have no active membership in this app: join a tier first"}
+	}
+	if cur.Provider == CompProvider || cur.Amount <= 0 {
+		return &ErrTierChange{Msg: "Your membership is a gift: join a tier to pay for one of your own"}
+	}
+	if cur.Provider != WalletMethod && cur.ProviderRef == "" {
+		return &ErrTierChange{Msg: "Your membership does not renew: join the tier you want when it ends"}
+	}
+	if cur.TrialUntil != nil {
+		return &ErrTierChange{Msg: "You are on a free trial: change tiers once it has ended, or cancel and join the tier you want"}
+	}
+	if cur.CancelAtPeriodEnd {
+		return &ErrTierChange{Msg: "Your membership ends at the end of this period: keep it first to change tiers"}
+	}
+	return nil
 }
 
 // upgradeRef names one upgrade's charge: the membership, the tier and the

@@ -1752,6 +1752,7 @@ export interface TiersData {
   status: SubscriptionStatus | null;
   next: Tier | null;
   changeable: boolean;
+  changeRefused?: string;
   cardManaged: boolean;
   paypalManaged: boolean;
   paypalChange?: PayPalChange;
