@@ -118,6 +118,9 @@ func domainRules() []domainRule {
 		{media.ErrTypeMismatch, http.StatusBadRequest, msgUploadType, ""},
 		{media.ErrRead, http.StatusBadRequest, "Upload interrupted", ""},
 		{media.ErrBadSignature, http.StatusForbidden, "Invalid or expired URL", ""},
+		// A stored file that is gone: missing, not the store being down
+		// (that is a 503 in classify).
+		{media.ErrNotFound, http.StatusNotFound, "Not found", ""},
 	}
 }
 

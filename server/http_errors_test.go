@@ -70,6 +70,7 @@ func TestDomainErrorStatuses(t *testing.T) {
 		{media.ErrTypeMismatch, http.StatusBadRequest},
 		{media.ErrRead, http.StatusBadRequest},
 		{media.ErrBadSignature, http.StatusForbidden},
+		{media.ErrNotFound, http.StatusNotFound},
 	}
 	// A rule added to the mapping without a row here fails: the table is
 	// the list a reviewer reads.

@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -86,8 +87,9 @@ func (s *Server) mediaByID(c echo.Context) error {
 	}
 	f, size, err := s.files.Open(ctx, key)
 	if err != nil {
-		s.logger.Warn("open media", "media", m.ID, "key", key, "err", err)
-		return notFound("Not found")
+		// Missing bytes are a 404; an object store that is down is a 503
+		// (classify), never a "Not found" that a cache or a crawler keeps.
+		return fmt.Errorf("open media %s: %w", m.ID, err)
 	}
 	defer f.Close()
 	cache := publicMediaCache

@@ -9,6 +9,9 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -460,5 +463,62 @@ func TestProfilePictureFromS3(t *testing.T) {
 	})
 	if got := pictureOf("follower@demo.test"); got != "" {
 		t.Errorf("a rejected upload became the picture: %s", got)
+	}
+}
+
+// A stored file that is gone answers 404; an object store that cannot be
+// reached answers 503, never a "Not found" that a browser, a CDN or a
+// crawler would keep. The object store sits behind a proxy the test closes.
+func TestMediaMissingOrStoreDown(t *testing.T) {
+	t.Parallel()
+	srv := newMinIOServer(t)
+	ts, opts, st := srv.ts, srv.opts, srv.st
+	ctx := context.Background()
+	target, err := url.Parse("http://" + opts.Endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httptest.NewServer(httputil.NewSingleHostReverseProxy(target))
+	viaProxy := opts
+	viaProxy.Endpoint = strings.TrimPrefix(proxy.URL, "http://")
+	files, err := media.NewS3(ctx, viaProxy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	behindProxy := &testServer{Server: New(Deps{Config: ts.cfg, Store: st, Renderer: testEngine(t), Files: files, Logger: srv.logger})}
+
+	demo, _ := st.AppByIDOrName(ctx, "demo")
+	ids := commLoad(t, ts)
+	creator := commUser(t, ts, "creator@demo.test")
+	img := pngBytes(t)
+	r, cm := mediaCreate(t, ts, creator, mediaReq(demo.ID, "image/png", len(img), "post"))
+	if r.Status != 201 {
+		t.Fatalf("create media: %d %s", r.Status, r.Body)
+	}
+	if err := srv.files.Put(ctx, cm.Media.Path, bytes.NewReader(img), int64(len(img)), "image/png"); err != nil {
+		t.Fatal(err)
+	}
+	r = ts.do(t, "POST", "/api/messages", body(map[string]any{"content": "Soon gone", "communityId": ids.demoCommunity, "attachmentIds": []string{cm.Media.ID}}), creator)
+	var msg struct{ Data store.MessageView }
+	commJSON(t, r, &msg)
+	if r.Status != 201 || len(msg.Data.Attachments) != 1 {
+		t.Fatalf("attach: %d %s", r.Status, r.Body)
+	}
+	path := strings.TrimPrefix(msg.Data.Attachments[0].Media.SignedURL, "http://main.test")
+	if r := behindProxy.do(t, "GET", path, nil, nil); r.Status != 200 || r.Body != string(img) {
+		t.Fatalf("through the proxy: %d", r.Status)
+	}
+
+	proxy.Close()
+	down := behindProxy.do(t, "GET", path, nil, nil)
+	if down.Status != http.StatusServiceUnavailable || strings.Contains(down.Header.Get("Cache-Control"), "immutable") {
+		t.Fatalf("object store down: %d %q, want 503 not kept", down.Status, down.Header.Get("Cache-Control"))
+	}
+
+	if err := srv.files.Delete(ctx, cm.Media.Path); err != nil {
+		t.Fatal(err)
+	}
+	if gone := ts.do(t, "GET", path, nil, nil); gone.Status != http.StatusNotFound {
+		t.Fatalf("the bytes gone: %d, want 404", gone.Status)
 	}
 }
