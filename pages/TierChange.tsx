@@ -67,7 +67,7 @@ export default function TierChange(props: Props) {
               : formatMoney(change.price, change.currency) + per}
           </dd>
         </dl>
-        {upgrade && !paypal && (
+        {upgrade && (
           <form method="get" action={base + "/membership/change/" + change.to.itemId} className="offer-code">
             <label htmlFor="tier-code">Have a code?</label>
             <div className="offer-code-row">
@@ -88,7 +88,9 @@ export default function TierChange(props: Props) {
         {paypal && (
           <p className="meta tier-change-paypal">
             {upgrade
-              ? "Your membership renews through PayPal. You approve the new tier on PayPal, then pay the difference there as a one-off PayPal payment (PayPal's subscriptions do not prorate); your new tier starts as soon as it is paid. Without it, the new tier starts at your next renewal."
+              ? "Your membership renews through PayPal. You approve the new tier on PayPal" +
+                (change.offer ? ", at the code's price for the renewals it covers," : "") +
+                " then pay the difference there as a one-off PayPal payment (PayPal's subscriptions do not prorate); your new tier starts as soon as it is paid. Without it, the new tier starts at your next renewal."
               : "Your membership renews through PayPal: you approve the change on PayPal, which bills the new price from your next renewal."}
           </p>
         )}

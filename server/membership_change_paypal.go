@@ -73,11 +73,11 @@ func (s *Server) payPalChangeURLs(sc *Scope) paypal.TierChangeURLs {
 
 // changePayPalTier asks PayPal to revise the membership's subscription to
 // the quoted tier and answers the move with where the member approves it.
-// An offer code does not apply: PayPal bills the new tier's plan.
+// An upgrade's offer code was checked by the quote (unknown, expired, used
+// up or already redeemed codes never reach PayPal); it discounts the
+// difference and the renewals it covers (paypal.ReviseTier), and is
+// redeemed once the member approved the move on PayPal.
 func (s *Server) changePayPalTier(ctx context.Context, sc *Scope, q *store.TierChange) (*PayPalChange, string, error) {
-	if q.Offer != nil {
-		return nil, "", &store.ErrTierChange{Msg: "Offer codes do not apply to a PayPal membership's change of tier: change without it"}
-	}
 	if q.Direction == store.TierKeep {
 		// The own tier with no downgrade waiting: nothing to revise.
 		next, err := s.store.NextTierOf(ctx, sc.App.ID, sc.User.ID)

@@ -381,10 +381,10 @@ func TestPayPalTierChangeRefused(t *testing.T) {
 	tiers := f.tiers(t)
 	r := f.ts.do(t, "POST", "/api/memberships/apps/"+f.demo.ID+"/change", body(map[string]any{"itemId": tiers.backstage.ItemID, "code": "NOPE"}), f.as)
 	if r.Status < 400 || r.Status >= 500 {
-		t.Fatalf("a code on a PayPal upgrade: %d %s", r.Status, r.Body)
+		t.Fatalf("an unknown code on a PayPal upgrade: %d %s", r.Status, r.Body)
 	}
 	if f.paypal.RevisionCount(ref) != 0 {
-		t.Fatal("revised with a refused code")
+		t.Fatal("revised with an unknown code")
 	}
 	f.paypal.FailSubscriptionPayment(ref, 0)
 	if r := paypalHook(t, f.payFixture, f.last(t, "BILLING.SUBSCRIPTION.PAYMENT.FAILED")); r.Status != 200 {

@@ -63,15 +63,25 @@ type PayPalTierChange struct {
 	ApprovalURL    string    `bun:"approval_url,notnull" json:"-"`
 	ChargeRef      string    `bun:"charge_ref,notnull" json:"-"`
 	Status         string    `bun:"status,notnull" json:"status"`
-	CreatedAt      time.Time `bun:"created_at,notnull" json:"-"`
-	UpdatedAt      time.Time `bun:"updated_at,notnull" json:"-"`
+	// OfferID is the code an upgrade was asked with ("" for none):
+	// ListCharge is the upgrade's charge without it (Charge is with it),
+	// NextCharge what each renewal costs while it runs and DiscountLeft how
+	// many renewals it discounts (-1: all), which the PayPal plan the move
+	// revises to bills as its TRIAL cycles.
+	OfferID      string    `bun:"offer_id,notnull" json:"-"`
+	ListCharge   int64     `bun:"list_charge,notnull" json:"-"`
+	NextCharge   int64     `bun:"next_charge,notnull" json:"-"`
+	DiscountLeft int64     `bun:"discount_left,notnull" json:"-"`
+	CreatedAt    time.Time `bun:"created_at,notnull" json:"-"`
+	UpdatedAt    time.Time `bun:"updated_at,notnull" json:"-"`
 }
 
 // OpenPayPalTierChange answers the move q of a PayPal membership to the
 // PayPal plan paypalPlanID, making it (PENDING) unless an identical one is
-// open: the key names the membership, both tiers, the period and how many
-// moves the membership made before, so concurrent and repeated requests
-// share one row (and so one revise at PayPal).
+// open: the key names the membership, both tiers, the period, how many
+// moves the membership made before and the offer code, so concurrent and
+// repeated requests share one row (and so one revise at PayPal). The code
+// is only kept here: it is redeemed once the member approved the move.
 func (s *Storage) OpenPayPalTierChange(ctx context.Context, q *TierChange, userID, paypalPlanID string) (*PayPalTierChange, error) {
 	done, err := s.DB.NewSelect().Model((*PayPalTierChange)(nil)).
 		Where("subscription_id = ? AND status = ?", q.SubscriptionID, PayPalChangeDone).Count(ctx)
@@ -82,7 +92,13 @@ func (s *Storage) OpenPayPalTierChange(ctx context.Context, q *TierChange, userI
 	now := time.Now().UTC()
 	row := &PayPalTierChange{ID: NewID(), Key: key, SubscriptionID: q.SubscriptionID, UserID: userID, ProviderRef: q.ProviderRef,
 		Direction: q.Direction, FromPlanID: q.From.ID, ToPlanID: q.To.ID, Cycle: q.Cycle, Price: q.Price, Charge: q.Charge,
-		Currency: q.Currency, PeriodEnd: q.PeriodEnd, PayPalPlanID: paypalPlanID, Status: PayPalChangePending, CreatedAt: now, UpdatedAt: now}
+		Currency: q.Currency, PeriodEnd: q.PeriodEnd, PayPalPlanID: paypalPlanID, Status: PayPalChangePending, CreatedAt: now, UpdatedAt: now,
+		ListCharge: q.Charge, NextCharge: q.NextCharge}
+	if o := q.Offer; o != nil && q.Direction == TierUpgrade {
+		row.Key += ":offer:" + o.Offer.ID
+		row.OfferID, row.ListCharge, row.DiscountLeft = o.Offer.ID, o.ListPrice, o.DiscountLeft
+	}
+	key = row.Key
 	var appID string
 	if err := s.DB.NewSelect().Table("subscriptions").Column("app_id").Where("id = ?", q.SubscriptionID).Scan(ctx, &appID); err != nil {
 		return nil, fmt.Errorf("load membership app: %w", err)
@@ -161,6 +177,15 @@ func paypalChangeQuote(ctx context.Context, tx bun.Tx, row *PayPalTierChange, cu
 	if q.From.ID == "" || q.To.ID == "" {
 		return nil, ErrNotFound
 	}
+	if row.OfferID != "" {
+		o := new(Offer)
+		if err := selectOne(ctx, tx.NewSelect().Model(o).Where("id = ?", row.OfferID), "offer"); err != nil {
+			return nil, err
+		}
+		q.NextCharge = row.NextCharge
+		q.Offer = &OfferQuote{Offer: o, Code: o.Code, ListPrice: row.ListCharge, Price: row.Charge, Discount: row.ListCharge - row.Charge,
+			Description: o.Describe(), DiscountLeft: row.DiscountLeft}
+	}
 	if q.Direction == TierDowngrade {
 		q.EffectiveAt = cur.CurrentPeriodEnd
 	}
@@ -216,8 +241,11 @@ func (s *Storage) stepPayPalChange(ctx context.Context, id, from string,
 }
 
 // applyPayPalChange puts the move on the membership (as quoted when it was
-// asked): a membership that changed tier meanwhile voids it.
-func (s *Storage) applyPayPalChange(ctx context.Context, tx bun.Tx, row *PayPalTierChange, cur *Subscription, now time.Time) (string, error) {
+// asked): a membership that changed tier meanwhile voids it. renewed says
+// that PayPal just billed the renewal at the new plan (an upgrade whose
+// difference was never paid): that payment was the first of the code's
+// discounted renewals, so one fewer is left.
+func (s *Storage) applyPayPalChange(ctx context.Context, tx bun.Tx, row *PayPalTierChange, cur *Subscription, now time.Time, renewed bool) (string, error) {
 	if cur.PlanID != row.FromPlanID {
 		return PayPalChangeVoid, nil
 	}
@@ -230,6 +258,9 @@ func (s *Storage) applyPayPalChange(ctx context.Context, tx bun.Tx, row *PayPalT
 	}
 	if q.Direction == TierUpgrade {
 		q.Charge = 0 // booked apart, from PayPal's capture
+		if renewed && q.Offer != nil && q.Offer.DiscountLeft > 0 {
+			q.Offer.DiscountLeft--
+		}
 	}
 	var tc *ErrTierChange
 	if err := applyTierChange(ctx, tx, s, q, cur, now); errors.As(err, &tc) {
@@ -247,13 +278,25 @@ func (s *Storage) applyPayPalChange(ctx context.Context, tx bun.Tx, row *PayPalT
 // (REVISED).
 func (s *Storage) ConfirmPayPalRevision(ctx context.Context, id string, now time.Time) (*PayPalTierChange, error) {
 	return s.stepPayPalChange(ctx, id, PayPalChangePending, func(ctx context.Context, tx bun.Tx, row *PayPalTierChange, cur *Subscription) (string, error) {
+		next := PayPalChangeRevised
 		if row.Direction == TierUpgrade && row.Charge > 0 && cur.CurrentPeriodEnd.After(now) {
 			if cur.PlanID != row.FromPlanID {
 				return PayPalChangeVoid, nil
 			}
-			return PayPalChangeRevised, nil
+		} else {
+			var err error
+			if next, err = s.applyPayPalChange(ctx, tx, row, cur, now, false); err != nil {
+				return "", err
+			}
 		}
-		return s.applyPayPalChange(ctx, tx, row, cur, now)
+		if next != PayPalChangeVoid && row.OfferID != "" && row.Direction == TierUpgrade {
+			// The member agreed on PayPal to the code's prices: it is
+			// redeemed now, with the approval, and only now.
+			if err := redeemApprovedOffer(ctx, tx, row, now); err != nil {
+				return "", err
+			}
+		}
+		return next, nil
 	})
 }
 
@@ -275,7 +318,7 @@ func (s *Storage) PayPalUpgradePaid(ctx context.Context, id, captureID string, a
 		if _, err := recordPaymentEvent(ctx, tx, ev, false); err != nil {
 			return "", err
 		}
-		next, err := s.applyPayPalChange(ctx, tx, row, cur, now)
+		next, err := s.applyPayPalChange(ctx, tx, row, cur, now, false)
 		if err != nil {
 			return "", err
 		}
@@ -300,10 +343,33 @@ func (s *Storage) SettlePayPalRevisions(ctx context.Context, ref string, now tim
 			if !cur.CurrentPeriodEnd.After(row.PeriodEnd) {
 				return PayPalChangeRevised, nil // not renewed yet
 			}
-			return s.applyPayPalChange(ctx, tx, row, cur, now)
+			return s.applyPayPalChange(ctx, tx, row, cur, now, true)
 		}); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// redeemApprovedOffer records the member's redemption of the code of a
+// PayPal upgrade they approved, once per member and code (a second move
+// with the same code, approved too, shares the one redemption). Its limit
+// and expiry were checked before the member was sent to PayPal; a member
+// who approved there keeps what PayPal now bills, so a limit reached by
+// others in between still records the redemption (as a card already
+// charged at the discounted price does).
+func redeemApprovedOffer(ctx context.Context, tx bun.Tx, row *PayPalTierChange, now time.Time) error {
+	r := &OfferRedemption{ID: NewID(), OfferID: row.OfferID, AppID: row.AppID, UserID: row.UserID, PlanID: row.ToPlanID,
+		Method: "paypal", Discount: row.ListCharge - row.Charge, CreatedAt: now}
+	res, err := tx.NewInsert().Model(r).On("CONFLICT (offer_id, user_id) DO NOTHING").Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("record redemption: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return nil
+	}
+	if _, err := tx.NewUpdate().Model((*Offer)(nil)).Set("redemptions = redemptions + 1").Where("id = ?", row.OfferID).Exec(ctx); err != nil {
+		return fmt.Errorf("redeem offer: %w", err)
 	}
 	return nil
 }

@@ -117,8 +117,8 @@ test("without JavaScript the PayPal choice still goes to PayPal and back", async
 // JavaScript on. The plan checkout leads to the payment step, PayPal's
 // page asks to agree to the subscription (the tier's price every month),
 // and the way back makes them a member whose membership renews through
-// PayPal; the upgrade is PayPal's revise and a one-off payment of the
-// difference; cancelling reaches PayPal and offers no way back in it.
+// PayPal; the upgrade, with an offer code, is PayPal's revise and a
+// one-off payment of the discounted difference; cancelling reaches PayPal and offers no way back in it.
 test("a follower joins a tier by PayPal through PayPal's subscription page, upgrades (revise, then the difference), then cancels", async () => {
   const { context, page } = await signIn(env, "follower@demo.test", "demo-password", { viewport: { width: 390, height: 844 } });
   const errors = watchErrors(page);
@@ -151,14 +151,27 @@ test("a follower joins a tier by PayPal through PayPal's subscription page, upgr
   assert.equal(await page.locator('form[action*="/checkout/plan/"]').count(), 0);
   await shot(page, "tier-4-member");
 
-  // Issue 40 item 4: the member upgrades. PayPal's revise is approved on
-  // PayPal's page, then the prorated difference is paid there as a
+  // Issue 40 items 4 and 5: the member upgrades with the creator's code
+  // (50% off the first month). PayPal's revise is approved on PayPal's
+  // page (the code's price for the renewal it covers, then the list
+  // price), then the prorated difference, halved, is paid there as a
   // one-off payment, and the new tier is on at once.
+  const creator = await signIn(env, "creator@demo.test");
+  const made = await creator.page.request.post(env.server.base + "/api/studio/apps/demo/offers", {
+    data: { code: "PPHALF", percentOff: 50, duration: "REPEATING", durationMonths: 1 },
+  });
+  assert.equal(made.status(), 201, await made.text());
+  await creator.context.close();
   await Promise.all([page.waitForURL(/\/membership\/change\//), page.getByRole("link", { name: "Upgrade to Backstage Pass" }).click()]);
   assert.match(await page.locator(".tier-change-paypal").innerText(), /one-off PayPal payment/);
-  assert.equal(await page.locator("#tier-code").count(), 0); // codes do not apply to a PayPal change
+  const full = await page.getByTestId("upgrade-charge").innerText();
+  assert.match(full, /^\$[67]\.\d\d$/);
+  await page.locator("#tier-code").fill("pphalf");
+  await Promise.all([page.waitForURL(/code=pphalf/), page.getByRole("button", { name: "Apply" }).click()]);
+  assert.match(await page.locator(".offer-applied").innerText(), /PPHALF: 50% off the first month/);
+  assert.match(await page.locator(".tier-change-paypal").innerText(), /at the code's price/);
   const charge = await page.getByTestId("upgrade-charge").innerText();
-  assert.match(charge, /^\$[67]\.\d\d$/);
+  assert.match(charge, /^\$3\.\d\d$/);
   await shot(page, "tier-5-upgrade-confirm");
   await Promise.all([
     page.waitForURL((u) => u.toString().startsWith(env.fakeURL + "/webapps/billing/subscriptions")),
@@ -166,6 +179,7 @@ test("a follower joins a tier by PayPal through PayPal's subscription page, upgr
   ]);
   const revision = await page.locator("body").innerText();
   assert.match(revision, /Backstage Pass \(monthly\)/);
+  assert.match(revision, /7\.50 USD first 1 × month/);
   assert.match(revision, /15\.00 USD every month/);
   await shot(page, "tier-6-upgrade-agree");
   await Promise.all([page.waitForURL((u) => u.toString().startsWith(env.fakeURL + "/checkoutnow")), page.getByRole("button", { name: "Agree & Subscribe" }).click()]);

@@ -81,7 +81,10 @@ type ppSubscription struct {
 	// Revision waiting for approval (revise): the plan it moves to and
 	// where the buyer goes back after approving it.
 	PendingPlan                  string
+	PendingCycles                []ppCycle
 	PendingReturn, PendingCancel string
+	// Overridden: the cycles are not the plan's (an override).
+	Overridden bool
 	// Revisions counts the revise calls PayPal made (replays of a
 	// PayPal-Request-Id are not calls).
 	Revisions  int
@@ -270,7 +273,7 @@ func (p *PayPal) saleJSON(s *PayPalSale) map[string]any {
 
 func (p *PayPal) subscriptionJSON(s *ppSubscription) map[string]any {
 	out := map[string]any{"id": s.ID, "plan_id": s.PlanID, "status": s.Status, "custom_id": s.CustomID,
-		"create_time": s.Created.UTC().Format(time.RFC3339), "plan_overridden": false,
+		"create_time": s.Created.UTC().Format(time.RFC3339), "plan_overridden": s.Overridden,
 		"quantity": "1", "status_update_time": s.Created.UTC().Format(time.RFC3339)}
 	if s.StatusNote != "" {
 		out["status_change_note"] = s.StatusNote
@@ -449,7 +452,7 @@ func (p *PayPal) subscriptionApproval(w http.ResponseWriter, r *http.Request) {
 		var lines []string
 		cycles := s.Cycles
 		if s.PendingPlan != "" && s.Status == "ACTIVE" {
-			cycles = plan.Cycles
+			cycles = s.PendingCycles
 			lines = append(lines, "Change your subscription to this plan from your next billing date:")
 		}
 		for _, c := range cycles {
@@ -483,7 +486,8 @@ func (p *PayPal) subscriptionApproval(w http.ResponseWriter, r *http.Request) {
 		if s.PendingReturn != "" {
 			returnURL = s.PendingReturn
 		}
-		s.PlanID, s.Cycles, s.PendingPlan = s.PendingPlan, p.plans[s.PendingPlan].Cycles, ""
+		s.PlanID, s.Cycles, s.PendingPlan, s.PendingCycles = s.PendingPlan, s.PendingCycles, "", nil
+		s.Overridden = !sameCycles(s.Cycles, p.plans[s.PlanID].Cycles)
 		s.Completed = map[int]int{}
 		p.emitLocked("BILLING.SUBSCRIPTION.UPDATED", p.subscriptionJSON(s))
 	}
@@ -715,6 +719,66 @@ func (p *PayPal) createPlan(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, 201, p.planJSON(pl))
 }
 
+// ppPlanOverride is a subscription's (or a revision's) plan object: its
+// own prices or counts for some of the plan's billing cycles.
+type ppPlanOverride struct {
+	BillingCycles []ppCycle `json:"billing_cycles"`
+}
+
+// overrideCycles answers the plan's cycles with the override applied, as
+// PayPal takes one: it changes a cycle's price (a fixed price in the
+// cycle's currency) or count (a trial's finite, 1 to 999; a regular
+// cycle's 0 to 999), the cycle named by its sequence; it cannot add a
+// cycle, change a cycle's tenure or frequency, or name one twice. A
+// refused override is answered on w (ok false).
+func overrideCycles(w http.ResponseWriter, plan []ppCycle, o *ppPlanOverride) ([]ppCycle, bool) {
+	cycles := append([]ppCycle(nil), plan...)
+	if o == nil {
+		return cycles, true
+	}
+	if len(o.BillingCycles) == 0 {
+		ppInvalid(w, "/plan/billing_cycles", "MISSING_REQUIRED_PARAMETER", "A required field is missing.")
+		return nil, false
+	}
+	seen := map[int]bool{}
+	for i, oc := range o.BillingCycles {
+		f := fmt.Sprintf("/plan/billing_cycles/%d", i)
+		if oc.Sequence < 1 || oc.Sequence > 99 || seen[oc.Sequence] {
+			ppInvalid(w, f+"/sequence", "INVALID_PARAMETER_VALUE", "The value of a field is invalid.")
+			return nil, false
+		}
+		seen[oc.Sequence] = true
+		j := -1
+		for k := range cycles {
+			if cycles[k].Sequence == oc.Sequence {
+				j = k
+			}
+		}
+		if j < 0 || (oc.TenureType != "" && oc.TenureType != cycles[j].TenureType) ||
+			(oc.Frequency != nil && *oc.Frequency != *cycles[j].Frequency) {
+			ppUnprocessable(w, "BILLING_CYCLE_SEQUENCE_INVALID", "The billing cycle sequence of the override does not match the plan's.")
+			return nil, false
+		}
+		if oc.PricingScheme != nil {
+			if oc.PricingScheme.FixedPrice == nil || !ppValue.MatchString(oc.PricingScheme.FixedPrice.Value) ||
+				oc.PricingScheme.FixedPrice.CurrencyCode != cycles[j].price().CurrencyCode {
+				ppInvalid(w, f+"/pricing_scheme/fixed_price", "INVALID_PARAMETER_VALUE", "The value of a field is invalid.")
+				return nil, false
+			}
+			cycles[j].PricingScheme = oc.PricingScheme
+		}
+		if oc.TotalCycles != nil {
+			n := *oc.TotalCycles
+			if n < 0 || n > 999 || (n == 0 && cycles[j].TenureType == "TRIAL") {
+				ppInvalid(w, f+"/total_cycles", "INVALID_PARAMETER_VALUE", "The value of a field is invalid.")
+				return nil, false
+			}
+			cycles[j].TotalCycles = oc.TotalCycles
+		}
+	}
+	return cycles, true
+}
+
 func (p *PayPal) createSubscription(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		PlanID             string `json:"plan_id"`
@@ -726,9 +790,7 @@ func (p *PayPal) createSubscription(w http.ResponseWriter, r *http.Request) {
 			CancelURL  string `json:"cancel_url"`
 			UserAction string `json:"user_action"`
 		} `json:"application_context"`
-		Plan *struct {
-			BillingCycles []ppCycle `json:"billing_cycles"`
-		} `json:"plan"`
+		Plan       *ppPlanOverride `json:"plan"`
 		Subscriber *struct {
 			EmailAddress string `json:"email_address"`
 		} `json:"subscriber"`
@@ -761,37 +823,13 @@ func (p *PayPal) createSubscription(w http.ResponseWriter, r *http.Request) {
 		ppUnprocessable(w, "PLAN_STATUS_INVALID", "Invalid plan status. Plan must be in ACTIVE status.")
 		return
 	}
-	cycles := append([]ppCycle(nil), pl.Cycles...)
-	if in.Plan != nil {
-		// An override changes a plan cycle's price or count, named by its
-		// sequence; it cannot add a cycle.
-		for i, oc := range in.Plan.BillingCycles {
-			found := false
-			for j := range cycles {
-				if cycles[j].Sequence != oc.Sequence {
-					continue
-				}
-				found = true
-				if oc.PricingScheme != nil {
-					if oc.PricingScheme.FixedPrice == nil || !ppValue.MatchString(oc.PricingScheme.FixedPrice.Value) ||
-						oc.PricingScheme.FixedPrice.CurrencyCode != cycles[j].price().CurrencyCode {
-						ppInvalid(w, fmt.Sprintf("/plan/billing_cycles/%d/pricing_scheme/fixed_price", i), "INVALID_PARAMETER_VALUE", "The value of a field is invalid.")
-						return
-					}
-					cycles[j].PricingScheme = oc.PricingScheme
-				}
-				if oc.TotalCycles != nil {
-					cycles[j].TotalCycles = oc.TotalCycles
-				}
-			}
-			if !found {
-				ppUnprocessable(w, "BILLING_CYCLE_SEQUENCE_INVALID", "The billing cycle sequence of the override does not match the plan's.")
-				return
-			}
-		}
+	cycles, ok := overrideCycles(w, pl.Cycles, in.Plan)
+	if !ok {
+		return
 	}
 	s := &ppSubscription{ID: p.nextID("I-FAKE"), PlanID: pl.ID, CustomID: in.CustomID, Status: "APPROVAL_PENDING",
-		BAToken: p.nextID("BA-FAKE"), Cycles: cycles, Completed: map[int]int{}, Created: time.Now()}
+		BAToken: p.nextID("BA-FAKE"), Cycles: cycles, Completed: map[int]int{}, Created: time.Now(),
+		Overridden: in.Plan != nil}
 	if ac := in.ApplicationContext; ac != nil {
 		s.ReturnURL, s.CancelURL = ac.ReturnURL, ac.CancelURL
 	}
@@ -1003,9 +1041,12 @@ func (p *PayPal) RevisionCount(id string) int {
 // for a change of plan: plan_id is required and must be a known (404),
 // active plan of the subscription's product (422 PLAN_STATUS_INVALID,
 // PLAN_PRODUCT_NOT_COMPATIBLE), the subscription ACTIVE (422
-// SUBSCRIPTION_STATUS_INVALID); the answer's approve link is where the
+// SUBSCRIPTION_STATUS_INVALID); a plan object overrides the new plan's
+// cycles as overrideCycles allows; the answer's approve link is where the
 // subscriber consents, which moves the plan (BILLING.SUBSCRIPTION.UPDATED)
-// and sends them to application_context.return_url.
+// and sends them to application_context.return_url. The new plan bills
+// from the next billing time, from its first cycle (its TRIAL cycles
+// first).
 // validAppContext answers PayPal's 400 for an application_context (of a
 // subscription or of its revision) with a return or cancel URL that is not
 // an absolute http(s) URL or an unknown user_action, and reports whether it
@@ -1026,8 +1067,9 @@ func validAppContext(w http.ResponseWriter, returnURL, cancelURL, userAction str
 
 func (p *PayPal) revise(w http.ResponseWriter, r *http.Request, s *ppSubscription) {
 	var in struct {
-		PlanID             string `json:"plan_id"`
-		EffectiveTime      string `json:"effective_time"`
+		PlanID             string          `json:"plan_id"`
+		Plan               *ppPlanOverride `json:"plan"`
+		EffectiveTime      string          `json:"effective_time"`
 		ApplicationContext *struct {
 			ReturnURL  string `json:"return_url"`
 			CancelURL  string `json:"cancel_url"`
@@ -1067,12 +1109,29 @@ func (p *PayPal) revise(w http.ResponseWriter, r *http.Request, s *ppSubscriptio
 		ppUnprocessable(w, "PLAN_PRODUCT_NOT_COMPATIBLE", "The old and the new plans should be for the same product.")
 		return
 	}
+	cycles, ok := overrideCycles(w, np.Cycles, in.Plan)
+	if !ok {
+		return
+	}
 	s.Revisions++
-	s.PendingPlan, s.PendingReturn, s.PendingCancel = np.ID, "", ""
+	s.PendingPlan, s.PendingCycles, s.PendingReturn, s.PendingCancel = np.ID, cycles, "", ""
 	if ac := in.ApplicationContext; ac != nil {
 		s.PendingReturn, s.PendingCancel = ac.ReturnURL, ac.CancelURL
 	}
-	writeJSON(w, 200, map[string]any{"plan_id": np.ID, "plan_overridden": false, "quantity": "1",
+	writeJSON(w, 200, map[string]any{"plan_id": np.ID, "plan_overridden": in.Plan != nil, "quantity": "1",
 		"links": []map[string]string{{"rel": "approve", "href": p.URL + "/webapps/billing/subscriptions?ba_token=" + s.BAToken, "method": "GET"},
 			{"rel": "edit", "href": p.URL + "/v1/billing/subscriptions/" + s.ID, "method": "PATCH"}}})
+}
+
+// sameCycles reports whether two cycle lists bill alike.
+func sameCycles(a, b []ppCycle) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Sequence != b[i].Sequence || a[i].total() != b[i].total() || a[i].price() != b[i].price() {
+			return false
+		}
+	}
+	return true
 }

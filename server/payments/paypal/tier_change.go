@@ -42,8 +42,25 @@ type TierChangeURLs func(changeID string) (returnURL, cancelURL string)
 // answers the move with where the member approves it. Concurrent and
 // repeated requests share the move and its PayPal-Request-Id: PayPal
 // revises once.
+//
+// An upgrade's offer code discounts its difference (the one-off order)
+// and, while it runs, the renewals: the plan revised to then bills the
+// code's price for exactly the renewals the code discounts (a TRIAL cycle
+// of that many cycles, PayPal's way to price the first cycles apart) and
+// the list price after, or the code's price every cycle for a code that
+// runs for ever. PayPal bills a revised plan from its first cycle at the
+// next billing time, so its TRIAL cycles start with the first renewal
+// after the upgrade, and nothing has to revise it back later.
 func (p *Provider) ReviseTier(ctx context.Context, appID, userID string, q *store.TierChange, urls TierChangeURLs) (*store.PayPalTierChange, error) {
 	line := &store.MembershipLine{PlanID: q.To.ID, Name: q.To.Name, Cycle: q.Cycle, Currency: q.Currency, Price: q.Price}
+	if o := q.Offer; o != nil && q.Direction == store.TierUpgrade && o.DiscountLeft != 0 && q.NextCharge < q.Price {
+		// As a join's line: the plan's first payment (here the first
+		// renewal) at the code's price, DiscountLeft more after it.
+		line.Price, line.List, line.DiscountLeft = q.NextCharge, q.Price, o.DiscountLeft-1
+		if o.DiscountLeft < 0 {
+			line.DiscountLeft = -1
+		}
+	}
 	planID, err := p.planFor(ctx, &store.Order{AppID: appID}, line)
 	if err != nil {
 		return nil, err

@@ -1178,3 +1178,9 @@ CREATE TABLE "paypal_tier_changes" (
 			);
 CREATE INDEX "paypal_tier_changes_ref_idx" ON "paypal_tier_changes" ("provider_ref", "status");
 
+-- 20261204000000_paypal_tier_change_offers
+ALTER TABLE "paypal_tier_changes" ADD COLUMN "offer_id" VARCHAR NOT NULL DEFAULT '';
+ALTER TABLE "paypal_tier_changes" ADD COLUMN "list_charge" INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE "paypal_tier_changes" ADD COLUMN "next_charge" INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE "paypal_tier_changes" ADD COLUMN "discount_left" INTEGER NOT NULL DEFAULT 0;
+
