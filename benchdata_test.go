@@ -74,7 +74,7 @@ func TestBenchData(t *testing.T) {
 				t.Errorf("likes: %d, want at least 500", n)
 			}
 			// The feed of the seeded app reads back newest first.
-			st := store.NewStorage(db, store.NewMemoryCache(), nil, logger)
+			st := store.New(store.Options{DB: db, Logger: logger})
 			var communityID string
 			if err := db.NewSelect().Model((*store.Community)(nil)).Column("id").Where("app_id = ?", appID).Scan(ctx, &communityID); err != nil {
 				t.Fatal(err)

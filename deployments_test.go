@@ -40,9 +40,9 @@ func TestTwoDeploymentsShareOneRedis(t *testing.T) {
 		return a
 	}
 	one, two := open(), open()
-	if one.Storage.Namespace == "" || one.Storage.Namespace == two.Storage.Namespace ||
+	if one.Storage.CurrentNamespace() == "" || one.Storage.CurrentNamespace() == two.Storage.CurrentNamespace() ||
 		one.Storage.PageVersionChannel() == two.Storage.PageVersionChannel() || one.Storage.SessionChannel() == two.Storage.SessionChannel() {
-		t.Fatalf("namespaces %q and %q, channels %q and %q", one.Storage.Namespace, two.Storage.Namespace,
+		t.Fatalf("namespaces %q and %q, channels %q and %q", one.Storage.CurrentNamespace(), two.Storage.CurrentNamespace(),
 			one.Storage.PageVersionChannel(), two.Storage.PageVersionChannel())
 	}
 	// The same app name in both.

@@ -182,7 +182,7 @@ func manage(ctx context.Context, args []string, logger *slog.Logger) error {
 		if err := s.SetAppFee(ctx, app.ID, bp); err != nil {
 			return err
 		}
-		eff, err := s.FeeBPOf(ctx, s.DB, app.ID)
+		eff, err := s.AppFeeBP(ctx, app.ID)
 		if err != nil {
 			return err
 		}

@@ -89,7 +89,7 @@ func TestAppDomainCommands(t *testing.T) {
 		t.Fatalf("verified domains: %+v %v", routes, err)
 	}
 	var queued int64
-	if queued, err = a.Storage.DB.NewSelect().Table("job_outbox").Where("kind = ?", "verify_domain").Count(ctx); err != nil || queued != 1 {
+	if queued, err = a.Storage.DB().NewSelect().Table("job_outbox").Where("kind = ?", "verify_domain").Count(ctx); err != nil || queued != 1 {
 		t.Errorf("verify_domain jobs queued: %d %v", queued, err)
 	}
 	a.Close()

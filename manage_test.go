@@ -114,7 +114,7 @@ func TestManage(t *testing.T) {
 		t.Errorf("fan wallet %d (%v), want 1750", bal, err)
 	}
 	// The app's own platform fee, 2.5%, overrides PLATFORM_FEE_PERCENT.
-	if bp, err := a.Storage.FeeBPOf(ctx, a.Storage.DB, app.ID); err != nil || bp != 250 {
+	if bp, err := a.Storage.AppFeeBP(ctx, app.ID); err != nil || bp != 250 {
 		t.Errorf("app fee %d bp (%v), want 250", bp, err)
 	}
 }

@@ -47,7 +47,7 @@ func operate(ctx context.Context, args []string, stdin io.Reader, out io.Writer,
 			return fmt.Errorf("create user %s: %w", args[2], err)
 		}
 		// The operator vouches for the address.
-		if _, err := s.DB.NewUpdate().Model((*store.User)(nil)).Set("email_verified = true").Where("id = ?", u.ID).Exec(ctx); err != nil {
+		if _, err := s.DB().NewUpdate().Model((*store.User)(nil)).Set("email_verified = true").Where("id = ?", u.ID).Exec(ctx); err != nil {
 			return fmt.Errorf("verify %s: %w", u.Email, err)
 		}
 		fmt.Fprintf(out, "created user %s (%s, id %s)\n", u.Username, u.Email, u.ID)
@@ -150,7 +150,7 @@ func operate(ctx context.Context, args []string, stdin io.Reader, out io.Writer,
 // userArg finds a user by e-mail or username.
 func userArg(ctx context.Context, s *store.Storage, login string) (*store.User, error) {
 	u := new(store.User)
-	q := s.DB.NewSelect().Model(u).Where("deleted_at IS NULL")
+	q := s.DB().NewSelect().Model(u).Where("deleted_at IS NULL")
 	if strings.Contains(login, "@") {
 		q = q.Where("email = ?", store.NormalizeEmail(login))
 	} else {

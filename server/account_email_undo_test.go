@@ -32,7 +32,7 @@ func TestEmailChangeNeedsPasswordAndCanBeUndone(t *testing.T) {
 			t.Fatalf("e-mail change with password %q: %d", pw, r.Status)
 		}
 	}
-	if n, _ := ts.store.DB.NewSelect().Model((*store.AccountToken)(nil)).Where("purpose = ?", store.TokenEmailChange).Count(ctx); n != 0 {
+	if n, _ := ts.store.DB().NewSelect().Model((*store.AccountToken)(nil)).Where("purpose = ?", store.TokenEmailChange).Count(ctx); n != 0 {
 		t.Fatalf("%d e-mail change links written without the password", n)
 	}
 	// JSON clients send currentPassword.
@@ -60,7 +60,7 @@ func TestEmailChangeNeedsPasswordAndCanBeUndone(t *testing.T) {
 	}
 	undo := tokenIn(t, told.Text[strings.Index(told.Text, "/authenticate/email/undo"):])
 	var tok store.AccountToken
-	if err := ts.store.DB.NewSelect().Model(&tok).Where("purpose = ?", store.TokenEmailUndo).Scan(ctx); err != nil {
+	if err := ts.store.DB().NewSelect().Model(&tok).Where("purpose = ?", store.TokenEmailUndo).Scan(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if d := time.Until(tok.ExpiresAt); d < 7*24*time.Hour-time.Hour || d > 7*24*time.Hour+time.Hour {

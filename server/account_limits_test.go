@@ -58,7 +58,7 @@ func TestAppCreationLimitPerAccount(t *testing.T) {
 	if codes[201] != DefaultAppsPerDay || codes[429] != 50-DefaultAppsPerDay {
 		t.Errorf("statuses %v, want %d created and the rest 429", codes, DefaultAppsPerDay)
 	}
-	n, err := ts.store.DB.NewSelect().Model((*store.App)(nil)).Where("creator_id = ?", uid).Count(ctx)
+	n, err := ts.store.DB().NewSelect().Model((*store.App)(nil)).Where("creator_id = ?", uid).Count(ctx)
 	if err != nil || int(n) != DefaultAppsPerDay {
 		t.Errorf("apps of the account: %d %v", n, err)
 	}
@@ -114,10 +114,10 @@ func TestForgotPasswordSameWorkEitherWay(t *testing.T) {
 	counts := func() map[string]int {
 		out := map[string]int{}
 		for name, q := range map[string]*bun.SelectQuery{
-			"jobs":   ts.store.DB.NewSelect().Model((*store.JobOutbox)(nil)).Where("kind = ?", store.JobPasswordReset),
-			"tokens": ts.store.DB.NewSelect().Model((*store.AccountToken)(nil)),
-			"mails":  ts.store.DB.NewSelect().Model((*store.Mail)(nil)),
-			"outbox": ts.store.DB.NewSelect().Model((*store.JobOutbox)(nil)),
+			"jobs":   ts.store.DB().NewSelect().Model((*store.JobOutbox)(nil)).Where("kind = ?", store.JobPasswordReset),
+			"tokens": ts.store.DB().NewSelect().Model((*store.AccountToken)(nil)),
+			"mails":  ts.store.DB().NewSelect().Model((*store.Mail)(nil)),
+			"outbox": ts.store.DB().NewSelect().Model((*store.JobOutbox)(nil)),
 		} {
 			n, err := q.Count(ctx)
 			if err != nil {

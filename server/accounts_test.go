@@ -38,7 +38,7 @@ func runResetJobs(t *testing.T, ts *testServer) int {
 	t.Helper()
 	ctx := context.Background()
 	var resets []store.JobOutbox
-	if err := ts.store.DB.NewSelect().Model(&resets).Where("kind = ?", store.JobPasswordReset).Order("id").Scan(ctx); err != nil {
+	if err := ts.store.DB().NewSelect().Model(&resets).Where("kind = ?", store.JobPasswordReset).Order("id").Scan(ctx); err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range resets {
@@ -49,7 +49,7 @@ func runResetJobs(t *testing.T, ts *testServer) int {
 		if err := jobs.PasswordReset(ctx, ts.store, args.PasswordResetJob); err != nil {
 			t.Fatalf("password reset job: %v", err)
 		}
-		if _, err := ts.store.DB.NewDelete().Model((*store.JobOutbox)(nil)).Where("id = ?", r.ID).Exec(ctx); err != nil {
+		if _, err := ts.store.DB().NewDelete().Model((*store.JobOutbox)(nil)).Where("id = ?", r.ID).Exec(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -62,7 +62,7 @@ func runMailJobs(t *testing.T, ts *testServer) int {
 	// Forgot-password requests become their mails first.
 	runResetJobs(t, ts)
 	var rows []store.JobOutbox
-	if err := ts.store.DB.NewSelect().Model(&rows).Where("kind = ?", store.JobSendMail).Order("id").Scan(ctx); err != nil {
+	if err := ts.store.DB().NewSelect().Model(&rows).Where("kind = ?", store.JobSendMail).Order("id").Scan(ctx); err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range rows {
@@ -73,7 +73,7 @@ func runMailJobs(t *testing.T, ts *testServer) int {
 		if err := jobs.SendMail(ctx, ts.store, ts.Mailer(), args.MailID); err != nil {
 			t.Fatalf("send mail: %v", err)
 		}
-		if _, err := ts.store.DB.NewDelete().Model((*store.JobOutbox)(nil)).Where("id = ?", r.ID).Exec(ctx); err != nil {
+		if _, err := ts.store.DB().NewDelete().Model((*store.JobOutbox)(nil)).Where("id = ?", r.ID).Exec(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -115,7 +115,7 @@ func TestMailSentOnceInTheAppsNameWithOneClickUnsubscribe(t *testing.T) {
 	}
 	u := userByEmail(t, ts, "follower@demo.test")
 	queue := func(key string, transactional bool) bool {
-		ok, err := store.MailMember(ctx, ts.store.DB, store.OutgoingMail{Key: key, Kind: store.KindNewOrder, AppID: app.ID, UserID: u.ID,
+		ok, err := store.MailMember(ctx, ts.store.DB(), store.OutgoingMail{Key: key, Kind: store.KindNewOrder, AppID: app.ID, UserID: u.ID,
 			Transactional: transactional, Content: store.MailContent{Subject: "Subject " + key, Heading: "Hello",
 				Paragraphs: []string{"Body of " + key}, Rows: []store.MailRow{{Label: "Total", Value: "$5.00", Strong: true}},
 				Action: &store.MailLink{Label: "Open", Path: "/apps/demo/orders"}}})
@@ -132,7 +132,7 @@ func TestMailSentOnceInTheAppsNameWithOneClickUnsubscribe(t *testing.T) {
 	}
 	// The job running again (a retry after a crash) sends nothing more.
 	var m store.Mail
-	if err := ts.store.DB.NewSelect().Model(&m).Where("mail_key = ?", "k1").Scan(ctx); err != nil {
+	if err := ts.store.DB().NewSelect().Model(&m).Where("mail_key = ?", "k1").Scan(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if m.SentAt == nil {
@@ -222,7 +222,7 @@ func TestPasswordReset(t *testing.T) {
 		t.Fatalf("reset mail: %q %q", msg.Subject, msg.Text)
 	}
 	token := tokenIn(t, msg.Text)
-	stored, _ := ts.store.DB.NewSelect().Model((*store.AccountToken)(nil)).Where("id = ?", token).Count(context.Background())
+	stored, _ := ts.store.DB().NewSelect().Model((*store.AccountToken)(nil)).Where("id = ?", token).Count(context.Background())
 	if stored != 0 {
 		t.Fatal("the token must be stored hashed")
 	}
@@ -267,7 +267,7 @@ func TestPasswordResetLinkWorksOnceUnderConcurrency(t *testing.T) {
 		t.Fatal(err)
 	}
 	var m store.Mail
-	if err := ts.store.DB.NewSelect().Model(&m).Where("kind = ?", store.MailPasswordReset).Scan(ctx); err != nil {
+	if err := ts.store.DB().NewSelect().Model(&m).Where("kind = ?", store.MailPasswordReset).Scan(ctx); err != nil {
 		t.Fatal(err)
 	}
 	token := tokenIn(t, m.Content)
@@ -289,7 +289,7 @@ func TestPasswordResetLinkWorksOnceUnderConcurrency(t *testing.T) {
 	if codes[http.StatusSeeOther] != 1 || codes[http.StatusBadRequest] != 49 {
 		t.Fatalf("answers %v, want one 303 and 49 400s", codes)
 	}
-	n, err := ts.store.DB.NewSelect().Model((*store.Session)(nil)).Where("user_id = ?", userByEmail(t, ts, "member@demo.test").ID).Count(ctx)
+	n, err := ts.store.DB().NewSelect().Model((*store.Session)(nil)).Where("user_id = ?", userByEmail(t, ts, "member@demo.test").ID).Count(ctx)
 	if err != nil || n != 1 {
 		t.Fatalf("sessions after reset %d %v, want 1", n, err)
 	}
@@ -315,7 +315,7 @@ func TestPasswordResetRateLimited(t *testing.T) {
 	if n := runResetJobs(t, ts); n != 6 {
 		t.Fatalf("%d reset requests queued, want 6", n)
 	}
-	n, _ := ts.store.DB.NewSelect().Model((*store.Mail)(nil)).Count(context.Background())
+	n, _ := ts.store.DB().NewSelect().Model((*store.Mail)(nil)).Count(context.Background())
 	if n != 3 {
 		t.Fatalf("%d reset mails, want 3", n)
 	}
@@ -346,7 +346,7 @@ func TestSignUpVerifiesEmail(t *testing.T) {
 	}
 	community, _ := ts.store.CommunityOfApp(context.Background(), app.ID)
 	var parent string
-	if err := ts.store.DB.NewSelect().Table("messages").Column("id").Where("community_id = ? AND type = 'POST'", community.ID).
+	if err := ts.store.DB().NewSelect().Table("messages").Column("id").Where("community_id = ? AND type = 'POST'", community.ID).
 		Limit(1).Scan(context.Background(), &parent); err != nil {
 		t.Fatal(err)
 	}
@@ -428,7 +428,7 @@ func TestOrderMessages(t *testing.T) {
 	}
 	kinds := func(email string) map[string]int {
 		var rows []store.Notification
-		if err := ts.store.DB.NewSelect().Model(&rows).Where("app_id = ? AND user_id = ?", app.ID, ts.userID(t, email)).Scan(ctx); err != nil {
+		if err := ts.store.DB().NewSelect().Model(&rows).Where("app_id = ? AND user_id = ?", app.ID, ts.userID(t, email)).Scan(ctx); err != nil {
 			t.Fatal(err)
 		}
 		out := map[string]int{}
@@ -566,7 +566,7 @@ func TestAccountSettings(t *testing.T) {
 	if r := ts.do(t, "GET", "/api/auth/me", nil, withSession(third)); r.Status != http.StatusUnauthorized {
 		t.Fatalf("third session: %d", r.Status)
 	}
-	n, _ := ts.store.DB.NewSelect().Model((*store.Session)(nil)).Where("user_id = ?", userByEmail(t, ts, "new-me@demo.test").ID).Count(ctx)
+	n, _ := ts.store.DB().NewSelect().Model((*store.Session)(nil)).Where("user_id = ?", userByEmail(t, ts, "new-me@demo.test").ID).Count(ctx)
 	if n != 1 {
 		t.Fatalf("%d sessions left, want 1", n)
 	}
@@ -597,7 +597,7 @@ func TestDataExportAndAccountDeletion(t *testing.T) {
 		t.Fatalf("export: %d", r.Status)
 	}
 	var rows []store.JobOutbox
-	if err := ts.store.DB.NewSelect().Model(&rows).Where("kind = ?", store.JobExportAccount).Scan(ctx); err != nil || len(rows) != 1 {
+	if err := ts.store.DB().NewSelect().Model(&rows).Where("kind = ?", store.JobExportAccount).Scan(ctx); err != nil || len(rows) != 1 {
 		t.Fatalf("export jobs %d %v", len(rows), err)
 	}
 	var args jobs.ExportAccountArgs
@@ -674,12 +674,12 @@ func TestDataExportAndAccountDeletion(t *testing.T) {
 	}
 	for table, where := range map[string]string{"memberships": "user_id", "messages": "sender_id", "reactions": "sender_id",
 		"attendees": "user_id", "notification_preferences": "user_id", "sessions": "user_id"} {
-		n, err := ts.store.DB.NewSelect().Table(table).Where(where+" = ?", u.ID).Count(ctx)
+		n, err := ts.store.DB().NewSelect().Table(table).Where(where+" = ?", u.ID).Count(ctx)
 		if err != nil || n != 0 {
 			t.Fatalf("%s rows left: %d %v", table, n, err)
 		}
 	}
-	n, _ := ts.store.DB.NewSelect().Table("orders").Where("user_id = ?", u.ID).Count(ctx)
+	n, _ := ts.store.DB().NewSelect().Table("orders").Where("user_id = ?", u.ID).Count(ctx)
 	if n != 1 {
 		t.Fatalf("orders kept %d, want 1", n)
 	}
@@ -796,11 +796,11 @@ func TestMembershipMessages(t *testing.T) {
 	st := ts.store
 	app, _ := st.AppByIDOrName(ctx, "demo")
 	var planItem string
-	if err := st.DB.NewSelect().Table("store_items").Column("id").Where("app_id = ? AND type = 'SUBSCRIPTION' AND sku = 'SUB-SC-01'", app.ID).Limit(1).Scan(ctx, &planItem); err != nil {
+	if err := st.DB().NewSelect().Table("store_items").Column("id").Where("app_id = ? AND type = 'SUBSCRIPTION' AND sku = 'SUB-SC-01'", app.ID).Limit(1).Scan(ctx, &planItem); err != nil {
 		t.Fatal(err)
 	}
 	var price int64
-	if err := st.DB.NewSelect().Table("store_items").Column("price").Where("id = ?", planItem).Scan(ctx, &price); err != nil {
+	if err := st.DB().NewSelect().Table("store_items").Column("price").Where("id = ?", planItem).Scan(ctx, &price); err != nil {
 		t.Fatal(err)
 	}
 	member := ts.userID(t, follower)
@@ -817,7 +817,7 @@ func TestMembershipMessages(t *testing.T) {
 	}
 	notices := func(userID, kind string) []string {
 		var rows []store.Notification
-		if err := st.DB.NewSelect().Model(&rows).Where("app_id = ? AND user_id = ? AND kind = ?", app.ID, userID, kind).Order("created_at").Scan(ctx); err != nil {
+		if err := st.DB().NewSelect().Model(&rows).Where("app_id = ? AND user_id = ? AND kind = ?", app.ID, userID, kind).Order("created_at").Scan(ctx); err != nil {
 			t.Fatal(err)
 		}
 		var out []string
@@ -922,7 +922,7 @@ func TestMembershipMessages(t *testing.T) {
 	}
 	m.must(200, "POST", "/api/subscriptions/apps/"+app.ID+"/subscribe", `{"itemId":"`+planItem+`"}`)
 	third := sub()
-	if _, err := st.DB.NewUpdate().Model((*store.Subscription)(nil)).Set("provider = 'stripe', provider_ref = 'sub_test_messages'").
+	if _, err := st.DB().NewUpdate().Model((*store.Subscription)(nil)).Set("provider = 'stripe', provider_ref = 'sub_test_messages'").
 		Where("id = ?", third.ID).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -987,7 +987,7 @@ func TestOrderAndEventMessagesToo(t *testing.T) {
 	// An order left unpaid expires: cancelled, in the app and by e-mail.
 	buyer.must(200, "POST", base+"/cart/items", addBody(shop.items["PIN-SET-01"], "", 1))
 	stale := dataOf(buyer.must(201, "POST", base+"/orders/checkout", `{"shippingAddress":`+shipTo+`}`))
-	if _, err := ts.store.DB.NewUpdate().Table("orders").Set("created_at = ?", time.Now().UTC().Add(-48*time.Hour)).
+	if _, err := ts.store.DB().NewUpdate().Table("orders").Set("created_at = ?", time.Now().UTC().Add(-48*time.Hour)).
 		Where("id = ?", stale["id"]).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -1012,7 +1012,7 @@ func TestOrderAndEventMessagesToo(t *testing.T) {
 	if !strings.Contains(cancelled.Text, "Event cancelled: Doomed meetup") {
 		t.Fatalf("event cancelled mail:\n%s", cancelled.Text)
 	}
-	n, err := ts.store.DB.NewSelect().Table("notifications").Where("app_id = ? AND user_id = ? AND kind = ? AND content LIKE ?",
+	n, err := ts.store.DB().NewSelect().Table("notifications").Where("app_id = ? AND user_id = ? AND kind = ? AND content LIKE ?",
 		app.ID, ts.userID(t, follower), store.KindEventUpdate, "Event cancelled%").Count(ctx)
 	if err != nil || n != 1 {
 		t.Fatalf("event cancelled notices %d %v", n, err)

@@ -393,9 +393,7 @@ func TestSessionsInRedis(t *testing.T) {
 	rdb := storetest.Redis(t)
 	ctx := context.Background()
 	db := demoDB(t)
-	ts := newTestServer(t, db)
-	ts.store.Redis = rdb
-	ts.limiter.useRedis(rdb)
+	ts := newTestServerStore(t, db, nil, func(o *store.Options) { o.Redis = rdb })
 	// Counters outlive a test run by their window: start from none.
 	clearCounters := func() {
 		if keys, _ := rdb.Keys(ctx, redisRateKeyPrefix+"signin:*").Result(); len(keys) > 0 {

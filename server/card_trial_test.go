@@ -110,7 +110,7 @@ func (f *cardTrialFixture) role(t *testing.T, uid string) string {
 
 func (f *cardTrialFixture) trials(t *testing.T, uid, where string) int {
 	t.Helper()
-	q := f.pay.ts.store.DB.NewSelect().Table("trials").Where("app_id = ? AND user_id = ?", f.tier.app.ID, uid)
+	q := f.pay.ts.store.DB().NewSelect().Table("trials").Where("app_id = ? AND user_id = ?", f.tier.app.ID, uid)
 	if where != "" {
 		q = q.Where(where)
 	}
@@ -255,7 +255,7 @@ func TestCardRequiredTrialStarts(t *testing.T) {
 		t.Fatalf("the tiers call in a card trial: %+v", tiers)
 	}
 	var notes int
-	if err := ts.store.DB.NewSelect().Table("notifications").ColumnExpr("count(*)").Where("app_id = ? AND user_id = ? AND content LIKE ?",
+	if err := ts.store.DB().NewSelect().Table("notifications").ColumnExpr("count(*)").Where("app_id = ? AND user_id = ? AND content LIKE ?",
 		f.tier.app.ID, uid, "%free trial%then your card is charged $15.00%").Scan(ctx, &notes); err != nil || notes != 1 {
 		t.Fatalf("trial notices %d %v", notes, err)
 	}
@@ -316,7 +316,7 @@ func TestCardRequiredTrialConverts(t *testing.T) {
 		t.Fatalf("three days before: %+v %v", res, err)
 	}
 	var reminders int
-	if err := ts.store.DB.NewSelect().Table("notifications").ColumnExpr("count(*)").Where("app_id = ? AND user_id = ? AND content LIKE ?",
+	if err := ts.store.DB().NewSelect().Table("notifications").ColumnExpr("count(*)").Where("app_id = ? AND user_id = ? AND content LIKE ?",
 		f.tier.app.ID, uid, "%ends on%Then your card is charged $15.00%").Scan(ctx, &reminders); err != nil || reminders != 1 {
 		t.Fatalf("reminders %d %v", reminders, err)
 	}
@@ -402,7 +402,7 @@ func TestCardRequiredTrialConverts(t *testing.T) {
 	if got, _ := ts.store.SubscriptionOf(ctx, f.tier.app.ID, codeID); got.Amount != 1500 || got.TrialUntil != nil || got.Renewals != 2 {
 		t.Fatalf("after the code ran out: %+v", got)
 	}
-	if n, _ := ts.store.DB.NewSelect().Table("offer_redemptions").Where("user_id = ?", codeID).Count(ctx); n != 1 {
+	if n, _ := ts.store.DB().NewSelect().Table("offer_redemptions").Where("user_id = ?", codeID).Count(ctx); n != 1 {
 		t.Fatalf("%d redemptions", n)
 	}
 }

@@ -72,14 +72,14 @@ func (s *Server) loadFeed(c echo.Context, sc *Scope, msgType string, byViewer bo
 		mark = feedMark(c, sc, msgType, limit)
 	}
 	if mark != "" && cursor == "" && page > 1 {
-		if b, ok, err := s.store.Cache.Get(ctx, mark+strconv.Itoa(page-1)); err == nil && ok {
+		if b, ok, err := s.store.Cache().Get(ctx, mark+strconv.Itoa(page-1)); err == nil && ok {
 			cursor = string(b)
 		}
 	}
 	fp := store.FeedPage{Page: page, Limit: limit, Cursor: cursor, AppID: sc.App.ID}
 	p, err := s.store.CommunityFeed(ctx, sc.App.Community.ID, msgType, fp)
 	if mark != "" && err == nil && p.Pagination.NextCursor != "" {
-		if err := s.store.Cache.Set(ctx, mark+strconv.Itoa(page), []byte(p.Pagination.NextCursor), feedMarkTTL); err != nil {
+		if err := s.store.Cache().Set(ctx, mark+strconv.Itoa(page), []byte(p.Pagination.NextCursor), feedMarkTTL); err != nil {
 			s.logger.Warn("remember feed page end", "err", err)
 		}
 	}

@@ -15,7 +15,7 @@ import (
 func commUser(t *testing.T, ts *testServer, email string) map[string]string {
 	t.Helper()
 	var u store.User
-	if err := ts.store.DB.NewSelect().Model(&u).Where("email = ?", email).Scan(context.Background()); err != nil {
+	if err := ts.store.DB().NewSelect().Model(&u).Where("email = ?", email).Scan(context.Background()); err != nil {
 		t.Fatalf("user %s: %v", email, err)
 	}
 	token, err := ts.store.CreateSession(context.Background(), u.ID, "test")

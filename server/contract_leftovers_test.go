@@ -43,7 +43,7 @@ func TestContractLeftovers(t *testing.T) {
 	})
 
 	t.Run("suggestedAmounts is an array even when unset", func(t *testing.T) {
-		if _, err := ts.store.DB.NewUpdate().Table("apps").Set("settings = ?",
+		if _, err := ts.store.DB().NewUpdate().Table("apps").Set("settings = ?",
 			`{"features":{"donations":{"enabled":true,"settings":{"suggestedAmounts":null}}}}`).Where("id = ?", f.appID).Exec(ctx); err != nil {
 			t.Fatal(err)
 		}

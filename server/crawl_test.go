@@ -19,15 +19,15 @@ func TestSitemapsAndFeeds(t *testing.T) {
 	ctx := context.Background()
 	demo := appID(t, ts, "demo")
 	var posts []store.Message
-	if err := ts.store.DB.NewSelect().Model(&posts).Where("app_id = ? AND type = 'POST' AND parent_message_id IS NULL", demo).
+	if err := ts.store.DB().NewSelect().Model(&posts).Where("app_id = ? AND type = 'POST' AND parent_message_id IS NULL", demo).
 		Order("created_at DESC", "id DESC").Scan(ctx); err != nil {
 		t.Fatal(err)
 	}
 	var items, events int
-	if n, err := ts.store.DB.NewSelect().Model((*store.StoreItem)(nil)).Where("app_id = ? AND deleted_at IS NULL AND type <> ?", demo, store.ItemSubscription).Count(ctx); err == nil {
+	if n, err := ts.store.DB().NewSelect().Model((*store.StoreItem)(nil)).Where("app_id = ? AND deleted_at IS NULL AND type <> ?", demo, store.ItemSubscription).Count(ctx); err == nil {
 		items = int(n)
 	}
-	if n, err := ts.store.DB.NewSelect().Model((*store.Event)(nil)).Where("app_id = ?", demo).Count(ctx); err == nil {
+	if n, err := ts.store.DB().NewSelect().Model((*store.Event)(nil)).Where("app_id = ?", demo).Count(ctx); err == nil {
 		events = int(n)
 	}
 	if len(posts) == 0 || items == 0 || events == 0 {

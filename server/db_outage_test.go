@@ -101,7 +101,7 @@ func TestBlackHoledDatabaseAnswers503Quickly(t *testing.T) {
 	defer db.Close()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	files := &media.Local{Dir: t.TempDir(), BaseURL: "http://main.test", Key: []byte("test-key")}
-	st := store.NewStorage(db, store.NewMemoryCache(), media.Signer{Storage: files}, logger)
+	st := store.New(store.Options{DB: db, Media: media.Signer{Storage: files}, MediaURL: "http://main.test", Logger: logger})
 	srv := New(Deps{Config: Config{PublicURL: "http://main.test", AuthURL: "http://auth.test", InFlightWait: time.Minute,
 		RenderTimeout: time.Minute}, Store: st, Renderer: testEngine(t), Files: files, Logger: logger})
 	fast := 0
@@ -138,7 +138,7 @@ func TestStalledDatabaseHoldsARequestForItsBudget(t *testing.T) {
 	db, proxy := storetest.PostgresBehindProxy(t)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	files := &media.Local{Dir: t.TempDir(), BaseURL: "http://main.test", Key: []byte("test-key")}
-	st := store.NewStorage(db, store.NewMemoryCache(), media.Signer{Storage: files}, logger)
+	st := store.New(store.Options{DB: db, Media: media.Signer{Storage: files}, MediaURL: "http://main.test", Logger: logger})
 	srv := New(Deps{Config: Config{PublicURL: "http://main.test", AuthURL: "http://auth.test", InFlightWait: time.Minute,
 		RenderTimeout: time.Minute, DBRequestTimeout: time.Second}, Store: st, Renderer: testEngine(t), Files: files, Logger: logger})
 	get := func(target string) (int, time.Duration) {

@@ -103,7 +103,7 @@ func (t *domainTable) read(ctx context.Context) {
 	seq := t.seq.Add(1)
 	routes, err := t.store.VerifiedDomains(ctx)
 	if err != nil {
-		t.store.Logger.Warn("custom domains: table not read", "err", err)
+		t.store.Logger().Warn("custom domains: table not read", "err", err)
 		keep := *emptyDomains
 		if snap := t.cur.Load(); snap != nil {
 			keep = *snap

@@ -127,7 +127,7 @@ func TestCustomDomainServesApp(t *testing.T) {
 		t.Errorf("the main sitemap index still lists the app: %.500s", r.Body)
 	}
 	var eventID string
-	if err := ts.store.DB.NewSelect().Table("events").Column("id").Where("app_id = (SELECT id FROM apps WHERE name = 'demo')").
+	if err := ts.store.DB().NewSelect().Table("events").Column("id").Where("app_id = (SELECT id FROM apps WHERE name = 'demo')").
 		Where("access_audience = '' OR access_audience = 'PUBLIC' OR access_audience IS NULL").Limit(1).Scan(context.Background(), &eventID); err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +367,7 @@ func TestCustomDomainVerification(t *testing.T) {
 	}
 	// The job was enqueued with the write.
 	var kinds []string
-	if err := ts.store.DB.NewSelect().Table("job_outbox").Column("kind").Scan(ctx, &kinds); err != nil || !strings.Contains(strings.Join(kinds, ","), "verify_domain") {
+	if err := ts.store.DB().NewSelect().Table("job_outbox").Column("kind").Scan(ctx, &kinds); err != nil || !strings.Contains(strings.Join(kinds, ","), "verify_domain") {
 		t.Errorf("verify_domain not enqueued: %v %v", kinds, err)
 	}
 
@@ -541,7 +541,7 @@ func TestCustomDomainSignIn(t *testing.T) {
 	// For a minute.
 	s3 := start()
 	c3 := code(s3)
-	if _, err := ts.store.DB.NewUpdate().Table("domain_sign_ins").Set("expires_at = ?", time.Now().Add(-time.Second)).Where("1 = 1").Exec(ctx); err != nil {
+	if _, err := ts.store.DB().NewUpdate().Table("domain_sign_ins").Set("expires_at = ?", time.Now().Add(-time.Second)).Where("1 = 1").Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if r := callback(fans, c3, s3, s3); r.Status != http.StatusBadRequest {

@@ -31,9 +31,9 @@ func BenchmarkMemberAPIUnderWrites(b *testing.B) {
 	ns := "bench:" + store.NewID()
 	var servers [2]*testServer
 	for i := range servers {
-		ts := newTestServer(b, db)
-		ts.store.Redis, ts.store.Namespace = rdb, ns
-		ts.store.Cache = &store.RedisCache{Client: rdb, Prefix: ns + ":"}
+		ts := newTestServerStore(b, db, nil, func(o *store.Options) {
+			o.Redis, o.Namespace, o.Cache = rdb, ns, &store.RedisCache{Client: rdb, Prefix: ns + ":"}
+		})
 		go ts.WatchPageVersions(ctx)
 		servers[i] = ts
 	}

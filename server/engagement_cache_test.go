@@ -36,7 +36,7 @@ func TestEngagementKeepsPagesCached(t *testing.T) {
 		ts.visit(t, p, "miss")
 		ts.visit(t, p, "hit")
 	}
-	before := ts.store.LandingBuildCount.Load()
+	before := ts.store.LandingBuilds()
 
 	if r := ts.do(t, "POST", "/api/messages/"+created.Data.ID+"/reactions", body(map[string]any{"reaction": "❤️"}), follower); r.Status != http.StatusCreated && r.Status != http.StatusOK {
 		t.Fatalf("like: %d %s", r.Status, r.Body)
@@ -54,7 +54,7 @@ func TestEngagementKeepsPagesCached(t *testing.T) {
 	if !strings.Contains(api.Body, created.Data.ID) || !strings.Contains(api.Body, `"_count":{"reactions":1,"replies":0}`) {
 		t.Fatalf("landing API after a like: %s", api.Body)
 	}
-	if got := ts.store.LandingBuildCount.Load(); got != before {
+	if got := ts.store.LandingBuilds(); got != before {
 		t.Errorf("a like rebuilt the landing content %d times", got-before)
 	}
 
@@ -223,7 +223,7 @@ func TestConcurrentLikesKeepCountsExact(t *testing.T) {
 		t.Error(e)
 	}
 
-	n, err := ts.store.DB.NewSelect().Model((*store.Reaction)(nil)).Where("message_id = ?", created.Data.ID).Count(ctx)
+	n, err := ts.store.DB().NewSelect().Model((*store.Reaction)(nil)).Where("message_id = ?", created.Data.ID).Count(ctx)
 	if err != nil || n != 10 {
 		t.Fatalf("reactions stored: %d %v, want 10", n, err)
 	}
@@ -341,7 +341,7 @@ func TestRepliesAndFollowsUnderLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	membersBefore, err := ts.store.DB.NewSelect().Model((*store.Membership)(nil)).Where("app_id = ?", demo.ID).Count(ctx)
+	membersBefore, err := ts.store.DB().NewSelect().Model((*store.Membership)(nil)).Where("app_id = ?", demo.ID).Count(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -415,7 +415,7 @@ func TestRepliesAndFollowsUnderLoad(t *testing.T) {
 		t.Error(e)
 	}
 
-	stored, err := ts.store.DB.NewSelect().Model((*store.Message)(nil)).Where("parent_message_id = ? AND content LIKE 'Reply % from crowd%'", ids.demoPost).Count(ctx)
+	stored, err := ts.store.DB().NewSelect().Model((*store.Message)(nil)).Where("parent_message_id = ? AND content LIKE 'Reply % from crowd%'", ids.demoPost).Count(ctx)
 	if err != nil || stored != fans*replies {
 		t.Fatalf("replies stored: %d %v, want %d", stored, err, fans*replies)
 	}
@@ -491,9 +491,9 @@ func TestConcurrentCallsShareOneRebuild(t *testing.T) {
 	all("/api/app/demo/landing", feed)
 
 	ts.store.InvalidateApp(ctx, demo.ID)
-	builds := ts.store.LandingBuildCount.Load()
+	builds := ts.store.LandingBuilds()
 	all("/api/app/demo/landing")
-	if got := ts.store.LandingBuildCount.Load() - builds; got != 1 {
+	if got := ts.store.LandingBuilds() - builds; got != 1 {
 		t.Errorf("fifty landing calls after a new version built the landing content %d times, want 1", got)
 	}
 
@@ -501,9 +501,9 @@ func TestConcurrentCallsShareOneRebuild(t *testing.T) {
 	if r := ts.do(t, "POST", "/api/messages/"+ids.demoPost+"/reactions", body(map[string]any{"reaction": "❤️"}), follower); r.Status >= 300 {
 		t.Fatalf("like: %d %s", r.Status, r.Body)
 	}
-	builds, reads := ts.store.LandingBuildCount.Load(), reactionReads.n.Load()
+	builds, reads := ts.store.LandingBuilds(), reactionReads.n.Load()
 	all("/api/app/demo/landing", feed)
-	if got := ts.store.LandingBuildCount.Load() - builds; got != 0 {
+	if got := ts.store.LandingBuilds() - builds; got != 0 {
 		t.Errorf("a like rebuilt the landing content %d times", got)
 	}
 	// One read of the reactions for the landing's posts, one for the feed's.

@@ -129,7 +129,7 @@ func TestEventDetailsForEachTier(t *testing.T) {
 		t.Fatalf("form: %d %.400s", res.Status, res.Body)
 	}
 	var e store.Event
-	if err := ts.store.DB.NewSelect().Model(&e).Where("name = ?", "Followers picnic").Scan(ctx); err != nil {
+	if err := ts.store.DB().NewSelect().Model(&e).Where("name = ?", "Followers picnic").Scan(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if e.AccessAudience != store.AccessFollowers {

@@ -19,7 +19,7 @@ import (
 func eventID(t *testing.T, ts *testServer, name string) string {
 	t.Helper()
 	var e store.Event
-	if err := ts.store.DB.NewSelect().Model(&e).Where("name = ?", name).Scan(context.Background()); err != nil {
+	if err := ts.store.DB().NewSelect().Model(&e).Where("name = ?", name).Scan(context.Background()); err != nil {
 		t.Fatalf("event %q: %v", name, err)
 	}
 	return e.ID
@@ -295,7 +295,7 @@ func TestConcurrentJoins(t *testing.T) {
 	for i := range headers {
 		u := &store.User{ID: store.NewID(), Username: fmt.Sprintf("joiner%d", i), Email: fmt.Sprintf("joiner%d@demo.test", i),
 			PasswordHash: "x", CreatedAt: time.Now(), UpdatedAt: time.Now()}
-		if _, err := ts.store.DB.NewInsert().Model(u).Exec(ctx); err != nil {
+		if _, err := ts.store.DB().NewInsert().Model(u).Exec(ctx); err != nil {
 			t.Fatal(err)
 		}
 		if err := ts.store.SetMemberRole(ctx, demo, u.ID, store.RoleFollower); err != nil {
@@ -345,7 +345,7 @@ func testEventCalendar(t *testing.T, ts *testServer) {
 	}
 	// A name stored with a line break (input refuses them now, as it did
 	// not before) is escaped in the calendar all the same.
-	if _, err := ts.store.DB.NewUpdate().Table("events").Set("name = ?", name).Where("id = ?", created.Data.ID).Exec(context.Background()); err != nil {
+	if _, err := ts.store.DB().NewUpdate().Table("events").Set("name = ?", name).Where("id = ?", created.Data.ID).Exec(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	ts.store.InvalidateLanding(context.Background(), "demo")

@@ -13,7 +13,7 @@ import (
 // (event_id, user_id) allows at most one, and that is what is checked.
 func attendances(t *testing.T, ts *testServer, eventID, userID string) int {
 	t.Helper()
-	n, err := ts.store.DB.NewSelect().Model((*store.Attendee)(nil)).Where("event_id = ? AND user_id = ?", eventID, userID).Count(context.Background())
+	n, err := ts.store.DB().NewSelect().Model((*store.Attendee)(nil)).Where("event_id = ? AND user_id = ?", eventID, userID).Count(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ func TestSpecFallbackTexts(t *testing.T) {
 	t.Parallel()
 	f := newMemberFixture(t)
 	ctx := context.Background()
-	db := f.ts.store.DB
+	db := f.ts.store.DB()
 	const missing = "aaaaaaaaaaaaaaaaaaaaaaaaaa"
 	var quietPost string
 	if err := db.NewSelect().Table("messages").Column("id").
@@ -69,7 +69,7 @@ func TestSpecFallbackTexts(t *testing.T) {
 func TestSpecFallbackAppLoadFailed(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, demoDB(t))
-	if err := ts.store.DB.Close(); err != nil {
+	if err := ts.store.DB().Close(); err != nil {
 		t.Fatal(err)
 	}
 	ts.run(t, []scenario{
@@ -100,9 +100,9 @@ func TestSpecFallbackPartsFail(t *testing.T) {
 	t.Parallel()
 	f := newMemberFixture(t)
 	//lint:ignore SA1019 the hook must reach the Storage already built on this database
-	f.ts.store.DB.AddQueryHook(failQueries{match: "type = 'STORY'"})
+	f.ts.store.DB().AddQueryHook(failQueries{match: "type = 'STORY'"})
 	//lint:ignore SA1019 the hook must reach the Storage already built on this database
-	f.ts.store.DB.AddQueryHook(failQueries{match: "parent_message_id = '"})
+	f.ts.store.DB().AddQueryHook(failQueries{match: "parent_message_id = '"})
 	f.ts.run(t, []scenario{
 		{name: "community: stories fail", path: "/apps/demo/community", as: "follower@demo.test", status: 200,
 			contains: []string{"Failed to fetch stories", "Retry", "feed-card"}},
@@ -119,7 +119,7 @@ func TestSpecFallbackUserLoadFailed(t *testing.T) {
 	f := newMemberFixture(t)
 	token := sessionFor(t, f.ts, "follower@demo.test")
 	//lint:ignore SA1019 the hook must reach the Storage already built on this database
-	f.ts.store.DB.AddQueryHook(failQueries{match: "JOIN sessions AS s"})
+	f.ts.store.DB().AddQueryHook(failQueries{match: "JOIN sessions AS s"})
 	got := f.ts.do(t, "GET", "/apps/demo/events", nil, map[string]string{"Cookie": sessionCookie + "=" + token})
 	if got.Status != http.StatusOK || !strings.Contains(got.Body, "Failed to load user data") || !strings.Contains(got.Body, `href="/apps/demo/events">Retry`) {
 		t.Fatalf("events with the session lookup failing: %d %.300s", got.Status, got.Body)
@@ -137,14 +137,14 @@ func TestSpecFallbackCreateOrderFailed(t *testing.T) {
 	t.Parallel()
 	f := newMemberFixture(t)
 	var itemID, storeID string
-	if err := f.ts.store.DB.NewSelect().Table("store_items").Column("id", "store_id").
+	if err := f.ts.store.DB().NewSelect().Table("store_items").Column("id", "store_id").
 		Where("app_id = ? AND type = 'DIGITAL'", f.appID).Limit(1).Scan(context.Background(), &itemID, &storeID); err != nil {
 		t.Fatal(err)
 	}
 	buyer := f.ts.as(t, "follower@demo.test")
 	buyer.must(200, "POST", "/api/store/"+storeID+"/cart/items", `{"storeItemId":"`+itemID+`","variantId":null,"quantity":1}`)
 	//lint:ignore SA1019 the hook must reach the Storage already built on this database
-	f.ts.store.DB.AddQueryHook(failQueries{match: `INSERT INTO "orders"`})
+	f.ts.store.DB().AddQueryHook(failQueries{match: `INSERT INTO "orders"`})
 	cookie := sessionCookie + "=" + sessionFor(t, f.ts, "follower@demo.test")
 	got := f.ts.do(t, "POST", "/apps/demo/checkout", strings.NewReader("notes="), map[string]string{
 		"Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie})

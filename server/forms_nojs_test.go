@@ -284,7 +284,7 @@ func TestFormsWithoutJavaScript(t *testing.T) {
 func memberRole(t *testing.T, ts *testServer, appID, userID string) string {
 	t.Helper()
 	var m store.Membership
-	if err := ts.store.DB.NewSelect().Model(&m).Where("app_id = ? AND user_id = ?", appID, userID).Scan(context.Background()); err != nil {
+	if err := ts.store.DB().NewSelect().Model(&m).Where("app_id = ? AND user_id = ?", appID, userID).Scan(context.Background()); err != nil {
 		return ""
 	}
 	return m.Role

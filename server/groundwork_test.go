@@ -104,7 +104,7 @@ func TestDatabaseOutage(t *testing.T) {
 	member := withSession(token, "Content-Type", "application/json")
 	// Warm nothing: the landing cache would hide the outage from readers,
 	// which is right for them but not what this test is about.
-	ts.store.Cache = store.NewMemoryCache()
+	ts.store.Cache().(*store.MemoryCache).Purge()
 	proxy.Cut()
 
 	for _, c := range []struct{ method, path, body string }{
@@ -167,7 +167,7 @@ func TestAppNamesNeverCollideWithIDs(t *testing.T) {
 		}
 	}
 	// Even a row written around CreateApp cannot take demo's id over.
-	if _, err := ts.store.DB.NewInsert().Model(&store.App{ID: store.NewID(), Name: demo.ID, Status: "PUBLIC", Version: "1.0.0",
+	if _, err := ts.store.DB().NewInsert().Model(&store.App{ID: store.NewID(), Name: demo.ID, Status: "PUBLIC", Version: "1.0.0",
 		CreatorID: creator.ID, Settings: store.DefaultSettings("x")}).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -86,6 +86,9 @@ func bundleIsCurrent(root, manifest string) error {
 type testServer struct {
 	*Server
 	files *media.Local
+	// storeOptions are what the server's store was built with: a test
+	// builds another process's store alike from them (the CLI, a restart).
+	storeOptions store.Options
 }
 
 // demoDB is a PostgreSQL database of the test's own with the demo seeded:
@@ -155,6 +158,14 @@ func newTestServer(t testing.TB, db *bun.DB) *testServer {
 // configuration before the server is built.
 func newTestServerWith(t testing.TB, db *bun.DB, configure func(*Config)) *testServer {
 	t.Helper()
+	return newTestServerStore(t, db, configure, nil)
+}
+
+// newTestServerStore is newTestServerWith with withStore applied to the
+// options its store is built from (Redis, a namespace, a cache): a store
+// is sealed once built, as the assembly builds it for serve.
+func newTestServerStore(t testing.TB, db *bun.DB, configure func(*Config), withStore func(*store.Options)) *testServer {
+	t.Helper()
 	files := &media.Local{Dir: t.TempDir(), BaseURL: "http://main.test", Key: []byte("test-key")}
 	if dir, _ := dbMedia.Load(db); dir != nil {
 		if err := linkTree(dir.(string), files.Dir); err != nil {
@@ -168,8 +179,6 @@ func newTestServerWith(t testing.TB, db *bun.DB, configure func(*Config)) *testS
 	if os.Getenv("TEST_VERBOSE") != "" {
 		logger = slog.Default()
 	}
-	st := store.NewStorage(db, store.NewMemoryCache(), media.Signer{Storage: files}, logger)
-	st.Build = testEngine(t).BuildID()
 	// InFlightWait and RenderTimeout: a test of a rule must not be answered
 	// 503 because the machine running it is busy; load shedding and render
 	// timeouts have their own tests (TestInFlightLimit,
@@ -182,7 +191,14 @@ func newTestServerWith(t testing.TB, db *bun.DB, configure func(*Config)) *testS
 	if configure != nil {
 		configure(&cfg)
 	}
-	return &testServer{Server: New(Deps{Config: cfg, Store: st, Renderer: testEngine(t), Files: files, Logger: logger}), files: files}
+	opts := store.Options{DB: db, Cache: store.NewMemoryCache(), Media: media.Signer{Storage: files}, Logger: logger,
+		MediaURL: strings.TrimRight(cfg.PublicURL, "/"), PlatformFeeBP: cfg.PlatformFeeBP}
+	if withStore != nil {
+		withStore(&opts)
+	}
+	st := store.New(opts)
+	return &testServer{Server: New(Deps{Config: cfg, Store: st, Renderer: testEngine(t), Files: files, Logger: logger}), files: files,
+		storeOptions: opts}
 }
 
 // linkTree hard-links every file under src into dst: a copy per test server

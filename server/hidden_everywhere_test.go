@@ -33,7 +33,7 @@ func TestHiddenEventLeavesNotifications(t *testing.T) {
 		t.Fatalf("create event: %d %s", r.Status, r.Body)
 	}
 	var pending []store.JobOutbox
-	if err := fx.ts.store.DB.NewSelect().Model(&pending).Where("kind = ? AND args LIKE ?", store.JobNotifyFanOut, "%event:"+ev.Data.ID+"%").
+	if err := fx.ts.store.DB().NewSelect().Model(&pending).Where("kind = ? AND args LIKE ?", store.JobNotifyFanOut, "%event:"+ev.Data.ID+"%").
 		Scan(ctx); err != nil || len(pending) == 0 {
 		t.Fatalf("no announcement job: %v", err)
 	}
@@ -115,7 +115,7 @@ func TestDeletedMemberLeavesNoTrace(t *testing.T) {
 	}
 	donation := &store.Donation{ID: store.NewID(), AppID: fx.appID, UserID: leaverID, Amount: 500, Currency: "USD",
 		Message: "keep the echidna videos coming", Status: store.DonationPaid, CreatedAt: time.Now().UTC()}
-	if _, err := ts.store.DB.NewInsert().Model(donation).Exec(ctx); err != nil {
+	if _, err := ts.store.DB().NewInsert().Model(donation).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	img := pngBytes(t)
@@ -148,7 +148,7 @@ func TestDeletedMemberLeavesNoTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	var queued []store.JobOutbox
-	if err := ts.store.DB.NewSelect().Model(&queued).Where("kind = ?", store.JobDeleteFiles).Scan(ctx); err != nil || len(queued) != 1 {
+	if err := ts.store.DB().NewSelect().Model(&queued).Where("kind = ?", store.JobDeleteFiles).Scan(ctx); err != nil || len(queued) != 1 {
 		t.Fatalf("delete-files jobs: %d %v", len(queued), err)
 	}
 	var args jobs.DeleteFilesArgs

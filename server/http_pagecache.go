@@ -353,7 +353,7 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 				// old, instead of a 503. A member's page depends on who they
 				// are, which the database says; they get the 503.
 				if v.User == nil && store.IsUnavailable(err) {
-					key := string(appendPageKey(nil, appID, "", s.store.Build, pageKeyPath(req), normalizedQuery(req.URL), "visitor"))
+					key := string(appendPageKey(nil, appID, "", s.build, pageKeyPath(req), normalizedQuery(req.URL), "visitor"))
 					if p := s.pages.lastGood(key); p != nil {
 						s.logger.Warn("database unavailable; serving the last cached page", "path", req.URL.Path, "err", err)
 						return s.serveCached(c, p, false, "stale")
@@ -396,7 +396,7 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 				return s.answerUncached(c, next)
 			}
 			keyOf := func(class string) string {
-				return string(appendPageKey(nil, appID, version.content, s.store.Build, pageKeyPath(req), normalizedQuery(req.URL), class))
+				return string(appendPageKey(nil, appID, version.content, s.build, pageKeyPath(req), normalizedQuery(req.URL), class))
 			}
 			key := keyOf(class)
 			// Whoever just wrote (a like without JavaScript) sees it at

@@ -106,7 +106,7 @@ func (s *Server) answerVisitorHit(w http.ResponseWriter, r *http.Request) bool {
 	if err != nil {
 		return false
 	}
-	p := s.pages.getVisitorPage(vr, version.content, s.store.Build, pageKeyPath(r), start)
+	p := s.pages.getVisitorPage(vr, version.content, s.build, pageKeyPath(r), start)
 	if p == nil {
 		return false
 	}

@@ -28,7 +28,7 @@ const peerPoll = 20 * time.Millisecond
 // gives up the deployment's claim on the render once the page is shared.
 // Redis failing leaves the render to this process: slower, never wrong.
 func (s *Server) fromPeers(ctx context.Context, key string, engagement int64, stale *cachedPage, fresh bool) (page *cachedPage, release func(), done bool) {
-	if s.store.Redis == nil {
+	if s.store.Redis() == nil {
 		return nil, nil, false
 	}
 	// usable answers the shared page when it will do.
@@ -96,7 +96,7 @@ func (s *Server) claimTTL() time.Duration {
 
 // sharePage files a page this process rendered for the other instances.
 func (s *Server) sharePage(ctx context.Context, key string, p *cachedPage) {
-	if s.store.Redis == nil {
+	if s.store.Redis() == nil {
 		return
 	}
 	err := s.store.SharePage(context.WithoutCancel(ctx), key, &store.SharedPage{

@@ -21,12 +21,13 @@ func TestInstancesShareRenders(t *testing.T) {
 	ctx := context.Background()
 	db := demoDB(t)
 	var two [2]*testServer
+	deployment := oneRedis(t)
 	for i := range two {
-		two[i] = newTestServer(t, db)
+		two[i] = newTestServerStore(t, db, nil, deployment)
 		// No staleness: every newer engagement needs a page rendered at it.
 		two[i].pages.staleFor = 0
 	}
-	shareOneRedis(t, two[:]...)
+	watchEachOther(t, two[:]...)
 	a, b := two[0], two[1]
 	demo, err := a.store.AppByIDOrName(ctx, "demo")
 	if err != nil {
@@ -94,13 +95,10 @@ func TestInstancesShareRenders(t *testing.T) {
 	}
 }
 
-// shareOneRedis makes servers instances of one deployment: one Redis and
-// namespace, each watching the others' page version announcements (until
-// the test ends).
-func shareOneRedis(t *testing.T, servers ...*testServer) {
+// oneRedis answers the store options of one deployment's instances: one
+// Redis and namespace (its keys removed when the test ends).
+func oneRedis(t *testing.T) func(*store.Options) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
 	rdb := storetest.Redis(t)
 	ns := "test:" + store.NewID()
 	t.Cleanup(func() {
@@ -108,8 +106,17 @@ func shareOneRedis(t *testing.T, servers ...*testServer) {
 			rdb.Del(context.Background(), keys...)
 		}
 	})
+	return func(o *store.Options) { o.Redis, o.Namespace = rdb, ns }
+}
+
+// watchEachOther has each of servers, instances of one deployment
+// (oneRedis), watch the others' page version announcements until the test
+// ends.
+func watchEachOther(t *testing.T, servers ...*testServer) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
 	for _, ts := range servers {
-		ts.store.Redis, ts.store.Namespace = rdb, ns
 		go ts.WatchPageVersions(ctx)
 	}
 	for _, ts := range servers {

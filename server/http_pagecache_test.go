@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"regexp"
 	"strings"
 	"testing"
@@ -14,7 +13,6 @@ import (
 	"github.com/andybalholm/brotli"
 	"github.com/redis/go-redis/v9"
 
-	"marquee/server/media"
 	"marquee/store"
 	"marquee/store/storetest"
 )
@@ -229,7 +227,7 @@ func TestPageCacheSeesOtherProcessWrites(t *testing.T) {
 	ts := newTestServer(t, db)
 	ts.visit(t, "/apps/demo", "")
 	ts.visit(t, "/apps/demo", "hit")
-	cli := store.NewStorage(db, store.NewMemoryCache(), media.Signer{Storage: ts.files}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	cli := otherProcess(ts)
 	if err := cli.SetAppField(context.Background(), "demo", "bio", "Changed from the command line 4410"); err != nil {
 		t.Fatal(err)
 	}
@@ -312,14 +310,15 @@ func TestPageCacheNoViewerLeak(t *testing.T) {
 // and announcements are missed without harm.
 func TestPageCacheRedisDown(t *testing.T) {
 	db := demoDB(t)
-	ts := newTestServer(t, db)
 	client := storetest.Redis(t)
 	// A Redis that refuses every connection.
 	dead := *client.Options()
 	dead.Addr = "127.0.0.1:1"
 	dead.MaxRetries = 0
-	ts.store.Redis = redis.NewClient(&dead)
-	ts.store.Cache = &store.RedisCache{Client: ts.store.Redis}
+	ts := newTestServerStore(t, db, nil, func(o *store.Options) {
+		o.Redis = redis.NewClient(&dead)
+		o.Cache = &store.RedisCache{Client: o.Redis}
+	})
 	ts.visit(t, "/apps/demo", "")
 	ts.visit(t, "/apps/demo", "hit")
 	// Members' sessions live in Redis too, so the write comes from the
@@ -336,8 +335,7 @@ func TestPageCacheRedisDown(t *testing.T) {
 // on the next request.
 func TestPageCacheWatchesRedis(t *testing.T) {
 	db := demoDB(t)
-	ts := newTestServer(t, db)
-	ts.store.Redis = storetest.Redis(t)
+	ts := newTestServerStore(t, db, nil, func(o *store.Options) { o.Redis = storetest.Redis(t) })
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go ts.WatchPageVersions(ctx)
@@ -350,8 +348,7 @@ func TestPageCacheWatchesRedis(t *testing.T) {
 	}
 	ts.visit(t, "/apps/demo", "")
 	ts.visit(t, "/apps/demo", "hit")
-	cli := store.NewStorage(db, store.NewMemoryCache(), media.Signer{Storage: ts.files}, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	cli.Redis = ts.store.Redis
+	cli := otherProcess(ts)
 	if err := cli.SetAppField(ctx, "demo", "bio", "Announced over Redis 2231"); err != nil {
 		t.Fatal(err)
 	}
@@ -365,4 +362,15 @@ func TestPageCacheWatchesRedis(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Error("the announced bump never reached the page")
+}
+
+// otherProcess is a store like ts's in another process (the CLI): the same
+// database and Redis, a memory of its own.
+func otherProcess(ts *testServer) *store.Storage {
+	opts := ts.storeOptions
+	opts.Cache = nil
+	if opts.Redis == nil {
+		opts.Cache = store.NewMemoryCache()
+	}
+	return store.New(opts)
 }

@@ -29,10 +29,10 @@ func (s *Server) readyz(c echo.Context) error {
 		}
 		return "ok"
 	}
-	db := state(store.Ping(ctx, s.store.DB))
+	db := state(store.Ping(ctx, s.store.DB()))
 	redis := "off"
-	if s.store.Redis != nil {
-		redis = state(s.store.Redis.Ping(ctx).Err())
+	if s.store.Redis() != nil {
+		redis = state(s.store.Redis().Ping(ctx).Err())
 	}
 	objects := "off"
 	if r, ok := s.files.(readiness); ok {

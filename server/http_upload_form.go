@@ -146,7 +146,7 @@ func (s *Server) saveFormFileHeader(c echo.Context, fh *multipart.FileHeader, me
 	if local {
 		if err := jobs.ResizeImage(ctx, s.store, s.files, m, s.logger); err != nil {
 			s.logger.Warn("resize form upload", "media", m.ID, "err", err)
-			if err := jobs.Enqueue(ctx, s.store.DB, jobs.MediaVariantsArgs{MediaID: m.ID}); err != nil {
+			if err := jobs.Enqueue(ctx, s.store.DB(), jobs.MediaVariantsArgs{MediaID: m.ID}); err != nil {
 				return nil, err
 			}
 		}

@@ -34,7 +34,7 @@ func TestDigitalItemDeliversFiles(t *testing.T) {
 	ts := f.ts
 	ctx := context.Background()
 	var itemID, storeID string
-	if err := ts.store.DB.NewSelect().Table("store_items").Column("id", "store_id").
+	if err := ts.store.DB().NewSelect().Table("store_items").Column("id", "store_id").
 		Where("app_id = ? AND type = 'DIGITAL' AND name = 'Midnight Bloom: Digital Album'", f.appID).Scan(ctx, &itemID, &storeID); err != nil {
 		t.Fatalf("the demo album: %v", err)
 	}

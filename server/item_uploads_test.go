@@ -130,7 +130,7 @@ func checkResumableUpload(t *testing.T, f *memberFixture, s3 bool) {
 	ctx := context.Background()
 	ts.cfg.DownloadPartBytes = 5 << 20 // S3's smallest part
 	var itemID, storeID string
-	if err := ts.store.DB.NewSelect().Table("store_items").Column("id", "store_id").
+	if err := ts.store.DB().NewSelect().Table("store_items").Column("id", "store_id").
 		Where("app_id = ? AND type = 'DIGITAL' AND name = 'Midnight Bloom: Digital Album'", f.appID).Scan(ctx, &itemID, &storeID); err != nil {
 		t.Fatalf("the demo album: %v", err)
 	}

@@ -224,9 +224,8 @@ func TestLandingPageCacheFollowsWrites(t *testing.T) {
 // DATABASE_URL=postgres://... and REDIS_URL=redis://...
 func TestLandingWithRedis(t *testing.T) {
 	client := storetest.Redis(t)
-	ts := newTestServer(t, demoDB(t))
 	prefix := "test:landing:" + store.NewID() + ":"
-	ts.store.Cache = &store.RedisCache{Client: client, Prefix: prefix}
+	ts := newTestServerStore(t, demoDB(t), nil, func(o *store.Options) { o.Cache = &store.RedisCache{Client: client, Prefix: prefix} })
 	t.Cleanup(func() {
 		keys, _ := client.Keys(context.Background(), prefix+"*").Result()
 		if len(keys) > 0 {

@@ -316,7 +316,7 @@ func TestConcurrentPublish(t *testing.T) {
 			t.Errorf("call %d: %d", i, s)
 		}
 	}
-	n, err := ts.store.DB.NewSelect().Table("moderation_log").Where("app_id = ? AND action = ?", app.ID, "app.publish").Count(ctx)
+	n, err := ts.store.DB().NewSelect().Table("moderation_log").Where("app_id = ? AND action = ?", app.ID, "app.publish").Count(ctx)
 	if err != nil || n != 1 {
 		t.Errorf("publish audit lines: %d %v", n, err)
 	}
@@ -593,7 +593,7 @@ func TestUnpublishedAppAnnouncesToStaffOnly(t *testing.T) {
 			t.Fatalf("post: %d %s", r.Status, r.Body)
 		}
 		var jobs []store.JobOutbox
-		if err := ts.store.DB.NewSelect().Model(&jobs).Where("kind = ?", store.JobNotifyFanOut).Scan(ctx); err != nil {
+		if err := ts.store.DB().NewSelect().Model(&jobs).Where("kind = ?", store.JobNotifyFanOut).Scan(ctx); err != nil {
 			t.Fatal(err)
 		}
 		for _, j := range jobs {
@@ -609,7 +609,7 @@ func TestUnpublishedAppAnnouncesToStaffOnly(t *testing.T) {
 		}
 	}
 	got := func(email, text string) bool {
-		n, err := ts.store.DB.NewSelect().Table("notifications").Where("app_id = ? AND user_id = ? AND content LIKE ?",
+		n, err := ts.store.DB().NewSelect().Table("notifications").Where("app_id = ? AND user_id = ? AND content LIKE ?",
 			demo.ID, ts.userID(t, email), "%"+text+"%").Count(ctx)
 		if err != nil {
 			t.Fatal(err)

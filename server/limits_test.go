@@ -81,7 +81,7 @@ func TestReportLimit(t *testing.T) {
 	ctx := context.Background()
 	app, _ := ts.store.AppByIDOrName(ctx, "demo")
 	var posts []string
-	if err := ts.store.DB.NewSelect().Table("messages").Column("id").Where("app_id = ? AND type = 'POST' AND sender_id NOT IN (?, ?)", app.ID,
+	if err := ts.store.DB().NewSelect().Table("messages").Column("id").Where("app_id = ? AND type = 'POST' AND sender_id NOT IN (?, ?)", app.ID,
 		ts.userID(t, "follower@demo.test"), ts.userID(t, "subscriber@demo.test")).OrderExpr("id").Limit(4).Scan(ctx, &posts); err != nil || len(posts) < 4 {
 		t.Fatalf("posts %v %v", posts, err)
 	}
@@ -97,7 +97,7 @@ func TestReportLimit(t *testing.T) {
 			contains: []string{"too often"}},
 		{name: "another member still reports", method: "POST", path: "/api/reports", as: "subscriber@demo.test", body: report(posts[2]), status: 201},
 	})
-	n, err := ts.store.DB.NewSelect().Table("reports").Where("reporter_id = ?", ts.userID(t, "follower@demo.test")).Count(ctx)
+	n, err := ts.store.DB().NewSelect().Table("reports").Where("reporter_id = ?", ts.userID(t, "follower@demo.test")).Count(ctx)
 	if err != nil || n != 2 {
 		t.Fatalf("follower's reports %d %v, want 2", n, err)
 	}

@@ -34,7 +34,7 @@ func TestLinkIconsFromOurOrigin(t *testing.T) {
 		{name: "a disabled link's domain", path: "/apps/demo/link-icons/soundcloud.com", status: 404},
 	})
 	fetches := func() int {
-		n, err := ts.store.DB.NewSelect().Model((*store.JobOutbox)(nil)).Where("kind = ?", jobs.FetchLinkIconArgs{}.Kind()).Count(ctx)
+		n, err := ts.store.DB().NewSelect().Model((*store.JobOutbox)(nil)).Where("kind = ?", jobs.FetchLinkIconArgs{}.Kind()).Count(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}

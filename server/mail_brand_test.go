@@ -26,7 +26,7 @@ func TestMailBrandWearsTheDefaultTheme(t *testing.T) {
 		t.Fatalf("an unthemed app's mail colour %q (%v), want its pages' %s", b.Color, err, store.DefaultPrimaryColor)
 	}
 	app.Settings.Theme.PrimaryColor = "#8b9dff"
-	if _, err := ts.store.DB.NewUpdate().Model(app).Column("settings").WherePK().Exec(ctx); err != nil {
+	if _, err := ts.store.DB().NewUpdate().Model(app).Column("settings").WherePK().Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	ts.store.InvalidateLanding(ctx, app.ID)

@@ -147,7 +147,7 @@ func (s *Server) apiCreateMedia(c echo.Context) error {
 	if _, local := s.files.(*media.Local); !local && isProfilePicture(m) {
 		// The upload goes straight to the bucket; a job makes it the
 		// picture once it lands (local uploads do it in their PUT).
-		if err := jobs.Enqueue(ctx, s.store.DB, jobs.AdoptProfilePictureArgs{MediaID: m.ID}); err != nil {
+		if err := jobs.Enqueue(ctx, s.store.DB(), jobs.AdoptProfilePictureArgs{MediaID: m.ID}); err != nil {
 			return err
 		}
 	}
@@ -250,7 +250,7 @@ func (s *Server) mediaUpload(c echo.Context) error {
 	// next already lists the copies. Should that fail, a job tries again.
 	if err := jobs.ResizeImage(ctx, s.store, s.files, m, s.logger); err != nil {
 		s.logger.Warn("resize upload", "media", m.ID, "err", err)
-		if err := jobs.Enqueue(ctx, s.store.DB, jobs.MediaVariantsArgs{MediaID: m.ID}); err != nil {
+		if err := jobs.Enqueue(ctx, s.store.DB(), jobs.MediaVariantsArgs{MediaID: m.ID}); err != nil {
 			return err
 		}
 	}

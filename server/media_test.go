@@ -261,8 +261,7 @@ func newMinIOServer(t *testing.T) minioServer {
 		t.Fatalf("seed: %v", err)
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	st := store.NewStorage(db, store.NewMemoryCache(), media.Signer{Storage: files}, logger)
-	st.Build = testEngine(t).BuildID()
+	st := store.New(store.Options{DB: db, Media: media.Signer{Storage: files}, MediaURL: "http://main.test", Logger: logger})
 	cfg := Config{Port: 3000, AuthPort: 3002, PublicURL: "http://main.test", AuthURL: "http://auth.test",
 		WalletEnabled: true, OrderExpiry: 30 * time.Minute, InFlightWait: 5 * time.Minute, RenderTimeout: 2 * time.Minute}
 	ts := &testServer{Server: New(Deps{Config: cfg, Store: st, Renderer: testEngine(t), Files: files, Logger: logger})}

@@ -327,7 +327,7 @@ func TestGatedMediaIsNotPublic(t *testing.T) {
 	ctx := context.Background()
 	demo, _ := ts.store.AppByIDOrName(ctx, "demo")
 	var postMedia store.Media
-	if err := ts.store.DB.NewSelect().Model(&postMedia).Where("app_id = ? AND media_key = 'post'", demo.ID).Limit(1).Scan(ctx); err != nil {
+	if err := ts.store.DB().NewSelect().Model(&postMedia).Where("app_id = ? AND media_key = 'post'", demo.ID).Limit(1).Scan(ctx); err != nil {
 		t.Fatal(err)
 	}
 	stable := store.PublicMediaPath(postMedia.ID, "original")
@@ -375,14 +375,14 @@ func TestFirstScreenImage(t *testing.T) {
 	ts := newTestServer(t, demoDB(t))
 	ctx := context.Background()
 	var att store.MessageAttachment
-	if err := ts.store.DB.NewSelect().Model(&att).
+	if err := ts.store.DB().NewSelect().Model(&att).
 		Join(`JOIN "media" AS "m" ON "m"."id" = "message_attachment"."media_id" AND "m"."type" = 'IMAGE'`).
 		Join(`JOIN "messages" AS "msg" ON "msg"."id" = "message_attachment"."message_id" AND "msg"."type" = 'POST'`).
 		Limit(1).Scan(ctx); err != nil {
 		t.Fatal(err)
 	}
 	var im store.StoreItemMedia
-	if err := ts.store.DB.NewSelect().Model(&im).Where("position = 0").Limit(1).Scan(ctx); err != nil {
+	if err := ts.store.DB().NewSelect().Model(&im).Where("position = 0").Limit(1).Scan(ctx); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ path, firstMedia string }{

@@ -21,7 +21,7 @@ func TestStandingChangedByOthersShowsAtOnce(t *testing.T) {
 			ctx := context.Background()
 			backstage := f.tiers[1]
 			var communityID string
-			if err := f.ts.store.DB.NewSelect().Table("communities").Column("id").Where("app_id = ?", f.app.ID).Limit(1).Scan(ctx, &communityID); err != nil {
+			if err := f.ts.store.DB().NewSelect().Table("communities").Column("id").Where("app_id = ?", f.app.ID).Limit(1).Scan(ctx, &communityID); err != nil {
 				t.Fatal(err)
 			}
 			creator := withSession(sessionFor(t, f.ts, "creator@demo.test"))

@@ -175,12 +175,12 @@ func TestVariantIsChosenNotGuessed(t *testing.T) {
 	// A line without a size from before the rule is flagged and refused at
 	// checkout, in the same words.
 	var cartID string
-	if err := ts.store.DB.NewSelect().Model((*store.Cart)(nil)).Column("id").Where("store_id = ? AND user_id = ?", ids.demo, userID(t, ts, follower)).
+	if err := ts.store.DB().NewSelect().Model((*store.Cart)(nil)).Column("id").Where("store_id = ? AND user_id = ?", ids.demo, userID(t, ts, follower)).
 		Scan(ctx, &cartID); err != nil {
 		t.Fatal(err)
 	}
 	old := &store.CartItem{ID: store.NewID(), AppID: appID(t, ts, "demo"), CartID: cartID, StoreItemID: ids.items["SRV-MIX-01"], Quantity: 1, CreatedAt: time.Now().UTC()}
-	if _, err := ts.store.DB.NewInsert().Model(old).Exec(ctx); err != nil {
+	if _, err := ts.store.DB().NewInsert().Model(old).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	ts.run(t, []scenario{

@@ -42,7 +42,7 @@ func memberFixtureFor(t *testing.T, ts *testServer) *memberFixture {
 	t.Helper()
 	ctx := context.Background()
 	f := &memberFixture{ts: ts}
-	db := ts.store.DB
+	db := ts.store.DB()
 	must := func(err error) {
 		t.Helper()
 		if err != nil {
@@ -241,7 +241,7 @@ func TestMembershipNoPlansAndLandingPageOnly(t *testing.T) {
 	t.Parallel()
 	f := newMemberFixture(t)
 	ctx := context.Background()
-	if _, err := f.ts.store.DB.NewUpdate().Table("store_items").Set("deleted_at = ?", time.Now()).
+	if _, err := f.ts.store.DB().NewUpdate().Table("store_items").Set("deleted_at = ?", time.Now()).
 		Where("app_id = ? AND type = 'SUBSCRIPTION'", f.appID).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +319,7 @@ func testRenewalGraceAndEnd(t *testing.T, f *memberFixture) {
 		t.Fatalf("after a failed renewal: %+v", third)
 	}
 	var notices int64
-	notices, err = st.DB.NewSelect().Table("notifications").Where("app_id = ? AND user_id = ? AND content LIKE ?", f.appID,
+	notices, err = st.DB().NewSelect().Table("notifications").Where("app_id = ? AND user_id = ? AND content LIKE ?", f.appID,
 		f.userID(t, "follower@demo.test"), "%renewal failed%").Count(ctx)
 	if err != nil || notices != 1 {
 		t.Errorf("grace notices %d, want 1 (%v)", notices, err)
@@ -348,7 +348,7 @@ func testRenewalGraceAndEnd(t *testing.T, f *memberFixture) {
 	if ok, _ := st.HasValidSubscription(ctx, f.appID, f.userID(t, "follower@demo.test"), after); ok {
 		t.Errorf("still valid after grace")
 	}
-	notices, _ = st.DB.NewSelect().Table("notifications").Where("app_id = ? AND user_id = ? AND kind <> ?", f.appID, f.userID(t, "follower@demo.test"), store.KindOrderStatus).Count(ctx)
+	notices, _ = st.DB().NewSelect().Table("notifications").Where("app_id = ? AND user_id = ? AND kind <> ?", f.appID, f.userID(t, "follower@demo.test"), store.KindOrderStatus).Count(ctx)
 	if notices != 4 {
 		t.Errorf("notices %d, want the start, the renewal, the failure and the end", notices)
 	}
@@ -452,7 +452,7 @@ func TestMembershipProviderRenewals(t *testing.T) {
 	f.ts.run(t, []scenario{{method: "POST", path: "/api/subscriptions/apps/demo/subscribe", as: "follower@demo.test",
 		body: `{"itemId":"` + f.planItemID + `"}`, status: 200}})
 	s := f.sub(t, "follower@demo.test")
-	if _, err := st.DB.NewUpdate().Table("subscriptions").Set("provider = 'stripe', provider_ref = 'sub_123'").Where("id = ?", s.ID).Exec(ctx); err != nil {
+	if _, err := st.DB().NewUpdate().Table("subscriptions").Set("provider = 'stripe', provider_ref = 'sub_123'").Where("id = ?", s.ID).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	next := s.CurrentPeriodEnd.AddDate(0, 1, 0)

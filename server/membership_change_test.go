@@ -329,7 +329,7 @@ func TestTierChangePages(t *testing.T) {
 func (f *tierFixture) creatorID(t *testing.T) string {
 	t.Helper()
 	var id string
-	if err := f.ts.store.DB.NewSelect().Table("users").Column("id").Where("email = ?", "creator@demo.test").Scan(context.Background(), &id); err != nil {
+	if err := f.ts.store.DB().NewSelect().Table("users").Column("id").Where("email = ?", "creator@demo.test").Scan(context.Background(), &id); err != nil {
 		t.Fatal(err)
 	}
 	return id
@@ -498,7 +498,7 @@ func TestUpgradeShowsTheTierAtOnce(t *testing.T) {
 	ctx := context.Background()
 	circle, backstage := f.tiers[0], f.tiers[1]
 	var communityID string
-	if err := f.ts.store.DB.NewSelect().Table("communities").Column("id").Where("app_id = ?", f.app.ID).Limit(1).Scan(ctx, &communityID); err != nil {
+	if err := f.ts.store.DB().NewSelect().Table("communities").Column("id").Where("app_id = ?", f.app.ID).Limit(1).Scan(ctx, &communityID); err != nil {
 		t.Fatal(err)
 	}
 	creator := jsonHeaders(withSession(sessionFor(t, f.ts, "creator@demo.test")))

@@ -25,7 +25,14 @@ type tierFixture struct {
 
 func newTierFixture(t *testing.T, db *bun.DB) *tierFixture {
 	t.Helper()
-	ts := newTestServer(t, db)
+	return newTierFixtureStore(t, db, nil)
+}
+
+// newTierFixtureStore is newTierFixture on a store built with withStore
+// applied to its options.
+func newTierFixtureStore(t *testing.T, db *bun.DB, withStore func(*store.Options)) *tierFixture {
+	t.Helper()
+	ts := newTestServerStore(t, db, nil, withStore)
 	ctx := context.Background()
 	app, err := ts.store.AppByIDOrName(ctx, "demo")
 	if err != nil {
@@ -381,7 +388,7 @@ func TestConcurrentJoinsGiveOneTierEach(t *testing.T) {
 		}
 		for _, fn := range fans {
 			var subs []store.Subscription
-			if err := f.ts.store.DB.NewSelect().Model(&subs).Where("app_id = ? AND user_id = ?", f.app.ID, fn.id).Scan(ctx); err != nil {
+			if err := f.ts.store.DB().NewSelect().Model(&subs).Where("app_id = ? AND user_id = ?", f.app.ID, fn.id).Scan(ctx); err != nil {
 				t.Fatal(err)
 			}
 			if len(subs) != 1 || !tierIDs[subs[0].PlanID] {

@@ -22,14 +22,15 @@ import (
 func TestLockedPostsNeverLeak(t *testing.T) {
 	t.Parallel()
 	demoBoth(t, func(t *testing.T, db *bun.DB) {
-		f := newTierFixture(t, db)
-		other := newTestServer(t, db)
-		shareOneRedis(t, f.ts, other)
+		deployment := oneRedis(t)
+		f := newTierFixtureStore(t, db, deployment)
+		other := newTestServerStore(t, db, nil, deployment)
+		watchEachOther(t, f.ts, other)
 		instances := []*testServer{f.ts, other}
 		ctx := context.Background()
 		creator := jsonHeaders(withSession(sessionFor(t, f.ts, "creator@demo.test")))
 		var communityID string
-		if err := f.ts.store.DB.NewSelect().Table("communities").Column("id").Where("app_id = ?", f.app.ID).Limit(1).Scan(ctx, &communityID); err != nil {
+		if err := f.ts.store.DB().NewSelect().Table("communities").Column("id").Where("app_id = ?", f.app.ID).Limit(1).Scan(ctx, &communityID); err != nil {
 			t.Fatal(err)
 		}
 		post := func(phrase, access string) store.MessageView {
@@ -146,7 +147,7 @@ func TestLockedPostsNeverLeak(t *testing.T) {
 				t.Fatal(err)
 			}
 			var emails []string
-			if err := f.ts.store.DB.NewSelect().Table("newsletter_recipients").Column("email").Where("message_id = ?", m.ID).Scan(ctx, &emails); err != nil {
+			if err := f.ts.store.DB().NewSelect().Table("newsletter_recipients").Column("email").Where("message_id = ?", m.ID).Scan(ctx, &emails); err != nil {
 				t.Fatal(err)
 			}
 			got := strings.Join(emails, ",")
@@ -181,7 +182,7 @@ func TestComposerAccessWithoutJavaScript(t *testing.T) {
 	body, ct := multipartBody(t, [][2]string{{"content", "For the backstage crowd"}, {"access", "TIER:" + f.tiers[1].ID}, {"teaser", "Backstage news"}})
 	seeOther(t, f.ts.do(t, "POST", "/apps/demo/create-post", body, withSession(tok, "Content-Type", ct)), "/apps/demo/community")
 	var m store.Message
-	if err := f.ts.store.DB.NewSelect().Model(&m).Where("content = ?", "For the backstage crowd").Scan(ctx); err != nil {
+	if err := f.ts.store.DB().NewSelect().Model(&m).Where("content = ?", "For the backstage crowd").Scan(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if m.AccessAudience != store.AccessMembers || m.AccessMinTierID == nil || *m.AccessMinTierID != f.tiers[1].ID || m.Teaser != "Backstage news" {
@@ -349,7 +350,7 @@ func TestAuthorsPostOnlyForReadersTheyAreAmong(t *testing.T) {
 		formFile{"media", "story.png", "image/png", pngBytes(t)})
 	seeOther(t, ts.do(t, "POST", "/apps/demo/create-story", body, withSession(creator, "Content-Type", ct)), "/apps/demo/community")
 	var m store.Message
-	if err := ts.store.DB.NewSelect().Model(&m).Where("content = ? AND type = ?", "Backstage story", store.MessageStory).Scan(ctx); err != nil {
+	if err := ts.store.DB().NewSelect().Model(&m).Where("content = ? AND type = ?", "Backstage story", store.MessageStory).Scan(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if m.AccessAudience != store.AccessMembers || m.Teaser != "Members see more" {

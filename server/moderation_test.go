@@ -96,7 +96,7 @@ func (fx *modFixture) act(h map[string]string, action, targetType, id, reason st
 
 func (fx *modFixture) count(model any, where string, args ...any) int {
 	fx.t.Helper()
-	n, err := fx.ts.store.DB.NewSelect().Model(model).Where(where, args...).Count(context.Background())
+	n, err := fx.ts.store.DB().NewSelect().Model(model).Where(where, args...).Count(context.Background())
 	if err != nil {
 		fx.t.Fatal(err)
 	}
@@ -530,7 +530,7 @@ func TestBanStopsWritesAndRejoining(t *testing.T) {
 
 	// The account goes; a new one with the same e-mail (spelt otherwise) is
 	// held by the same ban.
-	if _, err := fx.ts.store.DB.NewDelete().Model((*store.User)(nil)).Where("id = ?", trollID).Exec(ctx); err != nil {
+	if _, err := fx.ts.store.DB().NewDelete().Model((*store.User)(nil)).Where("id = ?", trollID).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	u, err := fx.ts.store.CreateUser(ctx, "Troll@Mod.test", "troll_again", "x")
@@ -586,7 +586,7 @@ func TestSilenceAllowsReadingAndBuying(t *testing.T) {
 		t.Fatal(err)
 	}
 	var item store.StoreItem
-	if err := fx.ts.store.DB.NewSelect().Model(&item).Where("app_id = ? AND type = ? AND deleted_at IS NULL", fx.appID, store.ItemDigital).Limit(1).Scan(ctx); err != nil {
+	if err := fx.ts.store.DB().NewSelect().Model(&item).Where("app_id = ? AND type = ? AND deleted_at IS NULL", fx.appID, store.ItemDigital).Limit(1).Scan(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if r := fx.call("POST", "/api/store/"+demo.Store.ID+"/cart/items", fmt.Sprintf(`{"storeItemId":%q,"quantity":1}`, item.ID), loud); r.Status >= 300 {
@@ -597,11 +597,11 @@ func TestSilenceAllowsReadingAndBuying(t *testing.T) {
 	}
 	// The page offers no comment box and no like.
 	var ban store.Ban
-	if err := fx.ts.store.DB.NewSelect().Model(&ban).Where("user_id = ?", loudID).Scan(ctx); err != nil || ban.EndsAt == nil {
+	if err := fx.ts.store.DB().NewSelect().Model(&ban).Where("user_id = ?", loudID).Scan(ctx); err != nil || ban.EndsAt == nil {
 		t.Fatalf("silence stored without an end: %+v %v", ban, err)
 	}
 	// Once the end passes, the member writes again.
-	if _, err := fx.ts.store.DB.NewUpdate().Model((*store.Ban)(nil)).Set("ends_at = ?", ban.CreatedAt.Add(-1)).Where("id = ?", ban.ID).Exec(ctx); err != nil {
+	if _, err := fx.ts.store.DB().NewUpdate().Model((*store.Ban)(nil)).Set("ends_at = ?", ban.CreatedAt.Add(-1)).Where("id = ?", ban.ID).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if r := fx.call("POST", "/api/messages/"+creatorPost+"/reactions", `{"reaction":"heart"}`, loud); r.Status >= 300 {
@@ -728,7 +728,7 @@ func TestNewAccountLinksWaitForApproval(t *testing.T) {
 		t.Errorf("a post without links was held")
 	}
 	// An account older than a day with a verified e-mail is not held.
-	if _, err := fx.ts.store.DB.NewUpdate().Model((*store.User)(nil)).Set("created_at = created_at - interval '2 days'").Set("email_verified = true").
+	if _, err := fx.ts.store.DB().NewUpdate().Model((*store.User)(nil)).Set("created_at = created_at - interval '2 days'").Set("email_verified = true").
 		Where("id = ?", fx.subscriberID).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -814,7 +814,7 @@ func (fx *modFixture) hiddenEventsAndStories() {
 		t.Fatalf("create event: %d %s", r.Status, r.Body)
 	}
 	var story store.Message
-	if err := fx.ts.store.DB.NewSelect().Model(&story).Where("app_id = ? AND type = ? AND created_at > ? AND hidden = ''", fx.appID,
+	if err := fx.ts.store.DB().NewSelect().Model(&story).Where("app_id = ? AND type = ? AND created_at > ? AND hidden = ''", fx.appID,
 		store.MessageStory, time.Now().Add(-store.StoryLifetime+time.Hour)).Limit(1).Scan(ctx); err != nil {
 		t.Fatalf("no story to hide: %v", err)
 	}
@@ -876,7 +876,7 @@ func TestStoryReportWithoutJS(t *testing.T) {
 	fx := newModFixture(t)
 	ctx := context.Background()
 	var story store.Message
-	if err := fx.ts.store.DB.NewSelect().Model(&story).Where("app_id = ? AND type = ? AND created_at > ? AND hidden = '' AND sender_id <> ?", fx.appID,
+	if err := fx.ts.store.DB().NewSelect().Model(&story).Where("app_id = ? AND type = ? AND created_at > ? AND hidden = '' AND sender_id <> ?", fx.appID,
 		store.MessageStory, time.Now().Add(-store.StoryLifetime+time.Hour), fx.followerID).OrderExpr("created_at ASC").Limit(1).Scan(ctx); err != nil {
 		t.Fatalf("no story: %v", err)
 	}

@@ -19,7 +19,7 @@ import (
 // announced counts the new-post fan-out jobs written for a post.
 func announced(t *testing.T, ts *testServer, postID string) int {
 	t.Helper()
-	n, err := ts.store.DB.NewSelect().Model((*store.JobOutbox)(nil)).
+	n, err := ts.store.DB().NewSelect().Model((*store.JobOutbox)(nil)).
 		Where("kind = ? AND args LIKE ?", store.JobNotifyFanOut, "%message:"+postID+"%").Count(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -27,7 +27,7 @@ func runNewsletterJobs(t *testing.T, ts *testServer) int {
 	ran := 0
 	for {
 		var rows []store.JobOutbox
-		if err := ts.store.DB.NewSelect().Model(&rows).Where("kind IN (?)", bun.List([]string{store.JobNewsletterStart, store.JobNewsletterSend})).
+		if err := ts.store.DB().NewSelect().Model(&rows).Where("kind IN (?)", bun.List([]string{store.JobNewsletterStart, store.JobNewsletterSend})).
 			Order("id").Scan(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -48,7 +48,7 @@ func runNewsletterJobs(t *testing.T, ts *testServer) int {
 			if err != nil {
 				t.Fatalf("%s: %v", r.Kind, err)
 			}
-			if _, err := ts.store.DB.NewDelete().Model((*store.JobOutbox)(nil)).Where("id = ?", r.ID).Exec(ctx); err != nil {
+			if _, err := ts.store.DB().NewDelete().Model((*store.JobOutbox)(nil)).Where("id = ?", r.ID).Exec(ctx); err != nil {
 				t.Fatal(err)
 			}
 			ran++
@@ -102,7 +102,7 @@ func (f *newsletterFixture) mailsWith(t *testing.T, addr, phrase string) int {
 func recipientsOf(t *testing.T, ts *testServer, postID string) map[string]int {
 	t.Helper()
 	var rows []store.NewsletterRecipient
-	if err := ts.store.DB.NewSelect().Model(&rows).Where("message_id = ?", postID).Scan(context.Background()); err != nil {
+	if err := ts.store.DB().NewSelect().Model(&rows).Where("message_id = ?", postID).Scan(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	out := map[string]int{"total": len(rows)}
@@ -183,11 +183,11 @@ func TestNewsletterReachesReadersOnce(t *testing.T) {
 
 	// A seeded post with a picture, mailed: the picture at its absolute URL.
 	var withImage store.Message
-	if err := ts.store.DB.NewSelect().Model(&withImage).Where("app_id = ? AND type = ? AND hidden = '' AND id IN (SELECT message_id FROM message_attachments)", f.app.ID, store.MessagePost).
+	if err := ts.store.DB().NewSelect().Model(&withImage).Where("app_id = ? AND type = ? AND hidden = '' AND id IN (SELECT message_id FROM message_attachments)", f.app.ID, store.MessagePost).
 		Limit(1).Scan(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ts.store.DB.NewUpdate().Model((*store.Message)(nil)).Set("newsletter = true").Where("id = ?", withImage.ID).Exec(ctx); err != nil {
+	if _, err := ts.store.DB().NewUpdate().Model((*store.Message)(nil)).Set("newsletter = true").Where("id = ?", withImage.ID).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := jobs.StartNewsletter(ctx, ts.store, withImage.ID); err != nil {
@@ -239,7 +239,7 @@ func TestNewsletterReachesReadersOnce(t *testing.T) {
 	}
 
 	// A gated app: only members whose subscription is valid (and staff).
-	if _, err := ts.store.DB.NewUpdate().Model((*store.App)(nil)).Where("id = ?", f.app.ID).
+	if _, err := ts.store.DB().NewUpdate().Model((*store.App)(nil)).Where("id = ?", f.app.ID).
 		Set("settings = ?", gatedSettings(f.app.Settings)).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +330,7 @@ func TestNewsletterResumesAfterAKillWithoutSendingTwice(t *testing.T) {
 		t.Fatalf("mailpit holds %d mails for %d recipients (the interrupted one was delivered once)", got, total)
 	}
 	var rows []store.NewsletterRecipient
-	if err := ts.store.DB.NewSelect().Model(&rows).Where("message_id = ?", id).Scan(ctx); err != nil {
+	if err := ts.store.DB().NewSelect().Model(&rows).Where("message_id = ?", id).Scan(ctx); err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range rows {
@@ -348,7 +348,7 @@ func TestNewsletterFailures(t *testing.T) {
 	t.Parallel()
 	f := newsletterServer(t, "--smtp-allowed-recipients", `@demo\.test$`, "--enable-chaos")
 	ts, mp, ctx := f.ts, f.mp, context.Background()
-	if _, err := ts.store.DB.NewUpdate().Table("users").Set("email = ?", "gone@bounce.test").
+	if _, err := ts.store.DB().NewUpdate().Table("users").Set("email = ?", "gone@bounce.test").
 		Where("email = ?", follower).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -356,7 +356,7 @@ func TestNewsletterFailures(t *testing.T) {
 		id := f.mailPost(t, "Bouncephrase")
 		runNewsletterJobs(t, ts)
 		var r store.NewsletterRecipient
-		if err := ts.store.DB.NewSelect().Model(&r).Where("message_id = ? AND email = ?", id, "gone@bounce.test").Scan(ctx); err != nil {
+		if err := ts.store.DB().NewSelect().Model(&r).Where("message_id = ? AND email = ?", id, "gone@bounce.test").Scan(ctx); err != nil {
 			t.Fatalf("post %d: the address was not selected: %v", i, err)
 		}
 		if r.State != store.RecipientFailed || !strings.Contains(r.LastError, "5") {
@@ -364,12 +364,12 @@ func TestNewsletterFailures(t *testing.T) {
 		}
 	}
 	var b store.MailBounce
-	if err := ts.store.DB.NewSelect().Model(&b).Where("email = ?", "gone@bounce.test").Scan(ctx); err != nil || !b.Undeliverable || b.Bounces != store.BounceLimit {
+	if err := ts.store.DB().NewSelect().Model(&b).Where("email = ?", "gone@bounce.test").Scan(ctx); err != nil || !b.Undeliverable || b.Bounces != store.BounceLimit {
 		t.Fatalf("bounce record %+v %v", b, err)
 	}
 	id := f.mailPost(t, "Bouncephrase after")
 	runNewsletterJobs(t, ts)
-	if n, _ := ts.store.DB.NewSelect().Model((*store.NewsletterRecipient)(nil)).Where("message_id = ? AND email = ?", id, "gone@bounce.test").Count(ctx); n != 0 {
+	if n, _ := ts.store.DB().NewSelect().Model((*store.NewsletterRecipient)(nil)).Where("message_id = ? AND email = ?", id, "gone@bounce.test").Count(ctx); n != 0 {
 		t.Fatal("an undeliverable address was mailed again")
 	}
 	if st := recipientsOf(t, ts, id); st[store.RecipientSent] != st["total"] || st["total"] == 0 {

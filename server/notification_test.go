@@ -237,9 +237,10 @@ func TestVapidKeyStable(t *testing.T) {
 	if err != nil || len(raw) != 65 || raw[0] != 4 {
 		t.Fatalf("public key %q is not an uncompressed P-256 point", k1)
 	}
-	st := store.NewStorage(db, store.NewMemoryCache(), ts.store.Media, ts.logger)
-	st.Build = ts.store.Build
-	restarted := &testServer{Server: New(Deps{Config: ts.cfg, Store: st, Renderer: ts.renderer, Files: ts.files, Logger: ts.logger}), files: ts.files}
+	opts := ts.storeOptions
+	opts.Cache = store.NewMemoryCache()
+	restarted := &testServer{Server: New(Deps{Config: ts.cfg, Store: store.New(opts), Renderer: ts.renderer, Files: ts.files, Logger: ts.logger}),
+		files: ts.files}
 	if k2 := key(restarted); k2 != k1 {
 		t.Fatalf("key changed across restart: %s vs %s", k1, k2)
 	}
@@ -467,7 +468,7 @@ func TestPushRoundTrip(t *testing.T) {
 func idOfUser(t *testing.T, ts *testServer, email string) string {
 	t.Helper()
 	var u store.User
-	if err := ts.store.DB.NewSelect().Model(&u).Where("email = ?", email).Scan(context.Background()); err != nil {
+	if err := ts.store.DB().NewSelect().Model(&u).Where("email = ?", email).Scan(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	return u.ID

@@ -16,6 +16,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"marquee/store"
 	"marquee/store/storetest"
 )
 
@@ -219,16 +220,15 @@ func TestReadinessReportsDependencies(t *testing.T) {
 		t.Errorf("/readyz: %v", got)
 	}
 	client, proxy := storetest.RedisBehindProxy(t)
-	ts.store.Redis = client
+	withRedis := newTestServerStore(t, demoDB(t), nil, func(o *store.Options) { o.Redis = client })
 	proxy.Cut()
-	r = ts.do(t, "GET", "/readyz", nil, nil)
+	r = withRedis.do(t, "GET", "/readyz", nil, nil)
 	got = nil
 	_ = json.Unmarshal([]byte(r.Body), &got)
 	if r.Status != 200 || got["status"] != "degraded" || got["redis"] != "down" {
 		t.Errorf("/readyz with Redis down: %d %v", r.Status, got)
 	}
 	proxy.Resume(t)
-	ts.store.Redis = nil
 	ts.files.Dir = t.TempDir() + "/gone"
 	r = ts.do(t, "GET", "/readyz", nil, nil)
 	got = nil

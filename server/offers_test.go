@@ -36,7 +36,7 @@ func tierFixtureOn(t *testing.T, ts *testServer) *tierFixture {
 // (a first join of a tier with a trial starts the trial).
 func (f *tierFixture) noTrials(t *testing.T) {
 	t.Helper()
-	if _, err := f.ts.store.DB.NewUpdate().Table("subscription_plans").Set("trial_days = 0").Where("app_id = ?", f.app.ID).
+	if _, err := f.ts.store.DB().NewUpdate().Table("subscription_plans").Set("trial_days = 0").Where("app_id = ?", f.app.ID).
 		Exec(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestFreeTrial(t *testing.T) {
 	if ok != 1 {
 		t.Fatalf("%d joins succeeded, want the one trial: %v", ok, statuses)
 	}
-	if n, _ := ts.store.DB.NewSelect().Table("trials").Where("app_id = ? AND user_id = ?", f.app.ID, fanID).Count(ctx); n != 1 {
+	if n, _ := ts.store.DB().NewSelect().Table("trials").Where("app_id = ? AND user_id = ?", f.app.ID, fanID).Count(ctx); n != 1 {
 		t.Fatalf("%d trials", n)
 	}
 	sub, _ := ts.store.SubscriptionOf(ctx, f.app.ID, fanID)
@@ -150,7 +150,7 @@ func TestFreeTrial(t *testing.T) {
 		t.Fatalf("unpaid end: %s %s", sub.Status, m.Role)
 	}
 	var ended int64
-	if ended, _ = ts.store.DB.NewSelect().Table("trials").Where("user_id = ? AND ended_at IS NOT NULL AND converted_at IS NULL", fanID).Count(ctx); ended != 1 {
+	if ended, _ = ts.store.DB().NewSelect().Table("trials").Where("user_id = ? AND ended_at IS NOT NULL AND converted_at IS NULL", fanID).Count(ctx); ended != 1 {
 		t.Fatalf("the trial is not marked ended")
 	}
 	// No second trial: a join now pays (and the empty wallet refuses).
@@ -179,7 +179,7 @@ func TestFreeTrial(t *testing.T) {
 	if after.TrialUntil != nil || after.Status != store.SubActive || !after.CurrentPeriodEnd.Equal(sub.CurrentPeriodEnd.AddDate(0, 1, 0)) || after.Amount != price {
 		t.Fatalf("converted: %+v", after)
 	}
-	if n, _ := ts.store.DB.NewSelect().Table("trials").Where("user_id = ? AND converted_at IS NOT NULL", payerID).Count(ctx); n != 1 {
+	if n, _ := ts.store.DB().NewSelect().Table("trials").Where("user_id = ? AND converted_at IS NOT NULL", payerID).Count(ctx); n != 1 {
 		t.Fatalf("the trial is not marked converted")
 	}
 	// A trial cancelled before its end: nothing charged, a follower at the end.
@@ -231,7 +231,7 @@ func TestFreeTrial(t *testing.T) {
 	if paid.TrialUntil != nil || !paid.CurrentPeriodEnd.Equal(inTrial.CurrentPeriodEnd.AddDate(0, 1, 0)) {
 		t.Fatalf("paid in a trial: %+v", paid)
 	}
-	if n, _ := ts.store.DB.NewSelect().Table("trials").Where("user_id = ? AND converted_at IS NOT NULL", earlyID).Count(ctx); n != 1 {
+	if n, _ := ts.store.DB().NewSelect().Table("trials").Where("user_id = ? AND converted_at IS NOT NULL", earlyID).Count(ctx); n != 1 {
 		t.Fatalf("a trial paid early is not converted")
 	}
 
@@ -395,7 +395,7 @@ func TestOffers(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if n, _ := ts.store.DB.NewSelect().Table("offer_redemptions").Where("user_id = ?", onceID).Count(ctx); n != 1 {
+	if n, _ := ts.store.DB().NewSelect().Table("offer_redemptions").Where("user_id = ?", onceID).Count(ctx); n != 1 {
 		t.Fatalf("%d redemptions by one member", n)
 	}
 	if bal, _ := ts.store.WalletBalance(ctx, f.app.ID, onceID); bal != 50000-640 {
@@ -425,10 +425,10 @@ func TestOffers(t *testing.T) {
 		}
 	}
 	var few store.Offer
-	if err := ts.store.DB.NewSelect().Model(&few).Where("code = 'FEW' AND app_id = ?", f.app.ID).Scan(ctx); err != nil {
+	if err := ts.store.DB().NewSelect().Model(&few).Where("code = 'FEW' AND app_id = ?", f.app.ID).Scan(ctx); err != nil {
 		t.Fatal(err)
 	}
-	n, _ := ts.store.DB.NewSelect().Table("offer_redemptions").Where("offer_id = ?", few.ID).Count(ctx)
+	n, _ := ts.store.DB().NewSelect().Table("offer_redemptions").Where("offer_id = ?", few.ID).Count(ctx)
 	if ok != 5 || few.Redemptions != 5 || n != 5 {
 		t.Fatalf("FEW: %d joins, counter %d, %d redemptions; want 5", ok, few.Redemptions, n)
 	}
@@ -451,7 +451,7 @@ func TestOffers(t *testing.T) {
 		t.Fatalf("%d codes listed", len(listed.Data))
 	}
 	var everyone store.Offer
-	_ = ts.store.DB.NewSelect().Model(&everyone).Where("code = 'EVERYONE' AND app_id = ?", f.app.ID).Scan(ctx)
+	_ = ts.store.DB().NewSelect().Model(&everyone).Where("code = 'EVERYONE' AND app_id = ?", f.app.ID).Scan(ctx)
 	if r := ts.do(t, "DELETE", "/api/studio/apps/demo/offers/"+everyone.ID, nil, jsonHeaders(creator)); r.Status != 200 {
 		t.Fatalf("deactivate: %d %s", r.Status, r.Body)
 	}

@@ -19,11 +19,10 @@ import (
 // working, and a logout that cannot reach Redis answers 503 instead of a
 // false 200; once Redis is back, logout works and the cookie is dead.
 func TestSessionsSurviveRedisOutage(t *testing.T) {
-	ts := newTestServer(t, demoDB(t))
 	rdb, proxy := storetest.RedisBehindProxy(t)
-	ts.store.Redis = rdb
-	ts.store.Cache = &store.RedisCache{Client: rdb, Prefix: "marquee:test:" + store.NewID() + ":"}
-	ts.limiter.useRedis(rdb)
+	ts := newTestServerStore(t, demoDB(t), nil, func(o *store.Options) {
+		o.Redis, o.Cache = rdb, &store.RedisCache{Client: rdb, Prefix: "marquee:test:" + store.NewID() + ":"}
+	})
 	ctx := context.Background()
 
 	before := signInToken(t, ts, "follower@demo.test", demoPassword)
@@ -106,9 +105,8 @@ func TestSessionsSurviveRedisOutage(t *testing.T) {
 // for good.
 func TestLogoutWithDatabaseDown(t *testing.T) {
 	db, proxy := storetest.PostgresBehindProxy(t)
-	ts := newTestServer(t, db)
 	rdb := storetest.Redis(t)
-	ts.store.Redis = rdb
+	ts := newTestServerStore(t, db, nil, func(o *store.Options) { o.Redis = rdb })
 	token := sessionFor(t, ts, "follower@demo.test")
 	member := withSession(token, "Content-Type", "application/json")
 	if res := ts.do(t, "GET", "/api/auth/me", nil, member); res.Status != http.StatusOK {

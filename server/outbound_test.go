@@ -91,7 +91,7 @@ func TestPushNeverReachesPrivateAddresses(t *testing.T) {
 func demoAppID(t *testing.T, ts *testServer) string {
 	t.Helper()
 	var id string
-	if err := ts.store.DB.NewSelect().TableExpr("apps").Column("id").Where("name = 'demo'").Scan(context.Background(), &id); err != nil {
+	if err := ts.store.DB().NewSelect().TableExpr("apps").Column("id").Where("name = 'demo'").Scan(context.Background(), &id); err != nil {
 		t.Fatal(err)
 	}
 	return id

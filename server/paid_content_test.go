@@ -27,7 +27,7 @@ func TestPaidContentStaysPaid(t *testing.T) {
 	// The receiver is on loopback, which the push job's own client refuses
 	// (TestPushNeverReachesPrivateAddresses): this test lets it through.
 	ts.push.Client = &http.Client{Timeout: 15 * time.Second}
-	db := ts.store.DB
+	db := ts.store.DB()
 	startJobs(t, ts, db)
 	f.set(t, "demo", "features.subscriptionGating.settings.required", "true")
 

@@ -18,7 +18,7 @@ import (
 // cancelJobs counts the cancel_payment jobs written for provider payment ref.
 func cancelJobs(t *testing.T, f *payFixture, ref string) int {
 	t.Helper()
-	n, err := f.ts.store.DB.NewSelect().Model((*store.JobOutbox)(nil)).
+	n, err := f.ts.store.DB().NewSelect().Model((*store.JobOutbox)(nil)).
 		Where("kind = ? AND args LIKE ?", store.JobCancelPayment, "%\""+ref+"\"%").Count(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +31,7 @@ func runCancelJobs(t *testing.T, f *payFixture, ref string) {
 	t.Helper()
 	ctx := context.Background()
 	var rows []store.JobOutbox
-	if err := f.ts.store.DB.NewSelect().Model(&rows).Where("kind = ? AND args LIKE ?", store.JobCancelPayment, "%\""+ref+"\"%").
+	if err := f.ts.store.DB().NewSelect().Model(&rows).Where("kind = ? AND args LIKE ?", store.JobCancelPayment, "%\""+ref+"\"%").
 		Scan(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ var cancelPaths = []struct {
 	}},
 	{"expiry", func(t *testing.T, r *contractRun) {
 		ctx := context.Background()
-		if _, err := r.f.ts.store.DB.NewUpdate().Model((*store.Order)(nil)).Set("created_at = ?", time.Now().UTC().Add(-3*time.Hour)).
+		if _, err := r.f.ts.store.DB().NewUpdate().Model((*store.Order)(nil)).Set("created_at = ?", time.Now().UTC().Add(-3*time.Hour)).
 			Where("id = ?", r.order.ID).Exec(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -99,11 +99,11 @@ func TestEveryCancelPathGivesMoneyBack(t *testing.T) {
 	event := eventID(t, f.ts, "Sketch & Synth Meetup")
 	ticket := &store.StoreItem{ID: store.NewID(), AppID: f.shop.AppID, StoreID: f.shop.ID, Name: "Cancel ticket", Type: store.ItemEventTicket,
 		Price: 1000, Currency: "USD", Settings: "{}", EventID: &event, CreatedAt: time.Now(), UpdatedAt: time.Now()}
-	if _, err := f.ts.store.DB.NewInsert().Model(ticket).Exec(ctx); err != nil {
+	if _, err := f.ts.store.DB().NewInsert().Model(ticket).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	var plan string
-	if err := f.ts.store.DB.NewSelect().Table("store_items").Column("id").Where("app_id = ? AND type = ? AND deleted_at IS NULL AND sku = 'SUB-SC-01'", f.demo.ID, store.ItemSubscription).
+	if err := f.ts.store.DB().NewSelect().Table("store_items").Column("id").Where("app_id = ? AND type = ? AND deleted_at IS NULL AND sku = 'SUB-SC-01'", f.demo.ID, store.ItemSubscription).
 		Limit(1).Scan(ctx, &plan); err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +205,7 @@ func TestDonationPaidTwiceIsRefunded(t *testing.T) {
 	if got := f.stripe.Intent(pi)["amount_refunded"]; got != float64(2500) {
 		t.Fatalf("refunded at Stripe: %v", got)
 	}
-	told, err := f.ts.store.DB.NewSelect().Model((*store.Notification)(nil)).
+	told, err := f.ts.store.DB().NewSelect().Model((*store.Notification)(nil)).
 		Where("user_id = ? AND content LIKE ?", b.id, "%donation%being refunded%").Count(ctx)
 	if err != nil || told != 1 {
 		t.Fatalf("donor told %d times: %v", told, err)
@@ -225,10 +225,10 @@ func TestPlanOffSaleTakesNoMoney(t *testing.T) {
 	creator := commUser(t, f.ts, "creator@demo.test")
 	plan := &store.StoreItem{ID: store.NewID(), AppID: f.shop.AppID, StoreID: f.shop.ID, Name: "Fleeting plan", Type: store.ItemSubscription,
 		Price: 900, Currency: "USD", Settings: "{}", CreatedAt: time.Now(), UpdatedAt: time.Now()}
-	if _, err := f.ts.store.DB.NewInsert().Model(plan).Exec(ctx); err != nil {
+	if _, err := f.ts.store.DB().NewInsert().Model(plan).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.ts.store.DB.NewInsert().Model(&store.SubscriptionPlan{ID: store.NewID(), AppID: f.shop.AppID, StoreItemID: plan.ID,
+	if _, err := f.ts.store.DB().NewInsert().Model(&store.SubscriptionPlan{ID: store.NewID(), AppID: f.shop.AppID, StoreItemID: plan.ID,
 		BillingCycle: store.CycleMonthly, State: store.TierOnSale, MonthlyPrice: &plan.Price}).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -96,7 +96,7 @@ var contractMethods = []*contractMethod{
 		},
 		held: func(t *testing.T, r *contractRun) held {
 			var ts []store.WalletTransfer
-			if err := r.f.ts.store.DB.NewSelect().Model(&ts).Where("order_id = ?", r.order.ID).Scan(context.Background()); err != nil {
+			if err := r.f.ts.store.DB().NewSelect().Model(&ts).Where("order_id = ?", r.order.ID).Scan(context.Background()); err != nil {
 				t.Fatal(err)
 			}
 			var h held
@@ -308,11 +308,11 @@ func TestPaymentProviderContract(t *testing.T) {
 	event := eventID(t, f.ts, "Sketch & Synth Meetup")
 	ticket := &store.StoreItem{ID: store.NewID(), AppID: f.shop.AppID, StoreID: f.shop.ID, Name: "Contract ticket", Type: store.ItemEventTicket,
 		Price: 1000, Currency: "USD", Settings: "{}", EventID: &event, CreatedAt: time.Now(), UpdatedAt: time.Now()}
-	if _, err := f.ts.store.DB.NewInsert().Model(ticket).Exec(ctx); err != nil {
+	if _, err := f.ts.store.DB().NewInsert().Model(ticket).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	var plan string
-	if err := f.ts.store.DB.NewSelect().Table("store_items").Column("id").Where("app_id = ? AND type = ? AND sku = 'SUB-SC-01'", f.demo.ID, store.ItemSubscription).
+	if err := f.ts.store.DB().NewSelect().Table("store_items").Column("id").Where("app_id = ? AND type = ? AND sku = 'SUB-SC-01'", f.demo.ID, store.ItemSubscription).
 		Limit(1).Scan(ctx, &plan); err != nil {
 		t.Fatal(err)
 	}
@@ -352,11 +352,11 @@ func newContractBuyer(t *testing.T, f *payFixture, name string) contractBuyer {
 	// The buyer starts with an empty wallet, which the declined case
 	// relies on: the demo app's welcome credit would pay its order.
 	app := new(store.App)
-	if err := f.ts.store.DB.NewSelect().Model(app).Where("id = ?", f.demo.ID).Scan(ctx); err != nil {
+	if err := f.ts.store.DB().NewSelect().Model(app).Where("id = ?", f.demo.ID).Scan(ctx); err != nil {
 		t.Fatal(err)
 	}
 	app.Settings.Wallet.WelcomeCredit = 0
-	if _, err := f.ts.store.DB.NewUpdate().Model(app).Column("settings").WherePK().Exec(ctx); err != nil {
+	if _, err := f.ts.store.DB().NewUpdate().Model(app).Column("settings").WherePK().Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.ts.store.Follow(ctx, f.demo.ID, u.ID); err != nil {
@@ -372,7 +372,7 @@ func contractOrder(t *testing.T, f *payFixture, b contractBuyer, ticket, plan st
 	ctx := context.Background()
 	it := &store.StoreItem{ID: store.NewID(), AppID: f.shop.AppID, StoreID: f.shop.ID, Name: "Contract download", Type: store.ItemDigital,
 		Price: 1500, Currency: "USD", Settings: "{}", CreatedAt: time.Now(), UpdatedAt: time.Now()}
-	if _, err := f.ts.store.DB.NewInsert().Model(it).Exec(ctx); err != nil {
+	if _, err := f.ts.store.DB().NewInsert().Model(it).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	var cart *store.CartView

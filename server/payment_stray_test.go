@@ -21,7 +21,7 @@ func runStrayRefunds(t *testing.T, f *payFixture) int {
 	t.Helper()
 	ctx := context.Background()
 	var rows []store.JobOutbox
-	if err := f.ts.store.DB.NewSelect().Model(&rows).Where("kind = ?", store.JobRefundStrayPayment).Order("id").Scan(ctx); err != nil {
+	if err := f.ts.store.DB().NewSelect().Model(&rows).Where("kind = ?", store.JobRefundStrayPayment).Order("id").Scan(ctx); err != nil {
 		t.Fatal(err)
 	}
 	w := &jobs.RefundStrayPaymentWorker{Refunds: f.ts.StrayRefunds()}
@@ -33,7 +33,7 @@ func runStrayRefunds(t *testing.T, f *payFixture) int {
 		if err := w.Work(ctx, &river.Job[jobs.RefundStrayPaymentArgs]{Args: args}); err != nil {
 			t.Fatalf("refund_stray_payment: %v", err)
 		}
-		if _, err := f.ts.store.DB.NewDelete().Model((*store.JobOutbox)(nil)).Where("id = ?", r.ID).Exec(ctx); err != nil {
+		if _, err := f.ts.store.DB().NewDelete().Model((*store.JobOutbox)(nil)).Where("id = ?", r.ID).Exec(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -55,7 +55,7 @@ func succeededHook(t *testing.T, f *payFixture, pi string) response {
 
 func notified(t *testing.T, f *payFixture, userID, orderNumber string) bool {
 	t.Helper()
-	n, err := f.ts.store.DB.NewSelect().Model((*store.Notification)(nil)).
+	n, err := f.ts.store.DB().NewSelect().Model((*store.Notification)(nil)).
 		Where("user_id = ? AND content LIKE ?", userID, "%"+orderNumber+"%being refunded%").Count(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -190,7 +190,7 @@ func TestCancelledOrderCancelsItsIntent(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rows []store.JobOutbox
-	if err := f.ts.store.DB.NewSelect().Model(&rows).Where("kind = ?", store.JobCancelPayment).Order("id").Scan(ctx); err != nil {
+	if err := f.ts.store.DB().NewSelect().Model(&rows).Where("kind = ?", store.JobCancelPayment).Order("id").Scan(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if len(rows) != 2 {
@@ -235,7 +235,7 @@ func TestLateTopupPaymentIsRefunded(t *testing.T) {
 	id, pi := a.Data["topupId"].(string), a.Data["paymentRef"].(string)
 	pa := decodePay(t, f.ts.do(t, "POST", st, body(map[string]any{"amount": 2500, "method": "paypal"}), as))
 	ppID, ppRef := pa.Data["topupId"].(string), pa.Data["paymentRef"].(string)
-	if _, err := f.ts.store.DB.NewUpdate().Model((*store.WalletTopup)(nil)).Set("created_at = created_at - interval '2 days'").
+	if _, err := f.ts.store.DB().NewUpdate().Model((*store.WalletTopup)(nil)).Set("created_at = created_at - interval '2 days'").
 		Where("id IN (?)", bun.List([]string{id, ppID})).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +249,7 @@ func TestLateTopupPaymentIsRefunded(t *testing.T) {
 		t.Fatalf("top-up %s", tp.Status)
 	}
 	var cancels int64
-	cancels, _ = f.ts.store.DB.NewSelect().Model((*store.JobOutbox)(nil)).Where("kind = ? AND args LIKE ?", store.JobCancelPayment, "%"+pi+"%").Count(ctx)
+	cancels, _ = f.ts.store.DB().NewSelect().Model((*store.JobOutbox)(nil)).Where("kind = ? AND args LIKE ?", store.JobCancelPayment, "%"+pi+"%").Count(ctx)
 	if cancels != 1 {
 		t.Fatalf("cancel_payment jobs for the open intent: %d", cancels)
 	}
@@ -275,7 +275,7 @@ func TestLateTopupPaymentIsRefunded(t *testing.T) {
 	if in := f.stripe.Intent(pi); int64(in["amount_refunded"].(float64)) != 2500 {
 		t.Fatalf("refunded at Stripe: %v", in["amount_refunded"])
 	}
-	n, err := f.ts.store.DB.NewSelect().Model((*store.Notification)(nil)).
+	n, err := f.ts.store.DB().NewSelect().Model((*store.Notification)(nil)).
 		Where("user_id = ? AND content LIKE ?", uid, "%$25.00 to add funds arrived after the top-up had expired%refunded%").Count(ctx)
 	if err != nil || n != 1 {
 		t.Fatalf("member told %d times: %v", n, err)

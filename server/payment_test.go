@@ -61,7 +61,7 @@ func newPayFixture(t *testing.T, db *bun.DB, configure func(*Config)) *payFixtur
 func (f *payFixture) userID(t *testing.T, email string) string {
 	t.Helper()
 	var u store.User
-	if err := f.ts.store.DB.NewSelect().Model(&u).Where("email = ?", email).Scan(context.Background()); err != nil {
+	if err := f.ts.store.DB().NewSelect().Model(&u).Where("email = ?", email).Scan(context.Background()); err != nil {
 		t.Fatalf("user %s: %v", email, err)
 	}
 	return u.ID
@@ -73,7 +73,7 @@ func (f *payFixture) order(t *testing.T, email string, price int64) *store.Order
 	ctx := context.Background()
 	it := &store.StoreItem{ID: store.NewID(), AppID: f.shop.AppID, StoreID: f.shop.ID, Name: "Payment test item", Type: store.ItemDigital,
 		Price: price, Currency: "USD", Settings: "{}", CreatedAt: time.Now(), UpdatedAt: time.Now()}
-	if _, err := f.ts.store.DB.NewInsert().Model(it).Exec(ctx); err != nil {
+	if _, err := f.ts.store.DB().NewInsert().Model(it).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	uid := f.userID(t, email)

@@ -37,7 +37,7 @@ var payoutSettings = []struct {
 
 func auditLines(t *testing.T, f *payFixture, action string) int {
 	t.Helper()
-	n, err := f.ts.store.DB.NewSelect().Table("moderation_log").Where("app_id = ? AND action = ?", f.demo.ID, action).Count(context.Background())
+	n, err := f.ts.store.DB().NewSelect().Table("moderation_log").Where("app_id = ? AND action = ?", f.demo.ID, action).Count(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func auditLines(t *testing.T, f *payFixture, action string) int {
 
 func payoutMails(t *testing.T, f *payFixture) int {
 	t.Helper()
-	n, err := f.ts.store.DB.NewSelect().Model((*store.Mail)(nil)).
+	n, err := f.ts.store.DB().NewSelect().Model((*store.Mail)(nil)).
 		Where("kind = ? AND to_addr = ?", store.MailPayoutChanged, "creator@demo.test").Count(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +122,7 @@ func TestPayoutSettingsAreTheCreatorsAlone(t *testing.T) {
 		t.Fatalf("dashboard: %d, audit %d", r.Status, auditLines(t, f, "payouts.dashboard"))
 	}
 	var m store.Mail
-	if err := f.ts.store.DB.NewSelect().Model(&m).Where("kind = ?", store.MailPayoutChanged).Order("created_at ASC").Limit(1).
+	if err := f.ts.store.DB().NewSelect().Model(&m).Where("kind = ?", store.MailPayoutChanged).Order("created_at ASC").Limit(1).
 		Scan(context.Background()); err != nil || !strings.Contains(m.Content, "ABCDEFGHJKLMN") || !m.Transactional {
 		t.Fatalf("payee mail: %+v %v", m, err)
 	}

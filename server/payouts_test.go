@@ -278,7 +278,7 @@ func TestCardWithoutAccountGoesToPlatformWhenNotRequired(t *testing.T) {
 func (f *payFixture) orderOf(t *testing.T, email string, it *store.StoreItem) *store.Order {
 	t.Helper()
 	ctx := context.Background()
-	if _, err := f.ts.store.DB.NewInsert().Model(it).Exec(ctx); err != nil {
+	if _, err := f.ts.store.DB().NewInsert().Model(it).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	uid := f.userID(t, email)

@@ -18,7 +18,7 @@ func TestProfileChangeRenewsOnlyAppsShowingTheUser(t *testing.T) {
 		ts.visit(t, app, "hit")
 	}
 	var creatorID string
-	if err := ts.store.DB.NewSelect().Table("users").Column("id").Where("email = ?", "creator@demo.test").Scan(ctx, &creatorID); err != nil {
+	if err := ts.store.DB().NewSelect().Table("users").Column("id").Where("email = ?", "creator@demo.test").Scan(ctx, &creatorID); err != nil {
 		t.Fatal(err)
 	}
 	if err := ts.store.ChangeUsername(ctx, creatorID, "lunarenamed"); err != nil {
@@ -32,7 +32,7 @@ func TestProfileChangeRenewsOnlyAppsShowingTheUser(t *testing.T) {
 	// Someone who only attends one of demo's events: demo's pages are
 	// renewed (the attendee list shows them), acme's are not.
 	var attendee string
-	err := ts.store.DB.NewRaw(`SELECT a.user_id FROM attendees a JOIN apps ON apps.id = a.app_id WHERE apps.name = 'demo'
+	err := ts.store.DB().NewRaw(`SELECT a.user_id FROM attendees a JOIN apps ON apps.id = a.app_id WHERE apps.name = 'demo'
 		AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.sender_id = a.user_id) LIMIT 1`).Scan(ctx, &attendee)
 	if err != nil {
 		t.Fatalf("the demo has no attendee without posts: %v", err)

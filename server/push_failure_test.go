@@ -47,7 +47,7 @@ func TestFailedPushDeliveriesAreRecorded(t *testing.T) {
 			t.Fatal(err)
 		}
 		n := store.Notification{ID: store.NewID(), AppID: app.ID, UserID: u.ID, Content: "hello", Kind: store.KindSystem, CreatedAt: time.Now()}
-		if _, err := ts.store.DB.NewInsert().Model(&n).Exec(ctx); err != nil {
+		if _, err := ts.store.DB().NewInsert().Model(&n).Exec(ctx); err != nil {
 			t.Fatal(err)
 		}
 		rows = append(rows, n)
@@ -76,7 +76,7 @@ func TestFailedPushDeliveriesAreRecorded(t *testing.T) {
 	if f := byNote[rows[2].ID]; f.Status != 0 || f.Error == "" {
 		t.Errorf("the unreachable one: %+v", f)
 	}
-	if n, _ := ts.store.DB.NewSelect().Model((*store.PushSubscription)(nil)).Count(ctx); n != 3 {
+	if n, _ := ts.store.DB().NewSelect().Model((*store.PushSubscription)(nil)).Count(ctx); n != 3 {
 		t.Errorf("%d subscriptions left, want 3", n)
 	}
 }

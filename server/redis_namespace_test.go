@@ -28,10 +28,8 @@ func TestEveryRedisKeyIsNamespaced(t *testing.T) {
 	rdb := storetest.Redis(t)
 	rdb.AddHook(rec)
 	ns := "ns" + store.NewID()[:10]
-	ts := newTestServer(t, demoDB(t))
-	ts.store.Redis, ts.store.Namespace = rdb, ns
-	ts.store.Cache = &store.RedisCache{Client: rdb, Name: ts.store.RedisKey}
-	ts.limiter.useRedis(rdb)
+	// No cache given: the store's own, on Redis under its RedisKey, as serve's.
+	ts := newTestServerStore(t, demoDB(t), nil, func(o *store.Options) { o.Redis, o.Namespace, o.Cache = rdb, ns, nil })
 	t.Cleanup(func() {
 		if keys, _ := rec.raw.Keys(context.Background(), "*"+ns+"*").Result(); len(keys) > 0 {
 			rec.raw.Del(context.Background(), keys...)
@@ -45,7 +43,7 @@ func TestEveryRedisKeyIsNamespaced(t *testing.T) {
 		t.Fatalf("landing data: %d %s", r.Status, r.Body)
 	}
 	var post string
-	if err := ts.store.DB.NewRaw(`SELECT m.id FROM messages m JOIN apps a ON a.id = m.app_id
+	if err := ts.store.DB().NewRaw(`SELECT m.id FROM messages m JOIN apps a ON a.id = m.app_id
 		WHERE a.name = 'demo' AND m.parent_message_id IS NULL ORDER BY m.created_at DESC LIMIT 1`).Scan(ctx, &post); err != nil {
 		t.Fatal(err)
 	}

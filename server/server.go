@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -70,6 +69,8 @@ type Server struct {
 	// mainHost and authHost are PUBLIC_URL's and AUTH_URL's hosts.
 	domains            *domainTable
 	mainHost, authHost string
+	// build identifies the deployed bundles (render.Engine.BuildID).
+	build string
 	// acme obtains custom domains' certificates (TLS_ACME, tls_acme.go).
 	acme *acmeTLS
 }
@@ -102,9 +103,6 @@ type Deps struct {
 }
 
 func New(d Deps) *Server {
-	if d.Config.PlatformFeeBP != 0 {
-		d.Store.PlatformFeeBP = d.Config.PlatformFeeBP
-	}
 	s := &Server{cfg: d.Config, store: d.Store, renderer: d.Renderer, files: d.Files, logger: d.Logger,
 		csp: contentSecurityPolicy(d.Config), pages: newPageCache(d.Config.PageCacheMB<<20, pageDisk(d)), cachedRoutes: map[string]bool{},
 		built: newBuiltFiles(filepath.Join("public", "build")), requestIDs: newRequestIDs()}
@@ -118,7 +116,12 @@ func New(d Deps) *Server {
 		s.logger = slog.Default()
 	}
 	s.logger = WithRequestLogger(s.logger)
-	s.metrics = newMetrics(d.Store.DB, d.Renderer, s.pages)
+	// Cached pages are keyed by the build of the bundles they were
+	// rendered with: a deploy never serves a page of the last one.
+	if b, ok := d.Renderer.(interface{ BuildID() string }); ok {
+		s.build = b.BuildID()
+	}
+	s.metrics = newMetrics(d.Store.DB(), d.Renderer, s.pages)
 	s.push = d.Push
 	if s.push == nil {
 		s.push = &push.Sender{Store: d.Store, Subscriber: d.Config.PushSubscriber, Logger: s.logger}
@@ -134,14 +137,10 @@ func New(d Deps) *Server {
 		}
 		s.registerCardAndPayPal(d)
 	}
-	s.limiter = newRateLimiter(d.Store.Redis, s.logger)
+	s.limiter = newRateLimiter(d.Store.Redis(), s.logger)
 	s.limiter.name = d.Store.RedisKey
 	d.Store.OnDatabaseSwap(s.pages.purge)
 	s.limits = d.Config.Limits.withDefaults()
-	if d.Store.MediaURL == "" {
-		// Stable media URLs (og:image, srcset) point at this site.
-		d.Store.MediaURL = strings.TrimRight(d.Config.PublicURL, "/")
-	}
 	s.pages.off = d.NoPageCache
 	s.domains = &domainTable{store: d.Store}
 	s.mainHost, s.authHost = urlHost(d.Config.PublicURL), urlHost(d.Config.AuthURL)
@@ -291,7 +290,7 @@ func (s *Server) Run(ctx context.Context, lns Listeners) error {
 // pageDisk is the page cache's disk tier: only without Redis, where the
 // instances' shared copies are the second tier.
 func pageDisk(d Deps) *diskPages {
-	if d.Store.Redis != nil {
+	if d.Store.Redis() != nil {
 		return nil
 	}
 	logger := d.Logger

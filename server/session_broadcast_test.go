@@ -19,11 +19,11 @@ func TestSignOutReachesEveryInstance(t *testing.T) {
 	db := demoDB(t)
 	rdb := storetest.Redis(t)
 	ns := store.NewID()[:12] // one deployment: this test's own channel
-	a, b := newTestServer(t, db), newTestServer(t, db)
+	deployment := func(o *store.Options) { o.Redis, o.Namespace = rdb, ns }
+	a, b := newTestServerStore(t, db, nil, deployment), newTestServerStore(t, db, nil, deployment)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	for _, ts := range []*testServer{a, b} {
-		ts.store.Redis, ts.store.Namespace = rdb, ns
 		go ts.WatchPageVersions(ctx)
 	}
 	waitFor(t, func() bool { return a.store.PageVersionsLive() && b.store.PageVersionsLive() })
@@ -37,7 +37,7 @@ func TestSignOutReachesEveryInstance(t *testing.T) {
 		t.Helper()
 		start := time.Now()
 		deadline := start.Add(5 * time.Second)
-		for b.store.EndedHeard.Load() == before {
+		for b.store.EndedHeard() == before {
 			if time.Now().After(deadline) {
 				t.Fatalf("%s: the other instance never heard of it", what)
 			}
@@ -58,7 +58,7 @@ func TestSignOutReachesEveryInstance(t *testing.T) {
 	if me(a, token) != http.StatusOK || me(b, token) != http.StatusOK {
 		t.Fatal("the session does not work on both instances")
 	}
-	before := b.store.EndedHeard.Load()
+	before := b.store.EndedHeard()
 	if res := a.do(t, "POST", "/api/auth/logout", nil, withSession(token, "Content-Type", "application/json")); res.Status != http.StatusOK {
 		t.Fatalf("logout: %d %s", res.Status, res.Body)
 	}
@@ -69,7 +69,7 @@ func TestSignOutReachesEveryInstance(t *testing.T) {
 	if me(b, t1) != http.StatusOK || me(b, t2) != http.StatusOK {
 		t.Fatal("new sessions do not work")
 	}
-	before = b.store.EndedHeard.Load()
+	before = b.store.EndedHeard()
 	if n, err := a.store.EndOtherSessions(context.Background(), follower.ID, ""); err != nil || n < 2 {
 		t.Fatalf("end sessions: %d %v", n, err)
 	}
@@ -83,7 +83,7 @@ func TestSignOutReachesEveryInstance(t *testing.T) {
 	if me(b, t3) != http.StatusOK {
 		t.Fatal("new session does not work")
 	}
-	before = b.store.EndedHeard.Load()
+	before = b.store.EndedHeard()
 	if _, err := a.store.SetUserDisabled(context.Background(), follower.ID, true); err != nil {
 		t.Fatal(err)
 	}

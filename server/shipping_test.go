@@ -22,7 +22,7 @@ func (f *payFixture) shippingOrder(t *testing.T, email string, price, qty int64,
 	ctx := context.Background()
 	it := &store.StoreItem{ID: store.NewID(), AppID: f.shop.AppID, StoreID: f.shop.ID, Name: "Poster", Type: store.ItemPhysical,
 		Price: price, Currency: "USD", Settings: "{}", CreatedAt: time.Now(), UpdatedAt: time.Now()}
-	if _, err := f.ts.store.DB.NewInsert().Model(it).Exec(ctx); err != nil {
+	if _, err := f.ts.store.DB().NewInsert().Model(it).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	// What a refused checkout left in the cart goes first.
@@ -290,7 +290,7 @@ func TestStudioShippingScreen(t *testing.T) {
 	if zones, _ = ts.store.ShippingZones(ctx, demo.ID); len(zones) != 1 {
 		t.Fatalf("after delete: %d zones", len(zones))
 	}
-	n, _ := ts.store.DB.NewSelect().Model((*store.ModerationEntry)(nil)).Where("app_id = ? AND action = ?", demo.ID, store.ActionShippingSettings).Count(ctx)
+	n, _ := ts.store.DB().NewSelect().Model((*store.ModerationEntry)(nil)).Where("app_id = ? AND action = ?", demo.ID, store.ActionShippingSettings).Count(ctx)
 	if n != 4 {
 		t.Fatalf("%d audit lines, want 4 (add, edit, add, delete)", n)
 	}

@@ -42,13 +42,13 @@ func loadShop(t *testing.T, ts *testServer) shopIDs {
 		*into = shop.ID
 	}
 	var items []store.StoreItem
-	if err := ts.store.DB.NewSelect().Model(&items).Where("store_id = ?", ids.demo).Scan(ctx); err != nil {
+	if err := ts.store.DB().NewSelect().Model(&items).Where("store_id = ?", ids.demo).Scan(ctx); err != nil {
 		t.Fatal(err)
 	}
 	for _, it := range items {
 		ids.items[it.SKU] = it.ID
 		var vs []store.Variant
-		if err := ts.store.DB.NewSelect().Model(&vs).Where("store_item_id = ?", it.ID).Scan(ctx); err != nil {
+		if err := ts.store.DB().NewSelect().Model(&vs).Where("store_item_id = ?", it.ID).Scan(ctx); err != nil {
 			t.Fatal(err)
 		}
 		for _, v := range vs {
@@ -58,7 +58,7 @@ func loadShop(t *testing.T, ts *testServer) shopIDs {
 	// acme's store is off; give it an item so cross-app calls have a target.
 	acme, _ := ts.store.AppByIDOrName(ctx, "acme")
 	it := &store.StoreItem{ID: store.NewID(), AppID: acme.ID, StoreID: ids.acme, Name: "Walnut box", Type: store.ItemPhysical, Price: 500, Currency: "USD"}
-	if _, err := ts.store.DB.NewInsert().Model(it).Exec(ctx); err != nil {
+	if _, err := ts.store.DB().NewInsert().Model(it).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	ids.acmeItem = it.ID
@@ -239,7 +239,7 @@ func TestCartConcurrentAdds(t *testing.T) {
 	if codes[200] != 3 || codes[400] != 47 {
 		t.Fatalf("answers %v, want 3 x 200 and 47 x 400", codes)
 	}
-	n, err := ts.store.DB.NewSelect().Model((*store.Cart)(nil)).Where("store_id = ?", ids.demo).Count(context.Background())
+	n, err := ts.store.DB().NewSelect().Model((*store.Cart)(nil)).Where("store_id = ?", ids.demo).Count(context.Background())
 	if err != nil || n != 1 {
 		t.Fatalf("%d carts (%v)", n, err)
 	}

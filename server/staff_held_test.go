@@ -79,7 +79,7 @@ func TestHeldMembersReportsDoNotHide(t *testing.T) {
 	postID := fx.post(fx.subscriber, "a perfectly fine post about wombats")
 	hidden := func() string {
 		var m store.Message
-		if err := fx.ts.store.DB.NewSelect().Model(&m).Where("id = ?", postID).Scan(ctx); err != nil {
+		if err := fx.ts.store.DB().NewSelect().Model(&m).Where("id = ?", postID).Scan(ctx); err != nil {
 			t.Fatal(err)
 		}
 		return m.Hidden

@@ -197,7 +197,7 @@ func runCardRenewalJobs(t *testing.T, f *payFixture) int {
 	t.Helper()
 	ctx := context.Background()
 	var rows []store.JobOutbox
-	if err := f.ts.store.DB.NewSelect().Model(&rows).Where("kind = ?", jobs.StartCardRenewalArgs{}.Kind()).Order("id").Scan(ctx); err != nil {
+	if err := f.ts.store.DB().NewSelect().Model(&rows).Where("kind = ?", jobs.StartCardRenewalArgs{}.Kind()).Order("id").Scan(ctx); err != nil {
 		t.Fatal(err)
 	}
 	w := &jobs.StartCardRenewalWorker{Renewals: f.ts.CardRenewals()}
@@ -209,7 +209,7 @@ func runCardRenewalJobs(t *testing.T, f *payFixture) int {
 		if err := w.Work(ctx, &river.Job[jobs.StartCardRenewalArgs]{Args: args}); err != nil {
 			t.Fatalf("start_card_renewal %s: %v", args.OrderID, err)
 		}
-		if _, err := f.ts.store.DB.NewDelete().Model((*store.JobOutbox)(nil)).Where("id = ?", r.ID).Exec(ctx); err != nil {
+		if _, err := f.ts.store.DB().NewDelete().Model((*store.JobOutbox)(nil)).Where("id = ?", r.ID).Exec(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -222,7 +222,7 @@ func planInCart(t *testing.T, f *payFixture, email string) (*store.Order, string
 	t.Helper()
 	ctx := context.Background()
 	var planItemID string
-	if err := f.ts.store.DB.NewSelect().Table("store_items").Column("id").Where("app_id = ? AND type = 'SUBSCRIPTION' AND sku = 'SUB-SC-01'", f.demo.ID).
+	if err := f.ts.store.DB().NewSelect().Table("store_items").Column("id").Where("app_id = ? AND type = 'SUBSCRIPTION' AND sku = 'SUB-SC-01'", f.demo.ID).
 		Limit(1).Scan(ctx, &planItemID); err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,7 @@ func TestAppExportArchiveAndLink(t *testing.T) {
 	order := dataOf(buyer.must(201, "POST", base+"/orders/checkout", `{"shippingAddress":`+shipTo+`}`))
 	runMailJobs(t, ts)
 	// The demo has no donation yet: one, with a message.
-	if _, err := ts.store.DB.NewInsert().Model(&store.Donation{ID: store.NewID(), AppID: demo.ID, UserID: idOfUser(t, ts, follower),
+	if _, err := ts.store.DB().NewInsert().Model(&store.Donation{ID: store.NewID(), AppID: demo.ID, UserID: idOfUser(t, ts, follower),
 		Amount: 500, Currency: "USD", Message: "Keep going, Luna", Status: store.DonationPaid, CreatedAt: time.Now().UTC()}).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestAppExportArchiveAndLink(t *testing.T) {
 		t.Fatalf("export: %d %s", r.Status, r.Body)
 	}
 	var rows []store.JobOutbox
-	if err := ts.store.DB.NewSelect().Model(&rows).Where("kind = ?", store.JobExportApp).Scan(ctx); err != nil || len(rows) != 1 {
+	if err := ts.store.DB().NewSelect().Model(&rows).Where("kind = ?", store.JobExportApp).Scan(ctx); err != nil || len(rows) != 1 {
 		t.Fatalf("export jobs %d %v", len(rows), err)
 	}
 	var args jobs.ExportAppArgs
@@ -124,7 +124,7 @@ func TestAppExportArchiveAndLink(t *testing.T) {
 	}
 	for name, q := range counts {
 		var want int
-		if err := ts.store.DB.NewRaw(q, demo.ID).Scan(ctx, &want); err != nil {
+		if err := ts.store.DB().NewRaw(q, demo.ID).Scan(ctx, &want); err != nil {
 			t.Fatal(err)
 		}
 		lines, err := csv.NewReader(strings.NewReader(files[name+".csv"])).ReadAll()
@@ -148,7 +148,7 @@ func TestAppExportArchiveAndLink(t *testing.T) {
 	if page := ts.do(t, "GET", "/apps/demo/studio/data", nil, creator); !strings.Contains(page.Body, "ready, link mailed") {
 		t.Fatal("the screen does not list the ready export")
 	}
-	if _, err := ts.store.DB.NewUpdate().Model((*store.AppExport)(nil)).Set("expires_at = ?", time.Now().Add(-time.Minute)).Where("app_id = ?", demo.ID).Exec(ctx); err != nil {
+	if _, err := ts.store.DB().NewUpdate().Model((*store.AppExport)(nil)).Set("expires_at = ?", time.Now().Add(-time.Minute)).Where("app_id = ?", demo.ID).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if r := ts.do(t, "GET", link, nil, creator); r.Status != http.StatusNotFound || !strings.Contains(r.Body, "expired") {
@@ -183,7 +183,7 @@ func TestDeleteAppFromStudio(t *testing.T) {
 		put(k)
 	}
 	now := time.Now().UTC()
-	if _, err := ts.store.DB.NewInsert().Model(&store.Media{ID: store.NewID(), AppID: &app.ID, OwnerID: creatorID, Type: store.MediaImage,
+	if _, err := ts.store.DB().NewInsert().Model(&store.Media{ID: store.NewID(), AppID: &app.ID, OwnerID: creatorID, Type: store.MediaImage,
 		MimeType: "image/jpeg", Path: img, Status: store.MediaUploaded, CreatedAt: now, Variants: "96", VariantType: "image/jpeg"}).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -193,16 +193,16 @@ func TestDeleteAppFromStudio(t *testing.T) {
 	}
 	item := &store.StoreItem{ID: store.NewID(), AppID: app.ID, StoreID: shop.ID, Name: "Album", Type: store.ItemDigital, Price: 900,
 		Currency: "USD", Settings: "{}", CreatedAt: now, UpdatedAt: now}
-	if _, err := ts.store.DB.NewInsert().Model(item).Exec(ctx); err != nil {
+	if _, err := ts.store.DB().NewInsert().Model(item).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ts.store.DB.NewInsert().Model(&store.ItemFile{ID: store.NewID(), AppID: app.ID, StoreItemID: item.ID, Name: "album.flac",
+	if _, err := ts.store.DB().NewInsert().Model(&store.ItemFile{ID: store.NewID(), AppID: app.ID, StoreItemID: item.ID, Name: "album.flac",
 		MimeType: "audio/flac", Size: 5, Path: private, CreatedAt: now}).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	order := &store.Order{ID: store.NewID(), AppID: app.ID, StoreID: shop.ID, UserID: idOfUser(t, ts, follower), OrderNumber: "ORD-TEST-DOOMED",
 		Status: store.OrderPending, Subtotal: 900, Total: 900, Currency: "USD", CreatedAt: now, UpdatedAt: now}
-	if _, err := ts.store.DB.NewInsert().Model(order).Exec(ctx); err != nil {
+	if _, err := ts.store.DB().NewInsert().Model(order).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 
@@ -222,13 +222,13 @@ func TestDeleteAppFromStudio(t *testing.T) {
 		!strings.Contains(r.Body, "1 order is awaiting payment") {
 		t.Fatalf("pending order: %d", r.Status)
 	}
-	if _, err := ts.store.DB.NewUpdate().Model(order).Set("status = ?", store.OrderPaid).WherePK().Exec(ctx); err != nil {
+	if _, err := ts.store.DB().NewUpdate().Model(order).Set("status = ?", store.OrderPaid).WherePK().Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if r := del(creator, "doomed"); r.Status != http.StatusConflict || !strings.Contains(r.Body, "1 paid order is neither shipped nor refunded") {
 		t.Fatalf("paid order: %d", r.Status)
 	}
-	if _, err := ts.store.DB.NewUpdate().Model(order).Set("status = ?", store.OrderDelivered).WherePK().Exec(ctx); err != nil {
+	if _, err := ts.store.DB().NewUpdate().Model(order).Set("status = ?", store.OrderDelivered).WherePK().Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if r := del(creator, "Doomed"); r.Status != http.StatusBadRequest || !strings.Contains(r.Body, "Type doomed exactly to confirm") || !strings.Contains(r.Body, `value="Doomed"`) {
@@ -249,7 +249,7 @@ func TestDeleteAppFromStudio(t *testing.T) {
 	}
 	// The files go by the job written with the deletion.
 	var rows []store.JobOutbox
-	if err := ts.store.DB.NewSelect().Model(&rows).Where("kind = ?", store.JobDeleteFiles).Scan(ctx); err != nil || len(rows) != 1 {
+	if err := ts.store.DB().NewSelect().Model(&rows).Where("kind = ?", store.JobDeleteFiles).Scan(ctx); err != nil || len(rows) != 1 {
 		t.Fatalf("delete jobs %d %v", len(rows), err)
 	}
 	var args jobs.DeleteFilesArgs

@@ -61,7 +61,7 @@ func TestComplimentaryMemberships(t *testing.T) {
 		t.Fatalf("the members screen does not show the gift")
 	}
 	var audit int64
-	if audit, err = ts.store.DB.NewSelect().Table("moderation_log").Where("app_id = ? AND action = ? AND target_id = ?", f.app.ID, "membership.give", fanID).Count(ctx); err != nil || audit != 1 {
+	if audit, err = ts.store.DB().NewSelect().Table("moderation_log").Where("app_id = ? AND action = ? AND target_id = ?", f.app.ID, "membership.give", fanID).Count(ctx); err != nil || audit != 1 {
 		t.Fatalf("audit lines: %d %v", audit, err)
 	}
 
@@ -104,7 +104,7 @@ func TestComplimentaryMemberships(t *testing.T) {
 			t.Fatalf("gift %d answered %d", i, st)
 		}
 	}
-	if n, _ := ts.store.DB.NewSelect().Table("subscriptions").Where("app_id = ? AND user_id = ?", f.app.ID, fanID).Count(ctx); n != 1 {
+	if n, _ := ts.store.DB().NewSelect().Table("subscriptions").Where("app_id = ? AND user_id = ?", f.app.ID, fanID).Count(ctx); n != 1 {
 		t.Fatalf("%d memberships after 50 gifts", n)
 	}
 	if sub, _ = ts.store.SubscriptionOf(ctx, f.app.ID, fanID); sub.PlanID != f.tiers[0].ID || sub.CurrentPeriodEnd.Before(time.Now().AddDate(50, 0, 0)) {
@@ -135,7 +135,7 @@ func TestComplimentaryMemberships(t *testing.T) {
 	if sub.Status != store.SubExpired || m.Role != store.RoleFollower {
 		t.Fatalf("after its time: %s %s", sub.Status, m.Role)
 	}
-	if n, _ := ts.store.DB.NewSelect().Table("moderation_log").Where("app_id = ? AND action LIKE ?", f.app.ID, "membership.%").Count(ctx); n != 53 {
+	if n, _ := ts.store.DB().NewSelect().Table("moderation_log").Where("app_id = ? AND action LIKE ?", f.app.ID, "membership.%").Count(ctx); n != 53 {
 		t.Fatalf("audit lines for 52 gifts and an end: %d", n)
 	}
 }

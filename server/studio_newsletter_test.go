@@ -92,7 +92,7 @@ func TestStudioNewsletterReport(t *testing.T) {
 
 	// One reader leaves from the mail; another's address is refused for good.
 	var rec store.NewsletterRecipient
-	if err := ts.store.DB.NewSelect().Model(&rec).Where("message_id = ? AND email = ?", mailed, subscriber).Scan(ctx); err != nil {
+	if err := ts.store.DB().NewSelect().Model(&rec).Where("message_id = ? AND email = ?", mailed, subscriber).Scan(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if r := send(t, ts.as(t, ""), "POST", "/mail/unsubscribe/"+rec.UnsubscribeToken, "List-Unsubscribe=One-Click"); r.Status >= 400 {
@@ -206,7 +206,7 @@ func runNewsletterTests(t *testing.T, ts *testServer) {
 	t.Helper()
 	ctx := context.Background()
 	var rows []store.JobOutbox
-	if err := ts.store.DB.NewSelect().Model(&rows).Where("kind = ?", store.JobNewsletterTest).Order("id").Scan(ctx); err != nil {
+	if err := ts.store.DB().NewSelect().Model(&rows).Where("kind = ?", store.JobNewsletterTest).Order("id").Scan(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if len(rows) == 0 {
@@ -221,7 +221,7 @@ func runNewsletterTests(t *testing.T, ts *testServer) {
 		if err := w.Send(ctx, args.NewsletterTestJob); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := ts.store.DB.NewDelete().Model((*store.JobOutbox)(nil)).Where("id = ?", r.ID).Exec(ctx); err != nil {
+		if _, err := ts.store.DB().NewDelete().Model((*store.JobOutbox)(nil)).Where("id = ?", r.ID).Exec(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -86,7 +86,7 @@ func (s *Server) payoutsData(ctx context.Context, sc *Scope) (*StudioPayouts, er
 	if err != nil {
 		return nil, err
 	}
-	bp, err := s.store.FeeBPOf(ctx, s.store.DB, sc.App.ID)
+	bp, err := s.store.AppFeeBP(ctx, sc.App.ID)
 	if err != nil {
 		return nil, err
 	}

@@ -32,7 +32,7 @@ type StudioPayPal struct {
 func (s *Server) studioPayPal(c echo.Context, sc *Scope) (*StudioPayPal, error) {
 	ctx := c.Request().Context()
 	p := &StudioPayPal{Enabled: s.cfg.PayPal.Enabled(), FeesAllowed: s.cfg.PayPal.PlatformFees, CanManage: sc.Role == store.RoleCreator}
-	bp, err := s.store.FeeBPOf(ctx, s.store.DB, sc.App.ID)
+	bp, err := s.store.AppFeeBP(ctx, sc.App.ID)
 	if err != nil {
 		return nil, err
 	}

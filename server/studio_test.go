@@ -144,7 +144,7 @@ func TestCreateAppConcurrent(t *testing.T) {
 	if codes[201] != 1 || codes[409] != 49 {
 		t.Fatalf("statuses: %v", codes)
 	}
-	n, err := ts.store.DB.NewSelect().Model((*store.App)(nil)).Where("name = ?", "race-app").Count(context.Background())
+	n, err := ts.store.DB().NewSelect().Model((*store.App)(nil)).Where("name = ?", "race-app").Count(context.Background())
 	if err != nil || n != 1 {
 		t.Fatalf("apps named race-app: %d %v", n, err)
 	}
@@ -500,7 +500,7 @@ func TestStudioMemberRoles(t *testing.T) {
 	if codes[200]+codes[409] != 50 || codes[200] < 1 {
 		t.Fatalf("statuses: %v", codes)
 	}
-	n, err := ts.store.DB.NewSelect().Model((*store.ModerationEntry)(nil)).Where("app_id = ? AND target_user_id = ? AND action = 'member.role'", demo.ID, sub).Count(ctx)
+	n, err := ts.store.DB().NewSelect().Model((*store.ModerationEntry)(nil)).Where("app_id = ? AND target_user_id = ? AND action = 'member.role'", demo.ID, sub).Count(ctx)
 	if err != nil || n != 1 {
 		t.Fatalf("audit lines for the raced change: %d %v", n, err)
 	}
@@ -537,7 +537,7 @@ func TestStudioImages(t *testing.T) {
 		m := &store.Media{ID: store.NewID(), AppID: &appID, OwnerID: owner, Name: "b.png", Type: store.MediaImage, Size: 10, MimeType: "image/png",
 			MediaKey: "banner", Status: status, CreatedAt: time.Now()}
 		m.Path = "apps/" + appID + "/banner/" + m.ID + ".png"
-		if _, err := ts.store.DB.NewInsert().Model(m).Exec(ctx); err != nil {
+		if _, err := ts.store.DB().NewInsert().Model(m).Exec(ctx); err != nil {
 			t.Fatal(err)
 		}
 		return m.ID
@@ -601,11 +601,11 @@ func TestRemovingAMemberEndsTheirMembership(t *testing.T) {
 	if b := f.balance(t, "follower@demo.test"); b != balance {
 		t.Errorf("charged after removal: %d -> %d", balance, b)
 	}
-	n, _ := st.DB.NewSelect().Table("notifications").Where("app_id = ? AND user_id = ? AND content LIKE ?", f.appID, fan, "%no longer a member%").Count(ctx)
+	n, _ := st.DB().NewSelect().Table("notifications").Where("app_id = ? AND user_id = ? AND content LIKE ?", f.appID, fan, "%no longer a member%").Count(ctx)
 	if n != 1 {
 		t.Errorf("removal notices %d, want 1", n)
 	}
-	n, _ = st.DB.NewSelect().Model((*store.ModerationEntry)(nil)).Where("app_id = ? AND action = 'member.remove' AND target_user_id = ?", f.appID, fan).Count(ctx)
+	n, _ = st.DB().NewSelect().Model((*store.ModerationEntry)(nil)).Where("app_id = ? AND action = 'member.remove' AND target_user_id = ?", f.appID, fan).Count(ctx)
 	if n != 1 {
 		t.Errorf("removal audit lines %d, want 1", n)
 	}
@@ -709,7 +709,7 @@ func TestStudioImageUploadWithoutJS(t *testing.T) {
 			t.Fatalf("%s not set", which)
 		}
 		var m store.Media
-		if err := ts.store.DB.NewSelect().Model(&m).Where("id = ?", *id).Scan(ctx); err != nil || m.Status != store.MediaUploaded || m.MediaKey != which {
+		if err := ts.store.DB().NewSelect().Model(&m).Where("id = ?", *id).Scan(ctx); err != nil || m.Status != store.MediaUploaded || m.MediaKey != which {
 			t.Fatalf("%s media: %+v %v", which, m, err)
 		}
 	}
@@ -776,7 +776,7 @@ func TestStudioAnalyticsRangeAndExports(t *testing.T) {
 	in := func(at time.Time, cents int64, msg string) {
 		d := &store.Donation{ID: store.NewID(), AppID: demo.ID, UserID: fan, Amount: cents, Currency: "USD", Status: store.DonationPaid,
 			Message: msg, CreatedAt: at, ProcessedAt: &at}
-		if _, err := ts.store.DB.NewInsert().Model(d).Exec(ctx); err != nil {
+		if _, err := ts.store.DB().NewInsert().Model(d).Exec(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}

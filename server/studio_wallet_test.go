@@ -65,7 +65,7 @@ func TestStudioCreditsAMemberOnce(t *testing.T) {
 		t.Fatalf("50 sends: %d credited, %d replayed, balance %d -> %d", credited, replayed, before, after)
 	}
 	var audit []store.ModerationEntry
-	if err := ts.store.DB.NewSelect().Model(&audit).Where("app_id = ? AND action = ?", demo.ID, store.ActionWalletCredit).Scan(ctx); err != nil {
+	if err := ts.store.DB().NewSelect().Model(&audit).Where("app_id = ? AND action = ?", demo.ID, store.ActionWalletCredit).Scan(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if len(audit) != 1 || audit[0].TargetUserID != fan || audit[0].ActorID != idOfUser(t, ts, "creator@demo.test") ||
@@ -155,7 +155,7 @@ func TestWelcomeCreditIsAStudioSetting(t *testing.T) {
 		!strings.Contains(page.Body, `value="7.50"`) {
 		t.Fatal("the screen does not show the saved welcome credit")
 	}
-	n, err := ts.store.DB.NewSelect().Model((*store.ModerationEntry)(nil)).Where("app_id = ? AND action = ?", demo.ID, store.ActionWelcomeCredit).Count(ctx)
+	n, err := ts.store.DB().NewSelect().Model((*store.ModerationEntry)(nil)).Where("app_id = ? AND action = ?", demo.ID, store.ActionWelcomeCredit).Count(ctx)
 	if err != nil || n != 1 {
 		t.Fatalf("audit lines: %d %v", n, err)
 	}

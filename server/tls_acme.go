@@ -41,7 +41,7 @@ func (s *Server) newACME() *acmeTLS {
 		Logger:           zl,
 	})
 	a.magic = certmagic.New(a.cache, certmagic.Config{
-		Storage: &store.ACMEStorage{DB: s.store.DB},
+		Storage: &store.ACMEStorage{DB: s.store.DB()},
 		Logger:  zl,
 		OnDemand: &certmagic.OnDemandConfig{DecisionFunc: func(ctx context.Context, name string) error {
 			if _, ok := s.VerifiedDomain(ctx, name); !ok {

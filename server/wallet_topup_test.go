@@ -17,7 +17,7 @@ import (
 func topupCredits(t *testing.T, f *payFixture, topupID string) (int, int64) {
 	t.Helper()
 	var rows []store.WalletTransfer
-	if err := f.ts.store.DB.NewSelect().Model(&rows).Where("reference = ?", store.TopupTransferRef(topupID)).Scan(context.Background()); err != nil {
+	if err := f.ts.store.DB().NewSelect().Model(&rows).Where("reference = ?", store.TopupTransferRef(topupID)).Scan(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	var sum int64

@@ -38,7 +38,7 @@ func (s *Storage) AccountUserOf(ctx context.Context, u *User) AccountUser {
 			out.ProfilePicture = &ProfilePicture{SignedURL: m.SignedURL, UpdatedAt: m.CreatedAt}
 			out.Media = out.ProfilePicture
 		} else if !errors.Is(err, ErrNotFound) {
-			s.Logger.Warn("profile picture", "user", u.ID, "err", err)
+			s.logger.Warn("profile picture", "user", u.ID, "err", err)
 		}
 	}
 	return out
@@ -98,7 +98,7 @@ func (s *Storage) AppAccountOf(ctx context.Context, appID, userID string, now ti
 	out := &AppAccount{Devices: []Device{}, AppMemberships: []AppMembership{}, Media: []MediaView{}, SubscriptionItems: []ItemView{}}
 
 	var subs []PushSubscription
-	if err := s.DB.NewSelect().Model(&subs).Where("app_id = ? AND user_id = ?", appID, userID).
+	if err := s.db.NewSelect().Model(&subs).Where("app_id = ? AND user_id = ?", appID, userID).
 		Order("created_at DESC").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load devices: %w", err)
 	}
@@ -110,7 +110,7 @@ func (s *Storage) AppAccountOf(ctx context.Context, appID, userID string, now ti
 		Membership
 		AppName string `bun:"app_name"`
 	}
-	if err := s.DB.NewSelect().TableExpr("memberships AS m").
+	if err := s.db.NewSelect().TableExpr("memberships AS m").
 		ColumnExpr("m.*").ColumnExpr("a.name AS app_name").
 		Join("JOIN apps AS a ON a.id = m.app_id").
 		Where("m.user_id = ?", userID).Order("m.created_at ASC").Scan(ctx, &rows); err != nil {
@@ -122,7 +122,7 @@ func (s *Storage) AppAccountOf(ctx context.Context, appID, userID string, now ti
 	}
 
 	var media []Media
-	if err := s.DB.NewSelect().Model(&media).Where("app_id = ? AND owner_id = ?", appID, userID).
+	if err := s.db.NewSelect().Model(&media).Where("app_id = ? AND owner_id = ?", appID, userID).
 		Order("created_at DESC").Limit(50).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load media of user: %w", err)
 	}
@@ -182,13 +182,13 @@ func (s *Storage) SubscriptionStatusOf(ctx context.Context, appID, userID string
 // gated screen's list. Drafts and archived tiers are never offered.
 func (s *Storage) SubscriptionItems(ctx context.Context, appID string) ([]ItemView, error) {
 	var items []StoreItem
-	if err := s.DB.NewSelect().Model(&items).ColumnExpr("i.*").Join("JOIN subscription_plans AS p ON p.store_item_id = i.id").
+	if err := s.db.NewSelect().Model(&items).ColumnExpr("i.*").Join("JOIN subscription_plans AS p ON p.store_item_id = i.id").
 		ModelTableExpr("store_items AS i").
 		Where("i.app_id = ? AND i.type = ?", appID, ItemSubscription).Where(tierOnSaleSQL).
 		OrderExpr("p.tier_rank ASC, i.price ASC, i.id ASC").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load subscription items: %w", err)
 	}
-	views, err := s.itemViews(ctx, s.DB, items)
+	views, err := s.itemViews(ctx, s.db, items)
 	if err != nil {
 		return nil, err
 	}

@@ -86,7 +86,7 @@ func rowsOf(ctx context.Context, q *bun.SelectQuery) ([]map[string]any, error) {
 // ready; it answers the export (done once: a ready export is kept).
 func (s *Storage) PrepareExport(ctx context.Context, exportID string) (*DataExport, *User, error) {
 	e := new(DataExport)
-	if err := selectOne(ctx, s.DB.NewSelect().Model(e).Where("id = ?", exportID), "export"); err != nil {
+	if err := selectOne(ctx, s.db.NewSelect().Model(e).Where("id = ?", exportID), "export"); err != nil {
 		return nil, nil, err
 	}
 	u, err := s.UserByID(ctx, e.UserID)
@@ -98,7 +98,7 @@ func (s *Storage) PrepareExport(ctx context.Context, exportID string) (*DataExpo
 	}
 	a := Archive{ExportedAt: time.Now().UTC(), Profile: map[string]any{"id": u.ID, "username": u.Username, "email": u.Email,
 		"emailVerified": u.EmailVerified, "createdAt": u.CreatedAt}}
-	db := s.DB
+	db := s.db
 	steps := []struct {
 		into *[]map[string]any
 		q    *bun.SelectQuery
@@ -150,7 +150,7 @@ func (s *Storage) PrepareExport(ctx context.Context, exportID string) (*DataExpo
 		return nil, nil, fmt.Errorf("encode export: %w", err)
 	}
 	content, now := string(body), time.Now().UTC()
-	if _, err := s.DB.NewUpdate().Model((*DataExport)(nil)).Set("content = ?", content).Set("ready_at = ?", now).
+	if _, err := s.db.NewUpdate().Model((*DataExport)(nil)).Set("content = ?", content).Set("ready_at = ?", now).
 		Where("id = ? AND ready_at IS NULL", e.ID).Exec(ctx); err != nil {
 		return nil, nil, fmt.Errorf("save export: %w", err)
 	}
@@ -168,7 +168,7 @@ func (s *Storage) MailExport(ctx context.Context, e *DataExport, u *User, token,
 	if e.AppID != nil {
 		appID = *e.AppID
 	}
-	_, err := QueueMail(ctx, s.DB, OutgoingMail{Key: "export:" + e.ID, Kind: MailDataExport, AppID: appID, UserID: u.ID, To: u.Email,
+	_, err := QueueMail(ctx, s.db, OutgoingMail{Key: "export:" + e.ID, Kind: MailDataExport, AppID: appID, UserID: u.ID, To: u.Email,
 		Transactional: true, Content: MailContent{Subject: "Your data is ready", Heading: "Your data is ready",
 			Paragraphs: []string{"The archive of everything you put in or bought is ready: your profile, posts, comments, reactions, orders with their addresses, donations, memberships and events.",
 				"The link works for 7 days, while you are signed in."},
@@ -179,7 +179,7 @@ func (s *Storage) MailExport(ctx context.Context, e *DataExport, u *User, token,
 // ExportByToken answers the ready archive of the user behind a link.
 func (s *Storage) ExportByToken(ctx context.Context, userID, token string) (*DataExport, error) {
 	e := new(DataExport)
-	q := s.DB.NewSelect().Model(e).Where("token_hash = ? AND user_id = ? AND ready_at IS NOT NULL AND expires_at > ?",
+	q := s.db.NewSelect().Model(e).Where("token_hash = ? AND user_id = ? AND ready_at IS NOT NULL AND expires_at > ?",
 		sessionID(token), userID, time.Now().UTC())
 	if err := selectOne(ctx, q, "export"); err != nil {
 		return nil, err
@@ -205,11 +205,11 @@ type DeleteFilesJob struct {
 func (s *Storage) DeleteAccount(ctx context.Context, userID string) error {
 	var owns bool
 	var err error
-	if owns, err = s.DB.NewSelect().Table("apps").Where("creator_id = ?", userID).Exists(ctx); err != nil {
+	if owns, err = s.db.NewSelect().Table("apps").Where("creator_id = ?", userID).Exists(ctx); err != nil {
 		return fmt.Errorf("check apps owned: %w", err)
 	}
 	if !owns {
-		owns, err = s.DB.NewSelect().Table("memberships").Where("user_id = ? AND role = ?", userID, RoleCreator).Exists(ctx)
+		owns, err = s.db.NewSelect().Table("memberships").Where("user_id = ? AND role = ?", userID, RoleCreator).Exists(ctx)
 		if err != nil {
 			return fmt.Errorf("check apps owned: %w", err)
 		}
@@ -219,7 +219,7 @@ func (s *Storage) DeleteAccount(ctx context.Context, userID string) error {
 	}
 	// Posts first (they take their replies), then the member's own replies.
 	var msgs []Message
-	if err := s.DB.NewSelect().Model(&msgs).Where("sender_id = ?", userID).OrderExpr("parent_message_id IS NULL DESC").Scan(ctx); err != nil {
+	if err := s.db.NewSelect().Model(&msgs).Where("sender_id = ?", userID).OrderExpr("parent_message_id IS NULL DESC").Scan(ctx); err != nil {
 		return fmt.Errorf("list messages: %w", err)
 	}
 	for i := range msgs {

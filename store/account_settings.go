@@ -25,7 +25,7 @@ func (s *Storage) RequestEmailChange(ctx context.Context, u *User, newEmail stri
 	if newEmail == u.Email {
 		return nil
 	}
-	taken, err := s.DB.NewSelect().Model((*User)(nil)).Where("email = ?", newEmail).Exists(ctx)
+	taken, err := s.db.NewSelect().Model((*User)(nil)).Where("email = ?", newEmail).Exists(ctx)
 	if err != nil {
 		return fmt.Errorf("check e-mail: %w", err)
 	}
@@ -166,14 +166,14 @@ func (s *Storage) UndoEmailChange(ctx context.Context, token string) (*User, str
 // ChangeUsername renames the account (the unique index decides races).
 func (s *Storage) ChangeUsername(ctx context.Context, userID, username string) error {
 	username = strings.TrimSpace(username)
-	taken, err := s.DB.NewSelect().Model((*User)(nil)).Where("lower(username) = lower(?) AND id <> ?", username, userID).Exists(ctx)
+	taken, err := s.db.NewSelect().Model((*User)(nil)).Where("lower(username) = lower(?) AND id <> ?", username, userID).Exists(ctx)
 	if err != nil {
 		return fmt.Errorf("check username: %w", err)
 	}
 	if taken {
 		return ErrUsernameTaken
 	}
-	if _, err := s.DB.NewUpdate().Model((*User)(nil)).Set("username = ?", username).Set("updated_at = ?", time.Now().UTC()).
+	if _, err := s.db.NewUpdate().Model((*User)(nil)).Set("username = ?", username).Set("updated_at = ?", time.Now().UTC()).
 		Where("id = ?", userID).Exec(ctx); err != nil {
 		if isUniqueViolation(err) {
 			return ErrUsernameTaken
@@ -215,7 +215,7 @@ type SessionView struct {
 // SessionsOf lists the user's live sessions, the current one first.
 func (s *Storage) SessionsOf(ctx context.Context, userID, currentToken string) ([]SessionView, error) {
 	var rows []Session
-	if err := s.DB.NewSelect().Model(&rows).Where("user_id = ? AND expires_at > ?", userID, time.Now()).
+	if err := s.db.NewSelect().Model(&rows).Where("user_id = ? AND expires_at > ?", userID, time.Now()).
 		Order("created_at DESC").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
@@ -243,10 +243,10 @@ func (s *Storage) TouchSession(ctx context.Context, token string, now time.Time)
 		return
 	}
 	s.touched.Store(id, now)
-	_, err := s.DB.NewUpdate().Model((*Session)(nil)).Set("last_used_at = ?", now).
+	_, err := s.db.NewUpdate().Model((*Session)(nil)).Set("last_used_at = ?", now).
 		Where("id = ? AND (last_used_at IS NULL OR last_used_at < ?)", sessionID(token), now.Add(-5*time.Minute)).Exec(ctx)
 	if err != nil {
-		s.Logger.Debug("touch session", "err", err)
+		s.logger.Debug("touch session", "err", err)
 	}
 }
 

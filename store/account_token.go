@@ -83,7 +83,7 @@ func (s *Storage) CheckToken(ctx context.Context, token, purpose string) error {
 	if token == "" {
 		return ErrTokenInvalid
 	}
-	ok, err := s.DB.NewSelect().Model((*AccountToken)(nil)).
+	ok, err := s.db.NewSelect().Model((*AccountToken)(nil)).
 		Where("id = ? AND purpose = ? AND used_at IS NULL AND expires_at > ?", sessionID(token), purpose, time.Now().UTC()).Exists(ctx)
 	if err != nil {
 		return fmt.Errorf("check %s token: %w", purpose, err)
@@ -127,14 +127,14 @@ type PasswordResetJob struct {
 // an account uses the address changes neither the answer nor the work the
 // request does, so neither its time nor its writes tell (issue 41 item 10).
 func (s *Storage) QueuePasswordReset(ctx context.Context, email string, from AccountMailContext) error {
-	return enqueue(ctx, s.DB, JobPasswordReset, PasswordResetJob{Email: NormalizeEmail(email), AppID: from.AppID, AppName: from.AppName})
+	return enqueue(ctx, s.db, JobPasswordReset, PasswordResetJob{Email: NormalizeEmail(email), AppID: from.AppID, AppName: from.AppName})
 }
 
 // RequestPasswordReset mails a reset link to the account using email, if
 // any (the password_reset job's work).
 func (s *Storage) RequestPasswordReset(ctx context.Context, email string, from AccountMailContext) error {
 	u := new(User)
-	err := selectOne(ctx, s.DB.NewSelect().Model(u).Where("email = ? AND deleted_at IS NULL", NormalizeEmail(email)), "user")
+	err := selectOne(ctx, s.db.NewSelect().Model(u).Where("email = ? AND deleted_at IS NULL", NormalizeEmail(email)), "user")
 	if errors.Is(err, ErrNotFound) {
 		return nil
 	}
@@ -218,14 +218,14 @@ func (s *Storage) forgetSessions(ctx context.Context, ids []string) error {
 	for _, id := range ids {
 		s.sessions.revoke(id)
 	}
-	if s.Redis == nil || len(ids) == 0 {
+	if s.rdb == nil || len(ids) == 0 {
 		return nil
 	}
 	keys := make([]string, len(ids))
 	for i, id := range ids {
 		keys[i] = s.redisSessionKey(id)
 	}
-	if err := s.Redis.Del(ctx, keys...).Err(); err != nil {
+	if err := s.rdb.Del(ctx, keys...).Err(); err != nil {
 		return fmt.Errorf("end sessions in redis: %w", err)
 	}
 	s.announceEnded(ctx, ids)
@@ -236,12 +236,12 @@ func (s *Storage) forgetSessions(ctx context.Context, ids []string) error {
 // (SessionChannel). A lost announcement costs at most SessionMemoTTL: the
 // sessions are already gone from the database and Redis.
 func (s *Storage) announceEnded(ctx context.Context, ids []string) {
-	if s.Redis == nil || len(ids) == 0 {
+	if s.rdb == nil || len(ids) == 0 {
 		return
 	}
 	for len(ids) > 0 {
 		n := min(len(ids), 100)
-		if err := s.Redis.Publish(ctx, s.SessionChannel(), strings.Join(ids[:n], ",")).Err(); err != nil {
+		if err := s.rdb.Publish(ctx, s.SessionChannel(), strings.Join(ids[:n], ",")).Err(); err != nil {
 			s.cacheWarn("session end announcement failed", err)
 			return
 		}
@@ -256,7 +256,7 @@ func (s *Storage) EndOtherSessions(ctx context.Context, userID, keepToken string
 	if keepToken != "" {
 		keep = sessionID(keepToken)
 	}
-	ids, err := deleteSessionsTx(ctx, s.DB, userID, keep)
+	ids, err := deleteSessionsTx(ctx, s.db, userID, keep)
 	if err != nil {
 		return 0, err
 	}

@@ -236,7 +236,7 @@ func (s *Storage) revenue(ctx context.Context, appID string, r AnalyticsRange) (
 		Type     string    `bun:"type"`
 		Amount   int64     `bun:"amount"`
 	}
-	if err := s.DB.NewSelect().TableExpr("orders AS o").Join("JOIN order_items AS oi ON oi.order_id = o.id").
+	if err := s.db.NewSelect().TableExpr("orders AS o").Join("JOIN order_items AS oi ON oi.order_id = o.id").
 		ColumnExpr("o.id AS order_id, o.paid_at, o.refunded_amount, oi.type, oi.price * oi.quantity AS amount").
 		Where("o.app_id = ? AND o.paid_at IS NOT NULL AND o.paid_at >= ? AND o.paid_at < ?", appID, r.From, r.To).
 		OrderExpr("o.id, oi.id").Scan(ctx, &lines); err != nil {
@@ -300,7 +300,7 @@ func (s *Storage) revenue(ctx context.Context, appID string, r AnalyticsRange) (
 		At     time.Time `bun:"created_at"`
 		Amount int64     `bun:"amount"`
 	}
-	if err := s.DB.NewSelect().Model((*WalletTransfer)(nil)).Column("created_at", "amount").
+	if err := s.db.NewSelect().Model((*WalletTransfer)(nil)).Column("created_at", "amount").
 		Where("app_id = ? AND kind = ? AND reference LIKE 'subscription:%' AND created_at >= ? AND created_at < ?", appID, TransferPayment, r.From, r.To).
 		Scan(ctx, &renewals); err != nil {
 		return nil, RevenueRow{}, fmt.Errorf("revenue of renewals: %w", err)
@@ -317,7 +317,7 @@ func (s *Storage) revenue(ctx context.Context, appID string, r AnalyticsRange) (
 		At     time.Time `bun:"created_at"`
 		Amount int64     `bun:"amount"`
 	}
-	if err := s.DB.NewSelect().TableExpr("payment_events AS e").
+	if err := s.db.NewSelect().TableExpr("payment_events AS e").
 		Join("LEFT JOIN subscriptions AS s ON s.provider_ref = e.payment_ref AND e.payment_ref <> ''").
 		ColumnExpr("e.created_at").ColumnExpr("CASE WHEN e.amount > 0 THEN e.amount ELSE COALESCE(s.amount, 0) END AS amount").
 		Where("e.app_id = ? AND e.outcome = ? AND e.created_at >= ? AND e.created_at < ?", appID, OutcomeRenewed, r.From, r.To).
@@ -333,7 +333,7 @@ func (s *Storage) revenue(ctx context.Context, appID string, r AnalyticsRange) (
 		At     time.Time `bun:"processed_at"`
 		Amount int64     `bun:"amount"`
 	}
-	if err := s.DB.NewSelect().Model((*Donation)(nil)).Column("processed_at", "amount").
+	if err := s.db.NewSelect().Model((*Donation)(nil)).Column("processed_at", "amount").
 		Where("app_id = ? AND status = ? AND processed_at >= ? AND processed_at < ?", appID, DonationPaid, r.From, r.To).
 		Scan(ctx, &donations); err != nil {
 		return nil, RevenueRow{}, fmt.Errorf("revenue of donations: %w", err)
@@ -361,7 +361,7 @@ func (s *Storage) revenue(ctx context.Context, appID string, r AnalyticsRange) (
 
 func (s *Storage) membersOverTime(ctx context.Context, appID string, r AnalyticsRange) ([]MembersRow, error) {
 	var changes []RoleChange
-	if err := s.DB.NewSelect().Model(&changes).Where("app_id = ? AND created_at < ?", appID, r.To).
+	if err := s.db.NewSelect().Model(&changes).Where("app_id = ? AND created_at < ?", appID, r.To).
 		OrderExpr("created_at ASC, id ASC").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("members over time: %w", err)
 	}
@@ -424,7 +424,7 @@ func (s *Storage) topPosts(ctx context.Context, appID string, r AnalyticsRange) 
 		Reactions int    `bun:"reactions"`
 		Comments  int    `bun:"comments"`
 	}
-	err := s.DB.NewSelect().TableExpr("messages AS m").Join("JOIN users AS u ON u.id = m.sender_id").
+	err := s.db.NewSelect().TableExpr("messages AS m").Join("JOIN users AS u ON u.id = m.sender_id").
 		ColumnExpr("m.id, m.content, u.username").
 		ColumnExpr("(SELECT COUNT(*) FROM reactions AS re WHERE re.message_id = m.id) AS reactions").
 		ColumnExpr("(SELECT COUNT(*) FROM messages AS c WHERE c.parent_message_id = m.id) AS comments").
@@ -450,7 +450,7 @@ func (s *Storage) topPosts(ctx context.Context, appID string, r AnalyticsRange) 
 
 func (s *Storage) ordersByStatus(ctx context.Context, appID string, r AnalyticsRange) ([]StatusCount, error) {
 	var rows []StatusCount
-	if err := s.DB.NewSelect().Model((*Order)(nil)).ColumnExpr("status, COUNT(*) AS count").
+	if err := s.db.NewSelect().Model((*Order)(nil)).ColumnExpr("status, COUNT(*) AS count").
 		Where("app_id = ? AND created_at >= ? AND created_at < ?", appID, r.From, r.To).GroupExpr("status").Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("orders by status: %w", err)
 	}
@@ -467,7 +467,7 @@ func (s *Storage) ordersByStatus(ctx context.Context, appID string, r AnalyticsR
 
 func (s *Storage) attendance(ctx context.Context, appID string, r AnalyticsRange) ([]EventAttendance, error) {
 	out := []EventAttendance{}
-	err := s.DB.NewSelect().TableExpr("events AS e").ColumnExpr("e.id, e.name, e.start_date").
+	err := s.db.NewSelect().TableExpr("events AS e").ColumnExpr("e.id, e.name, e.start_date").
 		ColumnExpr("(SELECT COUNT(*) FROM attendees AS a WHERE a.event_id = e.id) AS attendees").
 		Where("e.app_id = ? AND e.start_date >= ? AND e.start_date < ?", appID, r.From, r.To).
 		OrderExpr("e.start_date ASC, e.id ASC").Limit(50).Scan(ctx, &out)
@@ -491,7 +491,7 @@ func (s *Storage) ExportOrders(ctx context.Context, appID string, r AnalyticsRan
 		Currency string     `bun:"currency"`
 		Method   string     `bun:"payment_method"`
 	}
-	if err := s.DB.NewSelect().TableExpr("orders AS o").Join("JOIN users AS u ON u.id = o.user_id").
+	if err := s.db.NewSelect().TableExpr("orders AS o").Join("JOIN users AS u ON u.id = o.user_id").
 		ColumnExpr("o.order_number, o.created_at, o.paid_at, o.status, u.username, u.email, o.total, o.refunded_amount, o.currency, o.payment_method").
 		Where("o.app_id = ? AND o.created_at >= ? AND o.created_at < ?", appID, r.From, r.To).OrderExpr("o.created_at ASC, o.id ASC").
 		Scan(ctx, &rows); err != nil {
@@ -538,7 +538,7 @@ func (s *Storage) ExportDonations(ctx context.Context, appID string, r Analytics
 		Status    string     `bun:"status"`
 		Message   string     `bun:"message"`
 	}
-	if err := s.DB.NewSelect().TableExpr("donations AS d").Join("JOIN users AS u ON u.id = d.user_id").
+	if err := s.db.NewSelect().TableExpr("donations AS d").Join("JOIN users AS u ON u.id = d.user_id").
 		ColumnExpr("d.created_at, d.processed_at, u.username, u.email, d.amount, d.currency, d.status, d.message").
 		Where("d.app_id = ? AND d.created_at >= ? AND d.created_at < ?", appID, r.From, r.To).OrderExpr("d.created_at ASC, d.id ASC").
 		Scan(ctx, &rows); err != nil {

@@ -52,7 +52,7 @@ func (s *Storage) recurring(ctx context.Context, appID string, now time.Time) (R
 		Cycle    string `bun:"billing_cycle"`
 		Trial    bool   `bun:"trial"`
 	}
-	q := s.DB.NewSelect().TableExpr("subscriptions AS s").Join("JOIN subscription_plans AS p ON p.id = s.plan_id").
+	q := s.db.NewSelect().TableExpr("subscriptions AS s").Join("JOIN subscription_plans AS p ON p.id = s.plan_id").
 		ColumnExpr("s.plan_id, s.amount, s.provider, COALESCE(NULLIF(s.cycle, ''), p.billing_cycle) AS billing_cycle, s.trial_until IS NOT NULL AS trial").
 		Where("s.app_id = ?", appID)
 	if err := validSubscription(q, now, s.GracePeriod()).Scan(ctx, &subs); err != nil {
@@ -118,7 +118,7 @@ type CodeRedeem struct {
 func (s *Storage) trialsAndOffers(ctx context.Context, appID string, r AnalyticsRange) (TrialsAndOffers, error) {
 	out := TrialsAndOffers{ByCode: []CodeRedeem{}}
 	count := func(col string, into *int) error {
-		n, err := s.DB.NewSelect().Model((*Trial)(nil)).Where("app_id = ?", appID).
+		n, err := s.db.NewSelect().Model((*Trial)(nil)).Where("app_id = ?", appID).
 			Where("? >= ? AND ? < ?", bun.Ident(col), r.From, bun.Ident(col), r.To).Count(ctx)
 		*into = int(n)
 		return err
@@ -131,7 +131,7 @@ func (s *Storage) trialsAndOffers(ctx context.Context, appID string, r Analytics
 			return out, fmt.Errorf("count trials: %w", err)
 		}
 	}
-	if err := s.DB.NewSelect().TableExpr("offer_redemptions AS r").Join("JOIN offers AS o ON o.id = r.offer_id").
+	if err := s.db.NewSelect().TableExpr("offer_redemptions AS r").Join("JOIN offers AS o ON o.id = r.offer_id").
 		ColumnExpr("o.code, COUNT(*) AS redemptions, COALESCE(SUM(r.discount), 0) AS discount").
 		Where("r.app_id = ? AND r.created_at >= ? AND r.created_at < ?", appID, r.From, r.To).
 		GroupExpr("o.code").OrderExpr("redemptions DESC, o.code ASC").Scan(ctx, &out.ByCode); err != nil {
@@ -181,7 +181,7 @@ func (s *Storage) paidHistory(ctx context.Context, appID string, now time.Time) 
 		TierID    string    `bun:"tier_id"`
 		CreatedAt time.Time `bun:"created_at"`
 	}
-	if err := s.DB.NewSelect().Table("role_changes").Column("user_id", "tier_id", "created_at").
+	if err := s.db.NewSelect().Table("role_changes").Column("user_id", "tier_id", "created_at").
 		Where("app_id = ? AND created_at <= ?", appID, now).OrderExpr("created_at ASC, id ASC").Scan(ctx, &lines); err != nil {
 		return nil, fmt.Errorf("load role history: %w", err)
 	}

@@ -43,7 +43,7 @@ type LaunchStep struct {
 // LaunchOf computes the checklist of an app from its data.
 func (s *Storage) LaunchOf(ctx context.Context, appID string) (*Launch, error) {
 	app := new(App)
-	if err := selectOne(ctx, s.DB.NewSelect().Model(app).Where("id = ?", appID), "app"); err != nil {
+	if err := selectOne(ctx, s.db.NewSelect().Model(app).Where("id = ?", appID), "app"); err != nil {
 		return nil, err
 	}
 	st := app.Settings
@@ -66,7 +66,7 @@ func (s *Storage) LaunchOf(ctx context.Context, appID string) (*Launch, error) {
 	}
 
 	// A way for fans to pay: a tier on sale, or donations on.
-	tiers, err := s.DB.NewSelect().TableExpr("subscription_plans AS p").Join("JOIN store_items AS i ON i.id = p.store_item_id").
+	tiers, err := s.db.NewSelect().TableExpr("subscription_plans AS p").Join("JOIN store_items AS i ON i.id = p.store_item_id").
 		Where("i.app_id = ? AND "+tierOnSaleSQL, appID).Count(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("count tiers on sale: %w", err)
@@ -104,7 +104,7 @@ func (s *Storage) LaunchOf(ctx context.Context, appID string) (*Launch, error) {
 	}
 
 	// A first post the members will find.
-	posts, err := s.DB.NewSelect().Model((*Message)(nil)).
+	posts, err := s.db.NewSelect().Model((*Message)(nil)).
 		Where("app_id = ? AND type = ? AND parent_message_id IS NULL AND hidden = ''", appID, MessagePost).Count(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("count posts: %w", err)
@@ -152,7 +152,7 @@ func (s *Storage) NotePreview(ctx context.Context, appID, mode string) error {
 	if column == "" {
 		return &ErrInvalid{Msg: "Preview as a visitor or as a member", Field: "mode"}
 	}
-	if _, err := s.DB.NewUpdate().Model((*App)(nil)).Set("? = ?", bun.Ident(column), time.Now().UTC()).
+	if _, err := s.db.NewUpdate().Model((*App)(nil)).Set("? = ?", bun.Ident(column), time.Now().UTC()).
 		Where("id = ?", appID).Exec(ctx); err != nil {
 		return fmt.Errorf("note preview: %w", err)
 	}

@@ -68,7 +68,7 @@ func (s *Storage) RequestAppExport(ctx context.Context, appID, userID string) (*
 // AppExports lists an app's recent exports, newest first (no content).
 func (s *Storage) AppExports(ctx context.Context, appID string, limit int) ([]AppExport, error) {
 	out := []AppExport{}
-	err := s.DB.NewSelect().Model(&out).Column("id", "created_at", "ready_at", "expires_at").Where("app_id = ?", appID).
+	err := s.db.NewSelect().Model(&out).Column("id", "created_at", "ready_at", "expires_at").Where("app_id = ?", appID).
 		Order("created_at DESC", "id DESC").Limit(int64(limit)).Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list app exports: %w", err)
@@ -209,11 +209,11 @@ func writeZip(z *zip.Writer, name string, body []byte, at time.Time) error {
 // kept as it is) and answers it with the app and who asked.
 func (s *Storage) PrepareAppExport(ctx context.Context, exportID string) (*AppExport, *App, *User, error) {
 	e := new(AppExport)
-	if err := selectOne(ctx, s.DB.NewSelect().Model(e).Where("id = ?", exportID), "export"); err != nil {
+	if err := selectOne(ctx, s.db.NewSelect().Model(e).Where("id = ?", exportID), "export"); err != nil {
 		return nil, nil, nil, err
 	}
 	app := new(App)
-	if err := selectOne(ctx, s.DB.NewSelect().Model(app).Where("id = ?", e.AppID), "app"); err != nil {
+	if err := selectOne(ctx, s.db.NewSelect().Model(app).Where("id = ?", e.AppID), "app"); err != nil {
 		return nil, nil, nil, err
 	}
 	u, err := s.UserByID(ctx, e.UserID)
@@ -223,12 +223,12 @@ func (s *Storage) PrepareAppExport(ctx context.Context, exportID string) (*AppEx
 	if e.ReadyAt != nil {
 		return e, app, u, nil
 	}
-	body, err := BuildAppArchive(ctx, s.DB, app)
+	body, err := BuildAppArchive(ctx, s.db, app)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	now := time.Now().UTC()
-	if _, err := s.DB.NewUpdate().Model((*AppExport)(nil)).Set("content = ?", body).Set("ready_at = ?", now).
+	if _, err := s.db.NewUpdate().Model((*AppExport)(nil)).Set("content = ?", body).Set("ready_at = ?", now).
 		Where("id = ? AND ready_at IS NULL", e.ID).Exec(ctx); err != nil {
 		return nil, nil, nil, fmt.Errorf("save app export: %w", err)
 	}
@@ -239,7 +239,7 @@ func (s *Storage) PrepareAppExport(ctx context.Context, exportID string) (*AppEx
 // MailAppExport queues the mail with the download link (once per export).
 func (s *Storage) MailAppExport(ctx context.Context, e *AppExport, app *App, u *User, token string) error {
 	name := app.Settings.Basic.Title(app.Name)
-	_, err := QueueMail(ctx, s.DB, OutgoingMail{Key: "app-export:" + e.ID, Kind: MailDataExport, AppID: app.ID, UserID: u.ID, To: u.Email,
+	_, err := QueueMail(ctx, s.db, OutgoingMail{Key: "app-export:" + e.ID, Kind: MailDataExport, AppID: app.ID, UserID: u.ID, To: u.Email,
 		Transactional: true, Content: MailContent{Subject: "The export of " + name + " is ready", Heading: "Your app's data is ready",
 			Paragraphs: []string{"The archive of " + name + " is ready: members, orders, donations, posts and events, each as CSV and JSON, in one zip file.",
 				"The link works for 3 days, for you while you are signed in."},
@@ -254,7 +254,7 @@ func (s *Storage) AppExportByToken(ctx context.Context, appID, userID, token str
 		return nil, ErrNotFound
 	}
 	e := new(AppExport)
-	q := s.DB.NewSelect().Model(e).Where("token_hash = ? AND app_id = ? AND user_id = ? AND ready_at IS NOT NULL AND expires_at > ?",
+	q := s.db.NewSelect().Model(e).Where("token_hash = ? AND app_id = ? AND user_id = ? AND ready_at IS NOT NULL AND expires_at > ?",
 		sessionID(token), appID, userID, time.Now().UTC())
 	if err := selectOne(ctx, q, "export"); err != nil {
 		return nil, err
@@ -276,21 +276,21 @@ func (s *Storage) AppExportByToken(ctx context.Context, appID, userID, token str
 func (s *Storage) MoneyPending(ctx context.Context, appID string) ([]string, error) {
 	var out []string
 	count := func(q *bun.SelectQuery) (int, error) { n, err := q.Count(ctx); return int(n), err }
-	n, err := count(s.DB.NewSelect().Model((*Order)(nil)).Where("app_id = ? AND status = ?", appID, OrderPending))
+	n, err := count(s.db.NewSelect().Model((*Order)(nil)).Where("app_id = ? AND status = ?", appID, OrderPending))
 	if err != nil {
 		return nil, fmt.Errorf("check pending orders: %w", err)
 	}
 	if n > 0 {
 		out = append(out, plural(n, "order is", "orders are")+" awaiting payment: they are cancelled 30 minutes after checkout, or cancel them in Orders")
 	}
-	n, err = count(s.DB.NewSelect().Model((*Order)(nil)).Where("app_id = ? AND status IN (?)", appID, bun.List([]string{OrderPaid, OrderProcessing})))
+	n, err = count(s.db.NewSelect().Model((*Order)(nil)).Where("app_id = ? AND status IN (?)", appID, bun.List([]string{OrderPaid, OrderProcessing})))
 	if err != nil {
 		return nil, fmt.Errorf("check unfulfilled orders: %w", err)
 	}
 	if n > 0 {
 		out = append(out, plural(n, "paid order is", "paid orders are")+" neither shipped nor refunded: ship or refund them in Orders")
 	}
-	n, err = count(s.DB.NewSelect().Model((*WalletTopup)(nil)).Where("app_id = ? AND status = ?", appID, TopupPending))
+	n, err = count(s.db.NewSelect().Model((*WalletTopup)(nil)).Where("app_id = ? AND status = ?", appID, TopupPending))
 	if err != nil {
 		return nil, fmt.Errorf("check pending top-ups: %w", err)
 	}
@@ -298,11 +298,11 @@ func (s *Storage) MoneyPending(ctx context.Context, appID string) ([]string, err
 		out = append(out, plural(n, "wallet top-up is", "wallet top-ups are")+" awaiting payment: they expire within the hour")
 	}
 	var held, toppedUp int64
-	if err := s.DB.NewSelect().Model((*WalletAccount)(nil)).ColumnExpr("COALESCE(SUM(balance), 0)").
+	if err := s.db.NewSelect().Model((*WalletAccount)(nil)).ColumnExpr("COALESCE(SUM(balance), 0)").
 		Where("app_id = ? AND kind = ? AND balance > 0", appID, WalletMember).Scan(ctx, &held); err != nil {
 		return nil, fmt.Errorf("check member balances: %w", err)
 	}
-	if err := s.DB.NewSelect().Model((*WalletTopup)(nil)).ColumnExpr("COALESCE(SUM(amount), 0)").
+	if err := s.db.NewSelect().Model((*WalletTopup)(nil)).ColumnExpr("COALESCE(SUM(amount), 0)").
 		Where("app_id = ? AND status = ?", appID, TopupPaid).Scan(ctx, &toppedUp); err != nil {
 		return nil, fmt.Errorf("check top-ups: %w", err)
 	}

@@ -16,7 +16,7 @@ func (s *Storage) AppByIDOrName(ctx context.Context, idOrName string) (*App, err
 	if LooksLikeID(idOrName) {
 		column = "id"
 	}
-	if err := selectOne(ctx, s.DB.NewSelect().Model(app).Where("? = ?", bun.Ident(column), idOrName), "app "+idOrName); err != nil {
+	if err := selectOne(ctx, s.db.NewSelect().Model(app).Where("? = ?", bun.Ident(column), idOrName), "app "+idOrName); err != nil {
 		return nil, err
 	}
 	return app, nil
@@ -25,7 +25,7 @@ func (s *Storage) AppByIDOrName(ctx context.Context, idOrName string) (*App, err
 // CommunityOfApp returns the app's community row.
 func (s *Storage) CommunityOfApp(ctx context.Context, appID string) (*Community, error) {
 	c := new(Community)
-	if err := selectOne(ctx, s.DB.NewSelect().Model(c).Where("app_id = ?", appID), "community of "+appID); err != nil {
+	if err := selectOne(ctx, s.db.NewSelect().Model(c).Where("app_id = ?", appID), "community of "+appID); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -34,7 +34,7 @@ func (s *Storage) CommunityOfApp(ctx context.Context, appID string) (*Community,
 // LinksOfApp lists the link-in-bio entries in their order.
 func (s *Storage) LinksOfApp(ctx context.Context, appID string) ([]Link, error) {
 	links := []Link{}
-	if err := s.DB.NewSelect().Model(&links).Where("app_id = ?", appID).Order("position ASC").Scan(ctx); err != nil {
+	if err := s.db.NewSelect().Model(&links).Where("app_id = ?", appID).Order("position ASC").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load links of %s: %w", appID, err)
 	}
 	return links, nil

@@ -53,7 +53,7 @@ func (s *Storage) CreatePublishedApp(ctx context.Context, name, creatorID string
 // UserByEmail finds a user by email (case-insensitive), or ErrNotFound.
 func (s *Storage) UserByEmail(ctx context.Context, email string) (*User, error) {
 	u := new(User)
-	if err := selectOne(ctx, s.DB.NewSelect().Model(u).Where("email = ?", NormalizeEmail(email)), "user "+email); err != nil {
+	if err := selectOne(ctx, s.db.NewSelect().Model(u).Where("email = ?", NormalizeEmail(email)), "user "+email); err != nil {
 		return nil, err
 	}
 	return u, nil
@@ -101,7 +101,7 @@ func (s *Storage) SetAppField(ctx context.Context, appName, key, raw string) err
 		}
 	}
 	app.UpdatedAt = time.Now()
-	if _, err := s.DB.NewUpdate().Model(app).WherePK().Exec(ctx); err != nil {
+	if _, err := s.db.NewUpdate().Model(app).WherePK().Exec(ctx); err != nil {
 		return fmt.Errorf("update app %s: %w", appName, err)
 	}
 	s.InvalidateLanding(ctx, app.ID)

@@ -30,7 +30,7 @@ type AttendeePage struct {
 func (s *Storage) Attendees(ctx context.Context, eventID, role string, page, limit int) (*AttendeePage, error) {
 	page, limit = ClampPage(page, limit)
 	var rows []Attendee
-	q := s.DB.NewSelect().Model(&rows).Where("event_id = ?", eventID)
+	q := s.db.NewSelect().Model(&rows).Where("event_id = ?", eventID)
 	if role != "" {
 		q = q.Where("role = ?", role)
 	}
@@ -43,7 +43,7 @@ func (s *Storage) Attendees(ctx context.Context, eventID, role string, page, lim
 	for i, r := range rows {
 		userIDs[i] = r.UserID
 	}
-	users, err := s.userSummaries(ctx, s.DB, userIDs)
+	users, err := s.userSummaries(ctx, s.db, userIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +63,7 @@ func (s *Storage) AttendeeView(ctx context.Context, eventID, userID string) (*At
 	if err != nil {
 		return nil, err
 	}
-	users, err := s.userSummaries(ctx, s.DB, []string{userID})
+	users, err := s.userSummaries(ctx, s.db, []string{userID})
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func (s *Storage) AttendeeView(ctx context.Context, eventID, userID string) (*At
 // AttendeeOf loads one user's attendance of an event, or ErrNotFound.
 func (s *Storage) AttendeeOf(ctx context.Context, eventID, userID string) (*Attendee, error) {
 	a := new(Attendee)
-	if err := selectOne(ctx, s.DB.NewSelect().Model(a).Where("event_id = ? AND user_id = ?", eventID, userID),
+	if err := selectOne(ctx, s.db.NewSelect().Model(a).Where("event_id = ? AND user_id = ?", eventID, userID),
 		"attendee"); err != nil {
 		return nil, err
 	}
@@ -106,7 +106,7 @@ func (s *Storage) JoinEvent(ctx context.Context, e *Event, userID string) (bool,
 		return false, err
 	}
 	a := &Attendee{ID: NewID(), AppID: e.AppID, EventID: e.ID, UserID: userID, Role: AttendeeAttendee, CreatedAt: time.Now().UTC()}
-	res, err := s.DB.NewInsert().Model(a).On("CONFLICT DO NOTHING").Exec(ctx)
+	res, err := s.db.NewInsert().Model(a).On("CONFLICT DO NOTHING").Exec(ctx)
 	if err != nil {
 		return false, fmt.Errorf("join event %s: %w", e.ID, err)
 	}
@@ -126,7 +126,7 @@ func (s *Storage) LeaveEvent(ctx context.Context, e *Event, userID string) (bool
 
 // RemoveAttendee deletes a non-host attendee.
 func (s *Storage) RemoveAttendee(ctx context.Context, e *Event, userID string) (bool, error) {
-	res, err := s.DB.NewDelete().Model((*Attendee)(nil)).
+	res, err := s.db.NewDelete().Model((*Attendee)(nil)).
 		Where("event_id = ? AND user_id = ? AND role <> ?", e.ID, userID, AttendeeHost).Exec(ctx)
 	if err != nil {
 		return false, fmt.Errorf("remove attendee of %s: %w", e.ID, err)

@@ -61,11 +61,11 @@ func (s *Storage) BanMember(ctx context.Context, n NewBan) (*Ban, error) {
 		return nil, invalid("Choose ban or silence")
 	}
 	u := new(User)
-	if err := selectOne(ctx, s.DB.NewSelect().Model(u).Where("id = ?", n.UserID), "user "+n.UserID); err != nil {
+	if err := selectOne(ctx, s.db.NewSelect().Model(u).Where("id = ?", n.UserID), "user "+n.UserID); err != nil {
 		return nil, err
 	}
 	var owner string
-	if err := s.DB.NewSelect().Model((*Membership)(nil)).Column("role").Where("app_id = ? AND user_id = ?", n.AppID, n.UserID).
+	if err := s.db.NewSelect().Model((*Membership)(nil)).Column("role").Where("app_id = ? AND user_id = ?", n.AppID, n.UserID).
 		Scan(ctx, &owner); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("load role: %w", err)
 	}
@@ -151,7 +151,7 @@ type BanView struct {
 // Bans lists an app's bans and silences in force, newest first.
 func (s *Storage) Bans(ctx context.Context, appID string, now time.Time) ([]BanView, error) {
 	var rows []BanView
-	if err := s.DB.NewSelect().TableExpr("bans AS b").ColumnExpr("b.*").ColumnExpr("COALESCE(u.username, '') AS username").
+	if err := s.db.NewSelect().TableExpr("bans AS b").ColumnExpr("b.*").ColumnExpr("COALESCE(u.username, '') AS username").
 		Join("LEFT JOIN users AS u ON u.id = b.user_id").
 		Where("b.app_id = ? AND (b.ends_at IS NULL OR b.ends_at > ?)", appID, now.UTC()).
 		OrderExpr("b.created_at DESC").Limit(500).Scan(ctx, &rows); err != nil {

@@ -164,7 +164,7 @@ func (s *Storage) ReserveCardTrial(ctx context.Context, appID, userID, itemID, c
 // SetCardTrialSession records the provider's Checkout Session of a pending
 // card trial; the first one sticks, and the one that stuck is answered.
 func (s *Storage) SetCardTrialSession(ctx context.Context, id, sessionRef string) (string, error) {
-	if _, err := s.DB.NewUpdate().Model((*CardTrial)(nil)).Set("session_ref = ?", sessionRef).
+	if _, err := s.db.NewUpdate().Model((*CardTrial)(nil)).Set("session_ref = ?", sessionRef).
 		Where("id = ? AND session_ref = ''", id).Exec(ctx); err != nil {
 		return "", fmt.Errorf("record card trial session: %w", err)
 	}
@@ -175,10 +175,20 @@ func (s *Storage) SetCardTrialSession(ctx context.Context, id, sessionRef string
 	return t.SessionRef, nil
 }
 
+// CancelPendingCardTrial ends a pending card trial whose Checkout expired,
+// so the member's next join starts a new one; a trial that started stays.
+func (s *Storage) CancelPendingCardTrial(ctx context.Context, id string) error {
+	if _, err := s.db.NewUpdate().Model((*CardTrial)(nil)).Set("status = ?", CardTrialCanceled).
+		Where("id = ? AND status = ?", id, CardTrialPending).Exec(ctx); err != nil {
+		return fmt.Errorf("cancel card trial: %w", err)
+	}
+	return nil
+}
+
 // CardTrialByID answers a card trial, or ErrNotFound.
 func (s *Storage) CardTrialByID(ctx context.Context, id string) (*CardTrial, error) {
 	t := new(CardTrial)
-	if err := selectOne(ctx, s.DB.NewSelect().Model(t).Where("id = ?", id), "card trial"); err != nil {
+	if err := selectOne(ctx, s.db.NewSelect().Model(t).Where("id = ?", id), "card trial"); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -187,7 +197,7 @@ func (s *Storage) CardTrialByID(ctx context.Context, id string) (*CardTrial, err
 // CardTrialOf answers the member's card trial in the app, nil when none.
 func (s *Storage) CardTrialOf(ctx context.Context, appID, userID string) (*CardTrial, error) {
 	t := new(CardTrial)
-	err := selectOne(ctx, s.DB.NewSelect().Model(t).Where("app_id = ? AND user_id = ?", appID, userID), "card trial")
+	err := selectOne(ctx, s.db.NewSelect().Model(t).Where("app_id = ? AND user_id = ?", appID, userID), "card trial")
 	if errors.Is(err, ErrNotFound) {
 		return nil, nil
 	}
@@ -245,7 +255,7 @@ func (s *Storage) StartCardTrial(ctx context.Context, id, providerRef string, en
 	if CardTrialRefused(err) {
 		// Nothing started: the card trial is over, so a later report of
 		// the same subscription is refused at once.
-		if _, uerr := s.DB.NewUpdate().Model((*CardTrial)(nil)).Set("status = ?", CardTrialCanceled).
+		if _, uerr := s.db.NewUpdate().Model((*CardTrial)(nil)).Set("status = ?", CardTrialCanceled).
 			Where("id = ? AND status = ?", id, CardTrialPending).Exec(ctx); uerr != nil {
 			return nil, false, fmt.Errorf("cancel card trial: %w", uerr)
 		}

@@ -115,7 +115,7 @@ func emptyCart(shop *Shop, userID string) *CartView {
 // Cart returns the member's active cart in shop, or an empty one.
 func (s *Storage) Cart(ctx context.Context, shop *Shop, userID string) (*CartView, error) {
 	cart := new(Cart)
-	err := selectOne(ctx, s.DB.NewSelect().Model(cart).
+	err := selectOne(ctx, s.db.NewSelect().Model(cart).
 		Where("store_id = ? AND user_id = ? AND status = ?", shop.ID, userID, CartActive), "cart")
 	if errors.Is(err, ErrNotFound) {
 		return emptyCart(shop, userID), nil
@@ -123,7 +123,7 @@ func (s *Storage) Cart(ctx context.Context, shop *Shop, userID string) (*CartVie
 	if err != nil {
 		return nil, err
 	}
-	return s.cartView(ctx, s.DB, shop, cart)
+	return s.cartView(ctx, s.db, shop, cart)
 }
 
 func (s *Storage) cartView(ctx context.Context, db bun.IDB, shop *Shop, cart *Cart) (*CartView, error) {

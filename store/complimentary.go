@@ -138,7 +138,7 @@ func (s *Storage) EndComplimentary(ctx context.Context, appID, actorID, userID s
 // and deleted ones), in rank order.
 func (s *Storage) GiftableTiers(ctx context.Context, appID string) ([]Tier, error) {
 	var rows []tierRow
-	if err := tierQuery(s.DB).Where("p.app_id = ? AND p.state <> ? AND i.deleted_at IS NULL", appID, TierDraft).
+	if err := tierQuery(s.db).Where("p.app_id = ? AND p.state <> ? AND i.deleted_at IS NULL", appID, TierDraft).
 		OrderExpr("p.tier_rank ASC, p.id ASC").Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("load giftable tiers: %w", err)
 	}

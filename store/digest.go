@@ -45,7 +45,7 @@ func DigestSlot(n NewsletterSettings, loc *time.Location, now time.Time) time.Ti
 // keeping their other switches.
 func (s *Storage) SetEmailDigest(ctx context.Context, appID, userID string, on bool) (*NotificationPreference, error) {
 	p := &NotificationPreference{AppID: appID, UserID: userID, EmailDigest: on, UpdatedAt: time.Now().UTC()}
-	if _, err := s.DB.NewInsert().Model(p).On("CONFLICT (app_id, user_id) DO UPDATE").
+	if _, err := s.db.NewInsert().Model(p).On("CONFLICT (app_id, user_id) DO UPDATE").
 		Set("email_digest = EXCLUDED.email_digest, updated_at = EXCLUDED.updated_at").Exec(ctx); err != nil {
 		return nil, fmt.Errorf("save e-mail digest choice: %w", err)
 	}
@@ -55,7 +55,7 @@ func (s *Storage) SetEmailDigest(ctx context.Context, appID, userID string, on b
 // AppsWithDigests lists the apps where some member takes the digest.
 func (s *Storage) AppsWithDigests(ctx context.Context) ([]string, error) {
 	var ids []string
-	if err := s.DB.NewSelect().Model((*NotificationPreference)(nil)).Distinct().Column("app_id").
+	if err := s.db.NewSelect().Model((*NotificationPreference)(nil)).Distinct().Column("app_id").
 		Where("email_digest").Order("app_id").Scan(ctx, &ids); err != nil {
 		return nil, fmt.Errorf("apps with digests: %w", err)
 	}
@@ -78,7 +78,7 @@ func (s *Storage) QueueDigests(ctx context.Context, app *App, audience Newslette
 	if err != nil || content == nil {
 		return 0, err
 	}
-	q := s.DB.NewSelect().TableExpr("memberships AS ms").Join("JOIN users AS u ON u.id = ms.user_id").
+	q := s.db.NewSelect().TableExpr("memberships AS ms").Join("JOIN users AS u ON u.id = ms.user_id").
 		Join("JOIN notification_preferences AS p ON p.app_id = ms.app_id AND p.user_id = ms.user_id").
 		ColumnExpr("ms.user_id, u.email").
 		Where("ms.app_id = ? AND p.email_digest AND NOT p.email_muted_all", app.ID).
@@ -110,13 +110,13 @@ func (s *Storage) QueueDigests(ctx context.Context, app *App, audience Newslette
 // posts and events, or nil when there are none.
 func (s *Storage) digestContent(ctx context.Context, app *App, from, to time.Time) (*MailContent, error) {
 	var posts []Message
-	if err := s.DB.NewSelect().Model(&posts).Column("id", "content").
+	if err := s.db.NewSelect().Model(&posts).Column("id", "content").
 		Where("app_id = ? AND type = ? AND hidden = '' AND created_at >= ? AND created_at < ?", app.ID, MessagePost, from.UTC(), to.UTC()).
 		OrderExpr("created_at ASC, id ASC").Limit(digestPosts).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("digest of app %s: posts: %w", app.ID, err)
 	}
 	var events []Event
-	if err := s.DB.NewSelect().Model(&events).Column("id", "name", "start_date").
+	if err := s.db.NewSelect().Model(&events).Column("id", "name", "start_date").
 		Where("app_id = ? AND hidden = '' AND created_at >= ? AND created_at < ?", app.ID, from.UTC(), to.UTC()).
 		OrderExpr("start_date ASC, id ASC").Limit(digestEvents).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("digest of app %s: events: %w", app.ID, err)

@@ -191,7 +191,7 @@ func (s *Storage) AddDomain(ctx context.Context, appID, actorID, domain string, 
 // DomainOfApp answers the app's domain in any state, or ErrNotFound.
 func (s *Storage) DomainOfApp(ctx context.Context, appID string) (*AppDomain, error) {
 	d := new(AppDomain)
-	if err := selectOne(ctx, s.DB.NewSelect().Model(d).Where("app_id = ?", appID), "domain"); err != nil {
+	if err := selectOne(ctx, s.db.NewSelect().Model(d).Where("app_id = ?", appID), "domain"); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -249,7 +249,7 @@ func (s *Storage) RecordDomainCheck(ctx context.Context, appID, actorID, domain 
 	if len(msg) > 300 {
 		msg = msg[:300]
 	}
-	_, err := s.DB.NewUpdate().Model((*AppDomain)(nil)).Set("checked_at = ?", now).
+	_, err := s.db.NewUpdate().Model((*AppDomain)(nil)).Set("checked_at = ?", now).
 		Set("state = CASE WHEN state = ? THEN state ELSE ? END", DomainVerified, DomainFailed).
 		Set("last_error = CASE WHEN state = ? THEN last_error ELSE ? END", DomainVerified, msg).
 		Where("app_id = ? AND domain = ?", appID, domain).Exec(ctx)
@@ -270,7 +270,7 @@ type DomainRoute struct {
 // server routes hosts by (and an ACME on-demand policy may ask).
 func (s *Storage) VerifiedDomains(ctx context.Context) ([]DomainRoute, error) {
 	var out []DomainRoute
-	err := s.DB.NewSelect().TableExpr("app_domains AS d").Join("JOIN apps AS a ON a.id = d.app_id").
+	err := s.db.NewSelect().TableExpr("app_domains AS d").Join("JOIN apps AS a ON a.id = d.app_id").
 		ColumnExpr("d.domain, d.app_id, a.name AS app_name").Where("d.state = ?", DomainVerified).
 		OrderExpr("d.domain").Scan(ctx, &out)
 	if err != nil {
@@ -288,7 +288,7 @@ type DomainListing struct {
 // ListDomains lists every app's domain, verified or not.
 func (s *Storage) ListDomains(ctx context.Context) ([]DomainListing, error) {
 	var out []DomainListing
-	err := s.DB.NewSelect().Model(&out).ColumnExpr("app_domain.*, a.name AS app_name").
+	err := s.db.NewSelect().Model(&out).ColumnExpr("app_domain.*, a.name AS app_name").
 		Join("JOIN apps AS a ON a.id = app_domain.app_id").OrderExpr("app_domain.domain").Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list domains: %w", err)
@@ -321,12 +321,12 @@ func (s *Storage) CreateDomainSignIn(ctx context.Context, token, domain string) 
 	code := NewSessionToken()
 	row := &DomainSignIn{Code: sessionID(code), Domain: domain, SessionID: sessionID(token), UserID: user.ID,
 		ExpiresAt: time.Now().UTC().Add(DomainSignInTTL)}
-	if _, err := s.DB.NewInsert().Model(row).Exec(ctx); err != nil {
+	if _, err := s.db.NewInsert().Model(row).Exec(ctx); err != nil {
 		return "", fmt.Errorf("create sign-in code: %w", err)
 	}
 	// Codes nobody exchanged are dropped by the next one made.
-	if _, err := s.DB.NewDelete().Model((*DomainSignIn)(nil)).Where("expires_at < ?", time.Now().UTC().Add(-time.Hour)).Exec(ctx); err != nil {
-		s.Logger.Debug("drop old sign-in codes", "err", err)
+	if _, err := s.db.NewDelete().Model((*DomainSignIn)(nil)).Where("expires_at < ?", time.Now().UTC().Add(-time.Hour)).Exec(ctx); err != nil {
+		s.logger.Debug("drop old sign-in codes", "err", err)
 	}
 	return code, nil
 }
@@ -340,7 +340,7 @@ func (s *Storage) ExchangeDomainSignIn(ctx context.Context, code, domain, userAg
 		return "", ErrTokenInvalid
 	}
 	var rows []DomainSignIn
-	if err := s.DB.NewDelete().Model(&rows).Where("code = ?", sessionID(code)).Returning("*").Scan(ctx); err != nil && !errors.Is(err, sql.ErrNoRows) {
+	if err := s.db.NewDelete().Model(&rows).Where("code = ?", sessionID(code)).Returning("*").Scan(ctx); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return "", fmt.Errorf("spend sign-in code: %w", err)
 	}
 	if len(rows) != 1 || rows[0].Domain != domain || time.Now().After(rows[0].ExpiresAt) {
@@ -349,7 +349,7 @@ func (s *Storage) ExchangeDomainSignIn(ctx context.Context, code, domain, userAg
 	row := rows[0]
 	// The auth host's session must still be live: a code made before a
 	// sign-out signs nobody in.
-	live, err := s.DB.NewSelect().Model((*Session)(nil)).Where("id = ? AND expires_at > ?", row.SessionID, time.Now()).Exists(ctx)
+	live, err := s.db.NewSelect().Model((*Session)(nil)).Where("id = ? AND expires_at > ?", row.SessionID, time.Now()).Exists(ctx)
 	if err != nil {
 		return "", fmt.Errorf("check session: %w", err)
 	}

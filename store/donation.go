@@ -86,7 +86,7 @@ func (s *Storage) CreateDonation(ctx context.Context, in NewDonation) (*Donation
 	}
 	d := &Donation{ID: NewID(), AppID: in.AppID, UserID: in.UserID, Amount: in.Amount, Currency: DonationCurrency,
 		Message: in.Message, Status: DonationPending, CreatedAt: time.Now().UTC()}
-	if _, err := s.DB.NewInsert().Model(d).Exec(ctx); err != nil {
+	if _, err := s.db.NewInsert().Model(d).Exec(ctx); err != nil {
 		return nil, fmt.Errorf("create donation: %w", err)
 	}
 	return d, nil
@@ -161,7 +161,7 @@ func (s *Storage) PayDonationFromWallet(ctx context.Context, appID, userID, dona
 // start (which the provider's idempotency key makes the same intent)
 // changes nothing.
 func (s *Storage) AttachDonationPayment(ctx context.Context, donationID, method, ref string) error {
-	res, err := s.DB.NewUpdate().Model((*Donation)(nil)).Set("payment_method = ?", method).Set("payment_ref = ?", ref).
+	res, err := s.db.NewUpdate().Model((*Donation)(nil)).Set("payment_method = ?", method).Set("payment_ref = ?", ref).
 		Where("id = ? AND status = ? AND (payment_ref = '' OR payment_ref = ?)", donationID, DonationPending, ref).
 		Exec(ctx)
 	if err != nil {
@@ -274,7 +274,7 @@ func strayDonationPayment(ctx context.Context, tx bun.Tx, d *Donation, method, r
 // DonationTiers are the app's Achievement Tiers, lowest first.
 func (s *Storage) DonationTiers(ctx context.Context, appID string) ([]DonationTier, error) {
 	tiers := []DonationTier{}
-	if err := s.DB.NewSelect().Model(&tiers).Where("app_id = ?", appID).
+	if err := s.db.NewSelect().Model(&tiers).Where("app_id = ?", appID).
 		Order("required_amount ASC", "position ASC").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load donation tiers: %w", err)
 	}
@@ -322,7 +322,7 @@ func (s *Storage) DonorBadges(ctx context.Context, appID string, userIDs []strin
 		UserID string `bun:"user_id"`
 		Total  int64  `bun:"total"`
 	}
-	if err := s.DB.NewSelect().Model((*Donation)(nil)).ColumnExpr("user_id, SUM(amount) AS total").
+	if err := s.db.NewSelect().Model((*Donation)(nil)).ColumnExpr("user_id, SUM(amount) AS total").
 		Where("app_id = ? AND status = ? AND user_id IN (?)", appID, DonationPaid, bun.List(userIDs)).
 		GroupExpr("user_id").Scan(ctx, &rows); err != nil {
 		return nil, nil, fmt.Errorf("sum donations: %w", err)
@@ -369,7 +369,7 @@ type DonationTotals struct {
 func (s *Storage) Donations(ctx context.Context, appID string, page, limit int) ([]DonationView, DonationTotals, Pagination, error) {
 	page, limit = ClampPage(page, limit)
 	var totals DonationTotals
-	if err := s.DB.NewSelect().Model((*Donation)(nil)).
+	if err := s.db.NewSelect().Model((*Donation)(nil)).
 		ColumnExpr("COUNT(*) AS count, COALESCE(SUM(amount), 0) AS amount, COUNT(DISTINCT user_id) AS donors").
 		Where("app_id = ? AND status = ?", appID, DonationPaid).Scan(ctx, &totals.Count, &totals.Amount, &totals.Donors); err != nil {
 		return nil, totals, Pagination{}, fmt.Errorf("total donations: %w", err)
@@ -378,7 +378,7 @@ func (s *Storage) Donations(ctx context.Context, appID string, page, limit int) 
 		Donation
 		Username string `bun:"username"`
 	}
-	if err := s.DB.NewSelect().TableExpr("donations AS d").ColumnExpr("d.*").ColumnExpr("u.username").
+	if err := s.db.NewSelect().TableExpr("donations AS d").ColumnExpr("d.*").ColumnExpr("u.username").
 		Join("JOIN users AS u ON u.id = d.user_id").
 		Where("d.app_id = ? AND d.status = ?", appID, DonationPaid).
 		OrderExpr("d.processed_at DESC, d.id DESC").Limit(int64(limit)).Offset(int64((page-1)*limit)).Scan(ctx, &rows); err != nil {
@@ -397,7 +397,7 @@ func (s *Storage) Donations(ctx context.Context, appID string, page, limit int) 
 // DonationByID loads one donation.
 func (s *Storage) DonationByID(ctx context.Context, id string) (*Donation, error) {
 	d := new(Donation)
-	if err := selectOne(ctx, s.DB.NewSelect().Model(d).Where("id = ?", id), "donation"); err != nil {
+	if err := selectOne(ctx, s.db.NewSelect().Model(d).Where("id = ?", id), "donation"); err != nil {
 		return nil, err
 	}
 	return d, nil

@@ -47,7 +47,7 @@ func (s *Storage) events(ctx context.Context, appID string, f EventFilter, now t
 	page, limit := ClampPage(f.Page, f.Limit)
 	now = now.UTC()
 	var events []Event
-	q := s.DB.NewSelect().Model(&events).Where("app_id = ? AND hidden = ''", appID)
+	q := s.db.NewSelect().Model(&events).Where("app_id = ? AND hidden = ''", appID)
 	q = f.Apply(q).
 		OrderExpr("CASE WHEN end_date >= ? THEN 0 ELSE 1 END ASC", now).
 		OrderExpr("CASE WHEN end_date >= ? THEN start_date END ASC", now).
@@ -58,7 +58,7 @@ func (s *Storage) events(ctx context.Context, appID string, f EventFilter, now t
 	}
 	// The total is counted once per app version and filter (listTotal).
 	total, err := s.listTotal(ctx, appID, "events:"+eventFilterKey(f), func(ctx context.Context) (int, error) {
-		n, err := f.Apply(s.DB.NewSelect().Model((*Event)(nil)).Where("app_id = ? AND hidden = ''", appID)).Count(ctx)
+		n, err := f.Apply(s.db.NewSelect().Model((*Event)(nil)).Where("app_id = ? AND hidden = ''", appID)).Count(ctx)
 		if err != nil {
 			return 0, fmt.Errorf("count events of app %s: %w", appID, err)
 		}
@@ -67,7 +67,7 @@ func (s *Storage) events(ctx context.Context, appID string, f EventFilter, now t
 	if err != nil {
 		return nil, err
 	}
-	views, err := s.eventViews(ctx, s.DB, events)
+	views, err := s.eventViews(ctx, s.db, events)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func (s *Storage) events(ctx context.Context, appID string, f EventFilter, now t
 // calendar feed.
 func (s *Storage) UpcomingEvents(ctx context.Context, appID string, now time.Time, limit int) ([]Event, error) {
 	var events []Event
-	if err := s.DB.NewSelect().Model(&events).Where("app_id = ? AND end_date >= ? AND hidden = ''", appID, now.UTC()).
+	if err := s.db.NewSelect().Model(&events).Where("app_id = ? AND end_date >= ? AND hidden = ''", appID, now.UTC()).
 		OrderExpr("start_date ASC, id ASC").Limit(int64(limit)).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("list upcoming events of app %s: %w", appID, err)
 	}
@@ -88,7 +88,7 @@ func (s *Storage) UpcomingEvents(ctx context.Context, appID string, now time.Tim
 // EventByID loads a raw event, or ErrNotFound.
 func (s *Storage) EventByID(ctx context.Context, id string) (*Event, error) {
 	e := new(Event)
-	if err := selectOne(ctx, s.DB.NewSelect().Model(e).Where("id = ?", id), "event "+id); err != nil {
+	if err := selectOne(ctx, s.db.NewSelect().Model(e).Where("id = ?", id), "event "+id); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -96,7 +96,7 @@ func (s *Storage) EventByID(ctx context.Context, id string) (*Event, error) {
 
 // EventView hydrates one event for viewerID ("" for none).
 func (s *Storage) EventView(ctx context.Context, e *Event, viewerID string) (*EventView, error) {
-	views, err := s.eventViews(ctx, s.DB, []Event{*e})
+	views, err := s.eventViews(ctx, s.db, []Event{*e})
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +116,7 @@ func (s *Storage) fillViewer(ctx context.Context, views []EventView, viewerID st
 		ids[i] = v.ID
 	}
 	var rows []Attendee
-	if err := s.DB.NewSelect().Model(&rows).Where("user_id = ? AND event_id IN (?)", viewerID, bun.List(ids)).
+	if err := s.db.NewSelect().Model(&rows).Where("user_id = ? AND event_id IN (?)", viewerID, bun.List(ids)).
 		Scan(ctx); err != nil {
 		return fmt.Errorf("load attendance of %s: %w", viewerID, err)
 	}

@@ -29,14 +29,14 @@ func EventTicket(ctx context.Context, db bun.IDB, eventID string) (*StoreItem, e
 
 // EventTicket is EventTicket on the storage's database.
 func (s *Storage) EventTicket(ctx context.Context, eventID string) (*StoreItem, error) {
-	return EventTicket(ctx, s.DB, eventID)
+	return EventTicket(ctx, s.db, eventID)
 }
 
 // EventOptions lists an app's events for the ticket item form's event
 // picker, soonest first.
 func (s *Storage) EventOptions(ctx context.Context, appID string) ([]EventOption, error) {
 	opts := []EventOption{}
-	if err := s.DB.NewSelect().Model((*Event)(nil)).Column("id", "name", "start_date").Where("app_id = ?", appID).
+	if err := s.db.NewSelect().Model((*Event)(nil)).Column("id", "name", "start_date").Where("app_id = ?", appID).
 		Order("start_date ASC", "id ASC").Limit(500).Scan(ctx, &opts); err != nil {
 		return nil, fmt.Errorf("list event options: %w", err)
 	}
@@ -132,5 +132,5 @@ func holdsTicket(ctx context.Context, db bun.IDB, eventID, userID, exceptOrderID
 // attendance belongs to the ticket, so they may leave and rejoin without
 // paying again while it is valid (refunds are how a ticket is given back).
 func (s *Storage) HoldsTicket(ctx context.Context, eventID, userID string) (bool, error) {
-	return holdsTicket(ctx, s.DB, eventID, userID, "")
+	return holdsTicket(ctx, s.db, eventID, userID, "")
 }

@@ -12,7 +12,7 @@ import (
 // holds afterwards; repeating it changes nothing.
 func (s *Storage) Follow(ctx context.Context, appID, userID string) (string, error) {
 	app := new(App)
-	if err := selectOne(ctx, s.DB.NewSelect().Model(app).Column("settings").Where("id = ?", appID), "app"); err != nil {
+	if err := selectOne(ctx, s.db.NewSelect().Model(app).Column("settings").Where("id = ?", appID), "app"); err != nil {
 		return "", fmt.Errorf("follow app %s: %w", appID, err)
 	}
 	welcome := app.Settings.Wallet.WelcomeCredit

@@ -155,7 +155,7 @@ type ItemPage struct {
 // ShopByID loads a store row.
 func (s *Storage) ShopByID(ctx context.Context, id string) (*Shop, error) {
 	st := new(Shop)
-	if err := selectOne(ctx, s.DB.NewSelect().Model(st).Where("id = ?", id), "store "+id); err != nil {
+	if err := selectOne(ctx, s.db.NewSelect().Model(st).Where("id = ?", id), "store "+id); err != nil {
 		return nil, err
 	}
 	return st, nil
@@ -164,7 +164,7 @@ func (s *Storage) ShopByID(ctx context.Context, id string) (*Shop, error) {
 // ShopOfApp loads the app's store row.
 func (s *Storage) ShopOfApp(ctx context.Context, appID string) (*Shop, error) {
 	st := new(Shop)
-	if err := selectOne(ctx, s.DB.NewSelect().Model(st).Where("app_id = ?", appID), "store of "+appID); err != nil {
+	if err := selectOne(ctx, s.db.NewSelect().Model(st).Where("app_id = ?", appID), "store of "+appID); err != nil {
 		return nil, err
 	}
 	return st, nil
@@ -175,7 +175,7 @@ func (s *Storage) ShopOfApp(ctx context.Context, appID string) (*Shop, error) {
 // A page is cached per app version (cachedList).
 func (s *Storage) Items(ctx context.Context, storeID string, f ItemFilter) (*ItemPage, error) {
 	var shop Shop
-	if err := selectOne(ctx, s.DB.NewSelect().Model(&shop).Column("app_id").Where("id = ?", storeID), "store "+storeID); err != nil {
+	if err := selectOne(ctx, s.db.NewSelect().Model(&shop).Column("app_id").Where("id = ?", storeID), "store "+storeID); err != nil {
 		return nil, err
 	}
 	page, limit := ClampPage(f.Page, f.Limit)
@@ -197,14 +197,14 @@ func (s *Storage) Items(ctx context.Context, storeID string, f ItemFilter) (*Ite
 func (s *Storage) items(ctx context.Context, storeID, appID string, f ItemFilter) (*ItemPage, error) {
 	page, limit := ClampPage(f.Page, f.Limit)
 	var items []StoreItem
-	q := s.DB.NewSelect().Model(&items).Where("store_item.store_id = ? AND store_item.deleted_at IS NULL AND store_item.type <> ?", storeID, ItemSubscription)
+	q := s.db.NewSelect().Model(&items).Where("store_item.store_id = ? AND store_item.deleted_at IS NULL AND store_item.type <> ?", storeID, ItemSubscription)
 	if err := f.Apply(q).Order("store_item.created_at DESC", "store_item.id DESC").
 		Limit(int64(limit)).Offset(int64((page - 1) * limit)).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load items of %s: %w", storeID, err)
 	}
 	// The total is counted once per app version and filter (listTotal).
 	total, err := s.listTotal(ctx, appID, "items:"+storeID+":"+f.key(), func(ctx context.Context) (int, error) {
-		q := s.DB.NewSelect().Model((*StoreItem)(nil)).Where("store_item.store_id = ? AND store_item.deleted_at IS NULL AND store_item.type <> ?", storeID, ItemSubscription)
+		q := s.db.NewSelect().Model((*StoreItem)(nil)).Where("store_item.store_id = ? AND store_item.deleted_at IS NULL AND store_item.type <> ?", storeID, ItemSubscription)
 		n, err := f.Apply(q).Count(ctx)
 		if err != nil {
 			return 0, fmt.Errorf("count items of %s: %w", storeID, err)
@@ -214,7 +214,7 @@ func (s *Storage) items(ctx context.Context, storeID, appID string, f ItemFilter
 	if err != nil {
 		return nil, err
 	}
-	views, err := s.itemViews(ctx, s.DB, items)
+	views, err := s.itemViews(ctx, s.db, items)
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +224,7 @@ func (s *Storage) items(ctx context.Context, storeID, appID string, f ItemFilter
 // ItemByID loads a live item (ErrNotFound once deleted).
 func (s *Storage) ItemByID(ctx context.Context, id string) (*StoreItem, error) {
 	it := new(StoreItem)
-	if err := selectOne(ctx, s.DB.NewSelect().Model(it).Where("id = ? AND deleted_at IS NULL", id), "item "+id); err != nil {
+	if err := selectOne(ctx, s.db.NewSelect().Model(it).Where("id = ? AND deleted_at IS NULL", id), "item "+id); err != nil {
 		return nil, err
 	}
 	return it, nil
@@ -232,7 +232,7 @@ func (s *Storage) ItemByID(ctx context.Context, id string) (*StoreItem, error) {
 
 // ItemView loads one item with its media, tags, variants and plan.
 func (s *Storage) ItemView(ctx context.Context, it *StoreItem) (*ItemView, error) {
-	views, err := s.itemViews(ctx, s.DB, []StoreItem{*it})
+	views, err := s.itemViews(ctx, s.db, []StoreItem{*it})
 	if err != nil {
 		return nil, err
 	}
@@ -405,7 +405,7 @@ func saveVariants(ctx context.Context, tx bun.Tx, it *StoreItem, in []VariantInp
 // keep their own copy of name and price.
 func (s *Storage) DeleteItem(ctx context.Context, it *StoreItem) error {
 	now := time.Now().UTC()
-	if _, err := s.DB.NewUpdate().Model((*StoreItem)(nil)).Set("deleted_at = ?", now).Set("updated_at = ?", now).
+	if _, err := s.db.NewUpdate().Model((*StoreItem)(nil)).Set("deleted_at = ?", now).Set("updated_at = ?", now).
 		Where("id = ?", it.ID).Exec(ctx); err != nil {
 		return fmt.Errorf("delete item: %w", err)
 	}

@@ -43,7 +43,7 @@ var ErrDownloadRevoked = errors.New("download no longer granted")
 
 // AddItemFile records a stored file of an item.
 func (s *Storage) AddItemFile(ctx context.Context, f *ItemFile) error {
-	if _, err := s.DB.NewInsert().Model(f).Exec(ctx); err != nil {
+	if _, err := s.db.NewInsert().Model(f).Exec(ctx); err != nil {
 		return fmt.Errorf("add item file: %w", err)
 	}
 	return nil
@@ -52,7 +52,7 @@ func (s *Storage) AddItemFile(ctx context.Context, f *ItemFile) error {
 // ItemFiles lists an item's files, oldest first.
 func (s *Storage) ItemFiles(ctx context.Context, itemID string) ([]ItemFile, error) {
 	files := []ItemFile{}
-	if err := s.DB.NewSelect().Model(&files).Where("store_item_id = ?", itemID).Order("created_at", "id").Scan(ctx); err != nil {
+	if err := s.db.NewSelect().Model(&files).Where("store_item_id = ?", itemID).Order("created_at", "id").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("item files: %w", err)
 	}
 	return files, nil
@@ -61,7 +61,7 @@ func (s *Storage) ItemFiles(ctx context.Context, itemID string) ([]ItemFile, err
 // ItemFileByID loads one file.
 func (s *Storage) ItemFileByID(ctx context.Context, id string) (*ItemFile, error) {
 	f := new(ItemFile)
-	if err := selectOne(ctx, s.DB.NewSelect().Model(f).Where("id = ?", id), "item file "+id); err != nil {
+	if err := selectOne(ctx, s.db.NewSelect().Model(f).Where("id = ?", id), "item file "+id); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -71,7 +71,7 @@ func (s *Storage) ItemFileByID(ctx context.Context, id string) (*ItemFile, error
 // conditional update: only a standing grant (paid, not refunded) of the
 // file's item to that buyer counts; otherwise ErrDownloadRevoked.
 func (s *Storage) CountDownload(ctx context.Context, orderID, userID string, f *ItemFile) error {
-	res, err := s.DB.NewUpdate().Model((*Entitlement)(nil)).Set("downloads = downloads + 1").
+	res, err := s.db.NewUpdate().Model((*Entitlement)(nil)).Set("downloads = downloads + 1").
 		Where("order_id = ? AND user_id = ? AND store_item_id = ? AND kind = ? AND revoked_at IS NULL",
 			orderID, userID, f.StoreItemID, EntitlementDownload).Exec(ctx)
 	if err != nil {

@@ -61,7 +61,7 @@ func (u *ItemUpload) PartBytes(number int) int64 {
 
 // AddItemUpload records an upload the storage has started.
 func (s *Storage) AddItemUpload(ctx context.Context, u *ItemUpload) error {
-	if _, err := s.DB.NewInsert().Model(u).Exec(ctx); err != nil {
+	if _, err := s.db.NewInsert().Model(u).Exec(ctx); err != nil {
 		return fmt.Errorf("add item upload: %w", err)
 	}
 	u.Parts = []ItemUploadPart{}
@@ -70,7 +70,7 @@ func (s *Storage) AddItemUpload(ctx context.Context, u *ItemUpload) error {
 
 // ItemUploadByID loads an upload with the parts stored so far.
 func (s *Storage) ItemUploadByID(ctx context.Context, id string) (*ItemUpload, error) {
-	return itemUpload(ctx, s.DB, id)
+	return itemUpload(ctx, s.db, id)
 }
 
 func itemUpload(ctx context.Context, db bun.IDB, id string) (*ItemUpload, error) {
@@ -89,7 +89,7 @@ func itemUpload(ctx context.Context, db bun.IDB, id string) (*ItemUpload, error)
 // earlier record, as the storage replaced its bytes. An upload that is gone
 // (completed or aborted meanwhile) is ErrNotFound.
 func (s *Storage) SaveUploadPart(ctx context.Context, p *ItemUploadPart) error {
-	_, err := s.DB.NewInsert().Model(p).
+	_, err := s.db.NewInsert().Model(p).
 		On("CONFLICT (upload_id, number) DO UPDATE").Set("size = EXCLUDED.size").Set("etag = EXCLUDED.etag").Exec(ctx)
 	if err != nil {
 		if _, gone := s.ItemUploadByID(ctx, p.UploadID); errors.Is(gone, ErrNotFound) {

@@ -99,14 +99,14 @@ func (s *Storage) AppIDOf(ctx context.Context, idOrName string) (string, error) 
 	if LooksLikeID(idOrName) {
 		return idOrName, nil
 	}
-	if b, ok, err := s.Cache.Get(ctx, appIDKey(idOrName)); err == nil && ok {
+	if b, ok, err := s.cache.Get(ctx, appIDKey(idOrName)); err == nil && ok {
 		return string(b), nil
 	}
 	app, err := s.AppByIDOrName(ctx, idOrName)
 	if err != nil {
 		return "", err
 	}
-	if err := s.Cache.Set(ctx, appIDKey(app.Name), []byte(app.ID), LandingTTL); err != nil {
+	if err := s.cache.Set(ctx, appIDKey(app.Name), []byte(app.ID), LandingTTL); err != nil {
 		s.cacheWarn("app id cache write failed", err)
 	}
 	return app.ID, nil
@@ -211,7 +211,7 @@ func (s *Storage) landingContent(ctx context.Context, appID, version string) (*A
 		s.landingContentMemo.Store(appID, landingMemoEntry{key: key, view: view, expires: time.Now().Add(LandingTTL)})
 		return view
 	}
-	b, ok, cacheErr := s.Cache.Get(ctx, key)
+	b, ok, cacheErr := s.cache.Get(ctx, key)
 	if cacheErr != nil {
 		s.cacheWarn("landing cache read failed; using the database", cacheErr)
 	} else if ok {
@@ -224,7 +224,7 @@ func (s *Storage) landingContent(ctx context.Context, appID, version string) (*A
 	if err != nil {
 		return nil, err
 	}
-	s.LandingBuildCount.Add(1)
+	s.landingBuildCount.Add(1)
 	view, err := s.buildLanding(ctx, app, time.Now())
 	if err != nil {
 		return nil, err
@@ -232,7 +232,7 @@ func (s *Storage) landingContent(ctx context.Context, appID, version string) (*A
 	// A cache that just failed to read is not asked to write: when Redis is
 	// down each page pays its timeout once, not twice.
 	if b, err := json.Marshal(view); err == nil && cacheErr == nil && key != "" {
-		if err := s.Cache.Set(ctx, key, b, LandingTTL); err != nil {
+		if err := s.cache.Set(ctx, key, b, LandingTTL); err != nil {
 			s.cacheWarn("landing cache write failed", err)
 		}
 	}
@@ -248,7 +248,7 @@ type landingCounts struct {
 
 func (s *Storage) landingEngagement(ctx context.Context, appID, version string, base *AppView) (*landingCounts, error) {
 	key := landingCountsKey(appID, version)
-	b, ok, cacheErr := s.Cache.Get(ctx, key)
+	b, ok, cacheErr := s.cache.Get(ctx, key)
 	if cacheErr == nil && ok {
 		var counts landingCounts
 		if err := json.Unmarshal(b, &counts); err == nil {
@@ -259,13 +259,13 @@ func (s *Storage) landingEngagement(ctx context.Context, appID, version string, 
 	if err != nil {
 		return nil, fmt.Errorf("landing engagement: %w", err)
 	}
-	members, err := s.DB.NewSelect().Model((*Membership)(nil)).Where("app_id = ?", appID).Count(ctx)
+	members, err := s.db.NewSelect().Model((*Membership)(nil)).Where("app_id = ?", appID).Count(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("count members: %w", err)
 	}
 	counts.Members = int(members)
 	if b, err := json.Marshal(counts); err == nil && cacheErr == nil {
-		if err := s.Cache.Set(ctx, key, b, LandingTTL); err != nil {
+		if err := s.cache.Set(ctx, key, b, LandingTTL); err != nil {
 			s.cacheWarn("landing counts cache write failed", err)
 		}
 	}
@@ -321,7 +321,7 @@ func (s *Storage) InvalidateLanding(ctx context.Context, appIDOrName string) {
 	appID, err := s.AppIDOf(ctx, appIDOrName)
 	if err != nil {
 		if !errors.Is(err, ErrNotFound) {
-			s.Logger.Warn("landing invalidation: app lookup failed", "app", appIDOrName, "err", err)
+			s.logger.Warn("landing invalidation: app lookup failed", "app", appIDOrName, "err", err)
 		}
 		return
 	}
@@ -331,7 +331,7 @@ func (s *Storage) InvalidateLanding(ctx context.Context, appIDOrName string) {
 var bioPolicy = bluemonday.UGCPolicy()
 
 func (s *Storage) buildLanding(ctx context.Context, app *App, now time.Time) (*AppView, error) {
-	db := s.DB
+	db := s.db
 	view := &AppView{
 		ID: app.ID, Name: app.Name, Status: app.Status, Version: app.Version, Unpublished: app.Unpublished,
 		Description: app.Description, Bio: bioPolicy.Sanitize(app.Bio), Settings: app.Settings,
@@ -420,18 +420,18 @@ func (s *Storage) landingCommunity(ctx context.Context, app *App, view *AppView)
 	if !app.Settings.Features.Community.Enabled {
 		return nil
 	}
-	posts, err := s.DB.NewSelect().Model((*Message)(nil)).
+	posts, err := s.db.NewSelect().Model((*Message)(nil)).
 		Where("community_id = ? AND type = ? AND hidden = ''", community.ID, MessagePost).Count(ctx)
 	if err != nil {
 		return fmt.Errorf("count posts: %w", err)
 	}
 	cv.Count.Posts = int(posts)
 	var recent []Message
-	if err := s.DB.NewSelect().Model(&recent).Where("community_id = ? AND type = ? AND hidden = ''", community.ID, MessagePost).
+	if err := s.db.NewSelect().Model(&recent).Where("community_id = ? AND type = ? AND hidden = ''", community.ID, MessagePost).
 		Order("created_at DESC", "id DESC").Limit(landingPosts).Scan(ctx); err != nil {
 		return fmt.Errorf("load recent posts: %w", err)
 	}
-	if cv.Posts, err = s.messageViews(ctx, s.DB, recent); err != nil {
+	if cv.Posts, err = s.messageViews(ctx, s.db, recent); err != nil {
 		return err
 	}
 	view.RecentPosts = cv.Posts
@@ -440,7 +440,7 @@ func (s *Storage) landingCommunity(ctx context.Context, app *App, view *AppView)
 
 func (s *Storage) landingStore(ctx context.Context, app *App, view *AppView) error {
 	shop := new(Shop)
-	err := selectOne(ctx, s.DB.NewSelect().Model(shop).Where("app_id = ?", app.ID), "store of "+app.ID)
+	err := selectOne(ctx, s.db.NewSelect().Model(shop).Where("app_id = ?", app.ID), "store of "+app.ID)
 	if errors.Is(err, ErrNotFound) {
 		return nil // an app without a store row simply shows no items
 	}
@@ -448,11 +448,11 @@ func (s *Storage) landingStore(ctx context.Context, app *App, view *AppView) err
 		return err
 	}
 	var items []StoreItem
-	if err := s.DB.NewSelect().Model(&items).Where("store_id = ? AND is_featured = ? AND deleted_at IS NULL AND type <> ?", shop.ID, true, ItemSubscription).
+	if err := s.db.NewSelect().Model(&items).Where("store_id = ? AND is_featured = ? AND deleted_at IS NULL AND type <> ?", shop.ID, true, ItemSubscription).
 		Order("created_at DESC", "id DESC").Limit(landingItems).Scan(ctx); err != nil {
 		return fmt.Errorf("load featured items: %w", err)
 	}
-	featured, err := s.itemViews(ctx, s.DB, items)
+	featured, err := s.itemViews(ctx, s.db, items)
 	if err != nil {
 		return err
 	}

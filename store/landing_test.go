@@ -20,14 +20,19 @@ import (
 
 func seeded(t *testing.T, db *bun.DB, cache store.Cache) *store.Storage {
 	t.Helper()
+	return store.New(seededOptions(t, db, cache))
+}
+
+// seededOptions seeds the demo into db and answers the options of a store
+// over it, for a test that changes them or builds a second store alike.
+func seededOptions(t *testing.T, db *bun.DB, cache store.Cache) store.Options {
+	t.Helper()
 	files := &media.Local{Dir: t.TempDir(), BaseURL: "http://test", Key: []byte("k")}
 	if err := seed.Demo(context.Background(), db, files); err != nil {
 		t.Fatalf("seed: %v", err)
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	st := store.NewStorage(db, cache, media.Signer{Storage: files}, logger)
-	st.MediaURL = "http://test"
-	return st
+	return store.Options{DB: db, Cache: cache, Media: media.Signer{Storage: files}, MediaURL: "http://test", Logger: logger}
 }
 
 func testRedis(t *testing.T) *store.RedisCache {
@@ -133,7 +138,7 @@ func insertPost(t *testing.T, s *store.Storage, app *store.AppView, content stri
 	msg := &store.Message{ID: store.NewID(), AppID: app.ID, CommunityID: app.Community.ID,
 		SenderID: app.RecentPosts[0].SenderID, Type: store.MessagePost, Content: content,
 		CreatedAt: time.Now().Add(time.Minute)}
-	if _, err := s.DB.NewInsert().Model(msg).Exec(context.Background()); err != nil {
+	if _, err := s.DB().NewInsert().Model(msg).Exec(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -187,7 +192,7 @@ func TestLandingWhenRedisIsDown(t *testing.T) {
 	}
 	// With the cache dead, a write and its invalidation still reach the
 	// next reader: nothing stale was served from anywhere.
-	if _, err := s.DB.NewUpdate().Model((*store.App)(nil)).Set("bio = ?", "<p>changed while redis was down</p>").
+	if _, err := s.DB().NewUpdate().Model((*store.App)(nil)).Set("bio = ?", "<p>changed while redis was down</p>").
 		Where("id = ?", v.ID).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +246,7 @@ func TestLikeKeepsLandingCache(t *testing.T) {
 	post := before.RecentPosts[0]
 	// A change the cache does not know of: it stays invisible while the
 	// cached landing is kept.
-	if _, err := s.DB.NewUpdate().Model((*store.App)(nil)).Set("bio = ?", "<p>not yet seen</p>").
+	if _, err := s.DB().NewUpdate().Model((*store.App)(nil)).Set("bio = ?", "<p>not yet seen</p>").
 		Where("id = ?", before.ID).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -23,10 +23,9 @@ func TestLandingAfterRedisOutageShowsTheWrite(t *testing.T) {
 	db := storetest.Postgres(t)
 	client, proxy := storetest.RedisBehindProxy(t)
 	prefix := fmt.Sprintf("test:%s:%d:", t.Name(), time.Now().UnixNano())
-	reader := seeded(t, db, &store.RedisCache{Client: client, Prefix: prefix})
-	reader.Redis = client
-	writer := store.NewStorage(db, &store.RedisCache{Client: client, Prefix: prefix}, reader.Media, reader.Logger)
-	writer.Redis = client
+	opts := seededOptions(t, db, &store.RedisCache{Client: client, Prefix: prefix})
+	opts.Redis = client
+	reader, writer := store.New(opts), store.New(opts)
 	watch, stop := context.WithCancel(ctx)
 	defer stop()
 	go reader.WatchPageVersions(watch)
@@ -65,8 +64,8 @@ func TestLandingReadsRacingWritesEndFresh(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db := storetest.Postgres(t)
-	s := seeded(t, db, testRedis(t))
-	other := store.NewStorage(db, s.Cache, s.Media, s.Logger)
+	opts := seededOptions(t, db, testRedis(t))
+	s, other := store.New(opts), store.New(opts)
 	if _, err := s.Landing(ctx, "demo"); err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,7 @@ type LinkIcon struct {
 // asked for.
 func (s *Storage) LinkIcon(ctx context.Context, domain string) (*LinkIcon, error) {
 	ic := new(LinkIcon)
-	if err := selectOne(ctx, s.DB.NewSelect().Model(ic).Where("domain = ?", domain), "link icon"); err != nil {
+	if err := selectOne(ctx, s.db.NewSelect().Model(ic).Where("domain = ?", domain), "link icon"); err != nil {
 		return nil, err
 	}
 	return ic, nil
@@ -53,7 +53,7 @@ func ClaimLinkIcon(ctx context.Context, tx bun.IDB, domain string) (bool, error)
 // SaveLinkIcon records the fetch's outcome: OK with the image, or MISSING.
 func (s *Storage) SaveLinkIcon(ctx context.Context, domain, status, contentType string, body []byte) error {
 	now := time.Now().UTC()
-	if _, err := s.DB.NewUpdate().Model((*LinkIcon)(nil)).
+	if _, err := s.db.NewUpdate().Model((*LinkIcon)(nil)).
 		Set("status = ?", status).Set("content_type = ?", contentType).Set("body = ?", body).Set("fetched_at = ?", now).
 		Where("domain = ?", domain).Exec(ctx); err != nil {
 		return fmt.Errorf("save link icon %s: %w", domain, err)

@@ -36,7 +36,7 @@ func (s *Storage) cachedList(ctx context.Context, appID, key string, out any, lo
 // caller that loads fills its own out; the others decode what it loaded.
 func (s *Storage) cachedListAt(ctx context.Context, appID, v, key string, out any, load func(context.Context) error) error {
 	full := "list:" + appID + ":" + v + ":" + key
-	if b, ok, err := s.Cache.Get(ctx, full); err == nil && ok {
+	if b, ok, err := s.cache.Get(ctx, full); err == nil && ok {
 		if json.Unmarshal(b, out) == nil {
 			return nil
 		}
@@ -53,7 +53,7 @@ func (s *Storage) cachedListAt(ctx context.Context, appID, v, key string, out an
 		if err != nil {
 			return nil, fmt.Errorf("encode list page: %w", err)
 		}
-		if err := s.Cache.Set(ctx, full, b, listCacheTTL); err != nil {
+		if err := s.cache.Set(ctx, full, b, listCacheTTL); err != nil {
 			s.cacheWarn("list page not cached", err, "app", appID)
 		}
 		return b, nil

@@ -22,7 +22,7 @@ func (s *Storage) listTotal(ctx context.Context, appID, key string, count func(c
 		return count(ctx)
 	}
 	full := "list-total:" + appID + ":" + v + ":" + key
-	if b, ok, err := s.Cache.Get(ctx, full); err == nil && ok {
+	if b, ok, err := s.cache.Get(ctx, full); err == nil && ok {
 		if n, err := strconv.Atoi(string(b)); err == nil {
 			return n, nil
 		}
@@ -31,7 +31,7 @@ func (s *Storage) listTotal(ctx context.Context, appID, key string, count func(c
 	if err != nil {
 		return 0, err
 	}
-	if err := s.Cache.Set(ctx, full, []byte(strconv.Itoa(n)), listTotalTTL); err != nil {
+	if err := s.cache.Set(ctx, full, []byte(strconv.Itoa(n)), listTotalTTL); err != nil {
 		s.cacheWarn("list total not cached", err, "app", appID)
 	}
 	return n, nil

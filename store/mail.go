@@ -162,7 +162,7 @@ func MailMember(ctx context.Context, db bun.IDB, m OutgoingMail) (bool, error) {
 // MailByID loads a mail for its send job.
 func (s *Storage) MailByID(ctx context.Context, id string) (*Mail, error) {
 	m := new(Mail)
-	if err := selectOne(ctx, s.DB.NewSelect().Model(m).Where("id = ?", id), "mail"); err != nil {
+	if err := selectOne(ctx, s.db.NewSelect().Model(m).Where("id = ?", id), "mail"); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -170,7 +170,7 @@ func (s *Storage) MailByID(ctx context.Context, id string) (*Mail, error) {
 
 // MarkMailSent records that a mail went out; only the first call counts.
 func (s *Storage) MarkMailSent(ctx context.Context, id string, at time.Time) error {
-	if _, err := s.DB.NewUpdate().Model((*Mail)(nil)).Set("sent_at = ?", at).
+	if _, err := s.db.NewUpdate().Model((*Mail)(nil)).Set("sent_at = ?", at).
 		Where("id = ? AND sent_at IS NULL", id).Exec(ctx); err != nil {
 		return fmt.Errorf("mark mail sent: %w", err)
 	}
@@ -230,7 +230,7 @@ type UnsubscribeTarget struct {
 // caused the unsubscribe, for the creator's counts).
 func (s *Storage) unsubscribeTarget(ctx context.Context, token string, apply bool) (*UnsubscribeTarget, error) {
 	m := new(Mail)
-	err := selectOne(ctx, s.DB.NewSelect().Model(m).Where("unsubscribe_token = ?", token), "mail")
+	err := selectOne(ctx, s.db.NewSelect().Model(m).Where("unsubscribe_token = ?", token), "mail")
 	if err == nil {
 		if m.UserID == nil || m.AppID == nil {
 			return nil, ErrNotFound
@@ -241,11 +241,11 @@ func (s *Storage) unsubscribeTarget(ctx context.Context, token string, apply boo
 		return nil, err
 	}
 	r := new(NewsletterRecipient)
-	if err := selectOne(ctx, s.DB.NewSelect().Model(r).Where("unsubscribe_token = ?", token), "mail"); err != nil {
+	if err := selectOne(ctx, s.db.NewSelect().Model(r).Where("unsubscribe_token = ?", token), "mail"); err != nil {
 		return nil, err
 	}
 	if apply {
-		if _, err := s.DB.NewUpdate().Model((*NewsletterRecipient)(nil)).Set("unsubscribed_at = ?", time.Now().UTC()).
+		if _, err := s.db.NewUpdate().Model((*NewsletterRecipient)(nil)).Set("unsubscribed_at = ?", time.Now().UTC()).
 			Where("id = ? AND unsubscribed_at IS NULL", r.ID).Exec(ctx); err != nil {
 			return nil, fmt.Errorf("unsubscribe: %w", err)
 		}
@@ -264,7 +264,7 @@ func (s *Storage) UnsubscribeByToken(ctx context.Context, token string, apply bo
 	if err != nil {
 		return nil, err
 	}
-	if err := s.DB.NewSelect().Table("apps").Column("name").Where("id = ?", t.AppID).Scan(ctx, &t.AppName); err != nil {
+	if err := s.db.NewSelect().Table("apps").Column("name").Where("id = ?", t.AppID).Scan(ctx, &t.AppName); err != nil {
 		return nil, fmt.Errorf("unsubscribe: load app: %w", err)
 	}
 	if !apply {

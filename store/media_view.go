@@ -63,9 +63,9 @@ func (s *Storage) mediaView(ctx context.Context, m *Media, public, restricted bo
 	stable := (public || restricted) && m.Status == MediaUploaded
 	urlOf := func(key, variant string) (string, error) {
 		if stable {
-			return s.MediaURL + PublicMediaPath(m.ID, variant), nil
+			return s.mediaURL + PublicMediaPath(m.ID, variant), nil
 		}
-		u, err := s.Media.SignedURL(ctx, key)
+		u, err := s.media.SignedURL(ctx, key)
 		if err != nil {
 			return "", fmt.Errorf("sign media %s: %w", m.ID, err)
 		}
@@ -179,7 +179,7 @@ type ServedMedia struct {
 // MediaForServing loads a media row and who may load its file. The files
 // of a suspended app are not found: the app is offline.
 func (s *Storage) MediaForServing(ctx context.Context, id string) (ServedMedia, error) {
-	rows, err := s.mediaRows(ctx, s.DB, []string{id})
+	rows, err := s.mediaRows(ctx, s.db, []string{id})
 	if err != nil {
 		return ServedMedia{}, err
 	}
@@ -193,7 +193,7 @@ func (s *Storage) MediaForServing(ctx context.Context, id string) (ServedMedia, 
 // file is part of (CanRead, in SQL): a file of a locked post opens for no
 // one else, whatever URL they hold.
 func (s *Storage) MediaReadable(ctx context.Context, mediaID string, r Reader) (bool, error) {
-	q := s.DB.NewSelect().TableExpr("message_attachments AS ma").Join("JOIN messages AS msg ON msg.id = ma.message_id").
+	q := s.db.NewSelect().TableExpr("message_attachments AS ma").Join("JOIN messages AS msg ON msg.id = ma.message_id").
 		Where("ma.media_id = ?", mediaID)
 	n, err := ReadableWhere(q, "msg", r).Count(ctx)
 	if err != nil {
@@ -202,7 +202,7 @@ func (s *Storage) MediaReadable(ctx context.Context, mediaID string, r Reader) (
 	if n > 0 {
 		return true, nil
 	}
-	q = s.DB.NewSelect().TableExpr("event_media AS em").Join("JOIN events AS ev ON ev.id = em.event_id").
+	q = s.db.NewSelect().TableExpr("event_media AS em").Join("JOIN events AS ev ON ev.id = em.event_id").
 		Where("em.media_id = ?", mediaID)
 	if n, err = ReadableWhere(q, "ev", r).Count(ctx); err != nil {
 		return false, fmt.Errorf("check event media readers: %w", err)
@@ -212,7 +212,7 @@ func (s *Storage) MediaReadable(ctx context.Context, mediaID string, r Reader) (
 
 // MediaByID loads one media view, or ErrNotFound.
 func (s *Storage) MediaByID(ctx context.Context, id string) (MediaView, error) {
-	views, err := s.mediaViews(ctx, s.DB, []string{id})
+	views, err := s.mediaViews(ctx, s.db, []string{id})
 	if err != nil {
 		return MediaView{}, err
 	}

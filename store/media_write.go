@@ -10,7 +10,7 @@ import (
 // CreateMedia inserts a PENDING media record; the server chose its Path.
 func (s *Storage) CreateMedia(ctx context.Context, m *Media) (MediaView, error) {
 	m.Status = MediaPending
-	if _, err := s.DB.NewInsert().Model(m).Exec(ctx); err != nil {
+	if _, err := s.db.NewInsert().Model(m).Exec(ctx); err != nil {
 		return MediaView{}, fmt.Errorf("insert media: %w", err)
 	}
 	return s.mediaView(ctx, m, false, false)
@@ -28,7 +28,7 @@ func (s *Storage) MediaByPath(ctx context.Context, key string) (*Media, error) {
 
 func (s *Storage) mediaWhere(ctx context.Context, where string, arg string) (*Media, error) {
 	m := new(Media)
-	if err := selectOne(ctx, s.DB.NewSelect().Model(m).Where(where, arg), "media"); err != nil {
+	if err := selectOne(ctx, s.db.NewSelect().Model(m).Where(where, arg), "media"); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -52,7 +52,7 @@ func (s *Storage) MarkMediaUploaded(ctx context.Context, id string, then ...func
 			return nil
 		})
 	}
-	return markUploaded(ctx, s.DB, id)
+	return markUploaded(ctx, s.db, id)
 }
 
 func markUploaded(ctx context.Context, db bun.IDB, id string) error {
@@ -64,7 +64,7 @@ func markUploaded(ctx context.Context, db bun.IDB, id string) error {
 
 // SetProfilePicture points the user's profile at an uploaded image.
 func (s *Storage) SetProfilePicture(ctx context.Context, userID, mediaID string) error {
-	if _, err := s.DB.NewUpdate().Model((*User)(nil)).Set("profile_media_id = ?", mediaID).
+	if _, err := s.db.NewUpdate().Model((*User)(nil)).Set("profile_media_id = ?", mediaID).
 		Set("updated_at = current_timestamp").Where("id = ?", userID).Exec(ctx); err != nil {
 		return fmt.Errorf("set profile picture of %s: %w", userID, err)
 	}
@@ -83,7 +83,7 @@ func (s *Storage) MediaViewOf(ctx context.Context, m *Media) (MediaView, error) 
 // SetMediaVariants records an image's intrinsic size and the resized copies
 // stored beside it.
 func (s *Storage) SetMediaVariants(ctx context.Context, id string, width, height int, widths []int, variantType string) error {
-	if _, err := s.DB.NewUpdate().Model((*Media)(nil)).Set("width = ?", width).Set("height = ?", height).
+	if _, err := s.db.NewUpdate().Model((*Media)(nil)).Set("width = ?", width).Set("height = ?", height).
 		Set("variants = ?", JoinWidths(widths)).Set("variant_type = ?", variantType).Where("id = ?", id).Exec(ctx); err != nil {
 		return fmt.Errorf("record variants of media %s: %w", id, err)
 	}
@@ -94,7 +94,7 @@ func (s *Storage) SetMediaVariants(ctx context.Context, id string, width, height
 // recorded (uploaded before copies were made).
 func (s *Storage) UnsizedImages(ctx context.Context) ([]Media, error) {
 	var rows []Media
-	if err := s.DB.NewSelect().Model(&rows).Where("type = ? AND status = ? AND width = 0", MediaImage, MediaUploaded).
+	if err := s.db.NewSelect().Model(&rows).Where("type = ? AND status = ? AND width = 0", MediaImage, MediaUploaded).
 		Order("created_at").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load unsized images: %w", err)
 	}

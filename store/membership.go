@@ -11,7 +11,7 @@ import (
 // MembershipOf returns the user's membership in the app, or nil.
 func (s *Storage) MembershipOf(ctx context.Context, appID, userID string) (*Membership, error) {
 	m := new(Membership)
-	err := s.DB.NewSelect().Model(m).Where("app_id = ? AND user_id = ?", appID, userID).Scan(ctx)
+	err := s.db.NewSelect().Model(m).Where("app_id = ? AND user_id = ?", appID, userID).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -43,7 +43,7 @@ func (s *Storage) StandingOf(ctx context.Context, appID, userID, email string, n
 	if email != "" {
 		email = BanEmailKey(email)
 	}
-	err := s.DB.NewRaw(`SELECT m.id AS m_id, m.role AS m_role, m.created_at AS m_created_at,
+	err := s.db.NewRaw(`SELECT m.id AS m_id, m.role AS m_role, m.created_at AS m_created_at,
 	b.id AS b_id, b.user_id AS b_user_id, b.email AS b_email, b.kind AS b_kind, b.reason AS b_reason,
 	b.ends_at AS b_ends_at, b.created_by AS b_created_by, b.created_at AS b_created_at
 FROM (SELECT 1 AS one) AS v

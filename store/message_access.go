@@ -58,7 +58,7 @@ func (s *Storage) ReaderOf(ctx context.Context, appID, userID, role string, now 
 	var rows []struct {
 		Rank int `bun:"tier_rank"`
 	}
-	q := s.DB.NewSelect().TableExpr("subscriptions AS s").Join("JOIN subscription_plans AS p ON p.id = s.plan_id").
+	q := s.db.NewSelect().TableExpr("subscriptions AS s").Join("JOIN subscription_plans AS p ON p.id = s.plan_id").
 		ColumnExpr("p.tier_rank").Where("s.app_id = ? AND s.user_id = ?", appID, userID)
 	q = q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
 		return q.Where("(s.status = ? AND s.current_period_end > ?)", SubActive, now).
@@ -113,7 +113,7 @@ func (s *Storage) CheckAccess(ctx context.Context, appID string, a *MessageAcces
 	if a.Audience != AccessMembers {
 		return &ErrInvalid{Msg: "access.minTierId goes with the MEMBERS audience", Field: "access"}
 	}
-	n, err := s.DB.NewSelect().Model((*SubscriptionPlan)(nil)).Where("id = ? AND app_id = ?", *a.MinTierID, appID).Count(ctx)
+	n, err := s.db.NewSelect().Model((*SubscriptionPlan)(nil)).Where("id = ? AND app_id = ?", *a.MinTierID, appID).Count(ctx)
 	if err != nil {
 		return fmt.Errorf("check tier: %w", err)
 	}
@@ -261,7 +261,7 @@ func (s *Storage) MayReadAccess(ctx context.Context, a MessageAccess, r Reader) 
 func (s *Storage) MayRead(ctx context.Context, m *Message, r Reader) (bool, error) {
 	minRank := 0
 	if m.AccessMinTierID != nil {
-		tiers, err := tierNamesAndRanks(ctx, s.DB, []string{*m.AccessMinTierID})
+		tiers, err := tierNamesAndRanks(ctx, s.db, []string{*m.AccessMinTierID})
 		if err != nil {
 			return false, err
 		}

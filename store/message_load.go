@@ -137,7 +137,7 @@ func (s *Storage) postEngagement(ctx context.Context, appID, version, key string
 	full := "post-counts:v1:" + appID + ":" + version + ":" + key
 	got, err, _ := s.countBuilds.Do(full, func() (any, error) {
 		ctx := context.WithoutCancel(ctx) // shared by every caller waiting
-		b, ok, cacheErr := s.Cache.Get(ctx, full)
+		b, ok, cacheErr := s.cache.Get(ctx, full)
 		if cacheErr == nil && ok {
 			var counts landingCounts
 			if err := json.Unmarshal(b, &counts); err == nil {
@@ -149,7 +149,7 @@ func (s *Storage) postEngagement(ctx context.Context, appID, version, key string
 			return nil, err
 		}
 		if b, err := json.Marshal(counts); err == nil && cacheErr == nil {
-			if err := s.Cache.Set(ctx, full, b, listCacheTTL); err != nil {
+			if err := s.cache.Set(ctx, full, b, listCacheTTL); err != nil {
 				s.cacheWarn("post counts not cached", err, "app", appID)
 			}
 		}
@@ -164,7 +164,7 @@ func (s *Storage) postEngagement(ctx context.Context, appID, version, key string
 func (s *Storage) communityFeed(ctx context.Context, communityID, msgType string, fp FeedPage) (*MessagePage, error) {
 	page, limit := ClampPage(fp.Page, fp.Limit)
 	var msgs []Message
-	q := s.DB.NewSelect().Model(&msgs).
+	q := s.db.NewSelect().Model(&msgs).
 		Where("community_id = ? AND type = ? AND parent_message_id IS NULL AND hidden = ''", communityID, msgType).
 		OrderExpr("created_at DESC, id DESC").Limit(int64(limit + 1))
 	if fp.Cursor != "" {
@@ -187,7 +187,7 @@ func (s *Storage) communityFeed(ctx context.Context, communityID, msgType string
 	if err != nil {
 		return nil, err
 	}
-	views, err := s.messageViews(ctx, s.DB, msgs)
+	views, err := s.messageViews(ctx, s.db, msgs)
 	if err != nil {
 		return nil, err
 	}
@@ -238,17 +238,17 @@ func feedTotalKey(communityID, msgType string) string {
 // counting 100,000 rows on every page load would cost more than the page.
 func (s *Storage) feedTotal(ctx context.Context, communityID, msgType string) (int, error) {
 	key := feedTotalKey(communityID, msgType)
-	if b, ok, err := s.Cache.Get(ctx, key); err == nil && ok {
+	if b, ok, err := s.cache.Get(ctx, key); err == nil && ok {
 		if n, err := strconv.Atoi(string(b)); err == nil {
 			return n, nil
 		}
 	}
-	n, err := s.DB.NewSelect().Model((*Message)(nil)).
+	n, err := s.db.NewSelect().Model((*Message)(nil)).
 		Where("community_id = ? AND type = ? AND parent_message_id IS NULL AND hidden = ''", communityID, msgType).Count(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("count posts of community %s: %w", communityID, err)
 	}
-	if err := s.Cache.Set(ctx, key, []byte(strconv.FormatInt(n, 10)), feedTotalTTL); err != nil {
+	if err := s.cache.Set(ctx, key, []byte(strconv.FormatInt(n, 10)), feedTotalTTL); err != nil {
 		s.cacheWarn("feed total not cached", err, "community", communityID)
 	}
 	return int(n), nil
@@ -257,7 +257,7 @@ func (s *Storage) feedTotal(ctx context.Context, communityID, msgType string) (i
 // forgetFeedTotal drops the cached total after a post or story is added or
 // removed.
 func (s *Storage) forgetFeedTotal(ctx context.Context, communityID, msgType string) {
-	if err := s.Cache.Delete(ctx, feedTotalKey(communityID, msgType)); err != nil {
+	if err := s.cache.Delete(ctx, feedTotalKey(communityID, msgType)); err != nil {
 		s.cacheWarn("feed total not dropped", err, "community", communityID)
 	}
 }
@@ -266,12 +266,12 @@ func (s *Storage) forgetFeedTotal(ctx context.Context, communityID, msgType stri
 func (s *Storage) Replies(ctx context.Context, parentID string, page, limit int) (*MessagePage, error) {
 	page, limit = ClampPage(page, limit)
 	var msgs []Message
-	total, err := s.DB.NewSelect().Model(&msgs).Where("parent_message_id = ? AND hidden = ''", parentID).
+	total, err := s.db.NewSelect().Model(&msgs).Where("parent_message_id = ? AND hidden = ''", parentID).
 		OrderExpr("created_at ASC, id ASC").Limit(int64(limit)).Offset(int64((page - 1) * limit)).ScanAndCount(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list replies of %s: %w", parentID, err)
 	}
-	views, err := s.messageViews(ctx, s.DB, msgs)
+	views, err := s.messageViews(ctx, s.db, msgs)
 	if err != nil {
 		return nil, err
 	}
@@ -281,7 +281,7 @@ func (s *Storage) Replies(ctx context.Context, parentID string, page, limit int)
 // MessageByID loads a raw message, or ErrNotFound.
 func (s *Storage) MessageByID(ctx context.Context, id string) (*Message, error) {
 	m := new(Message)
-	if err := selectOne(ctx, s.DB.NewSelect().Model(m).Where("id = ?", id), "message "+id); err != nil {
+	if err := selectOne(ctx, s.db.NewSelect().Model(m).Where("id = ?", id), "message "+id); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -290,7 +290,7 @@ func (s *Storage) MessageByID(ctx context.Context, id string) (*Message, error) 
 // MessageView hydrates one message; with replies it also carries the first
 // page of replies (up to limit).
 func (s *Storage) MessageView(ctx context.Context, m *Message, replies int) (*MessageView, error) {
-	views, err := s.messageViews(ctx, s.DB, []Message{*m})
+	views, err := s.messageViews(ctx, s.db, []Message{*m})
 	if err != nil {
 		return nil, err
 	}
@@ -308,7 +308,7 @@ func (s *Storage) MessageView(ctx context.Context, m *Message, replies int) (*Me
 // ReactionsOf lists the reactions to a message in the order they were given.
 func (s *Storage) ReactionsOf(ctx context.Context, messageID string) ([]ReactionView, error) {
 	var rows []Reaction
-	if err := s.DB.NewSelect().Model(&rows).Where("message_id = ?", messageID).
+	if err := s.db.NewSelect().Model(&rows).Where("message_id = ?", messageID).
 		OrderExpr("created_at ASC, id ASC").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("list reactions of %s: %w", messageID, err)
 	}
@@ -338,12 +338,12 @@ type StoryGroup struct {
 // users without stories never appear.
 func (s *Storage) StoriesByUser(ctx context.Context, communityID string, since time.Time) ([]StoryGroup, error) {
 	var msgs []Message
-	if err := s.DB.NewSelect().Model(&msgs).
+	if err := s.db.NewSelect().Model(&msgs).
 		Where("community_id = ? AND type = ? AND created_at >= ? AND hidden = ''", communityID, MessageStory, since).
 		OrderExpr("created_at DESC, id DESC").Limit(int64(500)).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("list stories of community %s: %w", communityID, err)
 	}
-	views, err := s.messageViews(ctx, s.DB, msgs)
+	views, err := s.messageViews(ctx, s.db, msgs)
 	if err != nil {
 		return nil, err
 	}
@@ -370,7 +370,7 @@ func (s *Storage) StoriesByUser(ctx context.Context, communityID string, since t
 // CommunityByID loads a community row, or ErrNotFound.
 func (s *Storage) CommunityByID(ctx context.Context, id string) (*Community, error) {
 	c := new(Community)
-	if err := selectOne(ctx, s.DB.NewSelect().Model(c).Where("id = ?", id), "community "+id); err != nil {
+	if err := selectOne(ctx, s.db.NewSelect().Model(c).Where("id = ?", id), "community "+id); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -383,7 +383,7 @@ func (s *Storage) CommunityByID(ctx context.Context, id string) (*Community, err
 // holds them). added says whether any were, so the caller keeps that answer
 // out of shared caches.
 func (s *Storage) WithOwnHidden(ctx context.Context, communityID, msgType, userID string, fp FeedPage, p *MessagePage) (*MessagePage, bool, error) {
-	q := s.DB.NewSelect().Model((*Message)(nil)).
+	q := s.db.NewSelect().Model((*Message)(nil)).
 		Where("community_id = ? AND type = ? AND parent_message_id IS NULL AND hidden <> '' AND sender_id = ?", communityID, msgType, userID)
 	if msgType == MessageStory {
 		q = q.Where("created_at >= ?", time.Now().UTC().Add(-StoryLifetime))
@@ -411,7 +411,7 @@ func (s *Storage) WithOwnHidden(ctx context.Context, communityID, msgType, userI
 	if len(own) == 0 {
 		return p, false, nil
 	}
-	views, err := s.messageViews(ctx, s.DB, own)
+	views, err := s.messageViews(ctx, s.db, own)
 	if err != nil {
 		return nil, false, err
 	}
@@ -432,7 +432,7 @@ func (s *Storage) WithOwnHidden(ctx context.Context, communityID, msgType, userI
 // HasHiddenPosts reports whether the member wrote a post or story of the
 // app that is hidden: their feed is then theirs alone (WithOwnHidden).
 func (s *Storage) HasHiddenPosts(ctx context.Context, appID, userID string) (bool, error) {
-	ok, err := s.DB.NewSelect().Model((*Message)(nil)).
+	ok, err := s.db.NewSelect().Model((*Message)(nil)).
 		Where("app_id = ? AND sender_id = ? AND hidden <> '' AND parent_message_id IS NULL", appID, userID).Exists(ctx)
 	if err != nil {
 		return false, fmt.Errorf("check hidden posts: %w", err)
@@ -449,7 +449,7 @@ func (s *Storage) reactionsAndReplies(ctx context.Context, ids []string) (*landi
 		return counts, nil
 	}
 	var reactions []Reaction
-	if err := s.DB.NewSelect().Model(&reactions).Where("message_id IN (?)", bun.List(ids)).
+	if err := s.db.NewSelect().Model(&reactions).Where("message_id IN (?)", bun.List(ids)).
 		Order("created_at ASC").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load reactions: %w", err)
 	}
@@ -461,7 +461,7 @@ func (s *Storage) reactionsAndReplies(ctx context.Context, ids []string) (*landi
 		ParentMessageID string `bun:"parent_message_id"`
 		N               int    `bun:"n"`
 	}
-	if err := s.DB.NewSelect().Model((*Message)(nil)).ColumnExpr("parent_message_id, COUNT(*) AS n").
+	if err := s.db.NewSelect().Model((*Message)(nil)).ColumnExpr("parent_message_id, COUNT(*) AS n").
 		Where("parent_message_id IN (?) AND hidden = ''", bun.List(ids)).Group("parent_message_id").
 		Scan(ctx, &replies); err != nil {
 		return nil, fmt.Errorf("count replies: %w", err)

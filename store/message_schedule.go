@@ -69,7 +69,7 @@ func publishedNotices(ctx context.Context, tx bun.Tx, m *Message, announce bool)
 // DueScheduled lists the scheduled posts whose time has come, oldest first.
 func (s *Storage) DueScheduled(ctx context.Context, now time.Time, limit int) ([]Message, error) {
 	var due []Message
-	if err := s.DB.NewSelect().Model(&due).Where("hidden = ? AND publish_at <= ?", HiddenScheduled, now.UTC()).
+	if err := s.db.NewSelect().Model(&due).Where("hidden = ? AND publish_at <= ?", HiddenScheduled, now.UTC()).
 		OrderExpr("publish_at ASC, id ASC").Limit(int64(limit)).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("list due scheduled posts: %w", err)
 	}

@@ -181,7 +181,7 @@ func (s *Storage) AddReaction(ctx context.Context, m *Message, senderID, reactio
 	// popular app, and reading back the row it just wrote was a second
 	// round trip each time. Only a repeated like reads the one kept.
 	var inserted bool
-	if s.DB.Dialect().Name() == dialect.PG {
+	if s.db.Dialect().Name() == dialect.PG {
 		// On PostgreSQL the reaction and the engagement version it moves
 		// are one statement: one round trip and one commit (a flush of
 		// the log to disk) for the write a popular app sees most, where
@@ -195,7 +195,7 @@ func (s *Storage) AddReaction(ctx context.Context, m *Message, senderID, reactio
 		}
 	} else {
 		var ids []string
-		if err := s.DB.NewInsert().Model(r).On("CONFLICT DO NOTHING").Returning("id").Scan(ctx, &ids); err != nil {
+		if err := s.db.NewInsert().Model(r).On("CONFLICT DO NOTHING").Returning("id").Scan(ctx, &ids); err != nil {
 			return nil, fmt.Errorf("add reaction: %w", err)
 		}
 		if inserted = len(ids) == 1; inserted {
@@ -204,7 +204,7 @@ func (s *Storage) AddReaction(ctx context.Context, m *Message, senderID, reactio
 	}
 	if !inserted {
 		r = new(Reaction)
-		if err := s.DB.NewSelect().Model(r).Where("message_id = ? AND sender_id = ? AND reaction = ?", m.ID, senderID, reaction).
+		if err := s.db.NewSelect().Model(r).Where("message_id = ? AND sender_id = ? AND reaction = ?", m.ID, senderID, reaction).
 			Scan(ctx); err != nil {
 			return nil, fmt.Errorf("load reaction: %w", err)
 		}
@@ -219,7 +219,7 @@ func (s *Storage) AddReaction(ctx context.Context, m *Message, senderID, reactio
 func (s *Storage) writeWithEngagement(ctx context.Context, appID, write string, args ...any) (changed bool, err error) {
 	scope := EngagementScope(appID)
 	var bumped []PageVersion
-	err = s.DB.NewRaw(`WITH w AS (`+write+`), v AS (
+	err = s.db.NewRaw(`WITH w AS (`+write+`), v AS (
 			INSERT INTO page_versions AS pv (scope, version) SELECT ?, 1 FROM w
 			ON CONFLICT (scope) DO UPDATE SET version = pv.version + 1 RETURNING scope, version
 		) SELECT scope, version FROM v`, append(args, scope)...).Scan(ctx, &bumped)
@@ -239,7 +239,7 @@ func (s *Storage) RemoveReaction(ctx context.Context, m *Message, reactionID, se
 	// One statement for the usual case (an unlike); only a reaction that
 	// is not the sender's, or is gone, is looked up to say which.
 	deleted := false
-	if s.DB.Dialect().Name() == dialect.PG {
+	if s.db.Dialect().Name() == dialect.PG {
 		// One statement and one commit with the engagement bump, as a like.
 		var err error
 		deleted, err = s.writeWithEngagement(ctx, m.AppID,
@@ -249,7 +249,7 @@ func (s *Storage) RemoveReaction(ctx context.Context, m *Message, reactionID, se
 		}
 	} else {
 		var ids []string
-		if err := s.DB.NewDelete().Model((*Reaction)(nil)).Where("id = ? AND message_id = ? AND sender_id = ?", reactionID, m.ID, senderID).
+		if err := s.db.NewDelete().Model((*Reaction)(nil)).Where("id = ? AND message_id = ? AND sender_id = ?", reactionID, m.ID, senderID).
 			Returning("id").Scan(ctx, &ids); err != nil {
 			return fmt.Errorf("delete reaction %s: %w", reactionID, err)
 		}
@@ -259,7 +259,7 @@ func (s *Storage) RemoveReaction(ctx context.Context, m *Message, reactionID, se
 	}
 	if !deleted {
 		r := new(Reaction)
-		if err := selectOne(ctx, s.DB.NewSelect().Model(r).Where("id = ? AND message_id = ?", reactionID, m.ID), "reaction "+reactionID); err != nil {
+		if err := selectOne(ctx, s.db.NewSelect().Model(r).Where("id = ? AND message_id = ?", reactionID, m.ID), "reaction "+reactionID); err != nil {
 			return err
 		}
 		return ErrForbidden

@@ -323,7 +323,7 @@ func TestMigrateBackfillsRoleHistory(t *testing.T) {
 		if err := store.Migrate(ctx, dsn, migrations.Migrations, store.MigrateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		s := store.NewStorage(db, store.NewMemoryCache(), nil, nil)
+		s := store.New(store.Options{DB: db})
 		h, err := s.RoleHistory(ctx, "a1")
 		if err != nil {
 			t.Fatal(err)

@@ -121,7 +121,7 @@ func logAction(ctx context.Context, db bun.IDB, e ModerationEntry) error {
 
 // LogAction writes an audit line on its own (a role change made elsewhere).
 func (s *Storage) LogAction(ctx context.Context, e ModerationEntry) error {
-	return logAction(ctx, s.DB, e)
+	return logAction(ctx, s.db, e)
 }
 
 // ReportTarget is what a report points at, as the forms and the queue show it.
@@ -149,7 +149,7 @@ func (s *Storage) LoadReportTarget(ctx context.Context, appID, targetType, id st
 	switch targetType {
 	case TargetPost, TargetComment, TargetStory:
 		m := new(Message)
-		if err := selectOne(ctx, s.DB.NewSelect().Model(m).Where("id = ? AND app_id = ?", id, appID), "message "+id); err != nil {
+		if err := selectOne(ctx, s.db.NewSelect().Model(m).Where("id = ? AND app_id = ?", id, appID), "message "+id); err != nil {
 			return nil, err
 		}
 		want := map[string]string{TargetPost: MessagePost, TargetComment: MessageReply, TargetStory: MessageStory}[targetType]
@@ -163,7 +163,7 @@ func (s *Storage) LoadReportTarget(ctx context.Context, appID, targetType, id st
 		case m.Type == MessageReply && m.ParentMessageID != nil:
 			t.PostID = *m.ParentMessageID
 			var parent Message
-			if err := s.DB.NewSelect().Model(&parent).Column("id", "type", "parent_message_id").Where("id = ?", t.PostID).Scan(ctx); err == nil &&
+			if err := s.db.NewSelect().Model(&parent).Column("id", "type", "parent_message_id").Where("id = ?", t.PostID).Scan(ctx); err == nil &&
 				parent.Type == MessageReply && parent.ParentMessageID != nil {
 				t.PostID = *parent.ParentMessageID
 			}
@@ -174,28 +174,28 @@ func (s *Storage) LoadReportTarget(ctx context.Context, appID, targetType, id st
 		}
 	case TargetEvent:
 		e := new(Event)
-		if err := selectOne(ctx, s.DB.NewSelect().Model(e).Where("id = ? AND app_id = ?", id, appID), "event "+id); err != nil {
+		if err := selectOne(ctx, s.db.NewSelect().Model(e).Where("id = ? AND app_id = ?", id, appID), "event "+id); err != nil {
 			return nil, err
 		}
 		t.UserID, t.Summary, t.Link, t.Hidden = e.CreatorID, Snippet(e.Name, 140), "/events/"+e.ID, e.Hidden
 	case TargetMember:
 		u := new(User)
-		if err := selectOne(ctx, s.DB.NewSelect().Model(u).Where("id = ?", id), "user "+id); err != nil {
+		if err := selectOne(ctx, s.db.NewSelect().Model(u).Where("id = ?", id), "user "+id); err != nil {
 			return nil, err
 		}
 		// A member is someone with a standing in the app: a membership, a
 		// post, or a ban on record.
-		n, err := s.DB.NewSelect().Model((*Membership)(nil)).Where("app_id = ? AND user_id = ?", appID, id).Count(ctx)
+		n, err := s.db.NewSelect().Model((*Membership)(nil)).Where("app_id = ? AND user_id = ?", appID, id).Count(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("member of app: %w", err)
 		}
 		if n == 0 {
-			if n, err = s.DB.NewSelect().Model((*Message)(nil)).Where("app_id = ? AND sender_id = ?", appID, id).Count(ctx); err != nil {
+			if n, err = s.db.NewSelect().Model((*Message)(nil)).Where("app_id = ? AND sender_id = ?", appID, id).Count(ctx); err != nil {
 				return nil, fmt.Errorf("author in app: %w", err)
 			}
 		}
 		if n == 0 {
-			if n, err = s.DB.NewSelect().Model((*Ban)(nil)).Where("app_id = ? AND user_id = ?", appID, id).Count(ctx); err != nil {
+			if n, err = s.db.NewSelect().Model((*Ban)(nil)).Where("app_id = ? AND user_id = ?", appID, id).Count(ctx); err != nil {
 				return nil, fmt.Errorf("ban in app: %w", err)
 			}
 		}
@@ -208,7 +208,7 @@ func (s *Storage) LoadReportTarget(ctx context.Context, appID, targetType, id st
 	}
 	if t.Username == "" {
 		var name string
-		if err := s.DB.NewSelect().Model((*User)(nil)).Column("username").Where("id = ?", t.UserID).Scan(ctx, &name); err == nil {
+		if err := s.db.NewSelect().Model((*User)(nil)).Column("username").Where("id = ?", t.UserID).Scan(ctx, &name); err == nil {
 			t.Username = name
 		}
 	}
@@ -324,7 +324,7 @@ func hidableTable(targetType string) string {
 func (s *Storage) visibilityChanged(ctx context.Context, appID string, t *ReportTarget) {
 	if t.Type == TargetPost || t.Type == TargetStory {
 		var communityID string
-		if err := s.DB.NewSelect().Model((*Message)(nil)).Column("community_id").Where("id = ?", t.ID).Scan(ctx, &communityID); err == nil {
+		if err := s.db.NewSelect().Model((*Message)(nil)).Column("community_id").Where("id = ?", t.ID).Scan(ctx, &communityID); err == nil {
 			s.forgetFeedTotal(ctx, communityID, map[string]string{TargetPost: MessagePost, TargetStory: MessageStory}[t.Type])
 		}
 	}
@@ -451,7 +451,7 @@ const queueLimit = 2000
 // first, and adds the posts held for approval (count 0).
 func (s *Storage) ModerationQueue(ctx context.Context, appID string) ([]QueueItem, error) {
 	var reports []Report
-	if err := s.DB.NewSelect().Model(&reports).Where("app_id = ? AND status = ?", appID, ReportOpen).
+	if err := s.db.NewSelect().Model(&reports).Where("app_id = ? AND status = ?", appID, ReportOpen).
 		OrderExpr("created_at DESC, id DESC").Limit(queueLimit).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load open reports: %w", err)
 	}
@@ -475,7 +475,7 @@ func (s *Storage) ModerationQueue(ctx context.Context, appID string) ([]QueueIte
 		it.FirstAt = r.CreatedAt
 	}
 	var held []Message
-	if err := s.DB.NewSelect().Model(&held).Column("id", "type").Where("app_id = ? AND hidden = ?", appID, HiddenForApproval).
+	if err := s.db.NewSelect().Model(&held).Column("id", "type").Where("app_id = ? AND hidden = ?", appID, HiddenForApproval).
 		OrderExpr("created_at ASC").Limit(200).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load held posts: %w", err)
 	}
@@ -516,7 +516,7 @@ type ModerationLogEntry struct {
 func (s *Storage) ModerationLog(ctx context.Context, appID string, page, limit int) ([]ModerationLogEntry, Pagination, error) {
 	page, limit = ClampPage(page, limit)
 	var rows []ModerationLogEntry
-	total, err := s.DB.NewSelect().TableExpr("moderation_log AS l").ColumnExpr("l.*").
+	total, err := s.db.NewSelect().TableExpr("moderation_log AS l").ColumnExpr("l.*").
 		ColumnExpr("COALESCE(a.username, '') AS actor_name").ColumnExpr("COALESCE(t.username, '') AS target_name").
 		Join("LEFT JOIN users AS a ON a.id = l.actor_id").Join("LEFT JOIN users AS t ON t.id = l.target_user_id").
 		Where("l.app_id = ?", appID).OrderExpr("l.created_at DESC, l.id DESC").

@@ -42,7 +42,7 @@ const GenerationCheckEvery = 2 * time.Second
 // DatabaseNamespace answers the namespace of the database db is connected
 // to (12 hex digits), creating its generation on first use.
 func DatabaseNamespace(ctx context.Context, db *bun.DB) (string, error) {
-	gen, err := (&Storage{DB: db}).StoredSecret(ctx, generationSecret, newGeneration)
+	gen, err := StoredSecret(ctx, db, generationSecret, newGeneration)
 	if err != nil {
 		return "", err
 	}
@@ -131,7 +131,7 @@ func (s *Storage) CurrentNamespace() string {
 	if ns := s.swappedTo.Load(); ns != nil {
 		return *ns
 	}
-	return s.Namespace
+	return s.namespace
 }
 
 // OnDatabaseSwap registers fn to run when the database is found replaced,
@@ -181,11 +181,11 @@ func (s *Storage) WatchDatabase(ctx context.Context, interval time.Duration) {
 func (s *Storage) CheckDatabase(ctx context.Context) bool {
 	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	ns, err := DatabaseNamespace(cctx, s.DB)
+	ns, err := DatabaseNamespace(cctx, s.db)
 	if err != nil || ns == s.CurrentNamespace() {
 		return false
 	}
-	s.Logger.Warn("the database was replaced (a restore or a swap): dropping every cached page, data and session of the one before",
+	s.logger.Warn("the database was replaced (a restore or a swap): dropping every cached page, data and session of the one before",
 		"namespace", ns, "before", s.CurrentNamespace())
 	s.swapNamespace(ns)
 	return true
@@ -195,7 +195,7 @@ func (s *Storage) CheckDatabase(ctx context.Context) bool {
 // of the database before.
 func (s *Storage) swapNamespace(ns string) {
 	s.swappedTo.Store(&ns)
-	if c, ok := s.Cache.(interface{ Purge() }); ok {
+	if c, ok := s.cache.(interface{ Purge() }); ok {
 		c.Purge()
 	}
 	s.landingMemo.Clear()

@@ -112,7 +112,7 @@ func (s *Storage) inAudience(q *bun.SelectQuery, audience NewsletterAudience, no
 	if !audience.SubscribersOnly && audience.MinTierID == nil {
 		return q
 	}
-	sub := validSubscription(s.DB.NewSelect().TableExpr("subscriptions").ColumnExpr("1").
+	sub := validSubscription(s.db.NewSelect().TableExpr("subscriptions").ColumnExpr("1").
 		Where("subscriptions.app_id = ms.app_id AND subscriptions.user_id = ms.user_id"), now, s.GracePeriod())
 	if audience.MinTierID != nil {
 		// A tier's post: that tier or a higher one (message_access.go).
@@ -136,7 +136,7 @@ type newsletterMember struct {
 // they are, so a second run adds nothing. It answers the post's recipients.
 func (s *Storage) SelectNewsletterRecipients(ctx context.Context, m *Message, audience NewsletterAudience) (int, error) {
 	now := time.Now().UTC()
-	q := s.DB.NewSelect().TableExpr("memberships AS ms").Join("JOIN users AS u ON u.id = ms.user_id").
+	q := s.db.NewSelect().TableExpr("memberships AS ms").Join("JOIN users AS u ON u.id = ms.user_id").
 		ColumnExpr("ms.user_id, u.email").
 		Where("ms.app_id = ? AND ms.user_id <> ?", m.AppID, m.SenderID).
 		Where("u.deleted_at IS NULL AND u.disabled_at IS NULL AND u.email <> ''").
@@ -157,11 +157,11 @@ func (s *Storage) SelectNewsletterRecipients(ctx context.Context, m *Message, au
 			rows = append(rows, NewsletterRecipient{ID: NewID(), AppID: m.AppID, MessageID: m.ID, UserID: mb.UserID, Email: mb.Email,
 				State: RecipientPending, UnsubscribeToken: NewSessionToken(), CreatedAt: now})
 		}
-		if _, err := s.DB.NewInsert().Model(&rows).On("CONFLICT (message_id, user_id) DO NOTHING").Exec(ctx); err != nil {
+		if _, err := s.db.NewInsert().Model(&rows).On("CONFLICT (message_id, user_id) DO NOTHING").Exec(ctx); err != nil {
 			return 0, fmt.Errorf("newsletter %s: write recipients: %w", m.ID, err)
 		}
 	}
-	n, err := s.DB.NewSelect().Model((*NewsletterRecipient)(nil)).Where("message_id = ?", m.ID).Count(ctx)
+	n, err := s.db.NewSelect().Model((*NewsletterRecipient)(nil)).Where("message_id = ?", m.ID).Count(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("newsletter %s: count recipients: %w", m.ID, err)
 	}
@@ -173,7 +173,7 @@ func (s *Storage) SelectNewsletterRecipients(ctx context.Context, m *Message, au
 // become undeliverable since it was selected.
 func (s *Storage) NewsletterBatch(ctx context.Context, messageID string, now time.Time, limit int) ([]NewsletterRecipient, map[string]bool, error) {
 	var rows []NewsletterRecipient
-	if err := s.DB.NewSelect().Model(&rows).Where("message_id = ? AND state = ?", messageID, RecipientPending).
+	if err := s.db.NewSelect().Model(&rows).Where("message_id = ? AND state = ?", messageID, RecipientPending).
 		Where("(next_attempt_at IS NULL OR next_attempt_at <= ?)", now.UTC()).OrderExpr("id").Limit(int64(limit)).Scan(ctx); err != nil {
 		return nil, nil, fmt.Errorf("newsletter %s: next batch: %w", messageID, err)
 	}
@@ -184,7 +184,7 @@ func (s *Storage) NewsletterBatch(ctx context.Context, messageID string, now tim
 			emails[i] = r.Email
 		}
 		var undeliverable []string
-		if err := s.DB.NewSelect().Model((*MailBounce)(nil)).Column("email").Where("email IN (?) AND undeliverable", bun.List(emails)).
+		if err := s.db.NewSelect().Model((*MailBounce)(nil)).Column("email").Where("email IN (?) AND undeliverable", bun.List(emails)).
 			Scan(ctx, &undeliverable); err != nil {
 			return nil, nil, fmt.Errorf("newsletter %s: undeliverable addresses: %w", messageID, err)
 		}
@@ -200,7 +200,7 @@ func (s *Storage) NewsletterBatch(ctx context.Context, messageID string, now tim
 // left SENDING by a crash is never sent again (InterruptStale): nothing is
 // sent twice.
 func (s *Storage) ClaimRecipient(ctx context.Context, id string, now time.Time) (bool, error) {
-	res, err := s.DB.NewUpdate().Model((*NewsletterRecipient)(nil)).Set("state = ?", RecipientSending).
+	res, err := s.db.NewUpdate().Model((*NewsletterRecipient)(nil)).Set("state = ?", RecipientSending).
 		Set("claimed_at = ?", now.UTC()).Set("attempts = attempts + 1").
 		Where("id = ? AND state = ?", id, RecipientPending).Exec(ctx)
 	if err != nil {
@@ -213,7 +213,7 @@ func (s *Storage) ClaimRecipient(ctx context.Context, id string, now time.Time) 
 // SetRecipientState records how a claimed recipient's send ended: SENT,
 // SKIPPED, FAILED, or PENDING again at retryAt (a temporary failure).
 func (s *Storage) SetRecipientState(ctx context.Context, id, state, lastError string, retryAt *time.Time, now time.Time) error {
-	q := s.DB.NewUpdate().Model((*NewsletterRecipient)(nil)).Set("state = ?", state).Set("last_error = ?", lastError).
+	q := s.db.NewUpdate().Model((*NewsletterRecipient)(nil)).Set("state = ?", state).Set("last_error = ?", lastError).
 		Set("next_attempt_at = ?", retryAt).Where("id = ?", id)
 	if state == RecipientSent {
 		q = q.Set("sent_at = ?", now.UTC())
@@ -227,7 +227,7 @@ func (s *Storage) SetRecipientState(ctx context.Context, id, state, lastError st
 // SkipRecipient marks a pending recipient whose address became
 // undeliverable as skipped.
 func (s *Storage) SkipRecipient(ctx context.Context, id string) error {
-	if _, err := s.DB.NewUpdate().Model((*NewsletterRecipient)(nil)).Set("state = ?", RecipientSkipped).
+	if _, err := s.db.NewUpdate().Model((*NewsletterRecipient)(nil)).Set("state = ?", RecipientSkipped).
 		Set("last_error = ?", "undeliverable address").Where("id = ? AND state = ?", id, RecipientPending).Exec(ctx); err != nil {
 		return fmt.Errorf("skip newsletter recipient: %w", err)
 	}
@@ -238,7 +238,7 @@ func (s *Storage) SkipRecipient(ctx context.Context, id string) error {
 // makes it undeliverable. It answers whether the address is now.
 func (s *Storage) RecordBounce(ctx context.Context, email, lastError string, now time.Time) (bool, error) {
 	var undeliverable bool
-	err := s.DB.NewRaw(`INSERT INTO mail_bounces (email, bounces, undeliverable, last_error, updated_at) VALUES (?, 1, ?, ?, ?)
+	err := s.db.NewRaw(`INSERT INTO mail_bounces (email, bounces, undeliverable, last_error, updated_at) VALUES (?, 1, ?, ?, ?)
 		ON CONFLICT (email) DO UPDATE SET bounces = mail_bounces.bounces + 1, undeliverable = (mail_bounces.bounces + 1 >= ?),
 		last_error = EXCLUDED.last_error, updated_at = EXCLUDED.updated_at RETURNING undeliverable`,
 		email, BounceLimit <= 1, lastError, now.UTC(), BounceLimit).Scan(ctx, &undeliverable)
@@ -252,7 +252,7 @@ func (s *Storage) RecordBounce(ctx context.Context, email, lastError string, now
 // (their worker died mid-send): whether the SMTP server took the mail is
 // unknown, so it is not sent again, and the creator sees them as failed.
 func (s *Storage) InterruptStale(ctx context.Context, messageID string, before time.Time) (int, error) {
-	res, err := s.DB.NewUpdate().Model((*NewsletterRecipient)(nil)).Set("state = ?", RecipientFailed).
+	res, err := s.db.NewUpdate().Model((*NewsletterRecipient)(nil)).Set("state = ?", RecipientFailed).
 		Set("last_error = ?", "interrupted mid-send (not sent again, so that no one gets it twice)").
 		Where("message_id = ? AND state = ? AND claimed_at < ?", messageID, RecipientSending, before.UTC()).Exec(ctx)
 	if err != nil {
@@ -266,7 +266,7 @@ func (s *Storage) InterruptStale(ctx context.Context, messageID string, before t
 // tried (nil when none is pending).
 func (s *Storage) NewsletterWaiting(ctx context.Context, messageID string) (*time.Time, error) {
 	var rows []NewsletterRecipient
-	if err := s.DB.NewSelect().Model(&rows).Column("next_attempt_at").Where("message_id = ? AND state = ?", messageID, RecipientPending).
+	if err := s.db.NewSelect().Model(&rows).Column("next_attempt_at").Where("message_id = ? AND state = ?", messageID, RecipientPending).
 		OrderExpr("next_attempt_at ASC").Limit(1).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("newsletter %s: waiting: %w", messageID, err)
 	}
@@ -286,7 +286,7 @@ func (s *Storage) NewsletterWaiting(ctx context.Context, messageID string) (*tim
 func (s *Storage) ReserveSendSlot(ctx context.Context, interval time.Duration, now time.Time) (time.Time, error) {
 	var end int64
 	n := now.UnixNano()
-	if err := s.DB.NewRaw(`UPDATE newsletter_pace SET next_ns = (CASE WHEN next_ns > ? THEN next_ns ELSE ? END) + ? WHERE id = 1 RETURNING next_ns`,
+	if err := s.db.NewRaw(`UPDATE newsletter_pace SET next_ns = (CASE WHEN next_ns > ? THEN next_ns ELSE ? END) + ? WHERE id = 1 RETURNING next_ns`,
 		n, n, int64(interval)).Scan(ctx, &end); err != nil {
 		return time.Time{}, fmt.Errorf("reserve a newsletter send slot: %w", err)
 	}

@@ -47,7 +47,7 @@ const NewsletterReportLimit = 30
 // mailed, newest first, with their sending counts.
 func (s *Storage) NewsletterReport(ctx context.Context, appID string, limit int) ([]NewsletterPostReport, error) {
 	var posts []Message
-	if err := s.DB.NewSelect().Model(&posts).Column("id", "content", "hidden", "publish_at", "newsletter", "created_at").
+	if err := s.db.NewSelect().Model(&posts).Column("id", "content", "hidden", "publish_at", "newsletter", "created_at").
 		Where("app_id = ? AND type = ?", appID, MessagePost).
 		WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
 			return q.Where("hidden IN (?)", bun.List(unpublished)).WhereOr("hidden = '' AND newsletter")
@@ -72,7 +72,7 @@ func (s *Storage) NewsletterReport(ctx context.Context, appID string, limit int)
 		N            int    `bun:"n"`
 		Unsubscribes int    `bun:"unsubscribes"`
 	}
-	if err := s.DB.NewSelect().Model((*NewsletterRecipient)(nil)).
+	if err := s.db.NewSelect().Model((*NewsletterRecipient)(nil)).
 		ColumnExpr("message_id, state, COUNT(*) AS n, COUNT(unsubscribed_at) AS unsubscribes").
 		Where("message_id IN (?)", bun.List(ids)).Group("message_id", "state").Scan(ctx, &counts); err != nil {
 		return nil, fmt.Errorf("newsletter report of app %s: count recipients: %w", appID, err)
@@ -129,7 +129,7 @@ type UndeliverableMember struct {
 // undeliverable, most recent failure first.
 func (s *Storage) UndeliverableMembers(ctx context.Context, appID string, limit int) ([]UndeliverableMember, error) {
 	out := []UndeliverableMember{}
-	if err := s.DB.NewSelect().TableExpr("mail_bounces AS b").
+	if err := s.db.NewSelect().TableExpr("mail_bounces AS b").
 		Join("JOIN users AS u ON u.email = b.email").
 		Join("JOIN memberships AS ms ON ms.user_id = u.id AND ms.app_id = ?", appID).
 		ColumnExpr("u.username, b.email, b.bounces, b.last_error, b.updated_at").
@@ -152,7 +152,7 @@ type NewsletterTestJob struct {
 // QueueNewsletterTest queues a test mail of one of the app's posts (a draft,
 // a scheduled or a published post) to the address to.
 func (s *Storage) QueueNewsletterTest(ctx context.Context, appID, messageID, to string) error {
-	n, err := s.DB.NewSelect().Model((*Message)(nil)).Where("id = ? AND app_id = ? AND type = ?", messageID, appID, MessagePost).Count(ctx)
+	n, err := s.db.NewSelect().Model((*Message)(nil)).Where("id = ? AND app_id = ? AND type = ?", messageID, appID, MessagePost).Count(ctx)
 	if err != nil {
 		return fmt.Errorf("newsletter test of %s: %w", messageID, err)
 	}
@@ -162,5 +162,5 @@ func (s *Storage) QueueNewsletterTest(ctx context.Context, appID, messageID, to 
 	if to == "" {
 		return &ErrInvalid{Msg: "Your account has no e-mail address to send the test to"}
 	}
-	return enqueue(ctx, s.DB, JobNewsletterTest, NewsletterTestJob{MessageID: messageID, To: to})
+	return enqueue(ctx, s.db, JobNewsletterTest, NewsletterTestJob{MessageID: messageID, To: to})
 }

@@ -140,7 +140,7 @@ func joinKinds(kinds []string) string {
 func (s *Storage) SetEmailPreferences(ctx context.Context, appID, userID string, mutedAll bool, kinds []string) (*NotificationPreference, error) {
 	p := &NotificationPreference{AppID: appID, UserID: userID, EmailMutedAll: mutedAll, EmailMutedKinds: joinKinds(kinds),
 		UpdatedAt: time.Now().UTC()}
-	_, err := s.DB.NewInsert().Model(p).
+	_, err := s.db.NewInsert().Model(p).
 		On("CONFLICT (app_id, user_id) DO UPDATE").
 		Set("email_muted_all = EXCLUDED.email_muted_all, email_muted_kinds = EXCLUDED.email_muted_kinds, updated_at = EXCLUDED.updated_at").
 		Exec(ctx)
@@ -204,7 +204,7 @@ func Notify(ctx context.Context, db bun.IDB, n Notice) ([]Notification, error) {
 func (s *Storage) FanOut(ctx context.Context, n Notice) (int, error) {
 	var written int
 	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if s.DB.Dialect().Name() == dialect.SQLite {
+		if s.db.Dialect().Name() == dialect.SQLite {
 			// Take SQLite's write lock first: a transaction that reads and
 			// then writes cannot wait for a concurrent writer (the upgrade
 			// fails at once with SQLITE_BUSY), while a first write waits
@@ -296,7 +296,7 @@ func (s *Storage) NotificationsByID(ctx context.Context, ids []string) ([]Notifi
 	if len(ids) == 0 {
 		return rows, nil
 	}
-	if err := s.DB.NewSelect().Model(&rows).Where("id IN (?)", bun.List(ids)).Scan(ctx); err != nil {
+	if err := s.db.NewSelect().Model(&rows).Where("id IN (?)", bun.List(ids)).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load notifications: %w", err)
 	}
 	return rows, nil
@@ -392,7 +392,7 @@ func (s *Storage) UnreadNotifications(ctx context.Context, appID, userID string,
 		Notification
 		SenderUsername *string `bun:"sender_username"`
 	}
-	total, err := s.DB.NewSelect().TableExpr("notifications AS n").
+	total, err := s.db.NewSelect().TableExpr("notifications AS n").
 		ColumnExpr("n.*").ColumnExpr("u.username AS sender_username").
 		Join("LEFT JOIN users AS u ON u.id = n.sender_id").
 		Where("n.app_id = ? AND n.user_id = ? AND n.read_at IS NULL", appID, userID).
@@ -415,7 +415,7 @@ func (s *Storage) UnreadNotifications(ctx context.Context, appID, userID string,
 
 // UnreadCount is the bell's badge.
 func (s *Storage) UnreadCount(ctx context.Context, appID, userID string) (int, error) {
-	n, err := s.DB.NewSelect().TableExpr("notifications AS n").
+	n, err := s.db.NewSelect().TableExpr("notifications AS n").
 		Where("n.app_id = ? AND n.user_id = ? AND n.read_at IS NULL", appID, userID).Where(noticeOfHidden("n")).Count(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("count notifications: %w", err)
@@ -429,7 +429,7 @@ func (s *Storage) MarkNotificationsRead(ctx context.Context, appID, userID strin
 	if !all && len(ids) == 0 {
 		return 0, nil
 	}
-	q := s.DB.NewUpdate().Model((*Notification)(nil)).Set("read_at = ?", time.Now().UTC()).
+	q := s.db.NewUpdate().Model((*Notification)(nil)).Set("read_at = ?", time.Now().UTC()).
 		Where("app_id = ? AND user_id = ? AND read_at IS NULL", appID, userID)
 	if !all {
 		q = q.Where("id IN (?)", bun.List(uniq(ids)))
@@ -446,7 +446,7 @@ func (s *Storage) MarkNotificationsRead(ctx context.Context, appID, userID strin
 // on" when never set).
 func (s *Storage) NotificationPreferences(ctx context.Context, appID, userID string) (*NotificationPreference, error) {
 	p := &NotificationPreference{AppID: appID, UserID: userID}
-	err := s.DB.NewSelect().Model(p).WherePK().Scan(ctx)
+	err := s.db.NewSelect().Model(p).WherePK().Scan(ctx)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("load notification preferences: %w", err)
 	}
@@ -463,7 +463,7 @@ func (s *Storage) SetNotificationPreferences(ctx context.Context, appID, userID 
 		muted = "," + strings.Join(kinds, ",") + ","
 	}
 	p := &NotificationPreference{AppID: appID, UserID: userID, MutedAll: mutedAll, MutedKinds: muted, UpdatedAt: time.Now().UTC()}
-	_, err := s.DB.NewInsert().Model(p).
+	_, err := s.db.NewInsert().Model(p).
 		On("CONFLICT (app_id, user_id) DO UPDATE").
 		Set("muted_all = EXCLUDED.muted_all, muted_kinds = EXCLUDED.muted_kinds, updated_at = EXCLUDED.updated_at").
 		Exec(ctx)
@@ -482,7 +482,7 @@ func (s *Storage) SetNotificationPreferences(ctx context.Context, appID, userID 
 func (s *Storage) SavePushSubscription(ctx context.Context, appID, userID, origin, endpoint, p256dh, auth string) (*PushSubscription, error) {
 	sub := &PushSubscription{ID: NewID(), AppID: appID, UserID: userID, Endpoint: endpoint, P256dh: p256dh, Auth: auth,
 		Origin: origin, CreatedAt: time.Now().UTC()}
-	_, err := s.DB.NewInsert().Model(sub).
+	_, err := s.db.NewInsert().Model(sub).
 		On("CONFLICT (app_id, endpoint) DO UPDATE").
 		Set("user_id = EXCLUDED.user_id, p256dh = EXCLUDED.p256dh, auth = EXCLUDED.auth, origin = EXCLUDED.origin").
 		Returning("id, created_at").
@@ -499,7 +499,7 @@ func (s *Storage) PushSubscriptionsOf(ctx context.Context, appID string, userIDs
 	if len(userIDs) == 0 {
 		return subs, nil
 	}
-	if err := s.DB.NewSelect().Model(&subs).Where("app_id = ? AND user_id IN (?)", appID, bun.List(uniq(userIDs))).
+	if err := s.db.NewSelect().Model(&subs).Where("app_id = ? AND user_id IN (?)", appID, bun.List(uniq(userIDs))).
 		Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load push subscriptions: %w", err)
 	}
@@ -508,7 +508,7 @@ func (s *Storage) PushSubscriptionsOf(ctx context.Context, appID string, userIDs
 
 // DeletePushSubscription drops a subscription the push service says is gone.
 func (s *Storage) DeletePushSubscription(ctx context.Context, id string) error {
-	if _, err := s.DB.NewDelete().Model((*PushSubscription)(nil)).Where("id = ?", id).Exec(ctx); err != nil {
+	if _, err := s.db.NewDelete().Model((*PushSubscription)(nil)).Where("id = ?", id).Exec(ctx); err != nil {
 		return fmt.Errorf("delete push subscription: %w", err)
 	}
 	return nil
@@ -516,7 +516,7 @@ func (s *Storage) DeletePushSubscription(ctx context.Context, id string) error {
 
 // HasPushSubscription reports whether the member has one in the app.
 func (s *Storage) HasPushSubscription(ctx context.Context, appID, userID string) (bool, error) {
-	ok, err := s.DB.NewSelect().Model((*PushSubscription)(nil)).Where("app_id = ? AND user_id = ?", appID, userID).Exists(ctx)
+	ok, err := s.db.NewSelect().Model((*PushSubscription)(nil)).Where("app_id = ? AND user_id = ?", appID, userID).Exists(ctx)
 	if err != nil {
 		return false, fmt.Errorf("check push subscription: %w", err)
 	}

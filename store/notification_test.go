@@ -45,7 +45,7 @@ func runFanOuts(t *testing.T, s *store.Storage) int {
 	pushed := 0
 	for {
 		var jobs []store.JobOutbox
-		if err := s.DB.NewSelect().Model(&jobs).Where("kind IN (?)", bun.List([]string{store.JobNotifyFanOut, store.JobPushNotifications})).
+		if err := s.DB().NewSelect().Model(&jobs).Where("kind IN (?)", bun.List([]string{store.JobNotifyFanOut, store.JobPushNotifications})).
 			Order("id ASC").Scan(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +78,7 @@ func runJobs(t *testing.T, s *store.Storage, jobs []store.JobOutbox) int {
 		default:
 			continue
 		}
-		if _, err := s.DB.NewDelete().Model((*store.JobOutbox)(nil)).Where("id = ?", j.ID).Exec(ctx); err != nil {
+		if _, err := s.DB().NewDelete().Model((*store.JobOutbox)(nil)).Where("id = ?", j.ID).Exec(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -129,7 +129,7 @@ func (s *Storage) CreateOffer(ctx context.Context, appID, actorID string, in Off
 		Duration: in.Duration, DurationMonths: in.DurationMonths, ExpiresAt: in.ExpiresAt, MaxRedemptions: in.MaxRedemptions,
 		Active: true, CreatedAt: now.UTC()}
 	if in.TierID != nil && *in.TierID != "" {
-		n, err := s.DB.NewSelect().Model((*SubscriptionPlan)(nil)).Where("id = ? AND app_id = ?", *in.TierID, appID).Count(ctx)
+		n, err := s.db.NewSelect().Model((*SubscriptionPlan)(nil)).Where("id = ? AND app_id = ?", *in.TierID, appID).Count(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("load tier: %w", err)
 		}
@@ -174,7 +174,7 @@ func (o *Offer) Describe() string {
 // OfferByID answers one offer, or ErrNotFound.
 func (s *Storage) OfferByID(ctx context.Context, id string) (*Offer, error) {
 	o := new(Offer)
-	if err := selectOne(ctx, s.DB.NewSelect().Model(o).Where("id = ?", id), "offer"); err != nil {
+	if err := selectOne(ctx, s.db.NewSelect().Model(o).Where("id = ?", id), "offer"); err != nil {
 		return nil, err
 	}
 	return o, nil
@@ -221,7 +221,7 @@ type OfferRedeemer struct {
 // redemptions.
 func (s *Storage) StudioOffers(ctx context.Context, appID string, now time.Time) ([]StudioOffer, error) {
 	var offers []Offer
-	if err := s.DB.NewSelect().Model(&offers).Where("app_id = ?", appID).OrderExpr("created_at DESC, id DESC").Limit(200).Scan(ctx); err != nil {
+	if err := s.db.NewSelect().Model(&offers).Where("app_id = ?", appID).OrderExpr("created_at DESC, id DESC").Limit(200).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load offers: %w", err)
 	}
 	tiers, err := s.GiftableTiers(ctx, appID)
@@ -246,7 +246,7 @@ func (s *Storage) StudioOffers(ctx context.Context, appID string, now time.Time)
 			Method   string    `bun:"method"`
 			At       time.Time `bun:"created_at"`
 		}
-		if err := s.DB.NewSelect().TableExpr("offer_redemptions AS r").Join("LEFT JOIN users AS u ON u.id = r.user_id").
+		if err := s.db.NewSelect().TableExpr("offer_redemptions AS r").Join("LEFT JOIN users AS u ON u.id = r.user_id").
 			ColumnExpr("r.user_id, COALESCE(u.username, '') AS username, r.discount, r.method, r.created_at").
 			Where("r.offer_id = ?", o.ID).OrderExpr("r.created_at DESC, r.id DESC").Limit(50).Scan(ctx, &rows); err != nil {
 			return nil, fmt.Errorf("load redemptions: %w", err)
@@ -330,7 +330,7 @@ func checkOfferUse(ctx context.Context, db bun.IDB, o *Offer, userID, planID str
 // QuoteOffer answers what code does to the tier of itemID in cycle for the
 // member (userID may be empty for a visitor), or why it does not apply.
 func (s *Storage) QuoteOffer(ctx context.Context, appID, userID, itemID, cycle, code string, now time.Time) (*OfferQuote, error) {
-	tier, err := tierOnSale(ctx, s.DB, appID, itemID)
+	tier, err := tierOnSale(ctx, s.db, appID, itemID)
 	if err != nil {
 		return nil, err
 	}
@@ -338,7 +338,7 @@ func (s *Storage) QuoteOffer(ctx context.Context, appID, userID, itemID, cycle, 
 	if err != nil {
 		return nil, err
 	}
-	return quoteOffer(ctx, s.DB, appID, userID, tier.ID, cycle, price, code, now)
+	return quoteOffer(ctx, s.db, appID, userID, tier.ID, cycle, price, code, now)
 }
 
 func quoteOffer(ctx context.Context, db bun.IDB, appID, userID, planID, cycle string, price int64, code string, now time.Time) (*OfferQuote, error) {

@@ -79,7 +79,7 @@ type AppSummary struct {
 // ListApps lists every app, oldest first.
 func (s *Storage) ListApps(ctx context.Context) ([]AppSummary, error) {
 	var out []AppSummary
-	err := s.DB.NewSelect().TableExpr("apps AS a").
+	err := s.db.NewSelect().TableExpr("apps AS a").
 		ColumnExpr("a.id, a.name, a.status, a.unpublished, a.created_at").
 		ColumnExpr("COALESCE(u.email, '') AS creator_email").
 		ColumnExpr("(SELECT COUNT(*) FROM memberships AS m WHERE m.app_id = a.id) AS members").
@@ -124,7 +124,7 @@ func (s *Storage) DeleteApp(ctx context.Context, idOrName string) (*App, error) 
 		return nil, err
 	}
 	// Its name may be taken again: the cached name -> id mapping goes.
-	if err := s.Cache.Delete(ctx, appIDKey(app.Name)); err != nil {
+	if err := s.cache.Delete(ctx, appIDKey(app.Name)); err != nil {
 		s.cacheWarn("app id cache delete failed", err)
 	}
 	return app, nil
@@ -158,7 +158,7 @@ func (s *Storage) RecordPushFailure(ctx context.Context, sub PushSubscription, n
 	}
 	f := &PushFailure{ID: NewID(), AppID: sub.AppID, UserID: sub.UserID, SubscriptionID: sub.ID, NotificationID: notificationID,
 		EndpointHost: host, Status: int32(status), Error: detail, CreatedAt: time.Now().UTC()}
-	if _, err := s.DB.NewInsert().Model(f).Exec(ctx); err != nil {
+	if _, err := s.db.NewInsert().Model(f).Exec(ctx); err != nil {
 		return fmt.Errorf("record push failure: %w", err)
 	}
 	return nil
@@ -167,7 +167,7 @@ func (s *Storage) RecordPushFailure(ctx context.Context, sub PushSubscription, n
 // RecentPushFailures lists the latest failed deliveries, newest first.
 func (s *Storage) RecentPushFailures(ctx context.Context, limit int) ([]PushFailure, error) {
 	var out []PushFailure
-	if err := s.DB.NewSelect().Model(&out).OrderExpr("created_at DESC, id DESC").Limit(int64(limit)).Scan(ctx); err != nil {
+	if err := s.db.NewSelect().Model(&out).OrderExpr("created_at DESC, id DESC").Limit(int64(limit)).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("list push failures: %w", err)
 	}
 	return out, nil
@@ -194,9 +194,9 @@ func (s *Storage) Prune(ctx context.Context, r Retention, now time.Time) (Pruned
 		q    *bun.DeleteQuery
 		into *int64
 	}{
-		{s.DB.NewDelete().Model((*Notification)(nil)).Where("created_at < ?", before), &p.Notifications},
-		{s.DB.NewDelete().Model((*PushFailure)(nil)).Where("created_at < ?", before), &p.PushFailures},
-		{s.DB.NewDelete().Model((*Session)(nil)).Where("expires_at < ?", now), &p.Sessions},
+		{s.db.NewDelete().Model((*Notification)(nil)).Where("created_at < ?", before), &p.Notifications},
+		{s.db.NewDelete().Model((*PushFailure)(nil)).Where("created_at < ?", before), &p.PushFailures},
+		{s.db.NewDelete().Model((*Session)(nil)).Where("expires_at < ?", now), &p.Sessions},
 	} {
 		res, err := step.q.Exec(ctx)
 		if err != nil {

@@ -326,7 +326,7 @@ func (s *Storage) CreateOrder(ctx context.Context, shop *Shop, userID string, in
 		// Another request closed this cart first (SQLite without row
 		// locks, or the unique index on orders.cart_id): answer its order.
 		existing := new(Order)
-		if e := selectOne(ctx, s.DB.NewSelect().Model(existing).Where("cart_id = ? AND user_id = ?", in.CartID, userID), "order"); e == nil {
+		if e := selectOne(ctx, s.db.NewSelect().Model(existing).Where("cart_id = ? AND user_id = ?", in.CartID, userID), "order"); e == nil {
 			return existing, false, nil
 		}
 	}
@@ -671,7 +671,7 @@ func (s *Storage) ExpirePendingOrders(ctx context.Context, olderThan time.Durati
 	}
 	cutoff := time.Now().UTC().Add(-olderThan)
 	var stale []Order
-	if err := s.DB.NewSelect().Model(&stale).Column("id", "app_id").
+	if err := s.db.NewSelect().Model(&stale).Column("id", "app_id").
 		Where("status = ? AND created_at < ?", OrderPending, cutoff).Order("created_at ASC").Limit(500).Scan(ctx); err != nil {
 		return 0, fmt.Errorf("find expired orders: %w", err)
 	}
@@ -755,12 +755,12 @@ func (f OrderFilter) apply(q *bun.SelectQuery) *bun.SelectQuery {
 func (s *Storage) Orders(ctx context.Context, f OrderFilter) ([]OrderView, Pagination, error) {
 	page, limit := ClampPage(f.Page, f.Limit)
 	var rows []Order
-	total, err := s.DB.NewSelect().Model(&rows).Apply(f.apply).Order("created_at DESC", "id DESC").
+	total, err := s.db.NewSelect().Model(&rows).Apply(f.apply).Order("created_at DESC", "id DESC").
 		Limit(int64(limit)).Offset(int64((page - 1) * limit)).ScanAndCount(ctx)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, Pagination{}, fmt.Errorf("list orders: %w", err)
 	}
-	views, err := s.orderViews(ctx, s.DB, rows, f.UserID == "")
+	views, err := s.orderViews(ctx, s.db, rows, f.UserID == "")
 	if err != nil {
 		return nil, Pagination{}, err
 	}
@@ -772,14 +772,14 @@ func (s *Storage) Orders(ctx context.Context, f OrderFilter) ([]OrderView, Pagin
 // it exists).
 func (s *Storage) OrderOf(ctx context.Context, storeID, userID, orderID string) (*OrderView, error) {
 	o := new(Order)
-	q := s.DB.NewSelect().Model(o).Where("id = ? AND store_id = ?", orderID, storeID)
+	q := s.db.NewSelect().Model(o).Where("id = ? AND store_id = ?", orderID, storeID)
 	if userID != "" {
 		q = q.Where("user_id = ?", userID)
 	}
 	if err := selectOne(ctx, q, "order"); err != nil {
 		return nil, err
 	}
-	views, err := s.orderViews(ctx, s.DB, []Order{*o}, userID == "")
+	views, err := s.orderViews(ctx, s.db, []Order{*o}, userID == "")
 	if err != nil {
 		return nil, err
 	}
@@ -936,7 +936,7 @@ func ReadyToPay(ctx context.Context, db bun.IDB, o *Order) error {
 
 // ReadyToPay is the check above on the storage's own database, for
 // providers that start a payment elsewhere (card, PayPal).
-func (s *Storage) ReadyToPay(ctx context.Context, o *Order) error { return ReadyToPay(ctx, s.DB, o) }
+func (s *Storage) ReadyToPay(ctx context.Context, o *Order) error { return ReadyToPay(ctx, s.db, o) }
 
 // SetOrderShipping records the shipping step on the member's own PENDING
 // order with what shipping to that address costs (the app's zones), and

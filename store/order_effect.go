@@ -114,7 +114,7 @@ func revokeDownload(ctx context.Context, tx bun.Tx, o *Order, it *OrderItem) err
 // HasDownload reports whether the member bought the item (DIGITAL) and the
 // grant stands.
 func (s *Storage) HasDownload(ctx context.Context, appID, userID, itemID string) (bool, error) {
-	n, err := s.DB.NewSelect().Model((*Entitlement)(nil)).
+	n, err := s.db.NewSelect().Model((*Entitlement)(nil)).
 		Where("app_id = ? AND user_id = ? AND store_item_id = ? AND kind = ? AND revoked_at IS NULL", appID, userID, itemID, EntitlementDownload).
 		Count(ctx)
 	if err != nil {

@@ -276,7 +276,7 @@ func (pv *pageVersions) forget(scope string, live *bool) {
 // cache keys cost no database read per request. Without it every request
 // reads the versions from the database, which is always correct.
 func (s *Storage) WatchPageVersions(ctx context.Context) {
-	if s.Redis == nil {
+	if s.rdb == nil {
 		return
 	}
 	pv := s.pv()
@@ -294,7 +294,7 @@ func (s *Storage) WatchPageVersions(ctx context.Context) {
 			}
 		}()
 		sessionChannel := s.SessionChannel()
-		ps := s.Redis.Subscribe(subCtx, s.PageVersionChannel(), sessionChannel)
+		ps := s.rdb.Subscribe(subCtx, s.PageVersionChannel(), sessionChannel)
 		for {
 			msg, err := ps.Receive(subCtx)
 			if err != nil {
@@ -315,7 +315,7 @@ func (s *Storage) WatchPageVersions(ctx context.Context) {
 					for _, id := range strings.Split(m.Payload, ",") {
 						s.sessions.revoke(id)
 					}
-					s.EndedHeard.Add(1)
+					s.endedHeard.Add(1)
 					continue
 				}
 				scope, version, ok := parseVersionMessage(m.Payload)
@@ -365,10 +365,10 @@ func (s *Storage) InvalidatePost(ctx context.Context, appID, messageID string) {
 // pages cached. When those apps cannot be told, every app's pages go.
 func (s *Storage) InvalidateUser(ctx context.Context, userID string) {
 	var apps []string
-	err := s.DB.NewRaw(`SELECT app_id FROM messages WHERE sender_id = ? UNION SELECT app_id FROM attendees WHERE user_id = ?`,
+	err := s.db.NewRaw(`SELECT app_id FROM messages WHERE sender_id = ? UNION SELECT app_id FROM attendees WHERE user_id = ?`,
 		userID, userID).Scan(ctx, &apps)
 	if err != nil {
-		s.Logger.Error("apps showing a user unknown; renewing every app's pages", "user", userID, "err", err)
+		s.logger.Error("apps showing a user unknown; renewing every app's pages", "user", userID, "err", err)
 		s.InvalidateAllApps(ctx)
 		return
 	}
@@ -424,7 +424,7 @@ func memberChanged(ctx context.Context, appID, userID string) {
 func (s *Storage) writeTx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
 	var pages *pageChanges
 	var bumped []PageVersion
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		pages, bumped = &pageChanges{}, nil
 		if err := fn(context.WithValue(ctx, pageChangesKey{}, pages), tx); err != nil {
 			return err
@@ -472,7 +472,7 @@ func (s *Storage) bumpPageVersions(ctx context.Context, scopes ...string) {
 	}
 	// Bumped in the database first: that is what a server falls back to when
 	// it misses the announcement, so a lost publish costs speed, not truth.
-	bumped, err := bumpIn(ctx, s.DB, scopes)
+	bumped, err := bumpIn(ctx, s.db, scopes)
 	s.announceBumps(ctx, scopes, bumped, err)
 }
 
@@ -495,7 +495,7 @@ func (s *Storage) announceBumps(ctx context.Context, scopes []string, bumped []P
 		switch {
 		case err != nil || !ok:
 			// The write itself succeeded; a page may stay stale for PageTTL.
-			s.Logger.Error("page version bump failed", "scope", scope, "err", err)
+			s.logger.Error("page version bump failed", "scope", scope, "err", err)
 			s.pv().forget(scope, nil)
 		case scope == GlobalPageScope:
 			s.pv().forget(scope, nil)
@@ -504,8 +504,8 @@ func (s *Storage) announceBumps(ctx context.Context, scopes []string, bumped []P
 			payloads[i] = versionMessage(scope, v)
 		}
 	}
-	if s.Redis != nil {
-		_, err := s.Redis.Pipelined(ctx, func(pipe redis.Pipeliner) error {
+	if s.rdb != nil {
+		_, err := s.rdb.Pipelined(ctx, func(pipe redis.Pipeliner) error {
 			for _, payload := range payloads {
 				pipe.Publish(ctx, s.PageVersionChannel(), payload)
 			}
@@ -521,7 +521,7 @@ func (s *Storage) announceBumps(ctx context.Context, scopes []string, bumped []P
 // never bumped.
 func (s *Storage) PageVersions(ctx context.Context, scopes ...string) (map[string]int64, error) {
 	var rows []PageVersion
-	if err := s.DB.NewSelect().Model(&rows).Where("scope IN (?)", bun.List(scopes)).Scan(ctx); err != nil {
+	if err := s.db.NewSelect().Model(&rows).Where("scope IN (?)", bun.List(scopes)).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load page versions: %w", err)
 	}
 	out := make(map[string]int64, len(scopes))

@@ -21,7 +21,7 @@ func TestPageVersionBumps(t *testing.T) {
 		ctx := context.Background()
 		// Queries are counted where a test asks (WithQueryCount below).
 		db = db.WithQueryHook(store.QueryCountHook{})
-		s := store.NewStorage(db, store.NewMemoryCache(), nil, nil)
+		s := store.New(store.Options{DB: db})
 		got, err := s.PageVersions(ctx, "app-a", store.GlobalPageScope)
 		if err != nil || got["app-a"] != 0 || got[store.GlobalPageScope] != 0 {
 			t.Fatalf("before any bump: %v %v", got, err)
@@ -30,7 +30,7 @@ func TestPageVersionBumps(t *testing.T) {
 		s.InvalidateApp(ctx, "app-a")
 		s.InvalidateAllApps(ctx)
 		// Another Storage on the same database stands for another process.
-		other := store.NewStorage(db, store.NewMemoryCache(), nil, nil)
+		other := store.New(store.Options{DB: db})
 		got, err = other.PageVersions(ctx, "app-a", "app-b", store.GlobalPageScope)
 		if err != nil {
 			t.Fatal(err)
@@ -66,7 +66,7 @@ func TestConcurrentBumpsOfOverlappingScopes(t *testing.T) {
 	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
-		s := store.NewStorage(db, store.NewMemoryCache(), nil, nil)
+		s := store.New(store.Options{DB: db})
 		var wg sync.WaitGroup
 		for i := range 100 {
 			wg.Add(1)
@@ -80,7 +80,7 @@ func TestConcurrentBumpsOfOverlappingScopes(t *testing.T) {
 			}()
 		}
 		wg.Wait()
-		got, err := store.NewStorage(db, store.NewMemoryCache(), nil, nil).PageVersions(ctx,
+		got, err := store.New(store.Options{DB: db}).PageVersions(ctx,
 			store.EngagementScope("app-c"), store.PostScope("post-0"), store.PostScope("post-1"), store.PostScope("post-2"),
 			store.MemberScope("app-c", "user-0"), store.MemberScope("app-c", "user-1"), store.MemberScope("app-c", "user-2"))
 		if err != nil {
@@ -149,7 +149,7 @@ func TestOlderAnnouncementIsOldNews(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s := storagesHearingBumps(t, ctx, 1)[0]
-	rdb := s.Redis
+	rdb := s.Redis()
 	if _, err := s.CurrentVersions(ctx, "app-a"); err != nil {
 		t.Fatal(err)
 	}
@@ -195,8 +195,7 @@ func storagesHearingBumps(t *testing.T, ctx context.Context, n int) []*store.Sto
 	ns := "test:" + store.NewID()
 	var out []*store.Storage
 	for i := 0; i < n; i++ {
-		s := store.NewStorage(db, store.NewMemoryCache(), nil, nil)
-		s.Redis, s.Namespace = rdb, ns
+		s := store.New(store.Options{DB: db, Cache: store.NewMemoryCache(), Redis: rdb, Namespace: ns})
 		go s.WatchPageVersions(ctx)
 		out = append(out, s)
 	}

@@ -92,7 +92,7 @@ func (s *Storage) AttachPayment(ctx context.Context, orderID, method, ref string
 // member's (someone else's order is ErrNotFound, as if it did not exist).
 func (s *Storage) OrderInStore(ctx context.Context, storeID, userID, orderID string) (*Order, error) {
 	o := new(Order)
-	q := s.DB.NewSelect().Model(o).Where("id = ? AND store_id = ?", orderID, storeID)
+	q := s.db.NewSelect().Model(o).Where("id = ? AND store_id = ?", orderID, storeID)
 	if userID != "" {
 		q = q.Where("user_id = ?", userID)
 	}
@@ -110,7 +110,7 @@ func (s *Storage) OrderByPaymentRef(ctx context.Context, storeID, userID, method
 		return nil, ErrNotFound
 	}
 	o := new(Order)
-	q := s.DB.NewSelect().Model(o).Where("payment_ref = ? AND store_id = ?", ref, storeID)
+	q := s.db.NewSelect().Model(o).Where("payment_ref = ? AND store_id = ?", ref, storeID)
 	if method != "" {
 		q = q.Where("payment_method = ?", method)
 	}
@@ -127,7 +127,7 @@ func (s *Storage) OrderByPaymentRef(ctx context.Context, storeID, userID, method
 // viewer: the provider's signature is the authority).
 func (s *Storage) OrderByID(ctx context.Context, orderID string) (*Order, error) {
 	o := new(Order)
-	if err := selectOne(ctx, s.DB.NewSelect().Model(o).Where("id = ?", orderID), "order"); err != nil {
+	if err := selectOne(ctx, s.db.NewSelect().Model(o).Where("id = ?", orderID), "order"); err != nil {
 		return nil, err
 	}
 	return o, nil
@@ -288,7 +288,7 @@ func strayPayment(ctx context.Context, tx bun.Tx, o *Order, method, ref string, 
 // (refund amounts for the order page, and tests).
 func (s *Storage) PaymentEvents(ctx context.Context, orderID string) ([]PaymentEvent, error) {
 	var out []PaymentEvent
-	if err := s.DB.NewSelect().Model(&out).Where("order_id = ?", orderID).Order("created_at ASC", "id ASC").Scan(ctx); err != nil {
+	if err := s.db.NewSelect().Model(&out).Where("order_id = ?", orderID).Order("created_at ASC", "id ASC").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load payment events: %w", err)
 	}
 	return out, nil
@@ -301,7 +301,7 @@ func (s *Storage) OrderByProviderRef(ctx context.Context, method, ref string) (*
 		return nil, ErrNotFound
 	}
 	o := new(Order)
-	q := s.DB.NewSelect().Model(o).Where("payment_ref = ? AND payment_method = ?", ref, method).Order("created_at DESC")
+	q := s.db.NewSelect().Model(o).Where("payment_ref = ? AND payment_method = ?", ref, method).Order("created_at DESC")
 	if err := selectOne(ctx, q, "order"); err != nil {
 		return nil, err
 	}

@@ -84,7 +84,7 @@ type AccountState struct {
 // PayoutAccountOf answers the app's payout account, nil when it has none.
 func (s *Storage) PayoutAccountOf(ctx context.Context, appID string) (*PayoutAccount, error) {
 	pa := new(PayoutAccount)
-	err := selectOne(ctx, s.DB.NewSelect().Model(pa).Where("app_id = ?", appID), "payout account")
+	err := selectOne(ctx, s.db.NewSelect().Model(pa).Where("app_id = ?", appID), "payout account")
 	if errors.Is(err, ErrNotFound) {
 		return nil, nil
 	}
@@ -113,7 +113,7 @@ func ensurePayoutRow(ctx context.Context, db bun.IDB, appID string) error {
 // connects (which Stripe's idempotency key makes one account anyway) the
 // first to commit wins and the other reads it.
 func (s *Storage) AttachStripeAccount(ctx context.Context, appID, actorID, accountID string) (*PayoutAccount, error) {
-	if err := ensurePayoutRow(ctx, s.DB, appID); err != nil {
+	if err := ensurePayoutRow(ctx, s.db, appID); err != nil {
 		return nil, err
 	}
 	err := s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
@@ -164,7 +164,7 @@ func payoutChanged(ctx context.Context, tx bun.Tx, appID, actorID, action, what 
 // (opening the Stripe dashboard, where the bank account is managed) to the
 // app's audit log.
 func (s *Storage) AuditPayoutAction(ctx context.Context, appID, actorID, action, detail string) error {
-	return writeAudit(ctx, s.DB, appID, actorID, action, "", detail)
+	return writeAudit(ctx, s.db, appID, actorID, action, "", detail)
 }
 
 // ApplyAccountState records what Stripe said of a connected account, unless
@@ -175,7 +175,7 @@ func (s *Storage) ApplyAccountState(ctx context.Context, st AccountState) (*Payo
 	if st.AccountID == "" {
 		return nil, false, nil
 	}
-	res, err := s.DB.NewUpdate().Model((*PayoutAccount)(nil)).
+	res, err := s.db.NewUpdate().Model((*PayoutAccount)(nil)).
 		Set("charges_enabled = ?", st.ChargesEnabled).Set("payouts_enabled = ?", st.PayoutsEnabled).
 		Set("details_submitted = ?", st.DetailsSubmitted).Set("currently_due = ?", strings.Join(st.CurrentlyDue, ",")).
 		Set("disabled_reason = ?", st.DisabledReason).Set("state_at = ?", st.At).Set("updated_at = ?", time.Now().UTC()).
@@ -185,7 +185,7 @@ func (s *Storage) ApplyAccountState(ctx context.Context, st AccountState) (*Payo
 	}
 	n, _ := res.RowsAffected()
 	pa := new(PayoutAccount)
-	err = selectOne(ctx, s.DB.NewSelect().Model(pa).Where("stripe_account_id = ?", st.AccountID), "payout account")
+	err = selectOne(ctx, s.db.NewSelect().Model(pa).Where("stripe_account_id = ?", st.AccountID), "payout account")
 	if errors.Is(err, ErrNotFound) {
 		return nil, false, nil
 	}
@@ -204,10 +204,10 @@ func (s *Storage) SetAppFee(ctx context.Context, appID string, bp *int64) error 
 	if bp != nil && (*bp < 0 || *bp > 10000) {
 		return invalid("The fee must be between 0 and 100 percent")
 	}
-	if err := ensurePayoutRow(ctx, s.DB, appID); err != nil {
+	if err := ensurePayoutRow(ctx, s.db, appID); err != nil {
 		return err
 	}
-	_, err := s.DB.NewUpdate().Model((*PayoutAccount)(nil)).Set("fee_bp = ?", bp).Set("updated_at = ?", time.Now().UTC()).
+	_, err := s.db.NewUpdate().Model((*PayoutAccount)(nil)).Set("fee_bp = ?", bp).Set("updated_at = ?", time.Now().UTC()).
 		Where("app_id = ?", appID).Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("set app fee: %w", err)
@@ -226,7 +226,12 @@ func (s *Storage) FeeBPOf(ctx context.Context, db bun.IDB, appID string) (int64,
 	if bp.Valid {
 		return bp.Int64, nil
 	}
-	return s.PlatformFeeBP, nil
+	return s.platformFeeBP, nil
+}
+
+// AppFeeBP is FeeBPOf outside a transaction.
+func (s *Storage) AppFeeBP(ctx context.Context, appID string) (int64, error) {
+	return s.FeeBPOf(ctx, s.db, appID)
 }
 
 // FeeOn is the fee of bp basis points on amount, rounded half up: the
@@ -255,7 +260,7 @@ func FeeRefundOn(fee, amount, refunded int64) int64 {
 
 // PlatformFee is the fee the app pays on amount.
 func (s *Storage) PlatformFee(ctx context.Context, appID string, amount int64) (int64, error) {
-	bp, err := s.FeeBPOf(ctx, s.DB, appID)
+	bp, err := s.FeeBPOf(ctx, s.db, appID)
 	if err != nil {
 		return 0, err
 	}
@@ -444,7 +449,7 @@ type Statement struct {
 func (s *Storage) StatementOf(ctx context.Context, appID string) (*Statement, error) {
 	st := &Statement{Currency: WalletCurrency, Months: []StatementMonth{}}
 	acc := new(WalletAccount)
-	err := selectOne(ctx, s.DB.NewSelect().Model(acc).
+	err := selectOne(ctx, s.db.NewSelect().Model(acc).
 		Where("app_id = ? AND kind = ? AND owner_id = '' AND currency = ?", appID, WalletApp, WalletCurrency), "wallet account")
 	if errors.Is(err, ErrNotFound) {
 		return st, nil
@@ -458,7 +463,7 @@ func (s *Storage) StatementOf(ctx context.Context, appID string) (*Statement, er
 		CreatedAt time.Time `bun:"created_at"`
 		Kind      string    `bun:"kind"`
 	}
-	err = s.DB.NewSelect().TableExpr("wallet_entries AS e").Join("JOIN wallet_transfers AS t ON t.id = e.transfer_id").
+	err = s.db.NewSelect().TableExpr("wallet_entries AS e").Join("JOIN wallet_transfers AS t ON t.id = e.transfer_id").
 		ColumnExpr("e.amount, e.created_at, t.kind").Where("e.account_id = ?", acc.ID).OrderExpr("e.seq DESC").Scan(ctx, &rows)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("load statement: %w", err)
@@ -480,7 +485,7 @@ func (s *Storage) StatementOf(ctx context.Context, appID string) (*Statement, er
 		Amount    int64     `bun:"amount"`
 		CreatedAt time.Time `bun:"created_at"`
 	}
-	if err := s.DB.NewSelect().Model((*WalletTransfer)(nil)).Column("amount", "created_at").
+	if err := s.db.NewSelect().Model((*WalletTransfer)(nil)).Column("amount", "created_at").
 		Where("app_id = ? AND kind = ?", appID, TransferProcessorFee).Scan(ctx, &fees); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("load processor fees: %w", err)
 	}
@@ -524,7 +529,7 @@ func (s *Storage) LedgerSums(ctx context.Context, appID string) (map[string]int6
 		Kind   string `bun:"kind"`
 		Amount int64  `bun:"amount"`
 	}
-	err := s.DB.NewSelect().Model((*WalletTransfer)(nil)).ColumnExpr("kind, SUM(amount) AS amount").
+	err := s.db.NewSelect().Model((*WalletTransfer)(nil)).ColumnExpr("kind, SUM(amount) AS amount").
 		Where("app_id = ?", appID).Group("kind").Scan(ctx, &rows)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("load ledger sums: %w", err)

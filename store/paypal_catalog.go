@@ -28,7 +28,7 @@ type PayPalCatalog struct {
 // PayPalCatalogID answers the PayPal id kept under key ("" when none).
 func (s *Storage) PayPalCatalogID(ctx context.Context, key string) (string, error) {
 	c := new(PayPalCatalog)
-	err := selectOne(ctx, s.DB.NewSelect().Model(c).Where("key = ?", key), "paypal catalog entry")
+	err := selectOne(ctx, s.db.NewSelect().Model(c).Where("key = ?", key), "paypal catalog entry")
 	if errors.Is(err, ErrNotFound) {
 		return "", nil
 	}
@@ -42,7 +42,7 @@ func (s *Storage) PayPalCatalogID(ctx context.Context, key string) (string, erro
 // answers the one kept: the first writer wins, so concurrent makers agree.
 func (s *Storage) SavePayPalCatalogID(ctx context.Context, appID, key, id string) (string, error) {
 	c := &PayPalCatalog{Key: key, AppID: appID, PayPalID: id, CreatedAt: time.Now().UTC()}
-	if _, err := s.DB.NewInsert().Model(c).On("CONFLICT (key) DO NOTHING").Exec(ctx); err != nil {
+	if _, err := s.db.NewInsert().Model(c).On("CONFLICT (key) DO NOTHING").Exec(ctx); err != nil {
 		return "", fmt.Errorf("save paypal catalog entry: %w", err)
 	}
 	kept, err := s.PayPalCatalogID(ctx, key)
@@ -76,7 +76,7 @@ func LinkProviderSubscriptionTx(ctx context.Context, tx bun.Tx, orderID, ref str
 // subscription renews (ErrNotFound when none).
 func (s *Storage) SubscriptionByProviderRef(ctx context.Context, provider, ref string) (*Subscription, error) {
 	sub := new(Subscription)
-	if err := selectOne(ctx, s.DB.NewSelect().Model(sub).Where("provider = ? AND provider_ref = ?", provider, ref), "subscription"); err != nil {
+	if err := selectOne(ctx, s.db.NewSelect().Model(sub).Where("provider = ? AND provider_ref = ?", provider, ref), "subscription"); err != nil {
 		return nil, err
 	}
 	return sub, nil
@@ -101,10 +101,10 @@ type MembershipLine struct {
 // the order buys none).
 func (s *Storage) MembershipLineOf(ctx context.Context, orderID string) (*MembershipLine, error) {
 	it := new(OrderItem)
-	if err := selectOne(ctx, s.DB.NewSelect().Model(it).Where("order_id = ? AND type = ?", orderID, ItemSubscription), "membership line"); err != nil {
+	if err := selectOne(ctx, s.db.NewSelect().Model(it).Where("order_id = ? AND type = ?", orderID, ItemSubscription), "membership line"); err != nil {
 		return nil, err
 	}
-	plan, err := planOfItem(ctx, s.DB, it.StoreItemID)
+	plan, err := planOfItem(ctx, s.db, it.StoreItemID)
 	if err != nil {
 		return nil, err
 	}

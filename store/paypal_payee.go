@@ -70,7 +70,7 @@ var merchantIDPattern = regexp.MustCompile(`^[2-9A-HJ-NP-Z]{13}$`)
 // PayPalPayeeOf answers the app's payee, nil when none is set.
 func (s *Storage) PayPalPayeeOf(ctx context.Context, appID string) (*PayPalPayee, error) {
 	p := new(PayPalPayee)
-	err := selectOne(ctx, s.DB.NewSelect().Model(p).Where("app_id = ?", appID), "paypal payee")
+	err := selectOne(ctx, s.db.NewSelect().Model(p).Where("app_id = ?", appID), "paypal payee")
 	if errors.Is(err, ErrNotFound) {
 		return nil, nil
 	}
@@ -133,7 +133,7 @@ func (s *Storage) RecordFeeOwed(ctx context.Context, fee *PlatformFeeOwed) error
 	if fee.CreatedAt.IsZero() {
 		fee.CreatedAt = time.Now().UTC()
 	}
-	if _, err := s.DB.NewInsert().Model(fee).On("CONFLICT (provider, payment_ref) DO NOTHING").Exec(ctx); err != nil {
+	if _, err := s.db.NewInsert().Model(fee).On("CONFLICT (provider, payment_ref) DO NOTHING").Exec(ctx); err != nil {
 		return fmt.Errorf("record platform fee owed: %w", err)
 	}
 	return nil
@@ -142,11 +142,11 @@ func (s *Storage) RecordFeeOwed(ctx context.Context, fee *PlatformFeeOwed) error
 // FeesOwed lists what the app owes the operator, newest first, and the sum.
 func (s *Storage) FeesOwed(ctx context.Context, appID string, limit int) ([]PlatformFeeOwed, int64, error) {
 	out := []PlatformFeeOwed{}
-	if err := s.DB.NewSelect().Model(&out).Where("app_id = ?", appID).Order("created_at DESC", "id DESC").Limit(int64(limit)).Scan(ctx); err != nil {
+	if err := s.db.NewSelect().Model(&out).Where("app_id = ?", appID).Order("created_at DESC", "id DESC").Limit(int64(limit)).Scan(ctx); err != nil {
 		return nil, 0, fmt.Errorf("list platform fees owed: %w", err)
 	}
 	var total int64
-	if err := s.DB.NewSelect().Model((*PlatformFeeOwed)(nil)).ColumnExpr("COALESCE(SUM(amount), 0)").Where("app_id = ?", appID).Scan(ctx, &total); err != nil {
+	if err := s.db.NewSelect().Model((*PlatformFeeOwed)(nil)).ColumnExpr("COALESCE(SUM(amount), 0)").Where("app_id = ?", appID).Scan(ctx, &total); err != nil {
 		return nil, 0, fmt.Errorf("sum platform fees owed: %w", err)
 	}
 	return out, total, nil

@@ -83,7 +83,7 @@ type PayPalTierChange struct {
 // repeated requests share one row (and so one revise at PayPal). The code
 // is only kept here: it is redeemed once the member approved the move.
 func (s *Storage) OpenPayPalTierChange(ctx context.Context, q *TierChange, userID, paypalPlanID string) (*PayPalTierChange, error) {
-	done, err := s.DB.NewSelect().Model((*PayPalTierChange)(nil)).
+	done, err := s.db.NewSelect().Model((*PayPalTierChange)(nil)).
 		Where("subscription_id = ? AND status = ?", q.SubscriptionID, PayPalChangeDone).Count(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("count tier changes: %w", err)
@@ -100,15 +100,15 @@ func (s *Storage) OpenPayPalTierChange(ctx context.Context, q *TierChange, userI
 	}
 	key = row.Key
 	var appID string
-	if err := s.DB.NewSelect().Table("subscriptions").Column("app_id").Where("id = ?", q.SubscriptionID).Scan(ctx, &appID); err != nil {
+	if err := s.db.NewSelect().Table("subscriptions").Column("app_id").Where("id = ?", q.SubscriptionID).Scan(ctx, &appID); err != nil {
 		return nil, fmt.Errorf("load membership app: %w", err)
 	}
 	row.AppID = appID
-	if _, err := s.DB.NewInsert().Model(row).On("CONFLICT (key) DO NOTHING").Exec(ctx); err != nil {
+	if _, err := s.db.NewInsert().Model(row).On("CONFLICT (key) DO NOTHING").Exec(ctx); err != nil {
 		return nil, fmt.Errorf("open tier change: %w", err)
 	}
 	out := new(PayPalTierChange)
-	if err := s.DB.NewSelect().Model(out).Where("key = ?", key).Limit(1).Scan(ctx); err != nil {
+	if err := s.db.NewSelect().Model(out).Where("key = ?", key).Limit(1).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("load tier change: %w", err)
 	}
 	return out, nil
@@ -117,7 +117,7 @@ func (s *Storage) OpenPayPalTierChange(ctx context.Context, q *TierChange, userI
 // PayPalTierChangeByID answers one move (ErrNotFound when unknown).
 func (s *Storage) PayPalTierChangeByID(ctx context.Context, id string) (*PayPalTierChange, error) {
 	out := new(PayPalTierChange)
-	if err := s.DB.NewSelect().Model(out).Where("id = ?", id).Limit(1).Scan(ctx); err != nil {
+	if err := s.db.NewSelect().Model(out).Where("id = ?", id).Limit(1).Scan(ctx); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, ErrNotFound
 		}
@@ -130,7 +130,7 @@ func (s *Storage) PayPalTierChangeByID(ctx context.Context, id string) (*PayPalT
 // PayPal (PENDING) or for the upgrade's difference (REVISED), oldest first.
 func (s *Storage) OpenPayPalTierChanges(ctx context.Context, ref string) ([]PayPalTierChange, error) {
 	var out []PayPalTierChange
-	if err := s.DB.NewSelect().Model(&out).Where("provider_ref = ? AND status IN (?)", ref, bun.List([]string{PayPalChangePending, PayPalChangeRevised})).
+	if err := s.db.NewSelect().Model(&out).Where("provider_ref = ? AND status IN (?)", ref, bun.List([]string{PayPalChangePending, PayPalChangeRevised})).
 		Order("created_at", "id").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("list tier changes: %w", err)
 	}
@@ -139,7 +139,7 @@ func (s *Storage) OpenPayPalTierChanges(ctx context.Context, ref string) ([]PayP
 
 // SetPayPalChangeApproval keeps where the member approves the revision.
 func (s *Storage) SetPayPalChangeApproval(ctx context.Context, id, url string) error {
-	if _, err := s.DB.NewUpdate().Model((*PayPalTierChange)(nil)).Set("approval_url = ?", url).Set("updated_at = ?", time.Now().UTC()).
+	if _, err := s.db.NewUpdate().Model((*PayPalTierChange)(nil)).Set("approval_url = ?", url).Set("updated_at = ?", time.Now().UTC()).
 		Where("id = ?", id).Exec(ctx); err != nil {
 		return fmt.Errorf("keep approval link: %w", err)
 	}
@@ -150,7 +150,7 @@ func (s *Storage) SetPayPalChangeApproval(ctx context.Context, id, url string) e
 // difference (the first kept wins: concurrent makers got PayPal's one
 // order for the same request id anyway).
 func (s *Storage) SetPayPalChangeCharge(ctx context.Context, id, ref string) error {
-	if _, err := s.DB.NewUpdate().Model((*PayPalTierChange)(nil)).Set("charge_ref = ?", ref).Set("updated_at = ?", time.Now().UTC()).
+	if _, err := s.db.NewUpdate().Model((*PayPalTierChange)(nil)).Set("charge_ref = ?", ref).Set("updated_at = ?", time.Now().UTC()).
 		Where("id = ? AND charge_ref = ''", id).Exec(ctx); err != nil {
 		return fmt.Errorf("keep upgrade charge: %w", err)
 	}

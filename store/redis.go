@@ -176,5 +176,5 @@ func (s *Storage) cacheWarn(msg string, err error, args ...any) {
 	if errors.Is(err, ErrRedisUnavailable) {
 		return
 	}
-	s.Logger.Warn(msg, append(args, "err", err)...)
+	s.logger.Warn(msg, append(args, "err", err)...)
 }

@@ -56,8 +56,9 @@ func TestRedisOutageLoggedOncePerChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { client.Close() })
-	s := seeded(t, storetest.SQLite(t), &store.RedisCache{Client: client, Prefix: fmt.Sprintf("test:%s:%d:", t.Name(), time.Now().UnixNano())})
-	s.Logger = logger
+	opts := seededOptions(t, storetest.SQLite(t), &store.RedisCache{Client: client, Prefix: fmt.Sprintf("test:%s:%d:", t.Name(), time.Now().UnixNano())})
+	opts.Logger = logger
+	s := store.New(opts)
 	if _, err := s.Landing(ctx, "demo"); err != nil {
 		t.Fatal(err)
 	}

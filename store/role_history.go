@@ -109,7 +109,7 @@ func RecordJoins(ctx context.Context, db bun.IDB, appID string) error {
 // analytics read it).
 func (s *Storage) RoleHistory(ctx context.Context, appID string) ([]RoleChange, error) {
 	var out []RoleChange
-	if err := s.DB.NewSelect().Model(&out).Where("app_id = ?", appID).OrderExpr("created_at ASC, id ASC").Scan(ctx); err != nil {
+	if err := s.db.NewSelect().Model(&out).Where("app_id = ?", appID).OrderExpr("created_at ASC, id ASC").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("role history: %w", err)
 	}
 	return out, nil

@@ -52,7 +52,7 @@ func (s *Storage) Search(ctx context.Context, appID, appName, q string, scope Se
 	if q == "" {
 		return res, nil
 	}
-	pg := s.DB.Dialect().Name() == dialect.PG
+	pg := s.db.Dialect().Name() == dialect.PG
 	fts := ftsQuery(q)
 	if !pg && fts == "" {
 		return res, nil // only punctuation: no word to look for
@@ -78,7 +78,7 @@ func (s *Storage) Search(ctx context.Context, appID, appName, q string, scope Se
 	base := "/apps/" + appName
 	if scope.Posts {
 		var rows []Message
-		if err := match(ReadableWhere(s.DB.NewSelect().Model(&rows).Where("message.app_id = ? AND message.type = ? AND message.hidden = ''", appID, MessagePost), "message", scope.Reader),
+		if err := match(ReadableWhere(s.db.NewSelect().Model(&rows).Where("message.app_id = ? AND message.type = ? AND message.hidden = ''", appID, MessagePost), "message", scope.Reader),
 			"message", "messages_fts", "message.created_at DESC", "0, 1", "message.content").
 			Limit(SearchLimit).Scan(ctx); err != nil {
 			return nil, fmt.Errorf("search posts: %w", err)
@@ -90,7 +90,7 @@ func (s *Storage) Search(ctx context.Context, appID, appName, q string, scope Se
 	if scope.Items {
 		var rows []StoreItem
 		// A word in the name weighs more than one in the description.
-		if err := match(s.DB.NewSelect().Model(&rows).Where("store_item.app_id = ? AND store_item.deleted_at IS NULL", appID),
+		if err := match(s.db.NewSelect().Model(&rows).Where("store_item.app_id = ? AND store_item.deleted_at IS NULL", appID),
 			"store_item", "store_items_fts", "store_item.created_at DESC", "0, 5, 1", "store_item.name", "store_item.description").
 			Limit(SearchLimit).Scan(ctx); err != nil {
 			return nil, fmt.Errorf("search items: %w", err)
@@ -104,7 +104,7 @@ func (s *Storage) Search(ctx context.Context, appID, appName, q string, scope Se
 		var rows []Event
 		// An event whose details are locked for the viewer is not searched:
 		// its description and place would match (and show) otherwise.
-		if err := match(ReadableWhere(s.DB.NewSelect().Model(&rows).Where("event.app_id = ? AND event.hidden = ''", appID), "event", scope.Reader),
+		if err := match(ReadableWhere(s.db.NewSelect().Model(&rows).Where("event.app_id = ? AND event.hidden = ''", appID), "event", scope.Reader),
 			"event", "events_fts", "event.start_date DESC", "0, 5, 1, 2", "event.name", "event.description", "event.location").
 			Limit(SearchLimit).Scan(ctx); err != nil {
 			return nil, fmt.Errorf("search events: %w", err)

@@ -25,8 +25,14 @@ type Secret struct {
 // and both return its value, so every process agrees (VAPID keys: a browser
 // subscribed with one public key cannot receive pushes signed by another).
 func (s *Storage) StoredSecret(ctx context.Context, name string, gen func() (string, error)) (string, error) {
+	return StoredSecret(ctx, s.db, name, gen)
+}
+
+// StoredSecret is Storage.StoredSecret before there is a Storage: the
+// assembly reads the media signing key, which the store is built with.
+func StoredSecret(ctx context.Context, db *bun.DB, name string, gen func() (string, error)) (string, error) {
 	var secret Secret
-	err := s.DB.NewSelect().Model(&secret).Where("name = ?", name).Scan(ctx)
+	err := db.NewSelect().Model(&secret).Where("name = ?", name).Scan(ctx)
 	if err == nil {
 		return secret.Value, nil
 	}
@@ -38,10 +44,10 @@ func (s *Storage) StoredSecret(ctx context.Context, name string, gen func() (str
 		return "", fmt.Errorf("generate secret %s: %w", name, err)
 	}
 	secret = Secret{Name: name, Value: value}
-	if _, err := s.DB.NewInsert().Model(&secret).On("CONFLICT (name) DO NOTHING").Exec(ctx); err != nil {
+	if _, err := db.NewInsert().Model(&secret).On("CONFLICT (name) DO NOTHING").Exec(ctx); err != nil {
 		return "", fmt.Errorf("store secret %s: %w", name, err)
 	}
-	if err := s.DB.NewSelect().Model(&secret).Where("name = ?", name).Scan(ctx); err != nil {
+	if err := db.NewSelect().Model(&secret).Where("name = ?", name).Scan(ctx); err != nil {
 		return "", fmt.Errorf("reload secret %s: %w", name, err)
 	}
 	return secret.Value, nil

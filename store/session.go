@@ -57,7 +57,7 @@ func (s *Storage) createSession(ctx context.Context, userID, userAgent, linked s
 	token := NewSessionToken()
 	now := time.Now().UTC()
 	sess := &Session{ID: sessionID(token), UserID: userID, UserAgent: userAgent, ExpiresAt: now.Add(SessionTTL), LastUsedAt: &now, LinkedID: linked}
-	if _, err := s.DB.NewInsert().Model(sess).Exec(ctx); err != nil {
+	if _, err := s.db.NewInsert().Model(sess).Exec(ctx); err != nil {
 		return "", fmt.Errorf("create session: %w", err)
 	}
 	s.cacheSession(ctx, token, sess)
@@ -66,15 +66,15 @@ func (s *Storage) createSession(ctx context.Context, userID, userAgent, linked s
 }
 
 func (s *Storage) cacheSession(ctx context.Context, token string, sess *Session) {
-	if s.Redis == nil {
+	if s.rdb == nil {
 		return
 	}
 	ttl := min(time.Until(sess.ExpiresAt), sessionCacheTTL)
 	if ttl <= 0 {
 		return
 	}
-	if err := s.Redis.Set(ctx, s.redisSessionKey(sessionID(token)), sess.UserID, ttl).Err(); err != nil {
-		s.Logger.Debug("cache session: redis unavailable", "err", err)
+	if err := s.rdb.Set(ctx, s.redisSessionKey(sessionID(token)), sess.UserID, ttl).Err(); err != nil {
+		s.logger.Debug("cache session: redis unavailable", "err", err)
 	}
 }
 
@@ -98,19 +98,19 @@ func (s *Storage) SessionUser(ctx context.Context, token string) (*User, error) 
 }
 
 func (s *Storage) lookupSession(ctx context.Context, token string) (*User, error) {
-	if s.Redis != nil {
-		userID, err := s.Redis.Get(ctx, s.redisSessionKey(sessionID(token))).Result()
+	if s.rdb != nil {
+		userID, err := s.rdb.Get(ctx, s.redisSessionKey(sessionID(token))).Result()
 		switch {
 		case err == nil:
 			return liveUser(s.UserByID(ctx, userID))
 		case !errors.Is(err, redis.Nil):
-			s.Logger.Debug("session lookup: redis unavailable, asking the database", "err", err)
+			s.logger.Debug("session lookup: redis unavailable, asking the database", "err", err)
 		}
 	}
-	if s.Redis == nil {
+	if s.rdb == nil {
 		// One query: this runs on every request of a signed-in member.
 		user := new(User)
-		q := s.DB.NewSelect().Model(user).Join("JOIN sessions AS s ON s.user_id = u.id").
+		q := s.db.NewSelect().Model(user).Join("JOIN sessions AS s ON s.user_id = u.id").
 			Where("s.id = ? AND s.expires_at > ? AND u.disabled_at IS NULL", sessionID(token), time.Now())
 		if err := selectOne(ctx, q, "session"); err != nil {
 			return nil, err
@@ -118,7 +118,7 @@ func (s *Storage) lookupSession(ctx context.Context, token string) (*User, error
 		return user, nil
 	}
 	sess := new(Session)
-	q := s.DB.NewSelect().Model(sess).Where("id = ? AND expires_at > ?", sessionID(token), time.Now())
+	q := s.db.NewSelect().Model(sess).Where("id = ? AND expires_at > ?", sessionID(token), time.Now())
 	if err := selectOne(ctx, q, "session"); err != nil {
 		return nil, err
 	}
@@ -147,7 +147,7 @@ func (s *Storage) DeleteSession(ctx context.Context, token string) error {
 	if err := s.uncacheSessions(ctx, ids); err != nil {
 		return err
 	}
-	if _, err := s.DB.NewDelete().Model((*Session)(nil)).Where("id IN (?)", bun.List(ids)).Exec(ctx); err != nil {
+	if _, err := s.db.NewDelete().Model((*Session)(nil)).Where("id IN (?)", bun.List(ids)).Exec(ctx); err != nil {
 		return fmt.Errorf("delete session: %w", err)
 	}
 	if err := s.uncacheSessions(ctx, ids); err != nil {
@@ -162,7 +162,7 @@ func (s *Storage) DeleteSession(ctx context.Context, token string) error {
 func (s *Storage) linkedSessions(ctx context.Context, id string) ([]string, error) {
 	ids := []string{id}
 	var linked []string
-	err := s.DB.NewSelect().Model((*Session)(nil)).ColumnExpr("id").Where("linked_id = ?", id).
+	err := s.db.NewSelect().Model((*Session)(nil)).ColumnExpr("id").Where("linked_id = ?", id).
 		WhereOr("id = (SELECT linked_id FROM sessions WHERE id = ?)", id).Scan(ctx, &linked)
 	if err != nil {
 		return nil, fmt.Errorf("find linked sessions: %w", err)
@@ -176,14 +176,14 @@ func (s *Storage) linkedSessions(ctx context.Context, id string) ([]string, erro
 }
 
 func (s *Storage) uncacheSessions(ctx context.Context, ids []string) error {
-	if s.Redis == nil {
+	if s.rdb == nil {
 		return nil
 	}
 	keys := make([]string, len(ids))
 	for i, id := range ids {
 		keys[i] = s.redisSessionKey(id)
 	}
-	if err := s.Redis.Del(ctx, keys...).Err(); err != nil {
+	if err := s.rdb.Del(ctx, keys...).Err(); err != nil {
 		return fmt.Errorf("delete session in redis: %w", err)
 	}
 	return nil

@@ -32,7 +32,7 @@ func newSessionMemo() *sessionMemo {
 }
 
 // get answers a copy, so no caller can change what another one reads. A
-// Storage built without NewStorage has no memo and always asks.
+// nil memo always asks.
 func (m *sessionMemo) get(id string) (*User, bool) {
 	if m == nil {
 		return nil, false

@@ -19,8 +19,8 @@ func TestSessionMemo(t *testing.T) {
 	t.Parallel()
 	storetest.Both(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
-		s := store.NewStorage(db, store.NewMemoryCache(), nil, nil)
-		other := store.NewStorage(db, store.NewMemoryCache(), nil, nil) // another process
+		s := store.New(store.Options{DB: db})
+		other := store.New(store.Options{DB: db}) // another process
 		u, err := s.CreateUser(ctx, "memo@example.test", "memo", "x")
 		if err != nil {
 			t.Fatal(err)

@@ -45,10 +45,10 @@ func (s *Storage) sharedPageKey(pageKey, kind string) string {
 // SharedPage answers the page another instance (or this one) last shared
 // under pageKey, nil when there is none or no Redis.
 func (s *Storage) SharedPage(ctx context.Context, pageKey string) (*SharedPage, error) {
-	if s.Redis == nil {
+	if s.rdb == nil {
 		return nil, nil
 	}
-	fields, err := s.Redis.HGetAll(ctx, s.sharedPageKey(pageKey, "page")).Result()
+	fields, err := s.rdb.HGetAll(ctx, s.sharedPageKey(pageKey, "page")).Result()
 	if err != nil {
 		return nil, fmt.Errorf("read shared page: %w", err)
 	}
@@ -72,7 +72,7 @@ func (s *Storage) SharedPage(ctx context.Context, pageKey string) (*SharedPage, 
 // SharePage files a rendered page under pageKey for the other instances,
 // for ttl.
 func (s *Storage) SharePage(ctx context.Context, pageKey string, p *SharedPage, ttl time.Duration) error {
-	if s.Redis == nil {
+	if s.rdb == nil {
 		return nil
 	}
 	header, err := json.Marshal(p.Header)
@@ -80,7 +80,7 @@ func (s *Storage) SharePage(ctx context.Context, pageKey string, p *SharedPage, 
 		return fmt.Errorf("share page: header: %w", err)
 	}
 	key := s.sharedPageKey(pageKey, "page")
-	_, err = s.Redis.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
+	_, err = s.rdb.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
 		pipe.Del(ctx, key)
 		pipe.HSet(ctx, key, "status", p.Status, "header", header, "etag", p.ETag, "length", p.Length, "gzip", p.Gzip,
 			"brotli", p.Brotli, "engagement", p.Engagement, "rendered", p.Rendered.UnixNano())
@@ -103,14 +103,14 @@ var releaseClaim = redis.NewScript(`if redis.call("GET", KEYS[1]) == ARGV[1] the
 // kept). Without Redis every claim succeeds: the process's own single
 // flight is the only one there is.
 func (s *Storage) ClaimPageRender(ctx context.Context, pageKey string, ttl time.Duration) (release func(), claimed bool, err error) {
-	if s.Redis == nil {
+	if s.rdb == nil {
 		return func() {}, true, nil
 	}
 	token := make([]byte, 12)
 	_, _ = rand.Read(token)
 	value := hex.EncodeToString(token)
 	key := s.sharedPageKey(pageKey, "render")
-	ok, err := s.Redis.SetNX(ctx, key, value, ttl).Result()
+	ok, err := s.rdb.SetNX(ctx, key, value, ttl).Result()
 	if err != nil {
 		return nil, false, fmt.Errorf("claim page render: %w", err)
 	}
@@ -120,7 +120,7 @@ func (s *Storage) ClaimPageRender(ctx context.Context, pageKey string, ttl time.
 	return func() {
 		// The claim must go even if the request that rendered has ended.
 		ctx := context.WithoutCancel(ctx)
-		if err := releaseClaim.Run(ctx, s.Redis, []string{key}, value).Err(); err != nil {
+		if err := releaseClaim.Run(ctx, s.rdb, []string{key}, value).Err(); err != nil {
 			s.cacheWarn("release page render claim failed (it expires by itself)", err)
 		}
 	}, true, nil

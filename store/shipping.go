@@ -114,7 +114,7 @@ func (in *ShippingZoneInput) normalize() error {
 
 // ShippingZones lists an app's zones by name, each with its countries.
 func (s *Storage) ShippingZones(ctx context.Context, appID string) ([]ShippingZone, error) {
-	return shippingZones(ctx, s.DB, appID)
+	return shippingZones(ctx, s.db, appID)
 }
 
 func shippingZones(ctx context.Context, db bun.IDB, appID string) ([]ShippingZone, error) {
@@ -244,7 +244,7 @@ func (s *Storage) DeleteShippingZone(ctx context.Context, appID, actorID, zoneID
 // (shipping is free everywhere, as before zones).
 func (s *Storage) ShippingCountriesOf(ctx context.Context, appID string) ([]Country, error) {
 	var codes []string
-	if err := s.DB.NewSelect().Model((*ShippingZoneCountry)(nil)).Column("country").Where("app_id = ?", appID).Scan(ctx, &codes); err != nil {
+	if err := s.db.NewSelect().Model((*ShippingZoneCountry)(nil)).Column("country").Where("app_id = ?", appID).Scan(ctx, &codes); err != nil {
 		return nil, fmt.Errorf("load shipping countries: %w", err)
 	}
 	if len(codes) == 0 {

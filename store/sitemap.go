@@ -19,7 +19,7 @@ type SitemapApp struct {
 // SitemapApps lists the apps every visitor may open, by name.
 func (s *Storage) SitemapApps(ctx context.Context) ([]SitemapApp, error) {
 	apps := []SitemapApp{}
-	if err := s.DB.NewSelect().Model((*App)(nil)).Column("name", "updated_at").Where("status = ? AND NOT unpublished", "PUBLIC").
+	if err := s.db.NewSelect().Model((*App)(nil)).Column("name", "updated_at").Where("status = ? AND NOT unpublished", "PUBLIC").
 		Order("name ASC").Limit(SitemapLimit).Scan(ctx, &apps); err != nil {
 		return nil, fmt.Errorf("list sitemap apps: %w", err)
 	}
@@ -40,7 +40,7 @@ type SitemapPage struct {
 // what its community page shows a visitor, for the sitemap and the feed.
 func (s *Storage) PublicPosts(ctx context.Context, appID string, limit int) ([]SitemapPage, error) {
 	pages := []SitemapPage{}
-	if err := s.DB.NewSelect().Model((*Message)(nil)).Column("id", "content", "created_at", "updated_at").
+	if err := s.db.NewSelect().Model((*Message)(nil)).Column("id", "content", "created_at", "updated_at").
 		Where("app_id = ? AND type = ? AND parent_message_id IS NULL AND hidden = ''", appID, "POST").
 		// Only what a visitor may read (message_access.go): a locked post
 		// is in neither the sitemap nor the Atom feed.
@@ -55,7 +55,7 @@ func (s *Storage) PublicPosts(ctx context.Context, appID string, limit int) ([]S
 // are not store items (the membership page lists those on sale).
 func (s *Storage) SitemapItems(ctx context.Context, appID string) ([]SitemapPage, error) {
 	pages := []SitemapPage{}
-	if err := s.DB.NewSelect().Model((*StoreItem)(nil)).ColumnExpr("id, name AS title, created_at, updated_at").
+	if err := s.db.NewSelect().Model((*StoreItem)(nil)).ColumnExpr("id, name AS title, created_at, updated_at").
 		Where("app_id = ? AND deleted_at IS NULL AND type <> ?", appID, ItemSubscription).
 		Order("updated_at DESC", "id DESC").Limit(SitemapLimit).Scan(ctx, &pages); err != nil {
 		return nil, fmt.Errorf("list sitemap items of %s: %w", appID, err)
@@ -66,7 +66,7 @@ func (s *Storage) SitemapItems(ctx context.Context, appID string) ([]SitemapPage
 // SitemapEvents lists an app's events, newest change first.
 func (s *Storage) SitemapEvents(ctx context.Context, appID string) ([]SitemapPage, error) {
 	pages := []SitemapPage{}
-	if err := s.DB.NewSelect().Model((*Event)(nil)).ColumnExpr("id, name AS title, created_at, updated_at").
+	if err := s.db.NewSelect().Model((*Event)(nil)).ColumnExpr("id, name AS title, created_at, updated_at").
 		Where("app_id = ? AND hidden = ''", appID).
 		Order("updated_at DESC", "id DESC").Limit(SitemapLimit).Scan(ctx, &pages); err != nil {
 		return nil, fmt.Errorf("list sitemap events of %s: %w", appID, err)
@@ -77,7 +77,7 @@ func (s *Storage) SitemapEvents(ctx context.Context, appID string) ([]SitemapPag
 // AppUpdatedAt is when the app's own row (settings, bio, media) last changed.
 func (s *Storage) AppUpdatedAt(ctx context.Context, appID string) (time.Time, error) {
 	var at time.Time
-	if err := s.DB.NewSelect().Model((*App)(nil)).Column("updated_at").Where("id = ?", appID).Scan(ctx, &at); err != nil {
+	if err := s.db.NewSelect().Model((*App)(nil)).Column("updated_at").Where("id = ?", appID).Scan(ctx, &at); err != nil {
 		return time.Time{}, fmt.Errorf("load app %s updated_at: %w", appID, err)
 	}
 	return at, nil

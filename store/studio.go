@@ -54,7 +54,7 @@ func writeAudit(ctx context.Context, db bun.IDB, appID, actorID, action, targetI
 // moderation actions), newest first, as the studio's JSON shows them.
 func (s *Storage) AuditLog(ctx context.Context, appID string, limit int) ([]AuditView, error) {
 	out := []AuditView{}
-	err := s.DB.NewSelect().TableExpr("moderation_log AS a").
+	err := s.db.NewSelect().TableExpr("moderation_log AS a").
 		Join("LEFT JOIN users AS u ON u.id = a.actor_id").Join("LEFT JOIN users AS t ON t.id = a.target_user_id").
 		ColumnExpr("a.id, COALESCE(u.username, '') AS actor, a.action, COALESCE(t.username, a.target_user_id) AS target, a.reason AS detail, a.created_at").
 		Where("a.app_id = ?", appID).OrderExpr("a.created_at DESC, a.id DESC").Limit(int64(limit)).Scan(ctx, &out)
@@ -98,7 +98,7 @@ func (s *Storage) AppNameAvailable(ctx context.Context, name string) error {
 	if err := CheckAppName(name); err != nil {
 		return &ErrInvalid{Msg: err.Error(), Field: "name"}
 	}
-	n, err := s.DB.NewSelect().Model((*App)(nil)).Where("name = ?", name).Count(ctx)
+	n, err := s.db.NewSelect().Model((*App)(nil)).Where("name = ?", name).Count(ctx)
 	if err != nil {
 		return fmt.Errorf("check app name: %w", err)
 	}
@@ -377,7 +377,7 @@ func (s *Storage) SaveLinks(ctx context.Context, app *App, actorID string, links
 	if err := s.SetAppLinks(ctx, app, string(b)); err != nil {
 		return &ErrInvalid{Msg: err.Error(), Field: "links"}
 	}
-	return writeAudit(ctx, s.DB, app.ID, actorID, "settings.links", "", fmt.Sprintf("Link-in-bio: %d links", len(links)))
+	return writeAudit(ctx, s.db, app.ID, actorID, "settings.links", "", fmt.Sprintf("Link-in-bio: %d links", len(links)))
 }
 
 // Gating modes of the Features form.
@@ -500,7 +500,7 @@ func (s *Storage) ManagedApps(ctx context.Context, userID string) ([]ManagedApp,
 		Role        string      `bun:"role"`
 		Settings    AppSettings `bun:"settings"`
 	}
-	if err := s.DB.NewSelect().TableExpr("memberships AS m").Join("JOIN apps AS a ON a.id = m.app_id").
+	if err := s.db.NewSelect().TableExpr("memberships AS m").Join("JOIN apps AS a ON a.id = m.app_id").
 		ColumnExpr("a.name, a.status, a.unpublished, a.settings, m.role").Where("m.user_id = ? AND m.role IN (?)", userID, bun.List([]string{RoleCreator, RoleAdmin})).
 		OrderExpr("a.name ASC").Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("list managed apps: %w", err)

@@ -40,7 +40,7 @@ type StudioMember struct {
 // search of username or email and by role.
 func (s *Storage) StudioMembers(ctx context.Context, appID string, f MemberFilter) ([]StudioMember, Pagination, error) {
 	page, limit := ClampPage(f.Page, f.Limit)
-	q := s.DB.NewSelect().TableExpr("memberships AS m").Join("JOIN users AS u ON u.id = m.user_id").
+	q := s.db.NewSelect().TableExpr("memberships AS m").Join("JOIN users AS u ON u.id = m.user_id").
 		Where("m.app_id = ?", appID)
 	if f.Role != "" {
 		q = q.Where("m.role = ?", f.Role)
@@ -74,7 +74,7 @@ func (s *Storage) StudioMembers(ctx context.Context, appID string, f MemberFilte
 			Name     string `bun:"name"`
 			Provider string `bun:"provider"`
 		}
-		if err := s.DB.NewSelect().TableExpr("subscriptions AS s").
+		if err := s.db.NewSelect().TableExpr("subscriptions AS s").
 			Join("JOIN subscription_plans AS p ON p.id = s.plan_id").Join("JOIN store_items AS i ON i.id = p.store_item_id").
 			ColumnExpr("s.user_id, s.status, i.name, s.provider").Where("s.app_id = ? AND s.user_id IN (?)", appID, bun.List(ids)).
 			Scan(ctx, &subs); err != nil {

@@ -123,7 +123,7 @@ func validSubscription(q *bun.SelectQuery, now time.Time, grace time.Duration) *
 // HasValidSubscription reports whether the user's membership of the app gives
 // access at now (see validSubscription).
 func (s *Storage) HasValidSubscription(ctx context.Context, appID, userID string, now time.Time) (bool, error) {
-	n, err := validSubscription(s.DB.NewSelect().Model((*Subscription)(nil)).
+	n, err := validSubscription(s.db.NewSelect().Model((*Subscription)(nil)).
 		Where("app_id = ? AND user_id = ?", appID, userID), now, s.GracePeriod()).Count(ctx)
 	if err != nil {
 		return false, fmt.Errorf("check subscription: %w", err)
@@ -134,7 +134,7 @@ func (s *Storage) HasValidSubscription(ctx context.Context, appID, userID string
 // SubscriptionOf returns the member's subscription row in the app, or nil.
 func (s *Storage) SubscriptionOf(ctx context.Context, appID, userID string) (*Subscription, error) {
 	sub := new(Subscription)
-	err := selectOne(ctx, s.DB.NewSelect().Model(sub).Where("app_id = ? AND user_id = ?", appID, userID), "subscription")
+	err := selectOne(ctx, s.db.NewSelect().Model(sub).Where("app_id = ? AND user_id = ?", appID, userID), "subscription")
 	if errors.Is(err, ErrNotFound) {
 		return nil, nil
 	}
@@ -317,7 +317,7 @@ var ErrNoSubscription = errors.New("no active subscription")
 // cancel false, keep) renewing. Access lasts until the period ends either
 // way; the renewal job ends the membership then.
 func (s *Storage) SetCancelAtPeriodEnd(ctx context.Context, appID, userID string, cancel bool) (*Subscription, error) {
-	res, err := s.DB.NewUpdate().Model((*Subscription)(nil)).Set("cancel_at_period_end = ?", cancel).
+	res, err := s.db.NewUpdate().Model((*Subscription)(nil)).Set("cancel_at_period_end = ?", cancel).
 		Where("app_id = ? AND user_id = ? AND status IN (?)", appID, userID, bun.List([]string{SubActive, SubPastDue})).Exec(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("cancel subscription: %w", err)
@@ -376,7 +376,7 @@ func (s *Storage) RenewDueSubscriptions(ctx context.Context, opt RenewOptions) (
 	// A card membership waiting for its late invoice is not due until its
 	// grace is over: leaving it out keeps it from crowding the batch.
 	cardLate := "(s.provider <> ? AND s.provider_ref <> '' AND s.cancel_at_period_end = ? AND s.current_period_end > ?)"
-	if err := s.DB.NewSelect().TableExpr("subscriptions AS s").ColumnExpr("s.*").ColumnExpr("COALESCE(NULLIF(s.cycle, ''), p.billing_cycle) AS billing_cycle").
+	if err := s.db.NewSelect().TableExpr("subscriptions AS s").ColumnExpr("s.*").ColumnExpr("COALESCE(NULLIF(s.cycle, ''), p.billing_cycle) AS billing_cycle").
 		Join("JOIN subscription_plans AS p ON p.id = s.plan_id").
 		WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
 			return q.Where("(s.status = ? AND s.current_period_end <= ? AND NOT "+cardLate+")", SubActive, opt.Now.Add(opt.Lead),
@@ -841,7 +841,7 @@ func (s *Storage) planView(ctx context.Context, planID string) (*SubscriptionPla
 		Price        int64  `bun:"price"`
 		Currency     string `bun:"currency"`
 	}
-	err := s.DB.NewSelect().TableExpr("subscription_plans AS p").Join("JOIN store_items AS i ON i.id = p.store_item_id").
+	err := s.db.NewSelect().TableExpr("subscription_plans AS p").Join("JOIN store_items AS i ON i.id = p.store_item_id").
 		ColumnExpr("p.id, p.store_item_id, p.billing_cycle, i.name, i.price, i.currency").
 		Where("p.id = ?", planID).Limit(1).Scan(ctx, &row)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -941,7 +941,7 @@ func (s *Storage) PlanOf(ctx context.Context, planID string) (*SubscriptionPlanV
 // membership bought by orderID. Only the first ref sticks: a second
 // report (the webhook racing the browser's confirm) changes nothing.
 func (s *Storage) SetProviderRef(ctx context.Context, subID, orderID, ref string) (bool, error) {
-	res, err := s.DB.NewUpdate().Model((*Subscription)(nil)).Set("provider_ref = ?", ref).
+	res, err := s.db.NewUpdate().Model((*Subscription)(nil)).Set("provider_ref = ?", ref).
 		Where("id = ? AND order_id = ? AND provider_ref = ''", subID, orderID).Exec(ctx)
 	if err != nil {
 		return false, fmt.Errorf("set subscription provider ref: %w", err)
@@ -953,7 +953,7 @@ func (s *Storage) SetProviderRef(ctx context.Context, subID, orderID, ref string
 // OrderBuysMembership reports whether the order holds a SUBSCRIPTION line:
 // a card paying for it is saved so the membership can renew.
 func (s *Storage) OrderBuysMembership(ctx context.Context, orderID string) (bool, error) {
-	n, err := s.DB.NewSelect().Model((*OrderItem)(nil)).Where("order_id = ? AND type = ?", orderID, ItemSubscription).Count(ctx)
+	n, err := s.db.NewSelect().Model((*OrderItem)(nil)).Where("order_id = ? AND type = ?", orderID, ItemSubscription).Count(ctx)
 	if err != nil {
 		return false, fmt.Errorf("check membership lines: %w", err)
 	}
@@ -962,7 +962,7 @@ func (s *Storage) OrderBuysMembership(ctx context.Context, orderID string) (bool
 
 // CartBuysMembership reports whether the cart holds a SUBSCRIPTION item.
 func (s *Storage) CartBuysMembership(ctx context.Context, cartID string) (bool, error) {
-	n, err := s.DB.NewSelect().TableExpr("cart_items AS ci").Join("JOIN store_items AS i ON i.id = ci.store_item_id").
+	n, err := s.db.NewSelect().TableExpr("cart_items AS ci").Join("JOIN store_items AS i ON i.id = ci.store_item_id").
 		Where("ci.cart_id = ? AND i.type = ?", cartID, ItemSubscription).Count(ctx)
 	if err != nil {
 		return false, fmt.Errorf("check membership in cart: %w", err)

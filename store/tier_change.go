@@ -195,7 +195,7 @@ func quoteTierChange(ctx context.Context, db bun.IDB, appID, userID, itemID, cod
 // QuoteTierChange answers what moving the member to the tier of itemID
 // would do, changing nothing (the confirmation page).
 func (s *Storage) QuoteTierChange(ctx context.Context, appID, userID, itemID, code string, now time.Time) (*TierChange, error) {
-	q, _, err := quoteTierChange(ctx, s.DB, appID, userID, itemID, code, now, false)
+	q, _, err := quoteTierChange(ctx, s.db, appID, userID, itemID, code, now, false)
 	return q, err
 }
 
@@ -388,7 +388,7 @@ func applyTierChange(ctx context.Context, tx bun.Tx, s *Storage, q *TierChange, 
 // the period end, or nil.
 func (s *Storage) NextTierOf(ctx context.Context, appID, userID string) (*Tier, error) {
 	var next *string
-	if err := s.DB.NewSelect().Table("subscriptions").Column("next_plan_id").
+	if err := s.db.NewSelect().Table("subscriptions").Column("next_plan_id").
 		Where("app_id = ? AND user_id = ? AND status = ?", appID, userID, SubActive).Limit(1).Scan(ctx, &next); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("load next tier: %w", err)
 	}

@@ -147,7 +147,7 @@ func (s *Storage) StudioPlans(ctx context.Context, appID string) ([]StudioPlan, 
 		Members     int        `bun:"members"`
 	}
 	now := time.Now().UTC()
-	err := s.DB.NewSelect().TableExpr("store_items AS i").
+	err := s.db.NewSelect().TableExpr("store_items AS i").
 		Join("LEFT JOIN subscription_plans AS p ON p.store_item_id = i.id").
 		ColumnExpr("i.id, p.id AS plan_id, i.name, i.description, i.price, i.currency, i.settings, i.deleted_at").
 		ColumnExpr("p.billing_cycle, p.tier_rank, p.state, p.monthly_price, p.yearly_price, p.trial_days, p.trial_card_required").
@@ -487,7 +487,7 @@ func tierQuery(db bun.IDB) *bun.SelectQuery {
 // and buy.
 func (s *Storage) Tiers(ctx context.Context, appID string) ([]Tier, error) {
 	var rows []tierRow
-	if err := tierQuery(s.DB).Where("p.app_id = ?", appID).Where(tierOnSaleSQL).
+	if err := tierQuery(s.db).Where("p.app_id = ?", appID).Where(tierOnSaleSQL).
 		OrderExpr("p.tier_rank ASC, i.price ASC, p.id ASC").Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("load tiers: %w", err)
 	}
@@ -502,7 +502,7 @@ func (s *Storage) Tiers(ctx context.Context, appID string) ([]Tier, error) {
 // be archived), or ErrNotFound.
 func (s *Storage) TierByPlan(ctx context.Context, appID, planID string) (*Tier, error) {
 	var rows []tierRow
-	if err := tierQuery(s.DB).Where("p.app_id = ? AND p.id = ?", appID, planID).Limit(1).Scan(ctx, &rows); err != nil {
+	if err := tierQuery(s.db).Where("p.app_id = ? AND p.id = ?", appID, planID).Limit(1).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("load tier: %w", err)
 	}
 	if len(rows) == 0 {

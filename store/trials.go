@@ -53,11 +53,11 @@ type Trial struct {
 // does not need a card, or method is the card), the member never had one
 // in the app and holds no membership now.
 func (s *Storage) TrialEligible(ctx context.Context, appID, userID, itemID, method string, now time.Time) (bool, error) {
-	tier, err := tierOnSale(ctx, s.DB, appID, itemID)
+	tier, err := tierOnSale(ctx, s.db, appID, itemID)
 	if err != nil || tier.TrialDays <= 0 || (tier.CardNeeded && method != "stripe") {
 		return false, err
 	}
-	had, err := s.DB.NewSelect().Model((*Trial)(nil)).Where("app_id = ? AND user_id = ?", appID, userID).Count(ctx)
+	had, err := s.db.NewSelect().Model((*Trial)(nil)).Where("app_id = ? AND user_id = ?", appID, userID).Count(ctx)
 	if err != nil {
 		return false, fmt.Errorf("load trial: %w", err)
 	}
@@ -70,7 +70,7 @@ func (s *Storage) TrialEligible(ctx context.Context, appID, userID, itemID, meth
 
 // TrialAvailable reports whether the member has had no trial in the app.
 func (s *Storage) TrialAvailable(ctx context.Context, appID, userID string) (bool, error) {
-	n, err := s.DB.NewSelect().Model((*Trial)(nil)).Where("app_id = ? AND user_id = ?", appID, userID).Count(ctx)
+	n, err := s.db.NewSelect().Model((*Trial)(nil)).Where("app_id = ? AND user_id = ?", appID, userID).Count(ctx)
 	if err != nil {
 		return false, fmt.Errorf("load trial: %w", err)
 	}
@@ -180,7 +180,7 @@ func startTrialTx(ctx context.Context, tx bun.Tx, in TrialStart, now time.Time) 
 // TrialReminderLead, once (the conditional trial_reminded flag).
 func (s *Storage) remindTrials(ctx context.Context, now time.Time) (int, error) {
 	var due []Subscription
-	if err := s.DB.NewSelect().Model(&due).Where("trial_until IS NOT NULL AND trial_reminded = ? AND status = ?", false, SubActive).
+	if err := s.db.NewSelect().Model(&due).Where("trial_until IS NOT NULL AND trial_reminded = ? AND status = ?", false, SubActive).
 		Where("current_period_end > ? AND current_period_end <= ?", now, now.Add(TrialReminderLead)).
 		Where("cancel_at_period_end = ?", false).
 		OrderExpr("current_period_end ASC").Limit(500).Scan(ctx); err != nil {

@@ -22,7 +22,7 @@ func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSp
 // CreateUser stores a new account. passwordHash is already argon2id-hashed;
 // the store never sees a password.
 func (s *Storage) CreateUser(ctx context.Context, email, username, passwordHash string) (*User, error) {
-	u, err := createUser(ctx, s.DB, email, username, passwordHash)
+	u, err := createUser(ctx, s.db, email, username, passwordHash)
 	if err != nil {
 		// The unique indexes decide races; look up which one refused.
 		if taken := s.takenError(ctx, NormalizeEmail(email), strings.TrimSpace(username)); taken != nil {
@@ -45,10 +45,10 @@ func createUser(ctx context.Context, db bun.IDB, email, username, passwordHash s
 
 // takenError reports whether the email or the username is already in use.
 func (s *Storage) takenError(ctx context.Context, email, username string) error {
-	if n, err := s.DB.NewSelect().Model((*User)(nil)).Where("email = ?", email).Count(ctx); err == nil && n > 0 {
+	if n, err := s.db.NewSelect().Model((*User)(nil)).Where("email = ?", email).Count(ctx); err == nil && n > 0 {
 		return ErrEmailTaken
 	}
-	if n, err := s.DB.NewSelect().Model((*User)(nil)).Where("lower(username) = lower(?)", username).Count(ctx); err == nil && n > 0 {
+	if n, err := s.db.NewSelect().Model((*User)(nil)).Where("lower(username) = lower(?)", username).Count(ctx); err == nil && n > 0 {
 		return ErrUsernameTaken
 	}
 	return nil
@@ -63,7 +63,7 @@ func (s *Storage) CheckAvailable(ctx context.Context, email, username string) er
 // UserByID loads a user, or ErrNotFound.
 func (s *Storage) UserByID(ctx context.Context, id string) (*User, error) {
 	u := new(User)
-	if err := selectOne(ctx, s.DB.NewSelect().Model(u).Where("id = ?", id), "user "+id); err != nil {
+	if err := selectOne(ctx, s.db.NewSelect().Model(u).Where("id = ?", id), "user "+id); err != nil {
 		return nil, err
 	}
 	return u, nil
@@ -78,7 +78,7 @@ func (s *Storage) UserByLogin(ctx context.Context, login string) (*User, error) 
 	}
 	u := new(User)
 	// A disabled account signs in as nobody (`marquee user disable`).
-	q := s.DB.NewSelect().Model(u).Where("disabled_at IS NULL")
+	q := s.db.NewSelect().Model(u).Where("disabled_at IS NULL")
 	if strings.Contains(login, "@") {
 		q = q.Where("email = ?", NormalizeEmail(login))
 	} else {

@@ -221,7 +221,7 @@ func (s *Storage) CreditWallet(ctx context.Context, appID, userID string, amount
 // WalletBalance is the member's balance in the app (0 without an account).
 func (s *Storage) WalletBalance(ctx context.Context, appID, userID string) (int64, error) {
 	acc := new(WalletAccount)
-	err := selectOne(ctx, s.DB.NewSelect().Model(acc).
+	err := selectOne(ctx, s.db.NewSelect().Model(acc).
 		Where("app_id = ? AND kind = ? AND owner_id = ? AND currency = ?", appID, WalletMember, userID, WalletCurrency), "wallet account")
 	if errors.Is(err, ErrNotFound) {
 		return 0, nil
@@ -305,7 +305,7 @@ func (s *Storage) Wallet(ctx context.Context, appID, userID string, page, limit 
 	page, limit = ClampPage(page, limit)
 	view := &WalletView{Currency: WalletCurrency, Movements: []WalletMovement{}}
 	acc := new(WalletAccount)
-	err := selectOne(ctx, s.DB.NewSelect().Model(acc).
+	err := selectOne(ctx, s.db.NewSelect().Model(acc).
 		Where("app_id = ? AND kind = ? AND owner_id = ? AND currency = ?", appID, WalletMember, userID, WalletCurrency), "wallet account")
 	if errors.Is(err, ErrNotFound) {
 		return view, NewPagination(page, limit, 0), nil
@@ -323,7 +323,7 @@ func (s *Storage) Wallet(ctx context.Context, appID, userID string, page, limit 
 		Memo         string    `bun:"memo"`
 		OrderID      *string   `bun:"order_id"`
 	}
-	total, err := s.DB.NewSelect().TableExpr("wallet_entries AS e").Join("JOIN wallet_transfers AS t ON t.id = e.transfer_id").
+	total, err := s.db.NewSelect().TableExpr("wallet_entries AS e").Join("JOIN wallet_transfers AS t ON t.id = e.transfer_id").
 		ColumnExpr("e.id, e.amount, e.balance_after, e.created_at, t.kind, t.memo, t.order_id").
 		Where("e.account_id = ?", acc.ID).OrderExpr("e.seq DESC, e.id DESC").
 		Limit(int64(limit)).Offset(int64((page-1)*limit)).ScanAndCount(ctx, &rows)

@@ -103,7 +103,7 @@ func (s *Storage) CreateTopupLimited(ctx context.Context, appID, userID string, 
 // TopupByID loads one top-up.
 func (s *Storage) TopupByID(ctx context.Context, id string) (*WalletTopup, error) {
 	t := new(WalletTopup)
-	if err := selectOne(ctx, s.DB.NewSelect().Model(t).Where("id = ?", id), "top-up"); err != nil {
+	if err := selectOne(ctx, s.db.NewSelect().Model(t).Where("id = ?", id), "top-up"); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -113,7 +113,7 @@ func (s *Storage) TopupByID(ctx context.Context, id string) (*WalletTopup, error
 // ErrNotFound).
 func (s *Storage) TopupOf(ctx context.Context, appID, userID, id string) (*WalletTopup, error) {
 	t := new(WalletTopup)
-	if err := selectOne(ctx, s.DB.NewSelect().Model(t).Where("id = ? AND app_id = ? AND user_id = ?", id, appID, userID), "top-up"); err != nil {
+	if err := selectOne(ctx, s.db.NewSelect().Model(t).Where("id = ? AND app_id = ? AND user_id = ?", id, appID, userID), "top-up"); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -122,7 +122,7 @@ func (s *Storage) TopupOf(ctx context.Context, appID, userID, id string) (*Walle
 // AttachTopupPayment remembers the provider payment (PaymentIntent, PayPal
 // order) started for a PENDING top-up; the first ref sticks.
 func (s *Storage) AttachTopupPayment(ctx context.Context, id, method, ref string) error {
-	res, err := s.DB.NewUpdate().Model((*WalletTopup)(nil)).Set("payment_method = ?", method).Set("payment_ref = ?", ref).
+	res, err := s.db.NewUpdate().Model((*WalletTopup)(nil)).Set("payment_method = ?", method).Set("payment_ref = ?", ref).
 		Where("id = ? AND status = ? AND (payment_ref = '' OR payment_ref = ?)", id, TopupPending, ref).Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("attach top-up payment: %w", err)
@@ -225,7 +225,7 @@ func (s *Storage) RecordTopupFailure(ctx context.Context, ev *PaymentEvent) erro
 // payment ref (a capture PayPal refused moves its next try to a fresh
 // idempotency key, as PayPal replays a refusal to its key forever).
 func (s *Storage) TopupFailures(ctx context.Context, provider, ref, typ string) (int, error) {
-	n, err := s.DB.NewSelect().Model((*PaymentEvent)(nil)).
+	n, err := s.db.NewSelect().Model((*PaymentEvent)(nil)).
 		Where("provider = ? AND payment_ref = ? AND type = ? AND order_id IS NULL", provider, ref, typ).Count(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("count top-up failures: %w", err)
@@ -261,7 +261,7 @@ func (s *Storage) ExpirePendingTopups(ctx context.Context, olderThan time.Durati
 	}
 	cutoff := time.Now().UTC().Add(-olderThan)
 	var stale []WalletTopup
-	if err := s.DB.NewSelect().Model(&stale).Where("status = ? AND created_at < ?", TopupPending, cutoff).
+	if err := s.db.NewSelect().Model(&stale).Where("status = ? AND created_at < ?", TopupPending, cutoff).
 		Order("created_at ASC").Limit(500).Scan(ctx); err != nil {
 		return 0, fmt.Errorf("find expired top-ups: %w", err)
 	}

@@ -118,7 +118,7 @@ func apiBench(ctx context.Context) error {
 	}
 	defer db.Close()
 	settle(ctx, db)
-	st := store.NewStorage(db, store.NewMemoryCache(), nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	st := store.New(store.Options{DB: db, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	app, err := st.AppByIDOrName(ctx, sz.App)
 	if err != nil {
 		return err

@@ -181,9 +181,8 @@ func run(ctx context.Context) error {
 		mode = "SQLite + Redis (" + url + ")"
 	}
 	newStore := func() *store.Storage {
-		st := store.NewStorage(db, cache, media.Signer{Storage: files}, logger)
-		st.Build, st.Redis = engine.BuildID(), rdb
-		return st
+		return store.New(store.Options{DB: db, Cache: cache, Media: media.Signer{Storage: files}, Logger: logger, Redis: rdb,
+			MediaURL: cfg.PublicURL})
 	}
 	st := newStore()
 	follower, err := st.UserByLogin(ctx, "follower@demo.test")
@@ -426,7 +425,7 @@ func startBefore(ctx context.Context, checkout string, logger *slog.Logger) (str
 	if err != nil {
 		return "", "", nil, err
 	}
-	st := store.NewStorage(db, store.NewMemoryCache(), nil, logger)
+	st := store.New(store.Options{DB: db, Logger: logger})
 	u, err := st.UserByLogin(ctx, "follower@demo.test")
 	if err != nil {
 		return "", "", nil, err

@@ -110,7 +110,7 @@ func newsletterBench(ctx context.Context) error {
 		return err
 	}
 	defer db.Close()
-	st := store.NewStorage(db, store.NewMemoryCache(), nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	st := store.New(store.Options{DB: db, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	app, err := st.AppByIDOrName(ctx, "demo")
 	if err != nil {
 		return err

@@ -91,7 +91,7 @@ func newWriters(ctx context.Context, st *store.Storage, base string, n int) (*wr
 		// Confirmed, as the demo's own members are: posting and replying
 		// wait for a confirmed address, and the bench's replies were
 		// all refused for it.
-		if _, err := st.DB.NewUpdate().Model((*store.User)(nil)).Set("email_verified = ?", true).Where("id = ?", u.ID).Exec(ctx); err != nil {
+		if _, err := st.DB().NewUpdate().Model((*store.User)(nil)).Set("email_verified = ?", true).Where("id = ?", u.ID).Exec(ctx); err != nil {
 			return nil, err
 		}
 		if _, err := st.Follow(ctx, demo.ID, u.ID); err != nil {

@@ -197,7 +197,7 @@ func checkDemo(t *testing.T, db *bun.DB) {
 			t.Errorf("%s: roles %v verified %v, want %q", email, roles, u.EmailVerified, want)
 		}
 	}
-	ok, err := (&store.Storage{DB: db}).HasValidSubscription(ctx, demo.ID, userID(t, db, "subscriber@demo.test"), now)
+	ok, err := store.New(store.Options{DB: db}).HasValidSubscription(ctx, demo.ID, userID(t, db, "subscriber@demo.test"), now)
 	if err != nil || !ok {
 		t.Errorf("subscriber has no valid subscription: %v %v", ok, err)
 	}

@@ -9,11 +9,10 @@ package app
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -38,7 +37,10 @@ type App struct {
 	Redis   *redis.Client
 	Storage *store.Storage
 	Files   media.Storage
-	Logger  *slog.Logger
+	// Push is the one web push sender: the server's notices and the jobs'
+	// fan-outs share its VAPID keys and its client.
+	Push   *push.Sender
+	Logger *slog.Logger
 }
 
 // FromEnv is Open with the configuration of the environment.
@@ -74,7 +76,6 @@ func Open(ctx context.Context, cfg server.Config, logger *slog.Logger) (*App, er
 		db.SetMaxIdleConns(cfg.DBMaxConns)
 	}
 	a := &App{Config: cfg, DB: db, Logger: logger}
-	var cache store.Cache = store.NewMemoryCache()
 	if cfg.RedisURL != "" {
 		// Short timeouts and a breaker: when Redis is down, pages, sessions
 		// and rate limits fall back to the database or the process at once.
@@ -107,20 +108,13 @@ func Open(ctx context.Context, cfg server.Config, logger *slog.Logger) (*App, er
 		return nil, err
 	}
 	a.Files = files
-	var redisCache *store.RedisCache
-	if a.Redis != nil {
-		redisCache = &store.RedisCache{Client: a.Redis}
-		cache = redisCache
-	}
-	a.Storage = store.NewStorage(db, cache, media.Signer{Storage: files}, logger)
-	a.Storage.Namespace = ns
-	if redisCache != nil {
-		redisCache.Name = a.Storage.RedisKey
-	}
-	a.Storage.PlatformFeeBP = cfg.PlatformFeeBP
-	// Redis caches sessions (the database keeps them) and holds the
-	// rate-limit counters every process shares.
-	a.Storage.Redis = a.Redis
+	// Redis caches pages and sessions (the database keeps them) and holds
+	// the rate-limit counters every process shares; without it the cache
+	// is the process's memory. Stable media URLs (og:image, srcset) point
+	// at the main site.
+	a.Storage = store.New(store.Options{DB: db, Media: media.Signer{Storage: files}, Logger: logger,
+		MediaURL: strings.TrimRight(cfg.PublicURL, "/"), Redis: a.Redis, Namespace: ns, PlatformFeeBP: cfg.PlatformFeeBP})
+	a.Push = &push.Sender{Store: a.Storage, Subscriber: cfg.PushSubscriber, Logger: logger}
 	return a, nil
 }
 
@@ -131,8 +125,7 @@ func (a *App) Close() {
 	a.DB.Close()
 }
 
-// Renderer starts the server-side React renderer on the built bundles and
-// tells the store which build its pages come from.
+// Renderer starts the server-side React renderer on the built bundles.
 func (a *App) Renderer(opts render.Options) (*render.Engine, error) {
 	if opts.Logger == nil {
 		opts.Logger = a.Logger
@@ -146,7 +139,6 @@ func (a *App) Renderer(opts render.Options) (*render.Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start renderer (did you run the build?): %w", err)
 	}
-	a.Storage.Build = engine.BuildID()
 	return engine, nil
 }
 
@@ -160,7 +152,7 @@ type ServerOptions struct {
 // configuration enables.
 func (a *App) Server(r server.Renderer, opts ServerOptions) *server.Server {
 	return server.New(server.Deps{Config: a.Config, Store: a.Storage, Renderer: r, Files: a.Files, Logger: a.Logger,
-		NoPageCache: opts.NoPageCache})
+		Push: a.Push, NoPageCache: opts.NoPageCache})
 }
 
 // Jobs builds the durable job queue with every worker of the product
@@ -172,7 +164,7 @@ func (a *App) Jobs(ctx context.Context, srv *server.Server) (*jobs.Queue, error)
 			CardRenewals: srv.CardRenewals(), StrayRefunds: srv.StrayRefunds(), Mail: srv.Mailer(),
 			Domains:        domains.Checker{Resolver: a.Config.DNSResolver, Timeout: a.Config.DNSTimeout},
 			DomainVerified: srv.DomainsChanged,
-			Push:           &push.Sender{Store: a.Storage, Subscriber: a.Config.PushSubscriber, Logger: a.Logger, AppBase: srv.AppBaseURL},
+			Push:           a.Push,
 			Retention:      store.Retention{Notifications: a.Config.NotificationRetention}})})
 }
 
@@ -186,37 +178,13 @@ func openFiles(ctx context.Context, cfg server.Config, db *bun.DB) (media.Storag
 	key := cfg.SecretKey
 	if key == "" {
 		var err error
-		if key, err = storedSecret(ctx, db, "media-signing-key"); err != nil {
+		// Generated on first use and kept in the database, so restarts
+		// keep signed URLs valid without configuration.
+		if key, err = store.StoredSecret(ctx, db, "media-signing-key", randomKey); err != nil {
 			return nil, err
 		}
 	}
 	return &media.Local{Dir: cfg.MediaDir, BaseURL: cfg.PublicURL, Key: []byte(key)}, nil
-}
-
-// storedSecret returns a secret generated on first use and kept in the
-// database, so restarts keep signed URLs valid without configuration.
-func storedSecret(ctx context.Context, db *bun.DB, name string) (string, error) {
-	var secret store.Secret
-	err := db.NewSelect().Model(&secret).Where("name = ?", name).Scan(ctx)
-	if err == nil {
-		return secret.Value, nil
-	}
-	if !errors.Is(err, sql.ErrNoRows) {
-		return "", fmt.Errorf("load secret %s: %w", name, err)
-	}
-	var b [32]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("generate secret: %w", err)
-	}
-	secret = store.Secret{Name: name, Value: hex.EncodeToString(b[:])}
-	if _, err := db.NewInsert().Model(&secret).On("CONFLICT (name) DO NOTHING").Exec(ctx); err != nil {
-		return "", fmt.Errorf("store secret %s: %w", name, err)
-	}
-	// Another process may have won the race; read back the value that stuck.
-	if err := db.NewSelect().Model(&secret).Where("name = ?", name).Scan(ctx); err != nil {
-		return "", fmt.Errorf("reload secret %s: %w", name, err)
-	}
-	return secret.Value, nil
 }
 
 // Admin connects to the job queue without working it: what the CLI's
@@ -231,4 +199,12 @@ func (a *App) Admin(ctx context.Context) (*jobs.Queue, error) {
 // most 4. An instance holds up to DB_MAX_CONNS + JobConns connections.
 func JobConns(dbMaxConns int) int {
 	return min(max(dbMaxConns/5, 2), 4)
+}
+
+func randomKey() (string, error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b[:]), nil
 }

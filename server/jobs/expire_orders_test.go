@@ -21,7 +21,7 @@ func TestOrderExpiryRunsAsAJob(t *testing.T) {
 	demoBoth(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		files := &media.Local{Dir: t.TempDir(), BaseURL: "http://test", Key: []byte("k")}
-		s := store.NewStorage(db, nil, media.Signer{Storage: files}, quiet())
+		s := store.New(store.Options{DB: db, Media: media.Signer{Storage: files}, Logger: quiet()})
 		app, err := s.AppByIDOrName(ctx, "demo")
 		if err != nil {
 			t.Fatal(err)

@@ -94,7 +94,7 @@ func StartNewsletter(ctx context.Context, st *store.Storage, messageID string) (
 	if err != nil {
 		return 0, err
 	}
-	return n, Enqueue(ctx, st.DB, NewsletterSendArgs{store.NewsletterJob{MessageID: m.ID}})
+	return n, Enqueue(ctx, st.DB(), NewsletterSendArgs{store.NewsletterJob{MessageID: m.ID}})
 }
 
 type NewsletterSendWorker struct {

@@ -22,7 +22,7 @@ func TestPruneRunsAsAPeriodicJob(t *testing.T) {
 	demoBoth(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		files := &media.Local{Dir: t.TempDir(), BaseURL: "http://test", Key: []byte("k")}
-		s := store.NewStorage(db, nil, media.Signer{Storage: files}, quiet())
+		s := store.New(store.Options{DB: db, Media: media.Signer{Storage: files}, Logger: quiet()})
 		app, err := s.AppByIDOrName(ctx, "demo")
 		if err != nil {
 			t.Fatal(err)
@@ -101,7 +101,7 @@ func TestFinishedJobsAreDeleted(t *testing.T) {
 	storetest.Both(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		files := &media.Local{Dir: t.TempDir(), BaseURL: "http://test", Key: []byte("k")}
-		s := store.NewStorage(db, nil, media.Signer{Storage: files}, quiet())
+		s := store.New(store.Options{DB: db, Media: media.Signer{Storage: files}, Logger: quiet()})
 		startProductQueue(t, db, s, files, 2*time.Second)
 		pruneJobs := func(state string) int64 {
 			q := db.NewSelect().Table("river_job").Where("kind = ?", jobs.PruneArgs{}.Kind())

@@ -18,7 +18,7 @@ import (
 func memberOnWallet(t *testing.T, db *bun.DB) (*store.Storage, *store.Subscription) {
 	t.Helper()
 	ctx := context.Background()
-	st := store.NewStorage(db, nil, nil, quiet())
+	st := store.New(store.Options{DB: db, Logger: quiet()})
 	var appID, itemID string
 	if err := db.NewSelect().Table("apps").Column("id").Where("name = 'demo'").Scan(ctx, &appID); err != nil {
 		t.Fatal(err)

@@ -219,8 +219,7 @@ func (p *Provider) StartCardTrial(ctx context.Context, req CardTrialRequest) (*C
 				return &CardTrialStarted{SessionID: cs.ID, Started: true}, nil
 			}
 			// Expired: a new join (the row's age makes it new).
-			if _, err := p.Store.DB.NewUpdate().Model((*store.CardTrial)(nil)).Set("status = ?", store.CardTrialCanceled).
-				Where("id = ? AND status = ?", t.ID, store.CardTrialPending).Exec(ctx); err != nil {
+			if err := p.Store.CancelPendingCardTrial(ctx, t.ID); err != nil {
 				return nil, err
 			}
 			continue
@@ -253,7 +252,7 @@ func (p *Provider) newTrialCheckout(ctx context.Context, req CardTrialRequest, p
 	}
 	var feePercent float64
 	if dest != "" {
-		bp, err := p.Store.FeeBPOf(ctx, p.Store.DB, req.AppID)
+		bp, err := p.Store.AppFeeBP(ctx, req.AppID)
 		if err != nil {
 			return nil, err
 		}

@@ -506,7 +506,7 @@ func (p *Provider) StartRenewals(ctx context.Context, orderID string, refused in
 	}
 	var feePercent float64
 	if in.Destination != "" {
-		bp, err := p.Store.FeeBPOf(ctx, p.Store.DB, o.AppID)
+		bp, err := p.Store.AppFeeBP(ctx, o.AppID)
 		if err != nil {
 			return err
 		}
