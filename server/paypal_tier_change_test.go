@@ -168,36 +168,12 @@ func TestPayPalTierUpgrade(t *testing.T) {
 		if _, prices := f.paypal.SubscriptionPlan(ref); len(prices) != 1 || prices[0] != "REGULAR:15.00" {
 			t.Fatalf("PayPal bills after the revision: %v", prices)
 		}
-		updated := f.last(t, "BILLING.SUBSCRIPTION.UPDATED")
 		orders := f.paypal.OrderCount()
-		payAt := map[string]int{}
-		for i := range 50 {
-			wg.Add(1)
-			go func(i int) {
-				defer wg.Done()
-				key := ""
-				if i%4 == 0 {
-					if r := paypalHook(t, f.payFixture, f.paypal.Resign(updated)); r.Status == 200 {
-						key = "hook"
-					}
-				} else if code, loc := ppGo(t, f, local(back)); code == 303 {
-					key = loc
-				}
-				mu.Lock()
-				payAt[key]++
-				mu.Unlock()
-			}(i)
-		}
-		wg.Wait()
+		payAt := returnsRaceUpdated(t, f, back)
 		if len(payAt) != 2 || payAt["hook"] != 13 {
 			t.Fatalf("return visits went to %v", payAt)
 		}
-		var pay string
-		for k := range payAt {
-			if k != "hook" {
-				pay = k
-			}
-		}
+		pay := otherThanHook(payAt)
 		if !strings.HasPrefix(pay, f.paypal.URL+"/checkoutnow?token=") || f.paypal.OrderCount() != orders+1 {
 			t.Fatalf("the difference's payment: %s, %d PayPal orders made", pay, f.paypal.OrderCount()-orders)
 		}
@@ -401,4 +377,43 @@ func TestPayPalTierChangeRefused(t *testing.T) {
 		!strings.HasPrefix(res.Header.Get("Location"), "/apps/demo/membership?error=") {
 		t.Fatalf("unknown change: %d %s", res.Status, res.Header.Get("Location"))
 	}
+}
+
+// returnsRaceUpdated sends the member back from PayPal's approval fifty
+// times at once while PayPal's BILLING.SUBSCRIPTION.UPDATED arrives (every
+// fourth request), and counts where each went: "hook" for an accepted
+// event, the redirect's location for a return visit.
+func returnsRaceUpdated(t *testing.T, f *ppSubFixture, back string) map[string]int {
+	t.Helper()
+	updated := f.last(t, "BILLING.SUBSCRIPTION.UPDATED")
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	went := map[string]int{}
+	for i := range 50 {
+		wg.Go(func() {
+			key := ""
+			if i%4 == 0 {
+				if r := paypalHook(t, f.payFixture, f.paypal.Resign(updated)); r.Status == 200 {
+					key = "hook"
+				}
+			} else if code, loc := ppGo(t, f, local(back)); code == 303 {
+				key = loc
+			}
+			mu.Lock()
+			went[key]++
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return went
+}
+
+// otherThanHook is the one place return visits went, besides the hook.
+func otherThanHook(went map[string]int) string {
+	for k := range went {
+		if k != "hook" {
+			return k
+		}
+	}
+	return ""
 }
