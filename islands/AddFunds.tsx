@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { formatMoney } from "../pages/lib/format";
 import { methodLabel } from "../pages/lib/orders";
-import { api } from "./lib/api";
+import { api, type Body } from "./lib/api";
 import { useHydrated } from "./lib/hydrated";
 import type { CardSession } from "./lib/stripe-card";
 import { appPath } from "./lib/links";
@@ -21,18 +21,6 @@ interface Props {
   error?: string;
 }
 
-interface Started {
-  topupId: string;
-  paymentRef: string;
-  clientSecret?: string;
-  approvalUrl?: string;
-}
-
-interface Confirmed {
-  status: string;
-  balance: number;
-}
-
 // AddFunds is the wallet's "Add funds" form (issue 24): a real form posting
 // to /wallet/topup (PayPal's approval and Stripe Checkout work without JavaScript),
 // which the island turns into the card's Payment Element in place. The
@@ -48,7 +36,6 @@ export default function AddFunds(props: Props) {
   const [topupId, setTopupId] = useState(props.card?.topupId ?? "");
   const cardEl = useRef<HTMLDivElement>(null);
   const base = appPath(props.appName);
-  const api0 = "/api/store/" + props.storeId + "/wallet/topups";
   const back = (added: number) => base + "/transactions?added=" + added + (props.returnTo ? "&return=" + props.returnTo : "");
 
   async function mount(secret: string, ref: string) {
@@ -71,7 +58,7 @@ export default function AddFunds(props: Props) {
     const res = await card.confirm(ret);
     if (res.error) throw new Error("Payment failed. Please try again. " + res.error);
     // The browser's word is not enough: the server asks Stripe.
-    const done = await api<Confirmed>("POST", api0 + "/" + encodeURIComponent(topupId) + "/confirm", {});
+    const done = await api("POST", "/api/store/{storeId}/wallet/topups/{topupId}/confirm", { params: { storeId: props.storeId, topupId }, body: {} });
     window.location.assign(done.status === "PAID" ? back(amount) : ret);
   }
 
@@ -85,7 +72,7 @@ export default function AddFunds(props: Props) {
         await confirmCard();
         return;
       }
-      const started = await api<Started>("POST", api0, { amount, method }, "Failed to add funds");
+      const started = await api("POST", "/api/store/{storeId}/wallet/topups", { params: { storeId: props.storeId }, body: { amount, method: method as Body<"POST", "/api/store/{storeId}/wallet/topups">["method"] }, fallback: "Failed to add funds" });
       setTopupId(started.topupId);
       if (started.approvalUrl) {
         window.location.assign(started.approvalUrl);

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import { formatMoney } from "../pages/lib/format";
-import type { CartView, ItemView, StoreAccess } from "../pages/lib/types";
+import type { ItemView, StoreAccess } from "../pages/lib/types";
 import { api, offline } from "./lib/api";
 import { addLocal, mergeLocal } from "./lib/cart-store";
 import { useHydrated } from "./lib/hydrated";
@@ -74,7 +74,7 @@ export default function AddToCart(props: Props) {
     setMessage("");
     const body = { storeItemId: item.id, variantId: variantId || null, quantity: fixedOne ? 1 : quantity };
     try {
-      const cart = await api<CartView>("POST", "/api/store/" + props.storeId + "/cart/items", body);
+      const cart = await api("POST", "/api/store/{storeId}/cart/items", { params: { storeId: props.storeId }, body });
       // The page's Cart button is server HTML outside any island: update
       // its count in place.
       document.querySelectorAll(".cart-count").forEach((el) => (el.textContent = String(cart.totals.itemCount)));

@@ -1,6 +1,5 @@
 import { useEffect, useState } from "react";
 import { request } from "./lib/api";
-import type { AppAvailability } from "../pages/lib/types";
 
 // AppNameCheck is the app name input of the Create your app form: it asks
 // the server, as the creator types, whether the name follows the rules and
@@ -17,7 +16,7 @@ export default function AppNameCheck({ value, error }: { value: string; error: s
     }
     const ctl = new AbortController();
     const t = setTimeout(() => {
-      request<AppAvailability>("GET", "/api/apps/availability?name=" + encodeURIComponent(name.trim()), { signal: ctl.signal })
+      request("GET", "/api/apps/availability", { query: { name: name.trim() }, signal: ctl.signal })
         .then(({ data }) => setAnswer({ ok: data.available, text: data.message }))
         .catch(() => {});
     }, 250);

@@ -33,7 +33,7 @@ export default function CartView(props: Props) {
   const [error, setError] = useState(props.notice ?? "");
   const [busy, setBusy] = useState(false);
   const base = appPath(props.appName);
-  const cartApi = "/api/store/" + props.storeId + "/cart";
+  const storeId = props.storeId;
 
   // refresh merges changes kept on this device into the server cart and
   // reloads it. On the first run, when the server rendered no stored cart
@@ -49,7 +49,7 @@ export default function CartView(props: Props) {
       return;
     }
     try {
-      setCart(await api<Cart>("GET", cartApi));
+      setCart(await api("GET", "/api/store/{storeId}/cart", { params: { storeId } }));
     } catch (err) {
       // 404 is SPEC's "no cart yet": an empty cart, not an error.
       if (err instanceof ApiError && err.status === 404) setCart(null);
@@ -90,13 +90,13 @@ export default function CartView(props: Props) {
   }
 
   function setQuantity(e: React.FormEvent, line: CartLine, quantity: number) {
-    return run(e, () => api<Cart>("PUT", cartApi + "/items/" + line.id, { quantity }), () => changeLocally(line, quantity), "Failed to update cart item");
+    return run(e, () => api("PUT", "/api/store/{storeId}/cart/items/{cartItemId}", { params: { storeId, cartItemId: line.id }, body: { quantity } }), () => changeLocally(line, quantity), "Failed to update cart item");
   }
   function remove(e: React.FormEvent, line: CartLine) {
-    return run(e, () => api<Cart>("DELETE", cartApi + "/items/" + line.id), () => changeLocally(line, 0), "Failed to remove item from cart");
+    return run(e, () => api("DELETE", "/api/store/{storeId}/cart/items/{cartItemId}", { params: { storeId, cartItemId: line.id } }), () => changeLocally(line, 0), "Failed to remove item from cart");
   }
   function clear(e: React.FormEvent) {
-    return run(e, async () => { await api("DELETE", cartApi); clearLocal(props.storeId); setLocal([]); return null; },
+    return run(e, async () => { await api("DELETE", "/api/store/{storeId}/cart", { params: { storeId } }); clearLocal(props.storeId); setLocal([]); return null; },
       () => setError("Failed to clear cart"), "Failed to clear cart");
   }
 

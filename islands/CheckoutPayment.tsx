@@ -23,21 +23,6 @@ interface Props {
   error?: string;
 }
 
-interface Intent {
-  paymentIntentId: string;
-  clientSecret: string;
-}
-
-interface Confirmed {
-  status: string;
-  orderStatus: string;
-}
-
-interface PayPalOrder {
-  paypalOrderId: string;
-  approvalUrl: string;
-}
-
 // CheckoutPayment is the payment step: a real form posting to
 // /checkout/pay (wallet, and PayPal's redirect, work without JavaScript),
 // which the island turns into the SPEC.md section 4 paths: the wallet's one
@@ -54,7 +39,7 @@ export default function CheckoutPayment(props: Props) {
   const [cardLoading, setCardLoading] = useState(false);
   const cardEl = useRef<HTMLDivElement>(null);
   const base = appPath(props.appName);
-  const storeAPI = "/api/store/" + props.storeId;
+  const params = { storeId: props.storeId };
   const short = props.walletBalance < props.total;
   const paid = () => {
     // The cart became this order at checkout; the locally kept copy goes too.
@@ -77,16 +62,14 @@ export default function CheckoutPayment(props: Props) {
       try {
         // SPEC.md section 7: the card form starts from the store's payment
         // configuration (the key the page was rendered with may be stale).
-        const config = await api<{ stripe?: { publishableKey?: string } }>("GET", storeAPI + "/stripe-payments/config").catch(() => {
+        const config = await api("GET", "/api/store/{storeId}/stripe-payments/config", { params }).catch(() => {
           throw new Error("Failed to fetch payment configuration");
         });
         const key = config.stripe?.publishableKey;
         if (!key) throw new Error("Stripe publishable key not configured");
-        const intent = await api<Intent>("POST", storeAPI + "/stripe-payments/create-intent", {
-          orderId: props.orderId,
-          amount: props.total,
-          currency: props.currency,
-          metadata: { source: "checkout" },
+        const intent = await api("POST", "/api/store/{storeId}/stripe-payments/create-intent", {
+          params,
+          body: { orderId: props.orderId, amount: props.total, currency: props.currency, metadata: { source: "checkout" } },
         });
         const { mountCard } = await import("./lib/stripe-card");
         if (cancelled || !cardEl.current) return;
@@ -107,11 +90,11 @@ export default function CheckoutPayment(props: Props) {
     // Only orderId is read: the server knows who pays whom and how much.
     // SPEC.md section 8: '{product}Pay transaction failed' when the server
     // gives no message.
-    await api("POST", storeAPI + "/musepay/process", {
-      orderId: props.orderId,
-      amount: props.total / 100,
-      currency: props.currency,
-    }, "MusePay transaction failed");
+    await api("POST", "/api/store/{storeId}/musepay/process", {
+      params,
+      body: { orderId: props.orderId, amount: props.total / 100, currency: props.currency },
+      fallback: "MusePay transaction failed",
+    });
     paid();
     window.location.assign(base + "/payment-success?processor=musepay&orderId=" + encodeURIComponent(props.orderId));
   }
@@ -123,7 +106,7 @@ export default function CheckoutPayment(props: Props) {
     const res = await card.confirm(back);
     if (res.error) throw new Error("Payment failed. Please try again. " + res.error);
     // The browser's word is not enough: the server asks Stripe.
-    const done = await api<Confirmed>("POST", storeAPI + "/stripe-payments/confirm", { paymentIntentId: card.paymentIntentId }).catch((err) => {
+    const done = await api("POST", "/api/store/{storeId}/stripe-payments/confirm", { params, body: { paymentIntentId: card.paymentIntentId } }).catch((err) => {
       throw new Error((err as Error).message || "Payment confirmation failed");
     });
     paid();
@@ -132,10 +115,9 @@ export default function CheckoutPayment(props: Props) {
   }
 
   async function payPayPal() {
-    const pp = await api<PayPalOrder>("POST", storeAPI + "/paypal/create-order", {
-      orderId: props.orderId,
-      amount: props.total,
-      currency: props.currency,
+    const pp = await api("POST", "/api/store/{storeId}/paypal/create-order", {
+      params,
+      body: { orderId: props.orderId, amount: props.total, currency: props.currency },
     }).catch((err) => {
       throw new Error((err as Error).message || "Failed to create PayPal order");
     });

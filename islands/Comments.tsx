@@ -37,7 +37,7 @@ export default function Comments(props: CommentsProps) {
     setBusy(true);
     setError("");
     try {
-      const reply = await api<MessageView>("POST", "/api/messages", { content, type: "REPLY", parentMessageId: props.postId }, "Failed to create comment");
+      const reply = await api("POST", "/api/messages", { body: { content, type: "REPLY", parentMessageId: props.postId }, fallback: "Failed to create comment" });
       setReplies((r) => [...r, reply]);
       setText("");
     } catch (err) {

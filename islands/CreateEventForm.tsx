@@ -116,24 +116,23 @@ export default function CreateEventForm(props: CreateEventFormProps) {
       ...extras.filter((x) => x.media).map((x) => x.media!.id),
     ];
     try {
-      const data = await api<EventDetail>(
-        "POST",
-        "/api/events/apps/" + props.appId + "/events",
-        {
+      const data = await api("POST", "/api/events/apps/{appId}/events", {
+        params: { appId: props.appId },
+        body: {
           name: f.name.trim(),
           description: f.description,
           location: f.location,
           startDate: start.toISOString(),
           endDate: end.toISOString(),
-          type: f.type,
+          type: f.type as EventDetail["type"],
           settings: {},
           mediaIds,
           appId: props.appId,
           isFeatured: props.canFeature && f.isFeatured,
           access: accessBody(f.access, "").access,
         },
-        "Failed to create event",
-      );
+        fallback: "Failed to create event",
+      });
       window.location.href = appPath(props.appName) + "/events/" + data.id;
     } catch (err) {
       setError(err instanceof Error && err.message ? err.message : "Failed to create event");

@@ -1,6 +1,6 @@
 import { useState } from "react";
-import type { MediaView, MessageView } from "../pages/lib/types";
-import { api } from "./lib/api";
+import type { MediaView } from "../pages/lib/types";
+import { api, type Body } from "./lib/api";
 import { checkFile, uploadFile } from "./lib/upload";
 import { useHydrated } from "./lib/hydrated";
 
@@ -81,9 +81,14 @@ export function MediaField({ upload, onPick, onClear, label }: { upload: Upload;
 
 // accessBody is the access selector's choice as the post API takes it
 // (TIER:<id> is MEMBERS from that tier up; empty keeps the app's default).
+type Access = NonNullable<Body<"POST", "/api/messages">["access"]>;
+
 export function accessBody(audience: string, teaser: string) {
   if (!audience) return { teaser };
-  const access = audience.startsWith("TIER:") ? { audience: "MEMBERS" as const, minTierId: audience.slice(5) } : { audience, minTierId: null };
+  // audience is an option of AccessField: an Access audience or TIER:<id>.
+  const access: Access = audience.startsWith("TIER:")
+    ? { audience: "MEMBERS", minTierId: audience.slice(5) }
+    : { audience: audience as Access["audience"], minTierId: null };
   return { teaser, access };
 }
 
@@ -148,10 +153,8 @@ export default function CreatePostForm(props: CreateFormProps) {
     }
     setCreating(true);
     try {
-      const post = await api<MessageView>(
-        "POST",
-        "/api/messages",
-        {
+      const post = await api("POST", "/api/messages", {
+        body: {
           content: text,
           type: "POST",
           attachmentIds,
@@ -162,8 +165,8 @@ export default function CreatePostForm(props: CreateFormProps) {
           publishAt: props.canSchedule && when === "schedule" ? publishAt : "",
           ...accessBody(audience, teaser),
         },
-        "Failed to create post",
-      );
+        fallback: "Failed to create post",
+      });
       // A saved post is seen on its page, marked draft or scheduled.
       window.location.href = post.hidden ? props.communityHref.replace(/\/community$/, "/posts/" + post.id) : props.communityHref;
     } catch (err) {

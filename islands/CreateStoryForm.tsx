@@ -32,12 +32,10 @@ export default function CreateStoryForm(props: CreateFormProps) {
     if (creating) return;
     setCreating(true);
     try {
-      await api(
-        "POST",
-        "/api/messages",
-        { content: caption.trim(), type: "STORY", attachmentIds: [upload.media.id], communityId: props.communityId, ...accessBody(audience, teaser) },
-        "Failed to create story",
-      );
+      await api("POST", "/api/messages", {
+        body: { content: caption.trim(), type: "STORY", attachmentIds: [upload.media.id], communityId: props.communityId, ...accessBody(audience, teaser) },
+        fallback: "Failed to create story",
+      });
       window.location.href = props.communityHref;
     } catch (err) {
       setError(err instanceof Error && err.message ? err.message : "Failed to create story");

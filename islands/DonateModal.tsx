@@ -1,5 +1,4 @@
 import { useEffect, useRef, useState } from "react";
-import type { Donation, DonationProcessed } from "../pages/lib/types";
 import { api } from "./lib/api";
 import { Icon } from "./lib/icons";
 import { dollars, dollarsToCents } from "./lib/money";
@@ -58,14 +57,16 @@ export default function DonateModal(props: DonateModalProps) {
   // The element goes when its session does (reset, or the modal closing).
   useEffect(() => () => card?.destroy(), [card]);
 
+  function createDonation() {
+    return api("POST", "/api/donations/create", {
+      body: { appId: props.appId, amount: cents!, currency: "USD", message },
+      fallback: "Failed to create donation",
+    });
+  }
+
   async function startCard() {
-    const d = await api<Donation>("POST", "/api/donations/create", {
-      appId: props.appId,
-      amount: cents,
-      currency: "USD",
-      message,
-    }, "Failed to create donation");
-    const res = await api<DonationProcessed>("POST", "/api/donations/process", { donationId: d.id, paymentMethod: "stripe" }, "Failed to process donation");
+    const d = await createDonation();
+    const res = await api("POST", "/api/donations/process", { body: { donationId: d.id, paymentMethod: "stripe" }, fallback: "Failed to process donation" });
     if (res.status === "PAID") return finished();
     if (!res.payment?.clientSecret) throw new Error("Failed to create payment intent");
     const { mountCard } = await import("./lib/stripe-card");
@@ -79,7 +80,7 @@ export default function DonateModal(props: DonateModalProps) {
     const res = await card!.confirm(back);
     if (res.error) throw new Error("Payment failed. Please try again. " + res.error);
     // The browser's word is not enough: the server asks Stripe.
-    const d = await api<DonationProcessed>("POST", "/api/donations/process", { donationId: cardDonation, paymentMethod: "stripe" }, "Failed to process donation");
+    const d = await api("POST", "/api/donations/process", { body: { donationId: cardDonation, paymentMethod: "stripe" }, fallback: "Failed to process donation" });
     if (d.status === "PAID") return finished();
     resetCard();
     setPending(true);
@@ -108,13 +109,8 @@ export default function DonateModal(props: DonateModalProps) {
       if (method === "stripe" && card) await payCard();
       else if (method === "stripe") await startCard();
       else {
-        const d = await api<Donation>("POST", "/api/donations/create", {
-          appId: props.appId,
-          amount: cents,
-          currency: "USD",
-          message,
-        }, "Failed to create donation");
-        await api("POST", "/api/donations/process", { donationId: d.id }, "Failed to process donation");
+        const d = await createDonation();
+        await api("POST", "/api/donations/process", { body: { donationId: d.id }, fallback: "Failed to process donation" });
         finished();
       }
     } catch (err) {

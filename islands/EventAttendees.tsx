@@ -22,7 +22,7 @@ export default function EventAttendees(props: EventAttendeesProps) {
 
   async function reload() {
     try {
-      const { data, pagination } = await request<AttendeeView[]>("GET", "/api/events/" + props.eventId + "/attendees?page=1&limit=50");
+      const { data, pagination } = await request("GET", "/api/events/{id}/attendees", { params: { id: props.eventId }, query: { page: 1, limit: 50 } });
       setList(data);
       setTotal(pagination?.total ?? data.length);
     } catch {
@@ -35,10 +35,10 @@ export default function EventAttendees(props: EventAttendeesProps) {
     return () => window.removeEventListener(ATTENDEES_CHANGED, reload);
   }, []);
 
-  async function setRole(a: AttendeeView, role: string) {
+  async function setRole(a: AttendeeView, role: "MODERATOR" | "ATTENDEE") {
     setBusy(a.userId);
     try {
-      await api("PUT", "/api/events/" + props.eventId + "/attendees/" + a.userId, { role }, "Failed to update attendee");
+      await api("PUT", "/api/events/{id}/attendees/{userId}", { params: { id: props.eventId, userId: a.userId }, body: { role }, fallback: "Failed to update attendee" });
       await reload();
     } catch (err) {
       console.error(err);
@@ -50,7 +50,7 @@ export default function EventAttendees(props: EventAttendeesProps) {
     if (!window.confirm("Are you sure you want to remove this attendee?")) return;
     setBusy(a.userId);
     try {
-      await api("DELETE", "/api/events/" + props.eventId + "/attendees/" + a.userId, undefined, "Failed to remove attendee");
+      await api("DELETE", "/api/events/{id}/attendees/{userId}", { params: { id: props.eventId, userId: a.userId }, fallback: "Failed to remove attendee" });
       await reload();
     } catch (err) {
       console.error(err);

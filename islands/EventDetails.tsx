@@ -2,7 +2,7 @@ import { useState } from "react";
 import LocalTime from "./LocalTime";
 import { useHydrated } from "./lib/hydrated";
 import { calendarHref, EVENT_TYPES, typeLabel, type EventDetail, type EventPermissions, type EventTicket } from "../pages/lib/events";
-import { api } from "./lib/api";
+import { api, type Body } from "./lib/api";
 import { unlockOf } from "../pages/lib/community";
 import { appPath } from "./lib/links";
 
@@ -63,12 +63,10 @@ export default function EventDetails(props: EventDetailsProps) {
     setEvent({ ...event, isAttending: attend, attendeeCount: event.attendeeCount + (attend ? 1 : -1), userRole: attend ? "ATTENDEE" : null });
     setPerms({ ...perms, canJoin: !attend, canLeave: attend });
     try {
-      const data = await api<EventDetail>(
-        attend ? "POST" : "DELETE",
-        "/api/events/" + event.id + (attend ? "/join" : "/leave"),
-        undefined,
-        attend ? "Failed to join event" : "Failed to leave event",
-      );
+      const params = { id: event.id };
+      const data = attend
+        ? await api("POST", "/api/events/{id}/join", { params, fallback: "Failed to join event" })
+        : await api("DELETE", "/api/events/{id}/leave", { params, fallback: "Failed to leave event" });
       setEvent({ ...event, isAttending: data.isAttending, attendeeCount: data.attendeeCount, userRole: data.userRole });
       setPerms(data.permissions);
       window.dispatchEvent(new CustomEvent(ATTENDEES_CHANGED));
@@ -103,18 +101,18 @@ export default function EventDetails(props: EventDetailsProps) {
     if (end <= start) return setError("End date/time must be after start date/time");
     setBusy(true);
     try {
-      const body: Record<string, unknown> = {
+      const body: Body<"PUT", "/api/events/{id}"> = {
         name: form.name.trim(),
         description: form.description,
         location: form.location,
-        type: form.type,
+        type: form.type as EventDetail["type"],
         startDate: start.toISOString(),
         endDate: end.toISOString(),
       };
       // An unchanged start is not sent, so editing a past event's text works.
       if (start.getTime() === new Date(event.startDate).getTime()) delete body.startDate;
       if (perms.canFeature) body.isFeatured = form.isFeatured;
-      const data = await api<EventDetail>("PUT", "/api/events/" + event.id, body, "Failed to update event");
+      const data = await api("PUT", "/api/events/{id}", { params: { id: event.id }, body, fallback: "Failed to update event" });
       setEvent({ ...event, ...data });
       setEditing(false);
     } catch (err) {
@@ -127,7 +125,7 @@ export default function EventDetails(props: EventDetailsProps) {
     if (!window.confirm("Are you sure you want to delete this event?")) return;
     setBusy(true);
     try {
-      await api("DELETE", "/api/events/" + event.id, undefined, "Failed to delete event");
+      await api("DELETE", "/api/events/{id}", { params: { id: event.id }, fallback: "Failed to delete event" });
       window.location.href = eventsHref;
     } catch (err) {
       setError(err instanceof Error ? err.message : "Failed to delete event");

@@ -2,7 +2,7 @@ import { useState } from "react";
 import type { EventView } from "../pages/lib/types";
 import { EventCard } from "./EventCard";
 import LocalTime from "./LocalTime";
-import { request } from "./lib/api";
+import { request, type Query } from "./lib/api";
 import { useHydrated } from "./lib/hydrated";
 
 export interface EventsMoreProps {
@@ -30,8 +30,9 @@ export default function EventsMore(props: EventsMoreProps) {
     setBusy(true);
     setError("");
     try {
-      const url = "/api/events/apps/" + props.appId + "/events?" + (props.query ? props.query + "&" : "") + "page=" + next;
-      const { data, pagination } = await request<EventView[]>("GET", url);
+      // props.query is the list's own filters, as the page's URL has them.
+      const query = { ...Object.fromEntries(new URLSearchParams(props.query)), page: next } as Query<"GET", "/api/events/apps/{appId}/events">;
+      const { data, pagination } = await request("GET", "/api/events/apps/{appId}/events", { params: { appId: props.appId }, query });
       setEvents((xs) => [...xs, ...data]);
       setNext(pagination?.hasNext ? pagination.page + 1 : null);
     } catch {

@@ -107,10 +107,10 @@ export default function Feed(props: FeedProps) {
     setLoading(true);
     setError("");
     try {
-      const data = await api<{ posts: MessageView[]; pagination: Pagination }>(
-        "GET",
-        `/api/community/${props.communityId}/posts${next}&limit=${pagination.limit || 20}&type=POST`,
-      );
+      const data = await api("GET", "/api/community/{communityId}/posts", {
+        params: { communityId: props.communityId },
+        query: { page: pagination.page + 1, cursor: pagination.nextCursor || undefined, limit: pagination.limit || 20, type: "POST" },
+      });
       const seen = new Set([...props.shownIds, ...posts.map((p) => p.id)]);
       setPosts([...posts, ...data.posts.filter((p) => !seen.has(p.id))]);
       setPagination(data.pagination);

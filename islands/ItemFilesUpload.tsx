@@ -31,7 +31,6 @@ export default function ItemFilesUpload({ appName, itemId, fileTypes }: ItemFile
   const [progress, setProgress] = useState<{ done: number; size: number } | null>(null);
   const [error, setError] = useState("");
   const [paused, setPaused] = useState(false);
-  const uploads = "/api/store/items/" + itemId + "/uploads";
 
   async function send(file: File) {
     const key = "marquee-upload:" + itemId + ":" + file.name + ":" + file.size + ":" + file.lastModified;
@@ -41,9 +40,9 @@ export default function ItemFilesUpload({ appName, itemId, fileTypes }: ItemFile
     let up: Upload | null = null;
     try {
       const saved = localStorage.getItem(key);
-      if (saved) up = await api<Upload>("GET", uploads + "/" + saved).catch(() => null);
+      if (saved) up = await api("GET", "/api/store/items/{itemId}/uploads/{uploadId}", { params: { itemId, uploadId: saved } }).catch(() => null);
       if (!up) {
-        up = await api<Upload>("POST", uploads, { name: file.name, size: file.size }, "Upload failed");
+        up = await api("POST", "/api/store/items/{itemId}/uploads", { params: { itemId }, body: { name: file.name, size: file.size }, fallback: "Upload failed" });
         localStorage.setItem(key, up.id);
       }
       const stored = new Set(up.parts.map((p) => p.number));
@@ -52,11 +51,11 @@ export default function ItemFilesUpload({ appName, itemId, fileTypes }: ItemFile
       for (let n = 1; n <= up.partCount; n++) {
         if (stored.has(n)) continue;
         const part = file.slice((n - 1) * up.partSize, Math.min(n * up.partSize, file.size));
-        await putBytes(uploads + "/" + up.id + "/parts/" + n, part, "Failed to upload file");
+        await putBytes("/api/store/items/{itemId}/uploads/{uploadId}/parts/{number}", { itemId, uploadId: up.id, number: n }, part, "Failed to upload file");
         done += part.size;
         setProgress({ done, size: file.size });
       }
-      const out = await request<{ name: string }>("POST", uploads + "/" + up.id + "/complete", { fallback: "Upload failed" });
+      const out = await request("POST", "/api/store/items/{itemId}/uploads/{uploadId}/complete", { params: { itemId, uploadId: up.id }, fallback: "Upload failed" });
       localStorage.removeItem(key);
       window.location.assign(window.location.pathname + "?notice=" + encodeURIComponent(out.message || "Added " + file.name));
     } catch (err) {

@@ -97,7 +97,7 @@ export default function ItemForm(props: Props) {
     const c = compare.trim() === "" ? null : cents(compare);
     if (c !== null && isNaN(c)) return setError("Compare price must be an amount");
     const body = {
-      name, description, type, price: p, comparePrice: c, sku, isFeatured: featured,
+      name, description, type: type as ItemView["type"], price: p, comparePrice: c, sku, isFeatured: featured,
       stock: tracked && stock.trim() !== "" ? Number(stock) : null,
       tags: tags.split(",").map((t) => t.trim()).filter(Boolean),
       mediaIds: media.map((m) => m.id),
@@ -112,8 +112,8 @@ export default function ItemForm(props: Props) {
     setError("");
     try {
       const saved = it
-        ? await api<ItemView>("PUT", "/api/store/items/" + it.id, body)
-        : await api<ItemView>("POST", "/api/store/" + props.storeId + "/items", body);
+        ? await api("PUT", "/api/store/items/{itemId}", { params: { itemId: it.id }, body })
+        : await api("POST", "/api/store/{storeId}/items", { params: { storeId: props.storeId }, body });
       window.location.href = base + "/store/items/" + saved.id;
     } catch (err) {
       setError((err as Error).message || (it ? "Failed to update item" : "Failed to create item"));
@@ -125,7 +125,7 @@ export default function ItemForm(props: Props) {
     if (!it || !window.confirm("Delete this item? Carts keep it flagged; orders keep their copy.")) return;
     setBusy(true);
     try {
-      await api("DELETE", "/api/store/items/" + it.id);
+      await api("DELETE", "/api/store/items/{itemId}", { params: { itemId: it.id } });
       window.location.href = base + "/store";
     } catch (err) {
       setError((err as Error).message || "Failed to delete item");

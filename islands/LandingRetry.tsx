@@ -23,7 +23,7 @@ export default function LandingRetry({ appName, message: first, retryHref }: Lan
     if (busy) return;
     setBusy(true);
     try {
-      await request("GET", "/api/app/" + encodeURIComponent(appName) + "/landing", { keepSession: true });
+      await request("GET", "/api/app/{appId}/landing", { params: { appId: appName }, keepSession: true });
       window.location.assign(retryHref);
       return;
     } catch (err) {

@@ -1,5 +1,4 @@
 import { useEffect, useRef, useState } from "react";
-import type { ReactionView } from "../pages/lib/types";
 import { api } from "./lib/api";
 import { HEART, isHeart } from "../pages/lib/community";
 import { useHydrated } from "./lib/hydrated";
@@ -34,7 +33,7 @@ export default function LikeButton({ messageId, reactions, viewerId: rendered, s
     // The shared page may be older than the viewer's own heart: once the
     // viewer is known, the reactions are asked for as they are now.
     let live = true;
-    api<ReactionView[]>("GET", `/api/messages/${messageId}/reactions`)
+    api("GET", "/api/messages/{id}/reactions", { params: { id: messageId } })
       .then((list) => {
         const now = list.filter((r) => isHeart(r.reaction));
         const own = now.find((r) => r.sender.id === viewerId);
@@ -62,7 +61,7 @@ export default function LikeButton({ messageId, reactions, viewerId: rendered, s
     if (before.liked) {
       setState({ count: Math.max(0, before.count - 1), reactionId: null, liked: false });
       try {
-        await api("DELETE", `/api/messages/${messageId}/reactions/${before.reactionId}`);
+        await api("DELETE", "/api/messages/{id}/reactions/{reactionId}", { params: { id: messageId, reactionId: String(before.reactionId) } });
       } catch {
         setState(before);
         setError("Failed to remove reaction");
@@ -70,7 +69,7 @@ export default function LikeButton({ messageId, reactions, viewerId: rendered, s
     } else {
       setState({ count: before.count + 1, reactionId: null, liked: true });
       try {
-        const reaction = await api<ReactionView>("POST", `/api/messages/${messageId}/reactions`, { reaction: HEART });
+        const reaction = await api("POST", "/api/messages/{id}/reactions", { params: { id: messageId }, body: { reaction: HEART } });
         setState({ count: before.count + 1, reactionId: reaction.id, liked: true });
       } catch {
         setState(before);

@@ -1,5 +1,4 @@
 import { useState } from "react";
-import type { Permissions, Role } from "../pages/lib/types";
 import { ApiError, api, request } from "./lib/api";
 import { appPath } from "./lib/links";
 
@@ -32,11 +31,10 @@ export default function ProfileActions(props: ProfileActionsProps) {
     setError("");
     try {
       // A 401 (signed out elsewhere) goes back to the app: request's sessionLost.
-      const data = await api<{ role: Role; userPermissions: Permissions }>(
-        "POST",
-        "/api/notifications/" + action + "/" + encodeURIComponent(props.appId),
-        {},
-      );
+      const params = { appId: props.appId };
+      const data = action === "follow"
+        ? await api("POST", "/api/notifications/follow/{appId}", { params })
+        : await api("POST", "/api/notifications/unfollow/{appId}", { params });
       setRole(data.role);
       setCan({ canFollow: data.userPermissions.canFollow, canUnfollow: data.userPermissions.canUnfollow });
     } catch (err) {

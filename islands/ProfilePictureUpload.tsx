@@ -38,7 +38,7 @@ export default function ProfilePictureUpload({ pictureUrl, username, appName, no
     setBusy(true);
     try {
       const media = await uploadFile(file, { mediaKey: "profile" });
-      await api("POST", "/api/auth/profile-picture", { mediaId: media.id });
+      await api("POST", "/api/auth/profile-picture", { body: { mediaId: media.id } });
       setToast({ ok: true, text: "Profile picture uploaded successfully!" });
       setTimeout(() => window.location.assign(window.location.pathname), 1000);
     } catch {

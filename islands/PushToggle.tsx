@@ -59,7 +59,7 @@ export default function PushToggle(props: PushToggleProps) {
         }
         // The subscription is on when the server still takes this member's
         // calls; a refusal means off, a lost network is an error.
-        const on = await api("GET", "/api/notifications/unread/" + encodeURIComponent(props.appId) + "?page=1&limit=1").then(
+        const on = await api("GET", "/api/notifications/unread/{appId}", { params: { appId: props.appId }, query: { page: 1, limit: 1 } }).then(
           () => true,
           (err) => {
             if (err instanceof ApiError && err.status !== 0) return false;
@@ -86,7 +86,7 @@ export default function PushToggle(props: PushToggleProps) {
       if (permission !== "granted") return setError("Notification permission denied");
       const reg = await waitForWorker(app, 50);
       if (!reg) return setError("Push notifications not supported");
-      const key = await api<{ publicKey: string }>("GET", "/api/notifications/vapid-key").catch(() => null);
+      const key = await api("GET", "/api/notifications/vapid-key").catch(() => null);
       if (!key?.publicKey) return setError("Failed to get VAPID key");
       const sub =
         (await reg.pushManager.getSubscription()) ??
@@ -95,7 +95,7 @@ export default function PushToggle(props: PushToggleProps) {
       const auth = toBase64url(sub.getKey("auth"));
       if (!p256dh || !auth) return setError("Failed to setup push subscription - missing keys");
       try {
-        await api("POST", "/api/notifications/enable-push/" + encodeURIComponent(props.appId), { endpoint: sub.endpoint, p256dh, auth });
+        await api("POST", "/api/notifications/enable-push/{appId}", { params: { appId: props.appId }, body: { endpoint: sub.endpoint, p256dh, auth } });
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
         return setError("Failed to save push subscription: " + err.status + " " + err.message);

@@ -56,7 +56,7 @@ export default function StoriesViewer(props: StoriesViewerProps) {
     if (!props.communityId) return;
     e.preventDefault();
     try {
-      const data = await api<{ users: StoryGroup[] }>("GET", `/api/community/${props.communityId}/stories`);
+      const data = await api("GET", "/api/community/{communityId}/stories", { params: { communityId: props.communityId } });
       setGroups(data.users);
       setLoadError("");
     } catch (err) {

@@ -24,7 +24,7 @@ func (s *Server) apiMe(c echo.Context) error {
 	user := s.store.AccountUserOf(ctx, u)
 	appID := c.QueryParam("appId")
 	if appID == "" {
-		return respond(c, http.StatusOK, fields{"user": user})
+		return respond(c, http.StatusOK, Me{User: user})
 	}
 	sc, err := s.scopeOf(c, appID)
 	if err != nil {
@@ -34,28 +34,61 @@ func (s *Server) apiMe(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var membership any
-	if sc.Membership != nil {
-		membership = membershipView(sc.Membership)
+	var membership *MembershipView
+	if m := sc.Membership; m != nil {
+		membership = &MembershipView{App: AppRef{ID: m.AppID}, AppID: m.AppID, CreatedAt: m.CreatedAt, ID: m.ID, Role: m.Role}
 	}
-	return respond(c, http.StatusOK, fields{
-		"user":            user,
-		"devices":         acct.Devices,
-		"appMemberships":  acct.AppMemberships,
-		"media":           acct.Media,
-		"userAppRole":     sc.Role,
-		"userMembership":  membership,
-		"userPermissions": sc.Can,
-		"subscription": map[string]any{
-			"items":  acct.SubscriptionItems,
-			"status": acct.Subscription,
-		},
+	return respond(c, http.StatusOK, MeInApp{
+		AppMemberships:  acct.AppMemberships,
+		Devices:         acct.Devices,
+		Media:           acct.Media,
+		Subscription:    MeSubscription{Items: acct.SubscriptionItems, Status: acct.Subscription},
+		User:            user,
+		UserAppRole:     sc.Role,
+		UserMembership:  membership,
+		UserPermissions: sc.Can,
 	})
 }
 
-// membershipView is SPEC.md's Membership: the app (id) and the role.
-func membershipView(m *store.Membership) map[string]any {
-	return map[string]any{"id": m.ID, "appId": m.AppID, "app": map[string]string{"id": m.AppID}, "role": m.Role, "createdAt": m.CreatedAt}
+// Me is data of GET /api/auth/me.
+type Me struct {
+	atTop
+	User store.AccountUser `json:"user"`
+}
+
+// MeInApp is data of GET /api/auth/me?appId=: the user and their standing
+// in the app.
+type MeInApp struct {
+	atTop
+	AppMemberships  []store.AppMembership `json:"appMemberships"`
+	Devices         []store.Device        `json:"devices"`
+	Media           []store.MediaView     `json:"media"`
+	Subscription    MeSubscription        `json:"subscription"`
+	User            store.AccountUser     `json:"user"`
+	UserAppRole     string                `json:"userAppRole" tstype:"Role"`
+	UserMembership  *MembershipView       `json:"userMembership"`
+	UserPermissions access.Flags          `json:"userPermissions"`
+}
+
+// MeSubscription is the viewer's subscription in the app: what it grants
+// and its standing.
+type MeSubscription struct {
+	Items  []store.ItemView         `json:"items"`
+	Status store.SubscriptionStatus `json:"status"`
+}
+
+// MembershipView is SPEC.md's Membership: the app (id) and the role.
+type MembershipView struct {
+	App       AppRef    `json:"app"`
+	AppID     string    `json:"appId"`
+	CreatedAt time.Time `json:"createdAt"`
+	ID        string    `json:"id"`
+	Role      string    `json:"role" tstype:"Role"`
+}
+
+// AppRef names an app by its id.
+type AppRef struct {
+	ID string `json:"id"`
 }
 
 // POST /api/auth/logout destroys the session server-side (its token is dead
@@ -96,7 +129,15 @@ func (s *Server) followScope(c echo.Context) (*store.User, *Scope, error) {
 
 // followAnswer tells the browser the viewer's new standing.
 func followAnswer(c echo.Context, sc *Scope, following bool) error {
-	return respond(c, http.StatusOK, fields{"role": sc.Role, "following": following, "userPermissions": sc.Can})
+	return respond(c, http.StatusOK, FollowState{Following: following, Role: sc.Role, UserPermissions: sc.Can})
+}
+
+// FollowState is data of the follow and unfollow calls: the viewer's new
+// standing in the app.
+type FollowState struct {
+	Following       bool         `json:"following"`
+	Role            string       `json:"role" tstype:"Role"`
+	UserPermissions access.Flags `json:"userPermissions"`
 }
 
 // POST /api/notifications/follow/:appId makes the viewer a FOLLOWER. Members

@@ -363,7 +363,7 @@ func (s *Server) startSession(c echo.Context, user *store.User, app *store.AppVi
 	s.setSessionCookie(c, token)
 	next := s.afterAuthURL(app)
 	if wantsJSON(c) {
-		return respond(c, http.StatusOK, fields{"user": s.store.AccountUserOf(c.Request().Context(), user), "redirectTo": next})
+		return respond(c, http.StatusOK, SignedIn{RedirectTo: next, User: s.store.AccountUserOf(c.Request().Context(), user)})
 	}
 	if len(then) > 0 {
 		next = then[0]
@@ -391,4 +391,12 @@ func (s *Server) redirectToSignIn(c echo.Context) error {
 		}
 	}
 	return c.Redirect(http.StatusFound, target)
+}
+
+// SignedIn is data of a sign-in or sign-up asked for in JSON: the user and
+// where the browser goes next.
+type SignedIn struct {
+	atTop
+	RedirectTo string            `json:"redirectTo"`
+	User       store.AccountUser `json:"user"`
 }

@@ -145,13 +145,13 @@ func (s *Server) apiCommunityPosts(c echo.Context) error {
 	}
 	if msgType == store.MessageStory && sc.App.Settings.Features.Community.Settings.StoriesOff {
 		empty := store.NewPagination(1, store.DefaultPageSize, 0)
-		return respondPage(c, fields{"posts": []store.MessageView{}, "pagination": empty}, empty)
+		return respondPage(c, PostsPage{Pagination: empty, Posts: []store.MessageView{}}, empty)
 	}
 	p, err := s.loadFeed(c, sc, msgType, true)
 	if err != nil {
 		return err
 	}
-	return respondPage(c, fields{"posts": p.Messages, "pagination": p.Pagination}, p.Pagination)
+	return respondPage(c, PostsPage{Pagination: p.Pagination, Posts: p.Messages}, p.Pagination)
 }
 
 // GET /api/community/:communityId/stories
@@ -164,7 +164,7 @@ func (s *Server) apiCommunityStories(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return respond(c, http.StatusOK, fields{"users": groups})
+	return respond(c, http.StatusOK, StoriesData{Users: groups})
 }
 
 // GET /apps/:app/community?page[&cursor] renders a page of posts (1 unless
@@ -204,4 +204,18 @@ func (s *Server) pageCommunity(c echo.Context) error {
 	}
 	props.Data = data
 	return s.renderPage(c, "Community", props)
+}
+
+// PostsPage is data of GET /api/community/:communityId/posts.
+type PostsPage struct {
+	atTop
+	Pagination store.Pagination    `json:"pagination"`
+	Posts      []store.MessageView `json:"posts"`
+}
+
+// StoriesData is data of GET /api/community/:communityId/stories: the
+// stories grouped by their author.
+type StoriesData struct {
+	atTop
+	Users []store.StoryGroup `json:"users"`
 }

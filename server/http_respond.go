@@ -2,6 +2,8 @@ package server
 
 import (
 	"net/http"
+	"reflect"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -11,9 +13,15 @@ import (
 // Every JSON answer is built here: {success, data, pagination?, message?}
 // on success and {success:false, message, error} on failure (errors.go).
 
-// fields is a data object whose SPEC-named members are also answered at the
-// top level of the body.
-type fields map[string]any
+// atTop, embedded in a data struct, answers the struct's SPEC-named members
+// (topLevel) at the top level of the body as well. Such a struct lists its
+// members in the order of their names: the map it replaced was marshalled
+// that way, and the bytes of the answer stay the same.
+type atTop struct{}
+
+func (atTop) answeredAtTop() {}
+
+type answeredAtTop interface{ answeredAtTop() }
 
 // topLevel lists the members SPEC.md section 7 reads without `data.`:
 // clients already read them there, so they are answered in both places.
@@ -31,14 +39,16 @@ type envelope struct {
 }
 
 func envelopeOf(data any, p *store.Pagination, message string) any {
-	f, ok := data.(fields)
-	if !ok {
+	if _, ok := data.(answeredAtTop); !ok {
 		return envelope{Success: true, Data: data, Pagination: p, Message: message}
 	}
-	out := map[string]any{"success": true, "data": f}
-	for k, v := range f {
-		if topLevel[k] {
-			out[k] = v
+	out := map[string]any{"success": true, "data": data}
+	v := reflect.ValueOf(data)
+	for i := 0; i < v.NumField(); i++ {
+		name, opts, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
+		// A member data leaves out is left out of the top level too.
+		if omit := strings.Contains(opts, "omitempty") && v.Field(i).IsZero(); topLevel[name] && !omit {
+			out[name] = v.Field(i).Interface()
 		}
 	}
 	if p != nil {

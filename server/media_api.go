@@ -156,7 +156,7 @@ func (s *Server) apiCreateMedia(c echo.Context) error {
 		return fmt.Errorf("presign upload: %w", err)
 	}
 	// The spec reads presignedUploadUrl and media.id; both places answer.
-	return respond(c, http.StatusCreated, fields{"presignedUploadUrl": uploadURL, "media": view})
+	return respond(c, http.StatusCreated, MediaCreated{Media: view, PresignedUploadURL: uploadURL})
 }
 
 const (
@@ -330,5 +330,17 @@ func (s *Server) apiProfilePicture(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return respond(c, http.StatusOK, fields{"profilePicture": view})
+	return respond(c, http.StatusOK, ProfilePictureSet{ProfilePicture: view})
+}
+
+// MediaCreated is data of POST /api/media: the record and where its bytes go.
+type MediaCreated struct {
+	atTop
+	Media              store.MediaView `json:"media"`
+	PresignedUploadURL string          `json:"presignedUploadUrl"`
+}
+
+// ProfilePictureSet is data of POST /api/auth/profile-picture.
+type ProfilePictureSet struct {
+	ProfilePicture store.MediaView `json:"profilePicture"`
 }

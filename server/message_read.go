@@ -183,7 +183,7 @@ func (s *Server) answerReplies(c echo.Context, parentID string) error {
 	if err != nil {
 		return err
 	}
-	return respondPage(c, fields{"replies": p.Messages, "messages": p.Messages, "pagination": p.Pagination}, p.Pagination)
+	return respondPage(c, RepliesPage{Messages: p.Messages, Pagination: p.Pagination, Replies: p.Messages}, p.Pagination)
 }
 
 // DELETE /api/messages/:id: the author, moderators and above.
@@ -203,4 +203,13 @@ func (s *Server) apiDeleteMessage(c echo.Context) error {
 		return err
 	}
 	return respondDone(c, "Message deleted")
+}
+
+// RepliesPage is data of GET /api/messages/:id/replies; the replies are
+// under both names clients read.
+type RepliesPage struct {
+	atTop
+	Messages   []store.MessageView `json:"messages"`
+	Pagination store.Pagination    `json:"pagination"`
+	Replies    []store.MessageView `json:"replies"`
 }

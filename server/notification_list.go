@@ -61,6 +61,14 @@ func (s *Server) apiUnreadNotifications(c echo.Context) error {
 	}
 	// Personal data: never cached by anything between us and the member.
 	c.Response().Header().Set("Cache-Control", "private, no-store")
-	return respond(c, http.StatusOK, fields{"notifications": p.Notifications, "pagination": p.Pagination,
-		"unreadCount": p.Pagination.Total})
+	return respond(c, http.StatusOK, NotificationsPage{Notifications: p.Notifications, Pagination: p.Pagination,
+		UnreadCount: p.Pagination.Total})
+}
+
+// NotificationsPage is data of GET /api/notifications/unread/:appId.
+type NotificationsPage struct {
+	atTop
+	Notifications []store.NotificationView `json:"notifications"`
+	Pagination    store.Pagination         `json:"pagination"`
+	UnreadCount   int                      `json:"unreadCount"`
 }

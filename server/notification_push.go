@@ -22,7 +22,7 @@ func (s *Server) apiVapidKey(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return respond(c, http.StatusOK, fields{"publicKey": keys.Public})
+	return respond(c, http.StatusOK, VapidKey{PublicKey: keys.Public})
 }
 
 type enablePushRequest struct {
@@ -70,7 +70,7 @@ func (s *Server) apiEnablePush(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return respondMessage(c, http.StatusCreated, fields{"id": sub.ID, "endpoint": sub.Endpoint, "origin": sub.Origin},
+	return respondMessage(c, http.StatusCreated, PushEnabled{Endpoint: sub.Endpoint, ID: sub.ID, Origin: sub.Origin},
 		"Push notifications enabled")
 }
 
@@ -124,4 +124,17 @@ func decodePushKey(key string) ([]byte, error) {
 		return b, nil
 	}
 	return base64.RawStdEncoding.DecodeString(key)
+}
+
+// VapidKey is data of GET /api/notifications/vapid-key.
+type VapidKey struct {
+	atTop
+	PublicKey string `json:"publicKey"`
+}
+
+// PushEnabled is data of POST /api/notifications/enable-push/:appId.
+type PushEnabled struct {
+	Endpoint string `json:"endpoint"`
+	ID       string `json:"id"`
+	Origin   string `json:"origin"`
 }

@@ -38,7 +38,7 @@ func (s *Server) apiReadNotifications(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return respondMessage(c, http.StatusOK, fields{"marked": n, "unreadCount": unread}, "Notifications marked as read")
+	return respondMessage(c, http.StatusOK, NotificationsMarked{Marked: n, UnreadCount: unread}, "Notifications marked as read")
 }
 
 // POST /apps/:app/notifications/read: Mark All as Read without JavaScript.
@@ -54,4 +54,10 @@ func (s *Server) formReadNotifications(c echo.Context) error {
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, "/apps/"+sc.App.Name+"/notifications")
+}
+
+// NotificationsMarked is data of POST /api/notifications/read/:appId.
+type NotificationsMarked struct {
+	Marked      int `json:"marked"`
+	UnreadCount int `json:"unreadCount"`
 }

@@ -14,10 +14,13 @@ import (
 // confirmWords is how each provider's confirm is worded in its answers:
 // the JSON key of its payment id, the success message, and the failure
 // messages of the JSON call and of the payment-success page.
-var confirmWords = map[string]struct{ refKey, done, failed, failedOnReturn string }{
-	payments.Stripe: {refKey: "paymentIntentId", done: "Payment confirmed",
+var confirmWords = map[string]struct {
+	ref                          func(d *PaymentConfirmed) *string
+	done, failed, failedOnReturn string
+}{
+	payments.Stripe: {ref: func(d *PaymentConfirmed) *string { return &d.PaymentIntentID }, done: "Payment confirmed",
 		failed: "Failed to confirm payment", failedOnReturn: "Payment confirmation failed"},
-	payments.PayPal: {refKey: "paypalOrderId", done: "Payment captured",
+	payments.PayPal: {ref: func(d *PaymentConfirmed) *string { return &d.PayPalOrderID }, done: "Payment captured",
 		failed: "Failed to capture PayPal order", failedOnReturn: "Failed to capture PayPal payment"},
 }
 
@@ -56,10 +59,22 @@ func respondConfirmed(c echo.Context, method string, res *payments.Result) error
 	if res.Order.Status == store.OrderPending {
 		msg = "Payment is not complete yet"
 	}
-	return respondMessage(c, http.StatusOK, fields{
-		words.refKey: res.Ref, "status": res.Status, "orderId": res.Order.ID, "orderStatus": res.Order.Status,
-		"orderNumber": res.Order.OrderNumber,
-	}, msg)
+	data := PaymentConfirmed{OrderID: res.Order.ID, OrderNumber: res.Order.OrderNumber, OrderStatus: res.Order.Status, Status: res.Status}
+	*words.ref(&data) = res.Ref
+	return respondMessage(c, http.StatusOK, data, msg)
+}
+
+// PaymentConfirmed is data of the card's confirm and PayPal's capture: the
+// order as it now stands and the provider's id of the payment, under the
+// name each call has always answered it (one of the two is set).
+type PaymentConfirmed struct {
+	atTop
+	OrderID         string `json:"orderId"`
+	OrderNumber     string `json:"orderNumber"`
+	OrderStatus     string `json:"orderStatus" tstype:"OrderStatus"`
+	PaymentIntentID string `json:"paymentIntentId,omitempty"`
+	PayPalOrderID   string `json:"paypalOrderId,omitempty"`
+	Status          string `json:"status"`
 }
 
 // confirmOnReturn confirms for the payment-success page a buyer comes back

@@ -28,8 +28,8 @@ func (s *Server) apiPayPalCreateOrder(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return respond(c, http.StatusOK, fields{
-		"paypalOrderId": started.Ref, "approvalUrl": started.ApprovalURL, "status": started.Status, "orderId": o.ID,
+	return respond(c, http.StatusOK, PayPalOrderCreated{
+		ApprovalURL: started.ApprovalURL, OrderID: o.ID, PayPalOrderID: started.Ref, Status: started.Status,
 	})
 }
 
@@ -85,4 +85,13 @@ func (s *Server) apiPayPalCapture(c echo.Context) error {
 		return err
 	}
 	return respondConfirmed(c, payments.PayPal, res)
+}
+
+// PayPalOrderCreated is data of POST /api/store/:storeId/paypal/create-order.
+type PayPalOrderCreated struct {
+	atTop
+	ApprovalURL   string `json:"approvalUrl"`
+	OrderID       string `json:"orderId"`
+	PayPalOrderID string `json:"paypalOrderId"`
+	Status        string `json:"status"`
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -34,9 +35,9 @@ func (s *Server) apiStripeCreateIntent(c echo.Context) error {
 	if err != nil {
 		return paymentError(err, "Failed to create payment intent", msgNotAwaiting)
 	}
-	return respond(c, http.StatusOK, fields{
-		"paymentIntentId": started.Ref, "clientSecret": started.ClientSecret, "status": started.Status,
-		"orderId": o.ID, "amount": o.Total, "currency": o.Currency,
+	return respond(c, http.StatusOK, StripeIntent{
+		Amount: o.Total, ClientSecret: started.ClientSecret, Currency: o.Currency, OrderID: o.ID,
+		PaymentIntentID: started.Ref, Status: started.Status,
 	})
 }
 
@@ -128,9 +129,9 @@ func (s *Server) apiPaymentRefund(c echo.Context) error {
 	if amount == 0 {
 		amount = o.Total - o.RefundedAmount
 	}
-	return respondMessage(c, http.StatusOK, fields{
-		"paymentIntentId": req.PaymentIntentID, "orderId": out.ID, "status": out.Status, "amount": amount,
-		"refundedAmount": out.RefundedAmount, "currency": out.Currency, "refundReason": out.RefundReason, "refundedAt": out.RefundedAt,
+	return respondMessage(c, http.StatusOK, RefundProcessed{
+		Amount: amount, Currency: out.Currency, OrderID: out.ID, PaymentIntentID: req.PaymentIntentID,
+		RefundReason: out.RefundReason, RefundedAmount: out.RefundedAmount, RefundedAt: out.RefundedAt, Status: out.Status,
 	}, "Refund processed")
 }
 
@@ -151,4 +152,26 @@ func (s *Server) refundTarget(ctx context.Context, storeID, ref string) (*store.
 		return nil, store.ErrNotFound
 	}
 	return &v.Order, nil
+}
+
+// StripeIntent is data of POST /api/store/:storeId/stripe-payments/create-intent.
+type StripeIntent struct {
+	Amount          int64  `json:"amount"`
+	ClientSecret    string `json:"clientSecret"`
+	Currency        string `json:"currency"`
+	OrderID         string `json:"orderId"`
+	PaymentIntentID string `json:"paymentIntentId"`
+	Status          string `json:"status"`
+}
+
+// RefundProcessed is data of POST /api/store/:storeId/stripe-payments/refund.
+type RefundProcessed struct {
+	Amount          int64      `json:"amount"`
+	Currency        string     `json:"currency"`
+	OrderID         string     `json:"orderId"`
+	PaymentIntentID string     `json:"paymentIntentId"`
+	RefundReason    string     `json:"refundReason"`
+	RefundedAmount  int64      `json:"refundedAmount"`
+	RefundedAt      *time.Time `json:"refundedAt"`
+	Status          string     `json:"status" tstype:"OrderStatus"`
 }

@@ -36,15 +36,24 @@ func (s *Server) apiWebhook(method string) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		data := fields{"received": true, "status": res.Status}
+		data := WebhookReceived{Received: true, Status: res.Status}
 		if res.Order != nil {
-			data["orderId"] = res.Order.ID
-			data["orderStatus"] = res.Order.Status
+			data.OrderID, data.OrderStatus = res.Order.ID, res.Order.Status
 		}
 		if res.Donation != nil {
-			data["donationId"] = res.Donation.ID
-			data["donationStatus"] = res.Donation.Status
+			data.DonationID, data.DonationStatus = res.Donation.ID, res.Donation.Status
 		}
 		return respond(c, http.StatusOK, data)
 	}
+}
+
+// WebhookReceived is data of a payment webhook: what the delivery did to
+// the order or the donation it was about, if any.
+type WebhookReceived struct {
+	DonationID     string `json:"donationId,omitempty"`
+	DonationStatus string `json:"donationStatus,omitempty"`
+	OrderID        string `json:"orderId,omitempty"`
+	OrderStatus    string `json:"orderStatus,omitempty"`
+	Received       bool   `json:"received"`
+	Status         string `json:"status"`
 }

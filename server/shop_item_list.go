@@ -111,6 +111,11 @@ func (s *Server) loadStoreGrid(c echo.Context, sc *Scope) (*StoreData, error) {
 	return &StoreData{Access: "ok", StoreID: sc.App.Store.ID, Items: p.Items, Pagination: p.Pagination, Filters: echoed}, nil
 }
 
+// StoreOfApp is data of GET /api/store/apps/:appId/store.
+type StoreOfApp struct {
+	Store StoreInfo `json:"store"`
+}
+
 // StoreInfo is data.store of GET /api/store/apps/:appId/store.
 type StoreInfo struct {
 	ID       string `json:"id"`
@@ -132,7 +137,7 @@ func (s *Server) apiStore(c echo.Context) error {
 	if err != nil {
 		return wrapLoad(err, "Store not found")
 	}
-	return respond(c, http.StatusOK, fields{"store": StoreInfo{ID: shop.ID, AppID: shop.AppID, Name: shop.Name, Currency: shop.Currency}})
+	return respond(c, http.StatusOK, StoreOfApp{Store: StoreInfo{ID: shop.ID, AppID: shop.AppID, Name: shop.Name, Currency: shop.Currency}})
 }
 
 // GET /api/store/:storeId/items?page&limit&search&type&minPrice&maxPrice&tags&inStock
@@ -145,7 +150,7 @@ func (s *Server) apiStoreItems(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return respondPage(c, fields{"items": d.Items, "pagination": d.Pagination}, d.Pagination)
+	return respondPage(c, ItemsPage{Items: d.Items, Pagination: d.Pagination}, d.Pagination)
 }
 
 // cartCount is the number shown on the cart button; a failure only hides it.
@@ -187,4 +192,11 @@ func (s *Server) pageStore(c echo.Context) error {
 	d.CartCount = s.cartCount(c, sc)
 	props.Data = d
 	return s.renderPage(c, "Store", props)
+}
+
+// ItemsPage is data of GET /api/store/:storeId/items.
+type ItemsPage struct {
+	atTop
+	Items      []store.ItemView `json:"items"`
+	Pagination store.Pagination `json:"pagination"`
 }

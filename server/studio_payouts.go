@@ -355,5 +355,12 @@ func (s *Server) apiConnectWebhook(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return respond(c, http.StatusOK, fields{"received": true, "status": res.Status, "account": res.Account})
+	return respond(c, http.StatusOK, ConnectWebhookReceived{Account: res.Account, Received: true, Status: res.Status})
+}
+
+// ConnectWebhookReceived is data of POST /api/webhooks/stripe-connect.
+type ConnectWebhookReceived struct {
+	Account  string `json:"account"`
+	Received bool   `json:"received"`
+	Status   string `json:"status"`
 }

@@ -22,7 +22,7 @@ type SubscriptionPlan struct {
 	StoreItemID string `bun:",notnull,unique" json:"storeItemId"`
 	// BillingCycle is the tier's default cycle: the one whose price is the
 	// store item's price (empty on a draft that never had one).
-	BillingCycle string `bun:",notnull" json:"billingCycle" tstype:"'MONTHLY' | 'YEARLY'"`
+	BillingCycle string `bun:",notnull" json:"billingCycle" tstype:"'' | 'MONTHLY' | 'YEARLY'"`
 	// Rank orders an app's tiers: 1 is the first above following.
 	Rank int `bun:"tier_rank,notnull,default:0" json:"rank"`
 	// State is DRAFT, ON_SALE or ARCHIVED (tiers.go); only ON_SALE sells.

@@ -89,10 +89,9 @@ export async function mergeLocal(storeId: string): Promise<{ cart: CartView | nu
   const left: LocalLine[] = [];
   for (const line of local.items) {
     try {
-      cart = await api<CartView>("POST", "/api/store/" + storeId + "/cart/items", {
-        storeItemId: line.itemId,
-        variantId: line.variantId,
-        quantity: line.quantity,
+      cart = await api("POST", "/api/store/{storeId}/cart/items", {
+        params: { storeId },
+        body: { storeItemId: line.itemId, variantId: line.variantId, quantity: line.quantity },
       });
     } catch (err) {
       if (offline(err)) left.push(line);

@@ -12,14 +12,9 @@ import { appPath } from "./links";
 
 const localDate = (iso: string) => new Date(iso).toLocaleDateString();
 
-// Unread is GET /api/notifications/unread/:appId.
-interface Unread {
-  notifications: NotificationView[];
-  pagination: NotificationPagination;
-}
-
-export function unreadURL(appId: string, page: number, limit = 20): string {
-  return "/api/notifications/unread/" + encodeURIComponent(appId) + "?page=" + page + "&limit=" + limit;
+// unread asks GET /api/notifications/unread/:appId for a page.
+function unread(appId: string, page: number, limit = 20) {
+  return api("GET", "/api/notifications/unread/{appId}", { params: { appId }, query: { page, limit } });
 }
 
 // useUnreadCount polls the unread total (limit=1: the health check of
@@ -30,7 +25,7 @@ export function useUnreadCount(appId: string, enabled: boolean): [number, (n: nu
     if (!enabled) return;
     let stop = false;
     const load = () =>
-      api<Unread>("GET", unreadURL(appId, 1, 1))
+      unread(appId, 1, 1)
         .then((u) => !stop && setCount(u.pagination.total))
         .catch(() => {});
     load();
@@ -61,7 +56,7 @@ export function NotificationsPanel({ appId, onClose, onCount }: { appId: string;
     async (p: number) => {
       setError("");
       try {
-        const u = await api<Unread>("GET", unreadURL(appId, p));
+        const u = await unread(appId, p);
         setItems(u.notifications);
         setPagination(u.pagination);
         setPage(p);
@@ -79,7 +74,7 @@ export function NotificationsPanel({ appId, onClose, onCount }: { appId: string;
   async function markAll() {
     setBusy(true);
     try {
-      await api("POST", "/api/notifications/read/" + encodeURIComponent(appId), { markAll: true });
+      await api("POST", "/api/notifications/read/{appId}", { params: { appId }, body: { markAll: true } });
       await load(1);
     } catch {
       setError("Failed to mark notifications as read");
@@ -155,7 +150,7 @@ export function SearchOverlay({ appId, appName, onClose }: { appId: string; appN
       return;
     }
     const t = window.setTimeout(() => {
-      api<SearchResults>("GET", "/api/search/apps/" + encodeURIComponent(appId) + "?q=" + encodeURIComponent(q))
+      api("GET", "/api/search/apps/{appId}", { params: { appId }, query: { q } })
         .then((found) => {
           setError("");
           setRes(found);

@@ -2,7 +2,7 @@
 // file to the presigned URL with its content type, then the media is ready
 // to attach. The same code works for S3 and for local disk.
 import type { MediaView } from "../../pages/lib/types";
-import { ApiError, putFile, request, type Answer } from "./api";
+import { ApiError, putFile, request, type Answer, type Data } from "./api";
 
 export interface UploadOptions {
   appId?: string;
@@ -30,7 +30,7 @@ export function checkFile(file: File, mediaKey: string): string | null {
 // a form can tell a refusal from a lost connection.
 export async function uploadFile(file: File, opts: UploadOptions): Promise<MediaView> {
   const NETWORK = "Network error during upload. Please check your connection and try again.";
-  let created: Answer<{ presignedUploadUrl?: string; media?: MediaView }>;
+  let created: Answer<Data<"POST", "/api/media">>;
   try {
     created = await request("POST", "/api/media", {
       body: {

@@ -1,5 +1,4 @@
 import { useEffect, useState } from "react";
-import type { AccountUser } from "../../pages/lib/types";
 import { request } from "./api";
 
 // Pages that members of a role share (server/pagecache.go) are rendered with
@@ -17,7 +16,7 @@ let pending: Promise<ViewerInfo | null> | null = null;
 export function loadViewer(): Promise<ViewerInfo | null> {
   if (!pending) {
     // A 401 only means nobody is signed in: the page shows a visitor's view.
-    pending = request<{ user: AccountUser }>("GET", "/api/auth/me", { keepSession: true })
+    pending = request("GET", "/api/auth/me", { keepSession: true })
       .then(({ data }) => ({
         id: data.user.id,
         username: data.user.username,

@@ -83,6 +83,19 @@ export interface AppExport {
   expiresAt: string;
 }
 
+// AppMembership is store.AppMembership.
+export interface AppMembership {
+  id: string;
+  role: string;
+  app: MembershipApp;
+  createdAt: string;
+}
+
+// AppRef is server.AppRef.
+export interface AppRef {
+  id: string;
+}
+
 // AppSettings is store.AppSettings.
 export interface AppSettings {
   basic: BasicSettings;
@@ -323,6 +336,13 @@ export interface CommunityView {
   posts: MessageView[];
 }
 
+// ConnectWebhookReceived is server.ConnectWebhookReceived.
+export interface ConnectWebhookReceived {
+  account: string;
+  received: boolean;
+  status: string;
+}
+
 // ContentSettings is store.ContentSettings.
 export interface ContentSettings {
   create_permission: string;
@@ -369,6 +389,13 @@ export interface DNSRecord {
   name: string;
   value: string;
   either: boolean;
+}
+
+// Device is store.Device.
+export interface Device {
+  id: string;
+  endpoint: string;
+  createdAt: string;
 }
 
 // DomainView is server.DomainView.
@@ -578,6 +605,13 @@ export interface FeatureSettings {
   subscriptionGating: GatingFeature;
 }
 
+// FollowState is server.FollowState.
+export interface FollowState {
+  following: boolean;
+  role: Role;
+  userPermissions: Permissions;
+}
+
 // GatingFeature is store.GatingFeature.
 export interface GatingFeature {
   enabled: boolean;
@@ -676,6 +710,12 @@ export interface ItemView {
   createdAt: string;
 }
 
+// ItemsPage is server.ItemsPage.
+export interface ItemsPage {
+  items: ItemView[];
+  pagination: StorePagination;
+}
+
 // LandingPageSettings is store.LandingPageSettings.
 export interface LandingPageSettings {
   showLinkInBio: boolean;
@@ -726,6 +766,35 @@ export interface ManagedApp {
   published: boolean;
 }
 
+// Me is server.Me.
+export interface Me {
+  user: AccountUser;
+}
+
+// MeInApp is server.MeInApp.
+export interface MeInApp {
+  appMemberships: AppMembership[];
+  devices: Device[];
+  media: MediaView[];
+  subscription: MeSubscription;
+  user: AccountUser;
+  userAppRole: Role;
+  userMembership: MembershipView | null;
+  userPermissions: Permissions;
+}
+
+// MeSubscription is server.MeSubscription.
+export interface MeSubscription {
+  items: ItemView[];
+  status: SubscriptionStatus;
+}
+
+// MediaCreated is server.MediaCreated.
+export interface MediaCreated {
+  media: MediaView;
+  presignedUploadUrl: string;
+}
+
 export type MediaType = "IMAGE" | "VIDEO" | "OTHER";
 
 // MediaView is store.MediaView.
@@ -762,6 +831,21 @@ export interface MembersRow {
   creators: number;
   newMembers: number;
   churned: number;
+}
+
+// MembershipApp is store.MembershipApp.
+export interface MembershipApp {
+  id: string;
+  name: string;
+}
+
+// MembershipView is server.MembershipView.
+export interface MembershipView {
+  app: AppRef;
+  appId: string;
+  createdAt: string;
+  id: string;
+  role: Role;
 }
 
 // MessageAccess is store.MessageAccess.
@@ -884,6 +968,19 @@ export interface NotificationView {
   createdAt: string;
   readAt: string | null;
   sender: NoticeSender | null;
+}
+
+// NotificationsMarked is server.NotificationsMarked.
+export interface NotificationsMarked {
+  marked: number;
+  unreadCount: number;
+}
+
+// NotificationsPage is server.NotificationsPage.
+export interface NotificationsPage {
+  notifications: NotificationView[];
+  pagination: StorePagination;
+  unreadCount: number;
 }
 
 // OfferForm is server.OfferForm.
@@ -1037,6 +1134,14 @@ export interface PayPalChange {
   href: string;
 }
 
+// PayPalOrderCreated is server.PayPalOrderCreated.
+export interface PayPalOrderCreated {
+  approvalUrl: string;
+  orderId: string;
+  paypalOrderId: string;
+  status: string;
+}
+
 // PaymentConfig is server.PaymentConfig.
 export interface PaymentConfig {
   stripe: {
@@ -1050,6 +1155,16 @@ export interface PaymentConfig {
   };
   methods: string[];
   defaultMethod: string;
+}
+
+// PaymentConfirmed is server.PaymentConfirmed.
+export interface PaymentConfirmed {
+  orderId: string;
+  orderNumber: string;
+  orderStatus: OrderStatus;
+  paymentIntentId?: string;
+  paypalOrderId?: string;
+  status: string;
 }
 
 // PaymentStarted is payments.Started.
@@ -1130,10 +1245,28 @@ export interface PostCount {
   posts: number;
 }
 
+// PostsPage is server.PostsPage.
+export interface PostsPage {
+  pagination: StorePagination;
+  posts: MessageView[];
+}
+
 // ProfilePicture is store.ProfilePicture.
 export interface ProfilePicture {
   signedUrl: string;
   updatedAt: string;
+}
+
+// ProfilePictureSet is server.ProfilePictureSet.
+export interface ProfilePictureSet {
+  profilePicture: MediaView;
+}
+
+// PushEnabled is server.PushEnabled.
+export interface PushEnabled {
+  endpoint: string;
+  id: string;
+  origin: string;
 }
 
 // QueueItem is store.QueueItem.
@@ -1167,6 +1300,25 @@ export interface Recurring {
   gifted: number;
   trialing: number;
   tiers: TierMembers[];
+}
+
+// RefundProcessed is server.RefundProcessed.
+export interface RefundProcessed {
+  amount: number;
+  currency: string;
+  orderId: string;
+  paymentIntentId: string;
+  refundReason: string;
+  refundedAmount: number;
+  refundedAt: string | null;
+  status: OrderStatus;
+}
+
+// RepliesPage is server.RepliesPage.
+export interface RepliesPage {
+  messages: MessageView[];
+  pagination: StorePagination;
+  replies: MessageView[];
 }
 
 // ReportPageData is server.ReportPageData.
@@ -1292,6 +1444,12 @@ export interface ShippingZoneForm {
   freeOver: string;
 }
 
+// SignedIn is server.SignedIn.
+export interface SignedIn {
+  redirectTo: string;
+  user: AccountUser;
+}
+
 // SimpleFeature is store.SimpleFeature.
 export interface SimpleFeature {
   enabled: boolean;
@@ -1345,6 +1503,19 @@ export interface StoreFilters {
   tags: string;
 }
 
+// StoreInfo is server.StoreInfo.
+export interface StoreInfo {
+  id: string;
+  appId: string;
+  name: string;
+  currency: string;
+}
+
+// StoreOfApp is server.StoreOfApp.
+export interface StoreOfApp {
+  store: StoreInfo;
+}
+
 // StorePagination is store.Pagination.
 export interface StorePagination {
   page: number;
@@ -1361,6 +1532,11 @@ export interface StoreView {
   id: string;
   currency: string;
   items: ItemView[];
+}
+
+// StoriesData is server.StoriesData.
+export interface StoriesData {
+  users: StoryGroup[];
 }
 
 // StoryGroup is store.StoryGroup.
@@ -1395,6 +1571,16 @@ export interface StoryView {
   accessTier?: AccessTier;
   media: MediaView | null;
   user: UserSummary;
+}
+
+// StripeIntent is server.StripeIntent.
+export interface StripeIntent {
+  amount: number;
+  clientSecret: string;
+  currency: string;
+  orderId: string;
+  paymentIntentId: string;
+  status: string;
 }
 
 // StudioAppData is server.StudioAppData.
@@ -1619,7 +1805,7 @@ export interface StudioTheme {
 export interface SubscriptionPlan {
   id: string;
   storeItemId: string;
-  billingCycle: 'MONTHLY' | 'YEARLY';
+  billingCycle: '' | 'MONTHLY' | 'YEARLY';
   rank: number;
   state: 'DRAFT' | 'ON_SALE' | 'ARCHIVED';
   monthlyPrice: number | null;
@@ -1835,6 +2021,11 @@ export interface UserSummary {
   donorTier?: string;
 }
 
+// VapidKey is server.VapidKey.
+export interface VapidKey {
+  publicKey: string;
+}
+
 // VariantView is store.VariantView.
 export interface VariantView {
   id: string;
@@ -1895,4 +2086,14 @@ export interface WalletView {
   balance: number;
   currency: string;
   movements: WalletMovement[];
+}
+
+// WebhookReceived is server.WebhookReceived.
+export interface WebhookReceived {
+  donationId?: string;
+  donationStatus?: string;
+  orderId?: string;
+  orderStatus?: string;
+  received: boolean;
+  status: string;
 }

@@ -70,27 +70,27 @@ func TestAPIClient(t *testing.T) {
 		{
 			name:     "a write sends JSON with the cookie and resolves with the data",
 			respond:  `{ status: 201, body: { success: true, data: { id: "r1" }, message: "Created" } }`,
-			call:     `client.api("POST", "/api/messages/m1/reactions", { reaction: "heart" })`,
+			call:     `client.api("POST", "/api/messages/{id}/reactions", { params: { id: "m1" }, body: { reaction: "heart" } })`,
 			want:     `{"ok":{"id":"r1"}}`,
 			wantCall: `{"url":"/api/messages/m1/reactions","method":"POST","credentials":"same-origin","headers":{"Accept":"application/json","Content-Type":"application/json"},"body":"{\"reaction\":\"heart\"}"}`,
 		},
 		{
 			name:     "a read has no body and request keeps the pagination",
 			respond:  `{ status: 200, body: { success: true, data: [1, 2], pagination: { page: 1, total: 2, hasNext: false } } }`,
-			call:     `client.request("GET", "/api/events/apps/a/events?page=2")`,
+			call:     `client.request("GET", "/api/events/apps/{appId}/events", { params: { appId: "a" }, query: { page: 2, search: undefined } })`,
 			want:     `{"ok":{"data":[1,2],"pagination":{"page":1,"total":2,"hasNext":false}}}`,
 			wantCall: `{"url":"/api/events/apps/a/events?page=2","method":"GET","credentials":"same-origin","headers":{"Accept":"application/json"},"body":null}`,
 		},
 		{
 			name:    "a refusal rejects with the status, the message and the field errors",
 			respond: `{ status: 400, body: { success: false, message: "Please enter an event name", error: "Please enter an event name", fields: { name: "Please enter an event name" } } }`,
-			call:    `client.api("POST", "/api/events/apps/a/events", { name: "" }, "Failed to create event")`,
+			call:    `client.api("POST", "/api/events/apps/{appId}/events", { params: { appId: "a" }, body: { name: "" }, fallback: "Failed to create event" })`,
 			want:    `{"err":{"name":"ApiError","message":"Please enter an event name","status":400,"fields":{"name":"Please enter an event name"},"offline":false,"isApiError":true}}`,
 		},
 		{
 			name:    "an answer without a message falls back to the caller's wording",
 			respond: `{ status: 502 }`,
-			call:    `client.api("DELETE", "/api/events/e1", undefined, "Failed to delete event")`,
+			call:    `client.api("DELETE", "/api/events/{id}", { params: { id: "e1" }, fallback: "Failed to delete event" })`,
 			want:    `{"err":{"name":"ApiError","message":"Failed to delete event","status":502,"fields":{},"offline":true,"isApiError":true}}`,
 		},
 		{
@@ -102,15 +102,28 @@ func TestAPIClient(t *testing.T) {
 		{
 			name:    "no network is status 0, offline",
 			respond: `"network"`,
-			call:    `client.api("POST", "/api/store/s/cart/items", { quantity: 1 })`,
+			call:    `client.api("POST", "/api/store/{storeId}/cart/items", { params: { storeId: "s" }, body: { quantity: 1 } })`,
 			want:    `{"err":{"name":"ApiError","message":"Network error","status":0,"fields":{},"offline":true,"isApiError":true}}`,
 		},
 		{
 			name:         "a 401 means the session ended: back to the app's landing page",
 			respond:      `{ status: 401, body: { success: false, message: "Authentication required" } }`,
-			call:         `client.api("GET", "/api/store/s/cart")`,
+			call:         `client.api("GET", "/api/store/{storeId}/cart", { params: { storeId: "s" } })`,
 			want:         `{"err":{"name":"ApiError","message":"Authentication required","status":401,"fields":{},"offline":false,"isApiError":true}}`,
 			wantAssigned: `["/apps/demo"]`,
+		},
+		{
+			name:     "path parameters and the query are encoded; an undefined one is left out",
+			respond:  `{ status: 200, body: { success: true, data: { apps: [] } } }`,
+			call:     `client.request("GET", "/api/search/apps/{appId}", { params: { appId: "my app/x" }, query: { q: "a&b=c", page: undefined, tags: ["x", "y z"] } })`,
+			want:     `{"ok":{"data":{"apps":[]}}}`,
+			wantCall: `{"url":"/api/search/apps/my%20app%2Fx?q=a%26b%3Dc&tags=x&tags=y%20z","method":"GET","credentials":"same-origin","headers":{"Accept":"application/json"},"body":null}`,
+		},
+		{
+			name:    "a path parameter left out is a bug: the call rejects before any request",
+			respond: `{ status: 200, body: { success: true } }`,
+			call:    `client.api("GET", "/api/events/{id}", { params: {} })`,
+			want:    `{"err":{"name":"Error","message":"missing parameter id of /api/events/{id}","offline":true,"isApiError":false}}`,
 		},
 		{
 			name:         "a call that expects 401 as an answer stays on the page",

@@ -41,6 +41,9 @@ func run() error {
 	if err := writeTypes(); err != nil {
 		return err
 	}
+	if err := writeOpenAPITypes(root); err != nil {
+		return err
+	}
 	// Wipe old output so stale hashed files never linger.
 	if err := os.RemoveAll(outDir); err != nil {
 		return err

@@ -68,6 +68,28 @@ func tsRoots() []tsRoot {
 		{Value: server.CreatedApp{}},
 		{Value: server.StudioData{}},
 		{Value: server.MemberRoleChanged{}},
+		// The answers that were untyped maps before issue 39.
+		{Value: server.Me{}},
+		{Value: server.MeInApp{}},
+		{Value: server.FollowState{}},
+		{Value: server.SignedIn{}},
+		{Value: server.PostsPage{}},
+		{Value: server.StoriesData{}},
+		{Value: server.MediaCreated{}},
+		{Value: server.ProfilePictureSet{}},
+		{Value: server.RepliesPage{}},
+		{Value: server.NotificationsPage{}},
+		{Value: server.VapidKey{}},
+		{Value: server.PushEnabled{}},
+		{Value: server.NotificationsMarked{}},
+		{Value: server.PayPalOrderCreated{}},
+		{Value: server.PaymentConfirmed{}},
+		{Value: server.StripeIntent{}},
+		{Value: server.RefundProcessed{}},
+		{Value: server.WebhookReceived{}},
+		{Value: server.ConnectWebhookReceived{}},
+		{Value: server.StoreOfApp{}},
+		{Value: server.ItemsPage{}},
 	}
 }
 

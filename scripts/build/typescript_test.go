@@ -32,6 +32,28 @@ func TestGeneratedTypesAreCurrent(t *testing.T) {
 	}
 }
 
+// The committed pages/lib/openapi.ts must be what openapi-typescript makes
+// of api/openapi.yaml today: a path, parameter or answer changed there
+// without a rebuild fails here, before an island is compiled against the
+// document as it was.
+func TestOpenAPITypesAreCurrent(t *testing.T) {
+	root, err := render.ProjectRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	committed, err := os.ReadFile(filepath.Join(root, openapiTypes))
+	if err != nil {
+		t.Fatalf("read %s: %v", openapiTypes, err)
+	}
+	want, err := openapiTypeScript(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(committed) != want {
+		t.Fatalf("%s is stale: run `go run ./scripts/build` and commit it\n%s", openapiTypes, firstDifference(string(committed), want))
+	}
+}
+
 // firstDifference shows the first line where the committed file and the
 // generated one part.
 func firstDifference(have, want string) string {
