@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"marquee/server/app"
+	"marquee/assemble"
 	"marquee/store"
 	"marquee/store/storetest"
 )
@@ -31,7 +31,7 @@ func TestBackupAndRestore(t *testing.T) {
 				t.Fatal(err)
 			}
 			count := func() (users, posts int) {
-				a, err := app.FromEnv(ctx, logger)
+				a, err := assemble.FromEnv(ctx, logger)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -45,7 +45,7 @@ func TestBackupAndRestore(t *testing.T) {
 				t.Fatalf("seeded %d users, %d posts", users, posts)
 			}
 			// Online: a process holds the database open during the backup.
-			open, err := app.FromEnv(ctx, logger)
+			open, err := assemble.FromEnv(ctx, logger)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,8 +9,7 @@ import (
 	"log/slog"
 	"time"
 
-	"marquee/server/app"
-
+	"marquee/assemble"
 	"marquee/scripts/seed"
 )
 
@@ -33,7 +32,7 @@ func benchData(ctx context.Context, args []string, logger *slog.Logger) error {
 	if sz.Posts < 0 || sz.Items < 0 || sz.Events < 0 || sz.Users < 0 || *apps < 0 {
 		return errors.New("bench-data: sizes must be 0 or more")
 	}
-	a, err := app.FromEnv(ctx, logger)
+	a, err := assemble.FromEnv(ctx, logger)
 	if err != nil {
 		return err
 	}

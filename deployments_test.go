@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"marquee/assemble"
 	"marquee/server"
-	"marquee/server/app"
 	"marquee/store/storetest"
 )
 
@@ -26,13 +26,13 @@ func TestTwoDeploymentsShareOneRedis(t *testing.T) {
 	if redisURL == "" {
 		redisURL = storetest.DefaultRedisURL
 	}
-	open := func() *app.App {
+	open := func() *assemble.App {
 		env := map[string]string{"DATABASE_URL": storetest.URL(storetest.Postgres(t)), "REDIS_URL": redisURL, "MEDIA_DIR": t.TempDir()}
 		cfg, err := server.LoadConfig(func(k string) string { return env[k] })
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, err := app.Open(ctx, cfg, logger)
+		a, err := assemble.Open(ctx, cfg, logger)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,7 +47,7 @@ func TestTwoDeploymentsShareOneRedis(t *testing.T) {
 	}
 	// The same app name in both.
 	var ids []string
-	for _, a := range []*app.App{one, two} {
+	for _, a := range []*assemble.App{one, two} {
 		u, err := a.Storage.CreateUser(ctx, "owner@example.test", "owner", "x")
 		if err != nil {
 			t.Fatal(err)
@@ -58,7 +58,7 @@ func TestTwoDeploymentsShareOneRedis(t *testing.T) {
 		}
 		ids = append(ids, created.ID)
 	}
-	for i, a := range []*app.App{one, two, one, two} {
+	for i, a := range []*assemble.App{one, two, one, two} {
 		got, err := a.Storage.AppIDOf(ctx, "shop")
 		if err != nil || got != ids[i%2] {
 			t.Errorf("deployment %d: shop is %q (%v), want its own %q", i%2+1, got, err, ids[i%2])

@@ -22,8 +22,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"marquee/assemble"
 	"marquee/server"
-	"marquee/server/app"
 )
 
 // redisLogger routes go-redis's prints into the process's logger.
@@ -128,7 +128,7 @@ func run(ctx context.Context, args []string, logger *slog.Logger) error {
 	case "serve":
 		return serve(ctx, logger)
 	case "migrate":
-		a, err := app.FromEnv(ctx, logger)
+		a, err := assemble.FromEnv(ctx, logger)
 		if err != nil {
 			return err
 		}

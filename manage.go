@@ -10,16 +10,15 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"marquee/assemble"
 	"marquee/server"
-	"marquee/server/app"
-
 	"marquee/store"
 )
 
 // manage runs the `app`, `member` and `wallet` commands: managing apps before any
 // screen does it.
 func manage(ctx context.Context, args []string, logger *slog.Logger) error {
-	a, err := app.FromEnv(ctx, logger)
+	a, err := assemble.FromEnv(ctx, logger)
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"marquee/server/app"
+	"marquee/assemble"
 )
 
 // captureStdout runs fn and answers what it printed.
@@ -42,7 +42,7 @@ func TestAppDomainCommands(t *testing.T) {
 	t.Setenv("PUBLIC_URL", "https://marquee.example.test")
 	ctx := context.Background()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	a, err := app.FromEnv(ctx, logger)
+	a, err := assemble.FromEnv(ctx, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestAppDomainCommands(t *testing.T) {
 		}
 	}
 
-	a, err = app.FromEnv(ctx, logger)
+	a, err = assemble.FromEnv(ctx, logger)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"marquee/server/app"
-
+	"marquee/assemble"
 	"marquee/store"
 	"marquee/store/storetest"
 )
@@ -25,7 +24,7 @@ func TestManage(t *testing.T) {
 	ctx := context.Background()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 
-	a, err := app.FromEnv(ctx, logger)
+	a, err := assemble.FromEnv(ctx, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +78,7 @@ func TestManage(t *testing.T) {
 		}
 	}
 
-	a, err = app.FromEnv(ctx, logger)
+	a, err = assemble.FromEnv(ctx, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +130,7 @@ func TestAppSetLinks(t *testing.T) {
 	t.Setenv("S3_ENDPOINT", "")
 	ctx := context.Background()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	a, err := app.FromEnv(ctx, logger)
+	a, err := assemble.FromEnv(ctx, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +195,7 @@ func TestAppSetTheme(t *testing.T) {
 	t.Setenv("S3_ENDPOINT", "")
 	ctx := context.Background()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	a, err := app.FromEnv(ctx, logger)
+	a, err := assemble.FromEnv(ctx, logger)
 	if err != nil {
 		t.Fatal(err)
 	}

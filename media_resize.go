@@ -5,8 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 
-	"marquee/server/app"
-
+	"marquee/assemble"
 	"marquee/server/jobs"
 )
 
@@ -14,7 +13,7 @@ import (
 // the images uploaded before copies were made at upload. Safe to repeat; an
 // image that cannot be decoded (AVIF) is left as it is.
 func resizeMedia(ctx context.Context, logger *slog.Logger) error {
-	a, err := app.FromEnv(ctx, logger)
+	a, err := assemble.FromEnv(ctx, logger)
 	if err != nil {
 		return err
 	}

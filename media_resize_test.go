@@ -7,8 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"marquee/server/app"
-
+	"marquee/assemble"
 	"marquee/store"
 )
 
@@ -25,7 +24,7 @@ func TestMediaResize(t *testing.T) {
 	if err := seedDemo(ctx, logger); err != nil {
 		t.Fatal(err)
 	}
-	a, err := app.FromEnv(ctx, logger)
+	a, err := assemble.FromEnv(ctx, logger)
 	if err != nil {
 		t.Fatal(err)
 	}

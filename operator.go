@@ -14,7 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"marquee/server/app"
+	"marquee/assemble"
 	"marquee/server/auth"
 	"marquee/store"
 )
@@ -23,7 +23,7 @@ import (
 // app ones are in manage.go): out gets what they report, stdin a password
 // given with --password-stdin.
 func operate(ctx context.Context, args []string, stdin io.Reader, out io.Writer, logger *slog.Logger) error {
-	a, err := app.FromEnv(ctx, logger)
+	a, err := assemble.FromEnv(ctx, logger)
 	if err != nil {
 		return err
 	}
@@ -186,7 +186,7 @@ func passwordArg(rest []string, stdin io.Reader) (pw string, generated bool, err
 	return "", false, fmt.Errorf("unexpected %q: the password is generated, or read with --password-stdin", strings.Join(rest, " "))
 }
 
-func failedJobs(ctx context.Context, a *app.App, limit int, out io.Writer) error {
+func failedJobs(ctx context.Context, a *assemble.App, limit int, out io.Writer) error {
 	q, err := a.Admin(ctx)
 	if err != nil {
 		return err

@@ -17,7 +17,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivertype"
 
-	"marquee/server/app"
+	"marquee/assemble"
 	"marquee/server/auth"
 	"marquee/store"
 	"marquee/store/storetest"
@@ -89,7 +89,7 @@ func operatorCommands(t *testing.T, dbURL, redisURL string) {
 		t.Error("a too short password was accepted")
 	}
 
-	a, err := app.FromEnv(ctx, logger)
+	a, err := assemble.FromEnv(ctx, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +232,7 @@ func operatorCommands(t *testing.T, dbURL, redisURL string) {
 
 // cancelledJob inserts a job and cancels it (a failed job for `jobs
 // failed`), with river's client for the database; state reads it back.
-func cancelledJob(t *testing.T, ctx context.Context, a *app.App, dbURL string) (int64, func() rivertype.JobState) {
+func cancelledJob(t *testing.T, ctx context.Context, a *assemble.App, dbURL string) (int64, func() rivertype.JobState) {
 	t.Helper()
 	var insert func() (*rivertype.JobRow, error)
 	var cancel func(id int64) error
@@ -293,7 +293,7 @@ func fmtID(id int64) string { return strconv.FormatInt(id, 10) }
 // server) would have: no memo of this process's sessions.
 func reopen(t *testing.T, ctx context.Context, logger *slog.Logger) *store.Storage {
 	t.Helper()
-	a, err := app.FromEnv(ctx, logger)
+	a, err := assemble.FromEnv(ctx, logger)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"marquee/server/app"
+	"marquee/assemble"
 	"marquee/store"
 	"marquee/store/storetest"
 )
@@ -40,9 +40,9 @@ func TestRestoreForgetsWhatWasCached(t *testing.T) {
 	}
 	watchCtx, stopWatching := context.WithCancel(ctx)
 	defer stopWatching()
-	open := func() *app.App {
+	open := func() *assemble.App {
 		t.Helper()
-		a, err := app.FromEnv(ctx, logger)
+		a, err := assemble.FromEnv(ctx, logger)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +73,7 @@ func TestRestoreForgetsWhatWasCached(t *testing.T) {
 	if err := a.Storage.SetAppField(ctx, "demo", "bio", stale); err != nil {
 		t.Fatal(err)
 	}
-	landing := func(x *app.App) string {
+	landing := func(x *assemble.App) string {
 		t.Helper()
 		view, err := x.Storage.Landing(ctx, "demo")
 		if err != nil {
@@ -82,7 +82,7 @@ func TestRestoreForgetsWhatWasCached(t *testing.T) {
 		out, _ := json.Marshal(view)
 		return string(out)
 	}
-	for _, x := range []*app.App{a, b} {
+	for _, x := range []*assemble.App{a, b} {
 		if _, err := x.Storage.SessionUser(ctx, token); err != nil {
 			t.Fatalf("the session before the restore: %v", err)
 		}
@@ -94,7 +94,7 @@ func TestRestoreForgetsWhatWasCached(t *testing.T) {
 	if err := run(ctx, []string{"restore", file}, logger); err != nil {
 		t.Fatalf("restore: %v", err)
 	}
-	for _, x := range []*app.App{a, b} {
+	for _, x := range []*assemble.App{a, b} {
 		for deadline := time.Now().Add(10 * time.Second); x.Storage.CurrentNamespace() == before; time.Sleep(10 * time.Millisecond) {
 			if time.Now().After(deadline) {
 				t.Fatal("a running instance did not notice the restore")
@@ -105,7 +105,7 @@ func TestRestoreForgetsWhatWasCached(t *testing.T) {
 	if c.Storage.CurrentNamespace() == before {
 		t.Error("the restored database kept the namespace of the one before")
 	}
-	for i, x := range []*app.App{a, b, c} {
+	for i, x := range []*assemble.App{a, b, c} {
 		if _, err := x.Storage.SessionUser(ctx, token); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("instance %d: a session the restored database does not hold answered %v", i, err)
 		}
@@ -118,7 +118,7 @@ func TestRestoreForgetsWhatWasCached(t *testing.T) {
 	if err := a.Storage.SetAppField(ctx, "demo", "bio", fresh); err != nil {
 		t.Fatal(err)
 	}
-	for i, x := range []*app.App{a, b, c} {
+	for i, x := range []*assemble.App{a, b, c} {
 		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 			got := landing(x)
 			if strings.Contains(got, stale) {

@@ -8,10 +8,10 @@ import (
 	"runtime/debug"
 	"time"
 
+	"marquee/assemble"
 	"marquee/render"
 	"marquee/scripts/seed"
 	"marquee/server"
-	"marquee/server/app"
 	"marquee/store"
 )
 
@@ -46,7 +46,7 @@ func serve(ctx context.Context, logger *slog.Logger) error {
 		return err
 	}
 	defer lns.Close()
-	a, err := app.Open(ctx, cfg, logger)
+	a, err := assemble.Open(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}
@@ -55,7 +55,7 @@ func serve(ctx context.Context, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	srv := a.Server(engine, app.ServerOptions{})
+	srv := a.Server(engine, assemble.ServerOptions{})
 	queue, err := a.Jobs(ctx, srv)
 	if err != nil {
 		return err
@@ -83,7 +83,7 @@ func serve(ctx context.Context, logger *slog.Logger) error {
 }
 
 func seedDemo(ctx context.Context, logger *slog.Logger) error {
-	a, err := app.FromEnv(ctx, logger)
+	a, err := assemble.FromEnv(ctx, logger)
 	if err != nil {
 		return err
 	}

@@ -91,8 +91,9 @@ type Deps struct {
 	Renderer Renderer
 	Files    media.Storage
 	Logger   *slog.Logger
-	// Push sends web push; nil builds one on Store (VAPID keys kept in
-	// the database).
+	// Push sends web push: the assembly's one sender, which the jobs
+	// share (VAPID keys kept in the database). Nil builds one on Store
+	// (tests of the server alone).
 	Push *push.Sender
 	// Payments, when nil, is the wallet alone (if Config.WalletEnabled);
 	// the card and PayPal providers are added by whoever builds the server.

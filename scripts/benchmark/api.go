@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
@@ -112,13 +111,13 @@ func apiBench(ctx context.Context) error {
 	}
 	seeded := time.Since(start)
 
-	db, err := store.Open(dsn)
+	a, err := assembleLike(ctx, env)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer a.Close()
+	db, st := a.DB, a.Storage
 	settle(ctx, db)
-	st := store.New(store.Options{DB: db, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	app, err := st.AppByIDOrName(ctx, sz.App)
 	if err != nil {
 		return err

@@ -23,9 +23,9 @@ import (
 	"strings"
 	"time"
 
+	"marquee/assemble"
 	"marquee/scripts/seed"
 	"marquee/server"
-	"marquee/server/app"
 )
 
 var (
@@ -79,7 +79,7 @@ func clusterBench(ctx context.Context) error {
 	// Migrated and seeded here, with the store wired as the servers wire
 	// theirs (same Redis namespace), so the members' sessions and follows
 	// made below are the servers' too.
-	a, err := app.Open(ctx, cfg, logger)
+	a, err := assemble.Open(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}
@@ -359,4 +359,21 @@ http {
 		return "", nil, fmt.Errorf("nginx proxy: %w", err)
 	}
 	return front, stop, nil
+}
+
+// assembleLike opens the product as a server started with env (KEY=value
+// lines, the last of a key winning) opens it: the same database, media and
+// Redis namespace, so what is written here is the server's.
+func assembleLike(ctx context.Context, env []string) (*assemble.App, error) {
+	vars := map[string]string{}
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			vars[k] = v
+		}
+	}
+	cfg, err := server.LoadConfig(func(k string) string { return vars[k] })
+	if err != nil {
+		return nil, err
+	}
+	return assemble.Open(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 }

@@ -28,14 +28,10 @@ import (
 	"sync"
 	"time"
 
-	"marquee/server/app"
-
-	"github.com/redis/go-redis/v9"
-
+	"marquee/assemble"
 	"marquee/render"
 	"marquee/scripts/seed"
 	"marquee/server"
-	"marquee/server/media"
 	"marquee/store"
 )
 
@@ -126,14 +122,16 @@ func run(ctx context.Context) error {
 	}
 	defer os.RemoveAll(dir)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	// REDIS_URL as the environment says: the store's cache, sessions and
+	// page announcements go through it as serve's would.
 	cfg, err := server.LoadConfig(func(key string) string {
 		return map[string]string{"DATABASE_URL": filepath.Join(dir, "bench.db"), "MEDIA_DIR": filepath.Join(dir, "media"),
-			"SECRET_KEY": "bench"}[key]
+			"SECRET_KEY": "bench", "REDIS_URL": os.Getenv("REDIS_URL")}[key]
 	})
 	if err != nil {
 		return err
 	}
-	a, err := app.Open(ctx, cfg, logger)
+	a, err := assemble.Open(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}
@@ -146,7 +144,7 @@ func run(ctx context.Context) error {
 	// Every render's props, by viewer class and path, for the Node server.
 	var mu sync.Mutex
 	routes := map[string]route{}
-	engine, err := render.New(render.Options{Logger: logger, Observe: func(name string, props []byte) {
+	engine, err := a.Renderer(render.Options{Logger: logger, Observe: func(name string, props []byte) {
 		var p struct {
 			Path   string `json:"path"`
 			Viewer struct {
@@ -167,24 +165,11 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var cache store.Cache = store.NewMemoryCache()
-	var rdb *redis.Client
 	mode := "embedded (SQLite, in-process cache)"
-	if url := os.Getenv("REDIS_URL"); url != "" {
-		opts, err := redis.ParseURL(url)
-		if err != nil {
-			return fmt.Errorf("REDIS_URL: %w", err)
-		}
-		rdb = redis.NewClient(opts)
-		defer rdb.Close()
-		cache = &store.RedisCache{Client: rdb, Prefix: fmt.Sprintf("bench:%d:", time.Now().UnixNano())}
-		mode = "SQLite + Redis (" + url + ")"
+	if cfg.RedisURL != "" {
+		mode = "SQLite + Redis (" + cfg.RedisURL + ")"
 	}
-	newStore := func() *store.Storage {
-		return store.New(store.Options{DB: db, Cache: cache, Media: media.Signer{Storage: files}, Logger: logger, Redis: rdb,
-			MediaURL: cfg.PublicURL})
-	}
-	st := newStore()
+	st := a.Storage
 	follower, err := st.UserByLogin(ctx, "follower@demo.test")
 	if err != nil {
 		return err
@@ -195,11 +180,11 @@ func run(ctx context.Context) error {
 	}
 	cookie := "marquee_session=" + token
 
-	cached := server.New(server.Deps{Config: cfg, Store: st, Renderer: engine, Files: files, Logger: logger})
+	cached := a.Server(engine, assemble.ServerOptions{})
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	go cached.WatchPageVersions(watchCtx)
-	uncached := server.New(server.Deps{Config: cfg, Store: newStore(), Renderer: engine, Files: files, Logger: logger, NoPageCache: true})
+	uncached := a.Server(engine, assemble.ServerOptions{NoPageCache: true})
 	marquee, err := serveHTTP(cached.Main())
 	if err != nil {
 		return err

@@ -11,7 +11,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
@@ -105,12 +104,12 @@ func newsletterBench(ctx context.Context) error {
 		}
 	}
 
-	db, err := store.Open(dsn)
+	a, err := assembleLike(ctx, env)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	st := store.New(store.Options{DB: db, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	defer a.Close()
+	db, st := a.DB, a.Storage
 	app, err := st.AppByIDOrName(ctx, "demo")
 	if err != nil {
 		return err

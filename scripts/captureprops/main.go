@@ -14,8 +14,7 @@ import (
 	"path/filepath"
 	"sync"
 
-	"marquee/server/app"
-
+	"marquee/assemble"
 	"marquee/render"
 	"marquee/scripts/seed"
 	"marquee/server"
@@ -42,7 +41,7 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	a, err := app.Open(ctx, cfg, logger)
+	a, err := assemble.Open(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}
@@ -60,7 +59,7 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	srv := a.Server(engine, app.ServerOptions{NoPageCache: true})
+	srv := a.Server(engine, assemble.ServerOptions{NoPageCache: true})
 	ts := httptest.NewServer(srv.Main())
 	defer ts.Close()
 	out := "render/testdata/bench"

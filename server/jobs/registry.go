@@ -18,7 +18,8 @@ type Deps struct {
 	Store  *store.Storage
 	Files  media.Storage
 	Logger *slog.Logger
-	// Push sends web push; nil builds one on Store.
+	// Push sends web push: the assembly's one sender, which the server
+	// shares. Nil builds one on Store (tests of a worker alone).
 	Push *push.Sender
 	// OrderExpiry is how long an unpaid order holds its stock
 	// (ORDER_EXPIRY; 0 means store.DefaultOrderExpiry).

@@ -1,10 +1,12 @@
-// Package app assembles Marquee from its configuration, in one place: the
-// database and its migrations, Redis, the media storage, the store, the
-// renderer, the server with its payment providers and push, and the job
-// queue with every worker. The serve command, the other CLI commands, the
-// scripts and the tests that run the whole product all build it here, so
-// the parts are put together one way.
-package app
+// Package assemble puts Marquee together from its configuration, in one
+// place: the database and its migrations, Redis, the media storage, the
+// store, the renderer, the server with its payment providers, the one push
+// sender, and the job queue with every worker. The serve command, the other
+// CLI commands, the scripts, the benchmarks and the tests that run the whole
+// product all build it here, so the parts are put together one way
+// (TestOnlyTheAssemblyBuildsTheParts). It sits at the top level rather than
+// under server/ because it imports the server and everything beside it.
+package assemble
 
 import (
 	"context"
