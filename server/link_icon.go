@@ -47,11 +47,7 @@ func (s *Server) linkIcon(c echo.Context) error {
 	ctx := c.Request().Context()
 	ic, err := s.store.LinkIcon(ctx, domain)
 	if isNotFound(err) {
-		err = s.store.DB().RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			first, err := store.ClaimLinkIcon(ctx, tx, domain)
-			if err != nil || !first {
-				return err
-			}
+		err = s.store.ClaimLinkIcon(ctx, domain, func(ctx context.Context, tx bun.Tx) error {
 			return jobs.Enqueue(ctx, tx, jobs.FetchLinkIconArgs{Domain: domain})
 		})
 		ic = &store.LinkIcon{Status: store.LinkIconPending}

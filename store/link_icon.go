@@ -38,16 +38,21 @@ func (s *Storage) LinkIcon(ctx context.Context, domain string) (*LinkIcon, error
 	return ic, nil
 }
 
-// ClaimLinkIcon records inside tx that domain's icon is wanted, and reports
-// whether this call was the first (the caller then enqueues the one fetch).
-func ClaimLinkIcon(ctx context.Context, tx bun.IDB, domain string) (bool, error) {
-	ic := &LinkIcon{Domain: domain, Status: LinkIconPending, CreatedAt: time.Now().UTC()}
-	res, err := tx.NewInsert().Model(ic).On("CONFLICT DO NOTHING").Exec(ctx)
-	if err != nil {
-		return false, fmt.Errorf("claim link icon %s: %w", domain, err)
-	}
-	n, _ := res.RowsAffected()
-	return n > 0, nil
+// ClaimLinkIcon records that domain's icon is wanted and, when this call
+// is the first to want it, runs then in the same transaction (the caller
+// enqueues the one fetch there, so a claim never exists without its job).
+func (s *Storage) ClaimLinkIcon(ctx context.Context, domain string, then func(ctx context.Context, tx bun.Tx) error) error {
+	return s.writeTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		ic := &LinkIcon{Domain: domain, Status: LinkIconPending, CreatedAt: time.Now().UTC()}
+		res, err := tx.NewInsert().Model(ic).On("CONFLICT DO NOTHING").Exec(ctx)
+		if err != nil {
+			return fmt.Errorf("claim link icon %s: %w", domain, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil
+		}
+		return then(ctx, tx)
+	})
 }
 
 // SaveLinkIcon records the fetch's outcome: OK with the image, or MISSING.

@@ -18,6 +18,7 @@ import (
 var pagelessWrites = map[string]string{
 	// Accounts and sessions: no cached page carries a session or an address.
 	"ChangePassword":       "a password is on no page",
+	"ClaimLinkIcon":        "a link's icon is served at its own URL, not inside a page",
 	"ConfirmEmailChange":   "an address is on no page",
 	"CreateSession":        "sessions are on no page",
 	"CreateUser":           "a new account has no posts or memberships yet",
