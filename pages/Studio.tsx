@@ -23,7 +23,6 @@ type Props = PageProps<StudioData>;
 export default function Studio(props: Props) {
   const app = props.app!;
   const d = props.data;
-  const base = appBase(app);
   return (
     <Layout props={props} hideFooter>
       <div className="studio">
