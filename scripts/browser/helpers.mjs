@@ -107,6 +107,8 @@ function seededTemplate(bin, path) {
   return path;
 }
 
+const busyMachineTimeout = 90_000;
+
 export async function launchBrowser() {
   mkdirSync(screenshotDir, { recursive: true });
   const browser = await chromium.launch({
@@ -116,6 +118,11 @@ export async function launchBrowser() {
   const newContext = browser.newContext.bind(browser);
   browser.newContext = async (options = {}) => {
     const context = await newContext(options);
+    // Playwright's 30 s default is a timing assertion on a busy machine:
+    // beside a CPU hog (load 25 on two cores) a starved renderer took over
+    // 30 s to take one click. The deadline only guards against a hang.
+    context.setDefaultTimeout(busyMachineTimeout);
+    context.setDefaultNavigationTimeout(busyMachineTimeout);
     if (options.javaScriptEnabled !== false) {
       context.pages().forEach(waitForIslandsAfterNavigating);
       context.on("page", waitForIslandsAfterNavigating);
@@ -148,7 +155,7 @@ function waitForIslandsAfterNavigating(page) {
 async function islandsLive(page) {
   const pending = () =>
     document.querySelectorAll('marquee-island:not([data-when="idle"]):not([data-when="visible"]):not([data-live])').length === 0;
-  await page.waitForFunction(pending, null, { timeout: 20_000 }).catch(() => {});
+  await page.waitForFunction(pending, null, { timeout: 60_000 }).catch(() => {});
 }
 
 // useServerAndBrowser starts a seeded server and a browser for the test file
