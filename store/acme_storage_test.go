@@ -128,16 +128,36 @@ func TestACMEStorageContract(t *testing.T) {
 		if most.Load() != 1 {
 			t.Fatalf("%d holders at once", most.Load())
 		}
-		// A lock held past its lease by a holder that keeps renewing stays held.
-		if err := s.Lock(ctx, "renewed"); err != nil {
+		// A lock held past its lease by a holder that keeps renewing stays
+		// held. Judged on the row, not a clock: once the first lease has run
+		// out and the holder has renewed, another storage cannot take it.
+		// The lease here is long (renewed every 1.25 s, 5 s of slack), so a
+		// holder starved by a busy machine for a moment still renews in time.
+		holder := &store.ACMEStorage{DB: db, LockLease: 5 * time.Second, LockPoll: 20 * time.Millisecond}
+		taker := &store.ACMEStorage{DB: db, LockLease: 5 * time.Second, LockPoll: 20 * time.Millisecond}
+		if err := holder.Lock(ctx, "renewed"); err != nil {
 			t.Fatal(err)
 		}
-		short, cancel := context.WithTimeout(ctx, time.Second)
-		if err := other.Lock(short, "renewed"); !errors.Is(err, context.DeadlineExceeded) {
+		renewedUntil := func() int64 {
+			var e int64
+			if err := db.NewRaw(`SELECT "expires" FROM "acme_locks" WHERE "name" = 'renewed'`).Scan(ctx, &e); err != nil {
+				t.Fatal(err)
+			}
+			return e
+		}
+		first := renewedUntil()
+		for hang := time.Now().Add(2 * time.Minute); time.Now().UnixNano() <= first || renewedUntil() <= first; {
+			if time.Now().After(hang) {
+				t.Fatal("the holder never renewed its lock")
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		if err := taker.Lock(short, "renewed"); !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("lock of a renewed lock: %v, want a timeout", err)
 		}
 		cancel()
-		if err := s.Unlock(ctx, "renewed"); err != nil {
+		if err := holder.Unlock(ctx, "renewed"); err != nil {
 			t.Fatal(err)
 		}
 		// A holder that vanished (its row left, no renewals) frees the name after the lease.

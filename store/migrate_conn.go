@@ -25,7 +25,10 @@ func openMigrationDB(dsn string) (*bun.DB, error) {
 		db   *bun.DB
 	)
 	if isPostgresURL(dsn) {
-		base = pgdriver.NewConnector(pgdriver.WithDSN(dsn))
+		// No read deadline: a migration's statement may rightly run longer
+		// than a query's 10 s (an index built on a large table, a busy
+		// server); the migration lock bounds the wait for another migrator.
+		base = pgdriver.NewConnector(pgdriver.WithDSN(dsn), pgdriver.WithReadTimeout(0))
 	} else {
 		name, err := sqliteDSN(dsn, DefaultQueryTimeout)
 		if err != nil {
