@@ -191,6 +191,11 @@ func (s *ACMEStorage) Lock(ctx context.Context, name string) error {
 				// the context's own error.
 				return ctx.Err()
 			}
+			if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+				// The driver's read deadline is the context's and may fire
+				// a moment before the context itself says it is done.
+				return context.DeadlineExceeded
+			}
 			return err
 		}
 		if ok {

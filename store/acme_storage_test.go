@@ -152,7 +152,7 @@ func TestACMEStorageContract(t *testing.T) {
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
-		short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		short, cancel := context.WithTimeout(ctx, time.Second)
 		if err := taker.Lock(short, "renewed"); !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("lock of a renewed lock: %v, want a timeout", err)
 		}
