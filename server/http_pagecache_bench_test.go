@@ -42,3 +42,31 @@ func BenchmarkVisitorPageHit(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkVisitorPageMiss is a visitor's first view of a page nothing
+// holds: the data loaded, the page rendered under goja and compressed
+// (the page cache purged before each request):
+//
+//	go test ./server -run NONE -bench VisitorPageMiss -benchmem -cpuprofile cpu.out
+func BenchmarkVisitorPageMiss(b *testing.B) {
+	ts := newTestServer(b, demoSQLite(b))
+	h := ts.Main()
+	for _, path := range []string{"/apps/demo", "/apps/demo/community"} {
+		b.Run(path, func(b *testing.B) {
+			req := newRequest(http.MethodGet, path, nil)
+			req.Header.Set("Accept-Encoding", "gzip")
+			w := &nullWriter{h: http.Header{}}
+			h.ServeHTTP(w, req) // the runtimes' first render
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				ts.Server.pages.purge()
+				w.h = http.Header{}
+				h.ServeHTTP(w, req)
+			}
+			if got := w.h.Get("X-Page-Cache"); got != "miss" {
+				b.Fatalf("X-Page-Cache %q, want miss", got)
+			}
+		})
+	}
+}

@@ -134,3 +134,54 @@ func TestFullRenderQueueAnswersAtOnce(t *testing.T) {
 		t.Errorf("once the queue has room: %d", r.Status)
 	}
 }
+
+// Refreshes take at most half the render runtimes: with a pool of two,
+// while one expired page renders again (its render held), a second expired
+// page is served stale at once without being rendered or its data loaded,
+// and a cold page still renders as a first view. Once the refresh is done,
+// the next read of the second page refreshes it.
+func TestRefreshesLeaveRuntimesToFirstViews(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, demoSQLite(t))
+	ts.pages.setRenderPool(2)
+	ts.visit(t, "/apps/demo", "miss")
+	ts.visit(t, "/apps/demo/community", "miss")
+	gate := &pathGate{Renderer: ts.renderer, path: "/apps/demo", release: make(chan struct{}), counts: map[string]int{}}
+	ts.renderer = gate
+	ts.pages.mu.Lock()
+	for _, el := range ts.pages.entries.slots {
+		el.Value.(*pageSlot).page.expires = time.Now().Add(-time.Second)
+	}
+	ts.pages.mu.Unlock()
+
+	refreshed := make(chan string, 1)
+	go func() {
+		r := ts.do(t, "GET", "/apps/demo", nil, nil)
+		refreshed <- fmt.Sprint(r.Status, " ", r.Header.Get("X-Page-Cache"))
+	}()
+	for deadline := time.Now().Add(60 * time.Second); gate.held.Load() != 1; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the landing's refresh never reached the renderer")
+		}
+	}
+
+	if r := ts.do(t, "GET", "/apps/demo/community", nil, nil); r.Status != http.StatusOK || r.Header.Get("X-Page-Cache") != "stale" {
+		t.Errorf("second expired page while the refresh slot is taken: %d %q, want 200 stale", r.Status, r.Header.Get("X-Page-Cache"))
+	}
+	if n := gate.count("/apps/demo/community"); n != 0 {
+		t.Errorf("the second expired page was rendered %d times while no refresh slot was free, want 0", n)
+	}
+	if r := ts.do(t, "GET", "/apps/demo/events", nil, nil); r.Status != http.StatusOK || r.Header.Get("X-Page-Cache") != "miss" {
+		t.Errorf("a cold page during the refresh: %d %q, want 200 miss", r.Status, r.Header.Get("X-Page-Cache"))
+	}
+	close(gate.release)
+	if got := <-refreshed; got != "200 refresh" {
+		t.Errorf("the landing's refresh answered %q, want 200 refresh", got)
+	}
+	if r := ts.do(t, "GET", "/apps/demo/community", nil, nil); r.Status != http.StatusOK || r.Header.Get("X-Page-Cache") != "refresh" {
+		t.Errorf("second expired page once the slot is free: %d %q, want 200 refresh", r.Status, r.Header.Get("X-Page-Cache"))
+	}
+	if n := gate.count("/apps/demo/community"); n != 1 {
+		t.Errorf("the second page rendered %d times after the slot was freed, want 1", n)
+	}
+}

@@ -122,6 +122,10 @@ func New(d Deps) *Server {
 	if b, ok := d.Renderer.(interface{ BuildID() string }); ok {
 		s.build = b.BuildID()
 	}
+	if pool, ok := d.Renderer.(interface{ PoolStats() (int, int) }); ok {
+		_, size := pool.PoolStats()
+		s.pages.setRenderPool(size)
+	}
 	s.metrics = newMetrics(d.Store.DB(), d.Renderer, s.pages)
 	s.push = d.Push
 	if s.push == nil {
