@@ -25,7 +25,7 @@ import (
 const MaxPostgresConns = 20
 
 // SQLiteIdleConns is how many SQLite connections a process keeps open
-// between requests. Opening one reads the whole schema and the planner's
+// between requests, and the most it opens. Opening one reads the whole schema and the planner's
 // statistics: with 64 visitors on cold pages of many apps, connections
 // opened past the idle ones and closed again were a fifth of the server's
 // CPU (a profile of scripts/bench apps). Each costs about 1.7 MB with
@@ -112,6 +112,11 @@ func OpenWith(dsn string, o DBOptions) (*bun.DB, error) {
 	// again, and opening one (its pragmas parsed and run, WAL checked) was
 	// a fifth of a member page's cost under writes (scripts/bench).
 	sqldb.SetMaxIdleConns(SQLiteIdleConns)
+	// And no more are opened: past this, a burst waits for one. Each is
+	// memory outside Go's heap, and two cores gain nothing from more
+	// concurrent readers (sixty-four visitors of cold pages of a thousand
+	// apps had up to seventy open, scripts/bench apps).
+	sqldb.SetMaxOpenConns(SQLiteIdleConns)
 	return bun.NewDB(sqldb, sqlitedialect.New()), nil
 }
 

@@ -53,6 +53,9 @@ func TestSQLiteKeepsItsConnections(t *testing.T) {
 	if st.OpenConnections < opened {
 		t.Fatalf("%d connections open after the bursts, %d after the first", st.OpenConnections, opened)
 	}
+	if st.MaxOpenConnections != store.SQLiteIdleConns {
+		t.Fatalf("at most %d connections open, want %d", st.MaxOpenConnections, store.SQLiteIdleConns)
+	}
 }
 
 // Every SQLite connection keeps a small page cache (SQLiteCacheKB): the
