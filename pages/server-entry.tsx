@@ -3,6 +3,7 @@
 import { createElement } from "react";
 import { renderToStaticMarkup, renderToString } from "react-dom/server";
 import { collectedIslands, lazyIslands, resetIslands } from "./lib/Island";
+import { takeChanges } from "./lib/changes";
 import { setOnDomain } from "../islands/lib/links";
 import { pages } from "./registry";
 
@@ -13,6 +14,9 @@ type RenderOutput = {
   islands: string[];
   lazy: string[];
   critical: boolean;
+  // changesAt: when, in ms since the epoch, the clock alone would change
+  // what the page shows (0: nothing seen); lib/changes.ts.
+  changesAt: number;
 };
 
 function marqueeRender(name: string, propsJSON: string): string {
@@ -22,6 +26,7 @@ function marqueeRender(name: string, propsJSON: string): string {
   const g = globalThis as any;
   const props = typeof g.__marqueeParse === "function" ? g.__marqueeParse(propsJSON) : JSON.parse(propsJSON);
   resetIslands();
+  takeChanges();
   // Islands' links follow the page's site: the app's own domain or not.
   setOnDomain(!!props?.app?.onDomain);
   const html = renderToString(createElement(page.component, props));
@@ -33,6 +38,7 @@ function marqueeRender(name: string, propsJSON: string): string {
     islands: collectedIslands().slice(),
     lazy: lazyIslands(),
     critical: page.criticalCSS === true,
+    changesAt: takeChanges(),
   };
   return JSON.stringify(out);
 }

@@ -60,6 +60,10 @@ type Result struct {
 	// says so in pages/registry.ts), so the document inlines it and links
 	// the full stylesheet at the end of the body.
 	Critical bool `json:"critical,omitempty"`
+	// ChangesAt is when (ms since the epoch) the clock alone would change
+	// what the page shows: "5m ago" turning "6m ago", an event starting
+	// (pages/lib/changes.ts). 0: nothing shown depends on it.
+	ChangesAt int64 `json:"changesAt,omitempty"`
 }
 
 // Engine renders pages. It is safe for concurrent use.

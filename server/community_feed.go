@@ -127,6 +127,12 @@ func (s *Server) loadStories(c echo.Context, sc *Scope) ([]store.StoryGroup, err
 	if err != nil {
 		return nil, err
 	}
+	// A cached strip drops each story when its day ends.
+	for _, g := range groups {
+		for _, st := range g.Stories {
+			noteChangesAt(c, st.CreatedAt.Add(store.StoryLifetime))
+		}
+	}
 	return store.LockStories(groups, sc.Reader), nil
 }
 

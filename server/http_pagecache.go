@@ -36,8 +36,10 @@ import (
 // An entry is keyed by app id, the app's page version and the global one
 // (store.InvalidateApp / InvalidateAllApps, bumped by every write), the
 // build, the path and the normalised query, so a write is visible on the
-// very next request. PageTTL bounds what no write announces: relative times
-// ("5m ago") and signed media URLs age with the clock.
+// very next request. What no write announces, the clock (relative times,
+// events starting, stories ending), renews a page when its render says it
+// would read differently, between PageTTL and PageTTLMax after it
+// (http_pagecache_expiry.go).
 //
 // Only 200 answers without Set-Cookie are kept. The app's CSRF defence is
 // Sec-Fetch-Site/Origin (csrf.go), so forms carry no per-viewer token that a
@@ -603,7 +605,7 @@ func (s *Server) fillPage(c echo.Context, key string, engagement int64, stale *c
 		return nil, s.writeCompressed(c, rec)
 	}
 	p := newCachedPage(rec)
-	p.engagement, p.rendered = engagement, rendered
+	p.engagement, p.rendered, p.expires = engagement, rendered, pageExpiry(c, rendered)
 	pc.put(key, p)
 	f.page = p
 	s.sharePage(ctx, key, p)

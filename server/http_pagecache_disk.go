@@ -54,7 +54,7 @@ func newDiskPages(parent string, limitMB int, logger *slog.Logger) *diskPages {
 func (d *diskPages) store(key string, p *cachedPage) {
 	var buf bytes.Buffer
 	err := gob.NewEncoder(&buf).Encode(&store.SharedPage{Status: p.status, Header: p.header, ETag: p.etag,
-		Length: p.identityLen, Gzip: p.gz, Brotli: p.br, Engagement: p.engagement, Rendered: p.rendered})
+		Length: p.identityLen, Gzip: p.gz, Brotli: p.br, Engagement: p.engagement, Rendered: p.rendered, Expires: p.expires})
 	if err != nil {
 		d.logger.Warn("page cache: encoding a page for disk failed", "err", err)
 		return

@@ -101,8 +101,8 @@ func (s *Server) sharePage(ctx context.Context, key string, p *cachedPage) {
 	}
 	err := s.store.SharePage(context.WithoutCancel(ctx), key, &store.SharedPage{
 		Status: p.status, Header: p.header, ETag: p.etag, Length: p.identityLen, Gzip: p.gz, Brotli: p.br,
-		Engagement: p.engagement, Rendered: p.rendered,
-	}, PageTTL)
+		Engagement: p.engagement, Rendered: p.rendered, Expires: p.expires,
+	}, time.Until(p.expires))
 	if err != nil {
 		s.sharedWarn("sharing a rendered page failed; the other instances render it themselves", err)
 		return
@@ -121,7 +121,10 @@ func (s *Server) sharedWarn(msg string, err error) {
 // render, wherever that ran.
 func sharedToCached(sp *store.SharedPage) *cachedPage {
 	p := cachedPageOf(sp.Status, sp.Header, sp.ETag, sp.Length, sp.Gzip, sp.Brotli)
-	p.engagement, p.rendered, p.expires = sp.Engagement, sp.Rendered, sp.Rendered.Add(PageTTL)
+	p.engagement, p.rendered, p.expires = sp.Engagement, sp.Rendered, sp.Expires
+	if sp.Expires.IsZero() {
+		p.expires = sp.Rendered.Add(PageTTL)
+	}
 	return p
 }
 

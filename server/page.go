@@ -197,6 +197,9 @@ func (s *Server) renderDocument(c echo.Context, page string, props PageProps) (i
 		}
 		return http.StatusInternalServerError, s.fallbackDocument(c, props)
 	}
+	if res.ChangesAt > 0 {
+		noteChangesAt(c, time.UnixMilli(res.ChangesAt))
+	}
 	status := res.Status
 	if props.Status != 0 {
 		status = props.Status

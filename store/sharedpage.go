@@ -33,6 +33,9 @@ type SharedPage struct {
 	// engagement only while it is younger than the staleness bound.
 	Engagement int64
 	Rendered   time.Time
+	// Expires is when the page stops being current (its text changes with
+	// the clock); zero in a copy shared before it was kept.
+	Expires time.Time
 }
 
 // sharedPageKey is the Redis key of a page key (app, content version,
@@ -66,6 +69,9 @@ func (s *Storage) SharedPage(ctx context.Context, pageKey string) (*SharedPage, 
 		return nil, nil
 	}
 	p.Status, p.Length, p.Engagement, p.Rendered = status, length, engagement, time.Unix(0, rendered)
+	if expires, err := strconv.ParseInt(fields["expires"], 10, 64); err == nil && expires > 0 {
+		p.Expires = time.Unix(0, expires)
+	}
 	return p, nil
 }
 
@@ -83,7 +89,7 @@ func (s *Storage) SharePage(ctx context.Context, pageKey string, p *SharedPage, 
 	_, err = s.rdb.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
 		pipe.Del(ctx, key)
 		pipe.HSet(ctx, key, "status", p.Status, "header", header, "etag", p.ETag, "length", p.Length, "gzip", p.Gzip,
-			"brotli", p.Brotli, "engagement", p.Engagement, "rendered", p.Rendered.UnixNano())
+			"brotli", p.Brotli, "engagement", p.Engagement, "rendered", p.Rendered.UnixNano(), "expires", p.Expires.UnixNano())
 		pipe.PExpire(ctx, key, ttl)
 		return nil
 	})

@@ -2,6 +2,7 @@
 // so server and browser agree).
 import type { EventView, MediaView } from "./types";
 import { appPath } from "../../islands/lib/links";
+import { changesAt } from "./changes";
 
 export type { AttendeeView, EventDetail, EventPermissions, EventTicket } from "./types";
 
@@ -26,8 +27,16 @@ export type TimeStatus = "upcoming" | "ongoing" | "past";
 // the first client render matches.
 export function timeStatus(e: { startDate: string; endDate: string }, nowIso: string): TimeStatus {
   const now = new Date(nowIso).getTime();
-  if (now < new Date(e.startDate).getTime()) return "upcoming";
-  if (now <= new Date(e.endDate).getTime()) return "ongoing";
+  const start = new Date(e.startDate).getTime();
+  const end = new Date(e.endDate).getTime();
+  if (now < start) {
+    changesAt(start);
+    return "upcoming";
+  }
+  if (now <= end) {
+    changesAt(end + 1);
+    return "ongoing";
+  }
   return "past";
 }
 

@@ -2,6 +2,8 @@
 // and in every browser, so server HTML and hydrated islands match. All dates
 // are shown in UTC for the same reason.
 
+import { changesAt } from "./changes";
+
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 const SYMBOLS: Record<string, string> = { USD: "$", EUR: "€", GBP: "£" };
 
@@ -55,21 +57,34 @@ export function formatDateTime(iso: string): string {
   return formatDate(iso) + ", " + formatTime12(iso);
 }
 
-// relativeTime per SPEC section 9: "just now" under 60 seconds, then "5m ago",
+// relativeTime per SPEC section 9 (noting when its text changes: changes.ts): "just now" under 60 seconds, then "5m ago",
 // "3h ago", "2d ago" up to 30 days, then the date. nowIso is passed in so the
 // server and the client agree on "now" during hydration.
 export function relativeTime(iso: string, nowIso: string): string {
   const d = parse(iso);
   const now = parse(nowIso);
   if (!d || !now) return "";
-  const seconds = Math.floor((now.getTime() - d.getTime()) / 1000);
-  if (seconds < 60) return "just now";
+  const at = d.getTime();
+  const seconds = Math.floor((now.getTime() - at) / 1000);
+  if (seconds < 60) {
+    changesAt(at + 60_000);
+    return "just now";
+  }
   const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return minutes + "m ago";
+  if (minutes < 60) {
+    changesAt(at + (minutes + 1) * 60_000);
+    return minutes + "m ago";
+  }
   const hours = Math.floor(minutes / 60);
-  if (hours < 24) return hours + "h ago";
+  if (hours < 24) {
+    changesAt(at + (hours + 1) * 3_600_000);
+    return hours + "h ago";
+  }
   const days = Math.floor(hours / 24);
-  if (days <= 30) return days + "d ago";
+  if (days <= 30) {
+    changesAt(at + (days + 1) * 86_400_000);
+    return days + "d ago";
+  }
   return formatDate(iso);
 }
 

@@ -2,6 +2,7 @@
 // the header panel.
 
 import type { NotificationView, StorePagination } from "./types";
+import { changesAt } from "./changes";
 
 export type { NotificationView, SearchHit, SearchResults } from "./types";
 export type NotificationPagination = StorePagination;
@@ -19,6 +20,7 @@ export function noticeTime(iso: string, nowIso: string, date: (iso: string) => s
   const now = new Date(nowIso).getTime();
   if (isNaN(t) || isNaN(now)) return "";
   const hours = Math.floor((now - t) / 3600000);
+  if (hours < 24) changesAt(t + (Math.max(hours, 0) + 1) * 3600000);
   if (hours < 1) return "Just now";
   if (hours < 24) return hours + "h ago";
   return date(iso);
