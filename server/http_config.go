@@ -146,6 +146,10 @@ type Config struct {
 	// OrderExpiry is how long an unpaid order holds its stock before it is
 	// cancelled (ORDER_EXPIRY, a Go duration, default 30m).
 	OrderExpiry time.Duration
+	// PublishInterval is how often due scheduled posts are looked for
+	// (PUBLISH_INTERVAL, a Go duration, default 15s): a post goes out at
+	// most this late.
+	PublishInterval time.Duration
 	// RenderTimeout bounds one page render (RENDER_TIMEOUT, default 3s);
 	// past it the visitor gets the fallback page with 503 and Retry-After.
 	RenderTimeout time.Duration
@@ -339,6 +343,10 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	cfg.OrderExpiry, err = time.ParseDuration(get("ORDER_EXPIRY", "30m"))
 	if err != nil || cfg.OrderExpiry <= 0 {
 		return Config{}, fmt.Errorf("ORDER_EXPIRY: want a positive duration like 30m, got %q", get("ORDER_EXPIRY", ""))
+	}
+	cfg.PublishInterval, err = time.ParseDuration(get("PUBLISH_INTERVAL", "15s"))
+	if err != nil || cfg.PublishInterval <= 0 {
+		return Config{}, fmt.Errorf("PUBLISH_INTERVAL: want a positive duration like 15s, got %q", get("PUBLISH_INTERVAL", ""))
 	}
 	cfg.RenderTimeout, err = time.ParseDuration(get("RENDER_TIMEOUT", "3s"))
 	if err != nil || cfg.RenderTimeout <= 0 {

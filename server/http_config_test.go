@@ -10,21 +10,25 @@ import (
 	"marquee/server/payments"
 )
 
-// ORDER_EXPIRY and WALLET_ENABLED: defaults, values, refusals.
+// ORDER_EXPIRY, PUBLISH_INTERVAL and WALLET_ENABLED: defaults, values,
+// refusals.
 func TestConfigOrdersAndWallet(t *testing.T) {
 	t.Parallel()
 	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
 	cfg, err := LoadConfig(env(nil))
-	if err != nil || cfg.OrderExpiry != 30*time.Minute || !cfg.WalletEnabled {
+	if err != nil || cfg.OrderExpiry != 30*time.Minute || cfg.PublishInterval != 15*time.Second || !cfg.WalletEnabled {
 		t.Fatalf("defaults: %+v %v", cfg, err)
 	}
-	cfg, err = LoadConfig(env(map[string]string{"ORDER_EXPIRY": "2h", "WALLET_ENABLED": "false"}))
-	if err != nil || cfg.OrderExpiry != 2*time.Hour || cfg.WalletEnabled {
+	cfg, err = LoadConfig(env(map[string]string{"ORDER_EXPIRY": "2h", "PUBLISH_INTERVAL": "2s", "WALLET_ENABLED": "false"}))
+	if err != nil || cfg.OrderExpiry != 2*time.Hour || cfg.PublishInterval != 2*time.Second || cfg.WalletEnabled {
 		t.Fatalf("set: %+v %v", cfg, err)
 	}
 	for _, bad := range []string{"soon", "-5m", "0s"} {
 		if _, err := LoadConfig(env(map[string]string{"ORDER_EXPIRY": bad})); err == nil {
 			t.Errorf("ORDER_EXPIRY=%s accepted", bad)
+		}
+		if _, err := LoadConfig(env(map[string]string{"PUBLISH_INTERVAL": bad})); err == nil {
+			t.Errorf("PUBLISH_INTERVAL=%s accepted", bad)
 		}
 		if _, err := LoadConfig(env(map[string]string{"RENDER_TIMEOUT": bad})); err == nil {
 			t.Errorf("RENDER_TIMEOUT=%s accepted", bad)

@@ -13,8 +13,8 @@ import (
 	"marquee/store"
 )
 
-// PublishScheduledInterval is how often due scheduled posts are looked for:
-// a post goes out at most this late.
+// PublishScheduledInterval is how often due scheduled posts are looked for
+// by default (PUBLISH_INTERVAL): a post goes out at most this late.
 const PublishScheduledInterval = 15 * time.Second
 
 // PublishScheduledArgs asks for the scheduled posts that are due to be

@@ -24,6 +24,9 @@ type Deps struct {
 	// OrderExpiry is how long an unpaid order holds its stock
 	// (ORDER_EXPIRY; 0 means store.DefaultOrderExpiry).
 	OrderExpiry time.Duration
+	// PublishInterval is how often due scheduled posts are looked for
+	// (PUBLISH_INTERVAL; 0 means PublishScheduledInterval).
+	PublishInterval time.Duration
 	// CardRenewals makes the Stripe subscription of a membership bought by
 	// card; nil when cards are not configured (nothing enqueues the job).
 	CardRenewals CardRenewals
@@ -97,7 +100,11 @@ func Product(d Deps) Work {
 	}
 	if d.Store != nil {
 		river.AddWorker(workers, &PublishScheduledWorker{Store: d.Store, Logger: d.Logger})
-		every(PublishScheduledInterval, PublishScheduledArgs{})
+		interval := d.PublishInterval
+		if interval <= 0 {
+			interval = PublishScheduledInterval
+		}
+		every(interval, PublishScheduledArgs{})
 	}
 	if d.Store != nil {
 		river.AddWorker(workers, &PruneWorker{Store: d.Store, Retention: d.Retention, Logger: d.Logger})
