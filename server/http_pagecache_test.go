@@ -311,10 +311,13 @@ func TestPageCacheNoViewerLeak(t *testing.T) {
 func TestPageCacheRedisDown(t *testing.T) {
 	db := demoDB(t)
 	client := storetest.Redis(t)
-	// A Redis that refuses every connection.
+	// A Redis that refuses every connection, with the timeouts and retries
+	// of serve's client (store.TuneRedis): go-redis's defaults, which this
+	// test had (MaxRetries 0 is three retries, each of five dials 100 ms
+	// apart), made every command fail after about 1.5 s.
 	dead := *client.Options()
 	dead.Addr = "127.0.0.1:1"
-	dead.MaxRetries = 0
+	store.TuneRedis(&dead)
 	ts := newTestServerStore(t, db, nil, func(o *store.Options) {
 		o.Redis = redis.NewClient(&dead)
 		o.Cache = &store.RedisCache{Client: o.Redis}
