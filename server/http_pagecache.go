@@ -125,9 +125,9 @@ type pageCache struct {
 	// every page read has aged (a crawler reading a thousand apps a minute
 	// apart) refreshes would take every core from the hits and first views
 	// they exist to spare. A refresh that finds no slot leaves the stale
-	// page in place before loading anything: it was 9 of 10 refresh
-	// attempts in a uniform read of 1,000 apps' pages, each loading the
-	// page's data only to be refused by the render queue.
+	// page in place before loading anything: in a uniform read of 1,000
+	// apps' aged pages most refreshes loaded the page's data only to be
+	// refused by the render queue (scripts/bench apps).
 	refreshing chan struct{}
 }
 
