@@ -147,6 +147,24 @@ func useDemoMedia(t testing.TB, db *bun.DB, kind string) {
 	t.Cleanup(func() { dbMedia.Delete(db) })
 }
 
+// logSinks holds, per test that asked for them (keepServerLogs), where
+// its servers log.
+var logSinks sync.Map // testing.TB -> io.Writer
+
+// keepServerLogs keeps the logs of the servers t starts from now on and
+// shows them if t fails: for tests whose failure the answers alone do not
+// explain (a certificate authority's validation, a lock).
+func keepServerLogs(t *testing.T) {
+	logs := &lockedBuffer{}
+	logSinks.Store(t, logs)
+	t.Cleanup(func() {
+		logSinks.Delete(t)
+		if t.Failed() {
+			t.Logf("the servers' logs:\n%s", logs.String())
+		}
+	})
+}
+
 // newTestServer seeds the demo into db (unless it is a copy of a seeded
 // template) and returns a server over it.
 func newTestServer(t testing.TB, db *bun.DB) *testServer {
@@ -178,6 +196,8 @@ func newTestServerStore(t testing.TB, db *bun.DB, configure func(*Config), withS
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if os.Getenv("TEST_VERBOSE") != "" {
 		logger = slog.Default()
+	} else if w, ok := logSinks.Load(t); ok {
+		logger = slog.New(slog.NewTextHandler(w.(io.Writer), &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	// InFlightWait and RenderTimeout: a test of a rule must not be answered
 	// 503 because the machine running it is busy; load shedding and render
