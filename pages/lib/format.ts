@@ -57,9 +57,10 @@ export function formatDateTime(iso: string): string {
   return formatDate(iso) + ", " + formatTime12(iso);
 }
 
-// relativeTime per SPEC section 9 (noting when its text changes: changes.ts): "just now" under 60 seconds, then "5m ago",
-// "3h ago", "2d ago" up to 30 days, then the date. nowIso is passed in so the
-// server and the client agree on "now" during hydration.
+// relativeTime per SPEC section 9: "just now" under 60 seconds, then "5m ago",
+// "3h ago", "2d ago" up to 30 days, then the date, noting when the text will
+// change (changes.ts). nowIso is passed in so the server and the client agree
+// on "now" during hydration.
 export function relativeTime(iso: string, nowIso: string): string {
   const d = parse(iso);
   const now = parse(nowIso);
