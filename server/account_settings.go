@@ -185,7 +185,7 @@ func (s *Server) postAccountPassword(c echo.Context, u *store.User, f accountFor
 	if err := auth.ValidatePassword(f.NewPassword); err != nil {
 		return "", fieldRefusal("newPassword", err.Error())
 	}
-	hash, err := auth.HashPassword(f.NewPassword)
+	hash, err := s.cfg.PasswordCost.Hash(f.NewPassword)
 	if err != nil {
 		return "", err
 	}

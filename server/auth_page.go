@@ -42,16 +42,6 @@ type AuthFormData struct {
 
 var usernamePattern = regexp.MustCompile(`^[A-Za-z0-9_]{3,30}$`)
 
-// dummyHash makes a sign-in for an unknown account cost as much as a wrong
-// password, so response times do not reveal which emails are registered.
-var dummyHash = func() string {
-	h, err := auth.HashPassword("not-a-real-password")
-	if err != nil {
-		panic("hash dummy password: " + err.Error())
-	}
-	return h
-}()
-
 // authApp resolves ?app= to an existing app, or nil. Only a real app name is
 // ever put into a redirect, so ?app= cannot make us an open redirect.
 func (s *Server) authApp(c echo.Context) (*store.AppView, error) {
@@ -257,12 +247,12 @@ func (s *Server) postSignIn(c echo.Context) error {
 // not tell which accounts exist.
 func (s *Server) checkPassword(user *store.User, password string) (*store.User, error) {
 	if user == nil {
-		_, _ = auth.VerifyPassword(dummyHash, password)
+		_, _ = auth.VerifyPassword(s.dummyHash, password)
 		return nil, nil
 	}
 	if user.PasswordHash == "" {
 		// Cleared (an undone e-mail change): only a reset link signs in.
-		_, _ = auth.VerifyPassword(dummyHash, password)
+		_, _ = auth.VerifyPassword(s.dummyHash, password)
 		return nil, nil
 	}
 	ok, err := auth.VerifyPassword(user.PasswordHash, password)
@@ -310,7 +300,7 @@ func (s *Server) postSignUp(c echo.Context) error {
 	if len(errs) > 0 {
 		return s.refuseAuthForm(c, "signup", app, f, fieldsError(firstOf(errs, "email", "username", "password"), errs))
 	}
-	hash, err := auth.HashPassword(f.Password)
+	hash, err := s.cfg.PasswordCost.Hash(f.Password)
 	if err != nil {
 		return &Error{Status: http.StatusInternalServerError, Message: "Something went wrong", Err: err}
 	}

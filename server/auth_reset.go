@@ -112,7 +112,7 @@ func (s *Server) postResetPassword(c echo.Context) error {
 		}
 		return s.renderAuthForm(c, e.Status, "reset", app, authForm{}, e.Fields, withToken)
 	}
-	hash, err := auth.HashPassword(f.Password)
+	hash, err := s.cfg.PasswordCost.Hash(f.Password)
 	if err != nil {
 		return &Error{Status: http.StatusInternalServerError, Message: "Something went wrong", Err: err}
 	}

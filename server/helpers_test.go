@@ -19,6 +19,7 @@ import (
 
 	"marquee/render"
 	"marquee/scripts/seed"
+	"marquee/server/auth"
 	"marquee/server/media"
 	"marquee/store"
 	"marquee/store/storetest"
@@ -137,9 +138,26 @@ func seedDemoTemplate(kind string) func(ctx context.Context, db *bun.DB) error {
 			return err
 		}
 		demoMedia.Store(kind, dir)
-		return seed.Demo(ctx, db, &media.Local{Dir: dir, BaseURL: "http://main.test", Key: []byte("test-key")})
+		if err := seed.Demo(ctx, db, &media.Local{Dir: dir, BaseURL: "http://main.test", Key: []byte("test-key")}); err != nil {
+			return err
+		}
+		// The demo's password at the tests' cost: the same password, so
+		// every sign-in works as it does on a seeded server, at a fraction
+		// of the CPU.
+		hash, err := testPasswordCost.Hash(seed.DemoPassword)
+		if err != nil {
+			return err
+		}
+		_, err = db.NewUpdate().Model((*store.User)(nil)).Set("password_hash = ?", hash).Where("password_hash <> ''").Exec(ctx)
+		return err
 	}
 }
+
+// testPasswordCost is what a password costs in these tests: argon2id's
+// smallest. At the production cost (about 40 ms of CPU a hash) hashing was
+// a tenth of the package's CPU in a profile of the suite; auth's own tests
+// keep the production cost.
+var testPasswordCost = auth.PasswordCost{MemoryKiB: 8, Passes: 1}
 
 func useDemoMedia(t testing.TB, db *bun.DB, kind string) {
 	dir, _ := demoMedia.Load(kind)
@@ -205,6 +223,7 @@ func newTestServerStore(t testing.TB, db *bun.DB, configure func(*Config), withS
 	// TestTimedOutRenderIsNotCached).
 	cfg := Config{Port: 3000, AuthPort: 3002, PublicURL: "http://main.test", AuthURL: "http://auth.test",
 		WalletEnabled: true, OrderExpiry: 30 * time.Minute, InFlightWait: 5 * time.Minute, RenderTimeout: 2 * time.Minute}
+	cfg.PasswordCost = testPasswordCost
 	if root, err := render.ProjectRoot(); err == nil {
 		cfg.ServiceWorkerFile = filepath.Join(root, "public", "sw.js")
 	}

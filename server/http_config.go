@@ -15,6 +15,7 @@ import (
 
 	"github.com/caddyserver/certmagic"
 
+	"marquee/server/auth"
 	"marquee/server/mail"
 	"marquee/server/payments/paypal"
 )
@@ -80,6 +81,10 @@ type Config struct {
 	acmeOnly    string
 	DNSResolver string
 	DNSTimeout  time.Duration
+	// PasswordCost is what hashing a new password costs; zero is the
+	// production cost (auth.PasswordCost). Tests lower it; never set from
+	// the environment.
+	PasswordCost auth.PasswordCost
 	// CookieDomain lets the main and auth hosts share the session cookie in
 	// production (e.g. ".example.com"); empty means host-only.
 	CookieDomain string

@@ -33,6 +33,10 @@ type Server struct {
 	logger   *slog.Logger
 	main     *echo.Echo
 	auth     *echo.Echo
+	// dummyHash makes a sign-in for an unknown account cost as much as a
+	// wrong password, so response times do not reveal which e-mails are
+	// registered: it is made at the cost new passwords are.
+	dummyHash string
 	// limiter counts sign-in attempts and member writes against limits
 	// (Redis when present);
 	// crossOrigin refuses cross-site writes on both sites (csrf.go).
@@ -107,6 +111,11 @@ func New(d Deps) *Server {
 	s := &Server{cfg: d.Config, store: d.Store, renderer: d.Renderer, files: d.Files, logger: d.Logger,
 		csp: contentSecurityPolicy(d.Config), pages: newPageCache(d.Config.PageCacheMB<<20, pageDisk(d)), cachedRoutes: map[string]bool{},
 		built: newBuiltFiles(filepath.Join("public", "build")), requestIDs: newRequestIDs()}
+	dummy, err := d.Config.PasswordCost.Hash("not-a-real-password")
+	if err != nil {
+		panic("hash the dummy password: " + err.Error())
+	}
+	s.dummyHash = dummy
 	s.securityHeaderValues = [4][]string{{"nosniff"}, {"strict-origin-when-cross-origin"}, {"DENY"}, {s.csp}}
 	wait := d.Config.InFlightWait
 	if wait <= 0 {

@@ -13,8 +13,9 @@ import (
 	"golang.org/x/crypto/argon2"
 )
 
-// OWASP's recommended argon2id parameters (19 MiB, 2 passes, 1 lane). They
-// are written into every hash, so raising them later keeps old hashes valid.
+// OWASP's recommended argon2id parameters (19 MiB, 2 passes, 1 lane): the
+// cost of a zero PasswordCost. They are written into every hash, so raising
+// them later keeps old hashes valid.
 const (
 	argonMemory  = 19456 // KiB
 	argonTime    = 2
@@ -38,16 +39,39 @@ var (
 
 var b64 = base64.RawStdEncoding
 
-// HashPassword returns pw hashed with argon2id in PHC string format:
-// $argon2id$v=19$m=19456,t=2,p=1$salt$hash.
+// PasswordCost is what a new hash costs: argon2id's memory in KiB and its
+// passes. The zero value is OWASP's recommendation, the production cost.
+// Only tests set another (a suite signs in thousands of times; at 19 MiB
+// and two passes each costs about 40 ms of CPU): every hash records its
+// own cost, so VerifyPassword checks any hash at the cost it was made with.
+type PasswordCost struct {
+	MemoryKiB uint32
+	Passes    uint32
+}
+
+// HashPassword returns pw hashed with argon2id at the production cost, in
+// PHC string format: $argon2id$v=19$m=19456,t=2,p=1$salt$hash.
 func HashPassword(pw string) (string, error) {
+	return PasswordCost{}.Hash(pw)
+}
+
+// Hash returns pw hashed with argon2id at cost c (the production cost when
+// c is zero), in PHC string format.
+func (c PasswordCost) Hash(pw string) (string, error) {
+	memory, passes := c.MemoryKiB, c.Passes
+	if c == (PasswordCost{}) {
+		memory, passes = argonMemory, argonTime
+	}
+	if memory < 8*argonThreads || passes == 0 {
+		return "", fmt.Errorf("auth: password cost %d KiB, %d passes is below argon2's minimum", memory, passes)
+	}
 	salt := make([]byte, saltLen)
 	if _, err := rand.Read(salt); err != nil {
 		return "", fmt.Errorf("auth: read salt: %w", err)
 	}
-	key := argon2.IDKey([]byte(pw), salt, argonTime, argonMemory, argonThreads, keyLen)
+	key := argon2.IDKey([]byte(pw), salt, passes, memory, argonThreads, keyLen)
 	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s",
-		argon2.Version, argonMemory, argonTime, argonThreads, b64.EncodeToString(salt), b64.EncodeToString(key)), nil
+		argon2.Version, memory, passes, argonThreads, b64.EncodeToString(salt), b64.EncodeToString(key)), nil
 }
 
 // VerifyPassword reports whether pw matches encoded. The parameters are read

@@ -24,6 +24,30 @@ func TestHashRoundTrip(t *testing.T) {
 	}
 }
 
+// A cost other than the production one is written into the hash, verifies
+// with nothing else known, and one below argon2's minimum is refused rather
+// than quietly raised.
+func TestPasswordCostTravelsInTheHash(t *testing.T) {
+	h, err := PasswordCost{MemoryKiB: 64, Passes: 1}.Hash("correct horse battery")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(h, "$argon2id$v=19$m=64,t=1,p=1$") {
+		t.Fatalf("cheap hash %q does not record its cost", h)
+	}
+	if ok, err := VerifyPassword(h, "correct horse battery"); err != nil || !ok {
+		t.Fatalf("verify right password: ok=%v err=%v", ok, err)
+	}
+	if ok, _ := VerifyPassword(h, "correct horse batterY"); ok {
+		t.Fatal("a wrong password matched a cheap hash")
+	}
+	for _, c := range []PasswordCost{{MemoryKiB: 4, Passes: 1}, {MemoryKiB: 64}} {
+		if h, err := c.Hash("correct horse battery"); err == nil {
+			t.Errorf("cost %+v made %q, want an error", c, h)
+		}
+	}
+}
+
 func TestHashesDiffer(t *testing.T) {
 	a, _ := HashPassword("same password")
 	b, _ := HashPassword("same password")
