@@ -95,7 +95,7 @@ func TestRestoreForgetsWhatWasCached(t *testing.T) {
 		t.Fatalf("restore: %v", err)
 	}
 	for _, x := range []*assemble.App{a, b} {
-		for deadline := time.Now().Add(10 * time.Second); x.Storage.CurrentNamespace() == before; time.Sleep(10 * time.Millisecond) {
+		for deadline := time.Now().Add(time.Minute); x.Storage.CurrentNamespace() == before; time.Sleep(10 * time.Millisecond) {
 			if time.Now().After(deadline) {
 				t.Fatal("a running instance did not notice the restore")
 			}
@@ -119,7 +119,7 @@ func TestRestoreForgetsWhatWasCached(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, x := range []*assemble.App{a, b, c} {
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
 			got := landing(x)
 			if strings.Contains(got, stale) {
 				t.Fatalf("instance %d shows what the database before the restore held", i)

@@ -41,7 +41,7 @@ func TestInstancesShareRenders(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
 			got, err := b.pageVersion(ctx, demo.ID, "")
 			if err != nil {
 				t.Fatal(err)
@@ -120,7 +120,7 @@ func watchEachOther(t *testing.T, servers ...*testServer) {
 		go ts.WatchPageVersions(ctx)
 	}
 	for _, ts := range servers {
-		for deadline := time.Now().Add(5 * time.Second); !ts.store.PageVersionsLive(); time.Sleep(10 * time.Millisecond) {
+		for deadline := time.Now().Add(time.Minute); !ts.store.PageVersionsLive(); time.Sleep(10 * time.Millisecond) {
 			if time.Now().After(deadline) {
 				t.Fatal("never subscribed")
 			}

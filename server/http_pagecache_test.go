@@ -342,7 +342,7 @@ func TestPageCacheWatchesRedis(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go ts.WatchPageVersions(ctx)
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for !ts.store.PageVersionsLive() {
 		if time.Now().After(deadline) {
 			t.Fatal("never subscribed")

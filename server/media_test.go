@@ -217,7 +217,7 @@ func TestMediaUploadLocalSize(t *testing.T) {
 		go func() {
 			pw.Write(big[:half])
 			ok := false
-			for deadline := time.Now().Add(5 * time.Second); !ok && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			for deadline := time.Now().Add(time.Minute); !ok && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 				for name, size := range onDisk() {
 					ok = ok || (strings.HasPrefix(name, ".upload-") && size >= int64(half))
 				}

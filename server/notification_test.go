@@ -56,7 +56,7 @@ func startJobs(t *testing.T, ts *testServer, db *bun.DB) {
 // eventually retries check for up to 15 s (jobs run in the background).
 func eventually(t *testing.T, what string, check func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if check() {
 			return
 		}

@@ -99,8 +99,8 @@ test("a 401 from the API on a sub-path returns to the landing page", async () =>
   // or a call an island already had scheduled (then the page has left
   // before the click, which is the same behaviour).
   await page.locator(".like-button").first().click({ timeout: 5000 }).catch(() => {});
-  await page.waitForURL(env.server.base + "/apps/demo", { timeout: 10000 });
+  await page.waitForURL(env.server.base + "/apps/demo");
   // Back on the landing page the viewer is a visitor: sign-in buttons show.
-  await page.locator("a", { hasText: "Sign In" }).first().waitFor({ timeout: 10000 });
+  await page.locator("a", { hasText: "Sign In" }).first().waitFor();
   await context.close();
 });

@@ -62,7 +62,7 @@ function start(cmd, args, extraEnv = {}) {
 function httpsGet(url, ca = minica) {
   return new Promise((resolve, reject) => {
     // Pebble answers 400 to a request without a User-Agent (as Boulder does).
-    const req = request(url, { ca, timeout: 5000, headers: { "User-Agent": "marquee-brand-walk" } }, (res) => {
+    const req = request(url, { ca, timeout: 60000, headers: { "User-Agent": "marquee-brand-walk" } }, (res) => {
       let body = "";
       res.on("data", (b) => (body += b));
       res.on("end", () => resolve({ status: res.statusCode, body }));

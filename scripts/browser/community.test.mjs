@@ -102,7 +102,7 @@ test("the story viewer advances by keyboard and closes at the end", async () => 
   const page = await context.newPage();
   const errors = watchErrors(page);
   await page.goto(env.server.base + "/apps/demo/community");
-  await page.locator('.stories[data-hydrated="true"]').waitFor({ timeout: 10000 }).catch((e) => {
+  await page.locator('.stories[data-hydrated="true"]').waitFor().catch((e) => {
     throw new Error(e.message + "\nerrors: " + errors.join("\n"));
   });
   await page.locator(".feed-card img").first().waitFor();
@@ -147,7 +147,7 @@ test("Load More Posts appends the next page until there is none", async () => {
   await page.goto(env.server.base + "/apps/demo/community");
   // The island below the first page hydrates as it scrolls into view.
   await page.locator("a", { hasText: "Load More Posts" }).scrollIntoViewIfNeeded();
-  await page.locator('.feed[data-hydrated="true"]').waitFor({ state: "attached", timeout: 10000 });
+  await page.locator('.feed[data-hydrated="true"]').waitFor({ state: "attached" });
   const before = await page.locator(".feed-card").count();
   assert.equal(before, 20);
   await page.locator("a", { hasText: "Load More Posts" }).click();

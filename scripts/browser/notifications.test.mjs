@@ -132,7 +132,7 @@ test("enabling push with permission granted stores a subscription", async () => 
   await page.locator('.push-toggle[data-hydrated="true"]').waitFor();
   await page.locator('[data-push-status="off"]').waitFor();
   await page.locator("button", { hasText: "Enable push notifications" }).click();
-  await page.locator('[data-push-status="on"], .push-toggle .field-error').first().waitFor({ timeout: 15000 });
+  await page.locator('[data-push-status="on"], .push-toggle .field-error').first().waitFor();
   const failure = await page.locator(".push-toggle .field-error").count() ? await page.locator(".push-toggle .field-error").innerText() : "";
   assert.equal(failure, "", "enable push failed");
   const me = await page.evaluate(async () => (await (await fetch("/api/auth/me?appId=demo")).json()).data);

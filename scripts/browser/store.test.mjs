@@ -35,7 +35,7 @@ test("a follower filters the store, picks a variant, adds it and changes the qua
   assert.equal(await page.locator(".cart-link .cart-count").innerText(), "1", "the Cart button counts the add");
   await page.screenshot({ path: join(screenshotDir, "store-item-390x844.png") });
   assert.equal(await page.locator(".add-button").isDisabled(), true, "the same item and variant cannot be added twice");
-  await page.locator(".added-alert").waitFor({ state: "detached", timeout: 4000 });
+  await page.locator(".added-alert").waitFor({ state: "detached" });
 
   await page.goto(env.server.base + "/apps/demo/cart");
   await page.locator('.cart[data-hydrated="true"]').waitFor();

@@ -40,10 +40,10 @@ async function watchThrough(page, viewer, count) {
     assert.equal(await viewer.locator(".story-counter").innerText(), `${i} of ${count}`, `story ${i} left before 15 s`);
     await page.clock.runFor(100);
     if (i < count) {
-      await viewer.locator(".story-counter", { hasText: `${i + 1} of ${count}` }).waitFor({ timeout: 2000 });
+      await viewer.locator(".story-counter", { hasText: `${i + 1} of ${count}` }).waitFor();
     }
   }
-  await viewer.waitFor({ state: "detached", timeout: 2000 });
+  await viewer.waitFor({ state: "detached" });
 }
 
 test("with two stories the second shows for 15 s before the viewer closes", async () => {
