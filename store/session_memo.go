@@ -3,7 +3,7 @@ package store
 import (
 	"time"
 
-	"github.com/hashicorp/golang-lru/v2/expirable"
+	lru "github.com/hashicorp/golang-lru/v2"
 )
 
 // SessionMemoTTL is how long this process trusts a session lookup without
@@ -19,16 +19,34 @@ const SessionMemoTTL = time.Second
 // the sessions this process ended, a little longer than a memo lives, so a
 // lookup that read the session just before the logout deleted it cannot
 // put it back.
+//
+// Entries expire when read, not by a sweeper: golang-lru's expirable cache
+// runs a goroutine per cache that wakes every TTL/100 (10 ms here) and never
+// ends, so every Storage cost 130 wake-ups a second for the life of the
+// process, idle or not (and a test process building hundreds of Storages
+// kept all of them ticking). Both caches are bounded by size, so an
+// expired entry nobody reads again is evicted by newer ones.
 type sessionMemo struct {
-	users   *expirable.LRU[string, User]
-	revoked *expirable.LRU[string, struct{}]
+	users   *lru.Cache[string, memoUser]
+	revoked *lru.Cache[string, time.Time]
+	now     func() time.Time
+}
+
+type memoUser struct {
+	user    User
+	expires time.Time
 }
 
 func newSessionMemo() *sessionMemo {
-	return &sessionMemo{
-		users:   expirable.NewLRU[string, User](10_000, nil, SessionMemoTTL),
-		revoked: expirable.NewLRU[string, struct{}](10_000, nil, 3*SessionMemoTTL),
+	users, err := lru.New[string, memoUser](10_000)
+	if err != nil {
+		panic(err) // only for a size below 1
 	}
+	revoked, err := lru.New[string, time.Time](10_000)
+	if err != nil {
+		panic(err)
+	}
+	return &sessionMemo{users: users, revoked: revoked, now: time.Now}
 }
 
 // get answers a copy, so no caller can change what another one reads. A
@@ -41,24 +59,32 @@ func (m *sessionMemo) get(id string) (*User, bool) {
 	if !ok {
 		return nil, false
 	}
-	return &u, true
+	if !m.now().Before(u.expires) {
+		m.users.Remove(id)
+		return nil, false
+	}
+	return &u.user, true
 }
 
 func (m *sessionMemo) put(id string, u *User) {
 	if m == nil {
 		return
 	}
-	if _, gone := m.revoked.Get(id); gone {
-		return
+	now := m.now()
+	if until, gone := m.revoked.Get(id); gone {
+		if now.Before(until) {
+			return
+		}
+		m.revoked.Remove(id)
 	}
-	m.users.Add(id, *u)
+	m.users.Add(id, memoUser{user: *u, expires: now.Add(SessionMemoTTL)})
 }
 
 func (m *sessionMemo) revoke(id string) {
 	if m == nil {
 		return
 	}
-	m.revoked.Add(id, struct{}{})
+	m.revoked.Add(id, m.now().Add(3*SessionMemoTTL))
 	m.users.Remove(id)
 }
 
@@ -68,7 +94,7 @@ func (m *sessionMemo) forgetUser(userID string) {
 		return
 	}
 	for _, id := range m.users.Keys() {
-		if u, ok := m.users.Peek(id); ok && u.ID == userID {
+		if u, ok := m.users.Peek(id); ok && u.user.ID == userID {
 			m.users.Remove(id)
 		}
 	}
