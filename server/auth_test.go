@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -108,6 +109,15 @@ func TestSignUpSignInAndOut(t *testing.T) {
 	first := cookieValue(t, ok.Header)
 	if len(first) < 22 { // 22 base64 characters carry 128 bits
 		t.Errorf("token too short: %d characters", len(first))
+	}
+	// The new password is hashed at the server's Config.PasswordCost (the
+	// tests' cheap one), recorded in the hash.
+	var stored string
+	if err := db.NewSelect().Model((*store.User)(nil)).Column("password_hash").Where("username = ?", "newbie").Scan(context.Background(), &stored); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("$argon2id$v=19$m=%d,t=%d,p=", testPasswordCost.MemoryKiB, testPasswordCost.Passes); !strings.HasPrefix(stored, want) {
+		t.Errorf("stored hash %.40q, want the configured cost %q", stored, want)
 	}
 	me := ts.do(t, "GET", "/api/auth/me", nil, withSession(first))
 	if me.Status != http.StatusOK || !strings.Contains(me.Body, `"username":"newbie"`) || !strings.Contains(me.Body, `"email":{"email":"new@demo.test"}`) {
