@@ -170,8 +170,9 @@ func New(ctx context.Context, o Options) (*Queue, error) {
 		// SQLite has no LISTEN: river's SQLite listener emulates it by
 		// querying a notification table every 50 ms, which was most of an
 		// idle embedded server's CPU (4% of a core doing nothing). Polled
-		// instead at the outbox's pace: the outbox mover is the only
-		// inserter, so a job waits at most two polls either way.
+		// instead at the outbox's pace: our jobs reach river through the
+		// outbox, so one waits at most two polls (river's own periodic
+		// jobs one).
 		cfg.PollOnly = true
 		cfg.FetchPollInterval = o.PollInterval
 		d, err = newSQLiteDriver(o.DB, cfg)
