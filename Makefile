@@ -3,6 +3,12 @@ SHELL := /bin/bash
 GO ?= go
 export PATH := $(HOME)/go/bin:$(shell $(GO) env GOPATH 2>/dev/null)/bin:$(PATH)
 
+# -trimpath: builds name files by module path, not by where the checkout
+# is, so a fresh clone (CI's, a second worktree) reuses the Go build cache,
+# go vet's and staticcheck's results instead of compiling and analysing
+# everything again (about 250 CPU seconds of a `make test` on two cores).
+export GOFLAGS := -trimpath $(GOFLAGS)
+
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 export TEST_DATABASE_URL TEST_REDIS_URL
