@@ -111,8 +111,9 @@ func postgresFrom(t testing.TB, kind string, fill func(ctx context.Context, db *
 	}
 	db.SetMaxOpenConns(PoolConns)
 	db.SetMaxIdleConns(PoolConns)
-	// Cleanups run last-in first-out: close our pool before dropping, and
-	// FORCE ends any connection a test left behind.
+	// Cleanups run last-in first-out: close our pool, then end any
+	// connection the test left behind; the database is dropped when the
+	// process ends (spentDatabases).
 	t.Cleanup(func() {
 		db.Close()
 		if err := spentDatabases.add(admin, name); err != nil {
@@ -350,11 +351,12 @@ func dropStale(ctx context.Context, admin *bun.DB) error {
 // the process ends (or until spentKeep of them wait) and then dropped in
 // one go. Dropping each when its test ended made creating the next ones the
 // suite's largest cost: a database is some 700 files, and on ext4 without
-// a journal (common on CI machines) the kernel skips every inode freed in
-// the last 30 s when it allocates one (ialloc.c, recently_deleted), so
-// with drops going on, each file PostgreSQL created scanned thousands of
-// freed inodes: 70% of PostgreSQL's CPU in a profile of the server tests,
-// whose run took 174 s and 229 CPU seconds against 112 s and 160 now.
+// a journal (as on the machines this suite runs on) the kernel skips every
+// inode freed in the last 30 s when it allocates one (ialloc.c,
+// recently_deleted), so with drops going on, each file PostgreSQL created
+// scanned thousands of freed inodes: 70% of PostgreSQL's CPU in a profile
+// of the server tests, whose run took 174 s and 229 CPU seconds against
+// 112 s and 160 now.
 var spentDatabases = &spentSet{}
 
 // spentKeep bounds the disk the spent databases hold (a seeded demo is
