@@ -381,18 +381,18 @@ func (s *spentSet) add(admin *bun.DB, name string) error {
 	full := len(s.names) >= spentKeep
 	s.mu.Unlock()
 	if full {
-		return s.drop(admin)
+		return dropAll(admin, s.take())
 	}
 	return nil
 }
 
-// drop drops every spent database.
-func (s *spentSet) drop(admin *bun.DB) error {
+// take answers the spent databases and forgets them.
+func (s *spentSet) take() []string {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	names := s.names
 	s.names = nil
-	s.mu.Unlock()
-	return dropAll(admin, names)
+	return names
 }
 
 func dropAll(admin *bun.DB, names []string) error {
@@ -409,10 +409,7 @@ func dropAll(admin *bun.DB, names []string) error {
 // TestMain calls it after m.Run (Main does both).
 func Cleanup() {
 	sqliteCleanup()
-	spentDatabases.mu.Lock()
-	names := append(spentDatabases.names, templates.names()...)
-	spentDatabases.names = nil
-	spentDatabases.mu.Unlock()
+	names := append(spentDatabases.take(), templates.names()...)
 	if len(names) == 0 {
 		return
 	}
