@@ -825,6 +825,12 @@ func (s *Server) serveCached(c echo.Context, p *cachedPage, member bool, state s
 // returns the status and the body's size it wrote.
 func (s *Server) writeCachedPage(w http.ResponseWriter, r *http.Request, p *cachedPage, member bool, state string) (int, int, error) {
 	s.metrics.pageCacheResult(state)
+	return writeCachedPage(w, r, p, member, state)
+}
+
+// writeCachedPage writes p as the answer to r (the metrics are the
+// caller's: findVisitorHit counts before the front writes).
+func writeCachedPage(w http.ResponseWriter, r *http.Request, p *cachedPage, member bool, state string) (int, int, error) {
 	h := w.Header()
 	for k, vs := range p.header {
 		h[k] = vs
@@ -843,30 +849,48 @@ func (s *Server) writeCachedPage(w http.ResponseWriter, r *http.Request, p *cach
 	} else {
 		h["Cache-Control"] = cacheControlShared
 	}
-	var body []byte
-	enc, sent := "", p.sent[0]
-	switch accepted := r.Header.Get("Accept-Encoding"); {
-	case acceptsEncodingIn(accepted, "br"):
-		body, enc, sent = p.br, "br", p.sent[2]
-	case acceptsEncodingIn(accepted, "gzip"):
-		body, enc, sent = p.gz, "gzip", p.sent[1]
-	}
-	h["Etag"] = sent.etag
-	if matchesETag(r.Header.Get("If-None-Match"), p.etag) {
+	a := p.answerTo(r)
+	h["Etag"] = a.sent.etag
+	if a.notModified {
 		w.WriteHeader(http.StatusNotModified)
 		return http.StatusNotModified, 0, nil
 	}
-	if enc != "" {
-		h["Content-Encoding"] = encodingValues[enc]
+	if a.encoding != "" {
+		h["Content-Encoding"] = encodingValues[a.encoding]
 	}
-	if enc == "" {
-		body = p.identity()
-	}
-	h["Content-Length"] = sent.length
+	h["Content-Length"] = a.sent.length
 	sendInOnePiece(r)
 	w.WriteHeader(p.status)
-	n, err := w.Write(body)
+	n, err := w.Write(a.body)
 	return p.status, n, err
+}
+
+// pageAnswer is what a cached page answers a request with: the encoding
+// it takes (br, gzip, or "" for the page inflated), its bytes and header
+// values, or 304 when the request already has the page.
+type pageAnswer struct {
+	encoding    string
+	body        []byte
+	sent        sentHeaders
+	notModified bool
+}
+
+func (p *cachedPage) answerTo(r *http.Request) pageAnswer {
+	a := pageAnswer{sent: p.sent[0]}
+	switch accepted := r.Header.Get("Accept-Encoding"); {
+	case acceptsEncodingIn(accepted, "br"):
+		a.body, a.encoding, a.sent = p.br, "br", p.sent[2]
+	case acceptsEncodingIn(accepted, "gzip"):
+		a.body, a.encoding, a.sent = p.gz, "gzip", p.sent[1]
+	}
+	if matchesETag(r.Header.Get("If-None-Match"), p.etag) {
+		a.notModified, a.body = true, nil
+		return a
+	}
+	if a.encoding == "" {
+		a.body = p.identity()
+	}
+	return a
 }
 
 // matchesETag compares If-None-Match weakly: any encoding of the same bytes

@@ -89,26 +89,53 @@ func (s *Server) answerVisitorHits(next http.Handler) http.Handler {
 // answerVisitorHit answers r from the page cache and reports true, or
 // reports false having written nothing.
 func (s *Server) answerVisitorHit(w http.ResponseWriter, r *http.Request) bool {
+	hit, ok := s.findVisitorHit(r)
+	if !ok {
+		return false
+	}
+	id := s.requestIDOf(r)
+	h := w.Header()
+	h["X-Request-Id"] = []string{id}
+	s.setSecurityHeaders(h)
+	status, size, err := writeCachedPage(w, r, hit.page, false, hit.state)
+	if err != nil && r.Context().Err() != nil {
+		status = statusClientClosed
+	}
+	s.answeredHit(r, hit, id, status, size)
+	return true
+}
+
+// visitorHit is a visitor's cached page a request may be answered with
+// before the router, and how (hit, or stale within the bound).
+type visitorHit struct {
+	page  *cachedPage
+	state string
+	route visitorRoute
+	start time.Time
+}
+
+// findVisitorHit finds the page answerVisitorHit (or the front) answers r
+// with, if any.
+func (s *Server) findVisitorHit(r *http.Request) (visitorHit, bool) {
 	// Any cookie sends the request through the chain: a session (a
 	// member's page, or a stale cookie the page clears), or a browser that
 	// has just written (freshCookie) and must not get a stale page.
 	// An escaped path is left to the chain, which decodes it as it routes.
 	if (r.Method != http.MethodGet && r.Method != http.MethodHead) || len(r.Header["Cookie"]) > 0 || r.URL.RawPath != "" || s.pages.off {
-		return false
+		return visitorHit{}, false
 	}
 	vr, ok := s.pages.visitorRoutes.lookup(r)
 	if !ok {
-		return false
+		return visitorHit{}, false
 	}
 	start := time.Now()
-	ctx := r.Context()
-	version, err := s.pageVersion(ctx, vr.appID, vr.postID)
+	version, err := s.pageVersion(r.Context(), vr.appID, vr.postID)
 	if err != nil {
-		return false
+		return visitorHit{}, false
 	}
 	p := s.pages.getVisitorPage(vr, version.content, s.build, pageKeyPath(r), start)
 	if p == nil {
-		return false
+		return visitorHit{}, false
 	}
 	state := "hit"
 	if p.engagement < version.engagement {
@@ -116,21 +143,18 @@ func (s *Server) answerVisitorHit(w http.ResponseWriter, r *http.Request) bool {
 		// does; past it the chain has one request render while the others
 		// get this page.
 		if start.Sub(p.rendered) >= s.pages.staleFor {
-			return false
+			return visitorHit{}, false
 		}
 		state = "stale"
 	}
-	id := s.requestIDOf(r)
-	h := w.Header()
-	h["X-Request-Id"] = []string{id}
-	s.setSecurityHeaders(h)
-	status, size, err := s.writeCachedPage(w, r, p, false, state)
-	if err != nil && ctx.Err() != nil {
-		status = statusClientClosed
-	}
-	s.answered(ctx, answeredRequest{site: "main", id: id, method: r.Method, route: vr.route, path: r.URL.Path,
-		status: status, start: start, size: int64(size), client: s.clientIP(r)})
-	return true
+	s.metrics.pageCacheResult(state)
+	return visitorHit{page: p, state: state, route: vr, start: start}, true
+}
+
+// answeredHit writes the access line and the metrics of a visitor hit.
+func (s *Server) answeredHit(r *http.Request, hit visitorHit, id string, status, size int) {
+	s.answered(r.Context(), answeredRequest{site: "main", id: id, method: r.Method, route: hit.route.route, path: r.URL.Path,
+		status: status, start: hit.start, size: int64(size), client: s.clientIP(r)})
 }
 
 // getVisitorPage is get for a visitor's page key, built in a buffer that

@@ -106,12 +106,13 @@ func (s *Server) allowDomainForms(c echo.Context) {
 }
 
 func (s *Server) setSecurityHeaders(h http.Header) {
-	v := &s.securityHeaderValues
-	h["X-Content-Type-Options"] = v[0]
-	h["Referrer-Policy"] = v[1]
-	h["X-Frame-Options"] = v[2]
-	h["Content-Security-Policy"] = v[3]
+	for i, name := range securityHeaderNames {
+		h[name] = s.securityHeaderValues[i]
+	}
 }
+
+// securityHeaderNames name securityHeaderValues, in order.
+var securityHeaderNames = [4]string{"X-Content-Type-Options", "Referrer-Policy", "X-Frame-Options", "Content-Security-Policy"}
 
 // contentSecurityPolicy allows scripts from this site only. Images, video
 // and uploads may also reach the main site (auth pages show its images) and

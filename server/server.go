@@ -247,8 +247,12 @@ func (s *Server) Run(ctx context.Context, lns Listeners) error {
 	}
 	errs := make(chan error, len(servers)+1)
 	for i, ln := range []net.Listener{lns.Main, lns.Auth} {
+		serve := Serve
+		if i == 0 {
+			serve = s.ServeMain
+		}
 		go func(srv *http.Server) {
-			if err := Serve(srv, ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			if err := serve(srv, ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				errs <- fmt.Errorf("serve %s: %w", srv.Addr, err)
 			}
 		}(servers[i])

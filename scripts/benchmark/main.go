@@ -185,11 +185,11 @@ func run(ctx context.Context) error {
 	defer stopWatch()
 	go cached.WatchPageVersions(watchCtx)
 	uncached := a.Server(engine, assemble.ServerOptions{NoPageCache: true})
-	marquee, err := serveHTTP(cached.Main())
+	marquee, err := serveHTTP(cached)
 	if err != nil {
 		return err
 	}
-	marqueeOff, err := serveHTTP(uncached.Main())
+	marqueeOff, err := serveHTTP(uncached)
 	if err != nil {
 		return err
 	}
@@ -440,14 +440,15 @@ func startBefore(ctx context.Context, checkout string, logger *slog.Logger) (str
 	return url, "marquee_session=" + token, stop, nil
 }
 
-// serveHTTP serves h on a loopback port until the process ends.
-func serveHTTP(h http.Handler) (string, error) {
+// serveHTTP serves s's main site on a loopback port until the process ends.
+func serveHTTP(s *server.Server) (string, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", err
 	}
-	// As `marquee serve` serves (server.Serve: answers in one piece).
-	go server.Serve(&http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}, ln)
+	// As `marquee serve` serves (ServeMain: the front, then net/http
+	// answering in one piece).
+	go s.ServeMain(&http.Server{Handler: s.Main(), ReadHeaderTimeout: 10 * time.Second}, ln)
 	return "http://" + ln.Addr().String(), nil
 }
 
