@@ -58,11 +58,11 @@ type frontAnswer func(b []byte, r *http.Request) (head, body []byte, ok bool)
 const frontHeadLimit = 4 << 10
 
 type front struct {
-	ln      net.Listener
-	answer  frontAnswer
-	handed  chan net.Conn // connections for net/http's Accept
-	closed  chan struct{}
-	closing sync.Once
+	ln        net.Listener
+	answer    frontAnswer
+	handed    chan net.Conn // connections for net/http's Accept
+	closed    chan struct{}
+	closing   sync.Once
 	acceptErr atomic.Pointer[error]
 
 	readHeaderTimeout, idleTimeout time.Duration
