@@ -48,10 +48,17 @@ import (
 // wait for a request (RegisterOnShutdown). While the server drains, every
 // request is handed over, so net/http answers it with Connection: close.
 
-// frontAnswer appends the head of the answer to a parsed request to b and
-// answers its body (to be sent after it) and true, or reports false
-// having appended nothing.
-type frontAnswer func(b []byte, r *http.Request) (head, body []byte, ok bool)
+// frontAnswer appends the head of the answer to a parsed request to b, and
+// answers it with the body to send after it, or reports false having
+// appended nothing (net/http is to answer).
+type frontAnswer func(b []byte, r *http.Request) (frontReply, bool)
+
+// frontReply is an answer's bytes: the head (in the connection's buffer),
+// the body (not copied), and whether the connection closes after it.
+type frontReply struct {
+	head, body []byte
+	close      bool
+}
 
 // frontHeadLimit is the front's read buffer: a head that does not fit is
 // net/http's (which takes up to 1 MB).
@@ -94,17 +101,26 @@ func (s *Server) ServeMain(srv *http.Server, ln net.Listener) error {
 // answerAtTheFront is answerVisitorHit for the requests routeHosts passes
 // on unchanged (the main site's hosts, and no app that moved to its own
 // domain), while the server is not draining.
-func (s *Server) answerAtTheFront(b []byte, r *http.Request) ([]byte, []byte, bool) {
+func (s *Server) answerAtTheFront(b []byte, r *http.Request) (frontReply, bool) {
 	if s.draining.Load() || !s.siteHost(hostOf(r.Host)) {
-		return b, nil, false
+		return frontReply{}, false
 	}
 	if name, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/apps/"), "/"); strings.HasPrefix(r.URL.Path, "/apps/") &&
 		s.domains.get(r.Context()).byName[name] != "" {
-		return b, nil, false
+		return frontReply{}, false
 	}
 	hit, ok := s.findVisitorHit(r)
 	if !ok {
-		return b, nil, false
+		// A page the chain has answered visitors from the cache, not a
+		// hit this time (a new version, a render due, counts past the
+		// staleness bound): the chain answers it here, as net/http would
+		// have it answer, so that the connection stays with the front. A
+		// crawler's or a load balancer's connection would otherwise go to
+		// net/http at the first like on the page and stay there.
+		if _, known := s.pages.visitorRoutes.lookup(r); !known || r.URL.RawPath != "" {
+			return frontReply{}, false
+		}
+		return s.runChainAtTheFront(b, r)
 	}
 	id := s.requestIDOf(r)
 	head, body, status := s.appendVisitorHit(b, r, hit, id)
@@ -113,7 +129,23 @@ func (s *Server) answerAtTheFront(b []byte, r *http.Request) ([]byte, []byte, bo
 		body = nil // net/http counts a HEAD's body as written, and sends none
 	}
 	s.answeredHit(r, hit, id, status, size)
-	return head, body, true
+	return frontReply{head: head, body: body}, true
+}
+
+// runChainAtTheFront has the main site's handler answer r into a buffer
+// and appends the answer as net/http would write it. Only for page routes
+// the cache serves (whole answers, never streamed). A panic closes the
+// connection, as net/http's recovery does.
+func (s *Server) runChainAtTheFront(b []byte, r *http.Request) (reply frontReply, ok bool) {
+	w := &frontWriter{header: make(http.Header, 16)}
+	defer func() {
+		if v := recover(); v != nil {
+			s.logger.Error("panic serving a page at the front", "path", r.URL.Path, "panic", v)
+			reply, ok = frontReply{head: b[:0], close: true}, true
+		}
+	}()
+	s.mainHandler.ServeHTTP(w, r)
+	return w.appendResponse(b, r.Method == http.MethodHead), true
 }
 
 func newFront(ln net.Listener, answer frontAnswer, srv *http.Server) *front {
@@ -240,9 +272,9 @@ func (f *front) serve(c net.Conn) {
 			return
 		}
 		r, ok := fc.request(head)
-		var body []byte
+		var reply frontReply
 		if ok {
-			fc.out, body, ok = f.answer(fc.out[:0], r)
+			reply, ok = f.answer(fc.out[:0], r)
 		}
 		if !ok {
 			f.handOver(c, br)
@@ -250,11 +282,15 @@ func (f *front) serve(c net.Conn) {
 		}
 		_, _ = br.Discard(len(head))
 		first = false
+		fc.out = reply.head
 		// One writev: the head from the connection's buffer, the body
 		// from the cache, not copied.
-		fc.bufs = append(fc.bufs[:0], fc.out, body)
+		fc.bufs = append(fc.bufs[:0], reply.head, reply.body)
 		_, err = fc.bufs.WriteTo(c)
-		if err != nil {
+		if cap(fc.out) > 64<<10 {
+			fc.out = nil // a large answer's buffer does not stay with an idle connection
+		}
+		if err != nil || reply.close {
 			f.drop(c, br)
 			return
 		}
@@ -538,6 +574,94 @@ func appendHeader(b []byte, name string, values ...string) []byte {
 		b = append(b, "\r\n"...)
 	}
 	return b
+}
+
+// frontWriter is the http.ResponseWriter of a request the front has the
+// chain answer: it holds the whole answer.
+type frontWriter struct {
+	header http.Header
+	status int
+	body   []byte
+}
+
+func (w *frontWriter) Header() http.Header { return w.header }
+
+func (w *frontWriter) WriteHeader(status int) {
+	if w.status == 0 && status >= 200 {
+		w.status = status
+	}
+}
+
+func (w *frontWriter) Write(p []byte) (int, error) {
+	w.WriteHeader(http.StatusOK)
+	if !bodyAllowed(w.status) {
+		return 0, http.ErrBodyNotAllowed
+	}
+	w.body = append(w.body, p...)
+	return len(p), nil
+}
+
+// Flush does nothing: the answer is sent whole.
+func (w *frontWriter) Flush() {}
+
+func bodyAllowed(status int) bool {
+	return status != http.StatusNoContent && status != http.StatusNotModified && status >= 200
+}
+
+// appendResponse appends the answer as net/http writes a handler's answer
+// that did not flush: the Date unless set, the type sniffed when none was
+// set, Content-Length from the body when the handler set none, nothing of
+// a body for a 204 or 304, no body for HEAD.
+func (w *frontWriter) appendResponse(b []byte, head bool) frontReply {
+	status := w.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	h := w.header
+	allowed := bodyAllowed(status)
+	if allowed {
+		if _, typed := h["Content-Type"]; !typed && len(w.body) > 0 && h.Get("Content-Encoding") == "" {
+			h.Set("Content-Type", http.DetectContentType(w.body))
+		}
+		if h.Get("Content-Length") == "" && (len(w.body) > 0 || !head) {
+			h.Set("Content-Length", strconv.Itoa(len(w.body)))
+		}
+		h.Del("Transfer-Encoding")
+	} else {
+		h.Del("Content-Type")
+		h.Del("Content-Length")
+		h.Del("Transfer-Encoding")
+	}
+	b = append(b, "HTTP/1.1 "...)
+	b = strconv.AppendInt(b, int64(status), 10)
+	b = append(b, ' ')
+	b = append(b, http.StatusText(status)...)
+	b = append(b, "\r\n"...)
+	if _, dated := h["Date"]; !dated {
+		b = append(b, "Date: "...)
+		b = appendDate(b, time.Now())
+		b = append(b, "\r\n"...)
+	}
+	for k, vs := range h {
+		b = appendHeader(b, k, vs...)
+	}
+	b = append(b, "\r\n"...)
+	reply := frontReply{head: b, close: headerHasToken(h["Connection"], "close")}
+	if allowed && !head {
+		reply.body = w.body
+	}
+	return reply
+}
+
+func headerHasToken(values []string, token string) bool {
+	for _, v := range values {
+		for _, t := range strings.Split(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(t), token) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // The Date header's value changes once a second: formatted then, not per

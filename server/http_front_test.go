@@ -34,12 +34,12 @@ func startFront(t *testing.T, ts *testServer, configure func(*http.Server)) *fro
 	if configure != nil {
 		configure(fu.srv)
 	}
-	f := newFront(ln, func(b []byte, r *http.Request) ([]byte, []byte, bool) {
-		head, body, ok := ts.answerAtTheFront(b, r)
+	f := newFront(ln, func(b []byte, r *http.Request) (frontReply, bool) {
+		reply, ok := ts.answerAtTheFront(b, r)
 		if ok {
 			fu.answered.Add(1)
 		}
-		return head, body, ok
+		return reply, ok
 	}, fu.srv)
 	served := make(chan error, 1)
 	go func() { served <- Serve(fu.srv, f) }()
@@ -344,4 +344,49 @@ func TestFrontTimeoutsAndShutdown(t *testing.T) {
 
 func isReset(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "connection reset")
+}
+
+// A page the front knows that is not a hit this time (a new version after
+// a write) is answered at the front by the chain, as net/http has it
+// answered, so a visitor's connection stays with the front: the next hit on
+// it is the front's again.
+func TestFrontKeepsItsConnectionsAcrossNewVersions(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, demoDB(t))
+	ctx := context.Background()
+	demo, err := ts.store.AppByIDOrName(ctx, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fu := startFront(t, ts, nil)
+	fu.warm(t, "/apps/demo")
+	rc := fu.dial(t)
+	rc.send(get("/apps/demo", "Accept-Encoding: gzip\r\n"))
+	if res, _ := rc.answer("GET"); res.Header.Get("X-Page-Cache") != "hit" || fu.answered.Load() != 1 {
+		t.Fatalf("first: %s, answered at the front %d", res.Header.Get("X-Page-Cache"), fu.answered.Load())
+	}
+	for round := range 3 {
+		ts.store.InvalidateApp(ctx, demo.ID)
+		rc.send(get("/apps/demo", "Accept-Encoding: gzip\r\n"))
+		res, body := rc.answer("GET")
+		if res.StatusCode != 200 || res.Header.Get("X-Page-Cache") != "miss" || int64(len(body)) != res.ContentLength ||
+			res.Header.Get("Content-Encoding") != "gzip" || res.Header.Get("Date") == "" {
+			t.Fatalf("round %d, after a new version: %d %s, %d bytes of %d, %v", round, res.StatusCode, res.Header.Get("X-Page-Cache"), len(body), res.ContentLength, res.Header)
+		}
+		// net/http's answer on its own connection is the same page, now a hit.
+		other := fu.dial(t)
+		other.send(get("/healthz") + get("/apps/demo", "Accept-Encoding: gzip\r\n"))
+		other.answer("GET")
+		want, wantBody := other.answer("GET")
+		if want.Header.Get("X-Page-Cache") != "hit" || !bytes.Equal(body, wantBody) || want.Header.Get("Etag") != res.Header.Get("Etag") {
+			t.Fatalf("round %d: net/http answered %s, %d bytes (the front's miss: %d bytes)", round, want.Header.Get("X-Page-Cache"), len(wantBody), len(body))
+		}
+		rc.send(get("/apps/demo", "Accept-Encoding: gzip\r\n"))
+		if res, _ := rc.answer("GET"); res.Header.Get("X-Page-Cache") != "hit" {
+			t.Fatalf("round %d, the next request: %s", round, res.Header.Get("X-Page-Cache"))
+		}
+		if want := int64(1 + 2*(round+1)); fu.answered.Load() != want {
+			t.Fatalf("round %d: %d answers at the front, want %d (the connection went to net/http)", round, fu.answered.Load(), want)
+		}
+	}
 }

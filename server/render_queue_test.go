@@ -138,8 +138,10 @@ func TestFullRenderQueueAnswersAtOnce(t *testing.T) {
 // Refreshes take at most half the render runtimes: with a pool of two,
 // while one expired page renders again (its render held), a second expired
 // page is served stale at once without being rendered or its data loaded,
-// and a cold page still renders as a first view. Once the refresh is done,
-// the next read of the second page refreshes it.
+// and a cold page still renders as a first view. Once the refresh is done
+// its slot rests (refreshRest times the refresh's time: the second page is
+// still served stale, not rendered), and then a read of the second page
+// refreshes it.
 func TestRefreshesLeaveRuntimesToFirstViews(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, demoSQLite(t))
@@ -178,8 +180,23 @@ func TestRefreshesLeaveRuntimesToFirstViews(t *testing.T) {
 	if got := <-refreshed; got != "200 refresh" {
 		t.Errorf("the landing's refresh answered %q, want 200 refresh", got)
 	}
-	if r := ts.do(t, "GET", "/apps/demo/community", nil, nil); r.Status != http.StatusOK || r.Header.Get("X-Page-Cache") != "refresh" {
-		t.Errorf("second expired page once the slot is free: %d %q, want 200 refresh", r.Status, r.Header.Get("X-Page-Cache"))
+	if r := ts.do(t, "GET", "/apps/demo/community", nil, nil); r.Status != http.StatusOK || r.Header.Get("X-Page-Cache") != "stale" {
+		t.Errorf("second expired page while the slot rests: %d %q, want 200 stale", r.Status, r.Header.Get("X-Page-Cache"))
+	}
+	if n := gate.count("/apps/demo/community"); n != 0 {
+		t.Errorf("the second page rendered %d times while the slot rested, want 0", n)
+	}
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		r := ts.do(t, "GET", "/apps/demo/community", nil, nil)
+		if r.Status != http.StatusOK {
+			t.Fatalf("second expired page: %d", r.Status)
+		}
+		if r.Header.Get("X-Page-Cache") == "refresh" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the second expired page was never refreshed once the slot had rested")
+		}
 	}
 	if n := gate.count("/apps/demo/community"); n != 1 {
 		t.Errorf("the second page rendered %d times after the slot was freed, want 1", n)
