@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -125,5 +126,28 @@ func TestPageExpiryTravelsWithThePage(t *testing.T) {
 	sp.Expires = time.Time{}
 	if got := sharedToCached(sp); !got.expires.Equal(rendered.Add(PageTTL)) {
 		t.Errorf("shared without an expiry: expires %v, want %v", got.expires, rendered.Add(PageTTL))
+	}
+}
+
+// A page past its clock-driven expiry is served (stale, while one request
+// renders it again) for up to PageTTLMax after it, not dropped after a
+// minute: with refreshes paced, a crawler reading a thousand apps finds
+// such pages a few minutes old rather than gone (a first view each).
+func TestExpiredPagesServedStaleUpToPageTTLMax(t *testing.T) {
+	t.Parallel()
+	pc := newPageCache(0, nil)
+	now := time.Now()
+	for _, tc := range []struct {
+		past time.Duration
+		kept bool
+	}{{time.Second, true}, {5 * time.Minute, true}, {PageTTLMax - time.Second, true}, {PageTTLMax + time.Second, false}} {
+		key := fmt.Sprintf("app\x001\x00build\x00/apps/a%d\x00\x00visitor", tc.past)
+		p := sizedPage(100)
+		p.rendered, p.expires = now.Add(-tc.past-PageTTL), now.Add(-tc.past)
+		pc.put(key, p)
+		got := pc.get(key, now)
+		if (got != nil) != tc.kept || got != nil && !got.expired(now) {
+			t.Errorf("a page %s past its expiry: served %v, want %v (and expired)", tc.past, got != nil, tc.kept)
+		}
 	}
 }
