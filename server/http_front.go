@@ -3,7 +3,6 @@ package server
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"errors"
 	"io"
 	"net"
@@ -242,7 +241,7 @@ func (f *front) serve(c net.Conn) {
 	defer f.track(st, false)
 	br := frontReaders.Get().(*bufio.Reader)
 	br.Reset(c)
-	fc := &frontConn{ctx: context.Background(), remote: c.RemoteAddr().String()}
+	fc := &frontConn{remote: c.RemoteAddr().String()}
 	first := true
 	for {
 		wait := f.idleTimeout
@@ -395,7 +394,6 @@ func (c *handedConn) CloseWrite() error {
 // frontConn is one connection's request and answer, reused from one
 // request to the next (nothing keeps either past its answer).
 type frontConn struct {
-	ctx    context.Context
 	remote string
 	req    http.Request
 	url    url.URL
@@ -466,7 +464,9 @@ func (fc *frontConn) request(head []byte) (*http.Request, bool) {
 	fc.url = url.URL{Path: string(path), RawQuery: string(query)}
 	fc.req = http.Request{Method: m, URL: &fc.url, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Header: fc.header, Host: host, RemoteAddr: fc.remote, RequestURI: string(target), Body: http.NoBody}
-	return fc.req.WithContext(fc.ctx), true
+	// No context of its own: Context() answers Background (WithContext
+	// would copy the request).
+	return &fc.req, true
 }
 
 var (

@@ -62,6 +62,8 @@ type Server struct {
 	built *builtFiles
 	// requestIDs names requests that come without an id (logging.go).
 	requestIDs *requestIDs
+	// accessHandlers format the access line's fixed part once (logging.go).
+	accessHandlers accessHandlers
 	// securityHeaderValues are the values securityHeaders sends, made once.
 	securityHeaderValues [4][]string
 	// clientIP is the client's address (TRUSTED_PROXIES, client_address.go).
