@@ -75,9 +75,13 @@ type cachedPage struct {
 	identityLen int
 	// sent holds, per encoding (identity, gzip, br), the ETag and
 	// Content-Length values, made once so a hit formats nothing.
-	sent    [3]sentHeaders
-	expires time.Time
-	size    int
+	sent [3]sentHeaders
+	// frontHeaders holds, per encoding, the headers the front writes for
+	// a hit but the date, cache state and request id (http_front.go),
+	// made at the first such hit.
+	frontHeaders [3]atomic.Pointer[[]byte]
+	expires      time.Time
+	size         int
 }
 
 type sentHeaders struct{ etag, length []string }
@@ -885,6 +889,7 @@ func writeCachedPage(w http.ResponseWriter, r *http.Request, p *cachedPage, memb
 // it takes (br, gzip, or "" for the page inflated), its bytes and header
 // values, or 304 when the request already has the page.
 type pageAnswer struct {
+	index       int // of sent and frontHeaders
 	encoding    string
 	body        []byte
 	sent        sentHeaders
@@ -895,10 +900,11 @@ func (p *cachedPage) answerTo(r *http.Request) pageAnswer {
 	a := pageAnswer{sent: p.sent[0]}
 	switch accepted := r.Header.Get("Accept-Encoding"); {
 	case acceptsEncodingIn(accepted, "br"):
-		a.body, a.encoding, a.sent = p.br, "br", p.sent[2]
+		a.index, a.body, a.encoding = 2, p.br, "br"
 	case acceptsEncodingIn(accepted, "gzip"):
-		a.body, a.encoding, a.sent = p.gz, "gzip", p.sent[1]
+		a.index, a.body, a.encoding = 1, p.gz, "gzip"
 	}
+	a.sent = p.sent[a.index]
 	if matchesETag(r.Header.Get("If-None-Match"), p.etag) {
 		a.notModified, a.body = true, nil
 		return a
