@@ -455,6 +455,9 @@ func (fc *frontConn) request(head []byte) (*http.Request, bool) {
 			return nil, false // obs-fold, a space before the colon, no colon
 		}
 		value = bytes.TrimSpace(value)
+		if !validHeaderValue(value) {
+			return nil, false // net/http answers 400
+		}
 		key := canonicalHeaderKey(name)
 		switch key {
 		case "Host":
@@ -505,6 +508,16 @@ func validHeaderName(name []byte) bool {
 	return true
 }
 
+// validHeaderValue: no control character but tab, as net/http requires.
+func validHeaderValue(v []byte) bool {
+	for _, b := range v {
+		if b < ' ' && b != '\t' || b == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
 // commonHeaderKeys spares the usual headers an allocation each.
 var commonHeaderKeys = func() map[string]string {
 	m := map[string]string{}
@@ -536,13 +549,8 @@ func (s *Server) appendVisitorHit(b []byte, r *http.Request, hit visitorHit, id 
 	if a.notModified {
 		status = http.StatusNotModified
 	}
-	b = append(b, "HTTP/1.1 "...)
-	b = strconv.AppendInt(b, int64(status), 10)
-	b = append(b, ' ')
-	b = append(b, http.StatusText(status)...)
-	b = append(b, "\r\nDate: "...)
-	b = appendDate(b, hit.start)
-	b = append(b, "\r\n"...)
+	b = appendStatusLine(b, status)
+	b = appendHeader(b, "Date", dateValue(hit.start))
 	b = appendHeader(b, "X-Page-Cache", pageCacheStates[hit.state]...)
 	b = appendHeader(b, "X-Request-Id", id)
 	if !a.notModified {
@@ -664,15 +672,9 @@ func (w *frontWriter) appendResponse(b []byte, head bool) frontReply {
 		h.Del("Content-Length")
 		h.Del("Transfer-Encoding")
 	}
-	b = append(b, "HTTP/1.1 "...)
-	b = strconv.AppendInt(b, int64(status), 10)
-	b = append(b, ' ')
-	b = append(b, http.StatusText(status)...)
-	b = append(b, "\r\n"...)
+	b = appendStatusLine(b, status)
 	if _, dated := h["Date"]; !dated {
-		b = append(b, "Date: "...)
-		b = appendDate(b, time.Now())
-		b = append(b, "\r\n"...)
+		b = appendHeader(b, "Date", dateValue(time.Now()))
 	}
 	for k, vs := range h {
 		b = appendHeader(b, k, vs...)
@@ -696,20 +698,29 @@ func headerHasToken(values []string, token string) bool {
 	return false
 }
 
+// appendStatusLine appends "HTTP/1.1 200 OK" and its line end.
+func appendStatusLine(b []byte, status int) []byte {
+	b = append(b, "HTTP/1.1 "...)
+	b = strconv.AppendInt(b, int64(status), 10)
+	b = append(b, ' ')
+	b = append(b, http.StatusText(status)...)
+	return append(b, "\r\n"...)
+}
+
 // The Date header's value changes once a second: formatted then, not per
 // answer.
 var frontDate atomic.Pointer[dateStamp]
 
 type dateStamp struct {
 	second int64
-	value  []byte
+	value  string
 }
 
-func appendDate(b []byte, now time.Time) []byte {
+func dateValue(now time.Time) string {
 	d := frontDate.Load()
 	if d == nil || d.second != now.Unix() {
-		d = &dateStamp{second: now.Unix(), value: now.UTC().AppendFormat(nil, http.TimeFormat)}
+		d = &dateStamp{second: now.Unix(), value: now.UTC().Format(http.TimeFormat)}
 		frontDate.Store(d)
 	}
-	return append(b, d.value...)
+	return d.value
 }

@@ -232,6 +232,7 @@ func TestFrontLeavesTheRestToNetHTTP(t *testing.T) {
 		{"an unknown host", "GET /apps/demo HTTP/1.1\r\nHost: elsewhere.test\r\n\r\n", 404, ""},
 		{"no host", "GET /apps/demo HTTP/1.1\r\n\r\n", 400, ""},
 		{"two hosts", "GET /apps/demo HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: 127.0.0.2\r\n\r\n", 400, ""},
+		{"a control character in a value", get("/apps/demo", "Accept-Encoding: gz\x01ip\r\n"), 400, ""},
 		{"a space before the colon", "GET /apps/demo HTTP/1.1\r\nHost : 127.0.0.1\r\n\r\n", 400, ""},
 		{"a POST", "POST /apps/demo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n", 0, ""},
 	}

@@ -140,9 +140,9 @@ type pageCache struct {
 	refreshing chan struct{}
 }
 
-// refreshRest is how long a refresh slot rests after a refresh, as a
-// multiple of the time the refresh took: refreshes take at most a quarter
-// of their slots' time. In a uniform read of 1,000 apps whose pages all
+// refreshRest is how long a refresh slot rests after a refresh of a page
+// the clock renewed, as a multiple of the time the refresh took: such
+// refreshes take at most a quarter of their slots' time. In a uniform read of 1,000 apps whose pages all
 // showed the minute ("3m ago"), refreshes rendering back to back took a
 // core of two from the hits (scripts/bench apps: 0.33x of one app's rate;
 // resting twice their time, 0.47x); the pages they would renew are served
@@ -200,12 +200,19 @@ func (pc *pageCache) setRenderPool(size int) {
 }
 
 // startRefresh takes a refresh slot, or reports false when every slot is
-// taken. done gives it back refreshRest times the refresh's time later.
-func (pc *pageCache) startRefresh() (done func(), ok bool) {
+// taken. done gives it back, refreshRest times the refresh's time later
+// when rest is set: for pages the clock renewed. A page renewed for newer
+// counts gives it back at once (staleFor already bounds those renders to
+// one per page per staleFor, and a like shows within it).
+func (pc *pageCache) startRefresh(rest bool) (done func(), ok bool) {
 	select {
 	case pc.refreshing <- struct{}{}:
 		start := time.Now()
 		return func() {
+			if !rest {
+				<-pc.refreshing
+				return
+			}
 			time.AfterFunc(refreshRest*time.Since(start), func() { <-pc.refreshing })
 		}, true
 	default:
@@ -601,7 +608,7 @@ func (s *Server) fillPage(c echo.Context, key string, engagement int64, stale *c
 		// Others are served the stale page meanwhile: this render waits
 		// behind those of pages nobody has (render.Refresh), and only while
 		// a refresh slot is free.
-		done, ok := pc.startRefresh()
+		done, ok := pc.startRefresh(stale.expired(time.Now()))
 		if !ok {
 			return stale, nil
 		}
