@@ -285,7 +285,9 @@ func (f *front) serve(c net.Conn) {
 		fc.out = reply.head
 		// One writev: the head from the connection's buffer, the body
 		// from the cache, not copied.
-		fc.bufs = append(fc.bufs[:0], reply.head, reply.body)
+		// (WriteTo consumes the slice: it is made again from the
+		// connection's array each time.)
+		fc.bufs = append(fc.iov[:0], reply.head, reply.body)
 		_, err = fc.bufs.WriteTo(c)
 		if cap(fc.out) > 64<<10 {
 			fc.out = nil // a large answer's buffer does not stay with an idle connection
@@ -415,6 +417,7 @@ type frontConn struct {
 	url    url.URL
 	header http.Header
 	out    []byte
+	iov    [2][]byte
 	bufs   net.Buffers
 }
 
