@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // The main site's connections are read first by a front that answers a
@@ -116,7 +118,7 @@ func (s *Server) answerAtTheFront(b []byte, r *http.Request) (frontReply, bool) 
 		// have it answer, so that the connection stays with the front. A
 		// crawler's or a load balancer's connection would otherwise go to
 		// net/http at the first like on the page and stay there.
-		if _, known := s.pages.visitorRoutes.lookup(r); !known || r.URL.RawPath != "" {
+		if _, known := s.pages.visitorRoutes.lookup(r); !known {
 			return frontReply{}, false
 		}
 		return s.runChainAtTheFront(b, r)
@@ -454,11 +456,11 @@ func (fc *frontConn) request(head []byte) (*http.Request, bool) {
 		var hl []byte
 		hl, rest, _ = bytes.Cut(rest, crlf)
 		name, value, ok := bytes.Cut(hl, colon)
-		if !ok || len(name) == 0 || !validHeaderName(name) {
+		if !ok || !httpguts.ValidHeaderFieldName(string(name)) {
 			return nil, false // obs-fold, a space before the colon, no colon
 		}
 		value = bytes.TrimSpace(value)
-		if !validHeaderValue(value) {
+		if !httpguts.ValidHeaderFieldValue(string(value)) {
 			return nil, false // net/http answers 400
 		}
 		key := canonicalHeaderKey(name)
@@ -497,29 +499,6 @@ var (
 	colon    = []byte(":")
 	question = []byte("?")
 )
-
-// validHeaderName: a token (RFC 9110), as net/http requires.
-func validHeaderName(name []byte) bool {
-	for _, b := range name {
-		switch {
-		case b >= 'a' && b <= 'z', b >= 'A' && b <= 'Z', b >= '0' && b <= '9':
-		case strings.IndexByte("!#$%&'*+-.^_`|~", b) >= 0:
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-// validHeaderValue: no control character but tab, as net/http requires.
-func validHeaderValue(v []byte) bool {
-	for _, b := range v {
-		if b < ' ' && b != '\t' || b == 0x7f {
-			return false
-		}
-	}
-	return true
-}
 
 // commonHeaderKeys spares the usual headers an allocation each.
 var commonHeaderKeys = func() map[string]string {
@@ -683,22 +662,11 @@ func (w *frontWriter) appendResponse(b []byte, head bool) frontReply {
 		b = appendHeader(b, k, vs...)
 	}
 	b = append(b, "\r\n"...)
-	reply := frontReply{head: b, close: headerHasToken(h["Connection"], "close")}
+	reply := frontReply{head: b, close: httpguts.HeaderValuesContainsToken(h["Connection"], "close")}
 	if allowed && !head {
 		reply.body = w.body
 	}
 	return reply
-}
-
-func headerHasToken(values []string, token string) bool {
-	for _, v := range values {
-		for _, t := range strings.Split(v, ",") {
-			if strings.EqualFold(strings.TrimSpace(t), token) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // appendStatusLine appends "HTTP/1.1 200 OK" and its line end.

@@ -142,9 +142,9 @@ type pageCache struct {
 
 // refreshRest is how long a refresh slot rests after a refresh of a page
 // the clock renewed, as a multiple of the time the refresh took: such
-// refreshes take at most a quarter of their slots' time. In a uniform read of 1,000 apps whose pages all
-// showed the minute ("3m ago"), refreshes rendering back to back took a
-// core of two from the hits (scripts/bench apps: 0.33x of one app's rate;
+// refreshes take at most a quarter of their slots' time. In a uniform
+// read of 1,000 apps whose pages all showed the minute ("3m ago"),
+// refreshes rendering back to back took a core of two from the hits (scripts/bench apps: 0.33x of one app's rate;
 // resting twice their time, 0.47x); the pages they would renew are served
 // meanwhile, a little older.
 const refreshRest = 3
@@ -853,12 +853,12 @@ func (s *Server) serveCached(c echo.Context, p *cachedPage, member bool, state s
 // returns the status and the body's size it wrote.
 func (s *Server) writeCachedPage(w http.ResponseWriter, r *http.Request, p *cachedPage, member bool, state string) (int, int, error) {
 	s.metrics.pageCacheResult(state)
-	return writeCachedPage(w, r, p, member, state)
+	return writePageAnswer(w, r, p, member, state)
 }
 
-// writeCachedPage writes p as the answer to r (the metrics are the
+// writePageAnswer writes p as the answer to r (the metrics are the
 // caller's: findVisitorHit counts before the front writes).
-func writeCachedPage(w http.ResponseWriter, r *http.Request, p *cachedPage, member bool, state string) (int, int, error) {
+func writePageAnswer(w http.ResponseWriter, r *http.Request, p *cachedPage, member bool, state string) (int, int, error) {
 	h := w.Header()
 	for k, vs := range p.header {
 		h[k] = vs

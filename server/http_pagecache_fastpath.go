@@ -97,7 +97,7 @@ func (s *Server) answerVisitorHit(w http.ResponseWriter, r *http.Request) bool {
 	h := w.Header()
 	h["X-Request-Id"] = []string{id}
 	s.setSecurityHeaders(h)
-	status, size, err := writeCachedPage(w, r, hit.page, false, hit.state)
+	status, size, err := writePageAnswer(w, r, hit.page, false, hit.state)
 	if err != nil && r.Context().Err() != nil {
 		status = statusClientClosed
 	}
