@@ -7,9 +7,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"marquee/assemble"
+	"marquee/render"
 	"marquee/scripts/seed"
 )
 
@@ -49,7 +53,11 @@ func benchData(ctx context.Context, args []string, logger *slog.Logger) error {
 		a.Storage.InvalidateAllApps(ctx)
 		fmt.Printf("seeded %d apps %s1..%s%d in %s: %d users, %d posts, %d comments, %d likes, %d store items, %d events, %d attendees\n",
 			*apps, sz.App, sz.App, *apps, time.Since(start).Round(time.Millisecond), res.Users, res.Posts, res.Comments, res.Likes, res.Items, res.Events, res.Attendees)
-		return nil
+		names := make([]string, *apps)
+		for i := range names {
+			names[i] = fmt.Sprintf("%s%d", sz.App, i+1)
+		}
+		return renderAhead(ctx, a, names)
 	}
 	res, err := seed.BenchData(ctx, a.DB, sz)
 	if errors.Is(err, seed.ErrBenchSeeded) {
@@ -64,5 +72,36 @@ func benchData(ctx context.Context, args []string, logger *slog.Logger) error {
 		sz.App, time.Since(start).Round(time.Millisecond), res.Users, res.Posts, res.Comments, res.Likes, res.Items, res.Events, res.Attendees)
 	fmt.Printf("sign in as creator@%s.test or user1@%s.test with password %s: %s/apps/%s\n",
 		sz.App, sz.App, seed.BenchPassword, a.Config.PublicURL, sz.App)
+	return renderAhead(ctx, a, []string{sz.App})
+}
+
+// renderAhead renders the seeded apps' visitor pages into the page cache's
+// second tier, as the render_pages jobs of the writes would have had the
+// data been written through the product (the seed writes in bulk, around
+// the store): a server started on the database finds them made, or (with
+// another binary, or past their expiry) renders them at their first visit.
+// Off with RENDER_AHEAD=false.
+func renderAhead(ctx context.Context, a *assemble.App, names []string) error {
+	if !a.Config.RenderAhead {
+		return nil
+	}
+	start := time.Now()
+	engine, err := a.Renderer(render.Options{})
+	if err != nil {
+		return err
+	}
+	srv := a.Server(engine, assemble.ServerOptions{})
+	if !srv.PagesRenderedAheadLast() {
+		return nil // PostgreSQL without Redis: the pages would go with this process
+	}
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.NumCPU())
+	for _, name := range names {
+		g.Go(func() error { return srv.RenderAppPages(ctx, name) })
+	}
+	if err := g.Wait(); err != nil {
+		return fmt.Errorf("bench-data: render pages ahead: %w", err)
+	}
+	fmt.Printf("rendered the visitor pages of %d apps ahead in %s\n", len(names), time.Since(start).Round(time.Millisecond))
 	return nil
 }

@@ -4,10 +4,14 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"marquee/assemble"
+	"marquee/render"
 	"marquee/store"
 	"marquee/store/storetest"
 )
@@ -26,6 +30,7 @@ func TestBenchData(t *testing.T) {
 			t.Setenv("MEDIA_DIR", filepath.Join(dir, "media"))
 			t.Setenv("REDIS_URL", "")
 			t.Setenv("S3_ENDPOINT", "")
+			t.Setenv("RENDER_AHEAD", "true")
 			ctx := context.Background()
 			logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 			args := []string{"--posts", "500", "--items", "60", "--events", "30", "--users", "20"}
@@ -86,6 +91,42 @@ func TestBenchData(t *testing.T) {
 			if len(p.Messages) != 20 || !strings.HasPrefix(p.Messages[0].Content, "Post 500:") || p.Pagination.Total != 500 {
 				t.Fatalf("feed page 1: %d posts, first %q, total %d", len(p.Messages), p.Messages[0].Content, p.Pagination.Total)
 			}
+			if dbName == "sqlite" {
+				// The app's visitor pages were rendered ahead beside the
+				// database: a server started on it answers their first
+				// views without rendering them.
+				servedAhead(t, ctx, logger, "/apps/bench", "/apps/bench/community")
+			}
 		})
+	}
+}
+
+// servedAhead starts a server on the environment's database and checks
+// that the first view of each path is answered from the page cache.
+func servedAhead(t *testing.T, ctx context.Context, logger *slog.Logger, paths ...string) {
+	t.Helper()
+	a, err := assemble.FromEnv(ctx, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	engine, err := a.Renderer(render.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := a.Server(engine, assemble.ServerOptions{})
+	public, err := url.Parse(a.Config.PublicURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range paths {
+		req := httptest.NewRequest("GET", path, nil)
+		req.Host = public.Host
+		req.Header.Set("Accept-Encoding", "gzip")
+		rec := httptest.NewRecorder()
+		srv.Main().ServeHTTP(rec, req)
+		if rec.Code != 200 || rec.Header().Get("X-Page-Cache") != "hit" {
+			t.Errorf("first view of %s: %d, X-Page-Cache %q, want 200 from the pages rendered ahead", path, rec.Code, rec.Header().Get("X-Page-Cache"))
+		}
 	}
 }

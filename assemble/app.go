@@ -115,7 +115,8 @@ func Open(ctx context.Context, cfg server.Config, logger *slog.Logger) (*App, er
 	// is the process's memory. Stable media URLs (og:image, srcset) point
 	// at the main site.
 	a.Storage = store.New(store.Options{DB: db, Media: media.Signer{Storage: files}, Logger: logger,
-		MediaURL: strings.TrimRight(cfg.PublicURL, "/"), Redis: a.Redis, Namespace: ns, PlatformFeeBP: cfg.PlatformFeeBP})
+		MediaURL: strings.TrimRight(cfg.PublicURL, "/"), Redis: a.Redis, Namespace: ns, PlatformFeeBP: cfg.PlatformFeeBP,
+		RenderAhead: cfg.RenderAhead})
 	a.Push = &push.Sender{Store: a.Storage, Subscriber: cfg.PushSubscriber, Logger: logger}
 	return a, nil
 }
@@ -167,6 +168,7 @@ func (a *App) Jobs(ctx context.Context, srv *server.Server) (*jobs.Queue, error)
 			CardRenewals:    srv.CardRenewals(), StrayRefunds: srv.StrayRefunds(), Mail: srv.Mailer(),
 			Domains:        domains.Checker{Resolver: a.Config.DNSResolver, Timeout: a.Config.DNSTimeout},
 			DomainVerified: srv.DomainsChanged,
+			Pages:          srv,
 			Push:           a.Push,
 			Retention:      store.Retention{Notifications: a.Config.NotificationRetention}})})
 }

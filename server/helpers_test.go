@@ -20,6 +20,7 @@ import (
 	"marquee/render"
 	"marquee/scripts/seed"
 	"marquee/server/auth"
+	"marquee/server/jobs"
 	"marquee/server/media"
 	"marquee/store"
 	"marquee/store/storetest"
@@ -238,6 +239,29 @@ func newTestServerStore(t testing.TB, db *bun.DB, configure func(*Config), withS
 	st := store.New(opts)
 	return &testServer{Server: New(Deps{Config: cfg, Store: st, Renderer: testEngine(t), Files: files, Logger: logger}), files: files,
 		storeOptions: opts}
+}
+
+// startJobQueue migrates river's tables in db and works the product's jobs
+// (deps) until the test ends.
+func startJobQueue(t testing.TB, db *bun.DB, deps jobs.Deps) {
+	t.Helper()
+	ctx := context.Background()
+	if err := jobs.Migrate(ctx, db, storetest.URL(db), deps.Logger); err != nil {
+		t.Fatal(err)
+	}
+	q, err := jobs.New(ctx, jobs.Options{DB: db, DatabaseURL: storetest.URL(db), MaxConns: storetest.JobConns, Logger: deps.Logger,
+		Work: jobs.Product(deps)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = q.Stop(stop)
+	})
 }
 
 // linkTree hard-links every file under src into dst: a copy per test server

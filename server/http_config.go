@@ -166,6 +166,12 @@ type Config struct {
 	PageCacheMB     int
 	PageCacheDiskMB int
 	PageCacheDir    string
+	// RenderAhead (RENDER_AHEAD, default true) renders an app's visitor
+	// landing and community page in a job after each write that changes
+	// its content, into the page cache's second tier, so that their first
+	// visitor does not wait for a render (page_render.go). The zero Config
+	// (tests) leaves it off.
+	RenderAhead bool
 	// WalletEnabled turns the member wallet payment method on (WALLET_ENABLED,
 	// default true).
 	WalletEnabled bool
@@ -369,6 +375,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		*d.to = mb << 20
 	}
 	if cfg.TrustedProxies, err = parseTrustedProxies(get("TRUSTED_PROXIES", "")); err != nil {
+		return Config{}, err
+	}
+	if cfg.RenderAhead, err = parseSwitch("RENDER_AHEAD", get("RENDER_AHEAD", "true")); err != nil {
 		return Config{}, err
 	}
 	if cfg.WalletEnabled, err = parseSwitch("WALLET_ENABLED", get("WALLET_ENABLED", "true")); err != nil {

@@ -460,7 +460,10 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 			// Whoever just wrote (a like without JavaScript) sees it at
 			// once: no stale page for them, they wait for the render. Read
 			// only past a current hit, the path most requests take.
-			if p := s.pages.get(key, time.Now()); p != nil {
+			if p := s.pages.lookup(key, time.Now()); p != nil {
+				if renderingAhead(ctx) {
+					return nil // there: newer counts and the clock are the readers' to renew
+				}
 				if p.engagement >= version.engagement && !p.expired(time.Now()) {
 					if class == "visitor" {
 						// The next such request is answered before the router.
@@ -503,7 +506,7 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 					return s.answerUncached(c, next)
 				} else if fresh != class {
 					class, key = fresh, keyOf(fresh)
-					if p := s.pages.get(key, time.Now()); p != nil {
+					if p := s.pages.lookup(key, time.Now()); p != nil {
 						return s.serveCached(c, p, true, "hit")
 					}
 				}
@@ -587,12 +590,6 @@ func (s *Server) fillPage(c echo.Context, key string, engagement int64, stale *c
 	// timeout still bounds it.
 	req := c.Request()
 	ctx := context.WithoutCancel(req.Context())
-	if stale == nil {
-		if p := pc.fromDisk(key, engagement, fresh); p != nil {
-			f.page = p
-			return p, nil
-		}
-	}
 	peer, release, done := s.fromPeers(ctx, key, engagement, stale, fresh)
 	if done {
 		if peer != stale {
@@ -614,6 +611,8 @@ func (s *Server) fillPage(c echo.Context, key string, engagement int64, stale *c
 		}
 		defer done()
 		ctx = render.Refresh(ctx)
+	} else if renderingAhead(ctx) {
+		ctx = render.Refresh(ctx) // behind every render a viewer waits for
 	}
 	c.SetRequest(req.WithContext(ctx))
 	rendered := time.Now()
@@ -634,7 +633,11 @@ func (s *Server) fillPage(c echo.Context, key string, engagement int64, stale *c
 	}
 	p := newCachedPage(rec)
 	p.engagement, p.rendered, p.expires = engagement, rendered, pageExpiry(c, rendered)
-	pc.put(key, p)
+	if renderingAhead(ctx) && pc.disk != nil {
+		pc.disk.store(key, p) // nobody has asked for it yet: memory waits until someone does
+	} else {
+		pc.put(key, p)
+	}
 	f.page = p
 	s.sharePage(ctx, key, p)
 	return p, nil

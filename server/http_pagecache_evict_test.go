@@ -249,7 +249,7 @@ func TestPageKeysKeepViewersApart(t *testing.T) {
 	if len(stables) != len(variants)-1 {
 		t.Errorf("%d unversioned keys for %d variants, two differing only in version", len(stables), len(variants))
 	}
-	disk := newDiskPages(t.TempDir(), 8, slog.New(slog.DiscardHandler))
+	disk := newDiskPages(t.TempDir(), "", 8, slog.New(slog.DiscardHandler))
 	defer disk.close()
 	e := newPageEntries(1 << 20)
 	for k, i := range keys {

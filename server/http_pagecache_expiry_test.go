@@ -101,7 +101,7 @@ func TestPageExpiryTravelsWithThePage(t *testing.T) {
 	p := cachedPageOf(200, http.Header{}, "etag", 10, []byte("gz"), []byte("br"))
 	p.rendered, p.expires = rendered, rendered.Add(7*time.Minute)
 
-	disk := newDiskPages(t.TempDir(), 8, slog.New(slog.DiscardHandler))
+	disk := newDiskPages(t.TempDir(), "", 8, slog.New(slog.DiscardHandler))
 	defer disk.close()
 	disk.store("key", p)
 	if got := disk.load("key"); got == nil || !got.expires.Equal(p.expires) {

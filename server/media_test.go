@@ -25,7 +25,6 @@ import (
 	"marquee/server/media"
 	"marquee/server/media/mediatest"
 	"marquee/store"
-	"marquee/store/storetest"
 )
 
 func pngBytes(t *testing.T) []byte {
@@ -383,22 +382,7 @@ func TestProfilePictureFromS3(t *testing.T) {
 	srv := newMinIOServer(t)
 	ts, db, st, files, logger := srv.ts, srv.db, srv.st, srv.files, srv.logger
 	ctx := context.Background()
-	if err := jobs.Migrate(ctx, db, storetest.URL(db), logger); err != nil {
-		t.Fatal(err)
-	}
-	q, err := jobs.New(ctx, jobs.Options{DB: db, DatabaseURL: storetest.URL(db), MaxConns: storetest.JobConns, Logger: logger,
-		Work: jobs.Product(jobs.Deps{Store: st, Files: files, Logger: logger})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := q.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = q.Stop(stop)
-	})
+	startJobQueue(t, db, jobs.Deps{Store: st, Files: files, Logger: logger})
 
 	put := func(rawURL string, data []byte) {
 		t.Helper()

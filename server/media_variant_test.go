@@ -20,7 +20,6 @@ import (
 	"marquee/server/jobs"
 	"marquee/server/media"
 	"marquee/store"
-	"marquee/store/storetest"
 )
 
 // photo encodes a w x h picture as JPEG, or as PNG with a transparent
@@ -140,22 +139,7 @@ func TestImageVariantsMinIO(t *testing.T) {
 	srv := newMinIOServer(t)
 	ts, db, st, files, logger := srv.ts, srv.db, srv.st, srv.files, srv.logger
 	ctx := context.Background()
-	if err := jobs.Migrate(ctx, db, storetest.URL(db), logger); err != nil {
-		t.Fatal(err)
-	}
-	q, err := jobs.New(ctx, jobs.Options{DB: db, DatabaseURL: storetest.URL(db), MaxConns: storetest.JobConns, Logger: logger,
-		Work: jobs.Product(jobs.Deps{Store: st, Files: files, Logger: logger})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := q.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = q.Stop(stop)
-	})
+	startJobQueue(t, db, jobs.Deps{Store: st, Files: files, Logger: logger})
 	demo, _ := st.AppByIDOrName(ctx, "demo")
 	ids := commLoad(t, ts)
 	creator := commUser(t, ts, "creator@demo.test")

@@ -111,6 +111,9 @@ func (s *Server) observe(site string) echo.MiddlewareFunc {
 			if ctx.Err() != nil && (status >= 500 || !c.Response().Committed) {
 				status = statusClientClosed
 			}
+			if renderingAhead(ctx) {
+				return nil // a job's, not a client's: not an access line nor a request counted
+			}
 			route := c.Path()
 			if route == "" {
 				route = "unmatched"

@@ -317,7 +317,7 @@ func pageDisk(d Deps) *diskPages {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return newDiskPages(d.Config.PageCacheDir, d.Config.PageCacheDiskMB, logger)
+	return newDiskPages(d.Config.PageCacheDir, keptPagesDir(d.Config.DatabaseURL, d.Store.CurrentNamespace()), d.Config.PageCacheDiskMB, logger)
 }
 
 // closeWhenDraining answers "Connection: close" once a shutdown began: the

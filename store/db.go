@@ -337,6 +337,23 @@ func RefusedForNow(err error) bool {
 	return false
 }
 
+// SQLiteFile answers the path of the SQLite file dsn opens, false for
+// PostgreSQL and a database in memory.
+func SQLiteFile(dsn string) (string, bool) {
+	if isPostgresURL(dsn) {
+		return "", false
+	}
+	path := strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite://"), "file:")
+	path, query, _ := strings.Cut(path, "?")
+	if path == "" || strings.HasPrefix(path, ":memory:") || strings.Contains(query, "mode=memory") {
+		return "", false
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	return path, true
+}
+
 // DescribeDatabase names the database dsn opens, for the start-up log,
 // without its password: "postgres host:port/name" or "sqlite /abs/path".
 func DescribeDatabase(dsn string) string {

@@ -436,7 +436,7 @@ func (s *Storage) writeTx(ctx context.Context, fn func(ctx context.Context, tx b
 		if bumped, err = bumpIn(ctx, tx, pages.scopes); err != nil {
 			return fmt.Errorf("bump page versions: %w", err)
 		}
-		return nil
+		return s.enqueueRenders(ctx, tx, pages.scopes)
 	})
 	if err != nil {
 		return err
@@ -474,6 +474,11 @@ func (s *Storage) bumpPageVersions(ctx context.Context, scopes ...string) {
 	// it misses the announcement, so a lost publish costs speed, not truth.
 	bumped, err := bumpIn(ctx, s.db, scopes)
 	s.announceBumps(ctx, scopes, bumped, err)
+	if err == nil {
+		if err := s.enqueueRenders(ctx, s.db, scopes); err != nil {
+			s.logger.Warn("pages not rendered ahead; the first visitor renders them", "scopes", scopes, "err", err)
+		}
+	}
 }
 
 // announceBumps tells this process and (with Redis) every other one the

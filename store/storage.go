@@ -47,6 +47,9 @@ type Options struct {
 	// (PLATFORM_FEE_PERCENT x 100); an app's own (payout_accounts.fee_bp)
 	// overrides it.
 	PlatformFeeBP int64
+	// RenderAhead enqueues JobRenderPages with every write that changes
+	// an app's content (page_render.go, RENDER_AHEAD).
+	RenderAhead bool
 }
 
 // Storage is the data layer: the database, the cache and the media URL
@@ -64,6 +67,7 @@ type Storage struct {
 	namespace     string
 	grace         time.Duration
 	platformFeeBP int64
+	renderAhead bool
 	// landingMemo holds, per app, the last landing view decoded from a
 	// versioned in-process key (Landing).
 	landingMemo sync.Map
@@ -101,7 +105,7 @@ type Storage struct {
 // New builds the store from o.
 func New(o Options) *Storage {
 	s := &Storage{db: o.DB, cache: o.Cache, media: o.Media, mediaURL: o.MediaURL, logger: o.Logger, rdb: o.Redis,
-		namespace: o.Namespace, grace: o.Grace, platformFeeBP: o.PlatformFeeBP, sessions: newSessionMemo()}
+		namespace: o.Namespace, grace: o.Grace, platformFeeBP: o.PlatformFeeBP, renderAhead: o.RenderAhead, sessions: newSessionMemo()}
 	if s.logger == nil {
 		s.logger = slog.Default()
 	}

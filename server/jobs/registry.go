@@ -40,6 +40,10 @@ type Deps struct {
 	Domains domains.Checker
 	// DomainVerified is told when a job verified a domain; nil tells nobody.
 	DomainVerified func()
+	// Pages renders an app's visitor pages after a write (the server); nil
+	// leaves them to their first visitor (nothing enqueues the job unless
+	// RENDER_AHEAD is on).
+	Pages PageRenderer
 	// Retention is what the hourly prune keeps (NOTIFICATION_RETENTION);
 	// zero is DefaultNotificationRetention.
 	Retention store.Retention
@@ -90,6 +94,9 @@ func Product(d Deps) Work {
 		river.AddWorker(workers, &ExportAccountWorker{Store: d.Store})
 		river.AddWorker(workers, &PasswordResetWorker{Store: d.Store})
 		river.AddWorker(workers, &ExportAppWorker{Store: d.Store})
+	}
+	if d.Pages != nil {
+		river.AddWorker(workers, &RenderPagesWorker{Pages: d.Pages})
 	}
 	if d.CardRenewals != nil {
 		river.AddWorker(workers, &StartCardRenewalWorker{Renewals: d.CardRenewals})
