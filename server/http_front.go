@@ -118,7 +118,7 @@ func (s *Server) answerAtTheFront(b []byte, r *http.Request) (frontReply, bool) 
 		// have it answer, so that the connection stays with the front. A
 		// crawler's or a load balancer's connection would otherwise go to
 		// net/http at the first like on the page and stay there.
-		if _, known := s.pages.visitorRoutes.lookup(r); !known {
+		if _, known := s.pages.visitorRoutes.lookup(r); !known && !renderedAheadPath(r.URL.Path) {
 			return frontReply{}, false
 		}
 		return s.runChainAtTheFront(b, r)

@@ -110,6 +110,7 @@ func (fu *frontUnderTest) warm(t *testing.T, path string) {
 		}
 		rc.c.Close()
 	}
+	fu.answered.Store(0) // the front answers the pages rendered ahead too: counted from here
 }
 
 // The front answers a visitor's cached page with what net/http answers
@@ -389,5 +390,71 @@ func TestFrontKeepsItsConnectionsAcrossNewVersions(t *testing.T) {
 		if want := int64(1 + 2*(round+1)); fu.answered.Load() != want {
 			t.Fatalf("round %d: %d answers at the front, want %d (the connection went to net/http)", round, fu.answered.Load(), want)
 		}
+	}
+}
+
+// The pages rendered ahead (an app's landing and community) are answered
+// at the front through the chain even before any visitor read them, so a
+// crawler's connection that opens with a cold page stays with the front.
+// A page past its expiry is answered stale by the front itself while it is
+// being renewed or every refresh slot is taken; with a slot free, the
+// chain renews it.
+func TestFrontAnswersFirstViewsAndStalePages(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, demoDB(t))
+	fu := startFront(t, ts, nil)
+	rc := fu.dial(t)
+	for i, path := range []string{"/apps/acme/community", "/apps/acme", "/apps/acme/community"} {
+		rc.send(get(path, "Accept-Encoding: gzip\r\n"))
+		res, _ := rc.answer("GET")
+		want := []string{"miss", "miss", "hit"}[i]
+		if res.StatusCode != 200 || res.Header.Get("X-Page-Cache") != want {
+			t.Fatalf("%s: %d %s, want 200 %s", path, res.StatusCode, res.Header.Get("X-Page-Cache"), want)
+		}
+	}
+	if n := fu.answered.Load(); n != 3 {
+		t.Fatalf("the front answered %d of three, want all", n)
+	}
+
+	// Expire the landing in memory.
+	ctx := context.Background()
+	acme, err := ts.store.AppByIDOrName(ctx, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := visitorKey(t, ts, acme.ID, "/apps/acme")
+	p := ts.pages.get(key, time.Now())
+	if p == nil {
+		t.Fatal("the landing is not cached")
+	}
+	ts.pages.mu.Lock()
+	p.expires = time.Now().Add(-time.Second)
+	ts.pages.mu.Unlock()
+
+	// Every refresh slot taken: the front answers the stale page.
+	for range cap(ts.pages.refreshing) {
+		ts.pages.refreshing <- struct{}{}
+	}
+	before := fu.answered.Load()
+	rc.send(get("/apps/acme", "Accept-Encoding: gzip\r\n"))
+	if res, _ := rc.answer("GET"); res.StatusCode != 200 || res.Header.Get("X-Page-Cache") != "stale" {
+		t.Fatalf("an expired page with every slot taken: %d %s, want 200 stale", res.StatusCode, res.Header.Get("X-Page-Cache"))
+	}
+	if hit, ok := ts.findVisitorHit(newRequest("GET", "/apps/acme", nil)); !ok || hit.state != "stale" {
+		t.Errorf("the stale page was not answered before the router: %v %q", ok, hit.state)
+	}
+	// A slot free: the request goes through the chain, which renews it.
+	for range cap(ts.pages.refreshing) {
+		<-ts.pages.refreshing
+	}
+	if _, ok := ts.findVisitorHit(newRequest("GET", "/apps/acme", nil)); ok {
+		t.Error("an expired page was answered before the router with a refresh slot free")
+	}
+	rc.send(get("/apps/acme", "Accept-Encoding: gzip\r\n"))
+	if res, _ := rc.answer("GET"); res.StatusCode != 200 || res.Header.Get("X-Page-Cache") != "refresh" {
+		t.Fatalf("an expired page with a slot free: %d %s, want 200 refresh", res.StatusCode, res.Header.Get("X-Page-Cache"))
+	}
+	if n := fu.answered.Load() - before; n != 2 {
+		t.Errorf("the front answered %d of the two, want both (the connection stays its own)", n)
 	}
 }

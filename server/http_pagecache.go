@@ -464,12 +464,13 @@ func (s *Server) cachePage(shareMembers bool) echo.MiddlewareFunc {
 				if renderingAhead(ctx) {
 					return nil // there: newer counts and the clock are the readers' to renew
 				}
+				if class == "visitor" {
+					// The next such request is answered before the router
+					// while the page is current, or while it is renewed.
+					s.pages.visitorRoutes.remember(req, visitorRoute{appID: appID, postID: c.Param("postId"),
+						route: c.Path(), query: normalizedQuery(req.URL)})
+				}
 				if p.engagement >= version.engagement && !p.expired(time.Now()) {
-					if class == "visitor" {
-						// The next such request is answered before the router.
-						s.pages.visitorRoutes.remember(req, visitorRoute{appID: appID, postID: c.Param("postId"),
-							route: c.Path(), query: normalizedQuery(req.URL)})
-					}
 					return s.serveCached(c, p, class != "visitor", "hit")
 				}
 				fresh := ownWrite(req)

@@ -14,9 +14,13 @@ import (
 // chain answered with a visitor's cached page (cachePage): only an exact
 // path and query seen there is looked up here, so what the chain would
 // refuse, redirect or route elsewhere never is. A page with older counts is
-// served within the staleness bound as the chain serves it; everything
-// else (a render due, a new version, an expired entry) goes through the
-// chain as before.
+// served within the staleness bound as the chain serves it, and an expired
+// one while it is being renewed or no refresh could start (every slot
+// taken), as the chain would serve it too: with a thousand apps' pages aged
+// at once, those were most requests, each through the whole chain only to
+// be answered the same stale page. Everything else (a render due, a new
+// version, an expired entry a refresh could renew) goes through the chain
+// as before.
 //
 // What the chain does for such a request is done here too: the request id,
 // the security headers, the access line and the metrics. What it is not
@@ -133,12 +137,14 @@ func (s *Server) findVisitorHit(r *http.Request) (visitorHit, bool) {
 	if err != nil {
 		return visitorHit{}, false
 	}
-	p := s.pages.getVisitorPage(vr, version.content, s.build, pageKeyPath(r), start)
+	p, expired := s.pages.getVisitorPage(vr, version.content, s.build, pageKeyPath(r), start)
 	if p == nil {
 		return visitorHit{}, false
 	}
 	state := "hit"
-	if p.engagement < version.engagement {
+	if expired {
+		state = "stale"
+	} else if p.engagement < version.engagement {
 		// Older counts: served within the staleness bound, as the chain
 		// does; past it the chain has one request render while the others
 		// get this page.
@@ -158,19 +164,24 @@ func (s *Server) answeredHit(r *http.Request, hit visitorHit, id string, status,
 }
 
 // getVisitorPage is get for a visitor's page key, built in a buffer that
-// the map lookup does not copy.
-func (pc *pageCache) getVisitorPage(vr visitorRoute, content, build, path string, now time.Time) *cachedPage {
+// the map lookup does not copy. An expired page is answered (expired set)
+// only while it cannot be renewed by this request: another one renders it,
+// or every refresh slot is taken; otherwise the chain renews it.
+func (pc *pageCache) getVisitorPage(vr visitorRoute, content, build, path string, now time.Time) (p *cachedPage, expired bool) {
 	buf := keyBuffers.Get().(*[]byte)
 	b := appendPageKey((*buf)[:0], vr.appID, content, build, path, vr.query, "visitor")
 	pc.mu.Lock()
-	p := pc.entries.getBytes(b)
+	p = pc.entries.getBytes(b)
+	if p != nil && p.expired(now) {
+		_, renewing := pc.fill[string(b)]
+		if expired = true; now.After(p.expires.Add(staleGrace)) || !renewing && len(pc.refreshing) < cap(pc.refreshing) {
+			p = nil
+		}
+	}
 	pc.mu.Unlock()
 	*buf = b
 	keyBuffers.Put(buf)
-	if p == nil || p.expired(now) {
-		return nil // the chain renders it again, or drops it
-	}
-	return p
+	return p, expired
 }
 
 var keyBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}

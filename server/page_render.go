@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"marquee/store"
 )
@@ -35,6 +36,18 @@ func renderingAhead(ctx context.Context) bool {
 // pathsRenderedAhead are the pages of an app rendered when it is written.
 func pathsRenderedAhead(appName string) []string {
 	return []string{"/apps/" + appName, "/apps/" + appName + "/community"}
+}
+
+// renderedAheadPath: path is one of pathsRenderedAhead of some app (the
+// front answers those through the chain itself: whole pages, never
+// streamed, and what a crawler's connection opens first).
+func renderedAheadPath(path string) bool {
+	rest, ok := strings.CutPrefix(path, "/apps/")
+	if !ok {
+		return false
+	}
+	name, sub, nested := strings.Cut(rest, "/")
+	return name != "" && (!nested || sub == "community")
 }
 
 // RenderAppPages renders the visitor pages of the app idOrName (landing and
