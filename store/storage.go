@@ -67,7 +67,7 @@ type Storage struct {
 	namespace     string
 	grace         time.Duration
 	platformFeeBP int64
-	renderAhead bool
+	renderAhead   bool
 	// landingMemo holds, per app, the last landing view decoded from a
 	// versioned in-process key (Landing).
 	landingMemo sync.Map
