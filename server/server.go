@@ -243,6 +243,7 @@ func Listen(cfg *Config) (Listeners, error) {
 // listener closed while clients still connect resets the connections waiting
 // in its backlog) and waits up to 10 seconds for requests in flight.
 func (s *Server) Run(ctx context.Context, lns Listeners) error {
+	go s.warmUp(ctx)
 	servers := []*http.Server{
 		{Addr: lns.Main.Addr().String(), Handler: s.closeWhenDraining(s.mainHandler), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: s.cfg.IdleTimeout},
 		{Addr: lns.Auth.Addr().String(), Handler: s.closeWhenDraining(s.auth), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: s.cfg.IdleTimeout},
@@ -305,6 +306,29 @@ func (s *Server) Run(ctx context.Context, lns Listeners) error {
 	s.pages.disk.close()
 	s.logger.Info("stopped")
 	return runErr
+}
+
+// appIDsRemembered bounds the app names a starting server looks up ahead
+// (warmUp).
+const appIDsRemembered = 10_000
+
+// warmUp does, while the server starts answering, what the first burst of
+// requests would otherwise all do at once: open the database's connections
+// and learn the apps' ids by name (each a query, and a thousand apps' pages
+// read at random ask for a thousand names in their first second). A
+// failure only leaves the work to the requests.
+func (s *Server) warmUp(ctx context.Context) {
+	if err := s.store.WarmConnections(ctx); err != nil {
+		s.logger.Warn("warming the database connections", "err", err)
+	}
+	ids, err := s.store.AppIDsByName(ctx, appIDsRemembered)
+	if err != nil {
+		s.logger.Warn("learning the apps' ids", "err", err)
+		return
+	}
+	for name, id := range ids {
+		s.pages.appIDs.LoadOrStore(name, id)
+	}
 }
 
 // pageDisk is the page cache's disk tier: only without Redis, where the
