@@ -457,4 +457,21 @@ func TestFrontAnswersFirstViewsAndStalePages(t *testing.T) {
 	if n := fu.answered.Load() - before; n != 2 {
 		t.Errorf("the front answered %d of the two, want both (the connection stays its own)", n)
 	}
+
+	// Older counts past the staleness bound: the same, stale at the front
+	// while no refresh could start, through the chain when one can.
+	ts.pages.staleFor = 0
+	ts.store.NoteEngagement(ctx, acme.ID)
+	for range cap(ts.pages.refreshing) {
+		ts.pages.refreshing <- struct{}{}
+	}
+	if hit, ok := ts.findVisitorHit(newRequest("GET", "/apps/acme", nil)); !ok || hit.state != "stale" {
+		t.Errorf("older counts with every slot taken: answered before the router %v, %q; want stale", ok, hit.state)
+	}
+	for range cap(ts.pages.refreshing) {
+		<-ts.pages.refreshing
+	}
+	if _, ok := ts.findVisitorHit(newRequest("GET", "/apps/acme", nil)); ok {
+		t.Error("older counts past the bound were answered before the router with a refresh slot free")
+	}
 }

@@ -137,18 +137,20 @@ func (s *Server) findVisitorHit(r *http.Request) (visitorHit, bool) {
 	if err != nil {
 		return visitorHit{}, false
 	}
-	p, expired := s.pages.getVisitorPage(vr, version.content, s.build, pageKeyPath(r), start)
+	p, expired, renewing := s.pages.getVisitorPage(vr, version.content, s.build, pageKeyPath(r), start)
 	if p == nil {
 		return visitorHit{}, false
 	}
 	state := "hit"
-	if expired {
+	switch {
+	case expired:
 		state = "stale"
-	} else if p.engagement < version.engagement {
+	case p.engagement < version.engagement:
 		// Older counts: served within the staleness bound, as the chain
 		// does; past it the chain has one request render while the others
-		// get this page.
-		if start.Sub(p.rendered) >= s.pages.staleFor {
+		// get this page, as they get it here while that render is under
+		// way (or no refresh could start).
+		if start.Sub(p.rendered) >= s.pages.staleFor && !renewing {
 			return visitorHit{}, false
 		}
 		state = "stale"
@@ -164,24 +166,26 @@ func (s *Server) answeredHit(r *http.Request, hit visitorHit, id string, status,
 }
 
 // getVisitorPage is get for a visitor's page key, built in a buffer that
-// the map lookup does not copy. An expired page is answered (expired set)
-// only while it cannot be renewed by this request: another one renders it,
-// or every refresh slot is taken; otherwise the chain renews it.
-func (pc *pageCache) getVisitorPage(vr visitorRoute, content, build, path string, now time.Time) (p *cachedPage, expired bool) {
+// the map lookup does not copy. renewing: this request could not renew the
+// page (another one renders it, or every refresh slot is taken), so the
+// chain would answer it as it is. An expired page is answered (expired
+// set) only then; otherwise the chain renews it.
+func (pc *pageCache) getVisitorPage(vr visitorRoute, content, build, path string, now time.Time) (p *cachedPage, expired, renewing bool) {
 	buf := keyBuffers.Get().(*[]byte)
 	b := appendPageKey((*buf)[:0], vr.appID, content, build, path, vr.query, "visitor")
 	pc.mu.Lock()
 	p = pc.entries.getBytes(b)
-	if p != nil && p.expired(now) {
-		_, renewing := pc.fill[string(b)]
-		if expired = true; now.After(p.expires.Add(staleGrace)) || !renewing && len(pc.refreshing) < cap(pc.refreshing) {
+	if p != nil {
+		_, filling := pc.fill[string(b)]
+		renewing = filling || len(pc.refreshing) == cap(pc.refreshing)
+		if expired = p.expired(now); expired && (!renewing || now.After(p.expires.Add(staleGrace))) {
 			p = nil
 		}
 	}
 	pc.mu.Unlock()
 	*buf = b
 	keyBuffers.Put(buf)
-	return p, expired
+	return p, expired, renewing
 }
 
 var keyBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
