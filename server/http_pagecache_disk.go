@@ -99,6 +99,16 @@ func (d *diskPages) openLocked() bool {
 		return false
 	}
 	d.dir = d.kept
+	// The pages of the database's earlier namespaces (before a restore)
+	// are never read again.
+	parent, own := filepath.Split(d.kept)
+	if others, err := os.ReadDir(parent); err == nil {
+		for _, e := range others {
+			if e.IsDir() && e.Name() != own {
+				_ = os.RemoveAll(filepath.Join(parent, e.Name()))
+			}
+		}
+	}
 	entries, err := os.ReadDir(d.dir)
 	if err != nil {
 		d.logger.Warn("page cache: pages on disk unreadable", "err", err)

@@ -14,7 +14,8 @@ import (
 // The pages of a SQLite file database are kept beside it, in a directory
 // of the database's namespace: another process (a restart, bench-data's
 // renders ahead) reads what one wrote, the bound holds over the files
-// found, a write a crash interrupted is removed, and purge empties it.
+// found, a write a crash interrupted and the pages of an earlier namespace
+// are removed, and purge empties it.
 // Without a file database the files are the process's own and go with it.
 func TestKeptPagesOutlastTheProcess(t *testing.T) {
 	t.Parallel()
@@ -53,6 +54,15 @@ func TestKeptPagesOutlastTheProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// The pages of an earlier namespace (the database since restored).
+	earlier := keptPagesDir("sqlite://"+dbFile, "ns0")
+	if err := os.MkdirAll(earlier, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(earlier, "0123"), []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
 	second := newDiskPages(t.TempDir(), kept, 1, logger)
 	defer second.close()
 	for i := range 3 {
@@ -63,6 +73,9 @@ func TestKeptPagesOutlastTheProcess(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(kept, ".page-123")); !os.IsNotExist(err) {
 		t.Errorf("the interrupted write is still there: %v", err)
+	}
+	if _, err := os.Stat(earlier); !os.IsNotExist(err) {
+		t.Errorf("the pages of an earlier namespace are still there: %v", err)
 	}
 	// Written by another process since: found, and counted.
 	other := newDiskPages(t.TempDir(), kept, 1, logger)
