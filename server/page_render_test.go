@@ -26,7 +26,7 @@ func TestPagesRenderedAheadOfVisitors(t *testing.T) {
 	t.Parallel()
 	demoBoth(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
-		ts := newTestServerStore(t, db, func(c *Config) { c.PageCacheDiskMB, c.PageCacheDir = 8, t.TempDir() },
+		ts := newTestServerStore(t, db, func(c *Config) { c.RenderAhead, c.PageCacheDiskMB, c.PageCacheDir = true, 8, t.TempDir() },
 			func(o *store.Options) { o.RenderAhead = true })
 		ids := commLoad(t, ts)
 		demo, err := ts.store.AppByIDOrName(ctx, "demo")
@@ -114,6 +114,13 @@ func TestPagesRenderedAheadOfVisitors(t *testing.T) {
 		commJSON(t, r, &created)
 		if n := renderJobsEver(); n != 1 {
 			t.Errorf("render_pages jobs after a post with RENDER_AHEAD off: %d, want still 1", n)
+		}
+		// And a job enqueued before it was turned off renders nothing.
+		if err := off.RenderAppPages(ctx, demo.ID); err != nil {
+			t.Fatal(err)
+		}
+		if got := off.pages.get(visitorKey(t, off, demo.ID, "/apps/demo/community"), time.Now()); got != nil {
+			t.Error("RENDER_AHEAD off rendered a page ahead")
 		}
 	})
 }
