@@ -432,9 +432,7 @@ func TestFrontAnswersFirstViewsAndStalePages(t *testing.T) {
 	ts.pages.mu.Unlock()
 
 	// Every refresh slot taken: the front answers the stale page.
-	for range cap(ts.pages.refreshing) {
-		ts.pages.refreshing <- struct{}{}
-	}
+	release := takeRefreshSlots(ts)
 	before := fu.answered.Load()
 	rc.send(get("/apps/acme", "Accept-Encoding: gzip\r\n"))
 	if res, _ := rc.answer("GET"); res.StatusCode != 200 || res.Header.Get("X-Page-Cache") != "stale" {
@@ -444,9 +442,7 @@ func TestFrontAnswersFirstViewsAndStalePages(t *testing.T) {
 		t.Errorf("the stale page was not answered before the router: %v %q", ok, hit.state)
 	}
 	// A slot free: the request goes through the chain, which renews it.
-	for range cap(ts.pages.refreshing) {
-		<-ts.pages.refreshing
-	}
+	release()
 	if _, ok := ts.findVisitorHit(newRequest("GET", "/apps/acme", nil)); ok {
 		t.Error("an expired page was answered before the router with a refresh slot free")
 	}
@@ -462,16 +458,25 @@ func TestFrontAnswersFirstViewsAndStalePages(t *testing.T) {
 	// while no refresh could start, through the chain when one can.
 	ts.pages.staleFor = 0
 	ts.store.NoteEngagement(ctx, acme.ID)
-	for range cap(ts.pages.refreshing) {
-		ts.pages.refreshing <- struct{}{}
-	}
+	release = takeRefreshSlots(ts)
 	if hit, ok := ts.findVisitorHit(newRequest("GET", "/apps/acme", nil)); !ok || hit.state != "stale" {
 		t.Errorf("older counts with every slot taken: answered before the router %v, %q; want stale", ok, hit.state)
 	}
-	for range cap(ts.pages.refreshing) {
-		<-ts.pages.refreshing
-	}
+	release()
 	if _, ok := ts.findVisitorHit(newRequest("GET", "/apps/acme", nil)); ok {
 		t.Error("older counts past the bound were answered before the router with a refresh slot free")
+	}
+}
+
+// takeRefreshSlots takes every refresh slot (waiting for one resting after
+// a refresh) until release.
+func takeRefreshSlots(ts *testServer) (release func()) {
+	for range cap(ts.pages.refreshing) {
+		ts.pages.refreshing <- struct{}{}
+	}
+	return func() {
+		for range cap(ts.pages.refreshing) {
+			<-ts.pages.refreshing
+		}
 	}
 }
