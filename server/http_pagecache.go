@@ -625,7 +625,10 @@ func (s *Server) fillPage(c echo.Context, key string, engagement int64, stale *c
 		return stale, nil
 	}
 	if rec.status != http.StatusOK || rec.header.Get("Set-Cookie") != "" || strings.Contains(rec.header.Get("Cache-Control"), "no-store") {
-		if rec.status >= http.StatusInternalServerError && rec.header.Get("Set-Cookie") == "" {
+		// A render ahead refused for want of runtimes (it waits behind
+		// every other) is not the answer of a visitor who came meanwhile:
+		// they render the page as a first view.
+		if rec.status >= http.StatusInternalServerError && rec.header.Get("Set-Cookie") == "" && !renderingAhead(ctx) {
 			f.failed = rec
 		}
 		c.Response().Header().Set("Vary", "Accept-Encoding, Cookie")
