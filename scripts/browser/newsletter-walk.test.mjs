@@ -138,13 +138,15 @@ test("a scheduled members-only newsletter post: test mail, on-time publication, 
   await page.check('[data-testid="newsletter"]');
   await page.check('[data-testid="when-schedule"]');
   const timeZone = (await page.locator(".schedule-at .hint").innerText()).replace(/ time$/, "");
-  // 30 seconds ahead, to the second: time enough to look before it and for
-  // the test mail (about 5 s on a quiet machine). The field takes a value
+  // 60 seconds ahead, to the second: time enough to look before it and for
+  // the test mail (about 5 s on a quiet machine, 25 to 30 s on a slow one
+  // running the whole suite, where 30 s ahead ran out and the post was
+  // published while the checks before it ran). The field takes a value
   // with seconds (React writes it to the value attribute too, the step's
   // base, so it is no step mismatch) and the server reads it
   // (parsePublishAt); a whole minute, the minute after the next, made this
   // walk wait 60 to 120 seconds.
-  const at = new Date(Math.ceil((Date.now() + 30_000) / 1000) * 1000);
+  const at = new Date(Math.ceil((Date.now() + 60_000) / 1000) * 1000);
   const ahead = at.getTime() - Date.now();
   await page.fill('[name="publishAt"]', localSecond(at, timeZone));
   await page.screenshot({ path: join(shots, "newsletter-walk-composer-390x844.png"), fullPage: true });
