@@ -54,9 +54,10 @@ func renderedAheadPath(path string) bool {
 // community) that the page cache does not hold at the app's current
 // version, as a visitor's first view would render them, and files them in
 // the cache's second tier (without one, its memory); nothing with
-// RENDER_AHEAD off. An app nobody may see
-// yet (unpublished, suspended) has nothing to render. An error is a render
-// that failed or found the renderer too busy: the job tries again later.
+// RENDER_AHEAD off. An app nobody may see yet (unpublished, suspended) has
+// nothing to render, nor one on its own domain (its main-site pages
+// redirect there). An error is a render that failed or found the renderer
+// too busy: the job tries again later.
 func (s *Server) RenderAppPages(ctx context.Context, idOrName string) error {
 	if s.pages.off || !s.cfg.RenderAhead {
 		return nil // off: jobs enqueued before it was turned off render nothing
