@@ -55,8 +55,9 @@ func renderedAheadPath(path string) bool {
 // version, as a visitor's first view would render them, and files them in
 // the cache's second tier (without one, its memory); nothing with
 // RENDER_AHEAD off. An app nobody may see yet (unpublished, suspended) has
-// nothing to render, nor one on its own domain (its main-site pages
-// redirect there). An error is a render that failed or found the renderer
+// nothing to render, nor one on its own domain (routeHosts redirects its
+// main-site pages there; those of the domain are rendered at their first
+// visit). An error is a render that failed or found the renderer
 // too busy: the job tries again later.
 func (s *Server) RenderAppPages(ctx context.Context, idOrName string) error {
 	if s.pages.off || !s.cfg.RenderAhead {
@@ -68,6 +69,9 @@ func (s *Server) RenderAppPages(ctx context.Context, idOrName string) error {
 	}
 	if err != nil {
 		return fmt.Errorf("render pages of app %s: %w", idOrName, err)
+	}
+	if s.domains.get(ctx).byName[app.Name] != "" {
+		return nil
 	}
 	for _, path := range pathsRenderedAhead(app.Name) {
 		req := (&http.Request{Method: http.MethodGet, URL: &url.URL{Path: path}, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,

@@ -122,6 +122,18 @@ func TestPagesRenderedAheadOfVisitors(t *testing.T) {
 		if got := off.pages.get(visitorKey(t, off, demo.ID, "/apps/demo/community"), time.Now()); got != nil {
 			t.Error("RENDER_AHEAD off rendered a page ahead")
 		}
+
+		// An app on its own domain: its main-site pages redirect there, so
+		// none is rendered ahead.
+		ts.addVerifiedDomain(t, "acme", "acme-fans.example.test")
+		// (The queue may be working the job the domain's write enqueued.)
+		before = ts.pages.disk.size()
+		if err := ts.RenderAppPages(ctx, "acme"); err != nil {
+			t.Fatal(err)
+		}
+		if got := ts.pages.disk.size(); got != before {
+			t.Errorf("an app on its own domain had pages rendered ahead for the main site: %d bytes more on disk", got-before)
+		}
 	})
 }
 
