@@ -56,7 +56,7 @@ test: build services
 # Part of `make test` (test-go runs it after go vet, beside the tests).
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 DEADCODE := golang.org/x/tools/cmd/deadcode@v0.52.0
-LINT_DEADCODE = bash scripts/deadcode.sh $(DEADCODE)
+LINT_DEADCODE = GO=$(GO) bash scripts/deadcode.sh $(DEADCODE)
 lint:
 	$(GO) run $(STATICCHECK) ./...
 	@$(LINT_DEADCODE)

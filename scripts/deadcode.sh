@@ -8,11 +8,12 @@
 # .go file), in ~/.cache/marquee/deadcode. A tree that changed is analysed
 # again; a result with dead code is never remembered.
 set -euo pipefail
+go=${GO:-go}
 tool=${1:?usage: deadcode.sh golang.org/x/tools/cmd/deadcode@VERSION}
 key=$({
   echo "$tool"
-  go version
-  go env GOOS GOARCH GOFLAGS CGO_ENABLED
+  "$go" version
+  "$go" env GOOS GOARCH GOFLAGS CGO_ENABLED
   cat go.mod go.sum
   find . -name '*.go' -not -path './node_modules/*' -print0 | sort -z | xargs -0 sha256sum
 } | sha256sum | cut -d' ' -f1)
@@ -20,7 +21,7 @@ cache=${XDG_CACHE_HOME:-$HOME/.cache}/marquee/deadcode
 if [ -e "$cache/$key" ]; then
   exit 0
 fi
-dead=$(go run "$tool" -test ./...)
+dead=$("$go" run "$tool" -test ./...)
 if [ -n "$dead" ]; then
   echo "deadcode:"
   echo "$dead"

@@ -10,14 +10,14 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { connect } from "node:tls";
 import { request } from "node:https";
-import { tmpdir, homedir } from "node:os";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
-import { startServer, launchBrowser, startMailpit, mailLink, signIn, watchErrors, screenshotDir, root } from "./helpers.mjs";
+import { startServer, launchBrowser, tempDir, startMailpit, mailLink, signIn, watchErrors, screenshotDir, root } from "./helpers.mjs";
 
 const fans = "fans.example.test";
 const origin = "https://" + fans;
@@ -95,7 +95,7 @@ before(async () => {
   await until("pebble-challtestsrv", async () => (await fetch(env.chall + "/")).status > 0);
   // Pebble, resolving through it, checking challenges on this server's
   // ports (HTTP-01 on PORT, TLS-ALPN-01 on TLS_ADDR), never waving one through.
-  const dir = mkdtempSync(join(tmpdir(), "marquee-pebble-"));
+  const dir = tempDir("marquee-pebble-");
   const conf = join(dir, "pebble.json");
   writeFileSync(conf, JSON.stringify({ pebble: {
     listenAddress: "127.0.0.1:" + pebblePort, managementListenAddress: "127.0.0.1:" + pebbleMgmt,

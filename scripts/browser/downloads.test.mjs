@@ -1,10 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { useServerAndBrowser, signIn, screenshotDir, root } from "./helpers.mjs";
+import { useServerAndBrowser, tempDir, signIn, screenshotDir, root } from "./helpers.mjs";
 
 // A DIGITAL item delivers the file its creator uploads (issue 27, item 3):
 // the creator adds it on the edit page without JavaScript; the buyer's
@@ -43,7 +42,7 @@ async function buyAndDownload(email, itemId, name, dir) {
 }
 
 test("the creator uploads the album's file; the buyer downloads exactly it from the order page", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "marquee-dl-"));
+  const dir = tempDir("marquee-dl-");
   const file = join(dir, "midnight-bloom.flac");
   const bytes = Buffer.concat(Array.from({ length: 3000 }, (_, i) => Buffer.from(`fLaC frame ${i} `)));
   writeFileSync(file, bytes);
@@ -92,7 +91,7 @@ test("the creator uploads the album's file; the buyer downloads exactly it from 
 });
 
 test("with JavaScript a large file goes up in parts; the network failing mid-way, Resume sends only the missing parts", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "marquee-up-"));
+  const dir = tempDir("marquee-up-");
   const file = join(dir, "midnight-bloom-hires.flac");
   const bytes = Buffer.alloc(12 * 1024 * 1024 + 4321);
   for (let i = 0; i + 4 <= bytes.length; i += 4) bytes.writeUInt32LE((i * 2654435761) >>> 0, i);

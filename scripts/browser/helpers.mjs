@@ -12,13 +12,22 @@ import { chromium } from "playwright-core";
 export const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const screenshotDir = join(root, "scripts", "browser", "screenshots");
 
+// tempDir makes a directory removed when the test file's process ends (not
+// when a server stops: a test may start a second server on the first one's
+// database).
+export function tempDir(prefix) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
 // startServer seeds a fresh SQLite database and runs serve on PORT=0 and
 // AUTH_PORT=0: the server binds free ports itself and logs them, so no port
 // is guessed here and none can be taken by another process in between.
 // Returns base URLs, logs() and stop(); a start that fails throws with the
 // server's log.
 export async function startServer(extraEnv = {}) {
-  const dir = mkdtempSync(join(tmpdir(), "marquee-browser-"));
+  const dir = tempDir("marquee-browser-");
   const env = {
     ...process.env,
     PORT: "0",
@@ -224,7 +233,7 @@ export async function testImagePNG(page) {
 // with "-stripe", the Stripe fake); it prints one URL per fake, first line
 // first. Returns { paypal, stripe, stop }.
 export async function startFakePayments(args = []) {
-  const bin = join(mkdtempSync(join(tmpdir(), "fakepay-")), "fakepaypal");
+  const bin = join(tempDir("fakepay-"), "fakepaypal");
   execFileSync("go", ["build", "-o", bin, "./scripts/fakepaypal"], { cwd: root, stdio: "inherit" });
   const child = spawn(bin, args, { stdio: ["ignore", "pipe", "inherit"] });
   const want = args.includes("-stripe") ? 2 : 1;
@@ -248,7 +257,7 @@ export async function startFakePayments(args = []) {
 // answers the newest with its Text, HTML and raw headers.
 export async function startMailpit() {
   const { readdirSync, readlinkSync, readFileSync } = await import("node:fs");
-  const dir = mkdtempSync(join(tmpdir(), "marquee-mailpit-"));
+  const dir = tempDir("marquee-mailpit-");
   const child = spawn("mailpit", ["-s", "127.0.0.1:0", "-l", "127.0.0.1:0", "-d", join(dir, "mp.db")], { stdio: "ignore" });
   const ports = () => {
     const inodes = new Set();

@@ -1,17 +1,15 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startServer, launchBrowser, root, signIn, watchErrors, screenshotDir } from "./helpers.mjs";
+import { startServer, launchBrowser, tempDir, root, signIn, watchErrors, screenshotDir } from "./helpers.mjs";
 
 // The demo with its subscription gate required: the database is seeded and
 // set before the server starts (seed-demo again changes nothing), so the
 // server's in-process cache never holds the ungated settings.
 const env = { server: null, browser: null };
 before(async () => {
-  const dir = mkdtempSync(join(tmpdir(), "marquee-members-"));
+  const dir = tempDir("marquee-members-");
   const db = join(dir, "marquee.db");
   const cli = { ...process.env, DATABASE_URL: db, MEDIA_DIR: join(dir, "media"), REDIS_URL: "" };
   const bin = join(root, "bin", "marquee");

@@ -376,6 +376,13 @@ func (s *spentSet) add(admin *bun.DB, name string) error {
 		`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ?`, name); err != nil {
 		return fmt.Errorf("end its connections: %w", err)
 	}
+	// pg_terminate_backend only signals: the next test's connections would
+	// count against the budget beside those still exiting. A pool that
+	// outlived its test and connects again is not waited for past the
+	// limit (the drop ends it, with FORCE).
+	if err := waitForNoBackends(admin, name, 10*time.Second); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	s.names = append(s.names, name)
 	full := len(s.names) >= spentKeep
@@ -384,6 +391,25 @@ func (s *spentSet) add(admin *bun.DB, name string) error {
 		return dropAll(admin, s.take())
 	}
 	return nil
+}
+
+// waitForNoBackends waits until no session is connected to name, or limit.
+func waitForNoBackends(admin *bun.DB, name string, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		var n int
+		if err := admin.NewRaw(`SELECT count(*) FROM pg_stat_activity WHERE datname = ?`, name).
+			Scan(context.Background(), &n); err != nil {
+			return fmt.Errorf("count its connections: %w", err)
+		}
+		if n == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return nil
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // take answers the spent databases and forgets them.
