@@ -121,7 +121,12 @@ func run(ctx context.Context) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	// The logger of `marquee serve` (an access line per request, at info),
+	// into io.Discard.
+	logger, err := server.NewLogger(io.Discard, func(string) string { return "" })
+	if err != nil {
+		return err
+	}
 	// REDIS_URL as the environment says: the store's cache, sessions and
 	// page announcements go through it as serve's would.
 	cfg, err := server.LoadConfig(func(key string) string {
