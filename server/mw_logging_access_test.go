@@ -20,8 +20,12 @@ func TestAccessLineAsSlogWritesIt(t *testing.T) {
 	with := func(f func(*answeredRequest)) answeredRequest { a := base; f(&a); return a }
 	plain := []answeredRequest{
 		base,
-		with(func(a *answeredRequest) { a.site, a.method, a.route, a.status, a.size = "auth", "HEAD", "unmatched", 404, 0 }),
-		with(func(a *answeredRequest) { a.path, a.client = "/apps/demo/store/items/7~x@y+(z)!$&'*,;:[]", "2001:db8::1" }),
+		with(func(a *answeredRequest) {
+			a.site, a.method, a.route, a.status, a.size = "auth", "HEAD", "unmatched", 404, 0
+		}),
+		with(func(a *answeredRequest) {
+			a.path, a.client = "/apps/demo/store/items/7~x@y+(z)!$&'*,;:[]", "2001:db8::1"
+		}),
 		with(func(a *answeredRequest) { a.path = "/static/<b>%2F" }),
 	}
 	notPlain := []answeredRequest{

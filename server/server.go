@@ -244,6 +244,7 @@ func Listen(cfg *Config) (Listeners, error) {
 // in its backlog) and waits up to 10 seconds for requests in flight.
 func (s *Server) Run(ctx context.Context, lns Listeners) error {
 	go s.warmUp(ctx)
+	go s.store.RefreshPageVersions(ctx)
 	servers := []*http.Server{
 		{Addr: lns.Main.Addr().String(), Handler: s.closeWhenDraining(s.mainHandler), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: s.cfg.IdleTimeout},
 		{Addr: lns.Auth.Addr().String(), Handler: s.closeWhenDraining(s.auth), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: s.cfg.IdleTimeout},

@@ -101,11 +101,17 @@ type pageVersions struct {
 	// version is dropped (a bump without its number, Redis reconnecting)
 	// every request of the app wants it at once.
 	reads singleflight.Group
+	// round counts RefreshPageVersions' rounds; touched lists the scopes
+	// read from memory or the database in this round (each once), for the
+	// next round to refresh (page_version_refresh.go).
+	round   uint32
+	touched []string
 }
 
 type knownVersion struct {
 	version int64
 	at      time.Time
+	used    uint32 // the refresh round it was last read in (refreshRounds)
 }
 
 func (s *Storage) pv() *pageVersions {
@@ -177,6 +183,7 @@ func (s *Storage) knownVersions(ctx context.Context, scopes ...string) ([]int64,
 			break
 		}
 		out[i] = k.version
+		pv.touch(scope, k)
 	}
 	gen := pv.gen
 	pv.mu.Unlock()
@@ -198,7 +205,8 @@ func (s *Storage) knownVersions(ctx context.Context, scopes ...string) ([]int64,
 			clear(pv.known) // post scopes are many; the database keeps them
 		}
 		for _, scope := range scopes {
-			pv.known[scope] = knownVersion{got[scope], now}
+			pv.known[scope] = knownVersion{version: got[scope], at: now, used: pv.round - 1}
+			pv.touch(scope, pv.known[scope])
 		}
 	}
 	pv.mu.Unlock()
@@ -235,7 +243,7 @@ func (pv *pageVersions) learn(scope string, version int64, at time.Time) {
 	if len(pv.known) > 100_000 {
 		clear(pv.known)
 	}
-	pv.known[scope] = knownVersion{version, at}
+	pv.known[scope] = knownVersion{version: version, at: at, used: pv.known[scope].used}
 }
 
 // versionMessage is what a bump announces: the scope and the version it

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -22,6 +23,7 @@ import (
 	"regexp"
 	"runtime/debug"
 	"runtime/pprof"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,8 +48,9 @@ var (
 	// BENCH_ROUNDS: the figures that are compared (nginx, Marquee, Marquee
 	// under writes) are measured in turn this many times and their medians
 	// kept, so a neighbour's burst on a shared machine skews one round of
-	// one column, not a ratio.
-	benchRounds, _ = strconv.Atoi(envOr("BENCH_ROUNDS", "3"))
+	// one column, not a ratio. Five: on the machines this ran on, one
+	// 5-second run of the same server moved by up to a fifth from the next.
+	benchRounds, _ = strconv.Atoi(envOr("BENCH_ROUNDS", "5"))
 )
 
 func envOr(k, def string) string {
@@ -206,9 +209,13 @@ func run(ctx context.Context) error {
 		return err
 	}
 	sizes := map[string][2]int{}
+	headers := map[string]string{}
 	for _, p := range pagesUnderTest {
 		body, err := fetch(marquee+p.path, "")
 		if err != nil {
+			return err
+		}
+		if headers[p.path], err = nginxHeaders(marquee + p.path); err != nil {
 			return err
 		}
 		gz := gzipBytes(body)
@@ -231,7 +238,7 @@ func run(ctx context.Context) error {
 		return err
 	}
 
-	nginxURL, stopNginx, err := startNginx(dir, www)
+	nginxURL, stopNginx, err := startNginx(dir, www, headers)
 	if err != nil {
 		return err
 	}
@@ -504,15 +511,51 @@ func freePort() (int, error) {
 	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
-// startNginx serves the visitor pages' bytes as static files, precompressed.
-func startNginx(dir, www string) (string, func(), error) {
+// nginxHeaders are the add_header directives that have nginx answer a
+// visitor's gzip request for url with the headers Marquee answers (the
+// security headers, Vary, Cache-Control, a request id, the cache state):
+// the same bytes, head and body, not a body with nginx's few headers.
+// nginx makes its own Date, Content-Type (charset utf-8), Content-Length,
+// Content-Encoding, ETag and Last-Modified.
+func nginxHeaders(url string) (string, error) {
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	res, err := (&http.Client{Transport: &http.Transport{DisableCompression: true}}).Do(req)
+	if err != nil {
+		return "", err
+	}
+	_ = res.Body.Close()
+	if res.Header.Get("X-Page-Cache") != "hit" {
+		return "", fmt.Errorf("GET %s: X-Page-Cache %q, want a hit", url, res.Header.Get("X-Page-Cache"))
+	}
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(res.Header)) {
+		switch k {
+		case "Date", "Content-Type", "Content-Length", "Content-Encoding", "Etag", "Last-Modified", "Connection":
+			continue
+		}
+		// The request id as Marquee sent it, the same bytes at every answer
+		// (nginx's $request_id reads the system's random source each time,
+		// which Marquee's ids do not).
+		v := strings.Join(res.Header[k], ", ")
+		if strings.ContainsAny(v, `$"\`) {
+			return "", fmt.Errorf("header %s: %q does not go into nginx's config as it is", k, v)
+		}
+		fmt.Fprintf(&b, " add_header %s \"%s\";", k, v)
+	}
+	return b.String(), nil
+}
+
+// startNginx serves the visitor pages' bytes as static files, precompressed,
+// each with the headers Marquee answers it with (headers by path).
+func startNginx(dir, www string, headers map[string]string) (string, func(), error) {
 	port, err := freePort()
 	if err != nil {
 		return "", nil, err
 	}
 	var locations strings.Builder
 	for _, p := range pagesUnderTest {
-		fmt.Fprintf(&locations, "    location = %s { default_type text/html; try_files /%s.html =404; }\n", p.path, p.name)
+		fmt.Fprintf(&locations, "    location = %s { default_type text/html; try_files /%s.html =404;%s }\n", p.path, p.name, headers[p.path])
 	}
 	conf := fmt.Sprintf(`worker_processes auto;
 daemon off;
@@ -528,6 +571,12 @@ http {
   scgi_temp_path %[1]s;
   gzip_static on;
   etag on;
+  charset utf-8;
+  server_tokens off;
+  # nginx at its best for static files: descriptors and stat results kept
+  # (try_files and gzip_static would otherwise open and stat per request).
+  open_file_cache max=64 inactive=60s;
+  open_file_cache_valid 60s;
   server {
     listen 127.0.0.1:%[2]d;
     root %[3]s;
