@@ -111,7 +111,7 @@ type pageVersions struct {
 type knownVersion struct {
 	version int64
 	at      time.Time
-	used    uint32 // the refresh round it was last read in (refreshRounds)
+	used    uint32 // the refresh round it was last read in (pv.round)
 }
 
 func (s *Storage) pv() *pageVersions {
