@@ -17,9 +17,16 @@ export const screenshotDir = join(root, "scripts", "browser", "screenshots");
 // database).
 export function tempDir(prefix) {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  tempDirs.push(dir);
   return dir;
 }
+
+// One exit listener for them all (Node warns past ten listeners, and a
+// file may start more servers than that).
+const tempDirs = [];
+process.once("exit", () => {
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
 
 // startServer seeds a fresh SQLite database and runs serve on PORT=0 and
 // AUTH_PORT=0: the server binds free ports itself and logs them, so no port
