@@ -307,6 +307,16 @@ func (s *Storage) ApplyCardTierChange(ctx context.Context, q *TierChange, now ti
 			return err
 		}
 		if cur == nil || cur.ProviderRef != q.ProviderRef || cur.PlanID != q.From.ID {
+			if cur != nil && cur.ProviderRef == q.ProviderRef && q.Direction == TierUpgrade && cur.PlanID == q.To.ID && q.Offer != nil {
+				// The provider's echo of this upgrade got here first: it
+				// knows the tier's list price, not the code (reserved for
+				// this request alone), so the quote's price stands.
+				_, err := upgradePrice(tx.NewUpdate().Model((*Subscription)(nil)).Where("id = ? AND plan_id = ?", cur.ID, q.To.ID), q).Exec(ctx)
+				if err != nil {
+					return fmt.Errorf("record upgrade price: %w", err)
+				}
+				return nil
+			}
 			if cur != nil && (cur.PlanID == q.To.ID || (cur.NextPlanID != nil && *cur.NextPlanID == q.To.ID)) {
 				return nil // the same change, made by a repeated request
 			}
@@ -348,17 +358,12 @@ func applyTierChange(ctx context.Context, tx bun.Tx, s *Storage, q *TierChange, 
 		// its list price from now on, less the upgrade's own code while it
 		// runs (redeemed here for the wallet, in the same transaction; a
 		// card's was reserved before the provider was asked).
-		upd = upd.Set("plan_id = ?", q.To.ID).Set("amount = ?", q.NextCharge).Set("next_plan_id = NULL").Set("next_amount = NULL")
-		if o := q.Offer; o != nil {
-			if q.RenewedBy == WalletMethod {
-				if err := redeemOffer(ctx, tx, o.Offer.ID, cur.AppID, cur.UserID, q.To.ID, WalletMethod, o.Discount, now, true); err != nil {
-					return err
-				}
+		if o := q.Offer; o != nil && q.RenewedBy == WalletMethod {
+			if err := redeemOffer(ctx, tx, o.Offer.ID, cur.AppID, cur.UserID, q.To.ID, WalletMethod, o.Discount, now, true); err != nil {
+				return err
 			}
-			upd = upd.Set("offer_id = ?", o.Offer.ID).Set("list_amount = ?", q.Price).Set("discount_left = ?", o.DiscountLeft)
-		} else {
-			upd = upd.Set("list_amount = 0").Set("discount_left = 0")
 		}
+		upd = upgradePrice(upd.Set("plan_id = ?", q.To.ID), q)
 	}
 	res, err := upd.Exec(ctx)
 	if err != nil {
@@ -382,6 +387,16 @@ func applyTierChange(ctx context.Context, tx bun.Tx, s *Storage, q *TierChange, 
 		sub.PlanID = cur.PlanID
 	}
 	return membershipMessages(ctx, tx, membershipNote{Event: MembershipChanged, Sub: &sub, Change: q, Now: now})
+}
+
+// upgradePrice sets what an upgraded membership pays from now: the new
+// tier's list price, less the upgrade's own code while it runs.
+func upgradePrice(upd *bun.UpdateQuery, q *TierChange) *bun.UpdateQuery {
+	upd = upd.Set("amount = ?", q.NextCharge).Set("next_plan_id = NULL").Set("next_amount = NULL")
+	if o := q.Offer; o != nil {
+		return upd.Set("offer_id = ?", o.Offer.ID).Set("list_amount = ?", q.Price).Set("discount_left = ?", o.DiscountLeft)
+	}
+	return upd.Set("list_amount = 0").Set("discount_left = 0")
 }
 
 // NextTierOf answers the tier a waiting downgrade moves the member to at

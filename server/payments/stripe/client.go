@@ -518,6 +518,17 @@ func (c *Client) ChangePrice(ctx context.Context, id string, r Renewal, prorate 
 	return nil
 }
 
+// Subscription answers subscription id as Stripe holds it now. Webhooks
+// arrive late and out of order, so a change is applied from this, not from
+// the event's copy.
+func (c *Client) Subscription(ctx context.Context, id string) (*sg.Subscription, error) {
+	sub, err := c.sc.V1Subscriptions.Retrieve(ctx, id, nil)
+	if err != nil {
+		return nil, fmt.Errorf("retrieve subscription: %w", err)
+	}
+	return sub, nil
+}
+
 // PortalURL opens a Billing Portal session for the customer of
 // subscription id (where a card member changes the card and reads the
 // invoices) and answers its address; the member comes back to returnURL.

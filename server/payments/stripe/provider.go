@@ -340,17 +340,24 @@ func (p *Provider) HandleWebhook(ctx context.Context, body []byte, header http.H
 		if _, err := p.webhookTrialSubscription(ctx, ev); err != nil {
 			return nil, err
 		}
-		var sub sg.Subscription
-		if err := json.Unmarshal(ev.Data.Raw, &sub); err != nil || sub.ID == "" {
+		var sent sg.Subscription
+		if err := json.Unmarshal(ev.Data.Raw, &sent); err != nil || sent.ID == "" {
 			return nil, fmt.Errorf("%w: subscription: %v", payments.ErrInvalidWebhook, err)
 		}
-		planID, amount := "", int64(0)
+		// The event's copy may be older than a change made since (an
+		// upgrade's echo delivered after the downgrade that followed it
+		// would call the downgrade off): what Stripe bills now is read.
+		sub, err := p.Client.Subscription(ctx, sent.ID)
+		if err != nil {
+			return nil, payments.ProviderError("stripe", err)
+		}
+		planID, amount, currency := "", int64(0), sub.Currency
 		if sub.Items != nil && len(sub.Items.Data) == 1 && sub.Items.Data[0].Price != nil {
 			pr := sub.Items.Data[0].Price
-			planID, amount = pr.Metadata["planId"], pr.UnitAmount
+			planID, amount, currency = pr.Metadata["planId"], pr.UnitAmount, pr.Currency
 		}
 		rec := &store.PaymentEvent{Provider: payments.Stripe, EventID: ev.ID, Type: string(ev.Type), PaymentRef: sub.ID,
-			Amount: amount, Currency: strings.ToUpper(string(sub.Currency))}
+			Amount: amount, Currency: strings.ToUpper(string(currency))}
 		fresh, err := p.Store.ApplyProviderPlanChange(ctx, rec, sub.ID, planID, amount, sub.CancelAtPeriodEnd)
 		if err != nil {
 			return nil, err
