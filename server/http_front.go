@@ -521,6 +521,16 @@ func canonicalHeaderKey(name []byte) string {
 	return http.CanonicalHeaderKey(string(name))
 }
 
+// firstValue is h.Get(key) for a key already in canonical form (as net/http
+// and the front store them): Get canonicalises its key on every call, a
+// cost paid three times on every cached page.
+func firstValue(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
 // appendVisitorHit appends the head of the answer answerVisitorHit gives
 // (the same status and headers) as net/http would write it, and answers
 // its body (the cache's bytes, not to be written into) and status.

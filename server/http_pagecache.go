@@ -913,14 +913,14 @@ type pageAnswer struct {
 
 func (p *cachedPage) answerTo(r *http.Request) pageAnswer {
 	a := pageAnswer{sent: p.sent[0]}
-	switch accepted := r.Header.Get("Accept-Encoding"); {
+	switch accepted := firstValue(r.Header, "Accept-Encoding"); {
 	case acceptsEncodingIn(accepted, "br"):
 		a.index, a.body, a.encoding = 2, p.br, "br"
 	case acceptsEncodingIn(accepted, "gzip"):
 		a.index, a.body, a.encoding = 1, p.gz, "gzip"
 	}
 	a.sent = p.sent[a.index]
-	if matchesETag(r.Header.Get("If-None-Match"), p.etag) {
+	if matchesETag(firstValue(r.Header, "If-None-Match"), p.etag) {
 		a.notModified, a.body = true, nil
 		return a
 	}

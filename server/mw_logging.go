@@ -129,7 +129,7 @@ func (s *Server) observe(site string) echo.MiddlewareFunc {
 // requestIDOf is the id a request is known by: the proxy's X-Request-ID
 // when it sends a sane one, else a new one.
 func (s *Server) requestIDOf(r *http.Request) string {
-	if id := r.Header.Get("X-Request-Id"); validRequestID(id) {
+	if id := firstValue(r.Header, "X-Request-Id"); validRequestID(id) {
 		return id
 	}
 	return s.requestIDs.next()
