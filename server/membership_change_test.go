@@ -335,6 +335,38 @@ func (f *tierFixture) creatorID(t *testing.T) string {
 	return id
 }
 
+// joinByCard has the member (session as) join the demo's tier itemID by
+// card and its Stripe subscription start; it answers a reader of the
+// member's membership.
+func joinByCard(t *testing.T, f *payFixture, as map[string]string, uid, itemID string) func() *store.Subscription {
+	t.Helper()
+	ctx := context.Background()
+	sub := func() *store.Subscription {
+		t.Helper()
+		s, err := f.ts.store.SubscriptionOf(ctx, f.demo.ID, uid)
+		if err != nil || s == nil {
+			t.Fatalf("subscription: %v %v", s, err)
+		}
+		return s
+	}
+	a := decodePay(t, f.ts.do(t, "POST", "/api/subscriptions/apps/demo/subscribe",
+		body(map[string]any{"itemId": itemID, "paymentMethod": "stripe", "cycle": store.CycleMonthly}), as))
+	pay, _ := a.Data["payment"].(map[string]any)
+	if pay == nil {
+		t.Fatalf("subscribe by card: %+v", a)
+	}
+	if r := f.post(t, "/stripe-payments/confirm", as, map[string]any{"paymentIntentId": pay["ref"], "paymentMethodId": "pm_card_visa"}); r.Status != 200 {
+		t.Fatalf("confirm: %d %s", r.Status, r.Body)
+	}
+	if n := runCardRenewalJobs(t, f); n != 1 {
+		t.Fatalf("start_card_renewal jobs: %d", n)
+	}
+	if sub().ProviderRef == "" {
+		t.Fatal("no Stripe subscription")
+	}
+	return sub
+}
+
 // A card membership moves between tiers through its Stripe subscription:
 // an upgrade moves the subscription to the new price with always_invoice
 // (Stripe invoices the prorated difference, booked once from invoice.paid)
@@ -354,30 +386,8 @@ func TestTierChangeByCard(t *testing.T) {
 		t.Fatalf("tiers: %v %v", tiers, err)
 	}
 	circle, backstage := tiers[0], tiers[1]
-	sub := func() *store.Subscription {
-		t.Helper()
-		s, err := f.ts.store.SubscriptionOf(ctx, f.demo.ID, uid)
-		if err != nil || s == nil {
-			t.Fatalf("subscription: %v %v", s, err)
-		}
-		return s
-	}
-	a := decodePay(t, f.ts.do(t, "POST", "/api/subscriptions/apps/demo/subscribe",
-		body(map[string]any{"itemId": circle.ItemID, "paymentMethod": "stripe", "cycle": store.CycleMonthly}), as))
-	pay, _ := a.Data["payment"].(map[string]any)
-	if pay == nil {
-		t.Fatalf("subscribe by card: %+v", a)
-	}
-	if r := f.post(t, "/stripe-payments/confirm", as, map[string]any{"paymentIntentId": pay["ref"], "paymentMethodId": "pm_card_visa"}); r.Status != 200 {
-		t.Fatalf("confirm: %d %s", r.Status, r.Body)
-	}
-	if n := runCardRenewalJobs(t, f); n != 1 {
-		t.Fatalf("start_card_renewal jobs: %d", n)
-	}
+	sub := joinByCard(t, f, as, uid, circle.ItemID)
 	ref := sub().ProviderRef
-	if ref == "" {
-		t.Fatal("no Stripe subscription")
-	}
 	seen := len(f.stripe.Events())
 	// deliver sends Stripe's events since the last call, each twice (a
 	// repeated delivery applies once), and answers their types.

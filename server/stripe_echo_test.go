@@ -71,29 +71,7 @@ func TestStripeEchoesOutOfOrder(t *testing.T) {
 	const email = "follower@demo.test"
 	as := commUser(t, f.ts, email)
 	uid := f.userID(t, email)
-	sub := func() *store.Subscription {
-		t.Helper()
-		s, err := f.ts.store.SubscriptionOf(ctx, f.demo.ID, uid)
-		if err != nil || s == nil {
-			t.Fatalf("subscription: %v %v", s, err)
-		}
-		return s
-	}
-	a := decodePay(t, f.ts.do(t, "POST", "/api/subscriptions/apps/demo/subscribe",
-		body(map[string]any{"itemId": circle.ItemID, "paymentMethod": "stripe", "cycle": store.CycleMonthly}), as))
-	pay, _ := a.Data["payment"].(map[string]any)
-	if pay == nil {
-		t.Fatalf("subscribe by card: %+v", a)
-	}
-	if r := f.post(t, "/stripe-payments/confirm", as, map[string]any{"paymentIntentId": pay["ref"], "paymentMethodId": "pm_card_visa"}); r.Status != 200 {
-		t.Fatalf("confirm: %d %s", r.Status, r.Body)
-	}
-	if n := runCardRenewalJobs(t, f); n != 1 {
-		t.Fatalf("start_card_renewal jobs: %d", n)
-	}
-	if sub().ProviderRef == "" {
-		t.Fatal("no Stripe subscription")
-	}
+	sub := joinByCard(t, f, as, uid, circle.ItemID)
 	ref := sub().ProviderRef
 	seen.Store(int64(len(f.stripe.Events())))
 
