@@ -2,7 +2,7 @@ import { useState } from "react";
 import type { MessageView } from "../pages/lib/types";
 import type { Pagination } from "../pages/lib/community";
 import { api } from "./lib/api";
-import { relativeTime } from "../pages/lib/format";
+import { Ago } from "../pages/lib/Ago";
 import { useHydrated } from "./lib/hydrated";
 import { appPath } from "./lib/links";
 
@@ -62,7 +62,7 @@ export default function Comments(props: CommentsProps) {
             <li key={r.id} className="comment">
               <p className="meta">
                 <strong>@{r.sender.username}</strong>
-                {r.sender.donorTier && <span className="badge tier-badge">{r.sender.donorTier}</span>} · <time dateTime={r.createdAt}>{relativeTime(r.createdAt, props.now)}</time>
+                {r.sender.donorTier && <span className="badge tier-badge">{r.sender.donorTier}</span>} · <Ago iso={r.createdAt} now={props.now} />
               </p>
               <p className="comment-text">{r.content}</p>
               {props.reportBase && (

@@ -1,7 +1,8 @@
 import { useState } from "react";
 import type { MessageView } from "../pages/lib/types";
 import { firstVisual, isHeart, unlockOf, type Pagination } from "../pages/lib/community";
-import { relativeTime, truncate } from "../pages/lib/format";
+import { truncate } from "../pages/lib/format";
+import { Ago } from "../pages/lib/Ago";
 import { FULL_WIDTH, Img } from "../pages/lib/img";
 import { ApiError, api } from "./lib/api";
 import { useHydrated } from "./lib/hydrated";
@@ -50,7 +51,7 @@ export function PostCard({ post, base, now, priority }: { post: MessageView; bas
         <div className="feed-body">
           <p className="meta">
             <strong>@{post.sender.username}</strong>
-            {post.sender.donorTier && <span className="badge tier-badge">{post.sender.donorTier}</span>} · <time dateTime={post.createdAt}>{relativeTime(post.createdAt, now)}</time>
+            {post.sender.donorTier && <span className="badge tier-badge">{post.sender.donorTier}</span>} · <Ago iso={post.createdAt} now={now} />
             {post.isFeatured && <span className="badge">Featured</span>}
             {post.locked && (
               <span className="badge locked-badge" data-testid="locked-badge">

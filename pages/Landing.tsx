@@ -1,6 +1,7 @@
 import { AuthButtons } from "./components/AuthButtons";
 import { Layout } from "./components/Layout";
-import { formatDate, formatMoney, formatTime12, relativeTime, truncate } from "./lib/format";
+import { formatDate, formatMoney, formatTime12, truncate } from "./lib/format";
+import { Ago } from "./lib/Ago";
 import { Img } from "./lib/img";
 import { appSeo, SeoHead } from "./lib/seo";
 import { displayTitle } from "./components/Header";
@@ -56,7 +57,7 @@ function PostCard({ post, base, now }: { post: MessageView; base: string; now: s
         <div>
           <p className="post-text">{truncate(post.content, 120)}</p>
           <p className="meta">
-            @{post.sender.username} · <time dateTime={post.createdAt}>{relativeTime(post.createdAt, now)}</time>
+            @{post.sender.username} · <Ago iso={post.createdAt} now={now} />
             {post._count.reactions > 0 && <> · ❤️ {post._count.reactions}</>}
           </p>
         </div>

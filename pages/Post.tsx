@@ -1,7 +1,8 @@
 import { Layout } from "./components/Layout";
 import { FULL_WIDTH, Img } from "./lib/img";
 import { appSeo, SeoHead } from "./lib/seo";
-import { relativeTime, truncate } from "./lib/format";
+import { truncate } from "./lib/format";
+import { Ago } from "./lib/Ago";
 import type { MessageView, PageProps } from "./lib/types";
 import { unlockOf, type Pagination } from "./lib/community";
 import { Island } from "./lib/Island";
@@ -40,7 +41,7 @@ export default function Post(props: Props) {
           <h1 className="visually-hidden">{"Post by @" + post.sender.username}</h1>
           <header className="meta">
             <strong>@{post.sender.username}</strong>
-          {post.sender.donorTier && <span className="badge tier-badge">{post.sender.donorTier}</span>} · <time dateTime={post.createdAt}>{relativeTime(post.createdAt, props.now)}</time>
+          {post.sender.donorTier && <span className="badge tier-badge">{post.sender.donorTier}</span>} · <Ago iso={post.createdAt} now={props.now} />
             {post.isFeatured && <span className="badge">Featured</span>}
           </header>
           {post.hidden && (

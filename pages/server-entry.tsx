@@ -15,8 +15,11 @@ type RenderOutput = {
   lazy: string[];
   critical: boolean;
   // changesAt: when, in ms since the epoch, the clock alone would change
-  // what the page shows (0: nothing seen); lib/changes.ts.
+  // what the page shows (0: nothing seen); otherChangesAt: the same but for
+  // relative times; ago: the relative times shown (lib/changes.ts).
   changesAt: number;
+  otherChangesAt: number;
+  ago: number;
 };
 
 function marqueeRender(name: string, propsJSON: string): string {
@@ -38,7 +41,7 @@ function marqueeRender(name: string, propsJSON: string): string {
     islands: collectedIslands().slice(),
     lazy: lazyIslands(),
     critical: page.criticalCSS === true,
-    changesAt: takeChanges(),
+    ...takeChanges(),
   };
   return JSON.stringify(out);
 }

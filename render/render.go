@@ -64,6 +64,12 @@ type Result struct {
 	// what the page shows: "5m ago" turning "6m ago", an event starting
 	// (pages/lib/changes.ts). 0: nothing shown depends on it.
 	ChangesAt int64 `json:"changesAt,omitempty"`
+	// OtherChangesAt is ChangesAt without the relative times, and Ago the
+	// number of relative times the page shows (each an <Ago>): until
+	// OtherChangesAt the page at a later time is this one with its
+	// relative times rewritten (Restamp).
+	OtherChangesAt int64 `json:"otherChangesAt,omitempty"`
+	Ago            int   `json:"ago,omitempty"`
 }
 
 // Engine renders pages. It is safe for concurrent use.

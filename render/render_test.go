@@ -288,7 +288,10 @@ func TestFallbackDocument(t *testing.T) {
 	}
 }
 
-func TestFormatHelpersUnderGoja(t *testing.T) {
+// formatRuntime is a goja runtime with pages/lib/format.ts and changes.ts
+// as the globals format and changes.
+func formatRuntime(t *testing.T) *goja.Runtime {
+	t.Helper()
 	out := filepath.Join(t.TempDir(), "format.js")
 	if err := BuildServerBundle("render/testdata/format-entry.ts", out); err != nil {
 		t.Fatal(err)
@@ -301,6 +304,11 @@ func TestFormatHelpersUnderGoja(t *testing.T) {
 	if _, err := rt.RunString(string(src)); err != nil {
 		t.Fatal(err)
 	}
+	return rt
+}
+
+func TestFormatHelpersUnderGoja(t *testing.T) {
+	rt := formatRuntime(t)
 	cases := []struct{ expr, want string }{
 		{`formatMoney(1234)`, "$12.34"},
 		{`formatMoney(-100)`, "-$1.00"},

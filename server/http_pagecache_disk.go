@@ -142,8 +142,7 @@ func (d *diskPages) openLocked() bool {
 // removing the oldest files past the limit. A failure only costs renders.
 func (d *diskPages) store(key string, p *cachedPage) {
 	var buf bytes.Buffer
-	err := gob.NewEncoder(&buf).Encode(&store.SharedPage{Status: p.status, Header: p.header, ETag: p.etag,
-		Length: p.identityLen, Gzip: p.gz, Brotli: p.br, Engagement: p.engagement, Rendered: p.rendered, Expires: p.expires})
+	err := gob.NewEncoder(&buf).Encode(sharedOf(p))
 	if err != nil {
 		d.logger.Warn("page cache: encoding a page for disk failed", "err", err)
 		return

@@ -93,33 +93,36 @@ func TestPagesKeptUntilTheirTextChanges(t *testing.T) {
 	}
 }
 
-// When a page stops being current travels with it to the disk tier and,
-// with Redis, to the other instances.
+// When a page stops being current, and how it is renewed for the clock,
+// travel with it to the disk tier and, with Redis, to the other instances.
 func TestPageExpiryTravelsWithThePage(t *testing.T) {
 	t.Parallel()
 	rendered := time.Now().Add(-time.Second).Truncate(time.Millisecond)
 	p := cachedPageOf(200, http.Header{}, "etag", 10, []byte("gz"), []byte("br"))
 	p.rendered, p.expires = rendered, rendered.Add(7*time.Minute)
+	p.clock = &pageClock{now: rendered.Add(time.Millisecond), ago: 4, until: rendered.Add(PageTTLMax)}
+	sameClock := func(got *cachedPage) bool {
+		return got.clock != nil && got.clock.now.Equal(p.clock.now) && got.clock.ago == 4 && got.clock.until.Equal(p.clock.until)
+	}
 
 	disk := newDiskPages(t.TempDir(), "", 8, slog.New(slog.DiscardHandler))
 	defer disk.close()
 	disk.store("key", p)
-	if got := disk.load("key"); got == nil || !got.expires.Equal(p.expires) {
-		t.Errorf("from disk: %+v, want it to expire at %v", got, p.expires)
+	if got := disk.load("key"); got == nil || !got.expires.Equal(p.expires) || !sameClock(got) {
+		t.Errorf("from disk: %+v, want it to expire at %v, renewed as %+v", got, p.expires, p.clock)
 	}
 
 	st := store.New(store.Options{DB: storetest.SQLite(t), Redis: storetest.Redis(t), Cache: store.NewMemoryCache()})
 	ctx := context.Background()
-	if err := st.SharePage(ctx, "key", &store.SharedPage{Status: 200, Header: http.Header{}, ETag: "etag", Length: 10,
-		Gzip: p.gz, Brotli: p.br, Rendered: p.rendered, Expires: p.expires}, time.Minute); err != nil {
+	if err := st.SharePage(ctx, "key", sharedOf(p), time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	sp, err := st.SharedPage(ctx, "key")
 	if err != nil || sp == nil {
 		t.Fatalf("shared page: %v %v", sp, err)
 	}
-	if got := sharedToCached(sp); !got.expires.Equal(p.expires) {
-		t.Errorf("shared: expires %v, want %v", got.expires, p.expires)
+	if got := sharedToCached(sp); !got.expires.Equal(p.expires) || !sameClock(got) {
+		t.Errorf("shared: expires %v, want %v, renewed as %+v", got.expires, p.expires, p.clock)
 	}
 	// A copy shared by an instance before pages kept their expiry ages a
 	// minute from its render, as it did.

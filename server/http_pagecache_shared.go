@@ -99,10 +99,7 @@ func (s *Server) sharePage(ctx context.Context, key string, p *cachedPage) {
 	if s.store.Redis() == nil {
 		return
 	}
-	err := s.store.SharePage(context.WithoutCancel(ctx), key, &store.SharedPage{
-		Status: p.status, Header: p.header, ETag: p.etag, Length: p.identityLen, Gzip: p.gz, Brotli: p.br,
-		Engagement: p.engagement, Rendered: p.rendered, Expires: p.expires,
-	}, time.Until(p.expires))
+	err := s.store.SharePage(context.WithoutCancel(ctx), key, sharedOf(p), time.Until(p.expires))
 	if err != nil {
 		s.sharedWarn("sharing a rendered page failed; the other instances render it themselves", err)
 		return
@@ -125,7 +122,22 @@ func sharedToCached(sp *store.SharedPage) *cachedPage {
 	if sp.Expires.IsZero() {
 		p.expires = sp.Rendered.Add(PageTTL)
 	}
+	if !sp.ClockUntil.IsZero() {
+		p.clock = &pageClock{now: sp.ClockNow, ago: sp.Ago, until: sp.ClockUntil}
+	}
 	return p
+}
+
+// sharedOf is the shared (and disk) form of a cache entry.
+func sharedOf(p *cachedPage) *store.SharedPage {
+	sp := &store.SharedPage{
+		Status: p.status, Header: p.header, ETag: p.etag, Length: p.identityLen, Gzip: p.gz, Brotli: p.br,
+		Engagement: p.engagement, Rendered: p.rendered, Expires: p.expires,
+	}
+	if p.clock != nil {
+		sp.ClockNow, sp.Ago, sp.ClockUntil = p.clock.now, p.clock.ago, p.clock.until
+	}
+	return sp
 }
 
 // markPeerRendering notes that a peer renders key until about until: the

@@ -30,6 +30,9 @@ type metrics struct {
 	// happened (pagecache_shared.go).
 	shared   *prometheus.CounterVec
 	renders  prometheus.Histogram
+	// restamps counts pages renewed by rewriting their relative times
+	// instead of a render (http_pagecache_restamp.go).
+	restamps prometheus.Counter
 	payments *prometheus.CounterVec
 	// jobFailures counts failed job attempts by kind; the job queue of
 	// this process adds to it (Server.JobFailures).
@@ -72,10 +75,12 @@ func newMetrics(db *bun.DB, r Renderer, pc *pageCache) *metrics {
 		[]string{"result"})
 	m.renders = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "marquee_render_duration_seconds",
 		Help: "Server-side React render time.", Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5}})
+	m.restamps = prometheus.NewCounter(prometheus.CounterOpts{Name: "marquee_page_restamps_total",
+		Help: "Cached pages renewed for the clock by rewriting their relative times (\"5m ago\") instead of a render."})
 	m.payments = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "marquee_payment_requests_total",
 		Help: "Payment calls by route and outcome (ok, declined, refused, error)."}, []string{"route", "outcome"})
 	m.jobFailures = jobs.NewFailureCounter()
-	m.registry.MustRegister(m.requests, m.latency, m.pageCache, m.shared, m.renders, m.payments, m.jobFailures,
+	m.registry.MustRegister(m.requests, m.latency, m.pageCache, m.shared, m.renders, m.restamps, m.payments, m.jobFailures,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "marquee_page_cache_bytes",
 			Help: "Bytes the page cache holds."}, func() float64 { return float64(pc.size()) }))
@@ -148,6 +153,12 @@ func (m *metrics) pageCacheResult(result string) {
 		c, _ = m.cacheResults.LoadOrStore(result, m.pageCache.WithLabelValues(result))
 	}
 	c.(prometheus.Counter).Inc()
+}
+
+func (m *metrics) pageRestamped() {
+	if m != nil {
+		m.restamps.Inc()
+	}
 }
 
 func (m *metrics) sharedPage(result string) {

@@ -61,7 +61,7 @@ const defaultRenderTimeout = 3 * time.Second
 func (s *Server) pageProps(c echo.Context, sc *Scope) PageProps {
 	p := PageProps{
 		Path: c.Request().URL.Path, PublicURL: s.cfg.PublicURL, AuthURL: s.cfg.AuthURL,
-		Now: time.Now().UTC(), Viewer: ViewerProps{Role: store.RolePublic},
+		Now: s.now().UTC(), Viewer: ViewerProps{Role: store.RolePublic},
 	}
 	if customHost(c.Request()) != nil {
 		// On an app's own domain, signing in starts on the domain
@@ -197,9 +197,7 @@ func (s *Server) renderDocument(c echo.Context, page string, props PageProps) (i
 		}
 		return http.StatusInternalServerError, s.fallbackDocument(c, props)
 	}
-	if res.ChangesAt > 0 {
-		noteChangesAt(c, time.UnixMilli(res.ChangesAt))
-	}
+	noteRender(c, res, props.Now)
 	status := res.Status
 	if props.Status != 0 {
 		status = props.Status

@@ -122,7 +122,8 @@ func TestFullRenderQueueAnswersAtOnce(t *testing.T) {
 	}
 	ts.pages.mu.Lock()
 	for _, el := range ts.pages.entries.slots {
-		el.Value.(*pageSlot).page.expires = time.Now().Add(-time.Second)
+		// Expired, and only a render renews it (not its relative times).
+		el.Value.(*pageSlot).page.expires, el.Value.(*pageSlot).page.clock = time.Now().Add(-time.Second), nil
 	}
 	ts.pages.mu.Unlock()
 	stale := ts.do(t, "GET", "/apps/demo", nil, nil)
@@ -152,7 +153,8 @@ func TestRefreshesLeaveRuntimesToFirstViews(t *testing.T) {
 	ts.renderer = gate
 	ts.pages.mu.Lock()
 	for _, el := range ts.pages.entries.slots {
-		el.Value.(*pageSlot).page.expires = time.Now().Add(-time.Second)
+		// Expired, and only a render renews them (not their relative times).
+		el.Value.(*pageSlot).page.expires, el.Value.(*pageSlot).page.clock = time.Now().Add(-time.Second), nil
 	}
 	ts.pages.mu.Unlock()
 

@@ -62,6 +62,9 @@ type Server struct {
 	built *builtFiles
 	// requestIDs names requests that come without an id (logging.go).
 	requestIDs *requestIDs
+	// now is the clock pages are shown as of (their props' now, and the
+	// rewrite of a cached page's relative times); tests set it.
+	now func() time.Time
 	// accessHandlers format the access line's fixed part once (logging.go).
 	accessHandlers accessHandlers
 	// securityHeaderValues are the values securityHeaders sends, made once.
@@ -112,7 +115,7 @@ type Deps struct {
 func New(d Deps) *Server {
 	s := &Server{cfg: d.Config, store: d.Store, renderer: d.Renderer, files: d.Files, logger: d.Logger,
 		csp: contentSecurityPolicy(d.Config), pages: newPageCache(d.Config.PageCacheMB<<20, pageDisk(d)), cachedRoutes: map[string]bool{},
-		built: newBuiltFiles(filepath.Join("public", "build")), requestIDs: newRequestIDs()}
+		built: newBuiltFiles(filepath.Join("public", "build")), requestIDs: newRequestIDs(), now: time.Now}
 	dummy, err := d.Config.PasswordCost.Hash("not-a-real-password")
 	if err != nil {
 		panic("hash the dummy password: " + err.Error())

@@ -36,6 +36,12 @@ type SharedPage struct {
 	// Expires is when the page stops being current (its text changes with
 	// the clock); zero in a copy shared before it was kept.
 	Expires time.Time
+	// ClockNow, Ago and ClockUntil say how the page is renewed past
+	// Expires without a render (its Ago relative times, as of ClockNow,
+	// rewritten until ClockUntil); zero ClockUntil: by a render.
+	ClockNow   time.Time
+	Ago        int
+	ClockUntil time.Time
 }
 
 // sharedPageKey is the Redis key of a page key (app, content version,
@@ -72,6 +78,12 @@ func (s *Storage) SharedPage(ctx context.Context, pageKey string) (*SharedPage, 
 	if expires, err := strconv.ParseInt(fields["expires"], 10, 64); err == nil && expires > 0 {
 		p.Expires = time.Unix(0, expires)
 	}
+	clockNow, err0 := strconv.ParseInt(fields["clock_now"], 10, 64)
+	ago, err1 := strconv.Atoi(fields["ago"])
+	until, err2 := strconv.ParseInt(fields["clock_until"], 10, 64)
+	if errors.Join(err0, err1, err2) == nil && until > 0 {
+		p.ClockNow, p.Ago, p.ClockUntil = time.Unix(0, clockNow), ago, time.Unix(0, until)
+	}
 	return p, nil
 }
 
@@ -90,6 +102,9 @@ func (s *Storage) SharePage(ctx context.Context, pageKey string, p *SharedPage, 
 		pipe.Del(ctx, key)
 		pipe.HSet(ctx, key, "status", p.Status, "header", header, "etag", p.ETag, "length", p.Length, "gzip", p.Gzip,
 			"brotli", p.Brotli, "engagement", p.Engagement, "rendered", p.Rendered.UnixNano(), "expires", p.Expires.UnixNano())
+		if !p.ClockUntil.IsZero() {
+			pipe.HSet(ctx, key, "clock_now", p.ClockNow.UnixNano(), "ago", p.Ago, "clock_until", p.ClockUntil.UnixNano())
+		}
 		pipe.PExpire(ctx, key, ttl)
 		return nil
 	})

@@ -2,7 +2,7 @@
 // and in every browser, so server HTML and hydrated islands match. All dates
 // are shown in UTC for the same reason.
 
-import { changesAt } from "./changes";
+import { agoChangesAt } from "./changes";
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 const SYMBOLS: Record<string, string> = { USD: "$", EUR: "€", GBP: "£" };
@@ -59,7 +59,7 @@ export function formatDateTime(iso: string): string {
 
 // relativeTime per SPEC section 9: "just now" under 60 seconds, then "5m ago",
 // "3h ago", "2d ago" up to 30 days, then the date, noting when the text will
-// change (changes.ts). nowIso is passed in so the server and the client agree
+// change (changes.ts; render.RelativeTime is its Go twin). nowIso is passed in so the server and the client agree
 // on "now" during hydration.
 export function relativeTime(iso: string, nowIso: string): string {
   const d = parse(iso);
@@ -68,22 +68,22 @@ export function relativeTime(iso: string, nowIso: string): string {
   const at = d.getTime();
   const seconds = Math.floor((now.getTime() - at) / 1000);
   if (seconds < 60) {
-    changesAt(at + 60_000);
+    agoChangesAt(at + 60_000);
     return "just now";
   }
   const minutes = Math.floor(seconds / 60);
   if (minutes < 60) {
-    changesAt(at + (minutes + 1) * 60_000);
+    agoChangesAt(at + (minutes + 1) * 60_000);
     return minutes + "m ago";
   }
   const hours = Math.floor(minutes / 60);
   if (hours < 24) {
-    changesAt(at + (hours + 1) * 3_600_000);
+    agoChangesAt(at + (hours + 1) * 3_600_000);
     return hours + "h ago";
   }
   const days = Math.floor(hours / 24);
   if (days <= 30) {
-    changesAt(at + (days + 1) * 86_400_000);
+    agoChangesAt(at + (days + 1) * 86_400_000);
     return days + "d ago";
   }
   return formatDate(iso);
