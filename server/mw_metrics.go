@@ -28,8 +28,8 @@ type metrics struct {
 	pageCache *prometheus.CounterVec
 	// shared counts pages shared between instances through Redis, by what
 	// happened (pagecache_shared.go).
-	shared   *prometheus.CounterVec
-	renders  prometheus.Histogram
+	shared  *prometheus.CounterVec
+	renders prometheus.Histogram
 	// restamps counts pages renewed by rewriting their relative times
 	// instead of a render (http_pagecache_restamp.go).
 	restamps prometheus.Counter
