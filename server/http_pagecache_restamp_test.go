@@ -84,11 +84,20 @@ func TestClockRenewsRelativeTimesByRewriting(t *testing.T) {
 		return ts.visit(t, path, "miss")
 	}
 
-	for _, path := range []string{"/apps/demo/community", "/apps/demo"} {
+	monthsAgo, _ := render.RelativeTime(t0.Add(-40*24*time.Hour), t0)
+	lists := [2][]string{{">just now</time>", ">5m ago</time>", ">3h ago</time>", ">2d ago</time>", ">" + monthsAgo + "</time>"}, {">7m ago</time>", ">12m ago</time>", ">3h ago</time>"}}
+	for _, page := range []struct {
+		path string
+		want [2][]string // at t0, 7 minutes later
+	}{
+		{"/apps/demo/community", lists},
+		{"/apps/demo", lists},
+		{"/apps/demo/posts/" + ids[1], [2][]string{{">5m ago</time>"}, {">12m ago</time>"}}},
+	} {
+		path := page.path
 		clock = t0
-		monthsAgo, _ := render.RelativeTime(t0.Add(-40*24*time.Hour), t0)
 		first := ts.visit(t, path, "")
-		for _, want := range []string{">just now</time>", ">5m ago</time>", ">3h ago</time>", ">2d ago</time>", ">" + monthsAgo + "</time>"} {
+		for _, want := range page.want[0] {
 			if !strings.Contains(first, want) {
 				t.Fatalf("%s at t0 lacks %q", path, want)
 			}
@@ -103,7 +112,7 @@ func TestClockRenewsRelativeTimesByRewriting(t *testing.T) {
 		if got := renders() - before; got != 0 {
 			t.Errorf("%s: %v renders to renew its relative times, want 0", path, got)
 		}
-		for _, want := range []string{">7m ago</time>", ">12m ago</time>", ">3h ago</time>"} {
+		for _, want := range page.want[1] {
 			if !strings.Contains(rewritten, want) {
 				t.Errorf("%s rewritten lacks %q", path, want)
 			}
