@@ -23,7 +23,9 @@ type pageClock struct {
 
 // restamped is p as of now, or nil when it is to be rendered instead.
 func (p *cachedPage) restamped(now time.Time) *cachedPage {
-	if p.clock == nil || !now.Before(p.clock.until) {
+	// Never back in time (another instance's clock behind the one that
+	// rendered), nor past what else changes with the clock.
+	if p.clock == nil || !now.After(p.clock.now) || !now.Before(p.clock.until) {
 		return nil
 	}
 	identity := p.identity()
