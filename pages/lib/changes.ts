@@ -24,8 +24,9 @@ export function agoChangesAt(ms: number): void {
   if (ms > 0 && ms < earliest) earliest = ms;
 }
 
-// agoRendered counts a relative time shown in an <Ago> (lib/Ago.tsx).
-export function agoRendered(): void {
+// agoShownOnce counts a relative time shown (lib/format.ts): the server
+// rewrites a page only when it finds as many marked (lib/Ago.tsx).
+export function agoShownOnce(): void {
   agoShown++;
 }
 

@@ -2,7 +2,7 @@
 // and in every browser, so server HTML and hydrated islands match. All dates
 // are shown in UTC for the same reason.
 
-import { agoChangesAt } from "./changes";
+import { agoChangesAt, agoShownOnce } from "./changes";
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 const SYMBOLS: Record<string, string> = { USD: "$", EUR: "€", GBP: "£" };
@@ -59,9 +59,10 @@ export function formatDateTime(iso: string): string {
 
 // relativeTime per SPEC section 9: "just now" under 60 seconds, then "5m ago",
 // "3h ago", "2d ago" up to 30 days, then the date, noting when the text will
-// change (changes.ts; render.RelativeTime is its Go twin). nowIso is passed in so the server and the client agree
-// on "now" during hydration.
+// change (changes.ts; render.RelativeTime is its Go twin). nowIso is passed
+// in so the server and the client agree on "now" during hydration.
 export function relativeTime(iso: string, nowIso: string): string {
+  agoShownOnce();
   const d = parse(iso);
   const now = parse(nowIso);
   if (!d || !now) return "";
