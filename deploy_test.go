@@ -212,10 +212,12 @@ http {
 			t.Fatalf("the custom domain's /community through nginx: %d", status)
 		}
 	}
+	// Access lines are written within LOG_FLUSH (1s by default).
+	served := regexp.MustCompile(`path=/apps/demo(/community)? status=200`)
 	for i, l := range logs {
-		if !regexp.MustCompile(`path=/apps/demo(/community)? status=200`).MatchString(l.String()[before[i]:]) {
-			t.Errorf("instance %d served none of the custom domain's pages", i)
-		}
+		waitFor(t, fmt.Sprintf("instance %d to have served one of the custom domain's pages", i), func() bool {
+			return served.MatchString(l.String()[before[i]:])
+		})
 	}
 	if status, _ := call("GET", "https://unknown.example.test/", "", ""); status != http.StatusNotFound {
 		t.Errorf("an unknown host through nginx: %d, want 404", status)
@@ -272,9 +274,7 @@ http {
 	}
 	// Both instances served, and saw the client, not nginx, as the client.
 	for i, l := range logs {
-		if !strings.Contains(l.String(), "msg=request") {
-			t.Errorf("instance %d served nothing", i)
-		}
+		waitFor(t, fmt.Sprintf("instance %d's access lines", i), func() bool { return strings.Contains(l.String(), "msg=request") })
 		if strings.Contains(l.String(), "level=ERROR") {
 			t.Errorf("instance %d logged an error", i)
 		}

@@ -62,7 +62,12 @@ func versionLine() string {
 }
 
 func main() {
-	logger, err := server.NewLogger(os.Stderr, os.Getenv)
+	out, err := server.NewLogOutput(os.Stderr, os.Getenv)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "marquee:", err)
+		os.Exit(1)
+	}
+	logger, err := server.NewLogger(out, os.Getenv)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "marquee:", err)
 		os.Exit(1)
@@ -70,8 +75,10 @@ func main() {
 	// go-redis prints its own complaints (a failed dial) through ours.
 	redis.SetLogger(redisLogger{logger})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], logger); err != nil {
+	err = run(ctx, os.Args[1:], logger)
+	stop()
+	_ = out.Close() // the access lines gathered last
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "marquee:", err)
 		os.Exit(1)
 	}

@@ -21,7 +21,8 @@ import (
 // NewLogger builds the process's logger from LOG_LEVEL (debug, info, warn,
 // error; default info) and LOG_FORMAT (json or text; default text, which
 // the test harnesses read). Every line logged with a request's context
-// carries its request_id.
+// carries its request_id. Written to a LogOutput, access lines are
+// gathered and written together (LOG_FLUSH).
 func NewLogger(w io.Writer, getenv func(string) string) (*slog.Logger, error) {
 	var level slog.Level
 	switch v := strings.ToLower(strings.TrimSpace(getenv("LOG_LEVEL"))); v {
@@ -37,7 +38,12 @@ func NewLogger(w io.Writer, getenv func(string) string) (*slog.Logger, error) {
 		return nil, fmt.Errorf("LOG_LEVEL: want debug, info, warn or error, got %q", v)
 	}
 	opts := &slog.HandlerOptions{Level: level}
-	out := &loggerOutput{w: &lockedWriter{w: w}}
+	out := &loggerOutput{}
+	if lo, ok := w.(*LogOutput); ok {
+		out.w = lo
+	} else {
+		out.w = &lockedWriter{w: w}
+	}
 	var h slog.Handler
 	switch v := strings.ToLower(strings.TrimSpace(getenv("LOG_FORMAT"))); v {
 	case "", "text":

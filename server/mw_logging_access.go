@@ -21,7 +21,7 @@ import (
 
 // loggerOutput is where and how NewLogger's handler writes lines.
 type loggerOutput struct {
-	w      *lockedWriter
+	w      lineSink
 	json   bool
 	second atomic.Pointer[formattedSecond]
 }
@@ -34,8 +34,15 @@ type outputHandler struct {
 	out *loggerOutput
 }
 
-// lockedWriter serialises the lines of slog's handler and those appended
-// by hand: each is one Write, never interleaved with another.
+// lineSink takes slog's lines (Write) and the access lines appended by
+// hand (gather): each line whole, never interleaved with another.
+type lineSink interface {
+	io.Writer
+	gather(line []byte)
+}
+
+// lockedWriter is the sink of a writer other than a LogOutput: every line
+// written as it is made.
 type lockedWriter struct {
 	mu sync.Mutex
 	w  io.Writer
@@ -46,6 +53,8 @@ func (lw *lockedWriter) Write(p []byte) (int, error) {
 	defer lw.mu.Unlock()
 	return lw.w.Write(p)
 }
+
+func (lw *lockedWriter) gather(line []byte) { _, _ = lw.Write(line) }
 
 var accessLineBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
@@ -114,7 +123,7 @@ func (o *loggerOutput) writeAccess(now time.Time, level slog.Level, a answeredRe
 		b = append(b, a.id...)
 		b = append(b, '\n')
 	}
-	_, _ = o.w.Write(b)
+	o.w.gather(b)
 	*buf = b
 	accessLineBuffers.Put(buf)
 	return true

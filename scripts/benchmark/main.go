@@ -124,9 +124,19 @@ func run(ctx context.Context) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	// The logger of `marquee serve` (an access line per request, at info),
-	// into io.Discard.
-	logger, err := server.NewLogger(io.Discard, func(string) string { return "" })
+	// The logger of `marquee serve` (an access line per request, at info,
+	// gathered and written every LOG_FLUSH), into a file of the run.
+	logFile, err := os.Create(filepath.Join(dir, "marquee.log"))
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	logOut, err := server.NewLogOutput(logFile, func(string) string { return "" })
+	if err != nil {
+		return err
+	}
+	defer logOut.Close()
+	logger, err := server.NewLogger(logOut, func(string) string { return "" })
 	if err != nil {
 		return err
 	}
