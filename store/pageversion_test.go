@@ -206,3 +206,38 @@ func storagesHearingBumps(t *testing.T, ctx context.Context, n int) []*store.Sto
 	}
 	return out
 }
+
+// An app's versions, once read and trusted, are answered from memory on
+// every hit without a query or an allocation, and a bump made here is
+// answered at once. Not parallel: AllocsPerRun counts the process's
+// allocations.
+func TestCurrentVersionsFromMemory(t *testing.T) {
+	storetest.Both(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		db = db.WithQueryHook(store.QueryCountHook{})
+		s := store.New(store.Options{DB: db})
+		s.InvalidateApp(ctx, "app-m")
+		s.InvalidateAllApps(ctx)
+		s.InvalidatePost(ctx, "app-m", "post-m")
+		want := store.Versions{App: 1, Global: 1, Engagement: 1}
+		if got, err := s.CurrentVersions(ctx, "app-m"); err != nil || got != want {
+			t.Fatalf("first read: %+v %v, want %+v", got, err, want)
+		}
+		qctx, qc := store.WithQueryCount(ctx)
+		if got, err := s.CurrentVersions(qctx, "app-m"); err != nil || got != want || qc.N() != 0 {
+			t.Fatalf("from memory: %+v %v, want %+v; queries %v", got, err, want, qc.Queries())
+		}
+		if allocs := testing.AllocsPerRun(100, func() { _, _ = s.CurrentVersions(ctx, "app-m") }); allocs != 0 {
+			t.Errorf("CurrentVersions from memory allocates %.0f times", allocs)
+		}
+		if key := want.Key(); key != "1.1" {
+			t.Errorf("Key() = %q, want 1.1", key)
+		}
+		s.InvalidatePost(ctx, "app-m", "post-m")
+		s.InvalidateApp(ctx, "app-m")
+		want = store.Versions{App: 2, Global: 1, Engagement: 2}
+		if got, err := s.CurrentVersions(ctx, "app-m"); err != nil || got != want {
+			t.Fatalf("after bumps: %+v %v, want %+v", got, err, want)
+		}
+	})
+}
