@@ -4,7 +4,9 @@ package main
 // crawlers) spread across them. `scripts/bench apps` seeds BENCH_APPS apps
 // (default 1,000, each with posts, store items, events and members: `marquee
 // bench-data --apps`) on SQLite and then on PostgreSQL, starts `bin/marquee
-// serve` with its defaults (no Redis), and reads every app's landing and
+// serve` with its defaults (on SQLite no Redis: the disk tier beside the
+// file; on PostgreSQL with Redis, as it is deployed, the pages' second
+// tier), and reads every app's landing and
 // community page with wrk: first one app's two pages (the reference), then
 // all apps' pages Zipf-distributed from cold (a few hot apps, a long tail),
 // again warm, then uniformly twice (as a crawler reads). Each pass reports
@@ -34,6 +36,11 @@ var (
 	appsDatabase = envOr("BENCH_APPS_DATABASE", "marquee_bench_apps")
 	// BENCH_APPS_SIZES=posts,items,events,users per app.
 	appsSizes = envOr("BENCH_APPS_SIZES", "40,12,6,12")
+	// BENCH_APPS_REDIS_URL: the Redis of the PostgreSQL half, as
+	// PostgreSQL is deployed (pages rendered ahead by bench-data and
+	// evicted from memory are shared through it); "none" measures
+	// PostgreSQL without Redis, where neither outlasts its process.
+	appsRedis = envOr("BENCH_APPS_REDIS_URL", "redis://127.0.0.1:6379/6")
 )
 
 func appsBench(ctx context.Context) error {
@@ -71,7 +78,7 @@ func appsOn(ctx context.Context, backend string, n int) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	var dsn string
+	var dsn, redisURL string
 	switch backend {
 	case "sqlite":
 		dsn = filepath.Join(tmp, "apps.db")
@@ -82,6 +89,9 @@ func appsOn(ctx context.Context, backend string, n int) error {
 		}
 		defer drop()
 		dsn = fresh
+		if appsRedis != "none" {
+			redisURL = appsRedis
+		}
 	default:
 		return fmt.Errorf("BENCH_APPS_DATABASES: %q is neither sqlite nor postgres", backend)
 	}
@@ -93,7 +103,7 @@ func appsOn(ctx context.Context, backend string, n int) error {
 	if err != nil {
 		return err
 	}
-	env := append(os.Environ(), "DATABASE_URL="+dsn, "REDIS_URL=", "MEDIA_DIR="+filepath.Join(tmp, "media"), "S3_ENDPOINT=",
+	env := append(os.Environ(), "DATABASE_URL="+dsn, "REDIS_URL="+redisURL, "MEDIA_DIR="+filepath.Join(tmp, "media"), "S3_ENDPOINT=",
 		"MAIL_DIR="+filepath.Join(tmp, "mail"), "SECRET_KEY=bench-apps", "PAGE_CACHE_DIR="+tmp,
 		fmt.Sprintf("PORT=%d", port), fmt.Sprintf("AUTH_PORT=%d", authPort))
 
@@ -150,8 +160,12 @@ func appsOn(ctx context.Context, backend string, n int) error {
 		}
 	}
 	load := loadAvg()
-	fmt.Printf("\n%d apps on %s (seeded in %s by bin/marquee bench-data --apps: %d posts, %d store items, %d events, %d members each); `bin/marquee serve` with its defaults (no Redis: PAGE_CACHE_MB 64, a disk tier); wrk -t1 -c%s -d%s, Accept-Encoding: gzip, %d cores; load average before: %s\n\n",
-		n, backend, seeded.Round(time.Second), posts, items, events, users, wrkConns, appsFor, numCPU(), load)
+	shape := "no Redis: PAGE_CACHE_MB 64, a disk tier"
+	if redisURL != "" {
+		shape = "PAGE_CACHE_MB 64, Redis " + redisURL + " the second tier"
+	}
+	fmt.Printf("\n%d apps on %s (seeded in %s by bin/marquee bench-data --apps: %d posts, %d store items, %d events, %d members each); `bin/marquee serve` with its defaults (%s); wrk -t1 -c%s -d%s, Accept-Encoding: gzip, %d cores; load average before: %s\n\n",
+		n, backend, seeded.Round(time.Second), posts, items, events, users, shape, wrkConns, appsFor, numCPU(), load)
 	fmt.Println("| pass | pages | req/s | vs one app | p50 | p99 | max | cache hits | renders | RSS after |")
 	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	type run struct {
