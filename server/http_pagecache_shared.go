@@ -38,8 +38,18 @@ func (s *Server) fromPeers(ctx context.Context, key string, engagement int64, st
 			return nil, err
 		}
 		if sp.Engagement >= engagement || !fresh && time.Since(sp.Rendered) < s.pages.staleFor {
+			p := sharedToCached(sp)
+			if p.expired(time.Now()) {
+				// Kept past its expiry for its clock (sharedTTL): its
+				// relative times rewritten as of now, or a render.
+				if p = p.restamped(s.now()); p == nil {
+					return nil, nil
+				}
+				s.metrics.pageRestamped()
+				s.sharePage(ctx, key, p)
+			}
 			s.metrics.sharedPage("taken")
-			return sharedToCached(sp), nil
+			return p, nil
 		}
 		return nil, nil
 	}
@@ -99,12 +109,25 @@ func (s *Server) sharePage(ctx context.Context, key string, p *cachedPage) {
 	if s.store.Redis() == nil {
 		return
 	}
-	err := s.store.SharePage(context.WithoutCancel(ctx), key, sharedOf(p), time.Until(p.expires))
+	err := s.store.SharePage(context.WithoutCancel(ctx), key, sharedOf(p), sharedTTL(p))
 	if err != nil {
 		s.sharedWarn("sharing a rendered page failed; the other instances render it themselves", err)
 		return
 	}
 	s.metrics.sharedPage("shared")
+}
+
+// sharedTTL keeps a shared page until its expiry or, when only the clock
+// ends it, until a render is due (pageClock.until): an instance that finds
+// it expired rewrites its relative times instead of rendering it (pages
+// rendered ahead by bench-data had passed their minute by the time a
+// server read them, and 551 of 2,000 were rendered again under load).
+func sharedTTL(p *cachedPage) time.Duration {
+	until := p.expires
+	if p.clock != nil && p.clock.until.After(until) {
+		until = p.clock.until
+	}
+	return time.Until(until)
 }
 
 func (s *Server) sharedWarn(msg string, err error) {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"compress/gzip"
 	"context"
 	"net/http"
 	"sync"
@@ -9,6 +10,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
+	"marquee/render"
 	"marquee/store"
 	"marquee/store/storetest"
 )
@@ -155,4 +157,53 @@ func renders(ts *testServer) uint64 {
 		panic(err)
 	}
 	return m.GetHistogram().GetSampleCount()
+}
+
+// A page shared with a clock stays in Redis past its expiry until a render
+// is due: an instance that finds it expired takes it with its relative
+// times rewritten as of now (and shares that) instead of rendering it.
+// Past the clock's bound it is not kept.
+func TestSharedPageKeptForItsClock(t *testing.T) {
+	t.Parallel()
+	ts := newTestServerStore(t, demoSQLite(t), nil, oneRedis(t))
+	ctx := context.Background()
+	now := time.Now().UTC()
+	ts.now = func() time.Time { return now }
+	was := now.Add(-7 * time.Minute)
+	posted := was.Add(-30 * time.Second)
+	doc := func(text string, at time.Time) []byte {
+		return []byte(`<p><time dateTime="` + render.PropsTime(posted) + `" data-ago="">` + text + `</time></p>` +
+			`<marquee-island data-props="{&quot;now&quot;:&quot;` + render.PropsTime(at) + `&quot;}"></marquee-island>`)
+	}
+	page := func(until time.Time) *cachedPage {
+		body := doc("just now", was)
+		p := cachedPageOf(200, http.Header{"Content-Type": {"text/html; charset=UTF-8"}}, `"etag"`, len(body),
+			gzipBytes(body, gzip.BestCompression), brotliBytes(body, brotliPageWindow))
+		p.rendered, p.expires = was, was.Add(time.Minute)
+		p.clock = &pageClock{now: was, ago: 1, until: until}
+		return p
+	}
+
+	ts.sharePage(ctx, "kept", page(now.Add(time.Hour)))
+	got, release, done := ts.fromPeers(ctx, "kept", 0, nil, false)
+	if release != nil {
+		release()
+	}
+	if !done || got == nil {
+		t.Fatal("a page past its expiry but not its clock's bound was not taken from Redis")
+	}
+	if got.expired(time.Now()) {
+		t.Errorf("taken as it was: expires %v", got.expires)
+	}
+	if body, want := string(got.identity()), string(doc("7m ago", now)); body != want {
+		t.Errorf("taken without its relative times rewritten:\n%s\nwant\n%s", body, want)
+	}
+	if sp, err := ts.store.SharedPage(ctx, "kept"); err != nil || sp == nil || !sp.ClockNow.After(was) {
+		t.Errorf("the rewritten page was not shared again: %+v %v", sp, err)
+	}
+
+	ts.sharePage(ctx, "gone", page(now.Add(-time.Second)))
+	if sp, err := ts.store.SharedPage(ctx, "gone"); err != nil || sp != nil {
+		t.Errorf("a page past its clock's bound was kept: %+v %v", sp, err)
+	}
 }
