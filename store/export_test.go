@@ -5,3 +5,6 @@ var RefreshPageVersionsRound = (*Storage).refreshPageVersions
 
 // RefreshActiveRounds is how many rounds a version unread is refreshed.
 const RefreshActiveRounds = refreshActiveRounds
+
+// RefreshEvery is the pace of RefreshPageVersions' rounds.
+const RefreshEvery = refreshEvery

@@ -15,6 +15,13 @@ import (
 // hundred per query, twice per UnannouncedTrust, so the versions visitors
 // use are always trusted and a request reads the database only for an app
 // nobody read in the last refreshActiveRounds.
+//
+// With Redis announcing bumps a version is trusted for VersionTrust, and
+// then each app's next request read it again: on PostgreSQL with a
+// thousand apps, a query every five seconds for each app, each one a
+// visitor waiting for it (`scripts/bench apps`). The rounds refresh those
+// too, each version once it is due within two rounds, so about every
+// four seconds.
 
 const (
 	// refreshEvery is the pace of the rounds: each version is read again
@@ -43,8 +50,7 @@ func (pv *pageVersions) touch(scope string, k knownVersion) {
 const touchedLimit = 100_000
 
 // RefreshPageVersions refreshes the versions read recently, every
-// refreshEvery until ctx ends, while no Redis announces bumps. Server.Run
-// starts it.
+// refreshEvery until ctx ends. Server.Run starts it.
 func (s *Storage) RefreshPageVersions(ctx context.Context) {
 	t := time.NewTicker(refreshEvery)
 	defer t.Stop()
@@ -63,34 +69,37 @@ func (s *Storage) RefreshPageVersions(ctx context.Context) {
 
 // refreshPageVersions is one round: it reads the versions of the scopes
 // used in the last refreshActiveRounds (active: scope to the round it was
-// last used in, kept between rounds) and answers how many it read. A
+// last used in, kept between rounds) whose trust runs out before the round
+// after next, and answers how many it read. A
 // version read is kept only if it is not older than the one known (a bump
 // of this process may have moved it meanwhile), trusted from the query's
 // start.
 func (s *Storage) refreshPageVersions(ctx context.Context, active map[string]uint32) (int, error) {
 	pv := s.pv()
 	pv.mu.Lock()
-	live := pv.live
 	touched := pv.touched
 	pv.touched = nil
 	round := pv.round
 	pv.round++
 	pv.mu.Unlock()
-	if live {
-		clear(active)
-		return 0, nil
-	}
 	for _, scope := range touched {
 		active[scope] = round
 	}
 	scopes := make([]string, 0, len(active))
+	now := time.Now()
+	pv.mu.Lock()
+	due := pv.trustLocked() - 2*refreshEvery
 	for scope, used := range active {
 		if round-used >= refreshActiveRounds {
 			delete(active, scope)
 			continue
 		}
+		if k, ok := pv.known[scope]; ok && now.Sub(k.at) < due {
+			continue // trusted past the next round
+		}
 		scopes = append(scopes, scope)
 	}
+	pv.mu.Unlock()
 	read := 0
 	for len(scopes) > 0 {
 		batch := scopes[:min(refreshBatch, len(scopes))]

@@ -183,10 +183,7 @@ func (pv *pageVersions) trustedAppVersions(appID string, now time.Time) (Version
 	engagement := append(append(buf[:0], engagementPrefix...), appID...)
 	pv.mu.Lock()
 	defer pv.mu.Unlock()
-	trust := UnannouncedTrust
-	if pv.live {
-		trust = VersionTrust
-	}
+	trust := pv.trustLocked()
 	app, ok1 := pv.known[appID]
 	global, ok2 := pv.known[GlobalPageScope]
 	eng, ok3 := pv.known[string(engagement)] // a lookup by converted bytes does not allocate
@@ -201,6 +198,15 @@ func (pv *pageVersions) trustedAppVersions(appID string, now time.Time) (Version
 	return Versions{App: app.version, Global: global.version, Engagement: eng.version}, true
 }
 
+// trustLocked is how long a version learned from the database is used
+// (pv.mu held): longer while Redis announces bumps.
+func (pv *pageVersions) trustLocked() time.Duration {
+	if pv.live {
+		return VersionTrust
+	}
+	return UnannouncedTrust
+}
+
 // knownVersions answers the versions of scopes from memory while they are
 // trusted, else from the database (one query for all of them).
 func (s *Storage) knownVersions(ctx context.Context, scopes ...string) ([]int64, error) {
@@ -208,10 +214,7 @@ func (s *Storage) knownVersions(ctx context.Context, scopes ...string) ([]int64,
 	now := time.Now()
 	out := make([]int64, len(scopes))
 	pv.mu.Lock()
-	trust := UnannouncedTrust
-	if pv.live {
-		trust = VersionTrust
-	}
+	trust := pv.trustLocked()
 	fresh := true
 	for i, scope := range scopes {
 		k, ok := pv.known[scope]
