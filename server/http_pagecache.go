@@ -70,12 +70,15 @@ type cachedPage struct {
 	etag       string // base tag; encodings append -gz / -br
 	// Only the compressed bytes are kept (a quarter to a fifth of the
 	// page): nearly every client takes gzip or brotli, and the rare one
-	// that takes neither gets the gzip bytes inflated.
-	gz, br      []byte
+	// that takes neither gets the gzip bytes inflated. br may be made
+	// only when first asked for (brotli()); brMaking makes it once.
+	gz          []byte
+	br          atomic.Pointer[encodedPage]
+	brMaking    sync.Mutex
 	identityLen int
-	// sent holds, per encoding (identity, gzip, br), the ETag and
-	// Content-Length values, made once so a hit formats nothing.
-	sent [3]sentHeaders
+	// sent holds, for identity and gzip, the ETag and Content-Length
+	// values, made once so a hit formats nothing (brotli's are in br).
+	sent [2]sentHeaders
 	// frontHeaders holds, per encoding, the headers the front writes for
 	// a hit but the date, cache state and request id (http_front.go),
 	// made at the first such hit.
@@ -88,6 +91,12 @@ type cachedPage struct {
 }
 
 type sentHeaders struct{ etag, length []string }
+
+// encodedPage is a page's bytes in one encoding and their header values.
+type encodedPage struct {
+	body []byte
+	sent sentHeaders
+}
 
 // Header values of cached answers, made once and shared by every response
 // (a handler replaces a value, never writes into one): a hit sets ten
@@ -836,16 +845,56 @@ func pageETag(identity []byte) string {
 
 // cachedPageOf is the entry of a page (identityLen bytes, kept in its two
 // encodings), expiring PageTTL from now.
+// cachedPageOf makes a cache entry. br may be empty: the page's brotli
+// bytes are then made from gz at the first request that takes them.
 func cachedPageOf(status int, header http.Header, etag string, identityLen int, gz, br []byte) *cachedPage {
 	p := &cachedPage{
-		status: status, header: header, etag: etag, identityLen: identityLen, gz: gz, br: br,
+		status: status, header: header, etag: etag, identityLen: identityLen, gz: gz,
 		expires: time.Now().Add(PageTTL),
 	}
-	for i, n := range [...]int{identityLen, len(gz), len(br)} {
-		p.sent[i] = sentHeaders{etag: []string{`"` + p.etag + [...]string{"", "-gz", "-br"}[i] + `"`}, length: []string{strconv.Itoa(n)}}
+	p.sent[0] = p.sentFor("", identityLen)
+	p.sent[1] = p.sentFor("-gz", len(gz))
+	if len(br) > 0 {
+		p.br.Store(&encodedPage{body: br, sent: p.sentFor("-br", len(br))})
 	}
-	p.size = len(p.gz) + len(p.br) + 3*len(p.etag) + 512
+	// Brotli bytes yet to be made are counted as large as gzip's, so the
+	// cache's bound holds once they are.
+	p.size = len(p.gz) + max(len(br), len(p.gz)) + 3*len(p.etag) + 512
 	return p
+}
+
+func (p *cachedPage) sentFor(etagSuffix string, length int) sentHeaders {
+	return sentHeaders{etag: []string{`"` + p.etag + etagSuffix + `"`}, length: []string{strconv.Itoa(length)}}
+}
+
+// brotli answers the page's brotli bytes, made now from its gzip bytes if
+// it was kept without them, or nil when they cannot be made.
+func (p *cachedPage) brotli() *encodedPage {
+	if e := p.br.Load(); e != nil {
+		return e
+	}
+	p.brMaking.Lock()
+	defer p.brMaking.Unlock()
+	if e := p.br.Load(); e != nil {
+		return e // made while this request waited
+	}
+	identity := p.identity()
+	if identity == nil {
+		return nil
+	}
+	body := brotliBytes(identity, brotliPageWindow)
+	e := &encodedPage{body: body, sent: p.sentFor("-br", len(body))}
+	p.br.Store(e)
+	return e
+}
+
+// brotliIfMade answers the brotli bytes when they are made, else nil
+// (what is shared or spilled carries them only then).
+func (p *cachedPage) brotliIfMade() []byte {
+	if e := p.br.Load(); e != nil {
+		return e.body
+	}
+	return nil
 }
 
 // identity inflates the page's gzip bytes, for a client that takes no
@@ -928,13 +977,17 @@ type pageAnswer struct {
 
 func (p *cachedPage) answerTo(r *http.Request) pageAnswer {
 	a := pageAnswer{sent: p.sent[0]}
-	switch accepted := firstValue(r.Header, "Accept-Encoding"); {
-	case acceptsEncodingIn(accepted, "br"):
-		a.index, a.body, a.encoding = 2, p.br, "br"
-	case acceptsEncodingIn(accepted, "gzip"):
-		a.index, a.body, a.encoding = 1, p.gz, "gzip"
+	accepted := firstValue(r.Header, "Accept-Encoding")
+	br := (*encodedPage)(nil)
+	if acceptsEncodingIn(accepted, "br") {
+		br = p.brotli()
 	}
-	a.sent = p.sent[a.index]
+	switch {
+	case br != nil:
+		a.index, a.body, a.encoding, a.sent = 2, br.body, "br", br.sent
+	case acceptsEncodingIn(accepted, "gzip"):
+		a.index, a.body, a.encoding, a.sent = 1, p.gz, "gzip", p.sent[1]
+	}
 	if matchesETag(firstValue(r.Header, "If-None-Match"), p.etag) {
 		a.notModified, a.body = true, nil
 		return a

@@ -36,7 +36,11 @@ func (p *cachedPage) restamped(now time.Time) *cachedPage {
 	if !ok {
 		return nil
 	}
-	np := cachedPageOf(p.status, p.header, pageETag(body), len(body), gzipBytes(body, gzip.BestCompression), brotliBytes(body, brotliPageWindow))
+	// Brotli is made at the first request that takes it: a restamp's cost
+	// is its compression, and with every page of an app renewed as its
+	// times move on, brotli for clients that take only gzip (crawlers,
+	// plain HTTP) was two thirds of it.
+	np := cachedPageOf(p.status, p.header, pageETag(body), len(body), gzipBytes(body, gzip.BestCompression), nil)
 	np.engagement, np.rendered = p.engagement, p.rendered
 	np.expires = expiryWithin(changes, now, p.clock.until)
 	np.clock = &pageClock{now: now, ago: p.clock.ago, until: p.clock.until}

@@ -63,7 +63,7 @@ func TestClockRenewsRelativeTimesByRewriting(t *testing.T) {
 		// expired page would be served stale meanwhile.
 		eventually(t, "a free refresh slot", func() bool { return len(ts.pages.refreshing) < cap(ts.pages.refreshing) })
 		p := ts.cachedEntry(t, path)
-		np := cachedPageOf(p.status, p.header, p.etag, p.identityLen, p.gz, p.br)
+		np := cachedPageOf(p.status, p.header, p.etag, p.identityLen, p.gz, p.brotliIfMade())
 		np.engagement, np.rendered, np.clock = p.engagement, p.rendered, p.clock
 		np.expires = time.Now().Add(-time.Millisecond)
 		ts.pages.mu.Lock()
@@ -116,6 +116,21 @@ func TestClockRenewsRelativeTimesByRewriting(t *testing.T) {
 			if !strings.Contains(rewritten, want) {
 				t.Errorf("%s rewritten lacks %q", path, want)
 			}
+		}
+		// Its brotli bytes are made at the first request that takes
+		// them, not with the rewrite, and are then kept and shared.
+		if ts.cachedEntry(t, path).brotliIfMade() != nil {
+			t.Errorf("%s: brotli made with the rewrite, before any request took it", path)
+		}
+		for range 2 {
+			br := ts.do(t, "GET", path, nil, map[string]string{"Accept-Encoding": "gzip, br"})
+			if br.Header.Get("Content-Encoding") != "br" || br.Header.Get("Etag") == "" || unbrotli(t, br.Body) != rewritten {
+				t.Fatalf("%s rewritten, asked in brotli: encoding %q, etag %q, same page %v", path,
+					br.Header.Get("Content-Encoding"), br.Header.Get("Etag"), unbrotli(t, br.Body) == rewritten)
+			}
+		}
+		if p := ts.cachedEntry(t, path); p.brotliIfMade() == nil || len(sharedOf(p).Brotli) == 0 {
+			t.Errorf("%s: brotli made for a request is not kept", path)
 		}
 		if rendered := fresh(path); rewritten != rendered {
 			t.Errorf("%s rewritten for 7 minutes later differs from its render then:\n%s", path, firstDifference(rewritten, rendered))

@@ -154,7 +154,7 @@ func sharedToCached(sp *store.SharedPage) *cachedPage {
 // sharedOf is the shared (and disk) form of a cache entry.
 func sharedOf(p *cachedPage) *store.SharedPage {
 	sp := &store.SharedPage{
-		Status: p.status, Header: p.header, ETag: p.etag, Length: p.identityLen, Gzip: p.gz, Brotli: p.br,
+		Status: p.status, Header: p.header, ETag: p.etag, Length: p.identityLen, Gzip: p.gz, Brotli: p.brotliIfMade(),
 		Engagement: p.engagement, Rendered: p.rendered, Expires: p.expires,
 	}
 	if p.clock != nil {
