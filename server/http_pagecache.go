@@ -844,9 +844,8 @@ func pageETag(identity []byte) string {
 }
 
 // cachedPageOf is the entry of a page (identityLen bytes, kept in its two
-// encodings), expiring PageTTL from now.
-// cachedPageOf makes a cache entry. br may be empty: the page's brotli
-// bytes are then made from gz at the first request that takes them.
+// encodings), expiring PageTTL from now. br may be empty: the page's
+// brotli bytes are then made from gz at the first request that takes them.
 func cachedPageOf(status int, header http.Header, etag string, identityLen int, gz, br []byte) *cachedPage {
 	p := &cachedPage{
 		status: status, header: header, etag: etag, identityLen: identityLen, gz: gz,
@@ -978,7 +977,7 @@ type pageAnswer struct {
 func (p *cachedPage) answerTo(r *http.Request) pageAnswer {
 	a := pageAnswer{sent: p.sent[0]}
 	accepted := firstValue(r.Header, "Accept-Encoding")
-	br := (*encodedPage)(nil)
+	var br *encodedPage
 	if acceptsEncodingIn(accepted, "br") {
 		br = p.brotli()
 	}
