@@ -856,9 +856,13 @@ func cachedPageOf(status int, header http.Header, etag string, identityLen int, 
 	if len(br) > 0 {
 		p.br.Store(&encodedPage{body: br, sent: p.sentFor("-br", len(br))})
 	}
-	// Brotli bytes yet to be made are counted as large as gzip's, so the
-	// cache's bound holds once they are.
-	p.size = len(p.gz) + max(len(br), len(p.gz)) + 3*len(p.etag) + 512
+	// Brotli bytes yet to be made are counted as large as gzip's (they
+	// come out a little smaller), so the cache's bound holds once they are.
+	brSize := len(br)
+	if brSize == 0 {
+		brSize = len(gz)
+	}
+	p.size = len(p.gz) + brSize + 3*len(p.etag) + 512
 	return p
 }
 

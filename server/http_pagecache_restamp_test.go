@@ -131,6 +131,8 @@ func TestClockRenewsRelativeTimesByRewriting(t *testing.T) {
 		}
 		if p := ts.cachedEntry(t, path); p.brotliIfMade() == nil || len(sharedOf(p).Brotli) == 0 {
 			t.Errorf("%s: brotli made for a request is not kept", path)
+		} else if held := len(p.gz) + len(p.brotliIfMade()); p.size < held {
+			t.Errorf("%s: counted as %d bytes in the cache, holds %d", path, p.size, held)
 		}
 		if rendered := fresh(path); rewritten != rendered {
 			t.Errorf("%s rewritten for 7 minutes later differs from its render then:\n%s", path, firstDifference(rewritten, rendered))
