@@ -70,25 +70,21 @@ func (s *Storage) RefreshPageVersions(ctx context.Context) {
 // refreshPageVersions is one round: it reads the versions of the scopes
 // used in the last refreshActiveRounds (active: scope to the round it was
 // last used in, kept between rounds) whose trust runs out before the round
-// after next, and answers how many it read. A
-// version read is kept only if it is not older than the one known (a bump
-// of this process may have moved it meanwhile), trusted from the query's
-// start.
+// after next, and answers how many it read. A version read is kept only if
+// it is not older than the one known (a bump of this process may have
+// moved it meanwhile), trusted from the query's start.
 func (s *Storage) refreshPageVersions(ctx context.Context, active map[string]uint32) (int, error) {
 	pv := s.pv()
-	pv.mu.Lock()
-	touched := pv.touched
-	pv.touched = nil
-	round := pv.round
-	pv.round++
-	pv.mu.Unlock()
-	for _, scope := range touched {
-		active[scope] = round
-	}
-	scopes := make([]string, 0, len(active))
 	now := time.Now()
 	pv.mu.Lock()
+	round := pv.round
+	pv.round++
+	for _, scope := range pv.touched {
+		active[scope] = round
+	}
+	pv.touched = nil
 	due := pv.trustLocked() - 2*refreshEvery
+	scopes := make([]string, 0, len(active))
 	for scope, used := range active {
 		if round-used >= refreshActiveRounds {
 			delete(active, scope)
