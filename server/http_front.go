@@ -242,7 +242,8 @@ func (f *front) serve(c net.Conn) {
 	f.track(st, true)
 	defer f.track(st, false)
 	br := frontReaders.Get().(*bufio.Reader)
-	br.Reset(c)
+	fio := newFrontIO(c)
+	br.Reset(fio)
 	fc := &frontConn{remote: c.RemoteAddr().String()}
 	first := true
 	var dl readDeadline
@@ -287,10 +288,10 @@ func (f *front) serve(c net.Conn) {
 		fc.out = reply.head
 		// One writev: the head from the connection's buffer, the body
 		// from the cache, not copied.
-		// (WriteTo consumes the slice: it is made again from the
+		// (writeAll consumes the slice: it is made again from the
 		// connection's array each time.)
 		fc.bufs = append(fc.iov[:0], reply.head, reply.body)
-		_, err = fc.bufs.WriteTo(c)
+		err = fio.writeAll(fc.bufs)
 		if cap(fc.out) > 64<<10 {
 			fc.out = nil // a large answer's buffer does not stay with an idle connection
 		}
@@ -420,7 +421,7 @@ type frontConn struct {
 	header http.Header
 	out    []byte
 	iov    [2][]byte
-	bufs   net.Buffers
+	bufs   [][]byte
 }
 
 // request parses head into the connection's request, or reports false
