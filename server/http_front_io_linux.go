@@ -71,19 +71,24 @@ func (fio *frontIO) Read(p []byte) (int, error) {
 // readOnce reads once into fio.p; false: nothing to read yet (the runtime
 // waits for the descriptor).
 func (fio *frontIO) readOnce(fd uintptr) bool {
+	n, errno, ready := nonBlocking(syscall.SYS_READ, fd, unsafe.Pointer(&fio.p[0]), len(fio.p))
+	fio.n, fio.errno = n, errno
+	return ready
+}
+
+// nonBlocking makes a read or writev on a non-blocking socket, again when
+// a signal interrupted it. ready is false when the socket had nothing to
+// read or no room to write (EAGAIN); errno is any other failure.
+func nonBlocking(trap, fd uintptr, p unsafe.Pointer, n int) (done int, errno syscall.Errno, ready bool) {
 	for {
-		n, _, errno := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&fio.p[0])), uintptr(len(fio.p)))
-		switch errno {
+		r, _, e := syscall.RawSyscall(trap, fd, uintptr(p), uintptr(n))
+		switch e {
 		case syscall.EINTR:
 			continue
 		case syscall.EAGAIN:
-			return false
-		case 0:
-			fio.n = int(n)
-		default:
-			fio.errno = errno
+			return 0, 0, false
 		}
-		return true
+		return int(r), e, true
 	}
 }
 
@@ -117,19 +122,16 @@ func (fio *frontIO) writeSome(fd uintptr) bool {
 		if len(iov) == 0 {
 			return true
 		}
-		n, _, errno := syscall.RawSyscall(syscall.SYS_WRITEV, fd, uintptr(unsafe.Pointer(&iov[0])), uintptr(len(iov)))
-		switch errno {
-		case syscall.EINTR:
-			continue
-		case syscall.EAGAIN:
+		n, errno, ready := nonBlocking(syscall.SYS_WRITEV, fd, unsafe.Pointer(&iov[0]), len(iov))
+		if !ready {
 			return false
-		case 0:
-		default:
+		}
+		if errno != 0 {
 			fio.errno = errno
 			return true
 		}
 		// Drop what was written.
-		left := int(n)
+		left := n
 		for len(fio.bufs) > 0 && left >= len(fio.bufs[0]) {
 			left -= len(fio.bufs[0])
 			fio.bufs = fio.bufs[1:]
