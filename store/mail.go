@@ -196,7 +196,7 @@ func (s *Storage) MailBrandOf(ctx context.Context, appID string) (MailBrand, err
 	if appID == "" {
 		return MailBrand{DisplayName: "Marquee"}, nil
 	}
-	v, err := s.Landing(ctx, appID)
+	v, err := s.LandingContent(ctx, appID)
 	if err != nil {
 		return MailBrand{}, err
 	}
