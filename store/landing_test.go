@@ -11,6 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 
 	"marquee/scripts/seed"
 	"marquee/server/media"
@@ -279,6 +280,95 @@ func TestLikeKeepsLandingCache(t *testing.T) {
 	if again.RecentPosts[0].Count.Reactions != post.Count.Reactions || strings.Contains(again.Bio, "not yet seen") {
 		t.Fatalf("after unlike: count %d, bio %q", again.RecentPosts[0].Count.Reactions, again.Bio)
 	}
+}
+
+// TestEngagementCommitsWithItsBump: a like, an unlike and a reply commit in
+// one transaction with the version bump that renews the cached pages
+// showing them, on both databases: when the bump cannot be written the
+// write is refused and nothing of it is kept (kept, every cached page would
+// hide it until it expired). On SQLite these were two commits each.
+func TestEngagementCommitsWithItsBump(t *testing.T) {
+	t.Parallel()
+	storetest.Both(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		s := seeded(t, db, store.NewMemoryCache())
+		landing, err := s.Landing(ctx, "demo")
+		if err != nil {
+			t.Fatal(err)
+		}
+		fan, err := s.UserByEmail(ctx, "member@demo.test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg, err := s.MessageByID(ctx, landing.RecentPosts[0].ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		refuseBumps := func(on bool) {
+			t.Helper()
+			var stmts []string
+			switch {
+			case on && db.Dialect().Name() == dialect.PG:
+				stmts = []string{`CREATE FUNCTION refuse_bumps() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'bumps refused'; END $$`,
+					`CREATE TRIGGER refuse_bumps BEFORE INSERT OR UPDATE ON page_versions FOR EACH ROW EXECUTE FUNCTION refuse_bumps()`}
+			case on:
+				stmts = []string{`CREATE TRIGGER refuse_bump_inserts BEFORE INSERT ON page_versions BEGIN SELECT RAISE(ABORT, 'bumps refused'); END`,
+					`CREATE TRIGGER refuse_bump_updates BEFORE UPDATE ON page_versions BEGIN SELECT RAISE(ABORT, 'bumps refused'); END`}
+			case db.Dialect().Name() == dialect.PG:
+				stmts = []string{`DROP TRIGGER refuse_bumps ON page_versions`, `DROP FUNCTION refuse_bumps()`}
+			default:
+				stmts = []string{`DROP TRIGGER refuse_bump_inserts`, `DROP TRIGGER refuse_bump_updates`}
+			}
+			for _, q := range stmts {
+				if _, err := db.ExecContext(ctx, q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+		}
+		likes := func() int {
+			t.Helper()
+			n, err := db.NewSelect().Model((*store.Reaction)(nil)).Where("message_id = ? AND sender_id = ?", msg.ID, fan.ID).Count(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return int(n)
+		}
+		before := likes()
+
+		refuseBumps(true)
+		if _, err := s.AddReaction(ctx, msg, fan.ID, "❤️", nil); err == nil {
+			t.Fatal("a like whose bump failed was answered as made")
+		}
+		if n := likes(); n != before {
+			t.Fatalf("a like whose bump failed was kept: %d reactions, want %d", n, before)
+		}
+		reply := store.NewMessage{AppID: landing.ID, CommunityID: landing.Community.ID, SenderID: fan.ID,
+			Type: store.MessageReply, Content: "Kept only with its bump", ParentMessageID: &msg.ID}
+		if _, err := s.CreateMessage(ctx, reply); err == nil {
+			t.Fatal("a reply whose bump failed was answered as made")
+		}
+		replies, err := db.NewSelect().Model((*store.Message)(nil)).Where("parent_message_id = ? AND content = ?", msg.ID, reply.Content).Count(ctx)
+		if err != nil || replies != 0 {
+			t.Fatalf("a reply whose bump failed was kept: %d (%v)", replies, err)
+		}
+
+		refuseBumps(false)
+		r, err := s.AddReaction(ctx, msg, fan.ID, "❤️", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		refuseBumps(true)
+		if err := s.RemoveReaction(ctx, msg, r.ID, fan.ID); err == nil {
+			t.Fatal("an unlike whose bump failed was answered as made")
+		}
+		if n := likes(); n != before+1 {
+			t.Fatalf("an unlike whose bump failed was kept: %d reactions, want %d", n, before+1)
+		}
+		refuseBumps(false)
+		if err := s.RemoveReaction(ctx, msg, r.ID, fan.ID); err != nil || likes() != before {
+			t.Fatalf("unlike: %v, %d reactions, want %d", err, likes(), before)
+		}
+	})
 }
 
 // TestLikingTwiceKeepsOneReaction: a repeated like (a retried click) answers
