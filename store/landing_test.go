@@ -282,6 +282,26 @@ func TestLikeKeepsLandingCache(t *testing.T) {
 	}
 }
 
+// demoFanAndPost answers the seeded demo's landing, a member of it and its
+// newest post.
+func demoFanAndPost(t *testing.T, s *store.Storage) (*store.AppView, *store.User, *store.Message) {
+	t.Helper()
+	ctx := context.Background()
+	landing, err := s.Landing(ctx, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fan, err := s.UserByEmail(ctx, "member@demo.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, err := s.MessageByID(ctx, landing.RecentPosts[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return landing, fan, msg
+}
+
 // TestEngagementCommitsWithItsBump: a like, an unlike and a reply commit in
 // one transaction with the version bump that renews the cached pages
 // showing them, on both databases: when the bump cannot be written the
@@ -292,18 +312,7 @@ func TestEngagementCommitsWithItsBump(t *testing.T) {
 	storetest.Both(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		s := seeded(t, db, store.NewMemoryCache())
-		landing, err := s.Landing(ctx, "demo")
-		if err != nil {
-			t.Fatal(err)
-		}
-		fan, err := s.UserByEmail(ctx, "member@demo.test")
-		if err != nil {
-			t.Fatal(err)
-		}
-		msg, err := s.MessageByID(ctx, landing.RecentPosts[0].ID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		landing, fan, msg := demoFanAndPost(t, s)
 		refuseBumps := func(on bool) {
 			t.Helper()
 			var stmts []string
@@ -379,18 +388,7 @@ func TestLikingTwiceKeepsOneReaction(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			s := seeded(t, db, store.NewMemoryCache())
-			landing, err := s.Landing(ctx, "demo")
-			if err != nil {
-				t.Fatal(err)
-			}
-			fan, err := s.UserByEmail(ctx, "member@demo.test")
-			if err != nil {
-				t.Fatal(err)
-			}
-			msg, err := s.MessageByID(ctx, landing.RecentPosts[0].ID)
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, fan, msg := demoFanAndPost(t, s)
 			first, err := s.AddReaction(ctx, msg, fan.ID, "❤️", nil)
 			if err != nil {
 				t.Fatal(err)
