@@ -204,26 +204,25 @@ func appsOn(ctx context.Context, backend string, n int) error {
 	}
 	// The Zipf-warm target compares two warm figures that each move by
 	// about 5% from one pass to the next: one app and Zipf warm are read
-	// again in turn, BENCH_ROUNDS times, and the medians compared, as the
-	// page benchmark compares its figures.
+	// again in turn (inTurn, as the page benchmark compares its figures)
+	// and the medians compared; each round's figure is kept for the report.
 	var oneRounds, zipfRounds []float64
-	for r := 0; r < max(benchRounds, 1); r++ {
-		for _, x := range []struct {
-			file, mode string
-			into       *[]float64
-		}{{oneFile, "uniform", &oneRounds}, {allFile, "zipf", &zipfRounds}} {
-			p, err := appsWrk(base, script, x.file, x.mode, 100+r, pid)
-			if err != nil {
-				return err
-			}
-			*x.into = append(*x.into, p.rps)
+	warm := func(file, mode string, rounds *[]float64) func() (figure, error) {
+		return func() (figure, error) {
+			p, err := appsWrk(base, script, file, mode, 100+len(*rounds), pid)
+			*rounds = append(*rounds, p.rps)
+			return figure{rps: p.rps, failed: p.failed}, err
 		}
 	}
-	fmt.Printf("\nwarm, in turn %d times: one app %s req/s, Zipf %s req/s (medians %.0f and %.0f)\n",
-		len(oneRounds), joinFigures(oneRounds), joinFigures(zipfRounds), median(oneRounds), median(zipfRounds))
+	medians, err := inTurn([]func() (figure, error){warm(oneFile, "uniform", &oneRounds), warm(allFile, "zipf", &zipfRounds)})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("\nwarm, in turn %d times: one app %s req/s, Zipf %s req/s (medians %s and %s)\n",
+		len(oneRounds), joinFigures(oneRounds), joinFigures(zipfRounds), medians[0], medians[1])
 	fmt.Printf("\nRSS peak %s; load average after: %s\n\n", procStatus(pid, "VmHWM"), loadAvg())
 	one := passes[0].rps
-	target(fmt.Sprintf("%d apps on %s: Zipf warm vs one app (medians of rounds)", n, backend), median(zipfRounds)/median(oneRounds), 0.9, true, "x")
+	target(fmt.Sprintf("%d apps on %s: Zipf warm vs one app (medians of rounds)", n, backend), medians[1].rps/medians[0].rps, 0.9, true, "x")
 	target(fmt.Sprintf("%d apps on %s: Zipf first pass p99", n, backend), float64(passes[1].p99.Microseconds())/1000, 50, false, " ms")
 	target(fmt.Sprintf("%d apps on %s: uniform second pass vs one app", n, backend), passes[4].rps/one, 0.5, true, "x")
 	target(fmt.Sprintf("%d apps on %s: server RSS after the passes", n, backend), float64(passes[len(passes)-1].rss)/1024, 250, false, " MB")
